@@ -1,0 +1,207 @@
+package gp
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/safegp/safegp/kernel"
+)
+
+// JitterScale sets the smallest noise variance the model uses, relative to
+// the largest prior variance on the decision set: σ² is raised to
+// JitterScale·max_x k(x,x) when it is smaller. It keeps the Cholesky factor
+// of the Gram matrix well defined for exact observations (σ = 0) of repeated
+// actions, and leaves any σ of practical size untouched.
+const JitterScale = 1e-10
+
+// Model is the posterior of a zero-mean GP over the decision set
+// D = {x_0 … x_{N−1}} after t observations (paper §1.1, SPEC §2).
+//
+// It keeps V = L⁻¹K(X_t, D), where L is the Cholesky factor of
+// K(X_t, X_t) + σ²I, and a = L⁻¹y. Adding an observation appends one row to
+// each, at cost O(N·t), and never refactorizes:
+//
+//	c       = k(x, D) − Vᵀ V[:, x]          (prior minus explained covariance)
+//	L_tt    = √(c_x + σ²)
+//	v_t     = c / L_tt,  a_t = (y − μ(x)) / L_tt
+//	μ      += a_t v_t,   σ² −= v_t²
+//
+// A Model is not safe for concurrent use.
+type Model struct {
+	k        kernel.Kernel
+	x        [][]float64
+	noiseVar float64
+
+	prior []float64 // k(x,x)
+	mean  []float64
+	vr    []float64 // posterior variance, may dip below 0 by rounding
+
+	v     []float64 // t×N row-major V
+	a     []float64 // L⁻¹y
+	acts  []int
+	obs   []float64
+	cov   []float64 // scratch: one covariance row
+	col   []float64 // scratch: V[:, x]
+	krow  []float64 // scratch: k(x, D)
+	ltt   []float64 // diagonal of L
+	noise float64   // σ as configured
+}
+
+// New returns the prior model for kernel k on decision set x, with
+// observation-noise standard deviation noiseStd ≥ 0. The model keeps x; the
+// caller must not change it.
+func New(k kernel.Kernel, x [][]float64, noiseStd float64) *Model {
+	n := len(x)
+	m := &Model{
+		k:     k,
+		x:     x,
+		noise: noiseStd,
+		prior: make([]float64, n),
+		mean:  make([]float64, n),
+		vr:    make([]float64, n),
+		cov:   make([]float64, n),
+		krow:  make([]float64, n),
+	}
+	maxPrior := 0.0
+	for i, xi := range x {
+		m.prior[i] = k.Eval(xi, xi)
+		maxPrior = math.Max(maxPrior, m.prior[i])
+	}
+	copy(m.vr, m.prior)
+	if maxPrior == 0 {
+		maxPrior = 1
+	}
+	m.noiseVar = math.Max(noiseStd*noiseStd, JitterScale*maxPrior)
+	return m
+}
+
+// Reserve preallocates room for t observations in total, so that Observe
+// does not allocate until then.
+func (m *Model) Reserve(t int) {
+	n := len(m.x)
+	if cap(m.v) < t*n {
+		v := make([]float64, len(m.v), t*n)
+		copy(v, m.v)
+		m.v = v
+	}
+	grow := func(s []float64) []float64 {
+		if cap(s) >= t {
+			return s
+		}
+		g := make([]float64, len(s), t)
+		copy(g, s)
+		return g
+	}
+	m.a, m.obs, m.ltt = grow(m.a), grow(m.obs), grow(m.ltt)
+	if cap(m.acts) < t {
+		g := make([]int, len(m.acts), t)
+		copy(g, m.acts)
+		m.acts = g
+	}
+	if cap(m.col) < t {
+		m.col = make([]float64, 0, t)
+	}
+}
+
+// N is the number of actions in the decision set.
+func (m *Model) N() int { return len(m.x) }
+
+// T is the number of observations so far.
+func (m *Model) T() int { return len(m.acts) }
+
+// NoiseVar is the noise variance the model uses (σ², raised to the jitter
+// floor).
+func (m *Model) NoiseVar() float64 { return m.noiseVar }
+
+// Kernel returns the model's kernel.
+func (m *Model) Kernel() kernel.Kernel { return m.k }
+
+// Mean returns the posterior mean μ_t over D. The slice is the model's own:
+// read it, do not keep it across Observe.
+func (m *Model) Mean() []float64 { return m.mean }
+
+// Var returns the posterior variance σ²_t over D (clamp at 0 before taking a
+// square root). The slice is the model's own, as for Mean.
+func (m *Model) Var() []float64 { return m.vr }
+
+// Prior returns k(x, x) over D. The slice is the model's own.
+func (m *Model) Prior() []float64 { return m.prior }
+
+// Std returns the posterior standard deviation at action i.
+func (m *Model) Std(i int) float64 { return math.Sqrt(math.Max(m.vr[i], 0)) }
+
+// Actions returns the indices observed so far, in order.
+func (m *Model) Actions() []int { return m.acts }
+
+// Covariance writes the posterior covariance between action i and every
+// action of D into dst (length N) and returns it: k(x_i, D) − Vᵀ V[:, i].
+// Cost O(N·t).
+func (m *Model) Covariance(dst []float64, i int) []float64 {
+	n := len(m.x)
+	if len(dst) != n {
+		panic("gp: Covariance: dst has wrong length")
+	}
+	xi := m.x[i]
+	for j, xj := range m.x {
+		dst[j] = m.k.Eval(xi, xj)
+	}
+	t := len(m.acts)
+	if t == 0 {
+		return dst
+	}
+	m.col = m.col[:0]
+	for s := 0; s < t; s++ {
+		m.col = append(m.col, m.v[s*n+i])
+	}
+	vm := blas64.General{Rows: t, Cols: n, Stride: n, Data: m.v[:t*n]}
+	blas64.Gemv(blas.Trans, -1, vm, blas64.Vector{N: t, Inc: 1, Data: m.col}, 1, blas64.Vector{N: n, Inc: 1, Data: dst})
+	return dst
+}
+
+// Observe adds the observation y of action i and updates the posterior
+// over D in O(N·t).
+func (m *Model) Observe(i int, y float64) {
+	n := len(m.x)
+	if i < 0 || i >= n {
+		panic("gp: Observe: action index out of range")
+	}
+	c := m.Covariance(m.cov, i)
+	d := math.Max(c[i], 0) + m.noiseVar
+	l := math.Sqrt(d)
+	alpha := (y - m.mean[i]) / l
+	start := len(m.v)
+	m.v = append(m.v, c...)
+	row := m.v[start : start+n]
+	inv := 1 / l
+	for j := range row {
+		r := row[j] * inv
+		row[j] = r
+		m.mean[j] += alpha * r
+		m.vr[j] -= r * r
+	}
+	m.a = append(m.a, alpha)
+	m.acts = append(m.acts, i)
+	m.obs = append(m.obs, y)
+	m.ltt = append(m.ltt, l)
+}
+
+// Hypothetical writes into dstMean and dstVar (each length N, or nil to
+// skip) the posterior that observing y at action i would give, leaving the
+// model unchanged (SafeOpt's expander test, SPEC §5). Cost O(N·t).
+func (m *Model) Hypothetical(dstMean, dstVar []float64, i int, y float64) {
+	c := m.Covariance(m.cov, i)
+	d := math.Max(c[i], 0) + m.noiseVar
+	gain := (y - m.mean[i]) / d
+	if dstMean != nil {
+		for j, cj := range c {
+			dstMean[j] = m.mean[j] + gain*cj
+		}
+	}
+	if dstVar != nil {
+		for j, cj := range c {
+			dstVar[j] = m.vr[j] - cj*cj/d
+		}
+	}
+}
