@@ -2,7 +2,7 @@ package kernel
 
 import (
 	"errors"
-	"fmt"
+	"github.com/safegp/safegp/internal/fielderr"
 	"math"
 )
 
@@ -108,19 +108,19 @@ func New(s Spec) (Kernel, error) {
 	if s.Variance != nil {
 		v = *s.Variance
 		if !(v > 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%w: variance: must be a finite number > 0, got %v", ErrInvalid, v)
+			return nil, fielderr.New(ErrInvalid, "variance", "must be a finite number > 0, got %v", v)
 		}
 	}
 	stationary := s.Kernel == "se" || s.Kernel == "matern32" || s.Kernel == "matern52"
 	if stationary {
 		if !(s.Lengthscale > 0) || math.IsInf(s.Lengthscale, 0) {
-			return nil, fmt.Errorf("%w: lengthscale: must be a finite number > 0, got %v", ErrInvalid, s.Lengthscale)
+			return nil, fielderr.New(ErrInvalid, "lengthscale", "must be a finite number > 0, got %v", s.Lengthscale)
 		}
 	} else if s.Lengthscale != 0 {
-		return nil, fmt.Errorf("%w: lengthscale: not a parameter of kernel %q", ErrInvalid, s.Kernel)
+		return nil, fielderr.New(ErrInvalid, "lengthscale", "not a parameter of kernel %q", s.Kernel)
 	}
 	if s.Kernel != "polynomial" && (s.Offset != nil || s.Degree != nil) {
-		return nil, fmt.Errorf("%w: offset/degree: only parameters of kernel \"polynomial\", not %q", ErrInvalid, s.Kernel)
+		return nil, fielderr.New(ErrInvalid, "offset/degree", "only parameters of kernel \"polynomial\", not %q", s.Kernel)
 	}
 	switch s.Kernel {
 	case "se":
@@ -136,20 +136,20 @@ func New(s Spec) (Kernel, error) {
 		if s.Offset != nil {
 			p.Offset = *s.Offset
 			if math.IsNaN(p.Offset) || math.IsInf(p.Offset, 0) || p.Offset < 0 {
-				return nil, fmt.Errorf("%w: offset: must be a finite number ≥ 0, got %v", ErrInvalid, p.Offset)
+				return nil, fielderr.New(ErrInvalid, "offset", "must be a finite number ≥ 0, got %v", p.Offset)
 			}
 		}
 		if s.Degree != nil {
 			p.Degree = *s.Degree
 			if p.Degree < 1 {
-				return nil, fmt.Errorf("%w: degree: must be an integer ≥ 1, got %d", ErrInvalid, p.Degree)
+				return nil, fielderr.New(ErrInvalid, "degree", "must be an integer ≥ 1, got %d", p.Degree)
 			}
 		}
 		return p, nil
 	case "":
-		return nil, fmt.Errorf("%w: kernel: missing (one of %v)", ErrInvalid, Names)
+		return nil, fielderr.New(ErrInvalid, "kernel", "missing (one of %v)", Names)
 	default:
-		return nil, fmt.Errorf("%w: kernel: unknown kernel %q (one of %v)", ErrInvalid, s.Kernel, Names)
+		return nil, fielderr.New(ErrInvalid, "kernel", "unknown kernel %q (one of %v)", s.Kernel, Names)
 	}
 }
 

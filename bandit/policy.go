@@ -1,0 +1,157 @@
+package bandit
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/safegp/safegp/gp"
+	"github.com/safegp/safegp/kernel"
+)
+
+// Policy is an ask/tell bandit algorithm. Next returns the action to play in
+// the coming round; calling it again before Observe returns the same action.
+// Observe feeds the result of playing an action (usually the one Next
+// returned): y observes f, z[i] observes g_i.
+type Policy interface {
+	Next() int
+	Observe(i int, y float64, z []float64)
+	// SafeSetSize is the size of the policy's current safe set, as of the
+	// last Next (SPEC §9 `safe_set_size`).
+	SafeSetSize() int
+	// ExplorationRounds is the length of the exploration phase (T', t* or
+	// stage 1), or the rounds spent in it so far while it lasts.
+	ExplorationRounds() int
+}
+
+// Env is what a policy knows of its problem. TrueSafe and Lipschitz hold
+// knowledge of the true constraints: only gp-ucb-oracle and `lipschitz:
+// auto` use them, and they may be nil otherwise.
+type Env struct {
+	X           [][]float64
+	Seed        []int // D^w, ascending
+	H           []float64
+	Epsilon     float64
+	Objective   kernel.Kernel
+	Constraints []kernel.Kernel
+	NoiseStd    float64 // model σ
+	Delta       float64
+	Beta        Beta
+	Horizon     int
+	Rand        *rand.Rand // the policy's own random choices
+
+	TrueSafe  []bool    // D^s_0
+	Lipschitz []float64 // L_i
+}
+
+// New builds the policy a spec names. The spec must pass Check.
+func New(s *Spec, env *Env) (Policy, error) {
+	if err := s.Check(env.Horizon); err != nil {
+		return nil, err
+	}
+	if len(env.Constraints) != len(env.H) {
+		return nil, fmt.Errorf("%w: %d constraint kernels for %d thresholds", ErrConfig, len(env.Constraints), len(env.H))
+	}
+	switch s.Name {
+	case "sgp-ucb":
+		return newSGPUCB(env, s.Phase1 == "uncertainty", s.Exploration, s.KeepSeed), nil
+	case "naive-sgp-ucb":
+		zero := 0
+		return newSGPUCB(env, false, Exploration{Fixed: &zero}, s.KeepSeed), nil
+	case "gp-ucb-oracle":
+		if env.TrueSafe == nil {
+			return nil, fmt.Errorf("%w: gp-ucb-oracle needs the true safe set, which this problem does not provide", ErrConfig)
+		}
+		return newOracle(env), nil
+	}
+	return nil, fmt.Errorf("%w: name: unknown algorithm %q", ErrConfig, s.Name)
+}
+
+// models holds the GPs of f and every g_i, with the bounds of the coming
+// round.
+type models struct {
+	env  *Env
+	f    *gp.Model
+	g    []*gp.Model
+	t    int // observations so far
+	sqb  float64
+	seen []bool // scratch
+}
+
+func newModels(env *Env, withG bool) models {
+	m := models{env: env, f: gp.New(env.Objective, env.X, env.NoiseStd)}
+	m.f.Reserve(env.Horizon)
+	if withG {
+		for _, k := range env.Constraints {
+			g := gp.New(k, env.X, env.NoiseStd)
+			g.Reserve(env.Horizon)
+			m.g = append(m.g, g)
+		}
+	}
+	return m
+}
+
+// beta sets √β_t for the coming round t = observations + 1.
+func (m *models) beta() {
+	m.sqb = math.Sqrt(m.env.Beta.At(m.t+1, len(m.env.Constraints), len(m.env.X), m.env.Delta))
+}
+
+func (m *models) observe(i int, y float64, z []float64) {
+	if i < 0 || i >= len(m.env.X) {
+		panic(fmt.Sprintf("bandit: Observe: action %d outside 0…%d", i, len(m.env.X)-1))
+	}
+	if len(z) != len(m.env.Constraints) {
+		panic(fmt.Sprintf("bandit: Observe: %d constraint values for %d constraints", len(z), len(m.env.Constraints)))
+	}
+	m.f.Observe(i, y)
+	for k, g := range m.g {
+		g.Observe(i, z[k])
+	}
+	m.t++
+}
+
+func (m *models) upper(g *gp.Model, i int) float64 { return g.Mean()[i] + m.sqb*g.Std(i) }
+func (m *models) lower(g *gp.Model, i int) float64 { return g.Mean()[i] - m.sqb*g.Std(i) }
+
+// gpSafe fills safe with D^s_t = {x : ℓ_{g_i,t}(x) ≥ h_i ∀i} (paper eq. 8)
+// and returns its size.
+func (m *models) gpSafe(safe []bool) int {
+	n := 0
+	for i := range safe {
+		ok := true
+		for k, g := range m.g {
+			if m.lower(g, i) < m.env.H[k] {
+				ok = false
+				break
+			}
+		}
+		safe[i] = ok
+		if ok {
+			n++
+		}
+	}
+	return n
+}
+
+// argmaxUpper returns argmax u_f over the actions in set, lowest index on
+// ties, or −1 if set is empty.
+func (m *models) argmaxUpper(in func(i int) bool) int {
+	best, bv := -1, math.Inf(-1)
+	for i := range m.env.X {
+		if !in(i) {
+			continue
+		}
+		if u := m.upper(m.f, i); best < 0 || u > bv {
+			best, bv = i, u
+		}
+	}
+	return best
+}
+
+// cached makes Next idempotent within a round.
+type cached struct {
+	round, action int
+}
+
+func (c *cached) get(t int) (int, bool) { return c.action, c.round == t }
+func (c *cached) set(t, a int) int      { c.round, c.action = t, a; return a }

@@ -1,0 +1,109 @@
+package bandit
+
+// SGPUCB is paper Algorithm 1 (SPEC §4): T' rounds of pure exploration on
+// the seed set, then GP-UCB on the estimated safe set D^s_t.
+type SGPUCB struct {
+	models
+	next        cached
+	uncertainty bool
+	keepSeed    bool
+	rule        Exploration
+	tPrime      int  // T', valid when decided
+	decided     bool // T' known
+	safe        []bool
+	isSeed      []bool
+	size        int
+	runStart    int // plateau: first round k with |D^s_k| … |D^s_now| all equal
+	lastSize    int
+}
+
+func newSGPUCB(env *Env, uncertainty bool, rule Exploration, keepSeed bool) *SGPUCB {
+	s := &SGPUCB{
+		models:      newModels(env, true),
+		uncertainty: uncertainty,
+		keepSeed:    keepSeed,
+		rule:        rule,
+		safe:        make([]bool, len(env.X)),
+		isSeed:      make([]bool, len(env.X)),
+		runStart:    1,
+		lastSize:    -1,
+	}
+	for _, i := range env.Seed {
+		s.isSeed[i] = true
+	}
+	s.tPrime, s.decided = rule.Length(env.Horizon)
+	return s
+}
+
+// Next implements Policy.
+func (s *SGPUCB) Next() int {
+	t := s.t + 1
+	if a, ok := s.next.get(t); ok {
+		return a
+	}
+	s.beta()
+	s.size = s.gpSafe(s.safe)
+	if !s.decided {
+		s.plateau(t)
+	}
+	if !s.decided || t <= s.tPrime {
+		return s.next.set(t, s.explore())
+	}
+	a := s.argmaxUpper(func(i int) bool { return s.safe[i] || (s.keepSeed && s.isSeed[i]) })
+	if a < 0 {
+		// D^s_t is empty (T' too short): fall back to the seed set (SPEC §4).
+		a = s.argmaxUpper(func(i int) bool { return s.isSeed[i] })
+	}
+	return s.next.set(t, a)
+}
+
+// plateau applies the plateau rule at the start of round t, when
+// |D^s_1| … |D^s_t| are known: phase 1 ends after round t−1 if
+// |D^s_t| equals each of the last window sizes before it, or if t−1 = cap.
+func (s *SGPUCB) plateau(t int) {
+	p := s.rule.Plateau
+	if s.size != s.lastSize {
+		s.runStart, s.lastSize = t, s.size
+	}
+	switch {
+	case t-1 >= min(p.Cap, s.env.Horizon):
+		s.tPrime, s.decided = t-1, true
+	case t-1 >= 1 && t-s.runStart >= p.Window:
+		s.tPrime, s.decided = t-1, true
+	}
+}
+
+// explore is the phase-1 rule: a uniformly random seed action, or the seed
+// action of largest constraint uncertainty max_i σ_{g_i,t−1}.
+func (s *SGPUCB) explore() int {
+	seed := s.env.Seed
+	if !s.uncertainty {
+		return seed[s.env.Rand.IntN(len(seed))]
+	}
+	best, bv := seed[0], -1.0
+	for _, i := range seed {
+		u := 0.0
+		for _, g := range s.g {
+			u = max(u, g.Std(i))
+		}
+		if u > bv {
+			best, bv = i, u
+		}
+	}
+	return best
+}
+
+// Observe implements Policy.
+func (s *SGPUCB) Observe(i int, y float64, z []float64) { s.observe(i, y, z) }
+
+// SafeSetSize implements Policy: |D^s_t| of the last round asked.
+func (s *SGPUCB) SafeSetSize() int { return s.size }
+
+// ExplorationRounds implements Policy: T', or the rounds explored so far
+// while the plateau rule has not ended phase 1.
+func (s *SGPUCB) ExplorationRounds() int {
+	if s.decided {
+		return min(s.tPrime, s.t)
+	}
+	return s.t
+}

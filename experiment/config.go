@@ -1,0 +1,277 @@
+package experiment
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"github.com/safegp/safegp/internal/fielderr"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/kernel"
+	"github.com/safegp/safegp/problem"
+)
+
+// ErrConfig marks a configuration that fails a check of SPEC §8.
+var ErrConfig = errors.New("invalid configuration")
+
+// Config is an experiment (SPEC §9).
+type Config struct {
+	Seed         uint64        `yaml:"seed" json:"seed"`
+	Realizations int           `yaml:"realizations" json:"realizations"`
+	Horizon      int           `yaml:"horizon" json:"horizon"`
+	Problem      ProblemConfig `yaml:"problem" json:"problem"`
+	Model        ModelConfig   `yaml:"model" json:"model"`
+	Algorithms   []bandit.Spec `yaml:"algorithms" json:"algorithms"`
+
+	dir string // folder of the config file: problem.file is relative to it
+}
+
+// ProblemConfig is either a user's file or a generator.
+type ProblemConfig struct {
+	File        string                `yaml:"file,omitempty" json:"file,omitempty"`
+	SeedActions []int                 `yaml:"seed_actions,omitempty" json:"seed_actions,omitempty"`
+	Generate    *problem.GenerateSpec `yaml:"generate,omitempty" json:"generate,omitempty"`
+	Thresholds  []float64             `yaml:"thresholds" json:"thresholds"`
+	Epsilon     float64               `yaml:"epsilon" json:"epsilon"`
+	NoiseStd    float64               `yaml:"noise_std" json:"noise_std"`
+}
+
+// ModelConfig is the learner's GP model.
+type ModelConfig struct {
+	Objective   *kernel.Spec  `yaml:"objective,omitempty" json:"objective,omitempty"`
+	Constraints []kernel.Spec `yaml:"constraints,omitempty" json:"constraints,omitempty"`
+	NoiseStd    *float64      `yaml:"noise_std" json:"noise_std"`
+	Delta       float64       `yaml:"delta" json:"delta"`
+	Beta        *bandit.Beta  `yaml:"beta,omitempty" json:"beta,omitempty"`
+}
+
+// Load reads and checks a configuration file.
+func Load(path string) (*Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	defer f.Close()
+	c, err := Parse(f, filepath.Dir(path))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+var yamlField = regexp.MustCompile(`field (\S+) not found in type (\S+)`)
+
+// Parse decodes a configuration strictly (unknown keys are errors) and
+// checks it. dir is where relative paths are resolved.
+func Parse(r io.Reader, dir string) (*Config, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var c Config
+	if err := dec.Decode(&c); err != nil {
+		if err == io.EOF {
+			return nil, fmt.Errorf("%w: empty configuration", ErrConfig)
+		}
+		msg := err.Error()
+		if m := yamlField.FindStringSubmatch(msg); m != nil {
+			msg = strings.Replace(msg, m[0], fmt.Sprintf("unknown key %q in %s", m[1], sectionName(m[2])), 1)
+		}
+		return nil, fmt.Errorf("%w: %s", ErrConfig, strings.TrimPrefix(msg, "yaml: "))
+	}
+	c.dir = dir
+	if err := c.Check(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// sectionName turns a Go type from a yaml error into the config section.
+func sectionName(goType string) string {
+	switch strings.TrimPrefix(goType, "*") {
+	case "experiment.Config":
+		return "the top level"
+	case "experiment.ProblemConfig":
+		return "problem"
+	case "experiment.ModelConfig":
+		return "model"
+	case "problem.GenerateSpec":
+		return "problem.generate"
+	case "problem.DecisionSetSpec":
+		return "problem.generate.decision_set"
+	case "problem.SeedSetSpec":
+		return "problem.generate.seed_set"
+	case "kernel.Spec":
+		return "a kernel"
+	case "bandit.Spec":
+		return "an algorithm"
+	}
+	return goType
+}
+
+// Check applies SPEC §8's checks that need no data file.
+func (c *Config) Check() error {
+	bad := func(key string, format string, args ...any) error {
+		return fielderr.New(ErrConfig, key, format, args...)
+	}
+	if c.Realizations < 1 {
+		return bad("realizations", "must be ≥ 1, got %d", c.Realizations)
+	}
+	if c.Horizon < 1 {
+		return bad("horizon", "must be ≥ 1, got %d", c.Horizon)
+	}
+	p := &c.Problem
+	switch {
+	case p.File == "" && p.Generate == nil:
+		return bad("problem", "give file or generate")
+	case p.File != "" && p.Generate != nil:
+		return bad("problem", "give file or generate, not both")
+	case p.Generate != nil && p.SeedActions != nil:
+		return bad("problem.seed_actions", "only for a problem file; use generate.seed_set")
+	}
+	if len(p.Thresholds) == 0 {
+		return bad("problem.thresholds", "missing: one threshold h_i per constraint")
+	}
+	for i, h := range p.Thresholds {
+		if math.IsNaN(h) || math.IsInf(h, 0) {
+			return bad(fmt.Sprintf("problem.thresholds[%d]", i), "must be finite, got %v", h)
+		}
+	}
+	if !(p.Epsilon >= 0) || math.IsInf(p.Epsilon, 0) {
+		return bad("problem.epsilon", "must be a finite number ≥ 0, got %v", p.Epsilon)
+	}
+	if !(p.NoiseStd >= 0) || math.IsInf(p.NoiseStd, 0) {
+		return bad("problem.noise_std", "must be a finite number ≥ 0, got %v", p.NoiseStd)
+	}
+	if p.Generate != nil {
+		if err := p.Generate.Check(); err != nil {
+			return fielderr.Under("problem.generate", err)
+		}
+		if len(p.Generate.Constraints) != len(p.Thresholds) {
+			return bad("problem.thresholds", "%d given for %d constraints", len(p.Thresholds), len(p.Generate.Constraints))
+		}
+	}
+	m := &c.Model
+	if m.NoiseStd == nil {
+		return bad("model.noise_std", "missing: the learner's noise standard deviation σ")
+	}
+	if !(*m.NoiseStd >= 0) || math.IsInf(*m.NoiseStd, 0) {
+		return bad("model.noise_std", "must be a finite number ≥ 0, got %v", *m.NoiseStd)
+	}
+	if !(m.Delta > 0 && m.Delta < 1) {
+		return bad("model.delta", "must be in (0, 1), got %v", m.Delta)
+	}
+	if m.Objective == nil && p.Generate == nil {
+		return bad("model.objective", "missing (only a generated problem has a default)")
+	}
+	if m.Objective != nil {
+		if _, err := kernel.New(*m.Objective); err != nil {
+			return fielderr.Under("model.objective", err)
+		}
+	}
+	if m.Constraints == nil && p.Generate == nil {
+		return bad("model.constraints", "missing (only a generated problem has a default)")
+	}
+	if m.Constraints != nil && len(m.Constraints) != len(p.Thresholds) {
+		return bad("model.constraints", "%d kernels for %d thresholds", len(m.Constraints), len(p.Thresholds))
+	}
+	for i, k := range m.Constraints {
+		if _, err := kernel.New(k); err != nil {
+			return fielderr.Under(fmt.Sprintf("model.constraints[%d]", i), err)
+		}
+	}
+	if len(c.Algorithms) == 0 {
+		return bad("algorithms", "at least one is needed")
+	}
+	labels := map[string]int{}
+	for i := range c.Algorithms {
+		a := &c.Algorithms[i]
+		if err := a.Check(c.Horizon); err != nil {
+			return fielderr.Under(fmt.Sprintf("algorithms[%d]", i), err)
+		}
+		if j, dup := labels[a.DisplayLabel()]; dup {
+			return bad(fmt.Sprintf("algorithms[%d].label", i), "%q is also the label of algorithms[%d]; give each a distinct label", a.DisplayLabel(), j)
+		}
+		labels[a.DisplayLabel()] = i
+	}
+	return nil
+}
+
+// objectiveKernel returns the model's kernel for f, defaulting to the
+// drawing kernel of a generated problem.
+func (c *Config) objectiveKernel() kernel.Spec {
+	if c.Model.Objective != nil {
+		return *c.Model.Objective
+	}
+	return c.Problem.Generate.Objective
+}
+
+func (c *Config) constraintKernels() []kernel.Spec {
+	if c.Model.Constraints != nil {
+		return c.Model.Constraints
+	}
+	return c.Problem.Generate.Constraints
+}
+
+func (c *Config) beta() bandit.Beta {
+	if c.Model.Beta != nil {
+		return *c.Model.Beta
+	}
+	return bandit.PaperBeta
+}
+
+// LoadProblem reads the configured problem file and checks it with the
+// configuration's thresholds (SPEC §8). It returns nil for a generated
+// problem.
+func (c *Config) LoadProblem() (*problem.Problem, error) {
+	if c.Problem.File == "" {
+		return nil, nil
+	}
+	path := c.Problem.File
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(c.dir, path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("problem.file: %w", err)
+	}
+	defer f.Close()
+	p, err := problem.ReadCSV(f)
+	if err != nil {
+		return nil, fmt.Errorf("problem.file %s: %w", c.Problem.File, err)
+	}
+	switch {
+	case c.Problem.SeedActions != nil && p.Seed != nil:
+		return nil, fielderr.New(ErrConfig, "problem.seed_actions", "the file %s has a seed column already", c.Problem.File)
+	case c.Problem.SeedActions != nil:
+		p.Seed = append([]int(nil), c.Problem.SeedActions...)
+		slices.Sort(p.Seed)
+	}
+	if len(c.Problem.Thresholds) != p.M() {
+		return nil, fielderr.New(ErrConfig, "problem.thresholds", "%d given, the file %s has %d constraints", len(c.Problem.Thresholds), c.Problem.File, p.M())
+	}
+	if len(c.constraintKernels()) != p.M() {
+		return nil, fielderr.New(ErrConfig, "model.constraints", "%d kernels, the file %s has %d constraints", len(c.constraintKernels()), c.Problem.File, p.M())
+	}
+	p.H = c.Problem.Thresholds
+	p.Epsilon = c.Problem.Epsilon
+	p.NoiseStd = c.Problem.NoiseStd
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("problem.file %s: %w", c.Problem.File, err)
+	}
+	if _, err := p.Analyze(); err != nil {
+		return nil, fmt.Errorf("problem.file %s: %w", c.Problem.File, err)
+	}
+	return p, nil
+}

@@ -1,0 +1,114 @@
+package problem
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// ReadCSV reads a user's problem (SPEC §9): a header row naming the columns
+// x1 … xd, f, g1 … gm and optionally seed, then one row per action in index
+// order. Thresholds, ε and noise are not in the file; the caller sets them.
+// Without a seed column, Seed is left empty for the caller to fill.
+func ReadCSV(r io.Reader) (*Problem, error) {
+	cr := csv.NewReader(r)
+	cr.TrimLeadingSpace = true
+	cr.Comment = '#'
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, fmt.Errorf("%w: empty file, want a header row x1…xd,f,g1…gm[,seed]", ErrInvalid)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	for i := range header {
+		header[i] = strings.TrimSpace(header[i])
+	}
+	d, m, hasSeed, err := parseHeader(header)
+	if err != nil {
+		return nil, err
+	}
+	p := &Problem{G: make([][]float64, m)}
+	for row := 2; ; row++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		vals := make([]float64, len(rec))
+		for c, s := range rec {
+			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil {
+				return nil, fmt.Errorf("%w: line %d, column %s: %q is not a number", ErrInvalid, row, header[c], s)
+			}
+			if !finite(v) {
+				return nil, fmt.Errorf("%w: line %d, column %s: %v is not finite", ErrInvalid, row, header[c], v)
+			}
+			vals[c] = v
+		}
+		idx := len(p.X)
+		p.X = append(p.X, vals[:d:d])
+		p.F = append(p.F, vals[d])
+		for c := 0; c < m; c++ {
+			p.G[c] = append(p.G[c], vals[d+1+c])
+		}
+		if hasSeed {
+			switch vals[d+1+m] {
+			case 1:
+				p.Seed = append(p.Seed, idx)
+			case 0:
+			default:
+				return nil, fmt.Errorf("%w: line %d, column seed: %v is neither 0 nor 1", ErrInvalid, row, vals[d+1+m])
+			}
+		}
+	}
+	if len(p.X) < 2 {
+		return nil, fmt.Errorf("%w: decision set: needs at least 2 actions, got %d", ErrInvalid, len(p.X))
+	}
+	return p, nil
+}
+
+// parseHeader checks the column names and returns d, m and whether a seed
+// column is present.
+func parseHeader(h []string) (d, m int, seed bool, err error) {
+	i := 0
+	for i < len(h) && h[i] == "x"+strconv.Itoa(i+1) {
+		i++
+	}
+	d = i
+	if d == 0 {
+		return 0, 0, false, fmt.Errorf("%w: header: first column must be x1, got %q", ErrInvalid, first(h))
+	}
+	if i >= len(h) || h[i] != "f" {
+		return 0, 0, false, fmt.Errorf("%w: header: column %d must be x%d or f, got %q", ErrInvalid, i+1, d+1, at(h, i))
+	}
+	i++
+	for i < len(h) && h[i] == "g"+strconv.Itoa(m+1) {
+		i++
+		m++
+	}
+	if m == 0 {
+		return 0, 0, false, fmt.Errorf("%w: header: column %d must be g1, got %q", ErrInvalid, i+1, at(h, i))
+	}
+	if i < len(h) && h[i] == "seed" {
+		seed = true
+		i++
+	}
+	if i != len(h) {
+		return 0, 0, false, fmt.Errorf("%w: header: unexpected column %q (want x1…xd,f,g1…gm[,seed])", ErrInvalid, h[i])
+	}
+	return d, m, seed, nil
+}
+
+func first(h []string) string { return at(h, 0) }
+
+func at(h []string, i int) string {
+	if i < len(h) {
+		return h[i]
+	}
+	return ""
+}

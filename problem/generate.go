@@ -1,0 +1,303 @@
+package problem
+
+import (
+	"fmt"
+	"github.com/safegp/safegp/internal/fielderr"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/safegp/safegp/kernel"
+)
+
+// DecisionSetSpec describes a drawn or fixed decision set.
+type DecisionSetSpec struct {
+	// Kind is "unit-disk" (d = 2), "unit-ball" (any d): Size points drawn
+	// uniformly in the unit ball; or "grid": Points[j] evenly spaced points
+	// per dimension on the box Bounds.
+	Kind   string       `yaml:"kind" json:"kind"`
+	Dim    int          `yaml:"dim,omitempty" json:"dim,omitempty"`
+	Size   int          `yaml:"size,omitempty" json:"size,omitempty"`
+	Bounds [][2]float64 `yaml:"bounds,omitempty" json:"bounds,omitempty"`
+	Points []int        `yaml:"points,omitempty" json:"points,omitempty"`
+}
+
+// SeedSetSpec describes how the seed set D^w is chosen.
+type SeedSetSpec struct {
+	// Size is [lo, hi]: the seed set has a size drawn uniformly in lo…hi,
+	// its actions drawn uniformly without replacement from From. [n] means
+	// exactly n.
+	Size []int `yaml:"size,omitempty" json:"size,omitempty"`
+	// From is "safe" (the truly safe set D^s_0, the default).
+	From string `yaml:"from,omitempty" json:"from,omitempty"`
+	// Indices fixes the seed set instead; each must be truly safe.
+	Indices []int `yaml:"indices,omitempty" json:"indices,omitempty"`
+}
+
+// GenerateSpec describes a problem drawn from GP priors (SPEC §6).
+type GenerateSpec struct {
+	DecisionSet DecisionSetSpec `yaml:"decision_set" json:"decision_set"`
+	Objective   kernel.Spec     `yaml:"objective" json:"objective"`
+	Constraints []kernel.Spec   `yaml:"constraints" json:"constraints"`
+	SeedSet     SeedSetSpec     `yaml:"seed_set" json:"seed_set"`
+}
+
+// MaxDraws bounds the redraws Generate makes while D^s_ε is empty or the
+// safe set is smaller than the drawn seed-set size.
+const MaxDraws = 1000
+
+// Check validates the spec; errors name the key relative to the spec.
+func (s *GenerateSpec) Check() error {
+	ds := s.DecisionSet
+	switch ds.Kind {
+	case "unit-disk", "unit-ball":
+		if ds.Kind == "unit-disk" && ds.Dim != 0 && ds.Dim != 2 {
+			return fielderr.New(ErrInvalid, "decision_set.dim", "unit-disk has dimension 2, got %d", ds.Dim)
+		}
+		if ds.Kind == "unit-ball" && ds.Dim < 1 {
+			return fielderr.New(ErrInvalid, "decision_set.dim", "must be ≥ 1, got %d", ds.Dim)
+		}
+		if ds.Size < 2 {
+			return fielderr.New(ErrInvalid, "decision_set.size", "needs at least 2 actions, got %d", ds.Size)
+		}
+		if ds.Bounds != nil || ds.Points != nil {
+			return fielderr.New(ErrInvalid, "decision_set", "bounds/points are for kind grid, not %q", ds.Kind)
+		}
+	case "grid":
+		if len(ds.Bounds) == 0 || len(ds.Bounds) != len(ds.Points) {
+			return fielderr.New(ErrInvalid, "decision_set", "grid needs bounds and points of the same length ≥ 1, got %d and %d", len(ds.Bounds), len(ds.Points))
+		}
+		if ds.Dim != 0 && ds.Dim != len(ds.Bounds) {
+			return fielderr.New(ErrInvalid, "decision_set.dim", "%d does not match %d bounds", ds.Dim, len(ds.Bounds))
+		}
+		total := 1
+		for j, b := range ds.Bounds {
+			if !finite(b[0]) || !finite(b[1]) || !(b[0] < b[1]) {
+				return fielderr.New(ErrInvalid, fmt.Sprintf("decision_set.bounds[%d]", j), "want finite lo < hi, got %v", b)
+			}
+			if ds.Points[j] < 1 {
+				return fielderr.New(ErrInvalid, fmt.Sprintf("decision_set.points[%d]", j), "must be ≥ 1, got %d", ds.Points[j])
+			}
+			total *= ds.Points[j]
+		}
+		if total < 2 {
+			return fielderr.New(ErrInvalid, "decision_set.points", "needs at least 2 actions, got %d", total)
+		}
+	case "":
+		return fielderr.New(ErrInvalid, "decision_set.kind", "missing (unit-disk, unit-ball or grid)")
+	default:
+		return fielderr.New(ErrInvalid, "decision_set.kind", "unknown kind %q (unit-disk, unit-ball or grid)", ds.Kind)
+	}
+	if _, err := kernel.New(s.Objective); err != nil {
+		return fielderr.Under("objective", err)
+	}
+	if len(s.Constraints) == 0 {
+		return fielderr.New(ErrInvalid, "constraints", "at least one is needed")
+	}
+	for i, c := range s.Constraints {
+		if _, err := kernel.New(c); err != nil {
+			return fielderr.Under(fmt.Sprintf("constraints[%d]", i), err)
+		}
+	}
+	ss := s.SeedSet
+	if ss.From != "" && ss.From != "safe" {
+		return fielderr.New(ErrInvalid, "seed_set.from", "unknown value %q (safe)", ss.From)
+	}
+	switch {
+	case ss.Indices != nil && ss.Size != nil:
+		return fielderr.New(ErrInvalid, "seed_set", "give size or indices, not both")
+	case ss.Indices != nil:
+		if len(ss.Indices) == 0 {
+			return fielderr.New(ErrInvalid, "seed_set.indices", "empty seed set")
+		}
+	case len(ss.Size) == 1 || len(ss.Size) == 2:
+		lo, hi := ss.Size[0], ss.Size[len(ss.Size)-1]
+		if lo < 1 || hi < lo {
+			return fielderr.New(ErrInvalid, "seed_set.size", "want 1 ≤ lo ≤ hi, got %v", ss.Size)
+		}
+	default:
+		return fielderr.New(ErrInvalid, "seed_set.size", "want [lo, hi] or [n], got %v", ss.Size)
+	}
+	return nil
+}
+
+// Generate draws a problem: the decision set (unless a grid), f and each
+// g_i from their GP priors on D, and the seed set; it redraws (up to
+// MaxDraws times) while D^s_ε is empty or D^s_0 is smaller than the seed
+// set. All randomness comes from rng, in that order.
+func Generate(s *GenerateSpec, h []float64, eps, noiseStd float64, rng *rand.Rand) (*Problem, error) {
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
+	if len(h) != len(s.Constraints) {
+		return nil, fielderr.New(ErrInvalid, "thresholds", "%d given for %d constraints", len(h), len(s.Constraints))
+	}
+	kf, _ := kernel.New(s.Objective)
+	kg := make([]kernel.Kernel, len(s.Constraints))
+	for i, c := range s.Constraints {
+		kg[i], _ = kernel.New(c)
+	}
+	var x [][]float64
+	if s.DecisionSet.Kind == "grid" {
+		x = Grid(s.DecisionSet.Bounds, s.DecisionSet.Points)
+	}
+	for draw := 0; draw < MaxDraws; draw++ {
+		if s.DecisionSet.Kind != "grid" {
+			d := s.DecisionSet.Dim
+			if d == 0 {
+				d = 2
+			}
+			x = UnitBall(rng, s.DecisionSet.Size, d)
+		}
+		p := &Problem{X: x, H: h, Epsilon: eps, NoiseStd: noiseStd}
+		var err error
+		if p.F, err = SampleGP(kf, x, rng); err != nil {
+			return nil, fmt.Errorf("objective: %w", err)
+		}
+		for i, k := range kg {
+			g, err := SampleGP(k, x, rng)
+			if err != nil {
+				return nil, fmt.Errorf("constraints[%d]: %w", i, err)
+			}
+			p.G = append(p.G, g)
+		}
+		if !p.chooseSeed(&s.SeedSet, rng) {
+			continue
+		}
+		if _, ok := Argmax(p.F, p.SafeSet(eps)); !ok {
+			continue
+		}
+		if err := p.Validate(); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	return nil, fmt.Errorf("%w: no draw in %d had a non-empty ε-safe set and enough safe actions for the seed set", ErrNoSafeOptimum, MaxDraws)
+}
+
+// chooseSeed fills p.Seed; false asks for a redraw.
+func (p *Problem) chooseSeed(s *SeedSetSpec, rng *rand.Rand) bool {
+	safe := p.SafeSet(0)
+	if s.Indices != nil {
+		seed := append([]int(nil), s.Indices...)
+		sort.Ints(seed)
+		for _, i := range seed {
+			if i < 0 || i >= len(safe) || !safe[i] {
+				return false
+			}
+		}
+		p.Seed = seed
+		return true
+	}
+	var pool []int
+	for i, ok := range safe {
+		if ok {
+			pool = append(pool, i)
+		}
+	}
+	lo, hi := s.Size[0], s.Size[len(s.Size)-1]
+	k := lo + rng.IntN(hi-lo+1)
+	if len(pool) < k {
+		return false
+	}
+	// Partial Fisher–Yates: the first k of a uniform permutation.
+	for i := 0; i < k; i++ {
+		j := i + rng.IntN(len(pool)-i)
+		pool[i], pool[j] = pool[j], pool[i]
+	}
+	p.Seed = append([]int(nil), pool[:k]...)
+	sort.Ints(p.Seed)
+	return true
+}
+
+// UnitBall draws n points uniformly in the unit ball of R^d: a Gaussian
+// direction scaled by U^{1/d}.
+func UnitBall(rng *rand.Rand, n, d int) [][]float64 {
+	x := make([][]float64, n)
+	for i := range x {
+		p := make([]float64, d)
+		var norm float64
+		for norm == 0 {
+			norm = 0
+			for j := range p {
+				p[j] = rng.NormFloat64()
+				norm += p[j] * p[j]
+			}
+		}
+		r := math.Pow(rng.Float64(), 1/float64(d)) / math.Sqrt(norm)
+		for j := range p {
+			p[j] *= r
+		}
+		x[i] = p
+	}
+	return x
+}
+
+// Grid returns the Cartesian grid with points[j] evenly spaced values on
+// bounds[j] (one point sits at the lower bound), the last dimension varying
+// fastest.
+func Grid(bounds [][2]float64, points []int) [][]float64 {
+	total := 1
+	for _, n := range points {
+		total *= n
+	}
+	x := make([][]float64, total)
+	for i := range x {
+		p := make([]float64, len(points))
+		rem := i
+		for j := len(points) - 1; j >= 0; j-- {
+			k := rem % points[j]
+			rem /= points[j]
+			lo, hi := bounds[j][0], bounds[j][1]
+			if points[j] > 1 {
+				p[j] = lo + (hi-lo)*float64(k)/float64(points[j]-1)
+			} else {
+				p[j] = lo
+			}
+		}
+		x[i] = p
+	}
+	return x
+}
+
+// SampleGP draws (f(x))_{x∈D} from GP(0, k): f = Lz with L the Cholesky
+// factor of K + τI. The jitter τ starts at 1e-10·max K_ii and grows tenfold
+// until the factorization succeeds (SE Gram matrices on dense sets are
+// singular to machine precision); it adds noise of standard deviation √τ at
+// most 1e-2·√max K_ii before giving up.
+func SampleGP(k kernel.Kernel, x [][]float64, rng *rand.Rand) ([]float64, error) {
+	n := len(x)
+	kd := mat.NewSymDense(n, nil)
+	maxDiag := 0.0
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			kd.SetSym(i, j, k.Eval(x[i], x[j]))
+		}
+		maxDiag = math.Max(maxDiag, kd.At(i, i))
+	}
+	if maxDiag == 0 {
+		maxDiag = 1
+	}
+	var ch mat.Cholesky
+	jit := 0.0
+	for tau := 1e-10 * maxDiag; tau <= 1e-4*maxDiag; tau *= 10 {
+		for i := 0; i < n; i++ {
+			kd.SetSym(i, i, kd.At(i, i)+tau-jit)
+		}
+		jit = tau
+		if ch.Factorize(kd) {
+			z := make([]float64, n)
+			for i := range z {
+				z[i] = rng.NormFloat64()
+			}
+			var l mat.TriDense
+			ch.LTo(&l)
+			out := mat.NewVecDense(n, nil)
+			out.MulVec(&l, mat.NewVecDense(n, z))
+			return out.RawVector().Data, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: kernel matrix is not positive semi-definite even with jitter", ErrInvalid)
+}

@@ -1,0 +1,251 @@
+package problem
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Sentinel errors, wrapped with context by the functions that return them.
+var (
+	// ErrInvalid marks a problem that breaks one of SPEC §8's input checks.
+	ErrInvalid = errors.New("invalid problem")
+	// ErrNoSafeOptimum marks a problem whose ε-safe set D^s_ε is empty.
+	ErrNoSafeOptimum = errors.New("empty ε-safe set")
+)
+
+// Problem is one instance of the safe bandit problem (SPEC §1).
+type Problem struct {
+	X         [][]float64 // decision set, N×d
+	F         []float64   // objective f over D
+	G         [][]float64 // constraints: G[i][x] = g_i(x)
+	H         []float64   // thresholds h_i
+	Epsilon   float64     // ε of the ε-safe set
+	NoiseStd  float64     // observation noise; 0 = exact values
+	Seed      []int       // seed set D^w, ascending action indices
+	Lipschitz []float64   // L_i, filled by Analyze
+}
+
+// N is the number of actions.
+func (p *Problem) N() int { return len(p.X) }
+
+// Dim is the dimension d of an action.
+func (p *Problem) Dim() int {
+	if len(p.X) == 0 {
+		return 0
+	}
+	return len(p.X[0])
+}
+
+// M is the number of constraints.
+func (p *Problem) M() int { return len(p.G) }
+
+// Validate checks the problem against SPEC §8: shapes agree, all values are
+// finite, at least two actions, a non-empty seed set of distinct in-range
+// indices whose constraint values meet their thresholds.
+func (p *Problem) Validate() error {
+	n := len(p.X)
+	if n < 2 {
+		return fmt.Errorf("%w: decision set: needs at least 2 actions, got %d", ErrInvalid, n)
+	}
+	d := len(p.X[0])
+	if d == 0 {
+		return fmt.Errorf("%w: decision set: actions have dimension 0", ErrInvalid)
+	}
+	for i, x := range p.X {
+		if len(x) != d {
+			return fmt.Errorf("%w: action %d: dimension %d, want %d", ErrInvalid, i, len(x), d)
+		}
+		for j, v := range x {
+			if !finite(v) {
+				return fmt.Errorf("%w: action %d: x%d = %v is not finite", ErrInvalid, i, j+1, v)
+			}
+		}
+	}
+	if len(p.F) != n {
+		return fmt.Errorf("%w: f has %d values for %d actions", ErrInvalid, len(p.F), n)
+	}
+	for i, v := range p.F {
+		if !finite(v) {
+			return fmt.Errorf("%w: action %d: f = %v is not finite", ErrInvalid, i, v)
+		}
+	}
+	if len(p.G) == 0 {
+		return fmt.Errorf("%w: needs at least one constraint", ErrInvalid)
+	}
+	if len(p.H) != len(p.G) {
+		return fmt.Errorf("%w: thresholds: %d given for %d constraints", ErrInvalid, len(p.H), len(p.G))
+	}
+	for c, g := range p.G {
+		if len(g) != n {
+			return fmt.Errorf("%w: g%d has %d values for %d actions", ErrInvalid, c+1, len(g), n)
+		}
+		for i, v := range g {
+			if !finite(v) {
+				return fmt.Errorf("%w: action %d: g%d = %v is not finite", ErrInvalid, i, c+1, v)
+			}
+		}
+		if !finite(p.H[c]) {
+			return fmt.Errorf("%w: thresholds[%d] = %v is not finite", ErrInvalid, c, p.H[c])
+		}
+	}
+	if !finite(p.Epsilon) || p.Epsilon < 0 {
+		return fmt.Errorf("%w: epsilon: must be a finite number ≥ 0, got %v", ErrInvalid, p.Epsilon)
+	}
+	if !finite(p.NoiseStd) || p.NoiseStd < 0 {
+		return fmt.Errorf("%w: noise_std: must be a finite number ≥ 0, got %v", ErrInvalid, p.NoiseStd)
+	}
+	if len(p.Seed) == 0 {
+		return fmt.Errorf("%w: seed set: empty (mark at least one known-safe action)", ErrInvalid)
+	}
+	if !sort.IntsAreSorted(p.Seed) {
+		return fmt.Errorf("%w: seed set: indices must be ascending", ErrInvalid)
+	}
+	for k, s := range p.Seed {
+		if s < 0 || s >= n {
+			return fmt.Errorf("%w: seed set: index %d outside 0…%d", ErrInvalid, s, n-1)
+		}
+		if k > 0 && p.Seed[k-1] == s {
+			return fmt.Errorf("%w: seed set: index %d given twice", ErrInvalid, s)
+		}
+		for c, g := range p.G {
+			if g[s] < p.H[c] {
+				return fmt.Errorf("%w: seed action %d: g%d = %v is below its threshold %v", ErrInvalid, s, c+1, g[s], p.H[c])
+			}
+		}
+	}
+	return nil
+}
+
+// Safe reports whether action x satisfies every constraint with margin
+// eps: g_i(x) ≥ h_i + eps for all i.
+func (p *Problem) Safe(x int, eps float64) bool {
+	for c, g := range p.G {
+		if g[x] < p.H[c]+eps {
+			return false
+		}
+	}
+	return true
+}
+
+// SafeSet returns the indicator of {x : g_i(x) ≥ h_i + eps ∀i}: D^s_0 for
+// eps = 0 and D^s_ε for eps = ε.
+func (p *Problem) SafeSet(eps float64) []bool {
+	s := make([]bool, len(p.X))
+	for i := range s {
+		s[i] = p.Safe(i, eps)
+	}
+	return s
+}
+
+// Argmax returns the index of the largest v over the actions where in[x]
+// holds, the lowest index on ties, and false when no action is in.
+func Argmax(v []float64, in []bool) (int, bool) {
+	best, ok := -1, false
+	for i, vi := range v {
+		if in[i] && (!ok || vi > v[best]) {
+			best, ok = i, true
+		}
+	}
+	return best, ok
+}
+
+// Info holds the quantities SPEC §1 derives from a problem.
+type Info struct {
+	SafeTrue  []bool    // D^s_0
+	SafeEps   []bool    // D^s_ε
+	XStar     int       // x* = argmax_{D^s_ε} f
+	FStar     float64   // f(x*)
+	Lipschitz []float64 // L_i
+	Reachable []bool    // R̄_ε(D^w)
+	FReach    float64   // f*_ε(D^w) = max_{R̄_ε(D^w)} f
+}
+
+// Analyze computes Info. It fails with ErrNoSafeOptimum when D^s_ε is
+// empty.
+func (p *Problem) Analyze() (*Info, error) {
+	in := &Info{SafeTrue: p.SafeSet(0), SafeEps: p.SafeSet(p.Epsilon)}
+	var ok bool
+	in.XStar, ok = Argmax(p.F, in.SafeEps)
+	if !ok {
+		return nil, fmt.Errorf("%w: no action has g_i ≥ h_i + ε (ε = %v) for every constraint", ErrNoSafeOptimum, p.Epsilon)
+	}
+	in.FStar = p.F[in.XStar]
+	if p.Lipschitz == nil {
+		p.Lipschitz = LipschitzConstants(p.X, p.G)
+	}
+	in.Lipschitz = p.Lipschitz
+	in.Reachable = Reachable(p.X, p.G, p.H, p.Lipschitz, p.Epsilon, p.Seed)
+	r, _ := Argmax(p.F, in.Reachable)
+	in.FReach = p.F[r]
+	return in, nil
+}
+
+// LipschitzConstants returns L_i = max_{x≠x'} |g_i(x) − g_i(x')| / ‖x − x'‖
+// over the decision set (SPEC §1). Pairs of coincident points are skipped.
+// Cost O(N²(d+m)).
+func LipschitzConstants(x [][]float64, g [][]float64) []float64 {
+	l := make([]float64, len(g))
+	for a := range x {
+		for b := a + 1; b < len(x); b++ {
+			dist := math.Sqrt(sqDist(x[a], x[b]))
+			if dist == 0 {
+				continue
+			}
+			for c, gc := range g {
+				if q := math.Abs(gc[a]-gc[b]) / dist; q > l[c] {
+					l[c] = q
+				}
+			}
+		}
+	}
+	return l
+}
+
+// Reachable returns the indicator of R̄_ε(S_0), the fixed point of
+// R_ε(S) = S ∪ {x : ∃x' ∈ S ∀i: g_i(x') − ε − L_i‖x − x'‖ ≥ h_i}
+// from S_0 = seed (paper §5). Each member is a source once, so the cost is
+// O(N²·m) however many steps the fixed point takes.
+func Reachable(x [][]float64, g [][]float64, h, l []float64, eps float64, seed []int) []bool {
+	in := make([]bool, len(x))
+	queue := make([]int, 0, len(x))
+	for _, s := range seed {
+		if !in[s] {
+			in[s] = true
+			queue = append(queue, s)
+		}
+	}
+	for q := 0; q < len(queue); q++ {
+		src := queue[q]
+		for j := range x {
+			if in[j] {
+				continue
+			}
+			dist := math.Sqrt(sqDist(x[src], x[j]))
+			ok := true
+			for c, gc := range g {
+				if gc[src]-eps-l[c]*dist < h[c] {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				in[j] = true
+				queue = append(queue, j)
+			}
+		}
+	}
+	return in
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+func sqDist(x, y []float64) float64 {
+	var s float64
+	for i, xi := range x {
+		d := xi - y[i]
+		s += d * d
+	}
+	return s
+}
