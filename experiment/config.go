@@ -84,17 +84,30 @@ func Parse(r io.Reader, dir string) (*Config, error) {
 		if err == io.EOF {
 			return nil, fmt.Errorf("%w: empty configuration", ErrConfig)
 		}
-		msg := err.Error()
-		if m := yamlField.FindStringSubmatch(msg); m != nil {
-			msg = strings.Replace(msg, m[0], fmt.Sprintf("unknown key %q in %s", m[1], sectionName(m[2])), 1)
-		}
-		return nil, fmt.Errorf("%w: %s", ErrConfig, strings.TrimPrefix(msg, "yaml: "))
+		return nil, fmt.Errorf("%w: %s", ErrConfig, yamlMessage(err))
 	}
 	c.dir = dir
 	if err := c.Check(); err != nil {
 		return nil, err
 	}
 	return &c, nil
+}
+
+// yamlMessage makes a decoding error one line, naming sections instead of
+// Go types.
+func yamlMessage(err error) string {
+	var te *yaml.TypeError
+	msgs := []string{err.Error()}
+	if errors.As(err, &te) {
+		msgs = te.Errors
+	}
+	for i, msg := range msgs {
+		if m := yamlField.FindStringSubmatch(msg); m != nil {
+			msg = strings.Replace(msg, m[0], fmt.Sprintf("unknown key %q in %s", m[1], sectionName(m[2])), 1)
+		}
+		msgs[i] = strings.TrimSpace(strings.TrimPrefix(msg, "yaml: "))
+	}
+	return strings.Join(msgs, "; ")
 }
 
 // sectionName turns a Go type from a yaml error into the config section.

@@ -23,6 +23,8 @@ type Run struct {
 	Violations        int       `json:"violations"`
 	SafeSetSize       []int     `json:"safe_set_size"`
 	ExplorationRounds int       `json:"exploration_rounds"`
+
+	violationRounds []int // 0-based rounds that violated a constraint
 }
 
 // Results is the content of results.json.
@@ -167,6 +169,7 @@ func Play(s *bandit.Spec, env *bandit.Env, p *problem.Problem, info *problem.Inf
 		run.ReachableRegret[t] = info.FReach - p.F[a]
 		if !p.Safe(a, 0) {
 			run.Violations++
+			run.violationRounds = append(run.violationRounds, t)
 		}
 		y := p.F[a]
 		for i := range z {

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const goodCSV = `x1,f,g1,seed
+0,0.1,1,1
+0.5,0.3,0.6,0
+1,0.9,0.2,0
+1.5,1.2,-0.5,0
+`
+
+const goodConfig = `seed: 1
+realizations: 2
+horizon: 20
+problem:
+  file: p.csv
+  thresholds: [0.0]
+  epsilon: 0.01
+  noise_std: 0.05
+model:
+  objective: {kernel: se, lengthscale: 0.5}
+  constraints: [{kernel: se, lengthscale: 0.5}]
+  noise_std: 0.05
+  delta: 0.1
+algorithms:
+  - {name: sgp-ucb, phase1: uniform, exploration: {fixed: 5}}
+  - {name: gp-ucb-oracle}
+`
+
+// setup writes a config and problem file into a fresh folder and returns
+// the config path and an output path that does not exist yet.
+func setup(t *testing.T, config, csv string) (cfg, out string) {
+	t.Helper()
+	dir := t.TempDir()
+	cfg = filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "p.csv"), []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cfg, filepath.Join(dir, "out")
+}
+
+func TestRunWritesOutputs(t *testing.T) {
+	for _, order := range []string{"config-first", "flags-first"} {
+		t.Run(order, func(t *testing.T) {
+			cfg, out := setup(t, goodConfig, goodCSV)
+			args := []string{"run", cfg, "--out", out, "--workers", "2"}
+			if order == "flags-first" {
+				args = []string{"run", "--out", out, "--workers", "2", cfg}
+			}
+			var stdout, stderr bytes.Buffer
+			if err := run(args, &stdout, &stderr); err != nil {
+				t.Fatalf("run: %v\n%s", err, stderr.String())
+			}
+			for _, f := range []string{"results.json", "summary.csv", "regret.png", "regret.svg"} {
+				st, err := os.Stat(filepath.Join(out, f))
+				if err != nil || st.Size() == 0 {
+					t.Errorf("%s: missing or empty (%v)", f, err)
+				}
+			}
+			if stderr.Len() != 0 {
+				t.Errorf("stderr not a terminal, yet got %q", stderr.String())
+			}
+		})
+	}
+}
+
+func TestRunHelpDocumentsEveryKey(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"run", "--help"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	help := stderr.String()
+	for _, key := range []string{"seed:", "realizations:", "horizon:", "file:", "seed_actions:", "generate:",
+		"decision_set:", "objective:", "constraints:", "seed_set:", "thresholds:", "epsilon:", "noise_std:",
+		"delta:", "beta:", "algorithms:", "name:", "label:", "phase1:", "exploration:", "keep_seed:",
+		"lengthscale", "variance", "offset", "degree", "--out", "--workers"} {
+		if !strings.Contains(help, key) {
+			t.Errorf("run --help does not mention %q", key)
+		}
+	}
+}
+
+// TestBadInput covers SPEC §8: one clear error naming the field and the
+// value, a non-zero exit code, and no output folder.
+func TestBadInput(t *testing.T) {
+	cases := []struct {
+		name     string
+		from, to string // replacement in the config
+		csv      string // replaces the problem file when set
+		want     []string
+	}{
+		{name: "unknown key", from: "horizon: 20", to: "horizon: 20\nhorizn: 3", want: []string{"unknown key", "horizn"}},
+		{name: "unknown kernel key", from: "lengthscale: 0.5}\n  constraints", to: "lengthscale: 0.5, lenghtscale: 1}\n  constraints", want: []string{"lenghtscale"}},
+		{name: "lengthscale", from: "objective: {kernel: se, lengthscale: 0.5}", to: "objective: {kernel: se, lengthscale: -1}", want: []string{"model.objective.lengthscale", "-1"}},
+		{name: "zero lengthscale", from: "constraints: [{kernel: se, lengthscale: 0.5}]", to: "constraints: [{kernel: se, lengthscale: 0}]", want: []string{"model.constraints[0].lengthscale", "0"}},
+		{name: "variance", from: "objective: {kernel: se, lengthscale: 0.5}", to: "objective: {kernel: se, lengthscale: 0.5, variance: 0}", want: []string{"model.objective.variance", "0"}},
+		{name: "horizon", from: "horizon: 20", to: "horizon: 0", want: []string{"horizon", "0"}},
+		{name: "delta high", from: "delta: 0.1", to: "delta: 1.5", want: []string{"model.delta", "1.5"}},
+		{name: "delta zero", from: "delta: 0.1", to: "delta: 0", want: []string{"model.delta", "0"}},
+		{name: "negative noise", from: "  noise_std: 0.05\nmodel", to: "  noise_std: -0.1\nmodel", want: []string{"problem.noise_std", "-0.1"}},
+		{name: "negative model noise", from: "  noise_std: 0.05\n  delta", to: "  noise_std: -2\n  delta", want: []string{"model.noise_std", "-2"}},
+		{name: "NaN in file", csv: strings.Replace(goodCSV, "0.5,0.3", "0.5,NaN", 1), want: []string{"column f", "NaN"}},
+		{name: "Inf in file", csv: strings.Replace(goodCSV, "1,0.9,0.2", "1,0.9,+Inf", 1), want: []string{"column g1", "Inf"}},
+		{name: "short row", csv: strings.Replace(goodCSV, "1,0.9,0.2,0", "1,0.9,0", 1), want: []string{"line 4", "fields"}},
+		{name: "constraint count", from: "thresholds: [0.0]", to: "thresholds: [0.0, 0.0]", want: []string{"thresholds", "2"}},
+		{name: "empty seed set", csv: strings.Replace(goodCSV, "0,0.1,1,1", "0,0.1,1,0", 1), want: []string{"seed set", "empty"}},
+		{name: "unsafe seed", csv: strings.Replace(goodCSV, "0,0.1,1,1", "0,0.1,-1,1", 1), want: []string{"seed action 0", "g1", "-1"}},
+		{name: "one action", csv: "x1,f,g1,seed\n0,0.1,1,1\n", want: []string{"at least 2 actions", "1"}},
+		{name: "empty eps-safe set", from: "epsilon: 0.01", to: "epsilon: 5", want: []string{"ε-safe", "5"}},
+		{name: "unknown algorithm", from: "name: gp-ucb-oracle", to: "name: gp-ucb-orakel", want: []string{"algorithms[1].name", "gp-ucb-orakel"}},
+		{name: "exploration theory", from: "exploration: {fixed: 5}", to: "exploration: theory", want: []string{"algorithms[0].exploration", "theory"}},
+		{name: "bad exploration", from: "exploration: {fixed: 5}", to: "exploration: {fixd: 5}", want: []string{"exploration", "fixd"}},
+		{name: "bad beta", from: "delta: 0.1", to: "delta: 0.1\n  beta: papr", want: []string{"beta", "papr"}},
+		{name: "duplicate label", from: "name: gp-ucb-oracle", to: "name: gp-ucb-oracle, label: sgp-ucb", want: []string{"algorithms[1].label", "sgp-ucb"}},
+		{name: "missing file", from: "file: p.csv", to: "file: nope.csv", want: []string{"problem.file", "nope.csv"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			config := goodConfig
+			if c.from != "" {
+				if !strings.Contains(config, c.from) {
+					t.Fatalf("test bug: %q not in config", c.from)
+				}
+				config = strings.Replace(config, c.from, c.to, 1)
+			}
+			csv := goodCSV
+			if c.csv != "" {
+				csv = c.csv
+			}
+			cfg, out := setup(t, config, csv)
+			var stdout, stderr bytes.Buffer
+			err := run([]string{"run", cfg, "--out", out}, &stdout, &stderr)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if exitCode(err) == 0 {
+				t.Error("exit code 0")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+			if strings.Count(err.Error(), "\n") > 0 {
+				t.Errorf("error spans several lines: %q", err)
+			}
+			if _, statErr := os.Stat(out); !os.IsNotExist(statErr) {
+				t.Errorf("output folder exists after an error")
+			}
+			entries, _ := os.ReadDir(filepath.Dir(out))
+			for _, e := range entries {
+				if strings.HasPrefix(e.Name(), ".safegp-out") {
+					t.Errorf("temporary folder %s left behind", e.Name())
+				}
+			}
+		})
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	cfg, out := setup(t, goodConfig, goodCSV)
+	for _, args := range [][]string{
+		{},
+		{"frobnicate"},
+		{"run", cfg},
+		{"run", "--out", out},
+		{"run", cfg, cfg, "--out", out},
+		{"run", cfg, "--out", out, "--workers", "0"},
+		{"run", cfg, "--out", out, "--bogus"},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(args, &stdout, &stderr)
+		if err == nil || exitCode(err) != 2 {
+			t.Errorf("%v: got %v, want a usage error (exit 2)", args, err)
+		}
+	}
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/safegp/safegp/experiment"
+)
+
+//go:embed config.txt
+var configHelp string
+
+// errUsage reports a command-line mistake whose message was already printed.
+var errUsage = errors.New("usage")
+
+func exitCode(err error) int {
+	if err == errUsage {
+		return 2
+	}
+	return 1
+}
+
+const usage = `safegp — safe Gaussian-process bandit optimization
+
+Usage:
+  safegp run CONFIG --out DIR [--workers N]   run an experiment
+  safegp help [COMMAND]                      show help
+
+Run 'safegp run --help' for the configuration format.
+`
+
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errUsage
+	}
+	switch args[0] {
+	case "run":
+		return runCmd(args[1:], stdout, stderr)
+	case "help", "-h", "--help", "-help":
+		if len(args) > 1 && args[1] == "run" {
+			return runCmd([]string{"--help"}, stdout, stderr)
+		}
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprintf(stderr, "safegp: unknown command %q\n\n%s", args[0], usage)
+		return errUsage
+	}
+}
+
+// parseInterspersed parses flags that may stand before or after the
+// positional arguments, and returns the positional ones.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if rest[0] == "--" {
+			return append(pos, rest[1:]...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func runCmd(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("safegp run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "", "output `folder` for results.json, summary.csv and regret.png/.svg (required)")
+	workers := fs.Int("workers", runtime.NumCPU(), "number of parallel `workers`; results do not depend on it")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: safegp run CONFIG --out DIR [--workers N] [--quiet]\n\n"+
+			"Runs every algorithm of CONFIG on every realization and writes DIR/results.json,\n"+
+			"DIR/summary.csv and the regret figure DIR/regret.png and .svg.\n\nFlags:\n")
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), "\n"+configHelp)
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err == flag.ErrHelp {
+		return nil
+	}
+	if err != nil {
+		return errUsage
+	}
+	if len(pos) != 1 {
+		fmt.Fprintf(stderr, "safegp run: want exactly one CONFIG file, got %d arguments\n", len(pos))
+		fs.Usage()
+		return errUsage
+	}
+	if *out == "" {
+		fmt.Fprintln(stderr, "safegp run: --out DIR is required")
+		return errUsage
+	}
+	if *workers < 1 {
+		fmt.Fprintf(stderr, "safegp run: --workers must be ≥ 1, got %d\n", *workers)
+		return errUsage
+	}
+	cfg, err := experiment.Load(pos[0])
+	if err != nil {
+		return err
+	}
+	// Problem files are read and checked before any work or output.
+	if _, err := cfg.LoadProblem(); err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	opt := experiment.Options{Workers: *workers}
+	if f, ok := stderr.(*os.File); ok && !*quiet && isTerminal(f) {
+		progress := mpb.NewWithContext(ctx, mpb.WithOutput(f), mpb.WithWidth(40))
+		bar := progress.AddBar(int64(cfg.Realizations*len(cfg.Algorithms)),
+			mpb.PrependDecorators(decor.Name("runs "), decor.CountersNoUnit("%d/%d")),
+			mpb.AppendDecorators(decor.Percentage(), decor.Name(" "), decor.Elapsed(decor.ET_STYLE_GO)))
+		opt.Progress = func() { bar.Increment() }
+		defer func() {
+			if !bar.Completed() {
+				bar.Abort(true)
+			}
+			progress.Wait()
+		}()
+	}
+	res, err := experiment.Execute(ctx, cfg, opt)
+	if err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	title := strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0]))
+	if err := experiment.Write(*out, res, title); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s: %d runs (%d realizations × %d algorithms)\n", *out, len(res.Runs), cfg.Realizations, len(cfg.Algorithms))
+	return nil
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
