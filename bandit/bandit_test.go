@@ -1,0 +1,207 @@
+package bandit_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/gp"
+	"github.com/safegp/safegp/kernel"
+	"github.com/safegp/safegp/problem"
+)
+
+func TestBetaPaper(t *testing.T) {
+	// Hand values of 2·log((m+1)·N·t²·π²/(6δ)) (computed with Python's math).
+	cases := []struct {
+		t, m, n int
+		delta   float64
+		want    float64
+	}{
+		{1, 1, 100, 0.01, 20.802375710013745},
+		{7, 2, 50, 0.1, 23.405481975343346},
+	}
+	for _, c := range cases {
+		if got := bandit.PaperBeta.At(c.t, c.m, c.n, c.delta); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("β(%d) = %v, want %v", c.t, got, c.want)
+		}
+	}
+	if got := (bandit.Beta{Value: 4}).At(9, 1, 10, 0.5); got != 4 {
+		t.Errorf("constant β = %v", got)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// instance draws a problem like the paper's regret comparison, smaller.
+func instance(t *testing.T, r uint64) (*problem.Problem, *problem.Info) {
+	t.Helper()
+	spec := &problem.GenerateSpec{
+		DecisionSet: problem.DecisionSetSpec{Kind: "unit-disk", Size: 60},
+		Objective:   kernel.Spec{Kernel: "se", Lengthscale: 1},
+		Constraints: []kernel.Spec{{Kernel: "se", Lengthscale: 0.3}, {Kernel: "se", Lengthscale: 0.5}},
+		SeedSet:     problem.SeedSetSpec{Size: []int{3, 8}},
+	}
+	p, err := problem.Generate(spec, []float64{0, -0.2}, 0.01, 0.1, rand.New(rand.NewPCG(11, r)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := p.Analyze()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, info
+}
+
+func env(p *problem.Problem, info *problem.Info, beta bandit.Beta, horizon int) *bandit.Env {
+	return &bandit.Env{
+		X: p.X, Seed: p.Seed, H: p.H, Epsilon: p.Epsilon,
+		Objective:   kernel.SE{Variance: 1, Lengthscale: 1},
+		Constraints: []kernel.Kernel{kernel.SE{Variance: 1, Lengthscale: 0.3}, kernel.SE{Variance: 1, Lengthscale: 0.5}},
+		NoiseStd:    0.1, Delta: 0.01, Beta: beta, Horizon: horizon,
+		Rand:     rand.New(rand.NewPCG(1, 2)),
+		TrueSafe: info.SafeTrue, Lipschitz: info.Lipschitz,
+	}
+}
+
+// TestActionsInAllowedSet drives each policy on random instances and
+// checks every action against the set its rule allows, recomputed here from
+// an independent posterior: phase 1 in D^w; phase 2 in D^s_t (or D^w when
+// D^s_t is empty, or D^s_t ∪ D^w with keep_seed); the oracle in D^s_0.
+func TestActionsInAllowedSet(t *testing.T) {
+	specs := []bandit.Spec{
+		{Name: "sgp-ucb", Phase1: "uniform", Exploration: bandit.Exploration{Plateau: &bandit.Plateau{Window: 10, Cap: 40}}},
+		{Name: "sgp-ucb", Phase1: "uncertainty", Exploration: bandit.Exploration{Fixed: ptr(15)}},
+		{Name: "sgp-ucb", Phase1: "uniform", Exploration: bandit.Exploration{Fixed: ptr(5)}, KeepSeed: true},
+		{Name: "naive-sgp-ucb"},
+		{Name: "gp-ucb-oracle"},
+	}
+	const T = 80
+	checked := 0 // phase-2 rounds with a non-empty D^s_t: the test must see some
+	for r := uint64(0); r < 5; r++ {
+		p, info := instance(t, r)
+		isSeed := make([]bool, p.N())
+		for _, s := range p.Seed {
+			isSeed[s] = true
+		}
+		for _, s := range specs {
+			e := env(p, info, bandit.PaperBeta, T)
+			pol, err := bandit.New(&s, e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref := []*gp.Model{gp.New(e.Constraints[0], p.X, 0.1), gp.New(e.Constraints[1], p.X, 0.1)}
+			noise := rand.New(rand.NewPCG(3, r))
+			type step struct {
+				a          int
+				safe       []bool
+				size, told int
+			}
+			var rounds []step
+			for round := 1; round <= T; round++ {
+				a := pol.Next()
+				if b := pol.Next(); b != a {
+					t.Fatalf("%s: Next not idempotent: %d then %d", s.DisplayLabel(), a, b)
+				}
+				sqb := math.Sqrt(bandit.PaperBeta.At(round, 2, p.N(), 0.01))
+				safe, size := make([]bool, p.N()), 0
+				for i := range safe {
+					safe[i] = true
+					for k, g := range ref {
+						if g.Mean()[i]-sqb*g.Std(i) < p.H[k] {
+							safe[i] = false
+						}
+					}
+					if safe[i] {
+						size++
+					}
+				}
+				rounds = append(rounds, step{a, safe, size, pol.SafeSetSize()})
+				y := p.F[a] + 0.1*noise.NormFloat64()
+				z := []float64{p.G[0][a] + 0.1*noise.NormFloat64(), p.G[1][a] + 0.1*noise.NormFloat64()}
+				pol.Observe(a, y, z)
+				for k, g := range ref {
+					g.Observe(a, z[k])
+				}
+			}
+			tPrime := pol.ExplorationRounds()
+			if s.Name == "sgp-ucb" && tPrime == 0 {
+				t.Fatalf("%s: no exploration", s.DisplayLabel())
+			}
+			for k, st := range rounds {
+				round := k + 1
+				switch {
+				case s.Name == "gp-ucb-oracle":
+					if !info.SafeTrue[st.a] {
+						t.Fatalf("oracle played %d outside D^s_0", st.a)
+					}
+				case round <= tPrime:
+					if !isSeed[st.a] {
+						t.Fatalf("%s round %d: phase-1 action %d not a seed", s.DisplayLabel(), round, st.a)
+					}
+				default:
+					if st.told != st.size {
+						t.Fatalf("%s round %d: |D^s_t| = %d, recomputed %d", s.DisplayLabel(), round, st.told, st.size)
+					}
+					if st.size > 0 {
+						checked++
+					}
+					if !(st.safe[st.a] || ((st.size == 0 || s.KeepSeed) && isSeed[st.a])) {
+						t.Fatalf("%s round %d: action %d outside its set", s.DisplayLabel(), round, st.a)
+					}
+				}
+			}
+		}
+	}
+	if checked < 100 {
+		t.Errorf("only %d phase-2 rounds had a non-empty safe set", checked)
+	}
+}
+
+func TestExplorationLength(t *testing.T) {
+	// β = 1e6 keeps every lower bound below its threshold, so |D^s_t| = 0 in
+	// every round: the plateau rule ends phase 1 after `window` unchanged
+	// rounds (|D^s_1| … |D^s_{w+1}| equal), unless the cap comes first;
+	// T' never exceeds the horizon.
+	p, info := instance(t, 0)
+	cases := []struct {
+		rule    bandit.Exploration
+		horizon int
+		want    int
+	}{
+		{bandit.Exploration{Plateau: &bandit.Plateau{Window: 20, Cap: 100}}, 60, 20},
+		{bandit.Exploration{Plateau: &bandit.Plateau{Window: 50, Cap: 7}}, 60, 7},
+		{bandit.Exploration{Plateau: &bandit.Plateau{Window: 50, Cap: 100}}, 30, 30},
+		{bandit.Exploration{Fixed: ptr(12)}, 60, 12},
+		{bandit.Exploration{Fixed: ptr(1000)}, 25, 25},
+	}
+	for _, c := range cases {
+		pol, err := bandit.New(&bandit.Spec{Name: "sgp-ucb", Exploration: c.rule}, env(p, info, bandit.Beta{Value: 1e6}, c.horizon))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for round := 0; round < c.horizon; round++ {
+			a := pol.Next()
+			pol.Observe(a, p.F[a], []float64{p.G[0][a], p.G[1][a]})
+		}
+		if got := pol.ExplorationRounds(); got != c.want {
+			t.Errorf("%+v, T=%d: T' = %d, want %d", c.rule, c.horizon, got, c.want)
+		}
+	}
+}
+
+func TestSpecCheck(t *testing.T) {
+	for _, s := range []bandit.Spec{
+		{Name: "sgp-ucb"},
+		{Name: "sgp-ucb", Exploration: bandit.Exploration{Theory: true}},
+		{Name: "sgp-ucb", Phase1: "random", Exploration: bandit.Exploration{Fixed: ptr(1)}},
+		{Name: "gp-ucb-oracle", KeepSeed: true},
+		{Name: "naive-sgp-ucb", Phase1: "uniform"},
+		{Name: "bogus"},
+		{},
+	} {
+		if err := s.Check(10); err == nil {
+			t.Errorf("%+v: no error", s)
+		}
+	}
+}

@@ -1,0 +1,94 @@
+package kernel_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/safegp/safegp/kernel"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func TestEvalClosedForm(t *testing.T) {
+	// Hand values at x = (0,0), y = (3,4), ‖x−y‖ = 5, xᵀy = 0; and at
+	// x = (1,2), y = (3,4), xᵀy = 11.
+	o, a, b := []float64{0, 0}, []float64{1, 2}, []float64{3, 4}
+	cases := []struct {
+		name string
+		k    kernel.Kernel
+		x, y []float64
+		want float64
+	}{
+		{"se", kernel.SE{Variance: 2, Lengthscale: 5}, o, b, 2 * math.Exp(-0.5)},
+		{"se-self", kernel.SE{Variance: 0.3, Lengthscale: 1}, b, b, 0.3},
+		{"matern32", kernel.Matern32{Variance: 1, Lengthscale: 5}, o, b, (1 + math.Sqrt(3)) * math.Exp(-math.Sqrt(3))},
+		{"matern52", kernel.Matern52{Variance: 1, Lengthscale: 2.5}, o, b, (1 + 2*math.Sqrt(5) + 20.0/3) * math.Exp(-2*math.Sqrt(5))},
+		{"linear", kernel.Linear{Variance: 0.5}, a, b, 5.5},
+		{"polynomial", kernel.Polynomial{Variance: 1, Offset: 1, Degree: 2}, a, b, 144},
+		{"polynomial-3", kernel.Polynomial{Variance: 2, Offset: 0, Degree: 3}, a, b, 2 * 1331},
+	}
+	for _, c := range cases {
+		if got := c.k.Eval(c.x, c.y); math.Abs(got-c.want) > 1e-12*math.Max(1, math.Abs(c.want)) {
+			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestGramPositiveSemiDefinite(t *testing.T) {
+	// Every kernel's Gram matrix on random points, plus 1e-9 on the
+	// diagonal, must factorize.
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := make([][]float64, 40)
+	for i := range x {
+		x[i] = []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+	}
+	for _, s := range []kernel.Spec{
+		{Kernel: "se", Lengthscale: 0.7}, {Kernel: "matern32", Lengthscale: 0.7}, {Kernel: "matern52", Lengthscale: 2},
+		{Kernel: "linear"}, {Kernel: "polynomial", Degree: ptr(3)},
+	} {
+		k, err := kernel.New(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := mat.NewSymDense(len(x), nil)
+		for i := range x {
+			for j := i; j < len(x); j++ {
+				g.SetSym(i, j, k.Eval(x[i], x[j]))
+			}
+			g.SetSym(i, i, g.At(i, i)+1e-9*(1+g.At(i, i)))
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(g) {
+			t.Errorf("%s: Gram matrix not positive semi-definite", s.Kernel)
+		}
+	}
+}
+
+func TestNewDefaultsAndErrors(t *testing.T) {
+	k, err := kernel.New(kernel.Spec{Kernel: "polynomial"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := k.(kernel.Polynomial); p.Variance != 1 || p.Offset != 1 || p.Degree != 2 {
+		t.Errorf("polynomial defaults: %+v", p)
+	}
+	for _, s := range []kernel.Spec{
+		{},
+		{Kernel: "rbf", Lengthscale: 1},
+		{Kernel: "se"},
+		{Kernel: "se", Lengthscale: -1},
+		{Kernel: "se", Lengthscale: math.Inf(1)},
+		{Kernel: "matern32", Lengthscale: 1, Variance: ptr(0.0)},
+		{Kernel: "linear", Lengthscale: 1},
+		{Kernel: "linear", Degree: ptr(2)},
+		{Kernel: "polynomial", Degree: ptr(0)},
+		{Kernel: "polynomial", Offset: ptr(-1.0)},
+	} {
+		if _, err := kernel.New(s); err == nil {
+			t.Errorf("%+v: no error", s)
+		}
+	}
+}

@@ -1,0 +1,221 @@
+package problem_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/safegp/safegp/kernel"
+	"github.com/safegp/safegp/problem"
+)
+
+func TestReadCSV(t *testing.T) {
+	p, err := problem.ReadCSV(strings.NewReader("x1,x2,f,g1,g2,seed\n0,0,1,2,3,1\n1,0,4,5,6,0\n0,1,7,8,9,1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &problem.Problem{
+		X:    [][]float64{{0, 0}, {1, 0}, {0, 1}},
+		F:    []float64{1, 4, 7},
+		G:    [][]float64{{2, 5, 8}, {3, 6, 9}},
+		Seed: []int{0, 2},
+	}
+	if d := cmp.Diff(want, p); d != "" {
+		t.Error(d)
+	}
+	for _, bad := range []string{
+		"",
+		"f,g1\n1,2\n3,4\n",
+		"x1,x3,f,g1\n",
+		"x1,g1\n",
+		"x1,f\n",
+		"x1,f,g1,seed,extra\n",
+		"x1,f,g1,seed\n0,1,1,2\n1,1,1,0\n",
+		"x1,f,g1\n0,abc,1\n1,1,1\n",
+	} {
+		if _, err := problem.ReadCSV(strings.NewReader(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func TestLipschitzHand(t *testing.T) {
+	// g1: slopes 2/1, 1/2, 3/3 between the points 0, 1, 3 → 2.
+	// g2: slopes 1, 1/3, 0, 5/3, 6/2 → 3; the coincident pair (3, 3), whose
+	// values differ, would be infinite and is skipped.
+	x := [][]float64{{0}, {1}, {3}, {3}}
+	g := [][]float64{{0, 2, 3, 3}, {0, -1, -1, 5}}
+	got := problem.LipschitzConstants(x, g)
+	if d := cmp.Diff([]float64{2, 3}, got); d != "" {
+		t.Error(d)
+	}
+}
+
+func TestReachableHand(t *testing.T) {
+	// Points 0…3 on a line, g = 1, 0.5, 0.2, −1, h = 0, L = 1.
+	// From 0: 1 − ε − |x| ≥ 0 reaches x ≤ 1 − ε; from 1: 0.5 − ε − |x−1| ≥ 0
+	// reaches only |x−1| ≤ 0.5 − ε.
+	x := [][]float64{{0}, {1}, {2}, {3}}
+	g := [][]float64{{1, 0.5, 0.2, -1}}
+	cases := []struct {
+		eps  float64
+		seed []int
+		want []bool
+	}{
+		{0, []int{0}, []bool{true, true, false, false}},
+		{0.6, []int{0}, []bool{true, false, false, false}},
+		{0, []int{2}, []bool{false, false, true, false}},
+	}
+	for _, c := range cases {
+		got := problem.Reachable(x, g, []float64{0}, []float64{1}, c.eps, c.seed)
+		if d := cmp.Diff(c.want, got); d != "" {
+			t.Errorf("eps %v seed %v: %s", c.eps, c.seed, d)
+		}
+	}
+	// A chain: each step certifies the next, so the fixed point needs
+	// several rounds of R_ε.
+	x = [][]float64{{0}, {1}, {2}, {3}}
+	g = [][]float64{{3, 2.5, 1.5, 0.4}}
+	got := problem.Reachable(x, g, []float64{0}, []float64{1}, 0, []int{0})
+	if d := cmp.Diff([]bool{true, true, true, true}, got); d != "" {
+		t.Error(d)
+	}
+}
+
+func TestAnalyze(t *testing.T) {
+	p := &problem.Problem{
+		X:    [][]float64{{0}, {1}, {2}, {3}},
+		F:    []float64{0, 1, 5, 9},
+		G:    [][]float64{{1, 0.5, 0.2, -1}},
+		H:    []float64{0},
+		Seed: []int{0},
+	}
+	p.Epsilon = 0.3
+	info, err := p.Analyze()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// D^s_ε = {0, 1}; x* = 1. L = 1.2 (0.2 → −1 over distance 1).
+	// Reachable from 0: 1 − 0.3 − 1.2|x| ≥ 0 → only x = 0; f*_ε = 0.
+	if info.XStar != 1 || info.FStar != 1 || info.FReach != 0 || math.Abs(info.Lipschitz[0]-1.2) > 1e-12 {
+		t.Errorf("got x*=%d f*=%v freach=%v L=%v", info.XStar, info.FStar, info.FReach, info.Lipschitz)
+	}
+	if d := cmp.Diff([]bool{true, true, true, false}, info.SafeTrue); d != "" {
+		t.Error(d)
+	}
+	p.Epsilon = 2
+	p.Lipschitz = nil
+	if _, err := p.Analyze(); err == nil {
+		t.Error("empty ε-safe set: no error")
+	}
+}
+
+func TestArgmaxTiesLowestIndex(t *testing.T) {
+	i, ok := problem.Argmax([]float64{1, 3, 3, 2}, []bool{true, true, true, true})
+	if !ok || i != 1 {
+		t.Errorf("got %d", i)
+	}
+	i, ok = problem.Argmax([]float64{1, 3, 3, 2}, []bool{true, false, true, true})
+	if !ok || i != 2 {
+		t.Errorf("got %d", i)
+	}
+	if _, ok := problem.Argmax([]float64{1}, []bool{false}); ok {
+		t.Error("empty set: ok")
+	}
+}
+
+func TestGenerate(t *testing.T) {
+	spec := &problem.GenerateSpec{
+		DecisionSet: problem.DecisionSetSpec{Kind: "unit-disk", Size: 100},
+		Objective:   kernel.Spec{Kernel: "se", Lengthscale: 1},
+		Constraints: []kernel.Spec{{Kernel: "se", Lengthscale: 0.1}},
+		SeedSet:     problem.SeedSetSpec{Size: []int{11, 20}},
+	}
+	for r := uint64(0); r < 20; r++ {
+		p, err := problem.Generate(spec, []float64{0}, 0.01, 0.1, rand.New(rand.NewPCG(7, r)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.X) != 100 || len(p.Seed) < 11 || len(p.Seed) > 20 {
+			t.Fatalf("N=%d |seed|=%d", len(p.X), len(p.Seed))
+		}
+		for _, x := range p.X {
+			if x[0]*x[0]+x[1]*x[1] > 1 {
+				t.Fatalf("point %v outside the unit disk", x)
+			}
+		}
+		for _, s := range p.Seed {
+			if p.G[0][s] < 0 {
+				t.Fatalf("seed %d unsafe", s)
+			}
+		}
+		again, _ := problem.Generate(spec, []float64{0}, 0.01, 0.1, rand.New(rand.NewPCG(7, r)))
+		if d := cmp.Diff(p, again); d != "" {
+			t.Fatal("same stream, different problem")
+		}
+		if _, err := p.Analyze(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestGrid(t *testing.T) {
+	got := problem.Grid([][2]float64{{0, 1}, {-1, 1}}, []int{2, 3})
+	want := [][]float64{{0, -1}, {0, 0}, {0, 1}, {1, -1}, {1, 0}, {1, 1}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Error(d)
+	}
+}
+
+func TestSampleGPCovariance(t *testing.T) {
+	// Two points at distance 1 under SE(ℓ=1): Var = 1, Cov = e^{-1/2}.
+	// With n = 20000 draws the standard error of a sample (co)variance is
+	// about √(2/n) ≈ 0.01; we allow 0.05 (5 standard errors).
+	x := [][]float64{{0}, {1}}
+	k := kernel.SE{Variance: 1, Lengthscale: 1}
+	rng := rand.New(rand.NewPCG(5, 6))
+	const n = 20000
+	var s00, s01, s11 float64
+	for i := 0; i < n; i++ {
+		f, err := problem.SampleGP(k, x, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s00 += f[0] * f[0]
+		s01 += f[0] * f[1]
+		s11 += f[1] * f[1]
+	}
+	for _, c := range []struct{ got, want float64 }{{s00 / n, 1}, {s01 / n, math.Exp(-0.5)}, {s11 / n, 1}} {
+		if math.Abs(c.got-c.want) > 0.05 {
+			t.Errorf("sample moment %v, want %v", c.got, c.want)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	good := func() *problem.Problem {
+		return &problem.Problem{X: [][]float64{{0}, {1}}, F: []float64{0, 1}, G: [][]float64{{1, -1}}, H: []float64{0}, Seed: []int{0}}
+	}
+	if err := good().Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for name, mutate := range map[string]func(p *problem.Problem){
+		"one action":      func(p *problem.Problem) { p.X, p.F, p.G = p.X[:1], p.F[:1], [][]float64{{1}} },
+		"dim mismatch":    func(p *problem.Problem) { p.X[1] = []float64{1, 2} },
+		"nan":             func(p *problem.Problem) { p.F[1] = math.NaN() },
+		"empty seed":      func(p *problem.Problem) { p.Seed = nil },
+		"unsafe seed":     func(p *problem.Problem) { p.Seed = []int{1} },
+		"seed range":      func(p *problem.Problem) { p.Seed = []int{5} },
+		"threshold count": func(p *problem.Problem) { p.H = []float64{0, 0} },
+		"negative noise":  func(p *problem.Problem) { p.NoiseStd = -1 },
+	} {
+		p := good()
+		mutate(p)
+		if err := p.Validate(); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
