@@ -205,3 +205,18 @@ func (m *Model) Hypothetical(dstMean, dstVar []float64, i int, y float64) {
 		}
 	}
 }
+
+// pop removes the last observation in O(N), undoing Observe up to
+// rounding. Benchmarks use it to time Observe at a fixed t.
+func (m *Model) pop() {
+	t := len(m.acts) - 1
+	n := len(m.x)
+	row := m.v[t*n : (t+1)*n]
+	alpha := m.a[t]
+	for j, r := range row {
+		m.mean[j] -= alpha * r
+		m.vr[j] += r * r
+	}
+	m.v = m.v[:t*n]
+	m.a, m.acts, m.obs, m.ltt = m.a[:t], m.acts[:t], m.obs[:t], m.ltt[:t]
+}

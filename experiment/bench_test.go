@@ -1,0 +1,66 @@
+package experiment_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/experiment"
+	"github.com/safegp/safegp/kernel"
+	"github.com/safegp/safegp/problem"
+)
+
+// benchProblem returns N actions uniform in the unit disk with smooth f and
+// g (a few sinusoids, cheap to build at any N, unlike a GP draw whose
+// Cholesky costs O(N³)), and as seeds the safe actions nearest the origin.
+func benchProblem(n int) (*problem.Problem, *problem.Info) {
+	rng := rand.New(rand.NewPCG(42, uint64(n)))
+	x := problem.UnitBall(rng, n, 2)
+	p := &problem.Problem{X: x, F: make([]float64, n), G: [][]float64{make([]float64, n)}, H: []float64{0}, Epsilon: 0.01, NoiseStd: 0.1}
+	for i, xi := range x {
+		p.F[i] = math.Sin(3*xi[0]) + math.Cos(2*xi[1])
+		p.G[0][i] = 0.6 - xi[0]*xi[0] - 0.5*xi[1]*xi[1] + 0.2*math.Sin(7*xi[1])
+	}
+	for i, xi := range x {
+		if xi[0]*xi[0]+xi[1]*xi[1] < 0.05 && p.G[0][i] >= 0 && len(p.Seed) < 20 {
+			p.Seed = append(p.Seed, i)
+		}
+	}
+	info, err := p.Analyze()
+	if err != nil {
+		panic(err)
+	}
+	return p, info
+}
+
+// BenchmarkPlay times one whole run of T = 500 rounds (the paper's
+// setting is N = 100; issue targets: ≤ 50 ms at N = 100, ≤ 5 s and ≤ 1 GiB
+// at N = 10 000). The problem is built once, outside the timer.
+func BenchmarkPlay(b *testing.B) {
+	specs := []bandit.Spec{
+		{Name: "sgp-ucb", Phase1: "uniform", Exploration: bandit.Exploration{Plateau: &bandit.Plateau{Window: 20, Cap: 100}}},
+		{Name: "gp-ucb-oracle"},
+	}
+	for _, n := range []int{100, 10000} {
+		p, info := benchProblem(n)
+		for _, s := range specs {
+			b.Run(fmt.Sprintf("%s/N=%d", s.Name, n), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					env := &bandit.Env{
+						X: p.X, Seed: p.Seed, H: p.H, Epsilon: p.Epsilon,
+						Objective:   kernel.SE{Variance: 1, Lengthscale: 1},
+						Constraints: []kernel.Kernel{kernel.SE{Variance: 1, Lengthscale: 0.1}},
+						NoiseStd:    0.1, Delta: 0.01, Beta: bandit.PaperBeta, Horizon: 500,
+						Rand: rand.New(rand.NewPCG(1, 2)), TrueSafe: info.SafeTrue, Lipschitz: info.Lipschitz,
+					}
+					if _, err := experiment.Play(&s, env, p, info, rand.New(rand.NewPCG(3, 4))); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,4 @@
+package gp
+
+// Pop exposes pop to the benchmarks.
+var Pop = (*Model).pop
