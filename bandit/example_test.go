@@ -13,7 +13,7 @@ import (
 // system.
 func Example() {
 	x := [][]float64{{0}, {0.25}, {0.5}, {0.75}, {1}}
-	f := []float64{0, 0.3, 0.6, 0.9, 1.2} // unknown reward
+	f := []float64{0, 0.3, 0.6, 0.9, 1.2}  // unknown reward
 	g := []float64{1, 0.8, 0.5, 0.1, -0.4} // unknown constraint, safe when ≥ 0
 	policy, err := bandit.New(
 		&bandit.Spec{Name: "sgp-ucb", Phase1: "uncertainty", Exploration: bandit.Exploration{Fixed: ptr(3)}},
