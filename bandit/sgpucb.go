@@ -7,14 +7,10 @@ type SGPUCB struct {
 	next        cached
 	uncertainty bool
 	keepSeed    bool
-	rule        Exploration
-	tPrime      int  // T', valid when decided
-	decided     bool // T' known
+	phase       phase
 	safe        []bool
 	isSeed      []bool
 	size        int
-	runStart    int // plateau: first round k with |D^s_k| … |D^s_now| all equal
-	lastSize    int
 }
 
 func newSGPUCB(env *Env, uncertainty bool, rule Exploration, keepSeed bool) *SGPUCB {
@@ -22,16 +18,13 @@ func newSGPUCB(env *Env, uncertainty bool, rule Exploration, keepSeed bool) *SGP
 		models:      newModels(env, true),
 		uncertainty: uncertainty,
 		keepSeed:    keepSeed,
-		rule:        rule,
+		phase:       newPhase(rule, env.Horizon),
 		safe:        make([]bool, len(env.X)),
 		isSeed:      make([]bool, len(env.X)),
-		runStart:    1,
-		lastSize:    -1,
 	}
 	for _, i := range env.Seed {
 		s.isSeed[i] = true
 	}
-	s.tPrime, s.decided = rule.Length(env.Horizon)
 	return s
 }
 
@@ -43,10 +36,8 @@ func (s *SGPUCB) Next() int {
 	}
 	s.beta()
 	s.size = s.gpSafe(s.safe)
-	if !s.decided {
-		s.plateau(t)
-	}
-	if !s.decided || t <= s.tPrime {
+	s.phase.start(t, s.size)
+	if s.phase.in(t) {
 		return s.next.set(t, s.explore())
 	}
 	a := s.argmaxUpper(func(i int) bool { return s.safe[i] || (s.keepSeed && s.isSeed[i]) })
@@ -55,22 +46,6 @@ func (s *SGPUCB) Next() int {
 		a = s.argmaxUpper(func(i int) bool { return s.isSeed[i] })
 	}
 	return s.next.set(t, a)
-}
-
-// plateau applies the plateau rule at the start of round t, when
-// |D^s_1| … |D^s_t| are known: phase 1 ends after round t−1 if
-// |D^s_t| equals each of the last window sizes before it, or if t−1 = cap.
-func (s *SGPUCB) plateau(t int) {
-	p := s.rule.Plateau
-	if s.size != s.lastSize {
-		s.runStart, s.lastSize = t, s.size
-	}
-	switch {
-	case t-1 >= min(p.Cap, s.env.Horizon):
-		s.tPrime, s.decided = t-1, true
-	case t-1 >= 1 && t-s.runStart >= p.Window:
-		s.tPrime, s.decided = t-1, true
-	}
 }
 
 // explore is the phase-1 rule: a uniformly random seed action, or the seed
@@ -101,9 +76,4 @@ func (s *SGPUCB) SafeSetSize() int { return s.size }
 
 // ExplorationRounds implements Policy: T', or the rounds explored so far
 // while the plateau rule has not ended phase 1.
-func (s *SGPUCB) ExplorationRounds() int {
-	if s.decided {
-		return min(s.tPrime, s.t)
-	}
-	return s.t
-}
+func (s *SGPUCB) ExplorationRounds() int { return s.phase.rounds(s.t) }

@@ -47,6 +47,7 @@ type Model struct {
 	krow  []float64 // scratch: k(x, D)
 	ltt   []float64 // diagonal of L
 	noise float64   // σ as configured
+	sigma []float64 // N×N posterior covariance, when kept (KeepCovariance)
 }
 
 // New returns the prior model for kernel k on decision set x, with
@@ -135,6 +136,34 @@ func (m *Model) Std(i int) float64 { return math.Sqrt(math.Max(m.vr[i], 0)) }
 // Actions returns the indices observed so far, in order.
 func (m *Model) Actions() []int { return m.acts }
 
+// KeepCovariance makes the model hold the full N×N posterior covariance
+// from now on: it costs N² floats and an O(N²) rank-one update per
+// observation, and makes every covariance row an O(N) copy instead of an
+// O(N·t) product. Worth it when many rows are needed per round (SafeOpt's
+// expander test, SPEC §5) and N is moderate.
+func (m *Model) KeepCovariance() {
+	if m.sigma != nil {
+		return
+	}
+	n := len(m.x)
+	sigma := make([]float64, n*n)
+	for i := range n {
+		m.Covariance(sigma[i*n:(i+1)*n], i)
+	}
+	m.sigma = sigma
+}
+
+// CovarianceRow returns the posterior covariance between action i and every
+// action, in a slice owned by the model: read it before the next call to
+// any method.
+func (m *Model) CovarianceRow(i int) []float64 {
+	if m.sigma != nil {
+		n := len(m.x)
+		return m.sigma[i*n : (i+1)*n]
+	}
+	return m.Covariance(m.cov, i)
+}
+
 // Covariance writes the posterior covariance between action i and every
 // action of D into dst (length N) and returns it: k(x_i, D) − Vᵀ V[:, i].
 // Cost O(N·t).
@@ -142,6 +171,10 @@ func (m *Model) Covariance(dst []float64, i int) []float64 {
 	n := len(m.x)
 	if len(dst) != n {
 		panic("gp: Covariance: dst has wrong length")
+	}
+	if m.sigma != nil {
+		copy(dst, m.sigma[i*n:(i+1)*n])
+		return dst
 	}
 	xi := m.x[i]
 	for j, xj := range m.x {
@@ -181,6 +214,11 @@ func (m *Model) Observe(i int, y float64) {
 		m.mean[j] += alpha * r
 		m.vr[j] -= r * r
 	}
+	if m.sigma != nil {
+		// Σ ← Σ − v_t v_tᵀ
+		blas64.Ger(-1, blas64.Vector{N: n, Inc: 1, Data: row}, blas64.Vector{N: n, Inc: 1, Data: row},
+			blas64.General{Rows: n, Cols: n, Stride: n, Data: m.sigma})
+	}
 	m.a = append(m.a, alpha)
 	m.acts = append(m.acts, i)
 	m.obs = append(m.obs, y)
@@ -191,7 +229,7 @@ func (m *Model) Observe(i int, y float64) {
 // skip) the posterior that observing y at action i would give, leaving the
 // model unchanged (SafeOpt's expander test, SPEC §5). Cost O(N·t).
 func (m *Model) Hypothetical(dstMean, dstVar []float64, i int, y float64) {
-	c := m.Covariance(m.cov, i)
+	c := m.CovarianceRow(i)
 	d := math.Max(c[i], 0) + m.noiseVar
 	gain := (y - m.mean[i]) / d
 	if dstMean != nil {
@@ -212,6 +250,10 @@ func (m *Model) pop() {
 	t := len(m.acts) - 1
 	n := len(m.x)
 	row := m.v[t*n : (t+1)*n]
+	if m.sigma != nil {
+		blas64.Ger(1, blas64.Vector{N: n, Inc: 1, Data: row}, blas64.Vector{N: n, Inc: 1, Data: row},
+			blas64.General{Rows: n, Cols: n, Stride: n, Data: m.sigma})
+	}
 	alpha := m.a[t]
 	for j, r := range row {
 		m.mean[j] -= alpha * r

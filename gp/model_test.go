@@ -95,6 +95,7 @@ func TestObserveMatchesScratch(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, uint64(c.n)))
 			x := randPoints(rng, c.n, c.d)
 			m := gp.New(c.k, x, c.noiseStd)
+			withCov := gp.New(c.k, x, c.noiseStd) // full-covariance mode, switched on midway
 			var acts []int
 			var ys []float64
 			for s := 0; s < c.t; s++ {
@@ -104,6 +105,10 @@ func TestObserveMatchesScratch(t *testing.T) {
 				}
 				y := rng.NormFloat64()
 				m.Observe(i, y)
+				if s == c.t/3 {
+					withCov.KeepCovariance()
+				}
+				withCov.Observe(i, y)
 				acts = append(acts, i)
 				ys = append(ys, y)
 			}
@@ -118,6 +123,12 @@ func TestObserveMatchesScratch(t *testing.T) {
 				}
 				if e := relErr(m.Var()[j], vr[j], scale); e > 1e-9 {
 					t.Errorf("var[%d] = %v, scratch %v (rel %g)", j, m.Var()[j], vr[j], e)
+				}
+				if e := relErr(withCov.Mean()[j], mean[j], 1+math.Abs(mean[j])); e > 1e-9 {
+					t.Errorf("covariance mode: mean[%d] = %v, scratch %v (rel %g)", j, withCov.Mean()[j], mean[j], e)
+				}
+				if e := relErr(withCov.Var()[j], vr[j], scale); e > 1e-9 {
+					t.Errorf("covariance mode: var[%d] = %v, scratch %v (rel %g)", j, withCov.Var()[j], vr[j], e)
 				}
 			}
 		})
@@ -153,11 +164,16 @@ func TestHypotheticalLeavesModelUnchanged(t *testing.T) {
 	x := randPoints(rng, 30, 2)
 	k := kernel.Matern52{Variance: 1, Lengthscale: 0.4}
 	m, ref := gp.New(k, x, 0.1), gp.New(k, x, 0.1)
+	full := gp.New(k, x, 0.1)
+	full.KeepCovariance()
 	for s := 0; s < 20; s++ {
 		i, y := rng.IntN(30), rng.NormFloat64()
 		m.Observe(i, y)
 		ref.Observe(i, y)
+		full.Observe(i, y)
 	}
+	fm, fv := make([]float64, 30), make([]float64, 30)
+	full.Hypothetical(fm, fv, 7, 1.5)
 	before := append([]float64(nil), m.Mean()...)
 	hm, hv := make([]float64, 30), make([]float64, 30)
 	m.Hypothetical(hm, hv, 7, 1.5)
@@ -165,6 +181,9 @@ func TestHypotheticalLeavesModelUnchanged(t *testing.T) {
 	for j := range x {
 		if m.Mean()[j] != before[j] {
 			t.Fatalf("model changed at %d", j)
+		}
+		if math.Abs(fm[j]-hm[j]) > 1e-12 || math.Abs(fv[j]-hv[j]) > 1e-12 {
+			t.Errorf("covariance mode hypothetical[%d] = (%v,%v), want (%v,%v)", j, fm[j], fv[j], hm[j], hv[j])
 		}
 		if math.Abs(hm[j]-ref.Mean()[j]) > 1e-12 || math.Abs(hv[j]-ref.Var()[j]) > 1e-12 {
 			t.Errorf("hypothetical[%d] = (%v,%v), observe gives (%v,%v)", j, hm[j], hv[j], ref.Mean()[j], ref.Var()[j])
