@@ -199,6 +199,12 @@ func TestSpecCheck(t *testing.T) {
 		{Name: "naive-sgp-ucb", Phase1: "uniform"},
 		{Name: "bogus"},
 		{},
+		{Name: "safeopt", Exploration: bandit.Exploration{Fixed: ptr(3)}},
+		{Name: "safeopt-mc"},
+		{Name: "stageopt", Exploration: bandit.Exploration{Theory: true}},
+		{Name: "safeopt", SafeSet: "exact"},
+		{Name: "safeopt", SafeSet: "gp", Lipschitz: &bandit.Lipschitz{Value: 1}},
+		{Name: "stageopt", Phase1: "uniform", Exploration: bandit.Exploration{Fixed: ptr(3)}},
 	} {
 		if err := s.Check(10); err == nil {
 			t.Errorf("%+v: no error", s)

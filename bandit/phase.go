@@ -24,7 +24,7 @@ func newPhase(rule Exploration, horizon int) phase {
 // rounds (|S_{t−window}| = … = |S_t|), or when t−1 reaches the cap or the
 // horizon.
 func (p *phase) start(t, size int) {
-	if p.decided {
+	if p.decided || p.rule.Plateau == nil {
 		return
 	}
 	if size != p.lastSize {

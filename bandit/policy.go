@@ -63,6 +63,13 @@ func New(s *Spec, env *Env) (Policy, error) {
 			return nil, fmt.Errorf("%w: gp-ucb-oracle needs the true safe set, which this problem does not provide", ErrConfig)
 		}
 		return newOracle(env), nil
+	case "safeopt", "safeopt-mc", "stageopt":
+		lip := s.SafeSet != "gp"
+		if lip && (s.Lipschitz == nil || s.Lipschitz.Auto) && len(env.Lipschitz) != len(env.Constraints) {
+			return nil, fmt.Errorf("%w: lipschitz: auto needs the true constraints, which this problem does not provide; give a number", ErrConfig)
+		}
+		v := map[string]variant{"safeopt": variantSafeOpt, "safeopt-mc": variantMC, "stageopt": variantStage}[s.Name]
+		return newSafeOpt(env, v, s), nil
 	}
 	return nil, fmt.Errorf("%w: name: unknown algorithm %q", ErrConfig, s.Name)
 }

@@ -194,7 +194,7 @@ type Spec struct {
 }
 
 // Names lists the algorithm names New accepts.
-var Names = []string{"sgp-ucb", "naive-sgp-ucb", "gp-ucb-oracle"}
+var Names = []string{"sgp-ucb", "naive-sgp-ucb", "gp-ucb-oracle", "safeopt", "safeopt-mc", "stageopt"}
 
 // DisplayLabel is the label, defaulting to the name.
 func (s *Spec) DisplayLabel() string {
@@ -254,7 +254,30 @@ func (s *Spec) Check(horizon int) error {
 	case "":
 		return bad("name", "missing (one of %v)", Names)
 	case "safeopt", "safeopt-mc", "stageopt":
-		return bad("name", "%q is not available yet (one of %v)", s.Name, Names)
+		keys := []string{"safe_set", "lipschitz"}
+		if s.Name != "safeopt" {
+			keys = append(keys, "exploration")
+		}
+		if err := only(keys...); err != nil {
+			return err
+		}
+		switch s.SafeSet {
+		case "", "lipschitz":
+		case "gp":
+			if s.Lipschitz != nil {
+				return bad("lipschitz", "only used with safe_set: lipschitz")
+			}
+		default:
+			return bad("safe_set", "unknown mode %q (lipschitz, gp)", s.SafeSet)
+		}
+		if s.Name != "safeopt" {
+			if s.Exploration.IsZero() {
+				return bad("exploration", "missing: give {fixed: n} or {plateau: {window: w, cap: c}}")
+			}
+			if s.Exploration.Theory {
+				return bad("exploration", "theory sets T' for sgp-ucb only; use fixed or plateau")
+			}
+		}
 	default:
 		return bad("name", "unknown algorithm %q (one of %v)", s.Name, Names)
 	}

@@ -29,9 +29,6 @@ func TestGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cfg, err := experiment.Load(path)
 			if err != nil {
-				if strings.Contains(err.Error(), "not available yet") {
-					t.Skipf("algorithms not implemented yet: %v", err)
-				}
 				t.Fatal(err)
 			}
 			raw, err := os.ReadFile(strings.TrimSuffix(path, ".yaml") + ".expected.json")

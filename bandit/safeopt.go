@@ -1,0 +1,347 @@
+package bandit
+
+import (
+	"math"
+)
+
+type variant int
+
+const (
+	variantSafeOpt variant = iota // Sui et al. 2015
+	variantMC                     // Berkenkamp et al. 2016, with the paper's switch at t*
+	variantStage                  // Sui et al. 2018
+)
+
+// SafeOpt is the SafeOpt family of SPEC §5: SafeOpt, SafeOpt-MC and
+// StageOpt share the confidence intervals, the safe set S_t, the
+// maximizers M_t and the expanders G_t, and differ in how they choose.
+type SafeOpt struct {
+	models
+	next    cached
+	variant variant
+	lip     bool      // safe_set: lipschitz (else gp)
+	l       []float64 // L_i, lipschitz mode
+	phase   phase     // t* (SafeOpt-MC) or stage 1 (StageOpt)
+	eps     float64
+
+	gps    []gpView    // f, g_1 … g_m
+	lo, hi [][]float64 // bounds per GP, same order
+	safe   []bool      // S_t
+	prev   []int       // members of S_{t−1}
+	out    []int       // actions outside S_t
+	size   int
+	isSeed []bool
+	inM    []bool
+	inG    []bool
+}
+
+// gpView names a model's parts the set computations read.
+type gpView struct {
+	prior []float64 // k(x,x)
+	model interface {
+		Mean() []float64
+		Var() []float64
+		Std(i int) float64
+		CovarianceRow(i int) []float64
+		NoiseVar() float64
+	}
+}
+
+func newSafeOpt(env *Env, v variant, s *Spec) *SafeOpt {
+	n := len(env.X)
+	o := &SafeOpt{
+		models:  newModels(env, true),
+		variant: v,
+		lip:     s.SafeSet != "gp",
+		phase:   newPhase(s.Exploration, env.Horizon),
+		eps:     env.Epsilon,
+		safe:    make([]bool, n),
+		isSeed:  make([]bool, n),
+		inM:     make([]bool, n),
+		inG:     make([]bool, n),
+	}
+	if o.lip {
+		o.l = make([]float64, len(env.Constraints))
+		for i := range o.l {
+			if s.Lipschitz == nil || s.Lipschitz.Auto {
+				o.l[i] = env.Lipschitz[i]
+			} else {
+				o.l[i] = s.Lipschitz.Value
+			}
+		}
+	} else {
+		// The GP expander test reads a covariance row per candidate.
+		for _, g := range o.g {
+			g.KeepCovariance()
+		}
+	}
+	o.gps = append(o.gps, gpView{o.f.Prior(), o.f})
+	for _, g := range o.g {
+		o.gps = append(o.gps, gpView{g.Prior(), g})
+	}
+	for range o.gps {
+		lo, hi := make([]float64, n), make([]float64, n)
+		for i := range lo {
+			lo[i], hi[i] = math.Inf(-1), math.Inf(1)
+		}
+		o.lo, o.hi = append(o.lo, lo), append(o.hi, hi)
+	}
+	for _, i := range env.Seed {
+		o.isSeed[i] = true
+		o.safe[i] = true
+	}
+	return o
+}
+
+// Next implements Policy.
+func (o *SafeOpt) Next() int {
+	t := o.t + 1
+	if a, ok := o.next.get(t); ok {
+		return a
+	}
+	o.beta()
+	o.bounds()
+	o.safeSet()
+	o.phase.start(t, o.size)
+	var a int
+	switch {
+	case o.variant == variantSafeOpt || (o.variant == variantMC && o.phase.in(t)):
+		o.maximizers()
+		o.expanders()
+		a = o.argmax(o.width, func(i int) bool { return o.inG[i] || o.inM[i] })
+	case o.variant == variantMC:
+		a = o.argmax(func(i int) float64 { return o.lo[0][i] }, o.inSafe)
+	case o.phase.in(t):
+		o.expanders()
+		a = o.argmax(o.constraintWidth, func(i int) bool { return o.inG[i] })
+		if a < 0 || o.constraintWidth(a) <= o.eps {
+			o.phase.stop(t)
+			a = o.argmax(func(i int) float64 { return o.hi[0][i] }, o.inSafe)
+		}
+	default:
+		a = o.argmax(func(i int) float64 { return o.hi[0][i] }, o.inSafe)
+	}
+	return o.next.set(t, a)
+}
+
+func (o *SafeOpt) inSafe(i int) bool { return o.safe[i] }
+
+// bounds sets [ℓ_t, u_t] = μ ∓ β_t^{1/2}σ for every GP: intersected with
+// the previous interval in lipschitz mode (Sui et al. 2015), recomputed in gp
+// mode.
+func (o *SafeOpt) bounds() {
+	for j, g := range o.gps {
+		mean, lo, hi := g.model.Mean(), o.lo[j], o.hi[j]
+		for i := range lo {
+			w := o.sqb * g.model.Std(i)
+			if o.lip {
+				lo[i] = math.Max(lo[i], mean[i]-w)
+				hi[i] = math.Min(hi[i], mean[i]+w)
+			} else {
+				lo[i], hi[i] = mean[i]-w, mean[i]+w
+			}
+		}
+	}
+}
+
+// safeSet updates S_t (SPEC §5) and the list of actions outside it.
+func (o *SafeOpt) safeSet() {
+	x := o.env.X
+	if o.lip {
+		// S_t = S_{t−1} ∪ ⋂_i ⋃_{x'∈S_{t−1}} {x : ℓ_{g_i,t}(x') − L_i‖x − x'‖ ≥ h_i}
+		o.prev = o.prev[:0]
+		for i, in := range o.safe {
+			if in {
+				o.prev = append(o.prev, i)
+			}
+		}
+		for i := range x {
+			if o.safe[i] {
+				continue
+			}
+			all := true
+			for c := range o.g {
+				lo, h, l := o.lo[1+c], o.env.H[c], o.l[c]
+				any := false
+				for _, p := range o.prev {
+					if lo[p]-l*dist(x[i], x[p]) >= h {
+						any = true
+						break
+					}
+				}
+				if !any {
+					all = false
+					break
+				}
+			}
+			o.safe[i] = all
+		}
+	} else {
+		// S_t = D^w ∪ {x : ℓ_{g_i,t}(x) ≥ h_i ∀i}
+		for i := range x {
+			in := true
+			for c := range o.g {
+				if o.lo[1+c][i] < o.env.H[c] {
+					in = false
+					break
+				}
+			}
+			o.safe[i] = in || o.isSeed[i]
+		}
+	}
+	o.size = 0
+	o.out = o.out[:0]
+	for i, in := range o.safe {
+		if in {
+			o.size++
+		} else {
+			o.out = append(o.out, i)
+		}
+	}
+}
+
+// maximizers sets M_t = {x ∈ S_t : u_f(x) ≥ max_{S_t} ℓ_f}.
+func (o *SafeOpt) maximizers() {
+	best := math.Inf(-1)
+	for i, in := range o.safe {
+		if in {
+			best = math.Max(best, o.lo[0][i])
+		}
+	}
+	for i, in := range o.safe {
+		o.inM[i] = in && o.hi[0][i] >= best
+	}
+}
+
+// expanders sets G_t ⊆ S_t: the safe actions whose optimistic constraint
+// values could certify some action outside S_t. Every candidate is tested.
+func (o *SafeOpt) expanders() {
+	x := o.env.X
+	for i, in := range o.safe {
+		o.inG[i] = false
+		if !in || len(o.out) == 0 {
+			continue
+		}
+		if o.lip {
+			// ∃x' ∉ S_t ∀i: u_{g_i,t}(x) − L_i‖x − x'‖ ≥ h_i
+			for _, p := range o.out {
+				d := dist(x[i], x[p])
+				ok := true
+				for c := range o.g {
+					if o.hi[1+c][i]-o.l[c]*d < o.env.H[c] {
+						ok = false
+						break
+					}
+				}
+				if ok {
+					o.inG[i] = true
+					break
+				}
+			}
+			continue
+		}
+		o.inG[i] = o.gpExpander(i)
+	}
+}
+
+// gpExpander reports whether hypothetical observations z_i = u_{g_i,t}(x)
+// at action x (model noise, same β_t) would give some x' ∉ S_t
+// ℓ_{g_i}(x') ≥ h_i for every i. The rank-one update of each posterior is
+// applied only where it is read.
+func (o *SafeOpt) gpExpander(x int) bool {
+	// Per constraint: the covariance row with x, the gain and the
+	// variance denominator of the rank-one update.
+	type upd struct {
+		c          []float64
+		gain, den  float64
+		mean, vari []float64
+	}
+	var buf [4]upd
+	us := buf[:0]
+	for _, g := range o.g {
+		c := g.CovarianceRow(x)
+		den := math.Max(c[x], 0) + g.NoiseVar()
+		us = append(us, upd{c: c, gain: o.sqb * g.Std(x) / den, den: den, mean: g.Mean(), vari: g.Var()})
+	}
+	for _, p := range o.out {
+		ok := true
+		for k := range us {
+			u := &us[k]
+			c := u.c[p]
+			mean := u.mean[p] + u.gain*c
+			v := u.vari[p] - c*c/u.den
+			if mean-o.sqb*math.Sqrt(math.Max(v, 0)) < o.env.H[k] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// width is w_t(x) = max_j (u_j − ℓ_j)/√k_j(x,x) over f and every g_i.
+func (o *SafeOpt) width(i int) float64 {
+	w := math.Inf(-1)
+	for j, g := range o.gps {
+		w = math.Max(w, (o.hi[j][i]-o.lo[j][i])/scale(g.prior[i]))
+	}
+	return w
+}
+
+// constraintWidth is StageOpt's stage-1 score, max_i (u_{g_i} − ℓ_{g_i})/√k_{g_i}(x,x).
+func (o *SafeOpt) constraintWidth(i int) float64 {
+	w := math.Inf(-1)
+	for j := 1; j < len(o.gps); j++ {
+		w = math.Max(w, (o.hi[j][i]-o.lo[j][i])/scale(o.gps[j].prior[i]))
+	}
+	return w
+}
+
+func scale(prior float64) float64 {
+	if prior <= 0 {
+		return 1
+	}
+	return math.Sqrt(prior)
+}
+
+// argmax returns the action of largest score among those in the set, the
+// lowest index on ties, or −1 for an empty set.
+func (o *SafeOpt) argmax(score func(i int) float64, in func(i int) bool) int {
+	best, bv := -1, 0.0
+	for i := range o.env.X {
+		if !in(i) {
+			continue
+		}
+		if v := score(i); best < 0 || v > bv {
+			best, bv = i, v
+		}
+	}
+	return best
+}
+
+// Observe implements Policy.
+func (o *SafeOpt) Observe(i int, y float64, z []float64) { o.observe(i, y, z) }
+
+// SafeSetSize implements Policy: |S_t|.
+func (o *SafeOpt) SafeSetSize() int { return o.size }
+
+// ExplorationRounds implements Policy: t* for SafeOpt-MC, the stage-1
+// length for StageOpt, 0 for SafeOpt.
+func (o *SafeOpt) ExplorationRounds() int {
+	if o.variant == variantSafeOpt {
+		return 0
+	}
+	return o.phase.rounds(o.t)
+}
+
+func dist(a, b []float64) float64 {
+	var s float64
+	for i, ai := range a {
+		d := ai - b[i]
+		s += d * d
+	}
+	return math.Sqrt(s)
+}
