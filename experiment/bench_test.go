@@ -1,6 +1,7 @@
 package experiment_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -61,6 +62,62 @@ func BenchmarkPlay(b *testing.B) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// BenchmarkSafeOpt times whole runs of the SafeOpt family (issue targets:
+// safeopt-mc in lipschitz mode at N = 100, T = 500 ≤ 100 ms; safeopt in gp
+// mode, every expander candidate tested, N = 1 000, T = 300, SE kernels of
+// lengthscale 1 ≤ 10 s).
+func BenchmarkSafeOpt(b *testing.B) {
+	plateau := bandit.Exploration{Plateau: &bandit.Plateau{Window: 20, Cap: 100}}
+	cases := []struct {
+		spec bandit.Spec
+		n, T int
+		lg   float64 // lengthscale of the constraint kernel
+	}{
+		{bandit.Spec{Name: "safeopt-mc", SafeSet: "lipschitz", Lipschitz: &bandit.Lipschitz{Auto: true}, Exploration: plateau}, 100, 500, 0.1},
+		{bandit.Spec{Name: "stageopt", SafeSet: "lipschitz", Lipschitz: &bandit.Lipschitz{Auto: true}, Exploration: plateau}, 100, 500, 0.1},
+		{bandit.Spec{Name: "safeopt", SafeSet: "gp"}, 1000, 300, 1},
+	}
+	for _, c := range cases {
+		p, info := benchProblem(c.n)
+		b.Run(fmt.Sprintf("%s-%s/N=%d/T=%d", c.spec.Name, c.spec.SafeSet, c.n, c.T), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				env := &bandit.Env{
+					X: p.X, Seed: p.Seed, H: p.H, Epsilon: p.Epsilon,
+					Objective:   kernel.SE{Variance: 1, Lengthscale: 1},
+					Constraints: []kernel.Kernel{kernel.SE{Variance: 1, Lengthscale: c.lg}},
+					NoiseStd:    0.1, Delta: 0.01, Beta: bandit.PaperBeta, Horizon: c.T,
+					Rand: rand.New(rand.NewPCG(1, 2)), TrueSafe: info.SafeTrue, Lipschitz: info.Lipschitz,
+				}
+				if _, err := experiment.Play(&c.spec, env, p, info, rand.New(rand.NewPCG(3, 4))); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkRegimes times the paper's whole three-regime comparison
+// (3 × 30 realizations × 5 algorithms, T = 500) from the example configs,
+// on all cores (issue target ≤ 30 s wall on 2 cores).
+func BenchmarkRegimes(b *testing.B) {
+	var cfgs []*experiment.Config
+	for _, r := range []string{"1-10", "11-20", "21-25"} {
+		c, err := experiment.Load("../examples/regime-" + r + ".yaml")
+		if err != nil {
+			b.Fatal(err)
+		}
+		cfgs = append(cfgs, c)
+	}
+	for b.Loop() {
+		for _, c := range cfgs {
+			if _, err := experiment.Execute(context.Background(), c, experiment.Options{}); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 }

@@ -73,3 +73,26 @@ func TestGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestExamplesLoad keeps the example configs valid and in step with the
+// paper's comparison: each names the five algorithms of SPEC §6.2.
+func TestExamplesLoad(t *testing.T) {
+	paths, _ := filepath.Glob("../examples/*.yaml")
+	if len(paths) < 3 {
+		t.Fatalf("%d example configs, want the three regimes", len(paths))
+	}
+	for _, p := range paths {
+		cfg, err := experiment.Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, a := range cfg.Algorithms {
+			names = append(names, a.Name)
+		}
+		want := []string{"sgp-ucb", "stageopt", "safeopt-mc", "naive-sgp-ucb", "gp-ucb-oracle"}
+		if d := cmp.Diff(want, names); d != "" && strings.Contains(p, "regime") {
+			t.Errorf("%s: algorithms (-want +got):\n%s", p, d)
+		}
+	}
+}
