@@ -142,7 +142,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	title := strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0]))
+	title := fmt.Sprintf("%s: mean ± 1 std over %d realizations", strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0])), cfg.Realizations)
 	if err := experiment.Write(*out, res, title); err != nil {
 		return err
 	}
