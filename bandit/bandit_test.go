@@ -1,6 +1,7 @@
 package bandit_test
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/safegp/safegp/gp"
 	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/problem"
+	"github.com/safegp/safegp/theory"
 )
 
 func TestBetaPaper(t *testing.T) {
@@ -193,7 +195,6 @@ func TestExplorationLength(t *testing.T) {
 func TestSpecCheck(t *testing.T) {
 	for _, s := range []bandit.Spec{
 		{Name: "sgp-ucb"},
-		{Name: "sgp-ucb", Exploration: bandit.Exploration{Theory: true}},
 		{Name: "sgp-ucb", Phase1: "random", Exploration: bandit.Exploration{Fixed: ptr(1)}},
 		{Name: "gp-ucb-oracle", KeepSeed: true},
 		{Name: "naive-sgp-ucb", Phase1: "uniform"},
@@ -209,5 +210,38 @@ func TestSpecCheck(t *testing.T) {
 		if err := s.Check(10); err == nil {
 			t.Errorf("%+v: no error", s)
 		}
+	}
+}
+
+func TestTheoryExploration(t *testing.T) {
+	// Linear constraint kernel, seeds e1, e2 and (1,1): Theorem 2 applies and
+	// SGP-UCB explores for exactly the T' that theory.ExplorationLength gives.
+	x := [][]float64{{1, 0}, {0, 1}, {1, 1}, {-1, 0.5}, {0.3, -0.8}}
+	env := &bandit.Env{
+		X: x, Seed: []int{0, 1, 2}, H: []float64{-5}, Epsilon: 0.5,
+		Objective: kernel.Linear{Variance: 1}, Constraints: []kernel.Kernel{kernel.Linear{Variance: 1}},
+		NoiseStd: 0.1, Delta: 0.1, Beta: bandit.PaperBeta, Horizon: 200, Rand: rand.New(rand.NewPCG(1, 1)),
+	}
+	want, err := bandit.TheoryLength(env, theory.Features{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want < 1 || want >= 200 {
+		t.Fatalf("T' = %d: the case should give a T' inside the horizon", want)
+	}
+	pol, err := bandit.New(&bandit.Spec{Name: "sgp-ucb", Exploration: bandit.Exploration{Theory: true}}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := 0; round < 200; round++ {
+		a := pol.Next()
+		pol.Observe(a, 0, []float64{0})
+	}
+	if got := pol.ExplorationRounds(); got != want {
+		t.Errorf("T' = %d, want %d", got, want)
+	}
+	env.Seed = []int{2}
+	if _, err := bandit.New(&bandit.Spec{Name: "sgp-ucb", Exploration: bandit.Exploration{Theory: true}}, env); !errors.Is(err, theory.ErrSeedTooSmall) {
+		t.Errorf("one seed in 2-D: got %v, want ErrSeedTooSmall", err)
 	}
 }

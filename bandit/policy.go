@@ -2,6 +2,7 @@ package bandit
 
 import (
 	"fmt"
+	"github.com/safegp/safegp/theory"
 	"math"
 	"math/rand/v2"
 
@@ -54,7 +55,15 @@ func New(s *Spec, env *Env) (Policy, error) {
 	}
 	switch s.Name {
 	case "sgp-ucb":
-		return newSGPUCB(env, s.Phase1 == "uncertainty", s.Exploration, s.KeepSeed), nil
+		rule := s.Exploration
+		if rule.Theory {
+			tPrime, err := TheoryLength(env, rule.TheoryFeatures)
+			if err != nil {
+				return nil, fmt.Errorf("exploration: theory: %w", err)
+			}
+			rule = Exploration{Fixed: &tPrime}
+		}
+		return newSGPUCB(env, s.Phase1 == "uncertainty", rule, s.KeepSeed), nil
 	case "naive-sgp-ucb":
 		zero := 0
 		return newSGPUCB(env, false, Exploration{Fixed: &zero}, s.KeepSeed), nil
@@ -162,3 +171,24 @@ type cached struct {
 
 func (c *cached) get(t int) (int, bool) { return c.action, c.round == t }
 func (c *cached) set(t, a int) int      { c.round, c.action = t, a; return a }
+
+// TheoryLength is T' = ⌈max(t_ε, t_δ)⌉ of Theorem 2 or 4 (SPEC §4), the
+// largest over the constraints, at most the horizon. It fails when a
+// constraint's λ_− ≤ 0: the seed set is too small for the guarantee.
+func TheoryLength(env *Env, feat theory.Features) (int, error) {
+	tPrime := 0
+	for i, k := range env.Constraints {
+		e, err := theory.ExplorationLength(theory.Problem{
+			X: env.X, Seed: env.Seed, Kernel: k, NoiseStd: env.NoiseStd, Delta: env.Delta,
+			Epsilon: env.Epsilon, Horizon: env.Horizon, M: len(env.Constraints),
+		}, feat)
+		if err != nil {
+			if len(env.Constraints) > 1 {
+				return 0, fmt.Errorf("constraint g%d: %w", i+1, err)
+			}
+			return 0, err
+		}
+		tPrime = max(tPrime, e.TPrime)
+	}
+	return tPrime, nil
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/safegp/safegp/internal/fielderr"
+	"github.com/safegp/safegp/theory"
 	"math"
 	"strconv"
 
@@ -30,8 +31,7 @@ func (b Beta) At(t, m, n int, delta float64) float64 {
 	if !b.Paper {
 		return b.Value
 	}
-	tt := float64(t)
-	return 2 * math.Log(float64(m+1)*float64(n)*tt*tt*math.Pi*math.Pi/(6*delta))
+	return theory.Beta(t, m, n, delta)
 }
 
 // UnmarshalYAML accepts "paper" or a number.
@@ -75,14 +75,27 @@ type Plateau struct {
 type Exploration struct {
 	Fixed   *int     `json:"fixed,omitempty"`
 	Plateau *Plateau `json:"plateau,omitempty"`
-	Theory  bool     `json:"theory,omitempty"`
+	Theory  bool     `json:"-"`
+	// TheoryFeatures picks the feature map Theorem 4 uses for a stationary
+	// constraint kernel (zero: the defaults of theory.Features).
+	TheoryFeatures theory.Features `json:"-"`
+}
+
+// MarshalJSON writes the rule as it is configured.
+func (e Exploration) MarshalJSON() ([]byte, error) {
+	if e.Theory {
+		return json.Marshal(map[string]theory.Features{"theory": e.TheoryFeatures})
+	}
+	type plain Exploration
+	return json.Marshal(plain(e))
 }
 
 // IsZero reports whether no rule was given.
 func (e Exploration) IsZero() bool { return e.Fixed == nil && e.Plateau == nil && !e.Theory }
 
 // UnmarshalYAML accepts {fixed: n}, {plateau: {window: w, cap: c}} (window
-// defaults to 20, cap to 100) and theory (a scalar or {theory: {}}).
+// defaults to 20, cap to 100) and theory (a scalar, or {theory: {features:
+// qff|rff, nodes: n̄, size: D, seed: s}} with every key optional).
 func (e *Exploration) UnmarshalYAML(n *yaml.Node) error {
 	return atLine(n, "exploration", e.unmarshal(n))
 }
@@ -130,10 +143,41 @@ func (e *Exploration) unmarshal(n *yaml.Node) error {
 		}
 		e.Plateau = &p
 	case "theory":
-		if !(val.Kind == yaml.MappingNode && len(val.Content) == 0) && val.Tag != "!!null" {
-			return fmt.Errorf("theory: takes no parameters")
-		}
 		e.Theory = true
+		if val.Kind == yaml.ScalarNode && (val.Tag == "!!null" || val.Value == "") {
+			return nil
+		}
+		if val.Kind != yaml.MappingNode {
+			return fmt.Errorf("theory: want {features: qff|rff, nodes: n, size: n, seed: n}")
+		}
+		f := &e.TheoryFeatures
+		for i := 0; i+1 < len(val.Content); i += 2 {
+			k, vn := val.Content[i].Value, val.Content[i+1]
+			if k == "features" {
+				if vn.Value != "qff" && vn.Value != "rff" {
+					return fmt.Errorf("theory.features: want qff or rff, got %q", vn.Value)
+				}
+				f.Kind = vn.Value
+				continue
+			}
+			v, err := strconv.ParseUint(vn.Value, 10, 64)
+			if vn.Kind != yaml.ScalarNode || err != nil || v < 1 {
+				return fmt.Errorf("theory.%s: want an integer ≥ 1, got %q", k, vn.Value)
+			}
+			switch k {
+			case "nodes":
+				f.Nodes = int(min(v, 1<<20))
+			case "size":
+				if v%2 != 0 {
+					return fmt.Errorf("theory.size: want an even number, got %d", v)
+				}
+				f.Size = int(min(v, 1<<20))
+			case "seed":
+				f.Seed = v
+			default:
+				return fmt.Errorf("theory: unknown key %q (features, nodes, size, seed)", k)
+			}
+		}
 	default:
 		return fmt.Errorf("unknown rule %q (fixed, plateau, theory)", key)
 	}
@@ -239,9 +283,6 @@ func (s *Spec) Check(horizon int) error {
 		}
 		if s.Exploration.IsZero() {
 			return bad("exploration", "missing: give {fixed: n}, {plateau: {window: w, cap: c}} or theory")
-		}
-		if s.Exploration.Theory {
-			return bad("exploration", "theory is not available yet (it comes with the theory package); use fixed or plateau")
 		}
 	case "naive-sgp-ucb":
 		if err := only("keep_seed"); err != nil {

@@ -65,11 +65,58 @@ func splitmix(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
-// instance is one realization's problem with its derived quantities.
-type instance struct {
-	p    *problem.Problem
-	info *problem.Info
+// Instance is one realization's problem with its derived quantities.
+type Instance struct {
+	Problem *problem.Problem
+	Info    *problem.Info
 }
+
+// Instance draws (or reads) the problem of realization r; fixed, if not
+// nil, is the problem file's content, shared by every realization.
+func (c *Config) Instance(r int, fixed *problem.Problem) (Instance, error) {
+	p := fixed
+	if p == nil {
+		var err error
+		p, err = problem.Generate(c.Problem.Generate, c.Problem.Thresholds, c.Problem.Epsilon, c.Problem.NoiseStd, stream(c.Seed, r, streamProblem))
+		if err != nil {
+			return Instance{}, fmt.Errorf("realization %d: problem.generate: %w", r, err)
+		}
+	}
+	info, err := p.Analyze()
+	if err != nil {
+		return Instance{}, fmt.Errorf("realization %d: %w", r, err)
+	}
+	return Instance{p, info}, nil
+}
+
+// Env is what every algorithm knows of realization r: the model kernels of
+// the configuration and the realization's problem and policy stream.
+func (c *Config) Env(r int, in Instance) *bandit.Env {
+	kf, _ := kernel.New(c.objectiveKernel())
+	var kg []kernel.Kernel
+	for _, s := range c.constraintKernels() {
+		k, _ := kernel.New(s)
+		kg = append(kg, k)
+	}
+	return &bandit.Env{
+		X:           in.Problem.X,
+		Seed:        in.Problem.Seed,
+		H:           in.Problem.H,
+		Epsilon:     in.Problem.Epsilon,
+		Objective:   kf,
+		Constraints: kg,
+		NoiseStd:    *c.Model.NoiseStd,
+		Delta:       c.Model.Delta,
+		Beta:        c.beta(),
+		Horizon:     c.Horizon,
+		Rand:        stream(c.Seed, r, streamPolicy),
+		TrueSafe:    in.Info.SafeTrue,
+		Lipschitz:   in.Info.Lipschitz,
+	}
+}
+
+// Noise is the observation-noise stream of realization r.
+func (c *Config) Noise(r int) *rand.Rand { return stream(c.Seed, r, streamNoise) }
 
 // Execute runs every configured algorithm on every realization.
 func Execute(ctx context.Context, c *Config, opt Options) (*Results, error) {
@@ -81,52 +128,19 @@ func Execute(ctx context.Context, c *Config, opt Options) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	insts := make([]instance, c.Realizations)
+	insts := make([]Instance, c.Realizations)
 	if err := parallel(ctx, workers, c.Realizations, func(r int) error {
-		p := fixed
-		if p == nil {
-			g := c.Problem.Generate
-			var err error
-			p, err = problem.Generate(g, c.Problem.Thresholds, c.Problem.Epsilon, c.Problem.NoiseStd, stream(c.Seed, r, streamProblem))
-			if err != nil {
-				return fmt.Errorf("realization %d: problem.generate: %w", r, err)
-			}
-		}
-		info, err := p.Analyze()
-		if err != nil {
-			return fmt.Errorf("realization %d: %w", r, err)
-		}
-		insts[r] = instance{p, info}
-		return nil
+		var err error
+		insts[r], err = c.Instance(r, fixed)
+		return err
 	}); err != nil {
 		return nil, err
-	}
-	kf, _ := kernel.New(c.objectiveKernel())
-	var kg []kernel.Kernel
-	for _, s := range c.constraintKernels() {
-		k, _ := kernel.New(s)
-		kg = append(kg, k)
 	}
 	na := len(c.Algorithms)
 	runs := make([]Run, na*c.Realizations)
 	err = parallel(ctx, workers, len(runs), func(j int) error {
 		a, r := j/c.Realizations, j%c.Realizations
-		env := &bandit.Env{
-			X:           insts[r].p.X,
-			Seed:        insts[r].p.Seed,
-			H:           insts[r].p.H,
-			Epsilon:     insts[r].p.Epsilon,
-			Objective:   kf,
-			Constraints: kg,
-			NoiseStd:    *c.Model.NoiseStd,
-			Delta:       c.Model.Delta,
-			Beta:        c.beta(),
-			Horizon:     c.Horizon,
-			Rand:        stream(c.Seed, r, streamPolicy),
-			TrueSafe:    insts[r].info.SafeTrue,
-			Lipschitz:   insts[r].info.Lipschitz,
-		}
-		run, err := Play(&c.Algorithms[a], env, insts[r].p, insts[r].info, stream(c.Seed, r, streamNoise))
+		run, err := Play(&c.Algorithms[a], c.Env(r, insts[r]), insts[r].Problem, insts[r].Info, c.Noise(r))
 		if err != nil {
 			return fmt.Errorf("algorithms[%d] (%s), realization %d: %w", a, c.Algorithms[a].DisplayLabel(), r, err)
 		}

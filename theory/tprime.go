@@ -95,7 +95,7 @@ func ExplorationLength(p Problem, feat Features) (*Exploration, error) {
 				var ok bool
 				nodes, ok = QFFNodesFor(d, lEff, e.Eps0Target, MaxQFFNodes)
 				if !ok {
-					return nil, fmt.Errorf("%w: no QFF with up to %d nodes per dimension reaches Theorem 4's ε_0 ≤ %.3g (lengthscale %g on a decision set of side %g); fix theory.nodes to proceed without the guarantee", ErrSeedTooSmall, MaxQFFNodes, e.Eps0Target, se.Lengthscale, boxSide(p.X))
+					return e, fmt.Errorf("%w: no QFF with up to %d nodes per dimension reaches Theorem 4's ε_0 ≤ %.3g (lengthscale %g on a decision set of side %.3g); set the number of nodes to proceed without the guarantee", ErrSeedTooSmall, MaxQFFNodes, e.Eps0Target, se.Lengthscale, boxSide(p.X))
 				}
 			}
 			e.Nodes = nodes

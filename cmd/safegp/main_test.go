@@ -117,7 +117,7 @@ func TestBadInput(t *testing.T) {
 		{name: "one action", csv: "x1,f,g1,seed\n0,0.1,1,1\n", want: []string{"at least 2 actions", "1"}},
 		{name: "empty eps-safe set", from: "epsilon: 0.01", to: "epsilon: 5", want: []string{"ε-safe", "5"}},
 		{name: "unknown algorithm", from: "name: gp-ucb-oracle", to: "name: gp-ucb-orakel", want: []string{"algorithms[1].name", "gp-ucb-orakel"}},
-		{name: "exploration theory", from: "exploration: {fixed: 5}", to: "exploration: theory", want: []string{"algorithms[0].exploration", "theory"}},
+		{name: "exploration theory", from: "exploration: {fixed: 5}", to: "exploration: theory", want: []string{"algorithms[0]", "exploration: theory", "seed set too small", "λ̃_− = 0"}},
 		{name: "bad exploration", from: "exploration: {fixed: 5}", to: "exploration: {fixd: 5}", want: []string{"exploration", "fixd"}},
 		{name: "bad beta", from: "delta: 0.1", to: "delta: 0.1\n  beta: papr", want: []string{"beta", "papr"}},
 		{name: "duplicate label", from: "name: gp-ucb-oracle", to: "name: gp-ucb-oracle, label: sgp-ucb", want: []string{"algorithms[1].label", "sgp-ucb"}},
@@ -182,5 +182,36 @@ func TestUsageErrors(t *testing.T) {
 		if err == nil || exitCode(err) != 2 {
 			t.Errorf("%v: got %v, want a usage error (exit 2)", args, err)
 		}
+	}
+}
+
+func TestBound(t *testing.T) {
+	// A linear constraint kernel with seeds e1, e2 in R²: Theorem 2 applies
+	// (d_g = 2) and the theory gives a T' within the horizon.
+	csv := "x1,x2,f,g1,seed\n1,0,0.5,1,1\n0,1,0.2,1,1\n0.5,0.5,0.4,0.9,0\n-1,0,0.1,-2,0\n"
+	config := strings.NewReplacer(
+		"objective: {kernel: se, lengthscale: 0.5}", "objective: {kernel: linear}",
+		"constraints: [{kernel: se, lengthscale: 0.5}]", "constraints: [{kernel: linear}]",
+		"exploration: {fixed: 5}", "exploration: theory",
+		"epsilon: 0.01", "epsilon: 0.5",
+		"horizon: 20", "horizon: 2000",
+	).Replace(goodConfig)
+	cfg, _ := setup(t, config, csv)
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"bound", cfg}, &stdout, &stderr); err != nil {
+		t.Fatalf("bound: %v\n%s", err, stderr.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{"β_T", "γ_T bound", "C_1", "Theorem 2, linear features, dimension 2", "λ_−", "regret bound", "rule sgp-ucb", "theory"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	stdout.Reset()
+	if err := run([]string{"bound", "--json", cfg}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), `"t_prime"`) {
+		t.Errorf("JSON lacks t_prime:\n%s", stdout.String())
 	}
 }

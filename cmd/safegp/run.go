@@ -36,6 +36,7 @@ const usage = `safegp — safe Gaussian-process bandit optimization
 
 Usage:
   safegp run CONFIG --out DIR [--workers N]   run an experiment
+  safegp bound CONFIG                        the paper's theory quantities for a configured problem
   safegp help [COMMAND]                      show help
 
 Run 'safegp run --help' for the configuration format.
@@ -49,9 +50,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "run":
 		return runCmd(args[1:], stdout, stderr)
+	case "bound":
+		return boundCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
-		if len(args) > 1 && args[1] == "run" {
-			return runCmd([]string{"--help"}, stdout, stderr)
+		if len(args) > 1 {
+			switch args[1] {
+			case "run":
+				return runCmd([]string{"--help"}, stdout, stderr)
+			case "bound":
+				return boundCmd([]string{"--help"}, stdout, stderr)
+			}
 		}
 		fmt.Fprint(stdout, usage)
 		return nil
