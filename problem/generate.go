@@ -22,6 +22,9 @@ type DecisionSetSpec struct {
 	Size   int          `yaml:"size,omitempty" json:"size,omitempty"`
 	Bounds [][2]float64 `yaml:"bounds,omitempty" json:"bounds,omitempty"`
 	Points []int        `yaml:"points,omitempty" json:"points,omitempty"`
+	// Basis appends the standard basis vectors e_1 … e_d after the drawn
+	// points (the paper's linear-kernel experiment).
+	Basis bool `yaml:"basis,omitempty" json:"basis,omitempty"`
 }
 
 // SeedSetSpec describes how the seed set D^w is chosen.
@@ -34,6 +37,8 @@ type SeedSetSpec struct {
 	From string `yaml:"from,omitempty" json:"from,omitempty"`
 	// Indices fixes the seed set instead; each must be truly safe.
 	Indices []int `yaml:"indices,omitempty" json:"indices,omitempty"`
+	// All makes the whole true safe set D^s_0 the seed set.
+	All bool `yaml:"all,omitempty" json:"all,omitempty"`
 }
 
 // GenerateSpec describes a problem drawn from GP priors (SPEC §6).
@@ -43,6 +48,10 @@ type GenerateSpec struct {
 	Constraints []kernel.Spec   `yaml:"constraints" json:"constraints"`
 	SeedSet     SeedSetSpec     `yaml:"seed_set" json:"seed_set"`
 }
+
+// MaxDrawnActions bounds the size of a decision set whose functions are
+// drawn from GP priors: the draw factorizes an N×N matrix.
+const MaxDrawnActions = 5000
 
 // MaxDraws bounds the redraws Generate makes while D^s_ε is empty or the
 // safe set is smaller than the drawn seed-set size.
@@ -61,6 +70,9 @@ func (s *GenerateSpec) Check() error {
 		}
 		if ds.Size < 2 {
 			return fielderr.New(ErrInvalid, "decision_set.size", "needs at least 2 actions, got %d", ds.Size)
+		}
+		if ds.Size > MaxDrawnActions {
+			return fielderr.New(ErrInvalid, "decision_set.size", "at most %d actions can be drawn from a GP prior (O(N³) time, O(N²) memory), got %d; give a larger set as a file", MaxDrawnActions, ds.Size)
 		}
 		if ds.Bounds != nil || ds.Points != nil {
 			return fielderr.New(ErrInvalid, "decision_set", "bounds/points are for kind grid, not %q", ds.Kind)
@@ -105,9 +117,16 @@ func (s *GenerateSpec) Check() error {
 	if ss.From != "" && ss.From != "safe" {
 		return fielderr.New(ErrInvalid, "seed_set.from", "unknown value %q (safe)", ss.From)
 	}
+	given := 0
+	for _, g := range []bool{ss.Indices != nil, ss.Size != nil, ss.All} {
+		if g {
+			given++
+		}
+	}
 	switch {
-	case ss.Indices != nil && ss.Size != nil:
-		return fielderr.New(ErrInvalid, "seed_set", "give size or indices, not both")
+	case given > 1:
+		return fielderr.New(ErrInvalid, "seed_set", "give one of size, indices and all")
+	case ss.All:
 	case ss.Indices != nil:
 		if len(ss.Indices) == 0 {
 			return fielderr.New(ErrInvalid, "seed_set.indices", "empty seed set")
@@ -150,6 +169,13 @@ func Generate(s *GenerateSpec, h []float64, eps, noiseStd float64, rng *rand.Ran
 				d = 2
 			}
 			x = UnitBall(rng, s.DecisionSet.Size, d)
+			if s.DecisionSet.Basis {
+				for j := 0; j < d; j++ {
+					e := make([]float64, d)
+					e[j] = 1
+					x = append(x, e)
+				}
+			}
 		}
 		p := &Problem{X: x, H: h, Epsilon: eps, NoiseStd: noiseStd}
 		var err error
@@ -180,6 +206,15 @@ func Generate(s *GenerateSpec, h []float64, eps, noiseStd float64, rng *rand.Ran
 // chooseSeed fills p.Seed; false asks for a redraw.
 func (p *Problem) chooseSeed(s *SeedSetSpec, rng *rand.Rand) bool {
 	safe := p.SafeSet(0)
+	if s.All {
+		p.Seed = p.Seed[:0]
+		for i, ok := range safe {
+			if ok {
+				p.Seed = append(p.Seed, i)
+			}
+		}
+		return true
+	}
 	if s.Indices != nil {
 		seed := append([]int(nil), s.Indices...)
 		sort.Ints(seed)
