@@ -53,6 +53,19 @@ func New(s *Spec, env *Env) (Policy, error) {
 	if len(env.Constraints) != len(env.H) {
 		return nil, fmt.Errorf("%w: %d constraint kernels for %d thresholds", ErrConfig, len(env.Constraints), len(env.H))
 	}
+	// A kernel that overflows on D (a high-degree polynomial far from the
+	// origin) would turn every bound into NaN.
+	for j, k := range append([]kernel.Kernel{env.Objective}, env.Constraints...) {
+		for i, x := range env.X {
+			if v := k.Eval(x, x); math.IsNaN(v) || math.IsInf(v, 0) {
+				name := "objective"
+				if j > 0 {
+					name = fmt.Sprintf("constraint g%d", j)
+				}
+				return nil, fmt.Errorf("%w: the %s kernel is not finite at action %d: k(x,x) = %v", ErrConfig, name, i, v)
+			}
+		}
+	}
 	switch s.Name {
 	case "sgp-ucb":
 		rule := s.Exploration
@@ -136,7 +149,7 @@ func (m *models) gpSafe(safe []bool) int {
 	for i := range safe {
 		ok := true
 		for k, g := range m.g {
-			if m.lower(g, i) < m.env.H[k] {
+			if !(m.lower(g, i) >= m.env.H[k]) { // NaN is not safe
 				ok = false
 				break
 			}

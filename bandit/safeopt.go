@@ -128,18 +128,22 @@ func (o *SafeOpt) inSafe(i int) bool { return o.safe[i] }
 
 // bounds sets [ℓ_t, u_t] = μ ∓ β_t^{1/2}σ for every GP: intersected with
 // the previous interval in lipschitz mode (Sui et al. 2015), recomputed in gp
-// mode.
+// mode. When the intersection is empty — the data contradict the earlier
+// bounds, which the analysis rules out with high probability but a
+// mis-specified model produces — the current interval replaces it, so that
+// ℓ ≤ u always holds and M_t is never empty.
 func (o *SafeOpt) bounds() {
 	for j, g := range o.gps {
 		mean, lo, hi := g.model.Mean(), o.lo[j], o.hi[j]
 		for i := range lo {
 			w := o.sqb * g.model.Std(i)
+			l, u := mean[i]-w, mean[i]+w
 			if o.lip {
-				lo[i] = math.Max(lo[i], mean[i]-w)
-				hi[i] = math.Min(hi[i], mean[i]+w)
-			} else {
-				lo[i], hi[i] = mean[i]-w, mean[i]+w
+				if nl, nu := math.Max(lo[i], l), math.Min(hi[i], u); nl <= nu {
+					l, u = nl, nu
+				}
 			}
+			lo[i], hi[i] = l, u
 		}
 	}
 }
@@ -164,7 +168,7 @@ func (o *SafeOpt) safeSet() {
 				lo, h, l := o.lo[1+c], o.env.H[c], o.l[c]
 				any := false
 				for _, p := range o.prev {
-					if lo[p]-l*dist(x[i], x[p]) >= h {
+					if lo[p]-l*dist(x[i], x[p]) >= h { // false for NaN
 						any = true
 						break
 					}
@@ -181,7 +185,7 @@ func (o *SafeOpt) safeSet() {
 		for i := range x {
 			in := true
 			for c := range o.g {
-				if o.lo[1+c][i] < o.env.H[c] {
+				if !(o.lo[1+c][i] >= o.env.H[c]) { // NaN is not safe
 					in = false
 					break
 				}
@@ -211,6 +215,14 @@ func (o *SafeOpt) maximizers() {
 	for i, in := range o.safe {
 		o.inM[i] = in && o.hi[0][i] >= best
 	}
+	// With ℓ ≤ u (see bounds) the argmax of ℓ_f is in M_t; should NaNs
+	// have emptied it, fall back to the whole safe set.
+	for _, in := range o.inM {
+		if in {
+			return
+		}
+	}
+	copy(o.inM, o.safe)
 }
 
 // expanders sets G_t ⊆ S_t: the safe actions whose optimistic constraint
@@ -228,7 +240,7 @@ func (o *SafeOpt) expanders() {
 				d := dist(x[i], x[p])
 				ok := true
 				for c := range o.g {
-					if o.hi[1+c][i]-o.l[c]*d < o.env.H[c] {
+					if !(o.hi[1+c][i]-o.l[c]*d >= o.env.H[c]) {
 						ok = false
 						break
 					}
@@ -270,7 +282,7 @@ func (o *SafeOpt) gpExpander(x int) bool {
 			c := u.c[p]
 			mean := u.mean[p] + u.gain*c
 			v := u.vari[p] - c*c/u.den
-			if mean-o.sqb*math.Sqrt(math.Max(v, 0)) < o.env.H[k] {
+			if !(mean-o.sqb*math.Sqrt(math.Max(v, 0)) >= o.env.H[k]) {
 				ok = false
 				break
 			}

@@ -230,3 +230,39 @@ func TestSafeOptProperties(t *testing.T) {
 		}
 	}
 }
+
+// TestSafeOptMisspecifiedNoise: a model that believes σ = 0.001 while the
+// observations carry noise 0.5 makes the intersected intervals of lipschitz
+// mode disjoint from the new ones. The policy must keep playing actions of
+// S_t (here it once returned −1 and the runner crashed).
+func TestSafeOptMisspecifiedNoise(t *testing.T) {
+	env := handEnv()
+	env.NoiseStd = 0.001
+	env.Beta = Beta{Value: 0.0001}
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, name := range []string{"safeopt", "safeopt-mc", "stageopt"} {
+		s := &Spec{Name: name, SafeSet: "lipschitz"}
+		if name != "safeopt" {
+			s.Exploration = Exploration{Fixed: ptr(5)}
+		}
+		p, err := New(s, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := p.(*SafeOpt)
+		for round := 0; round < 30; round++ {
+			a := o.Next()
+			if a < 0 || a >= len(env.X) || !o.safe[a] {
+				t.Fatalf("%s round %d: action %d", name, round+1, a)
+			}
+			for j := range o.lo {
+				for i := range o.lo[j] {
+					if o.lo[j][i] > o.hi[j][i] {
+						t.Fatalf("%s: ℓ > u at GP %d action %d", name, j, i)
+					}
+				}
+			}
+			o.Observe(a, 0.5*rng.NormFloat64(), []float64{1 + 0.5*rng.NormFloat64()})
+		}
+	}
+}

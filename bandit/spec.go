@@ -123,6 +123,9 @@ func (e *Exploration) unmarshal(n *yaml.Node) error {
 	case "plateau":
 		p := Plateau{Window: 20, Cap: 100}
 		if val.Kind == yaml.MappingNode {
+			if err := noDuplicates(val, "plateau"); err != nil {
+				return err
+			}
 			for i := 0; i+1 < len(val.Content); i += 2 {
 				k, vn := val.Content[i].Value, val.Content[i+1]
 				v, err := strconv.Atoi(vn.Value)
@@ -149,6 +152,9 @@ func (e *Exploration) unmarshal(n *yaml.Node) error {
 		}
 		if val.Kind != yaml.MappingNode {
 			return fmt.Errorf("theory: want {features: qff|rff, nodes: n, size: n, seed: n}")
+		}
+		if err := noDuplicates(val, "theory"); err != nil {
+			return err
 		}
 		f := &e.TheoryFeatures
 		for i := 0; i+1 < len(val.Content); i += 2 {
@@ -341,4 +347,18 @@ func atLine(n *yaml.Node, key string, err error) error {
 		return nil
 	}
 	return fmt.Errorf("line %d: %s: %w", n.Line, key, err)
+}
+
+// noDuplicates rejects a mapping that gives a key twice (yaml.v3 does so for
+// structs, but these mappings are read by hand).
+func noDuplicates(n *yaml.Node, section string) error {
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i].Value
+		if seen[k] {
+			return fmt.Errorf("%s: key %q given twice", section, k)
+		}
+		seen[k] = true
+	}
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -22,6 +23,15 @@ import (
 
 // ErrConfig marks a configuration that fails a check of SPEC §8.
 var ErrConfig = errors.New("invalid configuration")
+
+// Limits that keep a configuration's memory within a workstation's: each
+// stored round takes about 40 bytes of results, and a model holds N·T floats
+// per GP while it runs.
+const (
+	MaxHorizon      = 1_000_000
+	MaxRealizations = 1_000_000
+	MaxRounds       = 100_000_000
+)
 
 // Config is an experiment (SPEC §9).
 type Config struct {
@@ -84,30 +94,77 @@ func Parse(r io.Reader, dir string) (*Config, error) {
 		if err == io.EOF {
 			return nil, fmt.Errorf("%w: empty configuration", ErrConfig)
 		}
-		return nil, fmt.Errorf("%w: %s", ErrConfig, yamlMessage(err))
+		return nil, fmt.Errorf("%w: %s", ErrConfig, yamlMessage(err, keyPaths(data)))
 	}
 	c.dir = dir
 	if err := c.Check(); err != nil {
 		return nil, err
 	}
+	c.resolve()
 	return &c, nil
 }
 
+var yamlLine = regexp.MustCompile(`^line (\d+): `)
+
 // yamlMessage makes a decoding error one line, naming sections instead of
-// Go types.
-func yamlMessage(err error) string {
+// Go types and, where the error gives a line, the key path of the value on
+// that line ("line 4: model.delta: cannot unmarshal …").
+func yamlMessage(err error, paths map[int]string) string {
 	var te *yaml.TypeError
 	msgs := []string{err.Error()}
 	if errors.As(err, &te) {
 		msgs = te.Errors
 	}
 	for i, msg := range msgs {
+		msg = strings.TrimSpace(strings.TrimPrefix(msg, "yaml: "))
 		if m := yamlField.FindStringSubmatch(msg); m != nil {
 			msg = strings.Replace(msg, m[0], fmt.Sprintf("unknown key %q in %s", m[1], sectionName(m[2])), 1)
+		} else if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			if p, ok := paths[line]; ok && !strings.Contains(msg, p+":") {
+				msg = m[0] + p + ": " + msg[len(m[0]):]
+			}
 		}
-		msgs[i] = strings.TrimSpace(strings.TrimPrefix(msg, "yaml: "))
+		msgs[i] = msg
 	}
 	return strings.Join(msgs, "; ")
+}
+
+// keyPaths maps each line of a YAML document that holds a value to the
+// dotted key path of that value (the innermost one, when several share a
+// line, as in flow mappings).
+func keyPaths(data []byte) map[int]string {
+	var root yaml.Node
+	paths := map[int]string{}
+	if yaml.Unmarshal(data, &root) != nil {
+		return paths
+	}
+	var walk func(n *yaml.Node, path string)
+	walk = func(n *yaml.Node, path string) {
+		switch n.Kind {
+		case yaml.DocumentNode:
+			for _, c := range n.Content {
+				walk(c, path)
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				p := n.Content[i].Value
+				if path != "" {
+					p = path + "." + p
+				}
+				paths[n.Content[i+1].Line] = p
+				walk(n.Content[i+1], p)
+			}
+		case yaml.SequenceNode:
+			for i, c := range n.Content {
+				p := fmt.Sprintf("%s[%d]", path, i)
+				paths[c.Line] = p
+				walk(c, p)
+			}
+		}
+	}
+	walk(&root, "")
+	return paths
 }
 
 // sectionName turns a Go type from a yaml error into the config section.
@@ -141,8 +198,14 @@ func (c *Config) Check() error {
 	if c.Realizations < 1 {
 		return bad("realizations", "must be ≥ 1, got %d", c.Realizations)
 	}
-	if c.Horizon < 1 {
-		return bad("horizon", "must be ≥ 1, got %d", c.Horizon)
+	if c.Horizon < 1 || c.Horizon > MaxHorizon {
+		return bad("horizon", "must be in 1…%d, got %d", MaxHorizon, c.Horizon)
+	}
+	if c.Realizations > MaxRealizations {
+		return bad("realizations", "must be at most %d, got %d", MaxRealizations, c.Realizations)
+	}
+	if total := int64(c.Realizations) * int64(len(c.Algorithms)) * int64(c.Horizon); total > MaxRounds {
+		return bad("realizations", "%d realizations × %d algorithms × %d rounds = %d rounds to store, more than %d; split the experiment", c.Realizations, len(c.Algorithms), c.Horizon, total, int64(MaxRounds))
 	}
 	p := &c.Problem
 	switch {
@@ -219,6 +282,22 @@ func (c *Config) Check() error {
 		labels[a.DisplayLabel()] = i
 	}
 	return nil
+}
+
+// resolve fills in the defaults, so that the configuration echoed in
+// results.json says everything the run used.
+func (c *Config) resolve() {
+	if c.Model.Beta == nil {
+		b := bandit.PaperBeta
+		c.Model.Beta = &b
+	}
+	if c.Model.Objective == nil {
+		o := c.Problem.Generate.Objective
+		c.Model.Objective = &o
+	}
+	if c.Model.Constraints == nil {
+		c.Model.Constraints = append([]kernel.Spec(nil), c.Problem.Generate.Constraints...)
+	}
 }
 
 // objectiveKernel returns the model's kernel for f, defaulting to the

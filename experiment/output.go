@@ -156,7 +156,8 @@ func Write(dir string, res *Results, title string) error {
 }
 
 // publish moves the files of tmp into dir: the whole folder at once when dir
-// does not exist, else file by file (each rename is atomic).
+// does not exist, else file by file (each rename is atomic; other files in
+// dir are left alone).
 func publish(tmp, dir string) error {
 	if _, err := os.Stat(dir); os.IsNotExist(err) {
 		if err := os.Rename(tmp, dir); err != nil {

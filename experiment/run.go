@@ -177,6 +177,9 @@ func Play(s *bandit.Spec, env *bandit.Env, p *problem.Problem, info *problem.Inf
 	z := make([]float64, p.M())
 	for t := 0; t < T; t++ {
 		a := pol.Next()
+		if a < 0 || a >= p.N() {
+			return nil, fmt.Errorf("%s chose action %d outside 0…%d in round %d", s.DisplayLabel(), a, p.N()-1, t+1)
+		}
 		run.Actions[t] = a
 		run.SafeSetSize[t] = pol.SafeSetSize()
 		run.Regret[t] = info.FStar - p.F[a]

@@ -88,6 +88,10 @@ func (k Polynomial) Eval(x, y []float64) float64 {
 // Name implements Kernel.
 func (Polynomial) Name() string { return "polynomial" }
 
+// MaxDegree bounds a polynomial kernel's degree: beyond it the kernel
+// overflows on any decision set of practical scale.
+const MaxDegree = 64
+
 // Names lists the kernel names a Spec accepts.
 var Names = []string{"se", "matern32", "matern52", "linear", "polynomial"}
 
@@ -104,6 +108,13 @@ type Spec struct {
 // New builds the kernel a Spec describes. Errors name the offending key
 // relative to the spec, for example "lengthscale: must be > 0, got -1".
 func New(s Spec) (Kernel, error) {
+	switch s.Kernel {
+	case "se", "matern32", "matern52", "linear", "polynomial":
+	case "":
+		return nil, fielderr.New(ErrInvalid, "kernel", "missing (one of %v)", Names)
+	default:
+		return nil, fielderr.New(ErrInvalid, "kernel", "unknown kernel %q (one of %v)", s.Kernel, Names)
+	}
 	v := 1.0
 	if s.Variance != nil {
 		v = *s.Variance
@@ -141,16 +152,13 @@ func New(s Spec) (Kernel, error) {
 		}
 		if s.Degree != nil {
 			p.Degree = *s.Degree
-			if p.Degree < 1 {
-				return nil, fielderr.New(ErrInvalid, "degree", "must be an integer ≥ 1, got %d", p.Degree)
+			if p.Degree < 1 || p.Degree > MaxDegree {
+				return nil, fielderr.New(ErrInvalid, "degree", "must be an integer in 1…%d, got %d", MaxDegree, p.Degree)
 			}
 		}
 		return p, nil
-	case "":
-		return nil, fielderr.New(ErrInvalid, "kernel", "missing (one of %v)", Names)
-	default:
-		return nil, fielderr.New(ErrInvalid, "kernel", "unknown kernel %q (one of %v)", s.Kernel, Names)
 	}
+	panic("unreachable")
 }
 
 func sqDist(x, y []float64) float64 {

@@ -11,7 +11,8 @@ import (
 // ReadCSV reads a user's problem (SPEC §9): a header row naming the columns
 // x1 … xd, f, g1 … gm and optionally seed, then one row per action in index
 // order. Thresholds, ε and noise are not in the file; the caller sets them.
-// Without a seed column, Seed is left empty for the caller to fill.
+// Without a seed column, Seed is nil for the caller to fill; with one it is
+// non-nil, possibly empty.
 func ReadCSV(r io.Reader) (*Problem, error) {
 	cr := csv.NewReader(r)
 	cr.TrimLeadingSpace = true
@@ -26,11 +27,17 @@ func ReadCSV(r io.Reader) (*Problem, error) {
 	for i := range header {
 		header[i] = strings.TrimSpace(header[i])
 	}
+	if len(header) > 0 {
+		header[0] = strings.TrimPrefix(header[0], "\ufeff") // spreadsheet byte-order mark
+	}
 	d, m, hasSeed, err := parseHeader(header)
 	if err != nil {
 		return nil, err
 	}
 	p := &Problem{G: make([][]float64, m)}
+	if hasSeed {
+		p.Seed = []int{} // the column exists, even if it marks no action
+	}
 	for row := 2; ; row++ {
 		rec, err := cr.Read()
 		if err == io.EOF {

@@ -78,6 +78,9 @@ func (s *GenerateSpec) Check() error {
 			return fielderr.New(ErrInvalid, "decision_set", "bounds/points are for kind grid, not %q", ds.Kind)
 		}
 	case "grid":
+		if ds.Basis {
+			return fielderr.New(ErrInvalid, "decision_set.basis", "only for unit-disk and unit-ball")
+		}
 		if len(ds.Bounds) == 0 || len(ds.Bounds) != len(ds.Points) {
 			return fielderr.New(ErrInvalid, "decision_set", "grid needs bounds and points of the same length ≥ 1, got %d and %d", len(ds.Bounds), len(ds.Points))
 		}
@@ -86,6 +89,9 @@ func (s *GenerateSpec) Check() error {
 		}
 		total := 1
 		for j, b := range ds.Bounds {
+			if ds.Points[j] > MaxDrawnActions {
+				return fielderr.New(ErrInvalid, fmt.Sprintf("decision_set.points[%d]", j), "at most %d actions can be drawn from a GP prior, got %d", MaxDrawnActions, ds.Points[j])
+			}
 			if !finite(b[0]) || !finite(b[1]) || !(b[0] < b[1]) {
 				return fielderr.New(ErrInvalid, fmt.Sprintf("decision_set.bounds[%d]", j), "want finite lo < hi, got %v", b)
 			}
@@ -93,6 +99,9 @@ func (s *GenerateSpec) Check() error {
 				return fielderr.New(ErrInvalid, fmt.Sprintf("decision_set.points[%d]", j), "must be ≥ 1, got %d", ds.Points[j])
 			}
 			total *= ds.Points[j]
+			if total > MaxDrawnActions {
+				return fielderr.New(ErrInvalid, "decision_set.points", "at most %d actions can be drawn from a GP prior (O(N³) time, O(N²) memory); the grid has more", MaxDrawnActions)
+			}
 		}
 		if total < 2 {
 			return fielderr.New(ErrInvalid, "decision_set.points", "needs at least 2 actions, got %d", total)
@@ -131,6 +140,17 @@ func (s *GenerateSpec) Check() error {
 		if len(ss.Indices) == 0 {
 			return fielderr.New(ErrInvalid, "seed_set.indices", "empty seed set")
 		}
+		n := s.size()
+		seen := map[int]bool{}
+		for k, i := range ss.Indices {
+			if i < 0 || i >= n {
+				return fielderr.New(ErrInvalid, fmt.Sprintf("seed_set.indices[%d]", k), "%d is outside the decision set's 0…%d", i, n-1)
+			}
+			if seen[i] {
+				return fielderr.New(ErrInvalid, fmt.Sprintf("seed_set.indices[%d]", k), "%d is given twice", i)
+			}
+			seen[i] = true
+		}
 	case len(ss.Size) == 1 || len(ss.Size) == 2:
 		lo, hi := ss.Size[0], ss.Size[len(ss.Size)-1]
 		if lo < 1 || hi < lo {
@@ -140,6 +160,27 @@ func (s *GenerateSpec) Check() error {
 		return fielderr.New(ErrInvalid, "seed_set.size", "want [lo, hi] or [n], got %v", ss.Size)
 	}
 	return nil
+}
+
+// size is the number of actions the decision set will have (Check first).
+func (s *GenerateSpec) size() int {
+	ds := s.DecisionSet
+	if ds.Kind == "grid" {
+		n := 1
+		for _, p := range ds.Points {
+			n *= p
+		}
+		return n
+	}
+	n := ds.Size
+	if ds.Basis {
+		d := ds.Dim
+		if d == 0 {
+			d = 2
+		}
+		n += d
+	}
+	return n
 }
 
 // Generate draws a problem: the decision set (unless a grid), f and each
@@ -317,7 +358,8 @@ func SampleGP(k kernel.Kernel, x [][]float64, rng *rand.Rand) ([]float64, error)
 	}
 	var ch mat.Cholesky
 	jit := 0.0
-	for tau := 1e-10 * maxDiag; tau <= 1e-4*maxDiag; tau *= 10 {
+	for e := -10; e <= -4; e++ {
+		tau := math.Pow(10, float64(e)) * maxDiag
 		for i := 0; i < n; i++ {
 			kd.SetSym(i, i, kd.At(i, i)+tau-jit)
 		}

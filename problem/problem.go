@@ -53,6 +53,7 @@ func (p *Problem) Validate() error {
 	if d == 0 {
 		return fmt.Errorf("%w: decision set: actions have dimension 0", ErrInvalid)
 	}
+	seen := make(map[string]int, n)
 	for i, x := range p.X {
 		if len(x) != d {
 			return fmt.Errorf("%w: action %d: dimension %d, want %d", ErrInvalid, i, len(x), d)
@@ -62,6 +63,13 @@ func (p *Problem) Validate() error {
 				return fmt.Errorf("%w: action %d: x%d = %v is not finite", ErrInvalid, i, j+1, v)
 			}
 		}
+		// Coincident actions would make L_i infinite (or, skipped, let an
+		// unsafe twin of a safe action be "reachable" at distance 0).
+		key := fmt.Sprint(x)
+		if j, dup := seen[key]; dup {
+			return fmt.Errorf("%w: actions %d and %d are the same point %v; merge them", ErrInvalid, j, i, x)
+		}
+		seen[key] = i
 	}
 	if len(p.F) != n {
 		return fmt.Errorf("%w: f has %d values for %d actions", ErrInvalid, len(p.F), n)

@@ -13,7 +13,7 @@ import (
 )
 
 func TestReadCSV(t *testing.T) {
-	p, err := problem.ReadCSV(strings.NewReader("x1,x2,f,g1,g2,seed\n0,0,1,2,3,1\n1,0,4,5,6,0\n0,1,7,8,9,1\n"))
+	p, err := problem.ReadCSV(strings.NewReader("\ufeffx1,x2,f,g1,g2,seed\n0,0,1,2,3,1\n1,0,4,5,6,0\n0,1,7,8,9,1\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,6 +205,7 @@ func TestValidate(t *testing.T) {
 	for name, mutate := range map[string]func(p *problem.Problem){
 		"one action":      func(p *problem.Problem) { p.X, p.F, p.G = p.X[:1], p.F[:1], [][]float64{{1}} },
 		"dim mismatch":    func(p *problem.Problem) { p.X[1] = []float64{1, 2} },
+		"duplicate point": func(p *problem.Problem) { p.X[1] = []float64{0} },
 		"nan":             func(p *problem.Problem) { p.F[1] = math.NaN() },
 		"empty seed":      func(p *problem.Problem) { p.Seed = nil },
 		"unsafe seed":     func(p *problem.Problem) { p.Seed = []int{1} },

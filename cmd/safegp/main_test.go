@@ -122,6 +122,12 @@ func TestBadInput(t *testing.T) {
 		{name: "bad beta", from: "delta: 0.1", to: "delta: 0.1\n  beta: papr", want: []string{"beta", "papr"}},
 		{name: "duplicate label", from: "name: gp-ucb-oracle", to: "name: gp-ucb-oracle, label: sgp-ucb", want: []string{"algorithms[1].label", "sgp-ucb"}},
 		{name: "missing file", from: "file: p.csv", to: "file: nope.csv", want: []string{"problem.file", "nope.csv"}},
+		{name: "wrong type", from: "realizations: 2", to: "realizations: two", want: []string{"realizations", "two"}},
+		{name: "huge horizon", from: "horizon: 20", to: "horizon: 1000000000000", want: []string{"horizon", "1000000000000"}},
+		{name: "duplicate action", csv: strings.Replace(goodCSV, "0.5,0.3,0.6,0", "0,0.3,0.6,0", 1), want: []string{"actions 0 and 1", "same point"}},
+		{name: "seed column and seed_actions", from: "file: p.csv", to: "file: p.csv\n  seed_actions: [0]", want: []string{"problem.seed_actions", "seed column"}},
+		{name: "degree", from: "objective: {kernel: se, lengthscale: 0.5}", to: "objective: {kernel: polynomial, degree: 1000}", want: []string{"model.objective.degree", "1000"}},
+		{name: "duplicate plateau key", from: "exploration: {fixed: 5}", to: "exploration: {plateau: {window: 5, window: 7}}", want: []string{"plateau", "window", "twice"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

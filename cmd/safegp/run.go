@@ -122,6 +122,9 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "safegp run: --workers must be ≥ 1, got %d\n", *workers)
 		return errUsage
 	}
+	if st, err := os.Stat(*out); err == nil && !st.IsDir() {
+		return fmt.Errorf("--out %s: exists and is not a folder", *out)
+	}
 	cfg, err := experiment.Load(pos[0])
 	if err != nil {
 		return err
