@@ -175,10 +175,13 @@ func TestRFFErrorShrinks(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				phis := make([][]float64, len(x))
+				for i := range x {
+					phis[i] = f.Map(make([]float64, size), x[i])
+				}
 				for i := range x {
 					for j := range x {
-						a := f.Map(make([]float64, size), x[i])
-						b := f.Map(make([]float64, size), x[j])
+						a, b := phis[i], phis[j]
 						var p float64
 						for q := range a {
 							p += a[q] * b[q]
