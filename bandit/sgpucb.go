@@ -1,5 +1,7 @@
 package bandit
 
+import "github.com/safegp/safegp/gp"
+
 // SGPUCB is paper Algorithm 1 (SPEC §4): T' rounds of pure exploration on
 // the seed set, then GP-UCB on the estimated safe set D^s_t.
 type SGPUCB struct {
@@ -77,3 +79,10 @@ func (s *SGPUCB) SafeSetSize() int { return s.size }
 // ExplorationRounds implements Policy: T', or the rounds explored so far
 // while the plateau rule has not ended phase 1.
 func (s *SGPUCB) ExplorationRounds() int { return s.phase.rounds(s.t) }
+
+// Models returns the posteriors of f and of each g_i (read-only: plotting
+// and inspection use them).
+func (s *SGPUCB) Models() (*gp.Model, []*gp.Model) { return s.f, s.g }
+
+// SafeSet returns D^s_t as computed by the last Next (read-only).
+func (s *SGPUCB) SafeSet() []bool { return s.safe }

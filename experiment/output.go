@@ -122,6 +122,18 @@ func RegretSeries(curves []Curve) []plot.Series {
 // files are written in a temporary folder beside dir first, so a failure
 // leaves no partial output.
 func Write(dir string, res *Results, title string) error {
+	return WriteWith(dir, res, func(tmp string, curves []Curve) error {
+		p, err := plot.Bands(title, "round t", "average regret R_t / t", RegretSeries(curves))
+		if err != nil {
+			return err
+		}
+		return plot.Save(p, tmp, "regret")
+	})
+}
+
+// WriteWith writes results.json and summary.csv into dir, and lets figures
+// add its files to the staging folder before dir is published.
+func WriteWith(dir string, res *Results, figures func(tmp string, curves []Curve) error) error {
 	parent := filepath.Dir(filepath.Clean(dir))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return fmt.Errorf("write output: %w", err)
@@ -145,11 +157,7 @@ func Write(dir string, res *Results, title string) error {
 	if err := os.WriteFile(filepath.Join(tmp, "summary.csv"), SummaryCSV(curves), 0o644); err != nil {
 		return fmt.Errorf("write summary.csv: %w", err)
 	}
-	p, err := plot.Bands(title, "round t", "average regret R_t / t", RegretSeries(curves))
-	if err != nil {
-		return err
-	}
-	if err := plot.Save(p, tmp, "regret"); err != nil {
+	if err := figures(tmp, curves); err != nil {
 		return err
 	}
 	return publish(tmp, dir)

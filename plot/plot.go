@@ -3,19 +3,25 @@ package plot
 import (
 	"fmt"
 	"image/color"
+	"os"
 	"path/filepath"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Series is one curve: Mean[k] ± Std[k] at X[k].
 type Series struct {
-	Label string
-	X     []float64
-	Mean  []float64
-	Std   []float64 // nil for no band
+	Label  string
+	X      []float64
+	Mean   []float64
+	Std    []float64   // nil for no band
+	Color  color.NRGBA // zero: the next palette colour
+	Dashed bool
 }
 
 // Palette is Tableau's ten colours: distinct, and readable by most colour-
@@ -39,7 +45,10 @@ func Bands(title, xLabel, yLabel string, series []Series) (*gplot.Plot, error) {
 		if len(s.X) != len(s.Mean) || (s.Std != nil && len(s.Std) != len(s.Mean)) {
 			return nil, fmt.Errorf("plot: series %q: %d x values, %d means, %d stds", s.Label, len(s.X), len(s.Mean), len(s.Std))
 		}
-		c := Palette[i%len(Palette)]
+		c := s.Color
+		if c == (color.NRGBA{}) {
+			c = Palette[i%len(Palette)]
+		}
 		if s.Std != nil && len(s.X) > 0 {
 			ring := make(plotter.XYs, 0, 2*len(s.X))
 			for k := range s.X {
@@ -66,6 +75,9 @@ func Bands(title, xLabel, yLabel string, series []Series) (*gplot.Plot, error) {
 		}
 		line.Color = c
 		line.Width = vg.Points(1.5)
+		if s.Dashed {
+			line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		}
 		p.Add(line)
 		p.Legend.Add(s.Label, line)
 	}
@@ -74,8 +86,35 @@ func Bands(title, xLabel, yLabel string, series []Series) (*gplot.Plot, error) {
 
 // Save writes p as dir/base.png and dir/base.svg, 6×4 inches.
 func Save(p *gplot.Plot, dir, base string) error {
+	return SaveRow([]*gplot.Plot{p}, dir, base)
+}
+
+// SaveRow writes plots side by side, 6×4 inches each, as dir/base.png and
+// dir/base.svg.
+func SaveRow(ps []*gplot.Plot, dir, base string) error {
+	w, h := vg.Length(len(ps))*6*vg.Inch, 4*vg.Inch
 	for _, ext := range []string{".png", ".svg"} {
-		if err := p.Save(6*vg.Inch, 4*vg.Inch, filepath.Join(dir, base+ext)); err != nil {
+		var c vg.CanvasWriterTo
+		if ext == ".png" {
+			c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(96))}
+		} else {
+			c = vgsvg.New(w, h)
+		}
+		dc := draw.New(c)
+		tiles := draw.Tiles{Rows: 1, Cols: len(ps), PadX: vg.Millimeter * 6, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4}
+		canvases := gplot.Align([][]*gplot.Plot{ps}, tiles, dc)
+		for j, p := range ps {
+			p.Draw(canvases[0][j])
+		}
+		f, err := os.Create(filepath.Join(dir, base+ext))
+		if err != nil {
+			return fmt.Errorf("save figure %s%s: %w", base, ext, err)
+		}
+		_, err = c.WriteTo(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
 			return fmt.Errorf("save figure %s%s: %w", base, ext, err)
 		}
 	}

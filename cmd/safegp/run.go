@@ -35,6 +35,7 @@ func exitCode(err error) int {
 const usage = `safegp — safe Gaussian-process bandit optimization
 
 Usage:
+  safegp reproduce [--out DIR] [--quick]      run every experiment of the paper, with a report
   safegp run CONFIG --out DIR [--workers N]   run an experiment
   safegp bound CONFIG                        the paper's theory quantities for a configured problem
   safegp help [COMMAND]                      show help
@@ -52,6 +53,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return runCmd(args[1:], stdout, stderr)
 	case "bound":
 		return boundCmd(args[1:], stdout, stderr)
+	case "reproduce":
+		return reproduceCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		if len(args) > 1 {
 			switch args[1] {
@@ -59,6 +62,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 				return runCmd([]string{"--help"}, stdout, stderr)
 			case "bound":
 				return boundCmd([]string{"--help"}, stdout, stderr)
+			case "reproduce":
+				return reproduceCmd([]string{"--help"}, stdout, stderr)
 			}
 		}
 		fmt.Fprint(stdout, usage)

@@ -1,0 +1,326 @@
+package reproduce
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"image/color"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/kernel"
+	"github.com/safegp/safegp/plot"
+	"github.com/safegp/safegp/problem"
+)
+
+// The illustration's setting (paper Fig. 1; SPEC §6.1 leaves the details
+// open): 200 actions evenly spaced on [0, 10], f and g drawn from SE GPs of
+// lengthscale 1, h = 0, ε = 0.1, noise 0.05, a seed set of 10 adjacent safe
+// actions in the same safe interval as x* but at least 1 away from it,
+// SGP-UCB (uniform phase 1, plateau 20 / cap 100) for 200 rounds.
+const (
+	illN, illT        = 200, 200
+	illEps, illNoise  = 0.1, 0.05
+	illSeedLen        = 10
+	illSeed    uint64 = 2021
+)
+
+// Snapshot is the learner's state after T rounds.
+type Snapshot struct {
+	T       int       `json:"t"`
+	MeanF   []float64 `json:"mean_f"`
+	MeanG   []float64 `json:"mean_g"`
+	Safe    []bool    `json:"safe"` // D^s_{T+1}
+	Played  []int     `json:"played"`
+	XStarIn bool      `json:"x_star_in_safe_set"`
+}
+
+// Illustration is the data of Fig. 1.
+type Illustration struct {
+	X         []float64  `json:"x"`
+	F         []float64  `json:"f"`
+	G         []float64  `json:"g"`
+	H         float64    `json:"h"`
+	Epsilon   float64    `json:"epsilon"`
+	Seed      []int      `json:"seed"`
+	XStar     int        `json:"x_star"`
+	TPrime    int        `json:"t_prime"`
+	Snapshots []Snapshot `json:"snapshots"`
+}
+
+// RunIllustration draws the illustration's problem, runs SGP-UCB on it and
+// writes illustration.png/.svg and illustration.json into dir.
+func RunIllustration(ctx context.Context, dir string) (*Illustration, error) {
+	rng := rand.New(rand.NewPCG(illSeed, 0x111))
+	x := problem.Grid([][2]float64{{0, 10}}, []int{illN})
+	se := kernel.SE{Variance: 1, Lengthscale: 1}
+	var p *problem.Problem
+	var info *problem.Info
+	for draw := 0; p == nil; draw++ {
+		if draw == problem.MaxDraws {
+			return nil, fmt.Errorf("reproduce: illustration: no suitable draw in %d", draw)
+		}
+		f, err := problem.SampleGP(se, x, rng)
+		if err != nil {
+			return nil, err
+		}
+		g, err := problem.SampleGP(se, x, rng)
+		if err != nil {
+			return nil, err
+		}
+		cand := &problem.Problem{X: x, F: f, G: [][]float64{g}, H: []float64{0}, Epsilon: illEps, NoiseStd: illNoise}
+		if seed, ok := seedInterval(cand); ok {
+			cand.Seed = seed
+			if info, err = cand.Analyze(); err == nil {
+				p = cand
+			}
+		}
+	}
+	env := &bandit.Env{
+		X: p.X, Seed: p.Seed, H: p.H, Epsilon: p.Epsilon,
+		Objective: se, Constraints: []kernel.Kernel{se},
+		NoiseStd: illNoise, Delta: 0.01, Beta: bandit.PaperBeta, Horizon: illT,
+		Rand: rand.New(rand.NewPCG(illSeed, 0x222)),
+	}
+	pol, err := bandit.New(&bandit.Spec{Name: "sgp-ucb", Phase1: "uniform",
+		Exploration: bandit.Exploration{Plateau: &bandit.Plateau{Window: 20, Cap: 100}}}, env)
+	if err != nil {
+		return nil, err
+	}
+	s := pol.(*bandit.SGPUCB)
+	noise := rand.New(rand.NewPCG(illSeed, 0x333))
+	ill := &Illustration{H: 0, Epsilon: illEps, Seed: p.Seed, XStar: info.XStar, F: p.F, G: p.G[0]}
+	for _, xi := range x {
+		ill.X = append(ill.X, xi[0])
+	}
+	var played []int
+	for t := 1; t <= illT; t++ {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		a := s.Next()
+		played = append(played, a)
+		s.Observe(a, p.F[a]+illNoise*noise.NormFloat64(), []float64{p.G[0][a] + illNoise*noise.NormFloat64()})
+		if t == 50 || t == illT {
+			s.Next() // computes D^s_{t+1}; Next is idempotent within a round
+			mf, mg := s.Models()
+			safe := append([]bool(nil), s.SafeSet()...)
+			ill.Snapshots = append(ill.Snapshots, Snapshot{
+				T: t, MeanF: append([]float64(nil), mf.Mean()...), MeanG: append([]float64(nil), mg[0].Mean()...),
+				Safe: safe, Played: append([]int(nil), played...), XStarIn: safe[info.XStar],
+			})
+		}
+	}
+	ill.TPrime = s.ExplorationRounds()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("reproduce: %w", err)
+	}
+	js, err := json.Marshal(ill)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "illustration.json"), append(js, '\n'), 0o644); err != nil {
+		return nil, fmt.Errorf("reproduce: %w", err)
+	}
+	panels, err := ill.panels()
+	if err != nil {
+		return nil, err
+	}
+	return ill, plot.SaveRow(panels, dir, "illustration")
+}
+
+// seedInterval picks illSeedLen adjacent actions with g ≥ h + ε inside the
+// ε-safe interval that holds x*, at least 1 (20 grid steps) from x*.
+func seedInterval(p *problem.Problem) ([]int, bool) {
+	safe := p.SafeSet(p.Epsilon)
+	xs, ok := problem.Argmax(p.F, safe)
+	if !ok {
+		return nil, false
+	}
+	lo, hi := xs, xs
+	for lo > 0 && safe[lo-1] {
+		lo--
+	}
+	for hi < len(safe)-1 && safe[hi+1] {
+		hi++
+	}
+	const gap = illN / 10 // 1.0 on [0, 10]
+	// Prefer the side with more room.
+	var start int
+	switch {
+	case xs-gap-illSeedLen+1 >= lo && xs-lo >= hi-xs:
+		start = xs - gap - illSeedLen + 1
+	case xs+gap+illSeedLen-1 <= hi:
+		start = xs + gap
+	case xs-gap-illSeedLen+1 >= lo:
+		start = xs - gap - illSeedLen + 1
+	default:
+		return nil, false
+	}
+	seed := make([]int, illSeedLen)
+	for i := range seed {
+		seed[i] = start + i
+	}
+	return seed, true
+}
+
+var (
+	colF    = color.NRGBA{31, 119, 180, 255}
+	colG    = color.NRGBA{214, 39, 40, 255}
+	colH    = color.NRGBA{44, 160, 44, 255}
+	colMF   = color.NRGBA{148, 103, 189, 255}
+	colMG   = color.NRGBA{255, 127, 14, 255}
+	colSeed = color.NRGBA{127, 127, 127, 70}
+	colSafe = color.NRGBA{44, 160, 44, 255}
+)
+
+func (ill *Illustration) panels() ([]*gplot.Plot, error) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := range ill.F {
+		lo = math.Min(lo, math.Min(ill.F[i], ill.G[i]))
+		hi = math.Max(hi, math.Max(ill.F[i], ill.G[i]))
+	}
+	lo, hi = lo-0.4, hi+0.2
+	xy := func(v []float64) plotter.XYs {
+		pts := make(plotter.XYs, len(v))
+		for i := range v {
+			pts[i] = plotter.XY{X: ill.X[i], Y: v[i]}
+		}
+		return pts
+	}
+	line := func(p *gplot.Plot, v []float64, c color.NRGBA, dashed bool, label string) error {
+		l, err := plotter.NewLine(xy(v))
+		if err != nil {
+			return err
+		}
+		l.Color, l.Width = c, vg.Points(1.5)
+		if dashed {
+			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		}
+		p.Add(l)
+		if label != "" {
+			p.Legend.Add(label, l)
+		}
+		return nil
+	}
+	base := func(title string) (*gplot.Plot, error) {
+		p := gplot.New()
+		p.Title.Text = title
+		p.X.Label.Text = "x"
+		p.Y.Label.Text = "value"
+		p.Y.Min, p.Y.Max = lo, hi
+		p.Legend.Top = true
+		p.Legend.Left = true
+		p.Add(plotter.NewGrid())
+		x0, x1 := ill.X[ill.Seed[0]], ill.X[ill.Seed[len(ill.Seed)-1]]
+		band, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: lo}, {X: x1, Y: lo}, {X: x1, Y: hi}, {X: x0, Y: hi}})
+		if err != nil {
+			return nil, err
+		}
+		band.Color, band.LineStyle.Width = colSeed, 0
+		p.Add(band)
+		p.Legend.Add("seed set D^w", band)
+		hl := make([]float64, len(ill.X))
+		for i := range hl {
+			hl[i] = ill.H + ill.Epsilon
+		}
+		if err := line(p, hl, colH, true, "h + ε"); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	star := func(p *gplot.Plot) error {
+		s, err := plotter.NewScatter(plotter.XYs{{X: ill.X[ill.XStar], Y: ill.F[ill.XStar]}})
+		if err != nil {
+			return err
+		}
+		s.GlyphStyle = draw.GlyphStyle{Color: colG, Radius: vg.Points(5), Shape: draw.PyramidGlyph{}}
+		p.Add(s)
+		p.Legend.Add("x*", s)
+		return nil
+	}
+	first, err := base("(a) true f, g and the seed set")
+	if err != nil {
+		return nil, err
+	}
+	if err := line(first, ill.F, colF, false, "f"); err != nil {
+		return nil, err
+	}
+	if err := line(first, ill.G, colG, false, "g"); err != nil {
+		return nil, err
+	}
+	if err := star(first); err != nil {
+		return nil, err
+	}
+	panels := []*gplot.Plot{first}
+	for k, sn := range ill.Snapshots {
+		p, err := base(fmt.Sprintf("(%c) t = %d", 'b'+k, sn.T))
+		if err != nil {
+			return nil, err
+		}
+		thin := func(v []float64, c color.NRGBA) error {
+			l, err := plotter.NewLine(xy(v))
+			if err != nil {
+				return err
+			}
+			l.Color, l.Width = color.NRGBA{c.R, c.G, c.B, 90}, vg.Points(1)
+			p.Add(l)
+			return nil
+		}
+		if err := thin(ill.F, colF); err != nil {
+			return nil, err
+		}
+		if err := thin(ill.G, colG); err != nil {
+			return nil, err
+		}
+		if err := line(p, sn.MeanF, colMF, true, "GP mean of f"); err != nil {
+			return nil, err
+		}
+		if err := line(p, sn.MeanG, colMG, true, "GP mean of g"); err != nil {
+			return nil, err
+		}
+		var safe plotter.XYs
+		for i, in := range sn.Safe {
+			if in {
+				safe = append(safe, plotter.XY{X: ill.X[i], Y: lo + 0.15})
+			}
+		}
+		if len(safe) > 0 {
+			sc, err := plotter.NewScatter(safe)
+			if err != nil {
+				return nil, err
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: colSafe, Radius: vg.Points(1.5), Shape: draw.BoxGlyph{}}
+			p.Add(sc)
+			p.Legend.Add(fmt.Sprintf("D^s_%d", sn.T+1), sc)
+		}
+		seen := map[int]bool{}
+		var acts plotter.XYs
+		for _, a := range sn.Played {
+			if !seen[a] {
+				seen[a] = true
+				acts = append(acts, plotter.XY{X: ill.X[a], Y: ill.F[a]})
+			}
+		}
+		sc, err := plotter.NewScatter(acts)
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(2), Shape: draw.CrossGlyph{}}
+		p.Add(sc)
+		p.Legend.Add("played actions", sc)
+		if err := star(p); err != nil {
+			return nil, err
+		}
+		panels = append(panels, p)
+	}
+	return panels, nil
+}
