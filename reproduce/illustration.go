@@ -27,10 +27,10 @@ import (
 // actions in the same safe interval as x* but at least 1 away from it,
 // SGP-UCB (uniform phase 1, plateau 20 / cap 100) for 200 rounds.
 const (
-	illN, illT        = 200, 200
-	illEps, illNoise  = 0.1, 0.05
-	illSeedLen        = 10
-	illSeed    uint64 = 2021
+	illN, illT              = 200, 200
+	illEps, illNoise        = 0.1, 0.05
+	illSeedLen              = 10
+	illSeed          uint64 = 2021
 )
 
 // Snapshot is the learner's state after T rounds.
