@@ -41,3 +41,9 @@ func (o *Oracle) SafeSetSize() int { return o.size }
 
 // ExplorationRounds implements Policy: the oracle does not explore.
 func (o *Oracle) ExplorationRounds() int { return 0 }
+
+// Inspect implements Policy.
+func (o *Oracle) Inspect() Snapshot {
+	o.beta()
+	return o.snapshot(o.t+1, o.env.TrueSafe)
+}

@@ -23,6 +23,28 @@ type Policy interface {
 	// ExplorationRounds is the length of the exploration phase (T', t* or
 	// stage 1), or the rounds spent in it so far while it lasts.
 	ExplorationRounds() int
+	// Inspect returns the policy's view of the coming round — its safe set
+	// and posteriors — without choosing an action or using randomness, so
+	// that inspecting never changes what the policy will suggest.
+	Inspect() Snapshot
+}
+
+// Posterior is a GP's posterior mean and standard deviation over D.
+type Posterior struct {
+	Mean []float64 `json:"mean"`
+	Std  []float64 `json:"std"`
+}
+
+// Snapshot is a policy's view of round Round, before it chooses.
+type Snapshot struct {
+	Round    int         `json:"round"`
+	SqrtBeta float64     `json:"sqrt_beta"`
+	Safe     []bool      `json:"safe"`
+	F        Posterior   `json:"f"`
+	G        []Posterior `json:"g"`
+	// LowerF is the policy's lower confidence bound ℓ_{f,t} (intersected
+	// over time in SafeOpt's lipschitz mode).
+	LowerF []float64 `json:"lower_f"`
 }
 
 // Env is what a policy knows of its problem. TrueSafe and Lipschitz hold
@@ -175,6 +197,27 @@ func (m *models) argmaxUpper(in func(i int) bool) int {
 		}
 	}
 	return best
+}
+
+func posterior(g *gp.Model) Posterior {
+	p := Posterior{Mean: append([]float64(nil), g.Mean()...), Std: make([]float64, g.N())}
+	for i := range p.Std {
+		p.Std[i] = g.Std(i)
+	}
+	return p
+}
+
+// snapshot copies the models' state for round t with the given safe set.
+func (m *models) snapshot(t int, safe []bool) Snapshot {
+	s := Snapshot{Round: t, SqrtBeta: m.sqb, Safe: append([]bool(nil), safe...), F: posterior(m.f)}
+	for _, g := range m.g {
+		s.G = append(s.G, posterior(g))
+	}
+	s.LowerF = make([]float64, len(s.F.Mean))
+	for i := range s.LowerF {
+		s.LowerF[i] = s.F.Mean[i] - m.sqb*s.F.Std[i]
+	}
+	return s
 }
 
 // cached makes Next idempotent within a round.

@@ -33,6 +33,9 @@ type SafeOpt struct {
 	isSeed []bool
 	inM    []bool
 	inG    []bool
+	// updated is the round update last prepared: S_t grows from S_{t−1},
+	// so it must be computed exactly once per round.
+	updated int
 }
 
 // gpView names a model's parts the set computations read.
@@ -95,14 +98,10 @@ func newSafeOpt(env *Env, v variant, s *Spec) *SafeOpt {
 
 // Next implements Policy.
 func (o *SafeOpt) Next() int {
-	t := o.t + 1
+	t := o.update()
 	if a, ok := o.next.get(t); ok {
 		return a
 	}
-	o.beta()
-	o.bounds()
-	o.safeSet()
-	o.phase.start(t, o.size)
 	var a int
 	switch {
 	case o.variant == variantSafeOpt || (o.variant == variantMC && o.phase.in(t)):
@@ -125,6 +124,28 @@ func (o *SafeOpt) Next() int {
 }
 
 func (o *SafeOpt) inSafe(i int) bool { return o.safe[i] }
+
+// update prepares round t = observations + 1 — β_t, the bounds, S_t and the
+// phase rule — once per round, and returns t.
+func (o *SafeOpt) update() int {
+	t := o.t + 1
+	if o.updated == t {
+		return t
+	}
+	o.updated = t
+	o.beta()
+	o.bounds()
+	o.safeSet()
+	o.phase.start(t, o.size)
+	return t
+}
+
+// Inspect implements Policy.
+func (o *SafeOpt) Inspect() Snapshot {
+	s := o.snapshot(o.update(), o.safe)
+	copy(s.LowerF, o.lo[0])
+	return s
+}
 
 // bounds sets [ℓ_t, u_t] = μ ∓ β_t^{1/2}σ for every GP: intersected with
 // the previous interval in lipschitz mode (Sui et al. 2015), recomputed in gp

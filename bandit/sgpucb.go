@@ -13,6 +13,7 @@ type SGPUCB struct {
 	safe        []bool
 	isSeed      []bool
 	size        int
+	updated     int // the round update last prepared
 }
 
 func newSGPUCB(env *Env, uncertainty bool, rule Exploration, keepSeed bool) *SGPUCB {
@@ -32,13 +33,10 @@ func newSGPUCB(env *Env, uncertainty bool, rule Exploration, keepSeed bool) *SGP
 
 // Next implements Policy.
 func (s *SGPUCB) Next() int {
-	t := s.t + 1
+	t := s.update()
 	if a, ok := s.next.get(t); ok {
 		return a
 	}
-	s.beta()
-	s.size = s.gpSafe(s.safe)
-	s.phase.start(t, s.size)
 	if s.phase.in(t) {
 		return s.next.set(t, s.explore())
 	}
@@ -49,6 +47,23 @@ func (s *SGPUCB) Next() int {
 	}
 	return s.next.set(t, a)
 }
+
+// update prepares round t = observations + 1 — β_t, D^s_t and the phase
+// rule — once per round, and returns t. It uses no randomness.
+func (s *SGPUCB) update() int {
+	t := s.t + 1
+	if s.updated == t {
+		return t
+	}
+	s.updated = t
+	s.beta()
+	s.size = s.gpSafe(s.safe)
+	s.phase.start(t, s.size)
+	return t
+}
+
+// Inspect implements Policy.
+func (s *SGPUCB) Inspect() Snapshot { return s.snapshot(s.update(), s.safe) }
 
 // explore is the phase-1 rule: a uniformly random seed action, or the seed
 // action of largest constraint uncertainty max_i σ_{g_i,t−1}.
