@@ -106,6 +106,10 @@ func Parse(r io.Reader, dir string) (*Config, error) {
 
 var yamlLine = regexp.MustCompile(`^line (\d+): `)
 
+// YAMLMessage renders a strict-decoding error of data as one line that
+// names the offending key (for other packages' YAML files).
+func YAMLMessage(err error, data []byte) string { return yamlMessage(err, keyPaths(data)) }
+
 // yamlMessage makes a decoding error one line, naming sections instead of
 // Go types and, where the error gives a line, the key path of the value on
 // that line ("line 4: model.delta: cannot unmarshal …").
@@ -186,6 +190,12 @@ func sectionName(goType string) string {
 		return "a kernel"
 	case "bandit.Spec":
 		return "an algorithm"
+	case "study.Spec":
+		return "the top level"
+	case "study.DecisionSet":
+		return "decision_set"
+	case "study.Grid":
+		return "decision_set.grid"
 	}
 	return goType
 }

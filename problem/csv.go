@@ -119,3 +119,66 @@ func at(h []string, i int) string {
 	}
 	return ""
 }
+
+// ReadActions reads a decision set without function values: a header row
+// x1 … xd and optionally seed (1 = known safe), then one row per action.
+// Seed is nil when the file has no seed column.
+func ReadActions(r io.Reader) (x [][]float64, seed []int, err error) {
+	cr := csv.NewReader(r)
+	cr.TrimLeadingSpace = true
+	cr.Comment = '#'
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, nil, fmt.Errorf("%w: empty file, want a header row x1…xd[,seed]", ErrInvalid)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	for i := range header {
+		header[i] = strings.TrimSpace(header[i])
+	}
+	header[0] = strings.TrimPrefix(header[0], "\ufeff")
+	d := 0
+	for d < len(header) && header[d] == "x"+strconv.Itoa(d+1) {
+		d++
+	}
+	if d == 0 {
+		return nil, nil, fmt.Errorf("%w: header: first column must be x1, got %q", ErrInvalid, header[0])
+	}
+	hasSeed := d < len(header) && header[d] == "seed"
+	if want := d + map[bool]int{true: 1, false: 0}[hasSeed]; want != len(header) {
+		return nil, nil, fmt.Errorf("%w: header: unexpected column %q (want x1…xd[,seed])", ErrInvalid, header[want])
+	}
+	if hasSeed {
+		seed = []int{}
+	}
+	for row := 2; ; row++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		p := make([]float64, d)
+		for c, s := range rec {
+			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil || !finite(v) {
+				return nil, nil, fmt.Errorf("%w: line %d, column %s: %q is not a finite number", ErrInvalid, row, header[c], s)
+			}
+			if c < d {
+				p[c] = v
+				continue
+			}
+			switch v {
+			case 1:
+				seed = append(seed, len(x))
+			case 0:
+			default:
+				return nil, nil, fmt.Errorf("%w: line %d, column seed: %v is neither 0 nor 1", ErrInvalid, row, v)
+			}
+		}
+		x = append(x, p)
+	}
+	return x, seed, nil
+}

@@ -1,0 +1,245 @@
+package study_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/safegp/safegp/study"
+)
+
+const specYAML = `decision_set: {grid: {bounds: [[0, 4]], points: [21]}}
+seed_actions: [10]
+thresholds: [0.0]
+model:
+  objective: {kernel: se, lengthscale: 1}
+  constraints: [{kernel: se, lengthscale: 1}]
+  noise_std: 0.05
+  delta: 0.1
+  beta: 4
+algorithm: {name: sgp-ucb, phase1: uniform, exploration: {fixed: 4}}
+horizon: 30
+seed: 3
+`
+
+// truth is the system being tuned: f peaks at x = 3, g ≥ 0 for x ≤ 3.5.
+func truth(x float64) (f float64, g []float64) {
+	return -(x - 3) * (x - 3), []float64{1 - math.Pow(x/3.5, 4)}
+}
+
+func newService(t *testing.T, path string) (*study.Service, *study.Store) {
+	t.Helper()
+	st, err := study.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return study.NewService(st), st
+}
+
+func resolved(t *testing.T, y string) *study.Resolved {
+	t.Helper()
+	s, err := study.ParseSpec([]byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Resolve(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func drive(t *testing.T, v *study.Service, name string, rounds int) []int {
+	t.Helper()
+	ctx := context.Background()
+	var got []int
+	for i := 0; i < rounds; i++ {
+		a, err := v.Ask(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := v.Ask(ctx, name)
+		if err != nil || again.Ask != a.Ask || again.Index != a.Index {
+			t.Fatalf("second ask while pending: %+v, want %+v (%v)", again, a, err)
+		}
+		f, g := truth(a.X[0])
+		id := a.Ask
+		if _, err := v.Tell(ctx, name, &study.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, a.Index)
+	}
+	return got
+}
+
+func TestReopenReplaysToTheSameState(t *testing.T) {
+	// Ten rounds, close, reopen, ten more — against twenty rounds in one go.
+	// The uniform phase 1 draws random numbers, so any replay that consumed
+	// them differently would change the actions.
+	ctx := context.Background()
+	dir := t.TempDir()
+	ref, _ := newService(t, filepath.Join(dir, "ref.db"))
+	if err := ref.Create(ctx, "s", resolved(t, specYAML)); err != nil {
+		t.Fatal(err)
+	}
+	want := drive(t, ref, "s", 20)
+
+	path := filepath.Join(dir, "a.db")
+	v, st := newService(t, path)
+	if err := v.Create(ctx, "s", resolved(t, specYAML)); err != nil {
+		t.Fatal(err)
+	}
+	got := drive(t, v, "s", 10)
+	if _, err := v.Ask(ctx, "s"); err != nil { // left pending across the restart
+		t.Fatal(err)
+	}
+	st.Close()
+	v2, _ := newService(t, path)
+	got = append(got, drive(t, v2, "s", 10)...)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("round %d: action %d after reopening, %d without (%v vs %v)", i+1, got[i], want[i], got, want)
+		}
+	}
+	sum, err := v2.Show(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Rounds != 20 || sum.Pending != nil || sum.Best == nil || sum.SafeSetSize == 0 {
+		t.Errorf("summary %+v", sum)
+	}
+}
+
+func TestBadTellsChangeNothing(t *testing.T) {
+	ctx := context.Background()
+	v, _ := newService(t, filepath.Join(t.TempDir(), "b.db"))
+	if err := v.Create(ctx, "s", resolved(t, specYAML)); err != nil {
+		t.Fatal(err)
+	}
+	a, err := v.Ask(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, nan, inf := 1.0, math.NaN(), math.Inf(1)
+	id, other, bad, far := a.Ask, a.Ask+7, -1, 21
+	cases := []struct {
+		name string
+		req  study.TellRequest
+		want error
+	}{
+		{"NaN f", study.TellRequest{Ask: &id, F: &nan, G: []float64{1}}, study.ErrBadTell},
+		{"Inf g", study.TellRequest{Ask: &id, F: &one, G: []float64{inf}}, study.ErrBadTell},
+		{"too many g", study.TellRequest{Ask: &id, F: &one, G: []float64{1, 2}}, study.ErrBadTell},
+		{"no g", study.TellRequest{Ask: &id, F: &one, G: []float64{}}, study.ErrBadTell},
+		{"unknown ask", study.TellRequest{Ask: &other, F: &one, G: []float64{1}}, study.ErrUnknownAsk},
+		{"index below", study.TellRequest{Index: &bad, F: &one, G: []float64{1}}, study.ErrBadTell},
+		{"index above", study.TellRequest{Index: &far, F: &one, G: []float64{1}}, study.ErrBadTell},
+		{"both", study.TellRequest{Ask: &id, Index: &id, F: &one, G: []float64{1}}, study.ErrBadTell},
+		{"neither", study.TellRequest{F: &one, G: []float64{1}}, study.ErrBadTell},
+		{"no f", study.TellRequest{Ask: &id, G: []float64{1}}, study.ErrBadTell},
+	}
+	for _, c := range cases {
+		if _, err := v.Tell(ctx, "s", &c.req); !errors.Is(err, c.want) {
+			t.Errorf("%s: got %v, want %v", c.name, err, c.want)
+		}
+	}
+	obs, _ := v.Observations(ctx, "s")
+	if len(obs) != 0 {
+		t.Fatalf("%d observations after only bad tells", len(obs))
+	}
+	// A good tell, then the same ask again: already told.
+	ans, err := v.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &one, G: []float64{-0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ans.Violation || len(ans.Violated) != 1 || ans.Violated[0] != 1 || ans.Rounds != 1 {
+		t.Errorf("violation not reported: %+v", ans)
+	}
+	if _, err := v.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &one, G: []float64{1}}); !errors.Is(err, study.ErrAlreadyTold) {
+		t.Errorf("second tell of ask %d: %v", id, err)
+	}
+	// An observation made outside the loop, by index.
+	idx := 3
+	if _, err := v.Tell(ctx, "s", &study.TellRequest{Index: &idx, F: &one, G: []float64{0.2}}); err != nil {
+		t.Fatal(err)
+	}
+	sum, _ := v.Show(ctx, "s")
+	if sum.Rounds != 2 || sum.Violations != 1 {
+		t.Errorf("summary %+v", sum)
+	}
+}
+
+func TestSpecErrors(t *testing.T) {
+	cases := map[string]string{
+		"oracle":          `algorithm: {name: gp-ucb-oracle}`,
+		"lipschitz auto":  `algorithm: {name: safeopt, safe_set: lipschitz, lipschitz: auto}`,
+		"lipschitz unset": `algorithm: {name: safeopt}`,
+		"unknown key":     `algorithm: {name: sgp-ucb, phase1: uniform, exploration: {fixed: 4}, colour: red}`,
+	}
+	for name, alg := range cases {
+		y := specYAML[:len(specYAML)] // copy
+		y = replaceLine(y, "algorithm:", alg)
+		s, err := study.ParseSpec([]byte(y))
+		if err == nil {
+			_, err = s.Resolve(".")
+		}
+		if err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func replaceLine(s, prefix, with string) string {
+	out := ""
+	for _, l := range splitLines(s) {
+		if len(l) >= len(prefix) && l[:len(prefix)] == prefix {
+			l = with
+		}
+		out += l + "\n"
+	}
+	return out
+}
+
+func splitLines(s string) []string {
+	var lines []string
+	start := 0
+	for i := range s {
+		if s[i] == '\n' {
+			lines = append(lines, s[start:i])
+			start = i + 1
+		}
+	}
+	return lines
+}
+
+func FuzzDecodeTell(f *testing.F) {
+	for _, seed := range []string{
+		`{"ask": 3, "f": 1.5, "g": [0.2]}`,
+		`{"index": 0, "f": -1, "g": [0.2, 3]}`,
+		`{"ask": 1, "f": "NaN", "g": [1]}`,
+		`{"ask": 1, "index": 2, "f": 1, "g": []}`,
+		`{"f": 1e400, "g": [1]}`,
+		`{"ask": 1, "f": 1, "g": [1]} trailing`,
+		`[]`, ``, `{"ask": 9223372036854775808, "f": 0, "g": [0]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		req, err := study.DecodeTell(data)
+		if err != nil {
+			if !errors.Is(err, study.ErrBadTell) {
+				t.Fatalf("error %v does not wrap ErrBadTell", err)
+			}
+			return
+		}
+		if (req.Ask == nil) == (req.Index == nil) || req.F == nil || req.G == nil {
+			t.Fatalf("accepted a malformed request: %+v", req)
+		}
+		if math.IsNaN(*req.F) || math.IsInf(*req.F, 0) {
+			t.Fatalf("accepted f = %v", *req.F)
+		}
+	})
+}
