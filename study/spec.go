@@ -255,4 +255,3 @@ func (s *Spec) Resolve(dir string) (*Resolved, error) {
 	}
 	return r, nil
 }
-

@@ -339,4 +339,3 @@ func (v *Service) Tell(ctx context.Context, name string, t *TellRequest) (*TellA
 	})
 	return ans, err
 }
-
