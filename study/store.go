@@ -193,6 +193,12 @@ func (s *Store) append(ctx context.Context, name string, e *Event) error {
 	return err
 }
 
+// Events returns a study's recorded asks and tells in order.
+func (s *Store) Events(ctx context.Context, name string) ([]Event, error) {
+	_, evs, err := s.load(ctx, name)
+	return evs, err
+}
+
 // Names lists the stored studies.
 func (s *Store) Names(ctx context.Context) ([]string, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT name FROM studies ORDER BY name`)

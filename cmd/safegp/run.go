@@ -38,6 +38,8 @@ Usage:
   safegp reproduce [--out DIR] [--quick]      run every experiment of the paper, with a report
   safegp run CONFIG --out DIR [--workers N]   run an experiment
   safegp bound CONFIG                        the paper's theory quantities for a configured problem
+  safegp study COMMAND --db FILE ...         durable ask/tell studies of a real system
+  safegp serve --db FILE [--addr A]          the studies over HTTP
   safegp help [COMMAND]                      show help
 
 Run 'safegp run --help' for the configuration format.
@@ -55,6 +57,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return boundCmd(args[1:], stdout, stderr)
 	case "reproduce":
 		return reproduceCmd(args[1:], stdout, stderr)
+	case "study":
+		return studyCmd(args[1:], stdout, stderr)
+	case "serve":
+		return serveCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		if len(args) > 1 {
 			switch args[1] {
@@ -64,6 +70,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 				return boundCmd([]string{"--help"}, stdout, stderr)
 			case "reproduce":
 				return reproduceCmd([]string{"--help"}, stdout, stderr)
+			case "study":
+				return studyCmd([]string{"--help"}, stdout, stderr)
+			case "serve":
+				return serveCmd([]string{"--help"}, stdout, stderr)
 			}
 		}
 		fmt.Fprint(stdout, usage)

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette/moreland"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/plot"
+	"github.com/safegp/safegp/study"
+)
+
+// plotStudy draws a study's state: for a 1-D decision set, the posterior
+// mean ± β^{1/2}σ of f and of each g_i with the thresholds, the safe set and
+// the observations; for 2-D, the posterior mean of f over the actions and
+// the safe set with the observations.
+func plotStudy(out, name string, x [][]float64, h []float64, obs []study.Observation, snap bandit.Snapshot) error {
+	ext := strings.ToLower(filepath.Ext(out))
+	if ext != ".png" && ext != ".svg" {
+		return fmt.Errorf("--out %s: want a .png or .svg file", out)
+	}
+	var panels []*gplot.Plot
+	var err error
+	switch len(x[0]) {
+	case 1:
+		panels, err = plot1D(name, x, h, obs, snap)
+	case 2:
+		panels, err = plot2D(name, x, obs, snap)
+	default:
+		return fmt.Errorf("plot: only 1-D and 2-D decision sets can be drawn, this one is %d-D", len(x[0]))
+	}
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp(filepath.Dir(out), ".safegp-plot-*")
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	if err := plot.SaveRow(panels, dir, "fig"); err != nil {
+		return err
+	}
+	return os.Rename(filepath.Join(dir, "fig"+ext), out)
+}
+
+func plot1D(name string, x [][]float64, h []float64, obs []study.Observation, snap bandit.Snapshot) ([]*gplot.Plot, error) {
+	order := make([]int, len(x))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return x[order[a]][0] < x[order[b]][0] })
+	panel := func(title string, p bandit.Posterior, value func(o study.Observation) float64, threshold *float64) (*gplot.Plot, error) {
+		s := plot.Series{Label: "posterior mean ± β^½σ", Color: plot.Palette[0]}
+		for _, i := range order {
+			s.X = append(s.X, x[i][0])
+			s.Mean = append(s.Mean, p.Mean[i])
+			s.Std = append(s.Std, snap.SqrtBeta*p.Std[i])
+		}
+		pl, err := plot.Bands(title, "x", "value", []plot.Series{s})
+		if err != nil {
+			return nil, err
+		}
+		lo := math.Inf(1)
+		for k := range s.Mean {
+			lo = math.Min(lo, s.Mean[k]-s.Std[k])
+		}
+		if threshold != nil {
+			l, err := plotter.NewLine(plotter.XYs{{X: s.X[0], Y: *threshold}, {X: s.X[len(s.X)-1], Y: *threshold}})
+			if err != nil {
+				return nil, err
+			}
+			l.Color, l.Dashes = plot.Palette[3], []vg.Length{vg.Points(4), vg.Points(3)}
+			pl.Add(l)
+			pl.Legend.Add("threshold h", l)
+			lo = math.Min(lo, *threshold)
+		}
+		var safe plotter.XYs
+		for _, i := range order {
+			if snap.Safe[i] {
+				safe = append(safe, plotter.XY{X: x[i][0], Y: lo})
+			}
+		}
+		if len(safe) > 0 {
+			sc, err := plotter.NewScatter(safe)
+			if err != nil {
+				return nil, err
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: plot.Palette[2], Radius: vg.Points(1.5), Shape: draw.BoxGlyph{}}
+			pl.Add(sc)
+			pl.Legend.Add("safe set", sc)
+		}
+		if len(obs) > 0 {
+			pts := make(plotter.XYs, len(obs))
+			for k, o := range obs {
+				pts[k] = plotter.XY{X: o.X[0], Y: value(o)}
+			}
+			sc, err := plotter.NewScatter(pts)
+			if err != nil {
+				return nil, err
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(2), Shape: draw.CrossGlyph{}}
+			pl.Add(sc)
+			pl.Legend.Add("observations", sc)
+		}
+		return pl, nil
+	}
+	fp, err := panel(name+": f", snap.F, func(o study.Observation) float64 { return o.F }, nil)
+	if err != nil {
+		return nil, err
+	}
+	panels := []*gplot.Plot{fp}
+	for i := range snap.G {
+		hi := h[i]
+		gp, err := panel(fmt.Sprintf("%s: g%d", name, i+1), snap.G[i], func(o study.Observation) float64 { return o.G[i] }, &hi)
+		if err != nil {
+			return nil, err
+		}
+		panels = append(panels, gp)
+	}
+	return panels, nil
+}
+
+func plot2D(name string, x [][]float64, obs []study.Observation, snap bandit.Snapshot) ([]*gplot.Plot, error) {
+	cmap := moreland.SmoothBlueRed()
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, m := range snap.F.Mean {
+		lo, hi = math.Min(lo, m), math.Max(hi, m)
+	}
+	if hi <= lo {
+		hi = lo + 1
+	}
+	cmap.SetMin(lo)
+	cmap.SetMax(hi)
+	mean := gplot.New()
+	mean.Title.Text = fmt.Sprintf("%s: posterior mean of f (blue %.3g … red %.3g)", name, lo, hi)
+	mean.X.Label.Text, mean.Y.Label.Text = "x1", "x2"
+	for i, p := range x {
+		c, err := cmap.At(snap.F.Mean[i])
+		if err != nil {
+			c = color.Gray{128}
+		}
+		sc, err := plotter.NewScatter(plotter.XYs{{X: p[0], Y: p[1]}})
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
+		mean.Add(sc)
+	}
+	set := gplot.New()
+	set.Title.Text = fmt.Sprintf("%s: safe set and observations", name)
+	set.X.Label.Text, set.Y.Label.Text = "x1", "x2"
+	set.Legend.Top = true
+	var in, outside plotter.XYs
+	for i, p := range x {
+		if snap.Safe[i] {
+			in = append(in, plotter.XY{X: p[0], Y: p[1]})
+		} else {
+			outside = append(outside, plotter.XY{X: p[0], Y: p[1]})
+		}
+	}
+	add := func(pts plotter.XYs, c color.Color, shape draw.GlyphDrawer, r vg.Length, label string) error {
+		if len(pts) == 0 {
+			return nil
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return err
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: c, Radius: r, Shape: shape}
+		set.Add(sc)
+		set.Legend.Add(label, sc)
+		return nil
+	}
+	var seen plotter.XYs
+	for _, o := range obs {
+		seen = append(seen, plotter.XY{X: o.X[0], Y: o.X[1]})
+	}
+	for _, err := range []error{
+		add(outside, color.Gray{190}, draw.CircleGlyph{}, vg.Points(2.5), "not (yet) safe"),
+		add(in, plot.Palette[2], draw.CircleGlyph{}, vg.Points(3), "safe set"),
+		add(seen, color.Black, draw.CrossGlyph{}, vg.Points(3), "observations"),
+	} {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return []*gplot.Plot{mean, set}, nil
+}

@@ -1,0 +1,218 @@
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/safegp/safegp/study"
+)
+
+// Body limits: a create request carries a specification, possibly with its
+// actions inline; every other request is small.
+const (
+	MaxCreateBody = 16 << 20
+	MaxBody       = 64 << 10
+)
+
+// Options configure a Handler.
+type Options struct {
+	// Token, if not empty, must be sent as "Authorization: Bearer TOKEN"
+	// on every route but /healthz.
+	Token string
+	Log   *slog.Logger
+}
+
+// Handler returns the HTTP routes for the studies of svc.
+func Handler(svc *study.Service, opt Options) http.Handler {
+	if opt.Log == nil {
+		opt.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	h := &handler{svc: svc, opt: opt}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	mux.Handle("POST /v1/studies", h.auth(h.create))
+	mux.Handle("POST /v1/studies/{name}/ask", h.auth(h.ask))
+	mux.Handle("POST /v1/studies/{name}/tell", h.auth(h.tell))
+	mux.Handle("GET /v1/studies/{name}", h.auth(h.show))
+	mux.Handle("GET /v1/studies/{name}/observations", h.auth(h.observations))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, fmt.Errorf("no route %s %s", r.Method, r.URL.Path))
+	})
+	return h.logged(mux)
+}
+
+type handler struct {
+	svc *study.Service
+	opt Options
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (h *handler) logged(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		h.opt.Log.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status,
+			"duration", time.Since(start), "remote", r.RemoteAddr)
+	})
+}
+
+func (h *handler) auth(fn func(w http.ResponseWriter, r *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h.opt.Token != "" {
+			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(h.opt.Token)) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="safegp"`)
+				writeError(w, http.StatusUnauthorized, errors.New("missing or wrong bearer token"))
+				return
+			}
+		}
+		if err := fn(w, r); err != nil {
+			writeError(w, status(err), err)
+		}
+	})
+}
+
+// status maps the study errors to HTTP status codes.
+func status(err error) int {
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, study.ErrNotFound), errors.Is(err, study.ErrUnknownAsk):
+		return http.StatusNotFound
+	case errors.Is(err, study.ErrExists), errors.Is(err, study.ErrAlreadyTold), errors.Is(err, study.ErrStale):
+		return http.StatusConflict
+	case errors.Is(err, study.ErrBadTell), errors.Is(err, study.ErrSpec), errors.Is(err, study.ErrBadName), errors.Is(err, errBadRequest):
+		return http.StatusBadRequest
+	case errors.Is(err, context.Canceled):
+		return 499 // client closed the request
+	}
+	return http.StatusInternalServerError
+}
+
+var errBadRequest = errors.New("bad request")
+
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, fmt.Errorf("request body larger than %d bytes: %w", limit, err)
+		}
+		return nil, fmt.Errorf("%w: read body: %v", errBadRequest, err)
+	}
+	return b, nil
+}
+
+func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(w, r, MaxCreateBody)
+	if err != nil {
+		return err
+	}
+	var req struct {
+		Name string          `json:"name"`
+		Spec json.RawMessage `json:"spec"`
+	}
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return fmt.Errorf("%w: want {\"name\": NAME, \"spec\": {...}}: %v", errBadRequest, err)
+	}
+	if len(req.Spec) == 0 {
+		return fmt.Errorf("%w: \"spec\" is missing", errBadRequest)
+	}
+	spec, err := study.ParseSpec(req.Spec)
+	if err != nil {
+		return err
+	}
+	if spec.DecisionSet.File != "" {
+		return fmt.Errorf("%w: decision_set.file: over HTTP give the actions inline (decision_set: {actions: [[…], …]}) or a grid", study.ErrSpec)
+	}
+	res, err := spec.Resolve("")
+	if err != nil {
+		return err
+	}
+	if err := h.svc.Create(r.Context(), req.Name, res); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"study": req.Name, "actions": len(res.X), "seed_actions": res.Seed})
+	return nil
+}
+
+func (h *handler) ask(w http.ResponseWriter, r *http.Request) error {
+	if _, err := readBody(w, r, MaxBody); err != nil {
+		return err
+	}
+	a, err := h.svc.Ask(r.Context(), r.PathValue("name"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, a)
+	return nil
+}
+
+func (h *handler) tell(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(w, r, MaxBody)
+	if err != nil {
+		return err
+	}
+	req, err := study.DecodeTell(body)
+	if err != nil {
+		return err
+	}
+	a, err := h.svc.Tell(r.Context(), r.PathValue("name"), req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, a)
+	return nil
+}
+
+func (h *handler) show(w http.ResponseWriter, r *http.Request) error {
+	s, err := h.svc.Show(r.Context(), r.PathValue("name"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, s)
+	return nil
+}
+
+func (h *handler) observations(w http.ResponseWriter, r *http.Request) error {
+	obs, err := h.svc.Observations(r.Context(), r.PathValue("name"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, obs)
+	return nil
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, code int, err error) {
+	writeJSON(w, code, map[string]string{"error": err.Error()})
+}
