@@ -221,3 +221,108 @@ func TestBound(t *testing.T) {
 		t.Errorf("JSON lacks t_prime:\n%s", stdout.String())
 	}
 }
+
+const studySpec = `decision_set: {grid: {bounds: [[0, 4], [0, 2]], points: [9, 5]}}
+seed_actions: [20, 21]
+thresholds: [0.0]
+model:
+  objective: {kernel: se, lengthscale: 1}
+  constraints: [{kernel: se, lengthscale: 1}]
+  noise_std: 0.05
+  delta: 0.01
+algorithm: {name: sgp-ucb, phase1: uniform, exploration: {fixed: 3}}
+horizon: 30
+seed: 2
+`
+
+// TestStudyCLI covers the study subcommands in-process: the workflow, the
+// plot of a 2-D study, and every bad input with one clear error that changes
+// nothing.
+func TestStudyCLI(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.yaml")
+	os.WriteFile(spec, []byte(studySpec), 0o644)
+	db := filepath.Join(dir, "s.db")
+	do := func(args ...string) (string, error) {
+		var stdout, stderr bytes.Buffer
+		err := run(args, &stdout, &stderr)
+		return stdout.String(), err
+	}
+	if _, err := do("study", "create", spec, "--db", db, "--study", "tune"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := do("study", "ask", "--db", db, "--study", "tune")
+	if err != nil || !strings.Contains(out, `"ask":1`) {
+		t.Fatalf("ask: %q %v", out, err)
+	}
+	if _, err := do("study", "tell", "--db", db, "--study", "tune", "--ask", "1", "--f", "0.5", "--g", "0.3"); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"study", "show", "--db", db, "--study", "tune"},
+		{"study", "show", "--db", db, "--study", "tune", "--json"},
+		{"study", "export", "--db", db, "--study", "tune", "--format", "json"},
+		{"study", "export", "--db", db, "--study", "tune", "--format", "csv"},
+		{"study", "plot", "--db", db, "--study", "tune", "--out", filepath.Join(dir, "fig.png")},
+		{"study", "plot", "--db", db, "--study", "tune", "--out", filepath.Join(dir, "fig.svg")},
+	} {
+		if _, err := do(args...); err != nil {
+			t.Errorf("%v: %v", args[1:3], err)
+		}
+	}
+	if st, err := os.Stat(filepath.Join(dir, "fig.png")); err != nil || st.Size() == 0 {
+		t.Error("no plot written")
+	}
+	bad := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--ask", "1", "--f", "1", "--g", "1"}, "already told"},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--ask", "77", "--f", "1", "--g", "1"}, "unknown ask"},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "45", "--f", "1", "--g", "1"}, "index 45"},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "NaN", "--g", "1"}, "finite"},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "1", "--g", "Inf"}, "not finite"},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "1", "--g", "1,2"}, "2 constraint values"},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "1"}, "--g"},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--f", "1", "--g", "1"}, "--ask and --index"},
+		{[]string{"study", "ask", "--db", db, "--study", "nope"}, "no such study"},
+		{[]string{"study", "ask", "--db", db, "--study", "bad name"}, "invalid study name"},
+		{[]string{"study", "ask", "--db", filepath.Join(dir, "none.db")}, "none.db"},
+		{[]string{"study", "create", spec, "--db", db, "--study", "tune"}, "exists already"},
+		{[]string{"study", "export", "--db", db, "--study", "tune", "--format", "xml"}, "xml"},
+		{[]string{"study", "plot", "--db", db, "--study", "tune", "--out", filepath.Join(dir, "fig.gif")}, ".gif"},
+	}
+	for _, b := range bad {
+		_, err := do(b.args...)
+		if err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("%v: got %v, want an error mentioning %q", b.args[1:], err, b.want)
+		}
+	}
+	out, _ = do("study", "show", "--db", db, "--study", "tune", "--json")
+	if !strings.Contains(out, `"rounds": 1`) {
+		t.Errorf("bad tells changed the study:\n%s", out)
+	}
+	// Specifications that are rejected before anything is stored.
+	for name, s := range map[string]string{
+		"oracle":        strings.Replace(studySpec, "{name: sgp-ucb, phase1: uniform, exploration: {fixed: 3}}", "{name: gp-ucb-oracle}", 1),
+		"lipschitz":     strings.Replace(studySpec, "{name: sgp-ucb, phase1: uniform, exploration: {fixed: 3}}", "{name: safeopt, lipschitz: auto}", 1),
+		"no seeds":      strings.Replace(studySpec, "seed_actions: [20, 21]\n", "", 1),
+		"seed range":    strings.Replace(studySpec, "[20, 21]", "[20, 99]", 1),
+		"unknown key":   studySpec + "colour: red\n",
+		"wrong type":    strings.Replace(studySpec, "horizon: 30", "horizon: thirty", 1),
+		"constraints":   strings.Replace(studySpec, "thresholds: [0.0]", "thresholds: [0.0, 1.0]", 1),
+		"no noise":      strings.Replace(studySpec, "  noise_std: 0.05\n", "", 1),
+		"missing file":  strings.Replace(studySpec, "{grid: {bounds: [[0, 4], [0, 2]], points: [9, 5]}}", "{file: nope.csv}", 1),
+		"two decisions": strings.Replace(studySpec, "{grid:", "{file: a.csv, grid:", 1),
+	} {
+		p := filepath.Join(dir, "bad-"+strings.ReplaceAll(name, " ", "-")+".yaml")
+		os.WriteFile(p, []byte(s), 0o644)
+		fresh := filepath.Join(dir, "fresh-"+strings.ReplaceAll(name, " ", "-")+".db")
+		if _, err := do("study", "create", p, "--db", fresh); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+		if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+			t.Errorf("%s: database created for a rejected specification", name)
+		}
+	}
+}
