@@ -5,6 +5,7 @@ import (
 	"github.com/safegp/safegp/theory"
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/safegp/safegp/gp"
 	"github.com/safegp/safegp/kernel"
@@ -154,12 +155,31 @@ func (m *models) observe(i int, y float64, z []float64) {
 	if len(z) != len(m.env.Constraints) {
 		panic(fmt.Sprintf("bandit: Observe: %d constraint values for %d constraints", len(z), len(m.env.Constraints)))
 	}
-	m.f.Observe(i, y)
-	for k, g := range m.g {
-		g.Observe(i, z[k])
+	// Each GP's update is O(N·t) and independent of the others: large ones
+	// run concurrently (replaying a stored study is bound by them).
+	if len(m.g) > 0 && m.f.N()*(m.t+1) >= parallelObserve {
+		var wg sync.WaitGroup
+		for k, g := range m.g {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				g.Observe(i, z[k])
+			}()
+		}
+		m.f.Observe(i, y)
+		wg.Wait()
+	} else {
+		m.f.Observe(i, y)
+		for k, g := range m.g {
+			g.Observe(i, z[k])
+		}
 	}
 	m.t++
 }
+
+// parallelObserve is the N·t from which the GPs are updated concurrently:
+// about a millisecond of work each, far above a goroutine's cost.
+const parallelObserve = 1 << 20
 
 func (m *models) upper(g *gp.Model, i int) float64 { return g.Mean()[i] + m.sqb*g.Std(i) }
 func (m *models) lower(g *gp.Model, i int) float64 { return g.Mean()[i] - m.sqb*g.Std(i) }
