@@ -1,6 +1,7 @@
 package bandit
 
 import (
+	"github.com/safegp/safegp/internal/vec"
 	"math"
 )
 
@@ -189,7 +190,7 @@ func (o *SafeOpt) safeSet() {
 				lo, h, l := o.lo[1+c], o.env.H[c], o.l[c]
 				any := false
 				for _, p := range o.prev {
-					if lo[p]-l*dist(x[i], x[p]) >= h { // false for NaN
+					if lo[p]-l*vec.Dist(x[i], x[p]) >= h { // false for NaN
 						any = true
 						break
 					}
@@ -258,7 +259,7 @@ func (o *SafeOpt) expanders() {
 		if o.lip {
 			// ∃x' ∉ S_t ∀i: u_{g_i,t}(x) − L_i‖x − x'‖ ≥ h_i
 			for _, p := range o.out {
-				d := dist(x[i], x[p])
+				d := vec.Dist(x[i], x[p])
 				ok := true
 				for c := range o.g {
 					if !(o.hi[1+c][i]-o.l[c]*d >= o.env.H[c]) {
@@ -368,13 +369,4 @@ func (o *SafeOpt) ExplorationRounds() int {
 		return 0
 	}
 	return o.phase.rounds(o.t)
-}
-
-func dist(a, b []float64) float64 {
-	var s float64
-	for i, ai := range a {
-		d := ai - b[i]
-		s += d * d
-	}
-	return math.Sqrt(s)
 }

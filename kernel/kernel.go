@@ -3,6 +3,7 @@ package kernel
 import (
 	"errors"
 	"github.com/safegp/safegp/internal/fielderr"
+	"github.com/safegp/safegp/internal/vec"
 	"math"
 )
 
@@ -25,7 +26,7 @@ type SE struct {
 
 // Eval implements Kernel.
 func (k SE) Eval(x, y []float64) float64 {
-	return k.Variance * math.Exp(-sqDist(x, y)/(2*k.Lengthscale*k.Lengthscale))
+	return k.Variance * math.Exp(-vec.SqDist(x, y)/(2*k.Lengthscale*k.Lengthscale))
 }
 
 // Name implements Kernel.
@@ -39,7 +40,7 @@ type Matern32 struct {
 
 // Eval implements Kernel.
 func (k Matern32) Eval(x, y []float64) float64 {
-	s := math.Sqrt(3*sqDist(x, y)) / k.Lengthscale
+	s := math.Sqrt(3*vec.SqDist(x, y)) / k.Lengthscale
 	return k.Variance * (1 + s) * math.Exp(-s)
 }
 
@@ -54,7 +55,7 @@ type Matern52 struct {
 
 // Eval implements Kernel.
 func (k Matern52) Eval(x, y []float64) float64 {
-	r2 := sqDist(x, y) / (k.Lengthscale * k.Lengthscale)
+	r2 := vec.SqDist(x, y) / (k.Lengthscale * k.Lengthscale)
 	s := math.Sqrt(5 * r2)
 	return k.Variance * (1 + s + 5*r2/3) * math.Exp(-s)
 }
@@ -68,7 +69,7 @@ type Linear struct {
 }
 
 // Eval implements Kernel.
-func (k Linear) Eval(x, y []float64) float64 { return k.Variance * dot(x, y) }
+func (k Linear) Eval(x, y []float64) float64 { return k.Variance * vec.Dot(x, y) }
 
 // Name implements Kernel.
 func (Linear) Name() string { return "linear" }
@@ -82,7 +83,7 @@ type Polynomial struct {
 
 // Eval implements Kernel.
 func (k Polynomial) Eval(x, y []float64) float64 {
-	return k.Variance * powi(dot(x, y)+k.Offset, k.Degree)
+	return k.Variance * powi(vec.Dot(x, y)+k.Offset, k.Degree)
 }
 
 // Name implements Kernel.
@@ -159,23 +160,6 @@ func New(s Spec) (Kernel, error) {
 		return p, nil
 	}
 	panic("unreachable")
-}
-
-func sqDist(x, y []float64) float64 {
-	var s float64
-	for i, xi := range x {
-		d := xi - y[i]
-		s += d * d
-	}
-	return s
-}
-
-func dot(x, y []float64) float64 {
-	var s float64
-	for i, xi := range x {
-		s += xi * y[i]
-	}
-	return s
 }
 
 func powi(b float64, p int) float64 {

@@ -3,6 +3,7 @@ package problem
 import (
 	"errors"
 	"fmt"
+	"github.com/safegp/safegp/internal/vec"
 	"math"
 	"sort"
 )
@@ -197,7 +198,7 @@ func LipschitzConstants(x [][]float64, g [][]float64) []float64 {
 	l := make([]float64, len(g))
 	for a := range x {
 		for b := a + 1; b < len(x); b++ {
-			dist := math.Sqrt(sqDist(x[a], x[b]))
+			dist := vec.Dist(x[a], x[b])
 			if dist == 0 {
 				continue
 			}
@@ -230,7 +231,7 @@ func Reachable(x [][]float64, g [][]float64, h, l []float64, eps float64, seed [
 			if in[j] {
 				continue
 			}
-			dist := math.Sqrt(sqDist(x[src], x[j]))
+			dist := vec.Dist(x[src], x[j])
 			ok := true
 			for c, gc := range g {
 				if gc[src]-eps-l[c]*dist < h[c] {
@@ -248,12 +249,3 @@ func Reachable(x [][]float64, g [][]float64, h, l []float64, eps float64, seed [
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
-func sqDist(x, y []float64) float64 {
-	var s float64
-	for i, xi := range x {
-		d := xi - y[i]
-		s += d * d
-	}
-	return s
-}

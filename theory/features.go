@@ -3,6 +3,7 @@ package theory
 import (
 	"errors"
 	"fmt"
+	"github.com/safegp/safegp/internal/vec"
 	"math"
 	"math/rand/v2"
 
@@ -185,7 +186,7 @@ func (q *QFF) Map(dst, x []float64) []float64 {
 	n := len(q.omega)
 	k := n
 	for i, om := range q.omega {
-		a := dot(om, x)
+		a := vec.Dot(om, x)
 		dst[i] = q.weights[i] * math.Cos(a)
 		if i == 0 && q.zero {
 			continue
@@ -250,7 +251,7 @@ func (f *RFF) Dim() int { return 2 * len(f.omega) }
 // Map implements FeatureMap.
 func (f *RFF) Map(dst, x []float64) []float64 {
 	for j, om := range f.omega {
-		a := dot(om, x)
+		a := vec.Dot(om, x)
 		dst[2*j] = f.scale * math.Sin(a)
 		dst[2*j+1] = f.scale * math.Cos(a)
 	}
@@ -293,16 +294,8 @@ func MaxError(f FeatureMap, k kernel.Kernel, x [][]float64) float64 {
 	worst := 0.0
 	for i := range x {
 		for j := i; j < len(x); j++ {
-			worst = math.Max(worst, math.Abs(dot(phis[i], phis[j])-k.Eval(x[i], x[j])))
+			worst = math.Max(worst, math.Abs(vec.Dot(phis[i], phis[j])-k.Eval(x[i], x[j])))
 		}
 	}
 	return worst
-}
-
-func dot(a, b []float64) float64 {
-	var s float64
-	for i, ai := range a {
-		s += ai * b[i]
-	}
-	return s
 }

@@ -26,12 +26,9 @@ func boundCmd(args []string, stdout, stderr io.Writer) error {
 			"and the T' each configured exploration rule gives on that realization.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	pos, err := parseInterspersed(fs, args)
-	if err == flag.ErrHelp {
-		return nil
-	}
-	if err != nil {
-		return errUsage
+	pos, ok, err := parse(fs, args)
+	if !ok {
+		return err
 	}
 	if len(pos) != 1 {
 		fmt.Fprintf(stderr, "safegp bound: want exactly one CONFIG file, got %d arguments\n", len(pos))

@@ -27,12 +27,9 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) error {
 			"phase1/ (Fig. 5) and REPORT.md, which checks each of the paper's claims.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	pos, err := parseInterspersed(fs, args)
-	if err == flag.ErrHelp {
-		return nil
-	}
-	if err != nil {
-		return errUsage
+	pos, ok, err := parse(fs, args)
+	if !ok {
+		return err
 	}
 	if len(pos) != 0 {
 		fmt.Fprintf(stderr, "safegp reproduce: unexpected arguments %v\n", pos)

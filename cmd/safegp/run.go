@@ -84,6 +84,20 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 }
 
+// parse parses a subcommand's arguments. When ok is false the command
+// returns err at once: nil after --help, errUsage after a bad flag (the
+// flag package has printed why).
+func parse(fs *flag.FlagSet, args []string) (pos []string, ok bool, err error) {
+	pos, err = parseInterspersed(fs, args)
+	switch {
+	case err == flag.ErrHelp:
+		return nil, false, nil
+	case err != nil:
+		return nil, false, errUsage
+	}
+	return pos, true, nil
+}
+
 // parseInterspersed parses flags that may stand before or after the
 // positional arguments, and returns the positional ones.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
@@ -117,12 +131,9 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		fs.PrintDefaults()
 		fmt.Fprint(fs.Output(), "\n"+configHelp)
 	}
-	pos, err := parseInterspersed(fs, args)
-	if err == flag.ErrHelp {
-		return nil
-	}
-	if err != nil {
-		return errUsage
+	pos, ok, err := parse(fs, args)
+	if !ok {
+		return err
 	}
 	if len(pos) != 1 {
 		fmt.Fprintf(stderr, "safegp run: want exactly one CONFIG file, got %d arguments\n", len(pos))

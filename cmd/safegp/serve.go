@@ -37,12 +37,9 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 			"  GET  /healthz\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	pos, err := parseInterspersed(fs, args)
-	if err == flag.ErrHelp {
-		return nil
-	}
-	if err != nil {
-		return errUsage
+	pos, ok, err := parse(fs, args)
+	if !ok {
+		return err
 	}
 	if len(pos) != 0 || *db == "" {
 		fmt.Fprintln(stderr, "safegp serve: --db FILE is required and no positional arguments are taken")

@@ -64,12 +64,9 @@ func studyCmd(args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	fs.Usage = func() { fmt.Fprint(fs.Output(), studyUsage+"\nFlags:\n"); fs.PrintDefaults() }
-	pos, err := parseInterspersed(fs, args[1:])
-	if err == flag.ErrHelp {
-		return nil
-	}
-	if err != nil {
-		return errUsage
+	pos, ok, err := parse(fs, args[1:])
+	if !ok {
+		return err
 	}
 	if *db == "" {
 		fmt.Fprintf(stderr, "safegp study %s: --db FILE is required\n", sub)
