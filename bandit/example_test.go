@@ -28,9 +28,9 @@ func Example() {
 		panic(err)
 	}
 	for t := 1; t <= 8; t++ {
-		i := policy.Next()                       // ask
-		policy.Observe(i, f[i], []float64{g[i]}) // tell (exact values here)
+		i := policy.Next() // ask
 		fmt.Printf("round %d: action %d, |safe set| = %d\n", t, i, policy.SafeSetSize())
+		policy.Observe(i, f[i], []float64{g[i]}) // tell (exact values here)
 	}
 	// Output:
 	// round 1: action 0, |safe set| = 0

@@ -14,12 +14,14 @@ import (
 // Policy is an ask/tell bandit algorithm. Next returns the action to play in
 // the coming round; calling it again before Observe returns the same action.
 // Observe feeds the result of playing an action (usually the one Next
-// returned): y observes f, z[i] observes g_i.
+// returned): y observes f, z[i] observes g_i. The policy's state changes
+// only in Observe (and in Next's own random draws), so that replaying the
+// same calls rebuilds the same state.
 type Policy interface {
 	Next() int
 	Observe(i int, y float64, z []float64)
-	// SafeSetSize is the size of the policy's current safe set, as of the
-	// last Next (SPEC §9 `safe_set_size`).
+	// SafeSetSize is the size of the safe set the coming round uses
+	// (SPEC §9 `safe_set_size`).
 	SafeSetSize() int
 	// ExplorationRounds is the length of the exploration phase (T', t* or
 	// stage 1), or the rounds spent in it so far while it lasts.

@@ -94,6 +94,7 @@ func newSafeOpt(env *Env, v variant, s *Spec) *SafeOpt {
 		o.isSeed[i] = true
 		o.safe[i] = true
 	}
+	o.update()
 	return o
 }
 
@@ -357,7 +358,12 @@ func (o *SafeOpt) argmax(score func(i int) float64, in func(i int) bool) int {
 }
 
 // Observe implements Policy.
-func (o *SafeOpt) Observe(i int, y float64, z []float64) { o.observe(i, y, z) }
+// It also prepares the next round (S_t grows from S_{t−1} exactly once per
+// round), so that Next and Inspect only read the state.
+func (o *SafeOpt) Observe(i int, y float64, z []float64) {
+	o.observe(i, y, z)
+	o.update()
+}
 
 // SafeSetSize implements Policy: |S_t|.
 func (o *SafeOpt) SafeSetSize() int { return o.size }

@@ -28,6 +28,7 @@ func newSGPUCB(env *Env, uncertainty bool, rule Exploration, keepSeed bool) *SGP
 	for _, i := range env.Seed {
 		s.isSeed[i] = true
 	}
+	s.update()
 	return s
 }
 
@@ -85,8 +86,13 @@ func (s *SGPUCB) explore() int {
 	return best
 }
 
-// Observe implements Policy.
-func (s *SGPUCB) Observe(i int, y float64, z []float64) { s.observe(i, y, z) }
+// Observe implements Policy. It also prepares the next round, so that the
+// policy's state changes only here: Next and Inspect merely read it (a
+// study replayed from its records then matches the live one exactly).
+func (s *SGPUCB) Observe(i int, y float64, z []float64) {
+	s.observe(i, y, z)
+	s.update()
+}
 
 // SafeSetSize implements Policy: |D^s_t| of the last round asked.
 func (s *SGPUCB) SafeSetSize() int { return s.size }

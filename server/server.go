@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -86,10 +88,45 @@ func (h *handler) auth(fn func(w http.ResponseWriter, r *http.Request) error) ht
 				return
 			}
 		}
+		if r.Method == http.MethodPost && !jsonContent(r) {
+			writeError(w, http.StatusUnsupportedMediaType, errors.New("POST bodies must be sent with Content-Type: application/json"))
+			return
+		}
+		if h.opt.Token == "" && !loopbackHost(r.Host) {
+			// Without a token the server trusts only this machine: a
+			// foreign Host is a browser misled by DNS rebinding.
+			writeError(w, http.StatusForbidden, fmt.Errorf("host %q is not loopback; requests to a server without a token must name localhost", r.Host))
+			return
+		}
 		if err := fn(w, r); err != nil {
-			writeError(w, status(err), err)
+			code := status(err)
+			if code == http.StatusServiceUnavailable {
+				w.Header().Set("Retry-After", "1")
+			}
+			writeError(w, code, err)
 		}
 	})
+}
+
+// jsonContent reports whether the request declares a JSON body. Requiring
+// it stops a web page from posting observations cross-site: browsers send
+// JSON only after a CORS preflight, which this server never grants.
+func jsonContent(r *http.Request) bool {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && mt == "application/json"
+}
+
+func loopbackHost(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	host = strings.Trim(host, "[]")
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // status maps the study errors to HTTP status codes.
@@ -106,6 +143,8 @@ func status(err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, context.Canceled):
 		return 499 // client closed the request
+	case study.ErrBusy(err):
+		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
 }
@@ -137,6 +176,9 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
 		return fmt.Errorf("%w: want {\"name\": NAME, \"spec\": {...}}: %v", errBadRequest, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("%w: trailing data after the JSON object", errBadRequest)
 	}
 	if len(req.Spec) == 0 {
 		return fmt.Errorf("%w: \"spec\" is missing", errBadRequest)

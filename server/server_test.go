@@ -43,6 +43,7 @@ func (c client) do(method, path, body string) (int, map[string]any) {
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		c.t.Fatal(err)
@@ -109,6 +110,7 @@ func TestBadRequests(t *testing.T) {
 		{"duplicate study", "POST", "/v1/studies", fmt.Sprintf(`{"name": "a", "spec": %s}`, spec), "", 409},
 		{"bad spec", "POST", "/v1/studies", `{"name": "b", "spec": {"horizon": 0}}`, "", 400},
 		{"spec unknown key", "POST", "/v1/studies", `{"name": "b", "spec": {"colour": 1}}`, "", 400},
+		{"trailing bracket", "POST", "/v1/studies/a/tell", fmt.Sprintf(`{"ask": %d, "f": 1, "g": [1]} ]`, id), "", 400},
 		{"spec with a file", "POST", "/v1/studies", `{"name": "b", "spec": ` + strings.Replace(spec, `"grid": {"bounds": [[0, 4]], "points": [41]}`, `"file": "/etc/passwd"`, 1) + `}`, "", 400},
 	}
 	for _, tc := range cases {
@@ -127,6 +129,13 @@ func TestBadRequests(t *testing.T) {
 		if msg, ok := body["error"].(string); !ok || msg == "" {
 			t.Errorf("%s: no JSON error: %v", tc.name, body)
 		}
+	}
+	// A web page cannot post: no JSON content type (no CORS preflight).
+	req, _ := http.NewRequest("POST", c.url+"/v1/studies/a/tell", strings.NewReader(fmt.Sprintf(`{"ask": %d, "f": 1, "g": [1]}`, id)))
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Content-Type", "text/plain")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnsupportedMediaType {
+		t.Errorf("text/plain tell: %v %v", resp.StatusCode, err)
 	}
 	// None of that changed the study: the ask is still pending, no observation.
 	if code, s := c.do("GET", "/v1/studies/a", ""); code != 200 || s["rounds"].(float64) != 0 || s["pending"].(float64) != float64(id) {
@@ -149,6 +158,32 @@ func TestBadRequests(t *testing.T) {
 // one that tells first wins and the others get 409. Afterwards each study's
 // event log must show at most one untold ask at any time and each ask told
 // at most once.
+func TestForeignHostWithoutToken(t *testing.T) {
+	// Without a token only loopback Host headers are served (DNS rebinding).
+	c, _ := newServer(t, "")
+	req, _ := http.NewRequest("GET", c.url+"/v1/studies/a", nil)
+	req.Host = "evil.example"
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("foreign Host: status %d, want 403", resp.StatusCode)
+	}
+	for _, h := range []string{"localhost:8080", "127.0.0.1:9", "[::1]:80", "localhost"} {
+		req.Host = h
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound { // the study does not exist, but the request got through
+			t.Errorf("Host %s: status %d, want 404", h, resp.StatusCode)
+		}
+	}
+}
+
 func TestConcurrentClients(t *testing.T) {
 	c, st := newServer(t, "")
 	studies := []string{"s1", "s2", "s3", "s4"}

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,6 +29,22 @@ var (
 	ErrStale       = errors.New("study changed in another process")
 	ErrReplay      = errors.New("stored study does not replay")
 )
+
+// errWrite marks a failed database write (busy, cancelled, disk full).
+var errWrite = errors.New("write failed")
+
+func writeFailed(err error) error {
+	if errors.Is(err, ErrStale) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", errWrite, err)
+}
+
+// ErrBusy reports whether err is a database held by another writer for
+// longer than the busy timeout: worth a retry.
+func ErrBusy(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "SQLITE_BUSY") || strings.Contains(err.Error(), "database is locked"))
+}
 
 var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
 
@@ -100,7 +118,7 @@ func (s *Study) apply(e Event, replay bool) error {
 	case "ask":
 		if replay {
 			if a := s.pol.Next(); a != e.Index {
-				return fmt.Errorf("%w: event %d: the recorded ask is action %d, the policy now suggests %d (written by another safegp version?)", ErrReplay, e.Seq, e.Index, a)
+				return fmt.Errorf("%w: event %d: the recorded ask is action %d, the policy now suggests %d; the study was recorded by a safegp whose policy behaves differently (export its observations and replay them as index tells into a new study)", ErrReplay, e.Seq, e.Index, a)
 			}
 		}
 		s.asks[e.Ask] = len(s.events)
@@ -159,7 +177,7 @@ func DecodeTell(data []byte) (*TellRequest, error) {
 	if err := dec.Decode(&t); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadTell, err)
 	}
-	if dec.More() {
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("%w: trailing data after the JSON object", ErrBadTell)
 	}
 	if (t.Ask == nil) == (t.Index == nil) {
@@ -265,8 +283,16 @@ func (v *Service) with(ctx context.Context, name string, fn func(s *Study) error
 		}
 	}
 	err := fn(e.st)
-	if errors.Is(err, ErrStale) {
-		e.st = nil // reload on the next call
+	if errors.Is(err, ErrStale) || errors.Is(err, errWrite) {
+		// Another process wrote, or our write failed after the policy was
+		// consulted: rebuild from the records on the next call, so that
+		// memory never holds what the database does not.
+		e.st = nil
+	}
+	if errors.Is(err, ErrNotFound) {
+		v.mu.Lock()
+		delete(v.studies, name)
+		v.mu.Unlock()
 	}
 	return err
 }
@@ -300,7 +326,7 @@ func (v *Service) Ask(ctx context.Context, name string) (*AskAnswer, error) {
 		seq := len(s.events) + 1
 		e := Event{Seq: seq, Kind: "ask", Ask: seq, Index: s.pol.Next(), Created: time.Now().UTC()}
 		if err := v.store.append(ctx, name, &e); err != nil {
-			return err
+			return writeFailed(err)
 		}
 		if err := s.apply(e, false); err != nil {
 			return err
@@ -329,7 +355,7 @@ func (v *Service) Tell(ctx context.Context, name string, t *TellRequest) (*TellA
 		e.Violation = len(ans.Violated) > 0
 		ans.Violation = e.Violation
 		if err := v.store.append(ctx, name, &e); err != nil {
-			return err
+			return writeFailed(err)
 		}
 		if err := s.apply(e, false); err != nil {
 			return err

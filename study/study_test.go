@@ -243,3 +243,57 @@ func FuzzDecodeTell(f *testing.F) {
 		}
 	})
 }
+
+// TestInspectDoesNotChangeTheFuture: showing a study between an outside
+// tell and the next ask must not change the suggestion, live or replayed
+// (SafeOpt's lipschitz-mode safe set grows once per round, so preparing a
+// round in show but not on replay once made the two disagree).
+func TestInspectDoesNotChangeTheFuture(t *testing.T) {
+	ctx := context.Background()
+	spec := `{"decision_set": {"grid": {"bounds": [[0, 4]], "points": [41]}}, "seed_actions": [10, 11],
+	 "thresholds": [0.0],
+	 "model": {"objective": {"kernel": "se", "lengthscale": 1}, "constraints": [{"kernel": "se", "lengthscale": 2}], "noise_std": 0.05, "delta": 0.01},
+	 "algorithm": {"name": "safeopt", "lipschitz": 3}, "horizon": 100, "seed": 7}`
+	run := func(path string, show bool) int {
+		v, _ := newService(t, path)
+		if err := v.Create(ctx, "s", resolved(t, spec)); err != nil {
+			t.Fatal(err)
+		}
+		a, err := v.Ask(ctx, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		idx, f, g := 10, 0.5, []float64{1}
+		if _, err := v.Tell(ctx, "s", &study.TellRequest{Index: &idx, F: &f, G: g}); err != nil {
+			t.Fatal(err)
+		}
+		if show {
+			if _, err := v.Show(ctx, "s"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f2, id := 0.4, a.Ask
+		if _, err := v.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &f2, G: g}); err != nil {
+			t.Fatal(err)
+		}
+		next, err := v.Ask(ctx, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return next.Index
+	}
+	dir := t.TempDir()
+	plain := run(filepath.Join(dir, "plain.db"), false)
+	shown := run(filepath.Join(dir, "shown.db"), true)
+	if plain != shown {
+		t.Errorf("next ask %d after a show, %d without", shown, plain)
+	}
+	reopened, _ := newService(t, filepath.Join(dir, "shown.db"))
+	a, err := reopened.Ask(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Index != shown {
+		t.Errorf("after reopening, the pending ask is action %d, live it was %d", a.Index, shown)
+	}
+}
