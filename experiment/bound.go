@@ -31,6 +31,9 @@ type BoundReport struct {
 	// constraint has none; Regret is B·T' + √(C_1·T·β_T·γ_T) then.
 	TPrime int     `json:"t_prime,omitempty"`
 	Regret float64 `json:"regret_bound,omitempty"`
+	// Guarantee is false when a hand-fixed feature map misses Theorem 4's
+	// ε_0 condition: the numbers are then the formulas without the promise.
+	Guarantee bool `json:"guarantee"`
 	// Rules: for each configured algorithm with an exploration phase, the
 	// length it gives on this realization (plateau rules are run to find out).
 	Rules []RuleLength `json:"rules"`
@@ -71,16 +74,17 @@ func Bound(c *Config, r int, feat theory.Features) (*BoundReport, error) {
 	rep := &BoundReport{
 		Realization: r, N: p.N(), Dim: p.Dim(), M: p.M(), SeedSize: len(p.Seed), Horizon: c.Horizon,
 		NoiseStd: sigma, Delta: env.Delta, Epsilon: p.Epsilon,
-		BetaT:  theory.Beta(c.Horizon, p.M(), p.N(), env.Delta),
-		GammaT: theory.GammaBound(c.Horizon, p.N(), sigma, maxF),
-		B:      theory.B(p.N(), maxF, env.Delta),
-		C1:     theory.C1(sigma),
+		BetaT:     theory.Beta(c.Horizon, p.M(), p.N(), env.Delta),
+		GammaT:    theory.GammaBound(c.Horizon, p.N(), sigma, maxF),
+		B:         theory.B(p.N(), maxF, env.Delta),
+		C1:        theory.C1(sigma),
+		Guarantee: true,
 	}
 	ok := true
 	for _, k := range env.Constraints {
 		e, err := theory.ExplorationLength(theory.Problem{
 			X: p.X, Seed: p.Seed, Kernel: k, NoiseStd: sigma, Delta: env.Delta,
-			Epsilon: p.Epsilon, Horizon: c.Horizon, M: p.M(),
+			Epsilon: p.Epsilon, Horizon: c.Horizon, M: p.M(), MeasureEps0: true,
 		}, feat)
 		cb := ConstraintBound{Exploration: e}
 		if err != nil {
@@ -88,6 +92,7 @@ func Bound(c *Config, r int, feat theory.Features) (*BoundReport, error) {
 			ok = false
 		} else {
 			rep.TPrime = max(rep.TPrime, e.TPrime)
+			rep.Guarantee = rep.Guarantee && e.Guarantee
 		}
 		rep.Constraints = append(rep.Constraints, cb)
 	}

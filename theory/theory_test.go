@@ -245,6 +245,18 @@ func TestExplorationLengthLinear(t *testing.T) {
 	if e.Theorem != 2 || e.Dim != 2 || math.Abs(e.Lambda-0.5) > 1e-12 || math.Abs(e.TEps-5.7606689006556655) > 1e-9 || math.Abs(e.TDelta-47.931716376863854) > 1e-9 || e.TPrime != 48 {
 		t.Errorf("got %+v", e)
 	}
+	// Variance 4: k(x,x) = 4 on D and D^w, so t_ε and t_δ scale by 4 (the
+	// paper assumes k ≤ 1; its proof's bounds carry k(x*,x*) and λ_max(φφᵀ)).
+	p.Kernel = kernel.Linear{Variance: 4}
+	e4, err := theory.ExplorationLength(p, theory.Features{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// λ_− is 4× larger too, so the scaled t's equal the unit-variance ones.
+	if math.Abs(e4.Lambda-2) > 1e-12 || math.Abs(e4.TEps-e.TEps) > 1e-9 || math.Abs(e4.TDelta-e.TDelta) > 1e-9 || e4.KMax != 4 || e4.RMax != 4 {
+		t.Errorf("variance 4: got %+v, want the t's of variance 1 (%v, %v)", e4, e.TEps, e.TDelta)
+	}
+	p.Kernel = kernel.Linear{Variance: 1}
 	p.Horizon = 30
 	if e, _ := theory.ExplorationLength(p, theory.Features{}); e.TPrime != 30 {
 		t.Errorf("T' = %d above the horizon 30", e.TPrime)
@@ -267,9 +279,9 @@ func TestExplorationLengthStationary(t *testing.T) {
 	}
 	p := theory.Problem{X: x, Seed: seed, Kernel: kernel.SE{Variance: 1, Lengthscale: 0.1},
 		NoiseStd: 0.1, Delta: 0.01, Epsilon: 0.01, Horizon: 500, M: 1}
-	// ℓ = 0.1 needs far more QFF nodes than 40 seeds can support.
-	if _, err := theory.ExplorationLength(p, theory.Features{}); !errors.Is(err, theory.ErrSeedTooSmall) {
-		t.Errorf("got %v, want ErrSeedTooSmall", err)
+	// ℓ = 0.1 on [0, 10] needs far more QFF nodes than the search allows.
+	if _, err := theory.ExplorationLength(p, theory.Features{}); !errors.Is(err, theory.ErrNoGuarantee) {
+		t.Errorf("got %v, want ErrNoGuarantee", err)
 	}
 	// A fixed small QFF gives a number, with the ε_0 condition visibly unmet.
 	p.Kernel = kernel.SE{Variance: 1, Lengthscale: 1}
@@ -277,7 +289,7 @@ func TestExplorationLengthStationary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Theorem != 4 || e.Dim != 5 || !(e.Lambda > 0) || e.TPrime < 1 || e.TPrime > 500 || !(e.Eps0Bound > e.Eps0Target) {
+	if e.Theorem != 4 || e.Dim != 5 || !(e.Lambda > 0) || e.TPrime < 1 || e.TPrime > 500 || !(e.Eps0Bound > e.Eps0Target) || e.Guarantee {
 		t.Errorf("got %+v", e)
 	}
 	// RFF for a Matérn kernel.
@@ -286,7 +298,11 @@ func TestExplorationLengthStationary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Features != "rff" || e.Dim != 6 || !(e.Lambda > 0) {
+	if e.Features != "rff" || e.Dim != 6 || !(e.Lambda > 0) || e.Guarantee {
 		t.Errorf("got %+v", e)
+	}
+	// Without a size, RFF cannot promise Theorem 4's ε_0.
+	if _, err := theory.ExplorationLength(p, theory.Features{}); !errors.Is(err, theory.ErrNoGuarantee) {
+		t.Errorf("default RFF: got %v, want ErrNoGuarantee", err)
 	}
 }

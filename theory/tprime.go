@@ -13,6 +13,10 @@ import (
 // (λ_− ≤ 0): Theorems 2 and 4 then give no T'.
 var ErrSeedTooSmall = errors.New("seed set too small for the guarantee")
 
+// ErrNoGuarantee marks a stationary kernel for which no feature map this
+// package builds meets Theorem 4's condition on the approximation error ε_0.
+var ErrNoGuarantee = errors.New("no feature map meets Theorem 4's ε_0 condition")
+
 // MaxQFFNodes bounds the automatic choice of QFF nodes per dimension.
 const MaxQFFNodes = 64
 
@@ -41,9 +45,18 @@ type Exploration struct {
 	Eps0Target   float64 `json:"eps0_target,omitempty"`
 	Eps0Bound    float64 `json:"eps0_bound,omitempty"`
 	Eps0Measured float64 `json:"eps0_measured,omitempty"`
-	TEps         float64 `json:"t_eps"`
-	TDelta       float64 `json:"t_delta"`
-	TPrime       int     `json:"t_prime"` // ⌈max(t_ε, t_δ)⌉, at most the horizon
+	// Guarantee is false when a map was fixed by hand and misses the ε_0
+	// condition: the T' is then the theorem's formula without its promise.
+	Guarantee bool `json:"guarantee"`
+	// KMax = max_D k_g(x,x) and RMax = max_{D^w} k_g(x,x). The paper assumes
+	// k ≤ 1; above it the bounds scale: t_ε by KMax (σ²_{t−1}(x*) carries
+	// ‖φ(x*)‖² = k(x*,x*)) and t_δ by RMax (the matrix Chernoff bound's
+	// λ_max(φφᵀ) ≤ R, the L² of the paper's proof).
+	KMax   float64 `json:"k_max"`
+	RMax   float64 `json:"r_max"`
+	TEps   float64 `json:"t_eps"`
+	TDelta float64 `json:"t_delta"`
+	TPrime int     `json:"t_prime"` // ⌈max(t_ε, t_δ)⌉, at most the horizon
 }
 
 // Problem is what the exploration length depends on.
@@ -56,6 +69,9 @@ type Problem struct {
 	Epsilon  float64
 	Horizon  int
 	M        int // number of constraints (for β_T)
+	// MeasureEps0 also measures the map's uniform error over all pairs of
+	// actions, O(N²): for reports, not for every policy.
+	MeasureEps0 bool
 }
 
 // ExplorationLength computes T' for one constraint (SPEC §4, §7): Theorem 2
@@ -64,7 +80,13 @@ type Problem struct {
 func ExplorationLength(p Problem, feat Features) (*Exploration, error) {
 	d := len(p.X[0])
 	betaT := Beta(p.Horizon, p.M, len(p.X), p.Delta)
-	e := &Exploration{BetaT: betaT}
+	e := &Exploration{BetaT: betaT, Guarantee: true}
+	for _, x := range p.X {
+		e.KMax = math.Max(e.KMax, p.Kernel.Eval(x, x))
+	}
+	for _, i := range p.Seed {
+		e.RMax = math.Max(e.RMax, p.Kernel.Eval(p.X[i], p.X[i]))
+	}
 	var fm FeatureMap
 	switch k := p.Kernel.(type) {
 	case kernel.Linear:
@@ -93,23 +115,29 @@ func ExplorationLength(p Problem, feat Features) (*Exploration, error) {
 			nodes := feat.Nodes
 			if nodes == 0 {
 				var ok bool
-				nodes, ok = QFFNodesFor(d, lEff, e.Eps0Target, MaxQFFNodes)
+				// The lemma's bound is for unit variance; it scales with v.
+				nodes, ok = QFFNodesFor(d, lEff, e.Eps0Target/se.Variance, MaxQFFNodes)
 				if !ok {
-					return e, fmt.Errorf("%w: no QFF with up to %d nodes per dimension reaches Theorem 4's ε_0 ≤ %.3g (lengthscale %g on a decision set of side %.3g); set the number of nodes to proceed without the guarantee", ErrSeedTooSmall, MaxQFFNodes, e.Eps0Target, se.Lengthscale, boxSide(p.X))
+					return e, fmt.Errorf("%w: no QFF with up to %d nodes per dimension reaches ε_0 ≤ %.3g (lengthscale %g on a decision set of side %.3g); set the number of nodes to proceed without the guarantee", ErrNoGuarantee, MaxQFFNodes, e.Eps0Target, se.Lengthscale, boxSide(p.X))
 				}
 			}
 			e.Nodes = nodes
 			e.Eps0Bound = QFFErrorBound(d, nodes, lEff) * se.Variance
+			e.Guarantee = e.Eps0Bound <= e.Eps0Target
 			if dim := intPow(nodes, d); dim > len(p.Seed) {
 				e.Dim = dim
 				return e, fmt.Errorf("%w: the QFF map with %d nodes per dimension has dimension %d, the seed set only %d actions, so λ̃_− = 0", ErrSeedTooSmall, nodes, dim, len(p.Seed))
 			}
 			fm = NewQFF(se, d, nodes)
 		case "rff":
+			// Rahimi and Recht's bound needs D_g ≳ 8(d+2)/ε_0² features for
+			// ε_0 — for the ε_0 Theorem 4 asks, far more than any seed set
+			// can span — so an RFF map never carries the guarantee here.
 			size := feat.Size
 			if size == 0 {
-				size = len(p.Seed) - len(p.Seed)%2
+				return e, fmt.Errorf("%w: an RFF map would need about 8(d+2)/ε_0² = %.3g features for ε_0 ≤ %.3g; set the number of features (size) to proceed without the guarantee", ErrNoGuarantee, 8*float64(d+2)/(e.Eps0Target*e.Eps0Target), e.Eps0Target)
 			}
+			e.Guarantee = false
 			if size < 2 {
 				return nil, fmt.Errorf("%w: an RFF map needs at least 2 features and as many seed actions", ErrSeedTooSmall)
 			}
@@ -124,7 +152,9 @@ func ExplorationLength(p Problem, feat Features) (*Exploration, error) {
 		default:
 			return nil, fmt.Errorf("theory: features: unknown map %q (qff, rff)", kind)
 		}
-		e.Eps0Measured = MaxError(fm, k, p.X)
+		if p.MeasureEps0 {
+			e.Eps0Measured = MaxError(fm, k, p.X)
+		}
 	default:
 		return nil, fmt.Errorf("theory: %w for kernel %q", ErrNoFeatures, p.Kernel.Name())
 	}
@@ -142,7 +172,8 @@ func ExplorationLength(p Problem, feat Features) (*Exploration, error) {
 	} else {
 		e.TEps = TEpsStationary(p.NoiseStd, betaT, lambda, p.Epsilon)
 	}
-	e.TDelta = TDelta(lambda, e.Dim, p.Delta)
+	e.TEps *= math.Max(1, e.KMax)
+	e.TDelta = TDelta(lambda, e.Dim, p.Delta) * math.Max(1, e.RMax)
 	e.TPrime = int(min(math.Ceil(math.Max(e.TEps, e.TDelta)), float64(p.Horizon)))
 	return e, nil
 }

@@ -72,16 +72,23 @@ func boundCmd(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(w, "g%d\t%s\n", i+1, c.Error)
 			continue
 		}
-		fmt.Fprintf(w, "g%d\tTheorem %d, %s features, dimension %d", i+1, e.Theorem, e.Features, e.Dim)
+		fmt.Fprintf(w, "g%d\tTheorem %d, %s features", i+1, e.Theorem, e.Features)
+		if e.Dim > 0 {
+			fmt.Fprintf(w, ", dimension %d", e.Dim)
+		}
 		if e.Nodes > 0 {
 			fmt.Fprintf(w, " (%d nodes per dimension)", e.Nodes)
 		}
 		fmt.Fprintln(w)
-		switch {
-		case e.Features == "qff":
-			fmt.Fprintf(w, "  ε_0\tneeded ≤ %.3g; QFF lemma bound %.3g; measured on D %.3g\n", e.Eps0Target, e.Eps0Bound, e.Eps0Measured)
-		case e.Theorem == 4:
-			fmt.Fprintf(w, "  ε_0\tneeded ≤ %.3g; measured on D %.3g\n", e.Eps0Target, e.Eps0Measured)
+		if e.Theorem == 4 {
+			fmt.Fprintf(w, "  ε_0\tneeded ≤ %.3g", e.Eps0Target)
+			if e.Features == "qff" && e.Nodes > 0 {
+				fmt.Fprintf(w, "; QFF lemma bound %.3g", e.Eps0Bound)
+			}
+			if e.Eps0Measured > 0 {
+				fmt.Fprintf(w, "; measured on D %.3g", e.Eps0Measured)
+			}
+			fmt.Fprintln(w)
 		}
 		if c.Error != "" {
 			fmt.Fprintf(w, "  no T'\t%s\n", c.Error)
@@ -90,10 +97,20 @@ func boundCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(w, "  λ_−\t%.4g\n", e.Lambda)
 		fmt.Fprintf(w, "  t_ε, t_δ\t%.4g, %.4g\n", e.TEps, e.TDelta)
 		fmt.Fprintf(w, "  T'\t%d\t⌈max(t_ε, t_δ)⌉, at most T\n", e.TPrime)
+		if e.KMax > 1 || e.RMax > 1 {
+			fmt.Fprintf(w, "  scaling\tk_g(x,x) up to %.3g on D, %.3g on D^w: t_ε and t_δ scaled by them (the paper assumes k ≤ 1)\n", e.KMax, e.RMax)
+		}
+		if !e.Guarantee {
+			fmt.Fprintf(w, "  no guarantee\tthe feature map misses Theorem 4's ε_0 condition: T' is the formula, not a guarantee\n")
+		}
 	}
 	if rep.Regret > 0 {
 		fmt.Fprintf(w, "T' (theory)\t%d\n", rep.TPrime)
-		fmt.Fprintf(w, "regret bound\t%.4g\tB·T' + √(C_1·T·β_T·γ_T), probability ≥ 1 − 3δ\n", rep.Regret)
+		promise := "probability ≥ 1 − 3δ"
+		if !rep.Guarantee {
+			promise = "not a guarantee: a feature map misses the ε_0 condition"
+		}
+		fmt.Fprintf(w, "regret bound\t%.4g\tB·T' + √(C_1·T·β_T·γ_T), %s\n", rep.Regret, promise)
 	} else {
 		fmt.Fprintf(w, "T' (theory)\tnone: the guarantee does not apply to this seed set\n")
 	}
