@@ -41,12 +41,9 @@ type Model struct {
 	v     []float64 // t×N row-major V
 	a     []float64 // L⁻¹y
 	acts  []int
-	obs   []float64
 	cov   []float64 // scratch: one covariance row
 	col   []float64 // scratch: V[:, x]
 	krow  []float64 // scratch: k(x, D)
-	ltt   []float64 // diagonal of L
-	noise float64   // σ as configured
 	sigma []float64 // N×N posterior covariance, when kept (KeepCovariance)
 }
 
@@ -58,7 +55,6 @@ func New(k kernel.Kernel, x [][]float64, noiseStd float64) *Model {
 	m := &Model{
 		k:     k,
 		x:     x,
-		noise: noiseStd,
 		prior: make([]float64, n),
 		mean:  make([]float64, n),
 		vr:    make([]float64, n),
@@ -95,7 +91,7 @@ func (m *Model) Reserve(t int) {
 		copy(g, s)
 		return g
 	}
-	m.a, m.obs, m.ltt = grow(m.a), grow(m.obs), grow(m.ltt)
+	m.a = grow(m.a)
 	if cap(m.acts) < t {
 		g := make([]int, len(m.acts), t)
 		copy(g, m.acts)
@@ -221,8 +217,6 @@ func (m *Model) Observe(i int, y float64) {
 	}
 	m.a = append(m.a, alpha)
 	m.acts = append(m.acts, i)
-	m.obs = append(m.obs, y)
-	m.ltt = append(m.ltt, l)
 }
 
 // Hypothetical writes into dstMean and dstVar (each length N, or nil to
@@ -260,5 +254,5 @@ func (m *Model) pop() {
 		m.vr[j] += r * r
 	}
 	m.v = m.v[:t*n]
-	m.a, m.acts, m.obs, m.ltt = m.a[:t], m.acts[:t], m.obs[:t], m.ltt[:t]
+	m.a, m.acts = m.a[:t], m.acts[:t]
 }
