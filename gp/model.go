@@ -43,7 +43,6 @@ type Model struct {
 	acts  []int
 	cov   []float64 // scratch: one covariance row
 	col   []float64 // scratch: V[:, x]
-	krow  []float64 // scratch: k(x, D)
 	sigma []float64 // N×N posterior covariance, when kept (KeepCovariance)
 }
 
@@ -59,7 +58,6 @@ func New(k kernel.Kernel, x [][]float64, noiseStd float64) *Model {
 		mean:  make([]float64, n),
 		vr:    make([]float64, n),
 		cov:   make([]float64, n),
-		krow:  make([]float64, n),
 	}
 	maxPrior := 0.0
 	for i, xi := range x {
