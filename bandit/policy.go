@@ -129,7 +129,6 @@ type models struct {
 	g    []*gp.Model
 	t    int // observations so far
 	sqb  float64
-	seen []bool // scratch
 }
 
 func newModels(env *Env, withG bool) models {

@@ -180,7 +180,7 @@ func TestSpecErrors(t *testing.T) {
 		"unknown key":     `algorithm: {name: sgp-ucb, phase1: uniform, exploration: {fixed: 4}, colour: red}`,
 	}
 	for name, alg := range cases {
-		y := specYAML[:len(specYAML)] // copy
+		y := specYAML
 		y = replaceLine(y, "algorithm:", alg)
 		s, err := study.ParseSpec([]byte(y))
 		if err == nil {
