@@ -124,11 +124,11 @@ func New(s *Spec, env *Env) (Policy, error) {
 // models holds the GPs of f and every g_i, with the bounds of the coming
 // round.
 type models struct {
-	env  *Env
-	f    *gp.Model
-	g    []*gp.Model
-	t    int // observations so far
-	sqb  float64
+	env *Env
+	f   *gp.Model
+	g   []*gp.Model
+	t   int // observations so far
+	sqb float64
 }
 
 func newModels(env *Env, withG bool) models {
