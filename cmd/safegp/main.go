@@ -1,4 +1,3 @@
-// Command safegp runs safe Gaussian-process bandit experiments.
 package main
 
 import (
