@@ -42,35 +42,44 @@ func (p *Problem) Dim() int {
 // M is the number of constraints.
 func (p *Problem) M() int { return len(p.G) }
 
+// CheckActions checks a decision set: at least two actions, all of one
+// dimension d ≥ 1, finite coordinates, no point given twice (coincident
+// actions would make L_i infinite or, skipped, let an unsafe twin of a safe
+// action be "reachable" at distance 0).
+func CheckActions(x [][]float64) error {
+	if len(x) < 2 {
+		return fmt.Errorf("%w: decision set: needs at least 2 actions, got %d", ErrInvalid, len(x))
+	}
+	d := len(x[0])
+	if d == 0 {
+		return fmt.Errorf("%w: decision set: actions have dimension 0", ErrInvalid)
+	}
+	seen := make(map[string]int, len(x))
+	for i, xi := range x {
+		if len(xi) != d {
+			return fmt.Errorf("%w: action %d: dimension %d, want %d", ErrInvalid, i, len(xi), d)
+		}
+		for j, v := range xi {
+			if !finite(v) {
+				return fmt.Errorf("%w: action %d: x%d = %v is not finite", ErrInvalid, i, j+1, v)
+			}
+		}
+		key := fmt.Sprint(xi)
+		if j, dup := seen[key]; dup {
+			return fmt.Errorf("%w: actions %d and %d are the same point %v; merge them", ErrInvalid, j, i, xi)
+		}
+		seen[key] = i
+	}
+	return nil
+}
+
 // Validate checks the problem against SPEC §8: shapes agree, all values are
 // finite, at least two actions, a non-empty seed set of distinct in-range
 // indices whose constraint values meet their thresholds.
 func (p *Problem) Validate() error {
 	n := len(p.X)
-	if n < 2 {
-		return fmt.Errorf("%w: decision set: needs at least 2 actions, got %d", ErrInvalid, n)
-	}
-	d := len(p.X[0])
-	if d == 0 {
-		return fmt.Errorf("%w: decision set: actions have dimension 0", ErrInvalid)
-	}
-	seen := make(map[string]int, n)
-	for i, x := range p.X {
-		if len(x) != d {
-			return fmt.Errorf("%w: action %d: dimension %d, want %d", ErrInvalid, i, len(x), d)
-		}
-		for j, v := range x {
-			if !finite(v) {
-				return fmt.Errorf("%w: action %d: x%d = %v is not finite", ErrInvalid, i, j+1, v)
-			}
-		}
-		// Coincident actions would make L_i infinite (or, skipped, let an
-		// unsafe twin of a safe action be "reachable" at distance 0).
-		key := fmt.Sprint(x)
-		if j, dup := seen[key]; dup {
-			return fmt.Errorf("%w: actions %d and %d are the same point %v; merge them", ErrInvalid, j, i, x)
-		}
-		seen[key] = i
+	if err := CheckActions(p.X); err != nil {
+		return err
 	}
 	if len(p.F) != n {
 		return fmt.Errorf("%w: f has %d values for %d actions", ErrInvalid, len(p.F), n)

@@ -152,27 +152,11 @@ func (s *Spec) Resolve(dir string) (*Resolved, error) {
 	default:
 		r.X = ds.Actions
 	}
-	if len(r.X) < 2 {
-		return nil, bad("decision_set", "needs at least 2 actions, got %d", len(r.X))
-	}
 	if len(r.X) > MaxActions {
 		return nil, bad("decision_set", "at most %d actions, got %d", MaxActions, len(r.X))
 	}
-	seen := map[string]int{}
-	for i, x := range r.X {
-		if len(x) != len(r.X[0]) || len(x) == 0 {
-			return nil, bad("decision_set", "action %d has dimension %d, action 0 has %d", i, len(x), len(r.X[0]))
-		}
-		for j, v := range x {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, bad("decision_set", "action %d: x%d = %v is not finite", i, j+1, v)
-			}
-		}
-		key := fmt.Sprint(x)
-		if j, dup := seen[key]; dup {
-			return nil, bad("decision_set", "actions %d and %d are the same point %v", j, i, x)
-		}
-		seen[key] = i
+	if err := problem.CheckActions(r.X); err != nil {
+		return nil, fielderr.New(ErrSpec, "decision_set", "%v", err)
 	}
 	switch {
 	case s.SeedActions != nil && fileSeed != nil:
