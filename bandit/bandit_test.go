@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/safegp/safegp/bandit"
@@ -234,5 +235,52 @@ func TestTheoryExploration(t *testing.T) {
 	env.Seed = []int{2}
 	if _, err := bandit.New(&bandit.Spec{Name: "sgp-ucb", Exploration: bandit.Exploration{Theory: true}}, env); !errors.Is(err, theory.ErrSeedTooSmall) {
 		t.Errorf("one seed in 2-D: got %v, want ErrSeedTooSmall", err)
+	}
+}
+
+// TestBytes checks bandit.Bytes against what building a policy and playing
+// it to its horizon really allocates (runtime.MemStats, single goroutine):
+// the estimate must cover the allocation, or a limit could be exceeded,
+// and stay within 3× of it, or sound requests would be refused.
+func TestBytes(t *testing.T) {
+	p, info := instance(t, 1)
+	const horizon = 60
+	specs := []bandit.Spec{
+		{Name: "sgp-ucb", Exploration: bandit.Exploration{Fixed: ptr(10)}},
+		{Name: "naive-sgp-ucb"},
+		{Name: "gp-ucb-oracle"},
+		{Name: "safeopt"},
+		{Name: "safeopt", SafeSet: "gp"},
+		{Name: "stageopt", SafeSet: "gp", Exploration: bandit.Exploration{Fixed: ptr(10)}},
+	}
+	for _, grow := range []bool{false, true} {
+		for _, s := range specs {
+			e := env(p, info, bandit.PaperBeta, horizon)
+			e.Grow = grow
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			pol, err := bandit.New(&s, e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			z := make([]float64, 2)
+			for range horizon {
+				a := pol.Next()
+				z[0], z[1] = p.G[0][a], p.G[1][a]
+				pol.Observe(a, p.F[a], z)
+			}
+			runtime.ReadMemStats(&after)
+			got := int64(after.TotalAlloc - before.TotalAlloc)
+			est := bandit.Bytes(&s, p.N(), 2, horizon, grow)
+			// Grown models allocate each doubling once: the estimate
+			// bounds what is alive at a time, not the garbage made.
+			if !grow && got > est {
+				t.Errorf("%s %s: allocated %d bytes, estimate %d", s.Name, s.SafeSet, got, est)
+			}
+			if est > 3*got {
+				t.Errorf("%s %s grow=%v: allocated %d bytes, estimate %d is too pessimistic", s.Name, s.SafeSet, grow, got, est)
+			}
+		}
 	}
 }

@@ -68,6 +68,41 @@ type Env struct {
 
 	TrueSafe  []bool    // D^s_0
 	Lipschitz []float64 // L_i
+
+	// Grow makes the GPs allocate their rows as observations come, up to
+	// Horizon, instead of for the whole horizon up front: for studies,
+	// which may stop long before their horizon.
+	Grow bool
+}
+
+// Bytes estimates the memory a policy of spec s over n actions with m
+// constraints holds at its horizon (grow as in Env.Grow): its GPs (SPEC
+// §2), and for the SafeOpt family its bounds and, in gp mode, the N×N
+// covariance of every constraint. Callers compare it with a limit before
+// building the policy.
+func Bytes(s *Spec, n, m, horizon int, grow bool) int64 {
+	rows := horizon
+	if grow {
+		// Doubling up to the horizon: the old and the new V are both
+		// alive while the rows are copied.
+		rows = 2 * horizon
+	}
+	gps := int64(m + 1)
+	if s.Name == "gp-ucb-oracle" {
+		gps = 1
+	}
+	// GPs, safe and seed flags, and a fixed part for the small structures
+	// (measured: under 16 KiB, and about 64 bytes a round).
+	total := gps*gp.Bytes(n, rows, false) + 2*int64(n) + 16<<10 + 64*int64(horizon)
+	switch s.Name {
+	case "safeopt", "safeopt-mc", "stageopt":
+		// lo, hi per GP; prev/out index lists; three flag vectors.
+		total += 8*int64(n)*(2*gps+2) + 3*int64(n)
+		if s.SafeSet == "gp" {
+			total += 8 * int64(m) * int64(n) * int64(n)
+		}
+	}
+	return total
 }
 
 // New builds the policy a spec names. The spec must pass Check.
@@ -133,12 +168,16 @@ type models struct {
 
 func newModels(env *Env, withG bool) models {
 	m := models{env: env, f: gp.New(env.Objective, env.X, env.NoiseStd)}
-	m.f.Reserve(env.Horizon)
 	if withG {
 		for _, k := range env.Constraints {
-			g := gp.New(k, env.X, env.NoiseStd)
+			m.g = append(m.g, gp.New(k, env.X, env.NoiseStd))
+		}
+	}
+	for _, g := range append([]*gp.Model{m.f}, m.g...) {
+		if env.Grow {
+			g.GrowTo(env.Horizon)
+		} else {
 			g.Reserve(env.Horizon)
-			m.g = append(m.g, g)
 		}
 	}
 	return m

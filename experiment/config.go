@@ -1,22 +1,16 @@
 package experiment
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"github.com/safegp/safegp/internal/fielderr"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
-	"strings"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/internal/fielderr"
+	"github.com/safegp/safegp/internal/strictyaml"
 	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/problem"
 )
@@ -60,7 +54,7 @@ type ModelConfig struct {
 	Objective   *kernel.Spec  `yaml:"objective,omitempty" json:"objective,omitempty"`
 	Constraints []kernel.Spec `yaml:"constraints,omitempty" json:"constraints,omitempty"`
 	NoiseStd    *float64      `yaml:"noise_std" json:"noise_std"`
-	Delta       float64       `yaml:"delta" json:"delta"`
+	Delta       *float64      `yaml:"delta" json:"delta"`
 	Beta        *bandit.Beta  `yaml:"beta,omitempty" json:"beta,omitempty"`
 }
 
@@ -78,8 +72,6 @@ func Load(path string) (*Config, error) {
 	return c, nil
 }
 
-var yamlField = regexp.MustCompile(`field (\S+) not found in type (\S+)`)
-
 // Parse decodes a configuration strictly (unknown keys are errors) and
 // checks it. dir is where relative paths are resolved.
 func Parse(r io.Reader, dir string) (*Config, error) {
@@ -87,14 +79,12 @@ func Parse(r io.Reader, dir string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	var c Config
-	if err := dec.Decode(&c); err != nil {
-		if err == io.EOF {
+	if err := strictyaml.Decode(data, &c); err != nil {
+		if errors.Is(err, strictyaml.ErrEmpty) {
 			return nil, fmt.Errorf("%w: empty configuration", ErrConfig)
 		}
-		return nil, fmt.Errorf("%w: %s", ErrConfig, yamlMessage(err, keyPaths(data)))
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	c.dir = dir
 	if err := c.Check(); err != nil {
@@ -102,102 +92,6 @@ func Parse(r io.Reader, dir string) (*Config, error) {
 	}
 	c.resolve()
 	return &c, nil
-}
-
-var yamlLine = regexp.MustCompile(`^line (\d+): `)
-
-// YAMLMessage renders a strict-decoding error of data as one line that
-// names the offending key (for other packages' YAML files).
-func YAMLMessage(err error, data []byte) string { return yamlMessage(err, keyPaths(data)) }
-
-// yamlMessage makes a decoding error one line, naming sections instead of
-// Go types and, where the error gives a line, the key path of the value on
-// that line ("line 4: model.delta: cannot unmarshal …").
-func yamlMessage(err error, paths map[int]string) string {
-	var te *yaml.TypeError
-	msgs := []string{err.Error()}
-	if errors.As(err, &te) {
-		msgs = te.Errors
-	}
-	for i, msg := range msgs {
-		msg = strings.TrimSpace(strings.TrimPrefix(msg, "yaml: "))
-		if m := yamlField.FindStringSubmatch(msg); m != nil {
-			msg = strings.Replace(msg, m[0], fmt.Sprintf("unknown key %q in %s", m[1], sectionName(m[2])), 1)
-		} else if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			line, _ := strconv.Atoi(m[1])
-			if p, ok := paths[line]; ok && !strings.Contains(msg, p+":") {
-				msg = m[0] + p + ": " + msg[len(m[0]):]
-			}
-		}
-		msgs[i] = msg
-	}
-	return strings.Join(msgs, "; ")
-}
-
-// keyPaths maps each line of a YAML document that holds a value to the
-// dotted key path of that value (the innermost one, when several share a
-// line, as in flow mappings).
-func keyPaths(data []byte) map[int]string {
-	var root yaml.Node
-	paths := map[int]string{}
-	if yaml.Unmarshal(data, &root) != nil {
-		return paths
-	}
-	var walk func(n *yaml.Node, path string)
-	walk = func(n *yaml.Node, path string) {
-		switch n.Kind {
-		case yaml.DocumentNode:
-			for _, c := range n.Content {
-				walk(c, path)
-			}
-		case yaml.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				p := n.Content[i].Value
-				if path != "" {
-					p = path + "." + p
-				}
-				paths[n.Content[i+1].Line] = p
-				walk(n.Content[i+1], p)
-			}
-		case yaml.SequenceNode:
-			for i, c := range n.Content {
-				p := fmt.Sprintf("%s[%d]", path, i)
-				paths[c.Line] = p
-				walk(c, p)
-			}
-		}
-	}
-	walk(&root, "")
-	return paths
-}
-
-// sectionName turns a Go type from a yaml error into the config section.
-func sectionName(goType string) string {
-	switch strings.TrimPrefix(goType, "*") {
-	case "experiment.Config":
-		return "the top level"
-	case "experiment.ProblemConfig":
-		return "problem"
-	case "experiment.ModelConfig":
-		return "model"
-	case "problem.GenerateSpec":
-		return "problem.generate"
-	case "problem.DecisionSetSpec":
-		return "problem.generate.decision_set"
-	case "problem.SeedSetSpec":
-		return "problem.generate.seed_set"
-	case "kernel.Spec":
-		return "a kernel"
-	case "bandit.Spec":
-		return "an algorithm"
-	case "study.Spec":
-		return "the top level"
-	case "study.DecisionSet":
-		return "decision_set"
-	case "study.Grid":
-		return "decision_set.grid"
-	}
-	return goType
 }
 
 // Check applies SPEC §8's checks that need no data file.
@@ -230,15 +124,15 @@ func (c *Config) Check() error {
 		return bad("problem.thresholds", "missing: one threshold h_i per constraint")
 	}
 	for i, h := range p.Thresholds {
-		if math.IsNaN(h) || math.IsInf(h, 0) {
-			return bad(fmt.Sprintf("problem.thresholds[%d]", i), "must be finite, got %v", h)
+		if !problem.InRange(h) {
+			return bad(fmt.Sprintf("problem.thresholds[%d]", i), "must be a finite number within ±1e100, got %v", h)
 		}
 	}
-	if !(p.Epsilon >= 0) || math.IsInf(p.Epsilon, 0) {
-		return bad("problem.epsilon", "must be a finite number ≥ 0, got %v", p.Epsilon)
+	if !(p.Epsilon >= 0) || !problem.InRange(p.Epsilon) {
+		return bad("problem.epsilon", "must be a finite number in 0…1e100, got %v", p.Epsilon)
 	}
-	if !(p.NoiseStd >= 0) || math.IsInf(p.NoiseStd, 0) {
-		return bad("problem.noise_std", "must be a finite number ≥ 0, got %v", p.NoiseStd)
+	if !(p.NoiseStd >= 0) || !problem.InRange(p.NoiseStd) {
+		return bad("problem.noise_std", "must be a finite number in 0…1e100, got %v", p.NoiseStd)
 	}
 	if p.Generate != nil {
 		if err := p.Generate.Check(); err != nil {
@@ -252,11 +146,14 @@ func (c *Config) Check() error {
 	if m.NoiseStd == nil {
 		return bad("model.noise_std", "missing: the learner's noise standard deviation σ")
 	}
-	if !(*m.NoiseStd >= 0) || math.IsInf(*m.NoiseStd, 0) {
-		return bad("model.noise_std", "must be a finite number ≥ 0, got %v", *m.NoiseStd)
+	if !(*m.NoiseStd >= 0) || !problem.InRange(*m.NoiseStd) {
+		return bad("model.noise_std", "must be a finite number in 0…1e100, got %v", *m.NoiseStd)
 	}
-	if !(m.Delta > 0 && m.Delta < 1) {
-		return bad("model.delta", "must be in (0, 1), got %v", m.Delta)
+	if m.Delta == nil {
+		return bad("model.delta", "missing: the confidence parameter δ, in (0, 1)")
+	}
+	if !(*m.Delta > 0 && *m.Delta < 1) {
+		return bad("model.delta", "must be in (0, 1), got %v", *m.Delta)
 	}
 	if m.Objective == nil && p.Generate == nil {
 		return bad("model.objective", "missing (only a generated problem has a default)")
@@ -333,10 +230,23 @@ func (c *Config) beta() bandit.Beta {
 	return bandit.PaperBeta
 }
 
-// LoadProblem reads the configured problem file and checks it with the
-// configuration's thresholds (SPEC §8). It returns nil for a generated
-// problem.
+// LoadProblem reads the configured problem file, checks it with the
+// configuration's thresholds (SPEC §8) and analyzes it (D^s_ε must not be
+// empty). It returns nil for a generated problem.
 func (c *Config) LoadProblem() (*problem.Problem, error) {
+	p, err := c.ReadProblem()
+	if err != nil || p == nil {
+		return p, err
+	}
+	if _, err := p.Analyze(); err != nil {
+		return nil, fmt.Errorf("problem.file %s: %w", c.Problem.File, err)
+	}
+	return p, nil
+}
+
+// ReadProblem is LoadProblem without the analysis, whose O(N²) cost a
+// caller may want to weigh first (Plan).
+func (c *Config) ReadProblem() (*problem.Problem, error) {
 	if c.Problem.File == "" {
 		return nil, nil
 	}
@@ -370,9 +280,6 @@ func (c *Config) LoadProblem() (*problem.Problem, error) {
 	p.Epsilon = c.Problem.Epsilon
 	p.NoiseStd = c.Problem.NoiseStd
 	if err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("problem.file %s: %w", c.Problem.File, err)
-	}
-	if _, err := p.Analyze(); err != nil {
 		return nil, fmt.Errorf("problem.file %s: %w", c.Problem.File, err)
 	}
 	return p, nil

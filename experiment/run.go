@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/problem"
 )
@@ -39,6 +40,9 @@ type Options struct {
 	Workers int
 	// Progress, if set, is called (from any goroutine) after each run.
 	Progress func()
+	// MaxMemory is the memory limit in bytes: 0 means memlimit.Default,
+	// a negative value no limit.
+	MaxMemory int64
 }
 
 // Random streams: realization r of an experiment with root seed s draws
@@ -106,7 +110,7 @@ func (c *Config) Env(r int, in Instance) *bandit.Env {
 		Objective:   kf,
 		Constraints: kg,
 		NoiseStd:    *c.Model.NoiseStd,
-		Delta:       c.Model.Delta,
+		Delta:       *c.Model.Delta,
 		Beta:        c.beta(),
 		Horizon:     c.Horizon,
 		Rand:        stream(c.Seed, r, streamPolicy),
@@ -118,43 +122,102 @@ func (c *Config) Env(r int, in Instance) *bandit.Env {
 // Noise is the observation-noise stream of realization r.
 func (c *Config) Noise(r int) *rand.Rand { return stream(c.Seed, r, streamNoise) }
 
-// Execute runs every configured algorithm on every realization.
+// limit is the memory limit Options ask for.
+func (o Options) limit() int64 {
+	switch {
+	case o.MaxMemory == 0:
+		return memlimit.Default
+	case o.MaxMemory < 0:
+		return 0
+	}
+	return o.MaxMemory
+}
+
+// Execute runs every configured algorithm on every realization and returns
+// all the runs, algorithm by algorithm in realization order. It holds every
+// run in memory: Stream does not.
 func Execute(ctx context.Context, c *Config, opt Options) (*Results, error) {
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	fixed, err := c.LoadProblem()
-	if err != nil {
-		return nil, err
-	}
-	insts := make([]Instance, c.Realizations)
-	if err := parallel(ctx, workers, c.Realizations, func(r int) error {
-		var err error
-		insts[r], err = c.Instance(r, fixed)
-		return err
-	}); err != nil {
-		return nil, err
-	}
-	na := len(c.Algorithms)
-	runs := make([]Run, na*c.Realizations)
-	err = parallel(ctx, workers, len(runs), func(j int) error {
-		a, r := j/c.Realizations, j%c.Realizations
-		run, err := Play(&c.Algorithms[a], c.Env(r, insts[r]), insts[r].Problem, insts[r].Info, c.Noise(r))
-		if err != nil {
-			return fmt.Errorf("algorithms[%d] (%s), realization %d: %w", a, c.Algorithms[a].DisplayLabel(), r, err)
-		}
-		run.Realization = r
-		runs[j] = *run
-		if opt.Progress != nil {
-			opt.Progress()
-		}
+	runs := make([]Run, 0)
+	_, err := execute(ctx, c, opt, true, func(r int) {
+		// Sized only once the plan has accepted the estimate.
+		runs = make([]Run, r)
+	}, func(a int, run *Run) error {
+		runs[a*c.Realizations+run.Realization] = *run
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return &Results{Config: c, Runs: runs}, nil
+}
+
+// Stream runs every configured algorithm on every realization, holding the
+// problems and runs of only Plan.Chunk realizations at a time, and hands
+// each finished run to sink, from one goroutine, chunk by chunk and within
+// a chunk algorithm by algorithm in realization order. It refuses, before
+// allocating, an experiment whose estimate exceeds the memory limit, and
+// runs fewer workers when that keeps it within.
+func Stream(ctx context.Context, c *Config, opt Options, sink func(a int, run *Run) error) (Plan, error) {
+	return execute(ctx, c, opt, false, func(int) {}, sink)
+}
+
+func execute(ctx context.Context, c *Config, opt Options, keepRuns bool, sized func(runs int), sink func(a int, run *Run) error) (Plan, error) {
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	fixed, err := c.ReadProblem()
+	if err != nil {
+		return Plan{}, err
+	}
+	plan, err := c.Plan(fixed, workers, opt.limit(), keepRuns)
+	if err != nil {
+		return plan, err
+	}
+	if fixed != nil {
+		// Analyzed once here; each realization's Instance reuses L_i.
+		if _, err := fixed.Analyze(); err != nil {
+			return plan, fmt.Errorf("problem.file %s: %w", c.Problem.File, err)
+		}
+	}
+	sized(len(c.Algorithms) * c.Realizations)
+	na := len(c.Algorithms)
+	for lo := 0; lo < c.Realizations; lo += plan.Chunk {
+		hi := min(lo+plan.Chunk, c.Realizations)
+		insts := make([]Instance, hi-lo)
+		if err := parallel(ctx, plan.Workers, hi-lo, func(k int) error {
+			var err error
+			insts[k], err = c.Instance(lo+k, fixed)
+			return err
+		}); err != nil {
+			return plan, err
+		}
+		nr := hi - lo
+		runs := make([]*Run, na*nr)
+		err = parallel(ctx, plan.Workers, len(runs), func(j int) error {
+			a, k := j/nr, j%nr
+			r := lo + k
+			run, err := Play(&c.Algorithms[a], c.Env(r, insts[k]), insts[k].Problem, insts[k].Info, c.Noise(r))
+			if err != nil {
+				return fmt.Errorf("algorithms[%d] (%s), realization %d: %w", a, c.Algorithms[a].DisplayLabel(), r, err)
+			}
+			run.Realization = r
+			runs[j] = run
+			if opt.Progress != nil {
+				opt.Progress()
+			}
+			return nil
+		})
+		if err != nil {
+			return plan, err
+		}
+		for j, run := range runs {
+			if err := sink(j/nr, run); err != nil {
+				return plan, err
+			}
+		}
+	}
+	return plan, nil
 }
 
 // Play drives one policy for env.Horizon rounds against the true problem,

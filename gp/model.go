@@ -44,6 +44,7 @@ type Model struct {
 	cov   []float64 // scratch: one covariance row
 	col   []float64 // scratch: V[:, x]
 	sigma []float64 // N×N posterior covariance, when kept (KeepCovariance)
+	maxT  int       // with GrowTo: the most observations rows are grown to
 }
 
 // New returns the prior model for kernel k on decision set x, with
@@ -98,6 +99,42 @@ func (m *Model) Reserve(t int) {
 	if cap(m.col) < t {
 		m.col = make([]float64, 0, t)
 	}
+}
+
+// GrowTo makes the model allocate room for observations as they come,
+// doubling its rows up to t in total, instead of for all t up front as
+// Reserve does: for a model that may stop long before t (a study that never
+// reaches its horizon). Memory then stays within twice what the
+// observations so far need, and within t rows.
+func (m *Model) GrowTo(t int) { m.maxT = t }
+
+// grow makes room for one more row of V, doubling the rows (at most maxT
+// when GrowTo set it), so that a series of Observe calls copies O(N·t)
+// floats in all.
+func (m *Model) grow() {
+	n := len(m.x)
+	rows := len(m.v) / n
+	want := max(2*rows, 8)
+	if m.maxT > 0 {
+		want = min(want, m.maxT)
+	}
+	want = max(want, rows+1)
+	v := make([]float64, len(m.v), want*n)
+	copy(v, m.v)
+	m.v = v
+}
+
+// Bytes estimates the memory of a model over n actions holding t
+// observations, with the full covariance when keepCov (KeepCovariance):
+// the N-vectors, V (t·N floats) and the per-observation vectors. It is
+// what Reserve(t) allocates, plus N² floats for the covariance.
+func Bytes(n, t int, keepCov bool) int64 {
+	// 5 N-vectors, V, 3 t-vectors, and room for allocation rounding.
+	f := int64(6)*int64(n) + int64(t)*int64(n) + 4*int64(t) + 512
+	if keepCov {
+		f += int64(n) * int64(n)
+	}
+	return 8 * f
 }
 
 // N is the number of actions in the decision set.
@@ -198,6 +235,9 @@ func (m *Model) Observe(i int, y float64) {
 	d := math.Max(c[i], 0) + m.noiseVar
 	l := math.Sqrt(d)
 	alpha := (y - m.mean[i]) / l
+	if cap(m.v)-len(m.v) < n {
+		m.grow()
+	}
 	start := len(m.v)
 	m.v = append(m.v, c...)
 	row := m.v[start : start+n]

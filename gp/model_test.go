@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -187,6 +188,59 @@ func TestHypotheticalLeavesModelUnchanged(t *testing.T) {
 		}
 		if math.Abs(hm[j]-ref.Mean()[j]) > 1e-12 || math.Abs(hv[j]-ref.Var()[j]) > 1e-12 {
 			t.Errorf("hypothetical[%d] = (%v,%v), observe gives (%v,%v)", j, hm[j], hv[j], ref.Mean()[j], ref.Var()[j])
+		}
+	}
+}
+
+// TestGrowToMatchesReserve checks that growing V as observations come
+// (studies) gives bit-for-bit the posterior of a model reserved up front
+// (experiments): the growth only moves floats.
+func TestGrowToMatchesReserve(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := make([][]float64, 50)
+	for i := range x {
+		x[i] = []float64{rng.Float64(), rng.Float64()}
+	}
+	k := kernel.SE{Variance: 1, Lengthscale: 0.3}
+	for _, steps := range []int{1, 7, 8, 9, 40} {
+		a, b := gp.New(k, x, 0.1), gp.New(k, x, 0.1)
+		a.Reserve(40)
+		b.GrowTo(40)
+		for s := 0; s < steps; s++ {
+			i, y := rng.IntN(len(x)), rng.NormFloat64()
+			a.Observe(i, y)
+			b.Observe(i, y)
+		}
+		for j := range x {
+			if a.Mean()[j] != b.Mean()[j] || a.Var()[j] != b.Var()[j] {
+				t.Fatalf("%d steps, action %d: reserved (%v, %v), grown (%v, %v)", steps, j, a.Mean()[j], a.Var()[j], b.Mean()[j], b.Var()[j])
+			}
+		}
+	}
+}
+
+// TestBytes checks the estimate against what a reserved model allocates:
+// Reserve(t) and t observations allocate within the estimate, and the
+// estimate is not more than twice the allocation (so that refusals are
+// not spurious).
+func TestBytes(t *testing.T) {
+	for _, c := range []struct{ n, t int }{{100, 50}, {1000, 200}} {
+		x := make([][]float64, c.n)
+		for i := range x {
+			x[i] = []float64{float64(i)}
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		m := gp.New(kernel.SE{Variance: 1, Lengthscale: 3}, x, 0.1)
+		m.Reserve(c.t)
+		for s := 0; s < c.t; s++ {
+			m.Observe((s*7)%c.n, 1)
+		}
+		runtime.ReadMemStats(&after)
+		allocs := int64(after.TotalAlloc - before.TotalAlloc)
+		est := gp.Bytes(c.n, c.t, false)
+		if allocs > est || est > 2*allocs {
+			t.Errorf("N = %d, t = %d: allocated %d bytes, estimate %d", c.n, c.t, allocs, est)
 		}
 	}
 }

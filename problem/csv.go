@@ -53,7 +53,7 @@ func ReadCSV(r io.Reader) (*Problem, error) {
 				return nil, fmt.Errorf("%w: line %d, column %s: %q is not a number", ErrInvalid, row, header[c], s)
 			}
 			if !finite(v) {
-				return nil, fmt.Errorf("%w: line %d, column %s: %v is not finite", ErrInvalid, row, header[c], v)
+				return nil, fmt.Errorf("%w: line %d, column %s: %v is not finite or beyond ±1e100", ErrInvalid, row, header[c], v)
 			}
 			vals[c] = v
 		}
@@ -164,7 +164,7 @@ func ReadActions(r io.Reader) (x [][]float64, seed []int, err error) {
 		for c, s := range rec {
 			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 			if err != nil || !finite(v) {
-				return nil, nil, fmt.Errorf("%w: line %d, column %s: %q is not a finite number", ErrInvalid, row, header[c], s)
+				return nil, nil, fmt.Errorf("%w: line %d, column %s: %q is not a finite number within ±1e100", ErrInvalid, row, header[c], s)
 			}
 			if c < d {
 				p[c] = v

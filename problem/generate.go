@@ -3,6 +3,7 @@ package problem
 import (
 	"fmt"
 	"github.com/safegp/safegp/internal/fielderr"
+	"github.com/safegp/safegp/internal/memlimit"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -93,7 +94,7 @@ func (s *GenerateSpec) Check() error {
 				return fielderr.New(ErrInvalid, fmt.Sprintf("decision_set.points[%d]", j), "at most %d actions can be drawn from a GP prior, got %d", MaxDrawnActions, ds.Points[j])
 			}
 			if !finite(b[0]) || !finite(b[1]) || !(b[0] < b[1]) {
-				return fielderr.New(ErrInvalid, fmt.Sprintf("decision_set.bounds[%d]", j), "want finite lo < hi, got %v", b)
+				return fielderr.New(ErrInvalid, fmt.Sprintf("decision_set.bounds[%d]", j), "want finite lo < hi within ±1e100, got %v", b)
 			}
 			if ds.Points[j] < 1 {
 				return fielderr.New(ErrInvalid, fmt.Sprintf("decision_set.points[%d]", j), "must be ≥ 1, got %d", ds.Points[j])
@@ -160,6 +161,29 @@ func (s *GenerateSpec) Check() error {
 		return fielderr.New(ErrInvalid, "seed_set.size", "want [lo, hi] or [n], got %v", ss.Size)
 	}
 	return nil
+}
+
+// Size is the number of actions the decision set will have (Check first).
+func (s *GenerateSpec) Size() int { return s.size() }
+
+// Dim is the dimension of the decision set's actions.
+func (s *GenerateSpec) Dim() int {
+	ds := s.DecisionSet
+	switch {
+	case ds.Kind == "grid":
+		return len(ds.Bounds)
+	case ds.Dim == 0:
+		return 2
+	}
+	return ds.Dim
+}
+
+// DrawBytes estimates the memory one draw holds at its peak: the decision
+// set, and for each function the N×N kernel matrix, its Cholesky factor and
+// the lower triangle SampleGP builds (three N² blocks), plus the values.
+func (s *GenerateSpec) DrawBytes() int64 {
+	n, d := int64(s.size()), int64(s.Dim())
+	return memlimit.Add(memlimit.Mul(n, 8*d+24), memlimit.Mul(24, n, n), memlimit.Mul(8*n, int64(len(s.Constraints)+1)))
 }
 
 // size is the number of actions the decision set will have (Check first).

@@ -1,8 +1,10 @@
 package problem
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/internal/vec"
 	"math"
 	"sort"
@@ -26,6 +28,13 @@ type Problem struct {
 	NoiseStd  float64     // observation noise; 0 = exact values
 	Seed      []int       // seed set D^w, ascending action indices
 	Lipschitz []float64   // L_i, filled by Analyze
+}
+
+// Bytes estimates the memory of a problem over n actions in d dimensions
+// with m constraints, with its Info: X, f, the g_i, the seed set and three
+// indicator vectors.
+func Bytes(n, d, m int) int64 {
+	return memlimit.Mul(int64(n), 8*int64(d)+24+8*int64(m+1)+8+3)
 }
 
 // N is the number of actions.
@@ -55,20 +64,26 @@ func CheckActions(x [][]float64) error {
 		return fmt.Errorf("%w: decision set: actions have dimension 0", ErrInvalid)
 	}
 	seen := make(map[string]int, len(x))
+	key := make([]byte, 0, 8*d)
 	for i, xi := range x {
 		if len(xi) != d {
 			return fmt.Errorf("%w: action %d: dimension %d, want %d", ErrInvalid, i, len(xi), d)
 		}
 		for j, v := range xi {
 			if !finite(v) {
-				return fmt.Errorf("%w: action %d: x%d = %v is not finite", ErrInvalid, i, j+1, v)
+				return fmt.Errorf("%w: action %d: x%d = %v is not finite or beyond ±1e100", ErrInvalid, i, j+1, v)
 			}
 		}
-		key := fmt.Sprint(xi)
-		if j, dup := seen[key]; dup {
+		// The bits of each coordinate, −0 made +0 (v + 0): the same point
+		// however it was written.
+		key = key[:0]
+		for _, v := range xi {
+			key = binary.LittleEndian.AppendUint64(key, math.Float64bits(v+0))
+		}
+		if j, dup := seen[string(key)]; dup {
 			return fmt.Errorf("%w: actions %d and %d are the same point %v; merge them", ErrInvalid, j, i, xi)
 		}
-		seen[key] = i
+		seen[string(key)] = i
 	}
 	return nil
 }
@@ -86,7 +101,7 @@ func (p *Problem) Validate() error {
 	}
 	for i, v := range p.F {
 		if !finite(v) {
-			return fmt.Errorf("%w: action %d: f = %v is not finite", ErrInvalid, i, v)
+			return fmt.Errorf("%w: action %d: f = %v is not finite or beyond ±1e100", ErrInvalid, i, v)
 		}
 	}
 	if len(p.G) == 0 {
@@ -101,11 +116,11 @@ func (p *Problem) Validate() error {
 		}
 		for i, v := range g {
 			if !finite(v) {
-				return fmt.Errorf("%w: action %d: g%d = %v is not finite", ErrInvalid, i, c+1, v)
+				return fmt.Errorf("%w: action %d: g%d = %v is not finite or beyond ±1e100", ErrInvalid, i, c+1, v)
 			}
 		}
 		if !finite(p.H[c]) {
-			return fmt.Errorf("%w: thresholds[%d] = %v is not finite", ErrInvalid, c, p.H[c])
+			return fmt.Errorf("%w: thresholds[%d] = %v is not finite or beyond ±1e100", ErrInvalid, c, p.H[c])
 		}
 	}
 	if !finite(p.Epsilon) || p.Epsilon < 0 {
@@ -257,4 +272,15 @@ func Reachable(x [][]float64, g [][]float64, h, l []float64, eps float64, seed [
 	return in
 }
 
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+// MaxMagnitude bounds every value and coordinate a problem, a study or a
+// tell may hold. Regrets are summed over up to 10⁶ rounds and squared for
+// standard deviations, and coordinates are squared in distances: with
+// |v| ≤ 1e100 none of these can overflow a float64 (1e308), so a value that
+// passed the checks never turns into Inf halfway through a run.
+const MaxMagnitude = 1e100
+
+// InRange reports whether v is a number the arithmetic can hold: not NaN,
+// |v| ≤ MaxMagnitude.
+func InRange(v float64) bool { return math.Abs(v) <= MaxMagnitude }
+
+func finite(v float64) bool { return InRange(v) }

@@ -220,3 +220,40 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestMagnitudes checks that values the arithmetic cannot carry through a
+// run (regrets summed and squared, coordinates squared) are refused where
+// they are read, naming the line and column.
+func TestMagnitudes(t *testing.T) {
+	for _, c := range []struct {
+		name, csv, want string
+	}{
+		{"f = 1e308", "x1,f,g1,seed\n0,1e308,1,1\n1,0,1,0\n", "line 2, column f"},
+		{"g below -1e100", "x1,f,g1,seed\n0,0,1,1\n1,0,-2e100,0\n", "line 3, column g1"},
+		{"x = 1e200", "x1,f,g1,seed\n1e200,0,1,1\n1,0,1,0\n", "line 2, column x1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := problem.ReadCSV(strings.NewReader(c.csv))
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "1e100") {
+				t.Errorf("got %v, want an error naming %q and the bound", err, c.want)
+			}
+		})
+	}
+	if _, err := problem.ReadCSV(strings.NewReader("x1,f,g1,seed\n0,1e100,-1e100,1\n1,0,1,0\n")); err != nil {
+		t.Errorf("values at the bound: %v", err)
+	}
+	if _, _, err := problem.ReadActions(strings.NewReader("x1\n0\n1e101\n")); err == nil || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("ReadActions 1e101: %v", err)
+	}
+}
+
+// TestCheckActionsSignedZero: 0 and −0 are one point.
+func TestCheckActionsSignedZero(t *testing.T) {
+	err := problem.CheckActions([][]float64{{0, 1}, {math.Copysign(0, -1), 1}})
+	if err == nil || !strings.Contains(err.Error(), "same point") {
+		t.Errorf("got %v, want a duplicate", err)
+	}
+	if err := problem.CheckActions([][]float64{{0, 1}, {0, -1}}); err != nil {
+		t.Errorf("distinct points: %v", err)
+	}
+}

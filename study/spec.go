@@ -1,20 +1,17 @@
 package study
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/experiment"
 	"github.com/safegp/safegp/internal/fielderr"
+	"github.com/safegp/safegp/internal/memlimit"
+	"github.com/safegp/safegp/internal/strictyaml"
 	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/problem"
 )
@@ -67,17 +64,40 @@ type Resolved struct {
 	}
 }
 
+// Bytes estimates the memory the study holds when it reaches its horizon:
+// the decision set, the policy (bandit.Bytes, rows grown as observations
+// come), the recorded events and one Inspect snapshot.
+func (r *Resolved) Bytes() int64 {
+	n, d, m, T := int64(len(r.X)), int64(0), int64(len(r.Spec.Thresholds)), int64(r.Spec.Horizon)
+	if n > 0 {
+		d = int64(len(r.X[0]))
+	}
+	x := memlimit.Mul(n, 8*d+24)
+	pol := bandit.Bytes(&r.Spec.Algorithm, len(r.X), len(r.Spec.Thresholds), r.Spec.Horizon, true)
+	events := memlimit.Mul(2*T, 160+8*m) // an ask and a tell a round
+	snap := memlimit.Mul(n, 8*(2*(m+1)+1)+1)
+	return memlimit.Add(x, pol, events, snap)
+}
+
+// CheckMemory refuses, with an error naming the keys that set the size, a
+// study whose estimate (Bytes) exceeds limit bytes (≤ 0: no limit).
+func (r *Resolved) CheckMemory(limit int64) error {
+	what := fmt.Sprintf("a study of algorithm %s on decision_set (N = %d actions in %d-D) with %d constraint(s) and horizon %d", r.Spec.Algorithm.DisplayLabel(), len(r.X), len(r.X[0]), len(r.Spec.Thresholds), r.Spec.Horizon)
+	if err := memlimit.Check(r.Bytes(), limit, what); err != nil {
+		return fmt.Errorf("%w: %w", ErrSpec, err)
+	}
+	return nil
+}
+
 // ParseSpec decodes a specification strictly: unknown keys are errors.
 // JSON is accepted too.
 func ParseSpec(data []byte) (*Spec, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	var s Spec
-	if err := dec.Decode(&s); err != nil {
-		if err == io.EOF {
+	if err := strictyaml.Decode(data, &s); err != nil {
+		if errors.Is(err, strictyaml.ErrEmpty) {
 			return nil, fmt.Errorf("%w: empty specification", ErrSpec)
 		}
-		return nil, fmt.Errorf("%w: %s", ErrSpec, experiment.YAMLMessage(err, data))
+		return nil, fmt.Errorf("%w: %w", ErrSpec, err)
 	}
 	return &s, nil
 }
@@ -137,8 +157,8 @@ func (s *Spec) Resolve(dir string) (*Resolved, error) {
 		}
 		total := 1
 		for j, b := range g.Bounds {
-			if math.IsNaN(b[0]) || math.IsInf(b[0], 0) || math.IsInf(b[1], 0) || !(b[0] < b[1]) {
-				return nil, bad(fmt.Sprintf("decision_set.grid.bounds[%d]", j), "want finite lo < hi, got %v", b)
+			if !problem.InRange(b[0]) || !problem.InRange(b[1]) || !(b[0] < b[1]) {
+				return nil, bad(fmt.Sprintf("decision_set.grid.bounds[%d]", j), "want finite lo < hi within ±1e100, got %v", b)
 			}
 			if g.Points[j] < 1 || g.Points[j] > MaxActions {
 				return nil, bad(fmt.Sprintf("decision_set.grid.points[%d]", j), "must be in 1…%d, got %d", MaxActions, g.Points[j])
@@ -182,15 +202,15 @@ func (s *Spec) Resolve(dir string) (*Resolved, error) {
 		return nil, bad("thresholds", "missing: one threshold h_i per constraint")
 	}
 	for i, h := range s.Thresholds {
-		if math.IsNaN(h) || math.IsInf(h, 0) {
-			return nil, bad(fmt.Sprintf("thresholds[%d]", i), "must be finite, got %v", h)
+		if !problem.InRange(h) {
+			return nil, bad(fmt.Sprintf("thresholds[%d]", i), "must be a finite number within ±1e100, got %v", h)
 		}
 	}
 	r.Epsilon = 0.01
 	if s.Epsilon != nil {
 		r.Epsilon = *s.Epsilon
-		if !(r.Epsilon >= 0) || math.IsInf(r.Epsilon, 0) {
-			return nil, bad("epsilon", "must be a finite number ≥ 0, got %v", r.Epsilon)
+		if !(r.Epsilon >= 0) || !problem.InRange(r.Epsilon) {
+			return nil, bad("epsilon", "must be a finite number in 0…1e100, got %v", r.Epsilon)
 		}
 	}
 	m := &s.Model
@@ -214,11 +234,14 @@ func (s *Spec) Resolve(dir string) (*Resolved, error) {
 	if m.NoiseStd == nil {
 		return nil, bad("model.noise_std", "missing: the noise standard deviation σ of the measurements")
 	}
-	if !(*m.NoiseStd >= 0) || math.IsInf(*m.NoiseStd, 0) {
-		return nil, bad("model.noise_std", "must be a finite number ≥ 0, got %v", *m.NoiseStd)
+	if !(*m.NoiseStd >= 0) || !problem.InRange(*m.NoiseStd) {
+		return nil, bad("model.noise_std", "must be a finite number in 0…1e100, got %v", *m.NoiseStd)
 	}
-	if !(m.Delta > 0 && m.Delta < 1) {
-		return nil, bad("model.delta", "must be in (0, 1), got %v", m.Delta)
+	if m.Delta == nil {
+		return nil, bad("model.delta", "missing: the confidence parameter δ, in (0, 1)")
+	}
+	if !(*m.Delta > 0 && *m.Delta < 1) {
+		return nil, bad("model.delta", "must be in (0, 1), got %v", *m.Delta)
 	}
 	if m.Beta == nil {
 		b := bandit.PaperBeta

@@ -106,8 +106,9 @@ func newPolicy(r *Resolved) (bandit.Policy, error) {
 	return bandit.New(&s.Algorithm, &bandit.Env{
 		X: r.X, Seed: r.Seed, H: s.Thresholds, Epsilon: r.Epsilon,
 		Objective: r.Kernels.F, Constraints: r.Kernels.G,
-		NoiseStd: *s.Model.NoiseStd, Delta: s.Model.Delta, Beta: *s.Model.Beta,
+		NoiseStd: *s.Model.NoiseStd, Delta: *s.Model.Delta, Beta: *s.Model.Beta,
 		Horizon: s.Horizon, Rand: rand.New(rand.NewPCG(s.Seed, policyStream)),
+		Grow: true, // a study may stop long before its horizon
 	})
 }
 

@@ -127,6 +127,13 @@ func TestBadInput(t *testing.T) {
 		{name: "duplicate action", csv: strings.Replace(goodCSV, "0.5,0.3,0.6,0", "0,0.3,0.6,0", 1), want: []string{"actions 0 and 1", "same point"}},
 		{name: "seed column and seed_actions", from: "file: p.csv", to: "file: p.csv\n  seed_actions: [0]", want: []string{"problem.seed_actions", "seed column"}},
 		{name: "degree", from: "objective: {kernel: se, lengthscale: 0.5}", to: "objective: {kernel: polynomial, degree: 1000}", want: []string{"model.objective.degree", "1000"}},
+		{name: "fractional horizon", from: "horizon: 20", to: "horizon: 1.5", want: []string{"horizon", "want an integer", "1.5"}},
+		{name: "fractional degree", from: "objective: {kernel: se, lengthscale: 0.5}", to: "objective: {kernel: polynomial, degree: 2.5}", want: []string{"model.objective.degree", "want an integer", "2.5"}},
+		{name: "fractional seed action", from: "file: p.csv", to: "file: p.csv\n  seed_actions: [1.7]", want: []string{"problem.seed_actions[0]", "want an integer", "1.7"}},
+		{name: "null threshold", from: "thresholds: [0.0]", to: "thresholds: [null]", want: []string{"problem.thresholds[0]", "null"}},
+		{name: "missing delta", from: "  delta: 0.1\n", to: "", want: []string{"model.delta", "missing"}},
+		{name: "string for a number", from: "delta: 0.1", to: "delta: abc", want: []string{"model.delta", "want a number", `"abc"`}},
+		{name: "f beyond 1e100", csv: strings.Replace(goodCSV, "0.5,0.3", "0.5,1e308", 1), want: []string{"p.csv", "line 3", "column f", "1e100"}},
 		{name: "duplicate plateau key", from: "exploration: {fixed: 5}", to: "exploration: {plateau: {window: 5, window: 7}}", want: []string{"plateau", "window", "twice"}},
 	}
 	for _, c := range cases {

@@ -1,0 +1,93 @@
+package experiment
+
+import (
+	"fmt"
+
+	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/internal/memlimit"
+	"github.com/safegp/safegp/problem"
+)
+
+// Plan is how an experiment runs within a memory limit: how many runs
+// proceed in parallel, how many realizations are held at a time, and the
+// estimate of the memory it needs at its peak.
+type Plan struct {
+	Workers int   // parallel runs
+	Chunk   int   // realizations whose problems and runs are held at a time
+	Bytes   int64 // estimated peak memory
+}
+
+// runBytes is what one Run holds: four per-round series and a few fields.
+func runBytes(T int) int64 { return memlimit.Add(memlimit.Mul(32, int64(T)), 256) }
+
+// chunkBudget is the memory the realizations held at a time may take:
+// enough that every paper experiment is one chunk, small beside a limit.
+const chunkBudget = 256 << 20
+
+// Plan estimates, before anything is allocated, the memory the experiment
+// needs with up to workers parallel runs, reducing the workers when fewer
+// fit within limit (≤ 0: no limit). keepRuns counts every run's results
+// held in memory (Execute); streaming (Stream) holds only a chunk's. fixed
+// is the problem file's content, nil for a generated problem. The error
+// names the keys that set the size.
+func (c *Config) Plan(fixed *problem.Problem, workers int, limit int64, keepRuns bool) (Plan, error) {
+	R, T, A := c.Realizations, c.Horizon, len(c.Algorithms)
+	m := len(c.Problem.Thresholds)
+	var n, d int
+	var inst, draw int64 // per realization: its problem; the peak of drawing one
+	var shared int64     // held throughout: the problem file
+	where := "problem.file"
+	if fixed != nil {
+		n, d = fixed.N(), fixed.Dim()
+		shared = problem.Bytes(n, d, m)
+	} else {
+		g := c.Problem.Generate
+		n, d = g.Size(), g.Dim()
+		inst, draw = problem.Bytes(n, d, m), g.DrawBytes()
+		where = "problem.generate.decision_set"
+	}
+	var perRun int64
+	heavy := 0
+	for i := range c.Algorithms {
+		if b := bandit.Bytes(&c.Algorithms[i], n, m, T, false); b > perRun {
+			perRun, heavy = b, i
+		}
+	}
+	perRun = memlimit.Add(perRun, runBytes(T))
+	perReal := memlimit.Add(inst, memlimit.Mul(int64(A), runBytes(T)))
+	chunk := R
+	if perReal > 0 {
+		chunk = int(min(int64(R), max(1, chunkBudget/perReal)))
+	}
+	// Summary: six per-round series per label, accumulated as runs finish.
+	base := memlimit.Add(shared, memlimit.Mul(int64(A), 48, int64(T)), memlimit.Mul(int64(chunk), perReal))
+	if keepRuns {
+		base = memlimit.Add(base, memlimit.Mul(int64(R)*int64(A), runBytes(T)))
+	}
+	need := func(w int) int64 {
+		// Problems are drawn before the chunk's runs start, so the peaks
+		// of drawing and of playing do not add up.
+		return memlimit.Add(base, memlimit.Mul(int64(w), max(draw, perRun)))
+	}
+	w := max(1, min(workers, R*A))
+	for w > 1 && limit > 0 && need(w) > limit {
+		w--
+	}
+	p := Plan{Workers: w, Chunk: chunk, Bytes: need(w)}
+	a := &c.Algorithms[heavy]
+	what := fmt.Sprintf("%s (N = %d actions in %d-D), horizon (T = %d) and algorithms[%d] (%s", where, n, d, T, heavy, a.DisplayLabel())
+	if a.SafeSet == "gp" {
+		what += ", safe_set: gp keeps an N×N covariance per constraint"
+	}
+	what += ")"
+	if draw > perRun {
+		what = fmt.Sprintf("drawing functions from GP priors on %s (N = %d actions in %d-D: N×N matrices)", where, n, d)
+	}
+	if keepRuns && memlimit.Mul(int64(R)*int64(A), runBytes(T)) > perRun {
+		what += fmt.Sprintf(", with the results of realizations (%d) × algorithms (%d) × horizon (%d) rounds in memory", R, A, T)
+	}
+	if err := memlimit.Check(p.Bytes, limit, what); err != nil {
+		return p, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return p, nil
+}

@@ -1,0 +1,154 @@
+package experiment_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/safegp/safegp/experiment"
+	"github.com/safegp/safegp/internal/memlimit"
+)
+
+// bigConfig is regimeConfig with one part made large.
+func bigConfig(realizations, horizon int, decisionSet, algorithm string) string {
+	return fmt.Sprintf(`seed: 1
+realizations: %d
+horizon: %d
+problem:
+  generate:
+    decision_set: %s
+    objective: {kernel: se, lengthscale: 1}
+    constraints: [{kernel: se, lengthscale: 0.2}]
+    seed_set: {size: [1, 2]}
+  thresholds: [0.0]
+model:
+  noise_std: 0.1
+  delta: 0.01
+algorithms:
+  - %s
+`, realizations, horizon, decisionSet, algorithm)
+}
+
+// TestPlanRefusesBeforeAllocating covers the configurations that passed
+// validation and then ate all memory: each must be refused at once, with an
+// error that names the keys and the estimate, and without allocating what
+// it estimates.
+func TestPlanRefusesBeforeAllocating(t *testing.T) {
+	for _, c := range []struct {
+		name, config string
+		keys         []string
+	}{
+		{"a million realizations held", bigConfig(1_000_000, 100, "{kind: unit-disk, size: 50}", "{name: naive-sgp-ucb}"),
+			[]string{"realizations (1000000)", "horizon (100)"}},
+		{"unit-ball of dimension 10⁸", bigConfig(1, 10, "{kind: unit-ball, dim: 100000000, size: 10}", "{name: naive-sgp-ucb}"),
+			[]string{"problem.generate.decision_set", "100000000-D"}},
+		{"horizon 10⁶ with N = 3 000", bigConfig(1, 1_000_000, "{kind: grid, bounds: [[0, 1], [0, 1]], points: [60, 50]}", "{name: naive-sgp-ucb}"),
+			[]string{"horizon (T = 1000000)", "N = 3000"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := experiment.Parse(strings.NewReader(c.config), ".")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = experiment.Execute(context.Background(), cfg, experiment.Options{Workers: 2, MaxMemory: 1 << 30})
+			if !errors.Is(err, memlimit.ErrTooLarge) || !errors.Is(err, experiment.ErrConfig) {
+				t.Fatalf("got %v, want a memory-limit error", err)
+			}
+			for _, k := range append(c.keys, "--max-memory", "1 GiB") {
+				if !strings.Contains(err.Error(), k) {
+					t.Errorf("error %q does not name %q", err, k)
+				}
+			}
+		})
+	}
+}
+
+// TestPlanFileGPMode is the problem file of 60 000 actions with safe_set:
+// gp (8·N² bytes per constraint): refused before the file's O(N²)
+// analysis.
+func TestPlanFileGPMode(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("x1,x2,f,g1,seed\n")
+	for i := range 60_000 {
+		fmt.Fprintf(&b, "%d,%d,0,1,%d\n", i%300, i/300, map[bool]int{true: 1}[i == 0])
+	}
+	if err := os.WriteFile(filepath.Join(dir, "p.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	config := `seed: 1
+realizations: 1
+horizon: 10
+problem: {file: p.csv, thresholds: [0]}
+model:
+  objective: {kernel: se, lengthscale: 1}
+  constraints: [{kernel: se, lengthscale: 1}]
+  noise_std: 0.1
+  delta: 0.01
+algorithms:
+  - {name: safeopt, safe_set: gp}
+`
+	cfg, err := experiment.Parse(strings.NewReader(config), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = experiment.Execute(context.Background(), cfg, experiment.Options{Workers: 1})
+	if !errors.Is(err, memlimit.ErrTooLarge) || !strings.Contains(err.Error(), "safe_set: gp") || !strings.Contains(err.Error(), "N = 60000") {
+		t.Fatalf("got %v, want a memory-limit error naming safe_set: gp and N", err)
+	}
+}
+
+// TestPlanWorkersAndChunks checks that a limit that fits one run but not
+// two runs fewer workers instead of refusing, and that streaming holds a
+// bounded number of realizations.
+func TestPlanWorkersAndChunks(t *testing.T) {
+	cfg, err := experiment.Parse(strings.NewReader(bigConfig(1_000_000, 100, "{kind: unit-disk, size: 50}", "{name: naive-sgp-ucb}")), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := cfg.Plan(nil, 8, 1<<30, false)
+	if err != nil {
+		t.Fatalf("streaming a million realizations: %v", err)
+	}
+	if p.Chunk >= 1_000_000 || p.Chunk < 1 || p.Bytes > 1<<30 {
+		t.Errorf("plan %+v: want a chunk below the realizations and within 1 GiB", p)
+	}
+	one, err := cfg.Plan(nil, 1, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, _ := cfg.Plan(nil, 2, 0, false)
+	p, err = cfg.Plan(nil, 2, (one.Bytes+two.Bytes)/2, false)
+	if err != nil || p.Workers != 1 {
+		t.Errorf("limit between one and two workers: plan %+v, %v; want 1 worker", p, err)
+	}
+}
+
+// TestStreamMatchesExecute checks that streaming in chunks hands over the
+// same runs as Execute holds.
+func TestStreamMatchesExecute(t *testing.T) {
+	cfg, err := experiment.Parse(strings.NewReader(regimeConfig), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := experiment.Execute(context.Background(), cfg, experiment.Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	_, err = experiment.Stream(context.Background(), cfg, experiment.Options{Workers: 2}, func(a int, run *experiment.Run) error {
+		want := res.Runs[a*cfg.Realizations+run.Realization]
+		if fmt.Sprint(want) != fmt.Sprint(*run) {
+			t.Errorf("algorithm %d, realization %d differs", a, run.Realization)
+		}
+		n++
+		return nil
+	})
+	if err != nil || n != len(res.Runs) {
+		t.Errorf("streamed %d runs of %d: %v", n, len(res.Runs), err)
+	}
+}

@@ -1,0 +1,69 @@
+package memlimit_test
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/safegp/safegp/internal/memlimit"
+)
+
+func TestParse(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+	}{
+		{"8GiB", 8 << 30}, {"512MiB", 512 << 20}, {"1.5GB", 1_500_000_000}, {"1000", 1000},
+		{" 2 GiB ", 2 << 30}, {"4G", 4 << 30}, {"100B", 100}, {"1TiB", 1 << 40},
+	} {
+		got, err := memlimit.Parse(c.in)
+		if err != nil || got != c.want {
+			t.Errorf("Parse(%q) = %d, %v; want %d", c.in, got, err, c.want)
+		}
+	}
+	for _, in := range []string{"", "0", "-1GiB", "abc", "1e30", "NaN", "Inf", "GiB", "1.5XB"} {
+		if v, err := memlimit.Parse(in); err == nil {
+			t.Errorf("Parse(%q) = %d, want an error", in, v)
+		}
+	}
+}
+
+func TestFormat(t *testing.T) {
+	for _, c := range []struct {
+		in   int64
+		want string
+	}{
+		{300, "300 B"}, {1 << 10, "1 KiB"}, {1536 << 20, "1.5 GiB"}, {8 << 40, "8 TiB"}, {123456789, "118 MiB"},
+		{1000 << 30, "1000 GiB"}, {12345 << 20, "12.1 GiB"},
+	} {
+		if got := memlimit.Format(c.in); got != c.want {
+			t.Errorf("Format(%d) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	if err := memlimit.Check(10, 10, "x"); err != nil {
+		t.Errorf("need = limit: %v", err)
+	}
+	if err := memlimit.Check(math.MaxInt64, 0, "x"); err != nil {
+		t.Errorf("no limit: %v", err)
+	}
+	err := memlimit.Check(3<<30, 1<<30, "decision_set (N = 1000) and horizon (T = 9)")
+	if !errors.Is(err, memlimit.ErrTooLarge) || !strings.Contains(err.Error(), "horizon (T = 9)") || !strings.Contains(err.Error(), "3 GiB") || !strings.Contains(err.Error(), "--max-memory") {
+		t.Errorf("Check: %v", err)
+	}
+}
+
+func TestSaturating(t *testing.T) {
+	if got := memlimit.Mul(1<<40, 1<<40); got != math.MaxInt64 {
+		t.Errorf("Mul overflow = %d", got)
+	}
+	if got := memlimit.Mul(3, 4, 5); got != 60 {
+		t.Errorf("Mul = %d", got)
+	}
+	if got := memlimit.Add(math.MaxInt64, 1); got != math.MaxInt64 {
+		t.Errorf("Add overflow = %d", got)
+	}
+}

@@ -1,0 +1,110 @@
+package strictyaml_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/safegp/safegp/internal/strictyaml"
+)
+
+type inner struct {
+	Degree *int         `yaml:"degree"`
+	Scale  float64      `yaml:"scale"`
+	Points []int        `yaml:"points"`
+	Bounds [][2]float64 `yaml:"bounds"`
+}
+
+type doc struct {
+	Horizon int            `yaml:"horizon"`
+	Seed    uint64         `yaml:"seed"`
+	Name    string         `yaml:"name"`
+	Flag    bool           `yaml:"flag"`
+	H       []float64      `yaml:"thresholds"`
+	In      inner          `yaml:"inner"`
+	Opt     *float64       `yaml:"opt"`
+	Extra   map[string]any `yaml:"extra"`
+}
+
+func TestDecode(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		want     []string // substrings of the error; none: must decode
+	}{
+		{"valid", "horizon: 3\nseed: 7\nname: a\nflag: true\nthresholds: [0, 1.5]\ninner: {degree: 2, scale: 1, points: [2, 3], bounds: [[0, 1]]}\nopt: 0.5\n", nil},
+		{"integral float is an integer", "horizon: 3.0\ninner: {points: [1e2]}\n", nil},
+		{"json", `{"horizon": 3, "thresholds": [1, 2], "inner": {"degree": 2}}`, nil},
+		{"fraction into int", "horizon: 1.5\n", []string{"line 1", "horizon", "want an integer", "1.5"}},
+		{"fraction in a list of ints", "inner:\n  points: [3, 1.7]\n", []string{"line 2", "inner.points[1]", "want an integer", "1.7"}},
+		{"fraction into *int", "inner: {degree: 2.5}\n", []string{"inner.degree", "want an integer", "2.5"}},
+		{"json fraction", `{"horizon": 2.5}`, []string{"horizon", "want an integer"}},
+		{"null scalar", "horizon: null\n", []string{"horizon", "no value (null)"}},
+		{"empty value", "opt:\n", []string{"opt", "no value"}},
+		{"null in a list", `{"thresholds": [null]}`, []string{"thresholds[0]", "no value"}},
+		{"null in a pair", "inner: {bounds: [[0, ~]]}\n", []string{"inner.bounds[0][1]", "no value"}},
+		{"string for a number", "thresholds: [abc]\n", []string{"thresholds[0]", "want a number", `"abc"`}},
+		{"quoted number is a string", `{"horizon": "3"}`, []string{"horizon", "want an integer", `"3"`}},
+		{"bool for an int", "horizon: true\n", []string{"want an integer", "true"}},
+		{"number for a bool", "flag: 1\n", []string{"flag", "want true or false"}},
+		{"list for a scalar", "name: [a]\n", []string{"name", "want a string", "a list"}},
+		{"scalar for a mapping", "inner: 3\n", []string{"inner", "want a mapping"}},
+		{"unknown key", "inner: {colour: red}\n", []string{"inner", `unknown key "colour"`, "degree, scale"}},
+		{"negative into uint", "seed: -1\n", []string{"seed", "want an integer in 0…"}},
+		{"huge int", "horizon: 99999999999999999999999\n", []string{"horizon", "want an integer"}},
+		{"wrong array length", "inner: {bounds: [[0, 1, 2]]}\n", []string{"inner.bounds[0]", "list of 2"}},
+		{"syntax error", "horizon: [\n", []string{"line"}},
+		{"duplicate key", "horizon: 1\nhorizon: 2\n", []string{"already"}},
+		{"alias bomb", bomb(), []string{"alias"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var d doc
+			err := strictyaml.Decode([]byte(c.in), &d)
+			if c.want == nil {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("decoded %+v, want an error", d)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+			for _, goWord := range []string{"!!", "unmarshal", "float64", "int64", "struct"} {
+				if strings.Contains(err.Error(), goWord) {
+					t.Errorf("error %q uses Go's word %q", err, goWord)
+				}
+			}
+		})
+	}
+}
+
+// bomb is a billion-laughs document: 9 levels of 10 aliases each, under a
+// key whose values the walk leaves to the decoder's own alias limit.
+func bomb() string {
+	var b strings.Builder
+	b.WriteString("extra:\n  a0: &a0 [[[1, 1, 1, 1, 1, 1, 1, 1, 1, 1]]]\n")
+	for i := 1; i < 10; i++ {
+		fmt.Fprintf(&b, "  a%d: &a%d [", i, i)
+		for j := 0; j < 10; j++ {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "*a%d", i-1)
+		}
+		b.WriteString("]\n")
+	}
+	return b.String()
+}
+
+func TestEmpty(t *testing.T) {
+	var d doc
+	for _, in := range []string{"", "# only a comment\n"} {
+		if err := strictyaml.Decode([]byte(in), &d); err != strictyaml.ErrEmpty {
+			t.Errorf("%q: got %v, want ErrEmpty", in, err)
+		}
+	}
+}
