@@ -8,6 +8,11 @@ import (
 	"strings"
 )
 
+// MaxValues bounds the numbers a problem or decision-set file may hold
+// (N × columns): 5·10⁷, 400 MB as float64 before any model is built, so
+// that a file too large for memory is refused while it is read.
+const MaxValues = 50_000_000
+
 // ReadCSV reads a user's problem (SPEC §9): a header row naming the columns
 // x1 … xd, f, g1 … gm and optionally seed, then one row per action in index
 // order. Thresholds, ε and noise are not in the file; the caller sets them.
@@ -58,6 +63,9 @@ func ReadCSV(r io.Reader) (*Problem, error) {
 			vals[c] = v
 		}
 		idx := len(p.X)
+		if (idx+1)*len(vals) > MaxValues {
+			return nil, fmt.Errorf("%w: line %d: more than %d values in the file (%d actions × %d columns so far); a decision set this large does not fit in memory", ErrInvalid, row, MaxValues, idx+1, len(vals))
+		}
 		p.X = append(p.X, vals[:d:d])
 		p.F = append(p.F, vals[d])
 		for c := 0; c < m; c++ {
@@ -177,6 +185,9 @@ func ReadActions(r io.Reader) (x [][]float64, seed []int, err error) {
 			default:
 				return nil, nil, fmt.Errorf("%w: line %d, column seed: %v is neither 0 nor 1", ErrInvalid, row, v)
 			}
+		}
+		if (len(x)+1)*d > MaxValues {
+			return nil, nil, fmt.Errorf("%w: line %d: more than %d coordinates in the file (%d actions × %d dimensions so far); a decision set this large does not fit in memory", ErrInvalid, row, MaxValues, len(x)+1, d)
 		}
 		x = append(x, p)
 	}

@@ -168,6 +168,9 @@ func (s *Spec) Resolve(dir string) (*Resolved, error) {
 				return nil, bad("decision_set.grid.points", "at most %d actions in all", MaxActions)
 			}
 		}
+		if total*len(g.Bounds) > problem.MaxValues {
+			return nil, bad("decision_set.grid", "%d actions × %d dimensions = %d coordinates, more than %d", total, len(g.Bounds), total*len(g.Bounds), problem.MaxValues)
+		}
 		r.X = problem.Grid(g.Bounds, g.Points)
 	default:
 		r.X = ds.Actions

@@ -88,3 +88,18 @@ func TestSpecMemory(t *testing.T) {
 		})
 	}
 }
+
+// TestSpecGridCoordinates: a grid whose coordinates (actions × dimensions)
+// would not fit is refused before it is built.
+func TestSpecGridCoordinates(t *testing.T) {
+	bounds := strings.TrimSuffix(strings.Repeat("[0, 1], ", 51), ", ")
+	points := "1000000" + strings.Repeat(", 1", 50)
+	spec := strings.Replace(jsonSpec, `{"grid": {"bounds": [[0, 4]], "points": [21]}}`, `{"grid": {"bounds": [`+bounds+`], "points": [`+points+`]}}`, 1)
+	s, err := study.ParseSpec([]byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Resolve("."); !errors.Is(err, study.ErrSpec) || !strings.Contains(err.Error(), "coordinates") {
+		t.Errorf("got %v, want a refusal naming the coordinates", err)
+	}
+}
