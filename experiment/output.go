@@ -5,11 +5,11 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 
+	"github.com/safegp/safegp/internal/outdir"
 	"github.com/safegp/safegp/plot"
 )
 
@@ -28,66 +28,14 @@ type Curve struct {
 // standard deviation is the sample one (n−1 denominator), 0 for a single
 // realization.
 func Summarize(res *Results) []Curve {
-	var order []string
-	byLabel := map[string][]*Run{}
+	if len(res.Runs) == 0 {
+		return nil
+	}
+	s := newSummarizer(len(res.Runs[0].Regret))
 	for i := range res.Runs {
-		r := &res.Runs[i]
-		if _, ok := byLabel[r.Label]; !ok {
-			order = append(order, r.Label)
-		}
-		byLabel[r.Label] = append(byLabel[r.Label], r)
+		s.add(&res.Runs[i])
 	}
-	curves := make([]Curve, 0, len(order))
-	for _, label := range order {
-		runs := byLabel[label]
-		T := len(runs[0].Regret)
-		c := Curve{Label: label}
-		avg := make([][]float64, len(runs))
-		reach := make([][]float64, len(runs))
-		viol := make([][]float64, len(runs))
-		for k, r := range runs {
-			avg[k], reach[k], viol[k] = make([]float64, T), make([]float64, T), make([]float64, T)
-			var cum, cumR, v float64
-			next := 0 // index into r.violationRounds
-			for t := 0; t < T; t++ {
-				cum += r.Regret[t]
-				cumR += r.ReachableRegret[t]
-				avg[k][t] = cum / float64(t+1)
-				reach[k][t] = cumR / float64(t+1)
-				if next < len(r.violationRounds) && r.violationRounds[next] == t {
-					v++
-					next++
-				}
-				viol[k][t] = v
-			}
-		}
-		c.MeanAvg, c.StdAvg = meanStd(avg, T)
-		c.MeanAvgReach, c.StdAvgReach = meanStd(reach, T)
-		c.Violations, _ = meanStd(viol, T)
-		curves = append(curves, c)
-	}
-	return curves
-}
-
-func meanStd(x [][]float64, T int) (mean, std []float64) {
-	mean, std = make([]float64, T), make([]float64, T)
-	n := float64(len(x))
-	for t := 0; t < T; t++ {
-		var s float64
-		for _, row := range x {
-			s += row[t]
-		}
-		m := s / n
-		var q float64
-		for _, row := range x {
-			q += (row[t] - m) * (row[t] - m)
-		}
-		mean[t] = m
-		if len(x) > 1 {
-			std[t] = math.Sqrt(q / (n - 1))
-		}
-	}
-	return mean, std
+	return s.curves()
 }
 
 // SummaryCSV renders summary.csv.
@@ -118,34 +66,56 @@ func RegretSeries(curves []Curve) []plot.Series {
 	return s
 }
 
-// Write writes results.json, summary.csv and regret.png/.svg into dir. The
-// files are written in a temporary folder beside dir first, so a failure
-// leaves no partial output.
+// Write writes results.json, summary.csv and regret.png/.svg into dir, as
+// WriteWithOptions does without Force.
 func Write(dir string, res *Results, title string) error {
-	return WriteWith(dir, res, func(tmp string, curves []Curve) error {
+	return WriteWithOptions(dir, res, WriteOptions{Figures: RegretFigure(title)})
+}
+
+// RegretFigure returns the figures function of Write: regret.png/.svg, the
+// mean R_t/t per label with a ±1 std band.
+func RegretFigure(title string) func(tmp string, curves []Curve) error {
+	return func(tmp string, curves []Curve) error {
 		p, err := plot.Bands(title, "round t", "average regret R_t / t", RegretSeries(curves))
 		if err != nil {
 			return err
 		}
 		return plot.Save(p, tmp, "regret")
-	})
+	}
 }
 
 // WriteWith writes results.json and summary.csv into dir, and lets figures
-// add its files to the staging folder before dir is published.
+// add its files to the staging folder before dir is published; as
+// WriteWithOptions does without Force.
 func WriteWith(dir string, res *Results, figures func(tmp string, curves []Curve) error) error {
-	parent := filepath.Dir(filepath.Clean(dir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return fmt.Errorf("write output: %w", err)
+	return WriteWithOptions(dir, res, WriteOptions{Figures: figures})
+}
+
+// WriteOptions tune WriteWithOptions.
+type WriteOptions struct {
+	// Figures, if set, adds figure files to the staging folder.
+	Figures func(tmp string, curves []Curve) error
+	// Force replaces an existing, non-empty dir whole, provided an earlier
+	// run wrote it (it holds the outdir.Marker file); without Force such a
+	// dir is refused. An empty or missing dir is always fine.
+	Force bool
+}
+
+// WriteWithOptions writes results.json and summary.csv, then the figures,
+// into a temporary folder beside dir, and renames it to dir only when
+// complete: a failure leaves dir as it was and no temporary folder behind.
+// dir also receives the outdir.Marker file, which lets a later Force
+// replace it.
+func WriteWithOptions(dir string, res *Results, opt WriteOptions) error {
+	// Refuse before writing anything; Publish checks again at the end.
+	if err := outdir.Check(dir, opt.Force); err != nil {
+		return fmt.Errorf("write output: %s %w", dir, err)
 	}
-	tmp, err := os.MkdirTemp(parent, ".safegp-out-*")
+	tmp, err := outdir.Stage(dir)
 	if err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}
-	defer os.RemoveAll(tmp)
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return fmt.Errorf("write output: %w", err)
-	}
+	defer os.RemoveAll(tmp) // gone already once published
 	js, err := json.Marshal(res)
 	if err != nil {
 		return fmt.Errorf("write results.json: %w", err)
@@ -157,30 +127,13 @@ func WriteWith(dir string, res *Results, figures func(tmp string, curves []Curve
 	if err := os.WriteFile(filepath.Join(tmp, "summary.csv"), SummaryCSV(curves), 0o644); err != nil {
 		return fmt.Errorf("write summary.csv: %w", err)
 	}
-	if err := figures(tmp, curves); err != nil {
-		return err
-	}
-	return publish(tmp, dir)
-}
-
-// publish moves the files of tmp into dir: the whole folder at once when dir
-// does not exist, else file by file (each rename is atomic; other files in
-// dir are left alone).
-func publish(tmp, dir string) error {
-	if _, err := os.Stat(dir); os.IsNotExist(err) {
-		if err := os.Rename(tmp, dir); err != nil {
-			return fmt.Errorf("write output: %w", err)
+	if opt.Figures != nil {
+		if err := opt.Figures(tmp, curves); err != nil {
+			return err
 		}
-		return nil
 	}
-	entries, err := os.ReadDir(tmp)
-	if err != nil {
+	if err := outdir.Publish(tmp, dir, opt.Force); err != nil {
 		return fmt.Errorf("write output: %w", err)
-	}
-	for _, e := range entries {
-		if err := os.Rename(filepath.Join(tmp, e.Name()), filepath.Join(dir, e.Name())); err != nil {
-			return fmt.Errorf("write output: %w", err)
-		}
 	}
 	return nil
 }

@@ -43,6 +43,9 @@ type Options struct {
 	// MaxMemory is the memory limit in bytes: 0 means memlimit.Default,
 	// a negative value no limit.
 	MaxMemory int64
+	// Chunk, if positive, caps the realizations held at a time (Plan
+	// sizes it from memory otherwise). Results never depend on it.
+	Chunk int
 }
 
 // Random streams: realization r of an experiment with root seed s draws
@@ -122,8 +125,8 @@ func (c *Config) Env(r int, in Instance) *bandit.Env {
 // Noise is the observation-noise stream of realization r.
 func (c *Config) Noise(r int) *rand.Rand { return stream(c.Seed, r, streamNoise) }
 
-// limit is the memory limit Options ask for.
-func (o Options) limit() int64 {
+// Limit is the memory limit Options ask for, in bytes (0: none).
+func (o Options) Limit() int64 {
 	switch {
 	case o.MaxMemory == 0:
 		return memlimit.Default
@@ -170,9 +173,12 @@ func execute(ctx context.Context, c *Config, opt Options, keepRuns bool, sized f
 	if err != nil {
 		return Plan{}, err
 	}
-	plan, err := c.Plan(fixed, workers, opt.limit(), keepRuns)
+	plan, err := c.Plan(fixed, workers, opt.Limit(), keepRuns)
 	if err != nil {
 		return plan, err
+	}
+	if opt.Chunk > 0 {
+		plan.Chunk = min(plan.Chunk, opt.Chunk)
 	}
 	if fixed != nil {
 		// Analyzed once here; each realization's Instance reuses L_i.

@@ -57,7 +57,9 @@ type Illustration struct {
 }
 
 // RunIllustration draws the illustration's problem, runs SGP-UCB on it and
-// writes illustration.png/.svg and illustration.json into dir.
+// writes illustration.png/.svg and illustration.json into dir, created if
+// needed. It writes in place, file by file: Run calls it inside its
+// staging folder, which is what makes a reproduction all-or-nothing.
 func RunIllustration(ctx context.Context, dir string) (*Illustration, error) {
 	rng := rand.New(rand.NewPCG(illSeed, 0x111))
 	x := problem.Grid([][2]float64{{0, 10}}, []int{illN})

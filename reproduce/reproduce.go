@@ -17,6 +17,7 @@ import (
 	"github.com/safegp/safegp"
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/experiment"
+	"github.com/safegp/safegp/internal/outdir"
 	"github.com/safegp/safegp/plot"
 )
 
@@ -28,6 +29,12 @@ type Options struct {
 	Workers int
 	// Log, if set, gets one line per finished experiment.
 	Log io.Writer
+	// Force replaces an existing, non-empty Out whole, provided an earlier
+	// run wrote it (it holds the outdir.Marker file).
+	Force bool
+	// MaxMemory is each experiment's memory limit, as in
+	// experiment.Options.
+	MaxMemory int64
 }
 
 // QuickRealizations is the number of realizations --quick runs.
@@ -56,12 +63,23 @@ type Outcome struct {
 
 // Run runs the four experiments of SPEC §6 and writes, under opt.Out, one
 // folder per experiment (results.json, summary.csv, figures), the paper's
-// Fig. 2 as fig2-regret.png/.svg, and REPORT.md.
+// Fig. 2 as fig2-regret.png/.svg, and REPORT.md. Everything is written into
+// one temporary folder beside opt.Out and renamed into place at the end, so
+// a failure or an interrupt leaves opt.Out as it was. An existing,
+// non-empty opt.Out is refused unless opt.Force is set.
 func Run(ctx context.Context, opt Options) (*Outcome, error) {
 	start := time.Now()
-	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+	// Refuse before the minutes of work, not after them.
+	if err := outdir.Check(opt.Out, opt.Force); err != nil {
+		return nil, fmt.Errorf("reproduce: %s %w", opt.Out, err)
+	}
+	stage, err := outdir.Stage(opt.Out)
+	if err != nil {
 		return nil, fmt.Errorf("reproduce: %w", err)
 	}
+	defer os.RemoveAll(stage) // gone already once published
+	final := opt.Out
+	opt.Out = stage // every writer below writes into the staging folder
 	logf := func(format string, args ...any) {
 		if opt.Log != nil {
 			fmt.Fprintf(opt.Log, format+"\n", args...)
@@ -141,6 +159,9 @@ func Run(ctx context.Context, opt Options) (*Outcome, error) {
 	if err := os.WriteFile(filepath.Join(opt.Out, "REPORT.md"), Report(out), 0o644); err != nil {
 		return nil, fmt.Errorf("reproduce: write REPORT.md: %w", err)
 	}
+	if err := outdir.Publish(stage, final, opt.Force); err != nil {
+		return nil, fmt.Errorf("reproduce: %w", err)
+	}
 	return out, nil
 }
 
@@ -191,7 +212,7 @@ func run(ctx context.Context, cfg *experiment.Config, name string, opt Options, 
 	if err := cfg.Check(); err != nil {
 		return nil, fmt.Errorf("reproduce: %s: %w", name, err)
 	}
-	res, err := experiment.Execute(ctx, cfg, experiment.Options{Workers: opt.Workers})
+	res, err := experiment.Execute(ctx, cfg, experiment.Options{Workers: opt.Workers, MaxMemory: opt.MaxMemory})
 	if err != nil {
 		return nil, fmt.Errorf("reproduce: %s: %w", name, err)
 	}

@@ -7,16 +7,31 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/safegp/safegp/internal/outdir"
 	"github.com/safegp/safegp/reproduce"
 )
 
 // TestQuick runs the whole reproduction with a few realizations and checks
 // that every experiment wrote its files and the report covers every claim.
+// It runs over an earlier output with Force, which must be replaced whole.
 func TestQuick(t *testing.T) {
-	dir := t.TempDir()
-	o, err := reproduce.Run(context.Background(), reproduce.Options{Out: dir, Quick: true, Workers: 2})
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "reproduction")
+	earlier(t, dir)
+	o, err := reproduce.Run(context.Background(), reproduce.Options{Out: dir, Quick: true, Workers: 2, Force: true})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range []string{"stale.txt", "linear/stale.csv"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); !os.IsNotExist(err) {
+			t.Errorf("%s of the earlier output survived --force", f)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, outdir.Marker)); err != nil {
+		t.Errorf("no %s: a later --force could not replace this output", outdir.Marker)
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 1 {
+		t.Errorf("%d entries beside the output, want none: %v", len(entries)-1, entries)
 	}
 	want := []string{"REPORT.md", "fig2-regret.png", "fig2-regret.svg",
 		"illustration/illustration.png", "illustration/illustration.svg", "illustration/illustration.json",
@@ -59,5 +74,73 @@ func TestQuick(t *testing.T) {
 		if !strings.Contains(string(report), s) && !(s == "λ_−" && strings.Contains(string(report), "no T'")) {
 			t.Errorf("REPORT.md lacks %q", s)
 		}
+	}
+}
+
+// earlier writes a fake earlier output into dir: the marker, REPORT.md and
+// stale files.
+func earlier(t *testing.T, dir string) {
+	t.Helper()
+	for name, content := range map[string]string{outdir.Marker: "", "REPORT.md": "old report", "stale.txt": "x", "linear/stale.csv": "y"} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// cancelOnLog cancels the reproduction at its first log line, when the
+// illustration is written to the staging folder and the regimes have not
+// run.
+type cancelOnLog struct{ cancel context.CancelFunc }
+
+func (c cancelOnLog) Write(p []byte) (int, error) { c.cancel(); return len(p), nil }
+
+// TestOutputAllOrNothing: an earlier output is refused without Force, and
+// a reproduction that fails midway leaves it exactly as it was, with
+// nothing left beside it.
+func TestOutputAllOrNothing(t *testing.T) {
+	cases := []struct {
+		name    string
+		force   bool
+		midway  bool // cancel after the illustration
+		wantErr string
+	}{
+		{name: "refused without force", wantErr: "exists and is not empty"},
+		{name: "cancelled midway with force", force: true, midway: true, wantErr: "context canceled"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			parent := t.TempDir()
+			dir := filepath.Join(parent, "reproduction")
+			earlier(t, dir)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			opt := reproduce.Options{Out: dir, Quick: true, Workers: 2, Force: c.force}
+			if c.midway {
+				opt.Log = cancelOnLog{cancel}
+			}
+			_, err := reproduce.Run(ctx, opt)
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Fatalf("Run: %v, want an error mentioning %q", err, c.wantErr)
+			}
+			entries, _ := os.ReadDir(dir)
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			if got := strings.Join(names, " "); got != outdir.Marker+" REPORT.md linear stale.txt" {
+				t.Errorf("the earlier output now holds %s", got)
+			}
+			if b, _ := os.ReadFile(filepath.Join(dir, "REPORT.md")); string(b) != "old report" {
+				t.Errorf("REPORT.md is now %q", b)
+			}
+			if entries, _ := os.ReadDir(parent); len(entries) != 1 {
+				t.Errorf("%d entries beside the output, want none", len(entries)-1)
+			}
+		})
 	}
 }

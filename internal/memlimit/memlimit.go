@@ -124,6 +124,14 @@ func (f *Flag) String() string {
 	return Format(f.Bytes)
 }
 
+// Limit is the limit the flag sets: Default when it was not given.
+func (f *Flag) Limit() int64 {
+	if f.Bytes == 0 {
+		return Default
+	}
+	return f.Bytes
+}
+
 // Set implements flag.Value.
 func (f *Flag) Set(s string) error {
 	v, err := Parse(s)

@@ -1,0 +1,92 @@
+package experiment
+
+import "math"
+
+// summarizer accumulates the per-round summary of runs as they arrive, in
+// O(labels × T) memory whatever the number of realizations: Welford's
+// update of the mean and of the sum of squared deviations per round, so
+// that no run has to be kept (and no variance is lost to cancellation, as
+// Σx² − (Σx)²/n would lose it).
+type summarizer struct {
+	T      int
+	order  []string
+	labels map[string]*acc
+	avg    []float64 // scratch: one run's series
+	reach  []float64
+	viol   []float64
+}
+
+// acc holds, per round, the count, means and M2 of the three series.
+type acc struct {
+	n              float64
+	avgM, avgQ     []float64
+	reachM, reachQ []float64
+	violM, violQ   []float64
+}
+
+func newSummarizer(T int) *summarizer {
+	return &summarizer{T: T, labels: map[string]*acc{}, avg: make([]float64, T), reach: make([]float64, T), viol: make([]float64, T)}
+}
+
+// add folds one run into its label's summary.
+func (s *summarizer) add(r *Run) {
+	a, ok := s.labels[r.Label]
+	if !ok {
+		T := s.T
+		a = &acc{avgM: make([]float64, T), avgQ: make([]float64, T), reachM: make([]float64, T), reachQ: make([]float64, T), violM: make([]float64, T), violQ: make([]float64, T)}
+		s.labels[r.Label] = a
+		s.order = append(s.order, r.Label)
+	}
+	var cum, cumR, v float64
+	next := 0 // index into r.violationRounds
+	for t := 0; t < s.T; t++ {
+		cum += r.Regret[t]
+		cumR += r.ReachableRegret[t]
+		s.avg[t] = cum / float64(t+1)
+		s.reach[t] = cumR / float64(t+1)
+		if next < len(r.violationRounds) && r.violationRounds[next] == t {
+			v++
+			next++
+		}
+		s.viol[t] = v
+	}
+	a.n++
+	welford(a.n, a.avgM, a.avgQ, s.avg)
+	welford(a.n, a.reachM, a.reachQ, s.reach)
+	welford(a.n, a.violM, a.violQ, s.viol)
+}
+
+func welford(n float64, mean, m2, x []float64) {
+	for t, v := range x {
+		d := v - mean[t]
+		mean[t] += d / n
+		m2[t] += d * (v - mean[t])
+	}
+}
+
+// curves returns one Curve per label, in the order labels first arrived.
+// The standard deviation is the sample one (n−1 denominator), 0 for a
+// single realization.
+func (s *summarizer) curves() []Curve {
+	out := make([]Curve, 0, len(s.order))
+	for _, l := range s.order {
+		a := s.labels[l]
+		out = append(out, Curve{
+			Label:   l,
+			MeanAvg: a.avgM, StdAvg: std(a.avgQ, a.n),
+			MeanAvgReach: a.reachM, StdAvgReach: std(a.reachQ, a.n),
+			Violations: a.violM,
+		})
+	}
+	return out
+}
+
+func std(m2 []float64, n float64) []float64 {
+	s := make([]float64, len(m2))
+	if n > 1 {
+		for t, q := range m2 {
+			s[t] = math.Sqrt(math.Max(q, 0) / (n - 1))
+		}
+	}
+	return s
+}
