@@ -1,4 +1,4 @@
 // Package server serves studies over HTTP as JSON: create, ask, tell,
-// show and list observations, with bearer-token authentication, size-limited
-// bodies and structured logs.
+// retract, show and list observations, with bearer-token authentication,
+// size-limited bodies and structured logs.
 package server

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
@@ -45,6 +46,7 @@ func Handler(svc *study.Service, opt Options) http.Handler {
 	mux.Handle("POST /v1/studies", h.auth(h.create))
 	mux.Handle("POST /v1/studies/{name}/ask", h.auth(h.ask))
 	mux.Handle("POST /v1/studies/{name}/tell", h.auth(h.tell))
+	mux.Handle("POST /v1/studies/{name}/retract", h.auth(h.retract))
 	mux.Handle("GET /v1/studies/{name}", h.auth(h.show))
 	mux.Handle("GET /v1/studies/{name}/observations", h.auth(h.observations))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -73,8 +75,10 @@ func (h *handler) logged(next http.Handler) http.Handler {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, r)
+		// The unit is in the key: a bare duration is logged as integer
+		// nanoseconds by the JSON handler, which readers took for ms.
 		h.opt.Log.Info("request", "method", r.Method, "path", r.URL.Path, "status", sw.status,
-			"duration", time.Since(start), "remote", r.RemoteAddr)
+			"duration_ms", float64(time.Since(start))/float64(time.Millisecond), "remote", r.RemoteAddr)
 	})
 }
 
@@ -135,15 +139,16 @@ func status(err error) int {
 	switch {
 	case errors.As(err, &mbe):
 		return http.StatusRequestEntityTooLarge
-	case errors.Is(err, study.ErrNotFound), errors.Is(err, study.ErrUnknownAsk):
+	case errors.Is(err, study.ErrNotFound), errors.Is(err, study.ErrUnknownAsk), errors.Is(err, study.ErrUnknownObservation):
 		return http.StatusNotFound
-	case errors.Is(err, study.ErrExists), errors.Is(err, study.ErrAlreadyTold), errors.Is(err, study.ErrStale):
+	case errors.Is(err, study.ErrExists), errors.Is(err, study.ErrAlreadyTold), errors.Is(err, study.ErrStale),
+		errors.Is(err, study.ErrHorizon), errors.Is(err, study.ErrWithdrawn), errors.Is(err, study.ErrAlreadyRetracted):
 		return http.StatusConflict
-	case errors.Is(err, study.ErrBadTell), errors.Is(err, study.ErrSpec), errors.Is(err, study.ErrBadName), errors.Is(err, errBadRequest):
+	case errors.Is(err, study.ErrBadTell), errors.Is(err, study.ErrBadRetract), errors.Is(err, study.ErrSpec), errors.Is(err, study.ErrBadName), errors.Is(err, errBadRequest):
 		return http.StatusBadRequest
 	case errors.Is(err, context.Canceled):
 		return 499 // client closed the request
-	case study.ErrBusy(err):
+	case study.ErrBusy(err), errors.Is(err, study.ErrOverloaded):
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
@@ -168,37 +173,58 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var req struct {
-		Name string          `json:"name"`
-		Spec json.RawMessage `json:"spec"`
-	}
-	dec := json.NewDecoder(strings.NewReader(string(body)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		return fmt.Errorf("%w: want {\"name\": NAME, \"spec\": {...}}: %v", errBadRequest, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return fmt.Errorf("%w: trailing data after the JSON object", errBadRequest)
-	}
-	if len(req.Spec) == 0 {
-		return fmt.Errorf("%w: \"spec\" is missing", errBadRequest)
-	}
-	spec, err := study.ParseSpec(req.Spec)
+	name, spec, err := decodeCreate(body)
 	if err != nil {
 		return err
-	}
-	if spec.DecisionSet.File != "" {
-		return fmt.Errorf("%w: decision_set.file: over HTTP give the actions inline (decision_set: {actions: [[…], …]}) or a grid", study.ErrSpec)
 	}
 	res, err := spec.Resolve("")
 	if err != nil {
 		return err
 	}
-	if err := h.svc.Create(r.Context(), req.Name, res); err != nil {
+	if err := h.svc.Create(r.Context(), name, res); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"study": req.Name, "actions": len(res.X), "seed_actions": res.Seed})
+	writeJSON(w, http.StatusCreated, map[string]any{"study": name, "actions": len(res.X), "seed_actions": res.Seed})
 	return nil
+}
+
+// decodeCreate decodes a create request {"name": NAME, "spec": {…}}
+// strictly: unknown fields, trailing data, an invalid name, a missing or
+// null spec and a decision-set file (a path on the server's machine) are
+// errors. The spec is parsed, not yet resolved.
+func decodeCreate(body []byte) (name string, spec *study.Spec, err error) {
+	var req struct {
+		Name *string         `json:"name"`
+		Spec json.RawMessage `json:"spec"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return "", nil, fmt.Errorf("%w: want {\"name\": NAME, \"spec\": {...}}: %w", errBadRequest, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return "", nil, fmt.Errorf("%w: trailing data after the JSON object", errBadRequest)
+	}
+	if req.Name == nil {
+		return "", nil, fmt.Errorf("%w: \"name\" is missing", errBadRequest)
+	}
+	if err := study.CheckName(*req.Name); err != nil {
+		return "", nil, err
+	}
+	if len(req.Spec) == 0 || string(req.Spec) == "null" {
+		return "", nil, fmt.Errorf("%w: \"spec\" is missing", errBadRequest)
+	}
+	if req.Spec[0] != '{' {
+		return "", nil, fmt.Errorf("%w: \"spec\" must be a JSON object", errBadRequest)
+	}
+	spec, err = study.ParseSpec(req.Spec)
+	if err != nil {
+		return "", nil, err
+	}
+	if spec.DecisionSet.File != "" {
+		return "", nil, fmt.Errorf("%w: decision_set.file: over HTTP give the actions inline (decision_set: {actions: [[…], …]}) or a grid", study.ErrSpec)
+	}
+	return *req.Name, spec, nil
 }
 
 func (h *handler) ask(w http.ResponseWriter, r *http.Request) error {
@@ -223,6 +249,23 @@ func (h *handler) tell(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	a, err := h.svc.Tell(r.Context(), r.PathValue("name"), req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, a)
+	return nil
+}
+
+func (h *handler) retract(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(w, r, MaxBody)
+	if err != nil {
+		return err
+	}
+	req, err := study.DecodeRetract(body)
+	if err != nil {
+		return err
+	}
+	a, err := h.svc.Retract(r.Context(), r.PathValue("name"), req.Observation)
 	if err != nil {
 		return err
 	}

@@ -63,12 +63,12 @@ func (c client) do(method, path, body string) (int, map[string]any) {
 
 func newServer(t *testing.T, token string) (client, *study.Store) {
 	t.Helper()
-	st, err := study.Open(filepath.Join(t.TempDir(), "s.db"))
+	st, err := study.Open(filepath.Join(t.TempDir(), "s.db"), study.OpenOptions{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	ts := httptest.NewServer(server.Handler(study.NewService(st), server.Options{Token: token}))
+	ts := httptest.NewServer(server.Handler(study.NewService(st, study.ServiceOptions{}), server.Options{Token: token}))
 	t.Cleanup(ts.Close)
 	return client{t: t, url: ts.URL, token: token}, st
 }
@@ -111,6 +111,14 @@ func TestBadRequests(t *testing.T) {
 		{"bad spec", "POST", "/v1/studies", `{"name": "b", "spec": {"horizon": 0}}`, "", 400},
 		{"spec unknown key", "POST", "/v1/studies", `{"name": "b", "spec": {"colour": 1}}`, "", 400},
 		{"trailing bracket", "POST", "/v1/studies/a/tell", fmt.Sprintf(`{"ask": %d, "f": 1, "g": [1]} ]`, id), "", 400},
+		{"null g", "POST", "/v1/studies/a/tell", fmt.Sprintf(`{"ask": %d, "f": 1, "g": [null]}`, id), "", 400},
+		{"null f", "POST", "/v1/studies/a/tell", fmt.Sprintf(`{"ask": %d, "f": null, "g": [1]}`, id), "", 400},
+		{"string g", "POST", "/v1/studies/a/tell", fmt.Sprintf(`{"ask": %d, "f": 1, "g": ["1"]}`, id), "", 400},
+		{"bool f", "POST", "/v1/studies/a/tell", fmt.Sprintf(`{"ask": %d, "f": false, "g": [1]}`, id), "", 400},
+		{"fractional ask", "POST", "/v1/studies/a/tell", fmt.Sprintf(`{"ask": %d.5, "f": 1, "g": [1]}`, id), "", 400},
+		{"null spec", "POST", "/v1/studies", `{"name": "b", "spec": null}`, "", 400},
+		{"no name", "POST", "/v1/studies", fmt.Sprintf(`{"spec": %s}`, spec), "", 400},
+		{"bad name in create", "POST", "/v1/studies", fmt.Sprintf(`{"name": "../b", "spec": %s}`, spec), "", 400},
 		{"spec with a file", "POST", "/v1/studies", `{"name": "b", "spec": ` + strings.Replace(spec, `"grid": {"bounds": [[0, 4]], "points": [41]}`, `"file": "/etc/passwd"`, 1) + `}`, "", 400},
 	}
 	for _, tc := range cases {
@@ -254,9 +262,9 @@ func Example() {
 	// A client of `safegp serve` needs only net/http and encoding/json.
 	dir, _ := os.MkdirTemp("", "safegp-example-*")
 	defer os.RemoveAll(dir)
-	st, _ := study.Open(filepath.Join(dir, "studies.db"))
+	st, _ := study.Open(filepath.Join(dir, "studies.db"), study.OpenOptions{Create: true})
 	defer st.Close()
-	ts := httptest.NewServer(server.Handler(study.NewService(st), server.Options{}))
+	ts := httptest.NewServer(server.Handler(study.NewService(st, study.ServiceOptions{}), server.Options{}))
 	defer ts.Close()
 
 	post := func(path string, body any, out any) {

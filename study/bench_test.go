@@ -21,7 +21,7 @@ model:
   noise_std: 0.05
   delta: 0.01
 algorithm: {name: sgp-ucb, phase1: uniform, exploration: {fixed: 50}}
-horizon: 1000
+horizon: 100000
 seed: 1
 `, n, n, n*n/2+n/2)
 }
@@ -48,12 +48,12 @@ func fill(b *testing.B, v *study.Service, t int) {
 
 func setup(b *testing.B, n, t int) (string, *study.Service) {
 	path := filepath.Join(b.TempDir(), "bench.db")
-	st, err := study.Open(path)
+	st, err := study.Open(path, study.OpenOptions{Create: true})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
-	v := study.NewService(st)
+	v := study.NewService(st, study.ServiceOptions{})
 	s, err := study.ParseSpec([]byte(benchSpec(n)))
 	if err != nil {
 		b.Fatal(err)
@@ -102,11 +102,11 @@ func BenchmarkReopen(b *testing.B) {
 			path, _ := setup(b, n, 500)
 			ctx := context.Background()
 			for b.Loop() {
-				st, err := study.Open(path)
+				st, err := study.Open(path, study.OpenOptions{})
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := study.NewService(st).Show(ctx, "s"); err != nil {
+				if _, err := study.NewService(st, study.ServiceOptions{}).Show(ctx, "s"); err != nil {
 					b.Fatal(err)
 				}
 				st.Close()

@@ -12,7 +12,11 @@ import (
 	"github.com/safegp/safegp/bandit"
 )
 
-// Summary is what show returns.
+// Summary is what show returns. Retracted observations count nowhere but
+// in Retracted: not in Rounds, not in Violations, not in the model. Best
+// is the argmax of ℓ_f over the union of the policy's safe set, the seed
+// set and the actions observed (not retracted) with every g_i ≥ h_i; it is
+// never nil, since the seed set is not empty.
 type Summary struct {
 	Study       string    `json:"study"`
 	Algorithm   string    `json:"algorithm"`
@@ -20,16 +24,20 @@ type Summary struct {
 	Dim         int       `json:"d"`
 	Constraints int       `json:"constraints"`
 	Horizon     int       `json:"horizon"`
-	Rounds      int       `json:"rounds"`  // observations so far
-	Pending     *int      `json:"pending"` // the ask awaiting its tell
+	Rounds      int       `json:"rounds"`    // observations in force (not retracted)
+	Retracted   int       `json:"retracted"` // observations retracted
+	Pending     *int      `json:"pending"`   // the ask awaiting its tell
 	SafeSetSize int       `json:"safe_set_size"`
-	Best        *Best     `json:"best"` // nil while the safe set is empty
-	Violations  int       `json:"violations"`
+	Best        *Best     `json:"best"`
+	Violations  int       `json:"violations"` // among the observations in force
 	Created     time.Time `json:"created"`
 }
 
-// Best is the best safe action so far: argmax over the policy's safe set of
-// the lower confidence bound ℓ_f.
+// Best is the best safe action so far: the argmax of the lower confidence
+// bound ℓ_f (lowest index on ties) over the actions known to be safe — the
+// policy's safe set, the seed set D^w, and every action observed (and not
+// retracted) with g_i ≥ h_i for all i. The seed set is never empty, so
+// neither is the choice.
 type Best struct {
 	Index  int       `json:"index"`
 	X      []float64 `json:"x"`
@@ -46,7 +54,19 @@ type Observation struct {
 	F         float64   `json:"f"`
 	G         []float64 `json:"g"`
 	Violation bool      `json:"violation"`
-	Created   time.Time `json:"created"`
+	// Retracted observations no longer count; RetractedBy is the Seq of
+	// the retraction.
+	Retracted   bool      `json:"retracted"`
+	RetractedBy int       `json:"retracted_by,omitempty"`
+	Created     time.Time `json:"created"`
+}
+
+// Retraction is one retraction, as exported.
+type Retraction struct {
+	Seq         int       `json:"seq"`
+	Observation int       `json:"observation"` // the Seq of the observation retracted
+	Index       int       `json:"index"`
+	Created     time.Time `json:"created"`
 }
 
 // Show summarizes a study. It inspects the policy without asking, so it
@@ -59,19 +79,32 @@ func (v *Service) Show(ctx context.Context, name string) (*Summary, error) {
 		sum = &Summary{
 			Study: s.name, Algorithm: a.DisplayLabel(), Actions: len(s.res.X), Dim: len(s.res.X[0]),
 			Constraints: len(s.res.Spec.Thresholds), Horizon: s.res.Spec.Horizon,
-			Rounds: s.nObs, Violations: s.viol, Created: s.created,
+			Rounds: s.nObs, Retracted: len(s.retracted), Violations: s.viol, Created: s.created,
 		}
 		if s.pending != 0 {
 			p := s.pending
 			sum.Pending = &p
 		}
-		best := -1
-		for i, in := range snap.Safe {
-			if !in {
-				continue
+		for _, in := range snap.Safe {
+			if in {
+				sum.SafeSetSize++
 			}
-			sum.SafeSetSize++
-			if best < 0 || snap.LowerF[i] > snap.LowerF[best] {
+		}
+		// Known safe: the policy's safe set, which SGP-UCB's D^s_t may
+		// leave empty early on, plus the seed set and the actions
+		// measured safe.
+		safe := append([]bool(nil), snap.Safe...)
+		for _, i := range s.res.Seed {
+			safe[i] = true
+		}
+		for _, e := range s.events {
+			if e.Kind == "tell" && !e.Violation && s.retracted[e.Seq] == 0 {
+				safe[e.Index] = true
+			}
+		}
+		best := -1
+		for i, in := range safe {
+			if in && (best < 0 || snap.LowerF[i] > snap.LowerF[best]) {
 				best = i
 			}
 		}
@@ -83,7 +116,7 @@ func (v *Service) Show(ctx context.Context, name string) (*Summary, error) {
 	return sum, err
 }
 
-// Observations lists a study's tells in order.
+// Observations lists a study's tells in order, retracted ones flagged.
 func (v *Service) Observations(ctx context.Context, name string) ([]Observation, error) {
 	var obs []Observation
 	err := v.with(ctx, name, func(s *Study) error {
@@ -97,14 +130,46 @@ func (s *Study) observations() []Observation {
 	obs := []Observation{}
 	for _, e := range s.events {
 		if e.Kind == "tell" {
-			obs = append(obs, Observation{Seq: e.Seq, Ask: e.Ask, Index: e.Index, X: s.res.X[e.Index], F: e.F, G: e.G, Violation: e.Violation, Created: e.Created})
+			r := s.retracted[e.Seq]
+			obs = append(obs, Observation{Seq: e.Seq, Ask: e.Ask, Index: e.Index, X: s.res.X[e.Index], F: e.F, G: e.G, Violation: e.Violation,
+				Retracted: r != 0, RetractedBy: r, Created: e.Created})
 		}
 	}
 	return obs
 }
 
-// Inspect returns the study's decision set, thresholds, observations and
-// the policy's view of the coming round (for plots).
+func (s *Study) retractions() []Retraction {
+	rets := []Retraction{}
+	for _, e := range s.events {
+		if e.Kind == "retract" {
+			rets = append(rets, Retraction{Seq: e.Seq, Observation: e.Ref, Index: e.Index, Created: e.Created})
+		}
+	}
+	return rets
+}
+
+// Export is a study's record for export: its observations (retracted ones
+// flagged) and its retractions.
+type Export struct {
+	Dim          int           `json:"-"`
+	Constraints  int           `json:"-"`
+	Observations []Observation `json:"observations"`
+	Retractions  []Retraction  `json:"retractions"`
+}
+
+// Export returns a study's record.
+func (v *Service) Export(ctx context.Context, name string) (*Export, error) {
+	var x *Export
+	err := v.with(ctx, name, func(s *Study) error {
+		x = &Export{Dim: len(s.res.X[0]), Constraints: len(s.res.Spec.Thresholds), Observations: s.observations(), Retractions: s.retractions()}
+		return nil
+	})
+	return x, err
+}
+
+// Inspect returns the study's decision set, thresholds, observations
+// (retracted ones flagged) and the policy's view of the coming round (for
+// plots).
 func (v *Service) Inspect(ctx context.Context, name string) (x [][]float64, h []float64, obs []Observation, snap bandit.Snapshot, err error) {
 	err = v.with(ctx, name, func(s *Study) error {
 		x, h, obs, snap = s.res.X, s.res.Spec.Thresholds, s.observations(), s.pol.Inspect()
@@ -113,39 +178,62 @@ func (v *Service) Inspect(ctx context.Context, name string) (x [][]float64, h []
 	return
 }
 
-// ExportCSV renders observations as CSV: seq, ask, index, x1…xd, f,
-// g1…gm, violation, created.
-func ExportCSV(obs []Observation, d, m int) []byte {
+// ExportCSV renders a study's record as CSV, one row per event in order:
+// seq, kind (tell or retract), ask, index, x1…xd, f, g1…gm, violation,
+// retracted_by (a tell's retraction, if any), retracts (a retraction's
+// observation), created. The observations in force are the rows of kind
+// tell with an empty retracted_by.
+func ExportCSV(x *Export) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	head := []string{"seq", "ask", "index"}
-	for j := 1; j <= d; j++ {
+	head := []string{"seq", "kind", "ask", "index"}
+	for j := 1; j <= x.Dim; j++ {
 		head = append(head, "x"+strconv.Itoa(j))
 	}
 	head = append(head, "f")
-	for i := 1; i <= m; i++ {
+	for i := 1; i <= x.Constraints; i++ {
 		head = append(head, "g"+strconv.Itoa(i))
 	}
-	w.Write(append(head, "violation", "created"))
+	w.Write(append(head, "violation", "retracted_by", "retracts", "created"))
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	for _, o := range obs {
-		row := []string{strconv.Itoa(o.Seq), strconv.Itoa(o.Ask), strconv.Itoa(o.Index)}
-		for _, x := range o.X {
-			row = append(row, f(x))
+	opt := func(n int) string {
+		if n == 0 {
+			return ""
+		}
+		return strconv.Itoa(n)
+	}
+	rets := x.Retractions
+	write := func(r Retraction) {
+		row := []string{strconv.Itoa(r.Seq), "retract", "", strconv.Itoa(r.Index)}
+		row = append(row, make([]string, x.Dim+1+x.Constraints+2)...)
+		w.Write(append(row, strconv.Itoa(r.Observation), r.Created.Format(time.RFC3339Nano)))
+	}
+	for _, o := range x.Observations {
+		for len(rets) > 0 && rets[0].Seq < o.Seq {
+			write(rets[0])
+			rets = rets[1:]
+		}
+		row := []string{strconv.Itoa(o.Seq), "tell", strconv.Itoa(o.Ask), strconv.Itoa(o.Index)}
+		for _, v := range o.X {
+			row = append(row, f(v))
 		}
 		row = append(row, f(o.F))
 		for _, g := range o.G {
 			row = append(row, f(g))
 		}
-		w.Write(append(row, strconv.FormatBool(o.Violation), o.Created.Format(time.RFC3339Nano)))
+		w.Write(append(row, strconv.FormatBool(o.Violation), opt(o.RetractedBy), "", o.Created.Format(time.RFC3339Nano)))
+	}
+	for _, r := range rets {
+		write(r)
 	}
 	w.Flush()
 	return b.Bytes()
 }
 
-// ExportJSON renders observations as a JSON array.
-func ExportJSON(obs []Observation) ([]byte, error) {
-	b, err := json.MarshalIndent(obs, "", "  ")
+// ExportJSON renders a study's record as a JSON object
+// {"observations": […], "retractions": […]}.
+func ExportJSON(x *Export) ([]byte, error) {
+	b, err := json.MarshalIndent(x, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}

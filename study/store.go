@@ -1,15 +1,28 @@
 package study
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+)
+
+// Errors of Open: the file is not a study database this safegp can use.
+// Open checks this before it writes anything, so that pointing --db at
+// another application's file never changes it.
+var (
+	ErrNotStudyDB  = errors.New("not a safegp study database")
+	ErrNewerSchema = errors.New("study database made by a newer safegp")
 )
 
 // migrations[v] brings the schema from version v to v+1. Append only.
@@ -34,33 +47,207 @@ var migrations = []string{
 		PRIMARY KEY (study, seq)
 	);
 	CREATE UNIQUE INDEX one_tell_per_ask ON events(study, ask) WHERE kind = 'tell' AND ask IS NOT NULL;`,
+	// Version 2: retractions. SQLite cannot change a CHECK constraint, so
+	// the events table is rebuilt with its rows; dropping the old table
+	// drops its index, which is made again.
+	`CREATE TABLE events_v2 (
+		study     TEXT    NOT NULL REFERENCES studies(name),
+		seq       INTEGER NOT NULL,              -- per-study order of asks, tells and retractions
+		kind      TEXT    NOT NULL CHECK (kind IN ('ask', 'tell', 'retract')),
+		ask       INTEGER,                       -- an ask's own id (= seq); a tell's ask, or NULL
+		idx       INTEGER NOT NULL,              -- the action (a retraction: the retracted tell's)
+		f         REAL,
+		g         TEXT,                          -- JSON [g1…], tells only
+		violation INTEGER NOT NULL DEFAULT 0,
+		created   TEXT    NOT NULL,
+		ref       INTEGER,                       -- a retraction's observation: the seq of the tell it retracts
+		CHECK ((kind = 'retract') = (ref IS NOT NULL)),
+		PRIMARY KEY (study, seq)
+	);
+	INSERT INTO events_v2 (study, seq, kind, ask, idx, f, g, violation, created)
+		SELECT study, seq, kind, ask, idx, f, g, violation, created FROM events;
+	DROP TABLE events;
+	ALTER TABLE events_v2 RENAME TO events;
+	CREATE UNIQUE INDEX one_tell_per_ask ON events(study, ask) WHERE kind = 'tell' AND ask IS NOT NULL;
+	CREATE UNIQUE INDEX one_retraction_per_observation ON events(study, ref) WHERE kind = 'retract';`,
 }
 
 // Store is a SQLite file holding any number of studies.
 type Store struct {
-	db *sql.DB
+	db       *sql.DB
+	version  int  // schema version of the file
+	readOnly bool // opened with ReadOnly
 }
 
-// Open opens (creating it if needed) the database at path and brings its
-// schema up to date. WAL mode with full synchronization: a committed tell
-// survives a crash of the process or of the machine.
-func Open(path string) (*Store, error) {
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_txlock=immediate"
-	db, err := sql.Open("sqlite", dsn)
+// OpenOptions say what Open may do to the file.
+type OpenOptions struct {
+	// Create lets Open create the database when the file does not exist
+	// (study create, serve). Without it a missing file is an error. An
+	// existing file must be a safegp database either way: an empty file
+	// or another application's SQLite file is refused, never converted.
+	Create bool
+	// ReadOnly opens for reading only (show, export, plot): nothing is
+	// written to the file, not even a schema upgrade.
+	ReadOnly bool
+	// BusyTimeout is how long a statement waits for another process's
+	// lock before it fails as busy (0: DefaultBusyTimeout).
+	BusyTimeout time.Duration
+}
+
+// DefaultBusyTimeout is the default of OpenOptions.BusyTimeout.
+const DefaultBusyTimeout = 10 * time.Second
+
+// sqliteHeader starts every SQLite 3 database file.
+const sqliteHeader = "SQLite format 3\x00"
+
+// Open opens the study database at path. Before anything can write to the
+// file — a pragma, a journal, the schema — it checks, reading only, that
+// the file exists (unless opt.Create) and is a safegp database of a schema
+// this safegp knows: ErrNotStudyDB and ErrNewerSchema say why not. A
+// writable store is then brought up to date and uses WAL mode with full
+// synchronization: a committed tell survives a crash of the process or of
+// the machine.
+func Open(path string, opt OpenOptions) (*Store, error) {
+	if opt.Create && opt.ReadOnly {
+		return nil, fmt.Errorf("open %s: Create and ReadOnly exclude each other", path)
+	}
+	if strings.IndexByte(path, 0) >= 0 || path == "" {
+		return nil, fmt.Errorf("open %q: invalid path", path)
+	}
+	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	s := &Store{db: db}
-	if err := s.migrate(); err != nil {
-		db.Close()
+	version, err := inspectFile(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && opt.Create:
+		version = 0
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("open %s: no such file (create a study first with safegp study create): %w", path, err)
+	case err != nil:
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	if opt.BusyTimeout <= 0 {
+		opt.BusyTimeout = DefaultBusyTimeout
+	}
+	busy := fmt.Sprintf("_pragma=busy_timeout(%d)", max(opt.BusyTimeout.Milliseconds(), 1))
+	var db *sql.DB
+	if opt.ReadOnly {
+		db, err = sql.Open("sqlite", dsn(abs, "mode=ro", busy))
+	} else {
+		db, err = sql.Open("sqlite", dsn(abs, "_pragma=journal_mode(WAL)", "_pragma=synchronous(FULL)", busy, "_pragma=foreign_keys(1)", "_txlock=immediate"))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	s := &Store{db: db, version: version, readOnly: opt.ReadOnly}
+	if !opt.ReadOnly && version < len(migrations) {
+		if err := s.migrate(); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open %s: %w", path, err)
+		}
+	}
 	return s, nil
+}
+
+// dsn is the modernc.org/sqlite data source name of the file at the
+// absolute path abs: a SQLite URI whose path is percent-escaped, so that a
+// '?', '#' or '%' in a file name names that file and cannot start the
+// query (which would open another file and drop the pragmas after it).
+func dsn(abs string, params ...string) string {
+	p := filepath.ToSlash(abs)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // a Windows drive: file:/C:/…
+	}
+	var b strings.Builder
+	b.WriteString("file:")
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~/", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	b.WriteByte('?')
+	b.WriteString(strings.Join(params, "&"))
+	return b.String()
+}
+
+// inspectFile returns the schema version of the study database at abs,
+// reading only: the file's header first, then its tables through a
+// read-only connection that sets no pragma. A missing file is an error
+// wrapping fs.ErrNotExist.
+func inspectFile(abs string) (int, error) {
+	f, err := os.Open(abs)
+	if err != nil {
+		return 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return 0, err
+	}
+	if st.IsDir() {
+		f.Close()
+		return 0, fmt.Errorf("%w: is a directory", ErrNotStudyDB)
+	}
+	head := make([]byte, 20)
+	n, _ := io.ReadFull(f, head)
+	f.Close()
+	switch {
+	case st.Size() == 0:
+		return 0, fmt.Errorf("%w: the file is empty (safegp creates its database itself: give a path that does not exist yet)", ErrNotStudyDB)
+	case n < len(sqliteHeader) || !bytes.Equal(head[:len(sqliteHeader)], []byte(sqliteHeader)):
+		return 0, fmt.Errorf("%w: not a SQLite database", ErrNotStudyDB)
+	}
+	params := []string{"mode=ro"}
+	// Even a read-only connection to a database in WAL mode (header
+	// bytes 18 and 19 = 2) creates the -wal and -shm files beside it, and
+	// leaves them. Without a -wal file every page is in the database
+	// file, which can then be read as immutable: no locks, no files.
+	if _, err := os.Stat(abs + "-wal"); n == 20 && head[18] == 2 && errors.Is(err, fs.ErrNotExist) {
+		params = append(params, "immutable=1")
+	}
+	db, err := sql.Open("sqlite", dsn(abs, params...))
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('schema_version', 'studies', 'events')`)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrNotStudyDB, err)
+	}
+	tables := 0
+	for rows.Next() {
+		tables++
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrNotStudyDB, err)
+	}
+	if tables != 3 {
+		return 0, fmt.Errorf("%w: a SQLite database without safegp's tables (another application's file?)", ErrNotStudyDB)
+	}
+	var v int
+	if err := db.QueryRow(`SELECT version FROM schema_version`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("%w: schema version: %w", ErrNotStudyDB, err)
+	}
+	if v > len(migrations) {
+		return 0, fmt.Errorf("%w: schema version %d, this safegp knows up to %d: upgrade safegp", ErrNewerSchema, v, len(migrations))
+	}
+	if v < 1 {
+		return 0, fmt.Errorf("%w: schema version %d", ErrNotStudyDB, v)
+	}
+	return v, nil
 }
 
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 
+// migrate brings the schema up to date in one transaction, which holds the
+// write lock from its start (_txlock=immediate): a concurrent process
+// migrating the same file waits and then finds the work done.
 func (s *Store) migrate() error {
 	tx, err := s.db.Begin()
 	if err != nil {
@@ -80,7 +267,7 @@ func (s *Store) migrate() error {
 		return err
 	}
 	if v > len(migrations) {
-		return fmt.Errorf("schema version %d is newer than this safegp knows (%d): upgrade safegp", v, len(migrations))
+		return fmt.Errorf("%w: schema version %d, this safegp knows up to %d: upgrade safegp", ErrNewerSchema, v, len(migrations))
 	}
 	for ; v < len(migrations); v++ {
 		if _, err := tx.Exec(migrations[v]); err != nil {
@@ -90,18 +277,23 @@ func (s *Store) migrate() error {
 	if _, err := tx.Exec(`UPDATE schema_version SET version = ?`, v); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.version = v
+	return nil
 }
 
-// Event is one recorded ask or tell.
+// Event is one recorded ask, tell or retraction.
 type Event struct {
 	Seq       int       `json:"seq"`
-	Kind      string    `json:"kind"`
+	Kind      string    `json:"kind"`          // ask, tell or retract
 	Ask       int       `json:"ask,omitempty"` // an ask's id; the ask a tell answers (0: outside the loop)
-	Index     int       `json:"index"`
+	Index     int       `json:"index"`         // the action (a retraction: the retracted tell's)
 	F         float64   `json:"f,omitempty"`
 	G         []float64 `json:"g,omitempty"`
 	Violation bool      `json:"violation,omitempty"`
+	Ref       int       `json:"ref,omitempty"` // a retraction's observation: the Seq of the tell it retracts
 	Created   time.Time `json:"created"`
 }
 
@@ -114,6 +306,9 @@ type stored struct {
 }
 
 func (s *Store) create(ctx context.Context, name string, spec []byte, actions [][]float64, seeds []int) error {
+	if s.readOnly {
+		return fmt.Errorf("study %q: the database was opened read-only", name)
+	}
 	a, err := json.Marshal(actions)
 	if err != nil {
 		return err
@@ -145,7 +340,11 @@ func (s *Store) load(ctx context.Context, name string) (*stored, []Event, error)
 	if err := json.Unmarshal([]byte(seeds), &st.seeds); err != nil {
 		return nil, nil, fmt.Errorf("study %q: stored seeds: %w", name, err)
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, kind, ask, idx, f, g, violation, created FROM events WHERE study = ? ORDER BY seq`, name)
+	ref := "ref"
+	if s.version < 2 {
+		ref = "NULL" // a read-only store of schema 1, which had no retractions
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, kind, ask, idx, f, g, violation, created, `+ref+` FROM events WHERE study = ? ORDER BY seq`, name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -153,14 +352,14 @@ func (s *Store) load(ctx context.Context, name string) (*stored, []Event, error)
 	var evs []Event
 	for rows.Next() {
 		var e Event
-		var ask sql.NullInt64
+		var ask, ref sql.NullInt64
 		var f sql.NullFloat64
 		var g sql.NullString
 		var created string
-		if err := rows.Scan(&e.Seq, &e.Kind, &ask, &e.Index, &f, &g, &e.Violation, &created); err != nil {
+		if err := rows.Scan(&e.Seq, &e.Kind, &ask, &e.Index, &f, &g, &e.Violation, &created, &ref); err != nil {
 			return nil, nil, err
 		}
-		e.Ask, e.F = int(ask.Int64), f.Float64
+		e.Ask, e.F, e.Ref = int(ask.Int64), f.Float64, int(ref.Int64)
 		if g.Valid {
 			if err := json.Unmarshal([]byte(g.String), &e.G); err != nil {
 				return nil, nil, fmt.Errorf("study %q: event %d: %w", name, e.Seq, err)
@@ -173,11 +372,18 @@ func (s *Store) load(ctx context.Context, name string) (*stored, []Event, error)
 }
 
 // append records one event in its own transaction. A conflict on the
-// sequence number means another process wrote to the study meanwhile.
+// sequence number (or a second tell of an ask, a second retraction of an
+// observation) means another process wrote to the study meanwhile.
 func (s *Store) append(ctx context.Context, name string, e *Event) error {
-	var ask any
+	if s.readOnly {
+		return fmt.Errorf("study %q: the database was opened read-only", name)
+	}
+	var ask, ref any
 	if e.Ask != 0 {
 		ask = e.Ask
+	}
+	if e.Kind == "retract" {
+		ref = e.Ref
 	}
 	var f, g any
 	if e.Kind == "tell" {
@@ -185,15 +391,15 @@ func (s *Store) append(ctx context.Context, name string, e *Event) error {
 		b, _ := json.Marshal(e.G)
 		g = string(b)
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO events (study, seq, kind, ask, idx, f, g, violation, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		name, e.Seq, e.Kind, ask, e.Index, f, g, e.Violation, e.Created.UTC().Format(time.RFC3339Nano))
+	_, err := s.db.ExecContext(ctx, `INSERT INTO events (study, seq, kind, ask, idx, f, g, violation, created, ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		name, e.Seq, e.Kind, ask, e.Index, f, g, e.Violation, e.Created.UTC().Format(time.RFC3339Nano), ref)
 	if err != nil && strings.Contains(err.Error(), "UNIQUE") {
 		return fmt.Errorf("%w: study %q changed in another process; retry", ErrStale, name)
 	}
 	return err
 }
 
-// Events returns a study's recorded asks and tells in order.
+// Events returns a study's recorded asks, tells and retractions in order.
 func (s *Store) Events(ctx context.Context, name string) ([]Event, error) {
 	_, evs, err := s.load(ctx, name)
 	return evs, err

@@ -10,11 +10,14 @@ import (
 	"math"
 	"math/rand/v2"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/internal/memlimit"
+	"github.com/safegp/safegp/problem"
 )
 
 // Errors a caller can tell apart (the HTTP service maps them to status
@@ -27,7 +30,14 @@ var (
 	ErrUnknownAsk  = errors.New("unknown ask")
 	ErrAlreadyTold = errors.New("ask already told")
 	ErrStale       = errors.New("study changed in another process")
+	ErrOverloaded  = errors.New("memory limit of the open studies reached")
 	ErrReplay      = errors.New("stored study does not replay")
+	ErrHorizon     = errors.New("study reached its horizon") // it has its horizon's worth of observations
+	ErrWithdrawn   = errors.New("ask withdrawn")             // by a retraction, while it was pending
+
+	ErrBadRetract         = errors.New("invalid retraction")
+	ErrUnknownObservation = errors.New("unknown observation")
+	ErrAlreadyRetracted   = errors.New("observation already retracted")
 )
 
 // errWrite marks a failed database write (busy, cancelled, disk full).
@@ -58,26 +68,32 @@ func CheckName(name string) error {
 }
 
 // Study is one study's state in memory: its policy, rebuilt by replaying
-// every recorded ask and tell. Not safe for concurrent use; Service
-// serializes access.
+// every recorded ask, tell and retraction. Not safe for concurrent use;
+// Service serializes access.
 type Study struct {
-	name    string
-	res     *Resolved
-	pol     bandit.Policy
-	events  []Event
-	asks    map[int]int  // ask id → index into events
-	told    map[int]bool // ask ids already told
-	pending int          // id of the ask handed out and not yet told, 0 if none
-	nObs    int
-	viol    int
-	created time.Time
+	name      string
+	res       *Resolved
+	pol       bandit.Policy
+	events    []Event
+	asks      map[int]int  // ask id → index into events
+	told      map[int]bool // ask ids already told
+	tells     map[int]int  // observation (a tell's seq) → index into events
+	retracted map[int]int  // observation → seq of the retraction that retracted it
+	withdrawn map[int]int  // ask id → seq of the retraction that withdrew it while pending
+	retracts  int          // retractions so far
+	pending   int          // id of the ask handed out and not yet told, 0 if none
+	nObs      int          // observations not retracted
+	viol      int          // violations among them
+	created   time.Time
 }
 
 // policyStream is the stream a study's policy draws its random choices
 // from (phase-1 uniform sampling): fixed by the spec's seed.
 const policyStream = 0x57d1
 
-func newStudy(name string, st *stored, events []Event) (*Study, error) {
+// newStudy rebuilds a study from its records. maxMemory, if not zero,
+// refuses a study whose memory estimate exceeds it (Resolved.CheckMemory).
+func newStudy(name string, st *stored, events []Event, maxMemory int64) (*Study, error) {
 	spec, err := ParseSpec(st.spec)
 	if err != nil {
 		return nil, fmt.Errorf("study %q: stored spec: %w", name, err)
@@ -89,8 +105,14 @@ func newStudy(name string, st *stored, events []Event) (*Study, error) {
 	if err != nil {
 		return nil, fmt.Errorf("study %q: stored spec: %w", name, err)
 	}
-	s := &Study{name: name, res: res, asks: map[int]int{}, told: map[int]bool{}, created: st.created}
-	if s.pol, err = newPolicy(res); err != nil {
+	if maxMemory != 0 {
+		if err := res.CheckMemory(maxMemory); err != nil {
+			return nil, fmt.Errorf("study %q: %w", name, err)
+		}
+	}
+	s := &Study{name: name, res: res, asks: map[int]int{}, told: map[int]bool{}, tells: map[int]int{},
+		retracted: map[int]int{}, withdrawn: map[int]int{}, created: st.created}
+	if s.pol, err = newPolicy(res, 0); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
 	for _, e := range events {
@@ -101,19 +123,23 @@ func newStudy(name string, st *stored, events []Event) (*Study, error) {
 	return s, nil
 }
 
-func newPolicy(r *Resolved) (bandit.Policy, error) {
+// newPolicy builds the study's policy. Its random stream is fixed by the
+// spec's seed and the number of retractions before it, so that a policy
+// rebuilt after a retraction does not repeat the draws of the first.
+func newPolicy(r *Resolved, retracts int) (bandit.Policy, error) {
 	s := r.Spec
 	return bandit.New(&s.Algorithm, &bandit.Env{
 		X: r.X, Seed: r.Seed, H: s.Thresholds, Epsilon: r.Epsilon,
 		Objective: r.Kernels.F, Constraints: r.Kernels.G,
 		NoiseStd: *s.Model.NoiseStd, Delta: *s.Model.Delta, Beta: *s.Model.Beta,
-		Horizon: s.Horizon, Rand: rand.New(rand.NewPCG(s.Seed, policyStream)),
+		Horizon: s.Horizon, Rand: rand.New(rand.NewPCG(s.Seed, policyStream+uint64(retracts))),
 		Grow: true, // a study may stop long before its horizon
 	})
 }
 
-// apply feeds one recorded event to the policy. When replaying, an ask must
-// get the same action it got when it was recorded.
+// apply feeds one recorded event to the policy, the same way live and on
+// replay. When replaying, an ask must get the same action it got when it
+// was recorded.
 func (s *Study) apply(e Event, replay bool) error {
 	switch e.Kind {
 	case "ask":
@@ -136,11 +162,31 @@ func (s *Study) apply(e Event, replay bool) error {
 				s.pending = 0
 			}
 		}
+		s.tells[e.Seq] = len(s.events)
 		s.events = append(s.events, e)
 		s.nObs++
 		if e.Violation {
 			s.viol++
 		}
+	case "retract":
+		k, ok := s.tells[e.Ref]
+		if !ok || s.retracted[e.Ref] != 0 {
+			return fmt.Errorf("%w: event %d retracts %d, which is not an observation still in force", ErrReplay, e.Seq, e.Ref)
+		}
+		s.retracted[e.Ref] = e.Seq
+		s.nObs--
+		if s.events[k].Violation {
+			s.viol--
+		}
+		// The pending ask was chosen with the retracted value (perhaps
+		// as safe only because of it): withdraw it, so that it is not run.
+		if s.pending != 0 {
+			s.withdrawn[s.pending] = e.Seq
+			s.pending = 0
+		}
+		s.retracts++
+		s.events = append(s.events, e)
+		return s.rebuild()
 	default:
 		return fmt.Errorf("%w: event %d: unknown kind %q", ErrReplay, e.Seq, e.Kind)
 	}
@@ -169,28 +215,150 @@ type TellRequest struct {
 }
 
 // DecodeTell decodes a JSON tell request strictly: unknown fields, trailing
-// data, NaN/Inf (as strings or otherwise) and missing values are errors.
-// It checks the shape only; the study checks the values against itself.
+// data and missing values are errors, and so is a value of the wrong kind,
+// null above all — in a safety loop a missing measurement must never
+// become a number. f and every element of g must be JSON numbers within
+// float64's range (so never NaN or Inf), ask and index integers. Errors
+// wrap ErrBadTell and name the field. It checks the shape only; the study
+// checks the values against itself.
 func DecodeTell(data []byte) (*TellRequest, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
+	// Raw fields, each parsed strictly below: decoding into *float64 or
+	// []float64 directly would turn null into nil, 0 or a missing element.
+	var raw struct {
+		Ask   json.RawMessage `json:"ask"`
+		Index json.RawMessage `json:"index"`
+		F     json.RawMessage `json:"f"`
+		G     json.RawMessage `json:"g"`
+	}
+	if err := decodeObject(data, &raw); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadTell, err)
+	}
 	var t TellRequest
-	if err := dec.Decode(&t); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadTell, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%w: trailing data after the JSON object", ErrBadTell)
-	}
-	if (t.Ask == nil) == (t.Index == nil) {
+	if (raw.Ask == nil) == (raw.Index == nil) {
 		return nil, fmt.Errorf("%w: give exactly one of \"ask\" and \"index\"", ErrBadTell)
 	}
-	if t.F == nil {
-		return nil, fmt.Errorf("%w: \"f\" is missing", ErrBadTell)
+	for _, fld := range []struct {
+		name string
+		raw  json.RawMessage
+		dst  **int
+	}{{"ask", raw.Ask, &t.Ask}, {"index", raw.Index, &t.Index}} {
+		if fld.raw == nil {
+			continue
+		}
+		v, err := jsonInt(fld.name, fld.raw)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadTell, err)
+		}
+		*fld.dst = &v
 	}
-	if t.G == nil {
+	f, err := jsonNumber("f", raw.F)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadTell, err)
+	}
+	t.F = &f
+	switch {
+	case raw.G == nil:
 		return nil, fmt.Errorf("%w: \"g\" is missing", ErrBadTell)
+	case raw.G[0] != '[':
+		return nil, fmt.Errorf("%w: \"g\" must be an array of numbers, got %s", ErrBadTell, jsonKind(raw.G))
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw.G, &elems); err != nil {
+		return nil, fmt.Errorf("%w: \"g\": %w", ErrBadTell, err)
+	}
+	t.G = make([]float64, len(elems))
+	for i, e := range elems {
+		if t.G[i], err = jsonNumber(fmt.Sprintf("g%d", i+1), e); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadTell, err)
+		}
 	}
 	return &t, nil
+}
+
+// decodeObject decodes one JSON object into v, refusing unknown fields and
+// trailing data.
+func decodeObject(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data after the JSON object")
+	}
+	return nil
+}
+
+// jsonKind names the kind of a JSON value, for errors.
+func jsonKind(raw json.RawMessage) string {
+	switch raw[0] {
+	case 'n':
+		return "null"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	}
+	return "a number"
+}
+
+// jsonNumber parses a JSON number (nothing else: not null, not a string
+// such as "NaN") as a finite float64.
+func jsonNumber(name string, raw json.RawMessage) (float64, error) {
+	switch {
+	case raw == nil:
+		return 0, fmt.Errorf("%q is missing", name)
+	case raw[0] == 'n':
+		return 0, fmt.Errorf("%s is null: a missing measurement must not become a number; give the value measured", name)
+	case raw[0] != '-' && (raw[0] < '0' || raw[0] > '9'):
+		return 0, fmt.Errorf("%s must be a number, got %s", name, jsonKind(raw))
+	}
+	v, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, fmt.Errorf("%s = %s is outside the range of a float64", name, raw)
+	}
+	return v, nil
+}
+
+// jsonInt parses a JSON integer: a number without fraction or exponent.
+func jsonInt(name string, raw json.RawMessage) (int, error) {
+	if _, err := jsonNumber(name, raw); err != nil {
+		return 0, err
+	}
+	if bytes.ContainsAny(raw, ".eE") {
+		return 0, fmt.Errorf("%s must be an integer, got %s", name, raw)
+	}
+	v, err := strconv.Atoi(string(raw))
+	if err != nil {
+		return 0, fmt.Errorf("%s = %s is out of range", name, raw)
+	}
+	return v, nil
+}
+
+// RetractRequest names the observation to retract: the "observation"
+// number a tell answered with.
+type RetractRequest struct {
+	Observation int `json:"observation"`
+}
+
+// DecodeRetract decodes a JSON retraction request strictly: errors wrap
+// ErrBadRetract.
+func DecodeRetract(data []byte) (*RetractRequest, error) {
+	var raw struct {
+		Observation json.RawMessage `json:"observation"`
+	}
+	if err := decodeObject(data, &raw); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadRetract, err)
+	}
+	n, err := jsonInt("observation", raw.Observation)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadRetract, err)
+	}
+	return &RetractRequest{Observation: n}, nil
 }
 
 // TellAnswer is what tell returns.
@@ -200,8 +368,17 @@ type TellAnswer struct {
 	Index       int   `json:"index"`
 	Violation   bool  `json:"violation"`
 	Violated    []int `json:"violated,omitempty"` // 1-based constraints with g_i < h_i
-	Rounds      int   `json:"rounds"`             // observations so far
+	Rounds      int   `json:"rounds"`             // observations so far, not counting retracted ones
+	// Warnings flag values far from what the model expects (likely
+	// typos, see warnSigmas); the observation is recorded all the same.
+	Warnings []string `json:"warnings,omitempty"`
 }
+
+// warnSigmas is how far, in predictive standard deviations
+// √(σ²_post + σ²_noise), a told value may lie from the model's mean at its
+// action before the tell warns. Under the model a deviation of 6 has odds
+// of about 1 in 500 million: far likelier a typo than a measurement.
+const warnSigmas = 6
 
 func (s *Study) validate(t *TellRequest) (Event, error) {
 	e := Event{Kind: "tell", Seq: len(s.events) + 1, Created: time.Now().UTC()}
@@ -216,48 +393,170 @@ func (s *Study) validate(t *TellRequest) (Event, error) {
 		if s.told[*t.Ask] {
 			return e, fmt.Errorf("%w: ask %d of study %q", ErrAlreadyTold, *t.Ask, s.name)
 		}
+		if r := s.withdrawn[*t.Ask]; r != 0 {
+			return e, fmt.Errorf("%w: ask %d of study %q was withdrawn by retraction %d, since it was chosen with the retracted value; ask again (if you ran it already, tell the measurement with index %d instead)", ErrWithdrawn, *t.Ask, s.name, r, s.events[i].Index)
+		}
+		// A tell of an ask handed out is accepted even at the horizon:
+		// the experiment has been run.
 		e.Ask, e.Index = *t.Ask, s.events[i].Index
 	case t.Index != nil:
 		if *t.Index < 0 || *t.Index >= len(s.res.X) {
 			return e, fmt.Errorf("%w: index %d outside the decision set's 0…%d", ErrBadTell, *t.Index, len(s.res.X)-1)
 		}
+		// The pending ask, if any, keeps its place within the horizon.
+		held := s.nObs
+		if s.pending != 0 {
+			held++
+		}
+		if held >= s.res.Spec.Horizon {
+			return e, fmt.Errorf("%w: study %q has %d observations and %d pending ask(s) for a horizon of %d; an observation outside the loop would exceed it", ErrHorizon, s.name, s.nObs, held-s.nObs, s.res.Spec.Horizon)
+		}
 		e.Index = *t.Index
 	default:
 		return e, fmt.Errorf("%w: give exactly one of ask and index", ErrBadTell)
 	}
-	if t.F == nil || math.IsNaN(*t.F) || math.IsInf(*t.F, 0) {
-		return e, fmt.Errorf("%w: f must be a finite number", ErrBadTell)
+	if t.F == nil || !problem.InRange(*t.F) {
+		return e, fmt.Errorf("%w: f must be a finite number within ±1e100", ErrBadTell)
 	}
 	m := len(s.res.Spec.Thresholds)
 	if len(t.G) != m {
 		return e, fmt.Errorf("%w: %d constraint values given, the study has %d constraints", ErrBadTell, len(t.G), m)
 	}
 	for i, v := range t.G {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return e, fmt.Errorf("%w: g%d = %v is not finite", ErrBadTell, i+1, v)
+		if !problem.InRange(v) {
+			return e, fmt.Errorf("%w: g%d = %v is not a finite number within ±1e100", ErrBadTell, i+1, v)
 		}
 	}
 	e.F, e.G = *t.F, append([]float64(nil), t.G...)
 	return e, nil
 }
 
+// ServiceOptions configure a Service.
+type ServiceOptions struct {
+	// MaxOpen bounds the studies kept in memory (0: DefaultMaxOpen). When
+	// another is needed, the least recently used study not in use is
+	// dropped (it is rebuilt by replay on its next use); while every one
+	// is in use, a request for another study waits.
+	MaxOpen int
+	// MaxMemory, if not zero, refuses to create or load a study whose
+	// memory estimate exceeds it, in bytes (Resolved.CheckMemory), and
+	// bounds the estimates of the studies held open together: least
+	// recently used ones are dropped to make room, and while the studies in
+	// use fill it, loading another fails with ErrOverloaded.
+	MaxMemory int64
+}
+
+// DefaultMaxOpen is the default of ServiceOptions.MaxOpen.
+const DefaultMaxOpen = 16
+
 // Service gives access to the studies of one store: it loads a study on
-// first use and keeps it in memory, serializes the writes to each study and
-// lets different studies proceed in parallel.
+// first use and keeps it in memory (at most MaxOpen of them, least
+// recently used out first), serializes the writes to each study and lets
+// different studies proceed in parallel.
 type Service struct {
 	store   *Store
+	opt     ServiceOptions
 	mu      sync.Mutex
-	studies map[string]*entry
+	studies map[string]*entry // at most opt.MaxOpen
+	clock   uint64            // counts uses, for least recently used
+	bytes   int64             // memory estimates of the loaded studies
+	freed   chan struct{}     // closed and replaced when an entry falls out of use
 }
 
 type entry struct {
-	mu sync.Mutex
-	st *Study // nil until loaded
+	refs  int    // calls using or waiting for the entry; guarded by Service.mu
+	used  uint64 // Service.clock at the last use; guarded by Service.mu
+	bytes int64  // the loaded study's memory estimate; guarded by Service.mu
+	mu    sync.Mutex
+	st    *Study // nil until loaded; guarded by mu
 }
 
 // NewService serves the studies of store.
-func NewService(store *Store) *Service {
-	return &Service{store: store, studies: map[string]*entry{}}
+func NewService(store *Store, opt ServiceOptions) *Service {
+	if opt.MaxOpen <= 0 {
+		opt.MaxOpen = DefaultMaxOpen
+	}
+	return &Service{store: store, opt: opt, studies: map[string]*entry{}, freed: make(chan struct{})}
+}
+
+// acquire returns the named study's entry, counted as in use, making room
+// for it if needed.
+func (v *Service) acquire(ctx context.Context, name string) (*entry, error) {
+	for {
+		v.mu.Lock()
+		e, ok := v.studies[name]
+		if !ok && (len(v.studies) < v.opt.MaxOpen || v.evict()) {
+			e, ok = &entry{}, true
+			v.studies[name] = e
+		}
+		if ok {
+			e.refs++
+			v.clock++
+			e.used = v.clock
+			v.mu.Unlock()
+			return e, nil
+		}
+		wait := v.freed
+		v.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("study %q: waiting for one of the %d open studies to be free: %w", name, v.opt.MaxOpen, ctx.Err())
+		}
+	}
+}
+
+// evict drops the least recently used entry not in use, if there is one.
+// Call with v.mu held.
+func (v *Service) evict() bool {
+	var name string
+	var lru *entry
+	for n, e := range v.studies {
+		if e.refs == 0 && (lru == nil || e.used < lru.used) {
+			name, lru = n, e
+		}
+	}
+	if lru == nil {
+		return false
+	}
+	delete(v.studies, name)
+	v.bytes -= lru.bytes
+	return true
+}
+
+// admit counts e's freshly loaded study against MaxMemory, dropping least
+// recently used studies not in use to make room.
+func (v *Service) admit(e *entry) error {
+	b := e.st.res.Bytes()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for v.opt.MaxMemory > 0 && v.bytes+b > v.opt.MaxMemory {
+		if !v.evict() {
+			return fmt.Errorf("%w: the studies in use hold %s of the %s memory limit and study %q needs %s more; retry shortly", ErrOverloaded, memlimit.Format(v.bytes), memlimit.Format(v.opt.MaxMemory), e.st.name, memlimit.Format(b))
+		}
+	}
+	v.bytes += b
+	e.bytes = b
+	return nil
+}
+
+// release ends a use of e; loaded says whether it holds a study. An entry
+// left unused and empty (the study is unknown, or must be reloaded) is
+// dropped at once rather than hold a place.
+func (v *Service) release(name string, e *entry, loaded bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	e.refs--
+	if e.refs > 0 {
+		return
+	}
+	if !loaded && v.studies[name] == e {
+		delete(v.studies, name)
+		v.bytes -= e.bytes
+		e.bytes = 0
+	}
+	close(v.freed)
+	v.freed = make(chan struct{})
 }
 
 // with runs fn on the named study, loaded and locked.
@@ -265,35 +564,36 @@ func (v *Service) with(ctx context.Context, name string, fn func(s *Study) error
 	if err := CheckName(name); err != nil {
 		return err
 	}
-	v.mu.Lock()
-	e, ok := v.studies[name]
-	if !ok {
-		e = &entry{}
-		v.studies[name] = e
+	e, err := v.acquire(ctx, name)
+	if err != nil {
+		return err
 	}
-	v.mu.Unlock()
 	e.mu.Lock()
-	defer e.mu.Unlock()
+	defer func() {
+		loaded := e.st != nil
+		e.mu.Unlock()
+		v.release(name, e, loaded)
+	}()
 	if e.st == nil {
 		st, events, err := v.store.load(ctx, name)
 		if err != nil {
 			return err
 		}
-		if e.st, err = newStudy(name, st, events); err != nil {
+		if e.st, err = newStudy(name, st, events, v.opt.MaxMemory); err != nil {
+			return err
+		}
+		if err := v.admit(e); err != nil {
+			e.st = nil
 			return err
 		}
 	}
-	err := fn(e.st)
-	if errors.Is(err, ErrStale) || errors.Is(err, errWrite) {
+	err = fn(e.st)
+	if errors.Is(err, ErrStale) || errors.Is(err, errWrite) || errors.Is(err, ErrReplay) {
 		// Another process wrote, or our write failed after the policy was
-		// consulted: rebuild from the records on the next call, so that
-		// memory never holds what the database does not.
+		// consulted, or the policy could not follow a recorded event:
+		// rebuild from the records on the next call, so that memory never
+		// holds what the database does not.
 		e.st = nil
-	}
-	if errors.Is(err, ErrNotFound) {
-		v.mu.Lock()
-		delete(v.studies, name)
-		v.mu.Unlock()
 	}
 	return err
 }
@@ -303,7 +603,12 @@ func (v *Service) Create(ctx context.Context, name string, r *Resolved) error {
 	if err := CheckName(name); err != nil {
 		return err
 	}
-	if _, err := newPolicy(r); err != nil {
+	if v.opt.MaxMemory != 0 {
+		if err := r.CheckMemory(v.opt.MaxMemory); err != nil {
+			return err
+		}
+	}
+	if _, err := newPolicy(r, 0); err != nil {
 		return fmt.Errorf("%w: %v", ErrSpec, err)
 	}
 	spec := *r.Spec
@@ -316,13 +621,18 @@ func (v *Service) Create(ctx context.Context, name string, r *Resolved) error {
 	return v.store.create(ctx, name, js, r.X, r.Seed)
 }
 
-// Ask returns the pending ask, or records and returns a new one.
+// Ask returns the pending ask, or records and returns a new one. A study
+// takes at most its horizon's worth of observations: once it has them, Ask
+// fails with ErrHorizon.
 func (v *Service) Ask(ctx context.Context, name string) (*AskAnswer, error) {
 	var a *AskAnswer
 	err := v.with(ctx, name, func(s *Study) error {
 		if s.pending != 0 {
 			a = s.answer(s.pending)
 			return nil
+		}
+		if s.nObs >= s.res.Spec.Horizon {
+			return fmt.Errorf("%w: study %q has its %d observations (retract one to free a round, or create a new study to go on)", ErrHorizon, s.name, s.res.Spec.Horizon)
 		}
 		seq := len(s.events) + 1
 		e := Event{Seq: seq, Kind: "ask", Ask: seq, Index: s.pol.Next(), Created: time.Now().UTC()}
@@ -339,7 +649,9 @@ func (v *Service) Ask(ctx context.Context, name string) (*AskAnswer, error) {
 }
 
 // Tell records an observation in one transaction and feeds it to the
-// policy. Bad input changes nothing.
+// policy. Bad input changes nothing. An observation made outside the loop
+// (by index) is refused with ErrHorizon when it would take the study past
+// its horizon, counting the pending ask.
 func (v *Service) Tell(ctx context.Context, name string, t *TellRequest) (*TellAnswer, error) {
 	var ans *TellAnswer
 	err := v.with(ctx, name, func(s *Study) error {
@@ -347,7 +659,7 @@ func (v *Service) Tell(ctx context.Context, name string, t *TellRequest) (*TellA
 		if err != nil {
 			return err
 		}
-		ans = &TellAnswer{Observation: e.Seq, Ask: e.Ask, Index: e.Index}
+		ans = &TellAnswer{Observation: e.Seq, Ask: e.Ask, Index: e.Index, Warnings: s.warnings(&e)}
 		for i, g := range e.G {
 			if g < s.res.Spec.Thresholds[i] {
 				ans.Violated = append(ans.Violated, i+1)
@@ -362,6 +674,89 @@ func (v *Service) Tell(ctx context.Context, name string, t *TellRequest) (*TellA
 			return err
 		}
 		ans.Rounds = s.nObs
+		return nil
+	})
+	return ans, err
+}
+
+// warnings flags the values of a tell that lie more than warnSigmas
+// predictive standard deviations from the model's mean at the action,
+// before the update: likely typos, which would otherwise pass for
+// measurements (a g far above its threshold makes a wide region safe).
+func (s *Study) warnings(e *Event) []string {
+	snap := s.pol.Inspect()
+	noise := *s.res.Spec.Model.NoiseStd
+	var out []string
+	check := func(name string, v float64, p bandit.Posterior) {
+		mean, sd := p.Mean[e.Index], math.Hypot(p.Std[e.Index], noise)
+		if z := math.Abs(v-mean) / sd; z > warnSigmas {
+			out = append(out, fmt.Sprintf("%s = %.6g is %.3g posterior standard deviations from the model's mean %.3g at action %d; if it is a typo, retract it (safegp study retract --observation %d, or POST /v1/studies/%s/retract {\"observation\": %d}) and tell the right value",
+				name, v, z, mean, e.Index, e.Seq, s.name, e.Seq))
+		}
+	}
+	check("f", e.F, snap.F)
+	for i, g := range e.G {
+		check(fmt.Sprintf("g%d", i+1), g, snap.G[i])
+	}
+	return out
+}
+
+// rebuild makes a new policy from the observations in force, in their
+// order, with Observe only — the same on the live path and on replay, so
+// that the asks recorded after a retraction replay exactly.
+func (s *Study) rebuild() error {
+	pol, err := newPolicy(s.res, s.retracts)
+	if err != nil {
+		return fmt.Errorf("%w: rebuild the policy: %w", ErrReplay, err)
+	}
+	for _, e := range s.events {
+		if e.Kind == "tell" && s.retracted[e.Seq] == 0 {
+			pol.Observe(e.Index, e.F, e.G)
+		}
+	}
+	s.pol = pol
+	return nil
+}
+
+// RetractAnswer is what retract returns.
+type RetractAnswer struct {
+	Retraction  int `json:"retraction"`  // the retraction's sequence number
+	Observation int `json:"observation"` // the observation retracted
+	Index       int `json:"index"`       // its action
+	Rounds      int `json:"rounds"`      // observations in force after the retraction
+	// WithdrawnAsk is the ask that was pending, now withdrawn: it was
+	// chosen with the retracted value.
+	WithdrawnAsk int `json:"withdrawn_ask,omitempty"`
+}
+
+// Retract records that an observation (a tell's sequence number) must no
+// longer count — a mistyped measurement — and rebuilds the policy without
+// it. The observation stays in the records, flagged. A pending ask is
+// withdrawn, since it was chosen with the retracted value. Retracting an
+// unknown observation, an ask, or an observation retracted already is an
+// error that changes nothing.
+func (v *Service) Retract(ctx context.Context, name string, observation int) (*RetractAnswer, error) {
+	var ans *RetractAnswer
+	err := v.with(ctx, name, func(s *Study) error {
+		k, ok := s.tells[observation]
+		if !ok {
+			if observation >= 1 && observation <= len(s.events) {
+				return fmt.Errorf("%w: event %d of study %q is a%s, not an observation", ErrUnknownObservation, observation, s.name, map[string]string{"ask": "n ask", "retract": " retraction"}[s.events[observation-1].Kind])
+			}
+			return fmt.Errorf("%w: study %q has no observation %d", ErrUnknownObservation, s.name, observation)
+		}
+		if r := s.retracted[observation]; r != 0 {
+			return fmt.Errorf("%w: observation %d of study %q was retracted by event %d", ErrAlreadyRetracted, observation, s.name, r)
+		}
+		e := Event{Seq: len(s.events) + 1, Kind: "retract", Ref: observation, Index: s.events[k].Index, Created: time.Now().UTC()}
+		pending := s.pending
+		if err := v.store.append(ctx, name, &e); err != nil {
+			return writeFailed(err)
+		}
+		if err := s.apply(e, false); err != nil {
+			return err
+		}
+		ans = &RetractAnswer{Retraction: e.Seq, Observation: observation, Index: e.Index, Rounds: s.nObs, WithdrawnAsk: pending}
 		return nil
 	})
 	return ans, err

@@ -1,6 +1,7 @@
 package study_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -31,12 +32,12 @@ func truth(x float64) (f float64, g []float64) {
 
 func newService(t *testing.T, path string) (*study.Service, *study.Store) {
 	t.Helper()
-	st, err := study.Open(path)
+	st, err := study.Open(path, study.OpenOptions{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return study.NewService(st), st
+	return study.NewService(st, study.ServiceOptions{}), st
 }
 
 func resolved(t *testing.T, y string) *study.Resolved {
@@ -224,6 +225,8 @@ func FuzzDecodeTell(f *testing.F) {
 		`{"f": 1e400, "g": [1]}`,
 		`{"ask": 1, "f": 1, "g": [1]} trailing`,
 		`[]`, ``, `{"ask": 9223372036854775808, "f": 0, "g": [0]}`,
+		`{"ask": 1, "f": 1, "g": [null]}`, `{"index": 1.5, "f": 1, "g": [1]}`,
+		`{"ask": 1, "f": null, "g": [1, true, "2", {}]}`, `{"ask": 1, "index": null, "f": 1, "g": [1]}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -240,6 +243,16 @@ func FuzzDecodeTell(f *testing.F) {
 		}
 		if math.IsNaN(*req.F) || math.IsInf(*req.F, 0) {
 			t.Fatalf("accepted f = %v", *req.F)
+		}
+		for i, g := range req.G {
+			if math.IsNaN(g) || math.IsInf(g, 0) {
+				t.Fatalf("accepted g%d = %v", i+1, g)
+			}
+		}
+		// An accepted request holds numbers where the values go and no
+		// string but its four keys, so no null anywhere.
+		if bytes.Contains(data, []byte("null")) {
+			t.Fatalf("accepted %q, which holds a null", data)
 		}
 	})
 }

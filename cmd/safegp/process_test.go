@@ -2,7 +2,10 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -241,5 +244,211 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("server did not stop within 20 s of SIGTERM")
+	}
+}
+
+// runBinary runs safegp to its end (at most a minute) and returns its
+// output and exit code.
+func runBinary(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, args...)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	default:
+		t.Fatalf("safegp %v: %v", args, err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func writeSpec(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "spec.yaml")
+	spec := "decision_set: {grid: {bounds: [[0, 4]], points: [41]}}\nseed_actions: [10, 11]\n" + studyModel +
+		"algorithm: {name: sgp-ucb, phase1: uniform, exploration: {fixed: 3}}\nhorizon: 20\nseed: 4\n"
+	if err := os.WriteFile(p, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestServeSurvivesBadRequests: after each bad request the server still
+// answers /healthz, and none of them changed the study.
+func TestServeSurvivesBadRequests(t *testing.T) {
+	url, cmd := startServer(t, filepath.Join(t.TempDir(), "b.db"))
+	spec := `{"decision_set": {"grid": {"bounds": [[0, 4]], "points": [41]}}, "seed_actions": [10, 12], "thresholds": [0.0],
+	 "model": {"objective": {"kernel": "se", "lengthscale": 1}, "constraints": [{"kernel": "se", "lengthscale": 1}], "noise_std": 0.05, "delta": 0.01},
+	 "algorithm": {"name": "sgp-ucb", "phase1": "uniform", "exploration": {"fixed": 6}}, "horizon": 50, "seed": 9}`
+	if code := post(t, url+"/v1/studies", `{"name": "s", "spec": `+spec+`}`, nil); code != 201 {
+		t.Fatalf("create: %d", code)
+	}
+	var a study.AskAnswer
+	if code := post(t, url+"/v1/studies/s/ask", "", &a); code != 200 {
+		t.Fatalf("ask: %d", code)
+	}
+	for _, c := range []struct{ path, body string }{
+		{"tell", fmt.Sprintf(`{"ask": %d, "f": 1, "g": [null]}`, a.Ask)},
+		{"tell", fmt.Sprintf(`{"ask": %d, "f": null, "g": [1]}`, a.Ask)},
+		{"tell", fmt.Sprintf(`{"ask": %d, "f": "NaN", "g": [1]}`, a.Ask)},
+		{"tell", fmt.Sprintf(`{"ask": %d, "f": 1, "g": [true]}`, a.Ask)},
+		{"tell", fmt.Sprintf(`{"ask": %d.5, "f": 1, "g": [1]}`, a.Ask)},
+		{"tell", fmt.Sprintf(`{"ask": %d, "f": 1e999, "g": [1]}`, a.Ask)},
+		{"tell", `{"index": 99999999999999999999, "f": 1, "g": [1]}`},
+		{"tell", `{"index": -1, "f": 1, "g": [1]}`},
+		{"tell", strings.Repeat("[", 100000)},
+		{"tell", `{"ask": 1, "f": 1, "g": [` + strings.Repeat("1,", 50000) + `1]}`},
+		{"retract", `{"observation": null}`},
+		{"retract", `{"observation": 12345}`},
+		{"retract", fmt.Sprintf(`{"observation": %d}`, a.Ask)},
+		{"../studies", `{"name": "x"}`},
+	} {
+		code := post(t, url+"/v1/studies/s/"+c.path, c.body, nil)
+		if code < 400 || code >= 500 {
+			t.Errorf("%s %.60q: status %d, want 4xx", c.path, c.body, code)
+		}
+		resp, err := http.Get(url + "/healthz")
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("after %s %.60q the server does not answer /healthz: %v", c.path, c.body, err)
+		}
+		resp.Body.Close()
+	}
+	for _, body := range []string{`{"name": "t", "spec": null}`, `{"name": "t/../u", "spec": {}}`, `{"name": "t", "spec": {"horizon": -1}}`, `{"name": "t", "spec": [` + strings.Repeat("[", 5000) + `}`} {
+		if code := post(t, url+"/v1/studies", body, nil); code != 400 {
+			t.Errorf("create %.60q: status %d, want 400", body, code)
+		}
+		if resp, err := http.Get(url + "/healthz"); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("after create %.60q the server does not answer /healthz: %v", body, err)
+		} else {
+			resp.Body.Close()
+		}
+	}
+	var sum study.Summary
+	resp, err := http.Get(url + "/v1/studies/s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.NewDecoder(resp.Body).Decode(&sum)
+	resp.Body.Close()
+	if sum.Rounds != 0 || sum.Pending == nil || *sum.Pending != a.Ask {
+		t.Errorf("bad requests changed the study: %+v", sum)
+	}
+	if cmd.ProcessState != nil {
+		t.Error("the server exited")
+	}
+}
+
+// TestCommandsRefuseForeignFiles: pointed at another application's SQLite
+// file, or an empty file, every command but create refuses with a clear
+// error and leaves the folder byte for byte as it was (no safegp tables,
+// no WAL switch, no -wal/-shm files); so does serve.
+func TestCommandsRefuseForeignFiles(t *testing.T) {
+	dir := t.TempDir()
+	foreign := filepath.Join(dir, "app.sqlite")
+	db, err := sql.Open("sqlite", "file:"+foreign)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO customers (name) VALUES ('Ada')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	empty := filepath.Join(dir, "empty.db")
+	os.WriteFile(empty, nil, 0o644)
+	snapshot := func() map[string]string {
+		m := map[string]string{}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+			m[e.Name()] = string(b)
+		}
+		return m
+	}
+	before := snapshot()
+	for _, file := range []string{foreign, empty} {
+		for _, args := range [][]string{
+			{"study", "show"}, {"study", "export"}, {"study", "plot", "--out", filepath.Join(t.TempDir(), "f.png")},
+			{"study", "ask"}, {"study", "tell", "--index", "0", "--f", "1", "--g", "1"}, {"study", "retract", "--observation", "1"},
+			{"serve", "--addr", "127.0.0.1:0"},
+		} {
+			_, stderr, code := runBinary(t, append(args, "--db", file)...)
+			if code != 1 || !strings.Contains(stderr, "not a safegp study database") || !strings.Contains(stderr, filepath.Base(file)) {
+				t.Errorf("%v on %s: exit %d, %q", args, filepath.Base(file), code, stderr)
+			}
+		}
+	}
+	after := snapshot()
+	if len(after) != len(before) {
+		t.Errorf("files %d before, %d after", len(before), len(after))
+	}
+	for name, content := range before {
+		if after[name] != content {
+			t.Errorf("%s changed", name)
+		}
+	}
+}
+
+// TestStudyDBNamesWithURICharacters: --db names with '?', '#' or '%' are
+// those very files (once 'we?ird.db' created 'we' and 'pct%41.db'
+// created 'pctA.db'), in WAL mode.
+func TestStudyDBNamesWithURICharacters(t *testing.T) {
+	for _, name := range []string{"we?ird.db", "pct%41.db", "a#b.db"} {
+		dir := t.TempDir()
+		spec := writeSpec(t, dir)
+		db := filepath.Join(dir, name)
+		safegp(t, "study", "create", spec, "--db", db)
+		safegp(t, "study", "ask", "--db", db)
+		safegp(t, "study", "tell", "--db", db, "--ask", "1", "--f", "-4", "--g", "0.9")
+		if out := safegp(t, "study", "show", "--db", db, "--json"); !strings.Contains(out, `"rounds": 1`) {
+			t.Errorf("%s: show %s", name, out)
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if e.Name() != "spec.yaml" && !strings.HasPrefix(e.Name(), name) {
+				t.Errorf("%s: stray file %q", name, e.Name())
+			}
+		}
+		head := make([]byte, 20)
+		f, err := os.Open(db)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		f.Read(head)
+		f.Close()
+		if head[18] != 2 {
+			t.Errorf("%s: not in WAL mode (header byte 18 = %d)", name, head[18])
+		}
+	}
+}
+
+// TestRetractCLI: a mistyped g draws a warning on stderr naming the
+// retract command; retract withdraws it, and show and export say so.
+func TestRetractCLI(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "r.db")
+	safegp(t, "study", "create", writeSpec(t, dir), "--db", db)
+	out, stderr, code := runBinary(t, "study", "tell", "--db", db, "--index", "20", "--f", "-1", "--g", "100")
+	if code != 0 || !strings.Contains(stderr, "warning: g1 = 100") || !strings.Contains(stderr, "safegp study retract --observation 1") {
+		t.Fatalf("tell --g 100: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	safegp(t, "study", "ask", "--db", db)
+	out, stderr, code = runBinary(t, "study", "retract", "--db", db, "--observation", "1")
+	if code != 0 || !strings.Contains(out, `"observation":1`) || !strings.Contains(stderr, "ask 2 was withdrawn") {
+		t.Fatalf("retract: exit %d, %q, %q", code, out, stderr)
+	}
+	if _, stderr, code := runBinary(t, "study", "retract", "--db", db, "--observation", "1"); code != 1 || !strings.Contains(stderr, "already retracted") {
+		t.Errorf("second retract: exit %d, %q", code, stderr)
+	}
+	if out := safegp(t, "study", "show", "--db", db, "--json"); !strings.Contains(out, `"retracted": 1`) || !strings.Contains(out, `"rounds": 0`) {
+		t.Errorf("show after the retraction: %s", out)
+	}
+	if out := safegp(t, "study", "export", "--db", db, "--format", "csv"); !strings.Contains(out, ",retract,") || !strings.Contains(out, "retracted_by") {
+		t.Errorf("export after the retraction:\n%s", out)
 	}
 }

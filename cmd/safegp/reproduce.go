@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/reproduce"
 )
 
@@ -19,12 +20,17 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "reproduction", "output `folder`")
 	quick := fs.Bool("quick", false, fmt.Sprintf("%d realizations per experiment: a smoke test", reproduce.QuickRealizations))
 	workers := fs.Int("workers", runtime.NumCPU(), "number of parallel `workers`; results do not depend on it")
+	force := fs.Bool("force", false, "replace DIR whole if it holds an earlier safegp output")
+	var maxMem memlimit.Flag
+	fs.Var(&maxMem, "max-memory", "refuse an experiment whose memory estimate is above `SIZE` (8GiB, 512MiB, bytes)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: safegp reproduce [--out DIR] [--quick] [--workers N]\n\n"+
+		fmt.Fprint(fs.Output(), "Usage: safegp reproduce [--out DIR] [--force] [--quick] [--workers N] [--max-memory SIZE]\n\n"+
 			"Runs every experiment of the paper from the embedded example configurations and writes,\n"+
 			"under DIR: illustration/ (Fig. 1), regret-1-10/, regret-11-20/, regret-21-25/ (Fig. 2 and\n"+
 			"Figs. 6–8, beside the keep_seed / safe_set gp ablations), fig2-regret.png, linear/ (Fig. 4),\n"+
-			"phase1/ (Fig. 5) and REPORT.md, which checks each of the paper's claims.\n\nFlags:\n")
+			"phase1/ (Fig. 5) and REPORT.md, which checks each of the paper's claims. DIR is written\n"+
+			"whole or not at all; an existing, non-empty DIR is replaced only with --force, and only\n"+
+			"if safegp wrote it.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	pos, ok, err := parse(fs, args)
@@ -39,12 +45,12 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "safegp reproduce: --workers must be ≥ 1, got %d\n", *workers)
 		return errUsage
 	}
-	if st, err := os.Stat(*out); err == nil && !st.IsDir() {
-		return fmt.Errorf("--out %s: exists and is not a folder", *out)
+	if err := checkOut(*out, *force); err != nil {
+		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	o, err := reproduce.Run(ctx, reproduce.Options{Out: *out, Quick: *quick, Workers: *workers, Log: stderr})
+	o, err := reproduce.Run(ctx, reproduce.Options{Out: *out, Quick: *quick, Workers: *workers, Log: stderr, Force: *force, MaxMemory: maxMem.Bytes})
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/safegp/safegp/experiment"
+	"github.com/safegp/safegp/internal/memlimit"
+	"github.com/safegp/safegp/internal/outdir"
 )
 
 //go:embed config.txt
@@ -26,8 +28,11 @@ var configHelp string
 var errUsage = errors.New("usage")
 
 func exitCode(err error) int {
-	if err == errUsage {
+	switch {
+	case err == errUsage:
 		return 2
+	case errors.Is(err, errTempFail):
+		return exitTempFail
 	}
 	return 1
 }
@@ -124,10 +129,15 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "output `folder` for results.json, summary.csv and regret.png/.svg (required)")
 	workers := fs.Int("workers", runtime.NumCPU(), "number of parallel `workers`; results do not depend on it")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	force := fs.Bool("force", false, "replace DIR whole if it holds an earlier safegp output")
+	var maxMem memlimit.Flag
+	fs.Var(&maxMem, "max-memory", "refuse a configuration whose memory estimate is above `SIZE` (8GiB, 512MiB, bytes)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: safegp run CONFIG --out DIR [--workers N] [--quiet]\n\n"+
+		fmt.Fprint(fs.Output(), "Usage: safegp run CONFIG --out DIR [--force] [--workers N] [--max-memory SIZE] [--quiet]\n\n"+
 			"Runs every algorithm of CONFIG on every realization and writes DIR/results.json,\n"+
-			"DIR/summary.csv and the regret figure DIR/regret.png and .svg.\n\nFlags:\n")
+			"DIR/summary.csv and the regret figure DIR/regret.png and .svg. DIR is written whole\n"+
+			"or not at all; an existing, non-empty DIR is replaced only with --force, and only\n"+
+			"if safegp wrote it.\n\nFlags:\n")
 		fs.PrintDefaults()
 		fmt.Fprint(fs.Output(), "\n"+configHelp)
 	}
@@ -148,20 +158,16 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "safegp run: --workers must be ≥ 1, got %d\n", *workers)
 		return errUsage
 	}
-	if st, err := os.Stat(*out); err == nil && !st.IsDir() {
-		return fmt.Errorf("--out %s: exists and is not a folder", *out)
+	if err := checkOut(*out, *force); err != nil {
+		return err
 	}
 	cfg, err := experiment.Load(pos[0])
 	if err != nil {
 		return err
 	}
-	// Problem files are read and checked before any work or output.
-	if _, err := cfg.LoadProblem(); err != nil {
-		return fmt.Errorf("%s: %w", pos[0], err)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	opt := experiment.Options{Workers: *workers}
+	opt := experiment.Options{Workers: *workers, MaxMemory: maxMem.Bytes}
 	if f, ok := stderr.(*os.File); ok && !*quiet && isTerminal(f) {
 		progress := mpb.NewWithContext(ctx, mpb.WithOutput(f), mpb.WithWidth(40))
 		bar := progress.AddBar(int64(cfg.Realizations*len(cfg.Algorithms)),
@@ -180,11 +186,27 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
 	title := fmt.Sprintf("%s: mean ± 1 std over %d realizations", strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0])), cfg.Realizations)
-	if err := experiment.Write(*out, res, title); err != nil {
+	if err := experiment.WriteWithOptions(*out, res, experiment.WriteOptions{Figures: experiment.RegretFigure(title), Force: *force}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d runs (%d realizations × %d algorithms)\n", *out, len(res.Runs), cfg.Realizations, len(cfg.Algorithms))
 	return nil
+}
+
+// checkOut refuses an unusable --out before any work is done, in the
+// words of the command line; the writers check again when they publish.
+func checkOut(dir string, force bool) error {
+	err := outdir.Check(dir, force)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, outdir.ErrNotEmpty):
+		return fmt.Errorf("--out %s exists and is not empty: give --force to replace it, or another folder", dir)
+	case errors.Is(err, outdir.ErrNotOutput):
+		return fmt.Errorf("--out %s %w: give another folder, or empty it yourself", dir, err)
+	default:
+		return fmt.Errorf("--out %s %w", dir, err)
+	}
 }
 
 func isTerminal(f *os.File) bool {

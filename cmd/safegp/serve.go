@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/server"
 	"github.com/safegp/safegp/study"
 )
@@ -26,12 +28,19 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `address`")
 	tokenFile := fs.String("token-file", "", "`file` holding the bearer token; required unless the address is loopback")
 	drain := fs.Duration("drain", 30*time.Second, "how long SIGTERM waits for requests in flight")
+	maxOpen := fs.Int("max-open", study.DefaultMaxOpen, "the most studies kept in memory; the least recently used is dropped, and replayed from the database when next used")
+	var maxMem memlimit.Flag
+	fs.Var(&maxMem, "max-memory", "refuse to create or load a study whose memory estimate at its horizon is above `SIZE` (8GiB, 512MiB, bytes)")
+	tlsCert := fs.String("tls-cert", "", "PEM `file` with the TLS certificate (chain); serve HTTPS, with --tls-key")
+	tlsKey := fs.String("tls-key", "", "PEM `file` with the TLS private key, with --tls-cert")
+	insecure := fs.Bool("insecure", false, "allow plain HTTP on a non-loopback address (the token and the data travel in clear)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: safegp serve --db FILE [--addr HOST:PORT] [--token-file FILE]\n\n"+
+		fmt.Fprint(fs.Output(), "Usage: safegp serve --db FILE [--addr HOST:PORT] [--token-file FILE] [--tls-cert FILE --tls-key FILE | --insecure]\n\n"+
 			"Serves the studies of FILE over HTTP (JSON):\n"+
 			"  POST /v1/studies                      {\"name\": NAME, \"spec\": {...}}\n"+
 			"  POST /v1/studies/{name}/ask           → {\"ask\", \"index\", \"x\"}\n"+
 			"  POST /v1/studies/{name}/tell          {\"ask\": ID, \"f\": V, \"g\": [...]} or \"index\" for \"ask\"\n"+
+			"  POST /v1/studies/{name}/retract       {\"observation\": N}: withdraw a (mistyped) observation\n"+
 			"  GET  /v1/studies/{name}               the summary of safegp study show\n"+
 			"  GET  /v1/studies/{name}/observations\n"+
 			"  GET  /healthz\n\nFlags:\n")
@@ -61,7 +70,17 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	} else if !loopback(host) {
 		return fmt.Errorf("--addr %s is not a loopback address: give --token-file so that requests need a bearer token", *addr)
 	}
-	store, err := study.Open(*db)
+	tlsConfig, err := serveTLS(*addr, host, *tlsCert, *tlsKey, *insecure)
+	if err != nil {
+		return err
+	}
+	if *maxOpen < 1 {
+		fmt.Fprintf(stderr, "safegp serve: --max-open must be ≥ 1, got %d\n", *maxOpen)
+		return errUsage
+	}
+	// A missing file is created; an existing one must be a safegp
+	// database, or it is refused untouched.
+	store, err := study.Open(*db, study.OpenOptions{Create: true})
 	if err != nil {
 		return err
 	}
@@ -72,7 +91,8 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           server.Handler(study.NewService(store), server.Options{Token: token, Log: log}),
+		TLSConfig:         tlsConfig,
+		Handler:           server.Handler(study.NewService(store, study.ServiceOptions{MaxOpen: *maxOpen, MaxMemory: maxMem.Limit()}), server.Options{Token: token, Log: log}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -81,8 +101,14 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	log.Info("listening", "addr", ln.Addr().String(), "db", *db, "auth", token != "")
+	go func() {
+		if tlsConfig != nil {
+			done <- srv.ServeTLS(ln, "", "") // the certificate is in srv.TLSConfig
+			return
+		}
+		done <- srv.Serve(ln)
+	}()
+	log.Info("listening", "addr", ln.Addr().String(), "db", *db, "auth", token != "", "tls", tlsConfig != nil)
 	select {
 	case err := <-done:
 		return err
@@ -99,6 +125,28 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// serveTLS loads the certificate for HTTPS, nil for plain HTTP. Plain HTTP
+// on an address other hosts can reach would send the bearer token and the
+// observations in clear, so it needs --insecure (for a network that is
+// trusted or encrypted by other means). It reads the files before the
+// server binds, so that a bad file stops it at once.
+func serveTLS(addr, host, certFile, keyFile string, insecure bool) (*tls.Config, error) {
+	if (certFile == "") != (keyFile == "") {
+		return nil, errors.New("--tls-cert and --tls-key go together: give both or neither")
+	}
+	if certFile == "" {
+		if !loopback(host) && !insecure {
+			return nil, fmt.Errorf("--addr %s is not a loopback address and TLS is off, so the bearer token and the data would travel in clear: give --tls-cert and --tls-key, or --insecure if the network is trusted", addr)
+		}
+		return nil, nil
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("--tls-cert %s, --tls-key %s: %w", certFile, keyFile, err)
+	}
+	return &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}, nil
 }
 
 func loopback(host string) bool {
