@@ -322,6 +322,8 @@ func TestStudyCLI(t *testing.T) {
 		"no noise":      strings.Replace(studySpec, "  noise_std: 0.05\n", "", 1),
 		"missing file":  strings.Replace(studySpec, "{grid: {bounds: [[0, 4], [0, 2]], points: [9, 5]}}", "{file: nope.csv}", 1),
 		"two decisions": strings.Replace(studySpec, "{grid:", "{file: a.csv, grid:", 1),
+		"memory":        strings.Replace(strings.Replace(studySpec, "{grid: {bounds: [[0, 4], [0, 2]], points: [9, 5]}}", "{grid: {bounds: [[0, 4], [0, 2]], points: [60, 60]}}", 1), "horizon: 30", "horizon: 1000000", 1),
+		"fraction":      strings.Replace(studySpec, "horizon: 30", "horizon: 1.5", 1),
 	} {
 		p := filepath.Join(dir, "bad-"+strings.ReplaceAll(name, " ", "-")+".yaml")
 		os.WriteFile(p, []byte(s), 0o644)
