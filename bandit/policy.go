@@ -73,6 +73,10 @@ type Env struct {
 	// Horizon, instead of for the whole horizon up front: for studies,
 	// which may stop long before their horizon.
 	Grow bool
+	// Expect, with Grow, is the number of observations about to be fed at
+	// once (a study's recorded tells, replayed when it is opened): room for
+	// them is made up front rather than by doubling.
+	Expect int
 }
 
 // Bytes estimates the memory a policy of spec s over n actions with m
@@ -176,6 +180,7 @@ func newModels(env *Env, withG bool) models {
 	for _, g := range append([]*gp.Model{m.f}, m.g...) {
 		if env.Grow {
 			g.GrowTo(env.Horizon)
+			g.Reserve(min(env.Expect, env.Horizon))
 		} else {
 			g.Reserve(env.Horizon)
 		}

@@ -112,7 +112,13 @@ func newStudy(name string, st *stored, events []Event, maxMemory int64) (*Study,
 	}
 	s := &Study{name: name, res: res, asks: map[int]int{}, told: map[int]bool{}, tells: map[int]int{},
 		retracted: map[int]int{}, withdrawn: map[int]int{}, created: st.created}
-	if s.pol, err = newPolicy(res, 0); err != nil {
+	tells := 0
+	for _, e := range events {
+		if e.Kind == "tell" {
+			tells++
+		}
+	}
+	if s.pol, err = newPolicy(res, 0, tells); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
 	for _, e := range events {
@@ -126,14 +132,17 @@ func newStudy(name string, st *stored, events []Event, maxMemory int64) (*Study,
 // newPolicy builds the study's policy. Its random stream is fixed by the
 // spec's seed and the number of retractions before it, so that a policy
 // rebuilt after a retraction does not repeat the draws of the first.
-func newPolicy(r *Resolved, retracts int) (bandit.Policy, error) {
+//
+// expect is the number of observations about to be fed (a replay's
+// tells): room for them is made at once instead of by doubling.
+func newPolicy(r *Resolved, retracts, expect int) (bandit.Policy, error) {
 	s := r.Spec
 	return bandit.New(&s.Algorithm, &bandit.Env{
 		X: r.X, Seed: r.Seed, H: s.Thresholds, Epsilon: r.Epsilon,
 		Objective: r.Kernels.F, Constraints: r.Kernels.G,
 		NoiseStd: *s.Model.NoiseStd, Delta: *s.Model.Delta, Beta: *s.Model.Beta,
 		Horizon: s.Horizon, Rand: rand.New(rand.NewPCG(s.Seed, policyStream+uint64(retracts))),
-		Grow: true, // a study may stop long before its horizon
+		Grow: true, Expect: expect, // a study may stop long before its horizon
 	})
 }
 
@@ -608,7 +617,7 @@ func (v *Service) Create(ctx context.Context, name string, r *Resolved) error {
 			return err
 		}
 	}
-	if _, err := newPolicy(r, 0); err != nil {
+	if _, err := newPolicy(r, 0, 0); err != nil {
 		return fmt.Errorf("%w: %v", ErrSpec, err)
 	}
 	spec := *r.Spec
@@ -705,7 +714,7 @@ func (s *Study) warnings(e *Event) []string {
 // order, with Observe only — the same on the live path and on replay, so
 // that the asks recorded after a retraction replay exactly.
 func (s *Study) rebuild() error {
-	pol, err := newPolicy(s.res, s.retracts)
+	pol, err := newPolicy(s.res, s.retracts, s.nObs)
 	if err != nil {
 		return fmt.Errorf("%w: rebuild the policy: %w", ErrReplay, err)
 	}

@@ -1,10 +1,8 @@
 package strictyaml
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"reflect"
 	"regexp"
@@ -37,12 +35,10 @@ func Decode(data []byte, v any) error {
 	if err := w.walk(root.Content[0], reflect.TypeOf(v).Elem(), ""); err != nil {
 		return err
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(v); err != nil {
-		if err == io.EOF {
-			return ErrEmpty
-		}
+	// Decoding the checked tree, not the text again: the walk has
+	// refused unknown keys already (types that decode themselves check
+	// their own), and a stored study's spec holds every action.
+	if err := root.Decode(v); err != nil {
 		return errors.New(message(err, &root))
 	}
 	return nil
