@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/safegp/safegp/gp"
+	"github.com/safegp/safegp/internal/argmax"
 	"github.com/safegp/safegp/kernel"
 )
 
@@ -252,17 +253,10 @@ func (m *models) gpSafe(safe []bool) int {
 // argmaxUpper returns argmax u_f over the actions in set, lowest index on
 // ties, or −1 if set is empty.
 func (m *models) argmaxUpper(in func(i int) bool) int {
-	best, bv := -1, math.Inf(-1)
-	for i := range m.env.X {
-		if !in(i) {
-			continue
-		}
-		if u := m.upper(m.f, i); best < 0 || u > bv {
-			best, bv = i, u
-		}
-	}
-	return best
+	return argmax.Func(len(m.env.X), in, m.upperF)
 }
+
+func (m *models) upperF(i int) float64 { return m.upper(m.f, i) }
 
 func posterior(g *gp.Model) Posterior {
 	p := Posterior{Mean: append([]float64(nil), g.Mean()...), Std: make([]float64, g.N())}

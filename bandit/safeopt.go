@@ -1,6 +1,7 @@
 package bandit
 
 import (
+	"github.com/safegp/safegp/internal/argmax"
 	"github.com/safegp/safegp/internal/vec"
 	"math"
 )
@@ -345,16 +346,7 @@ func scale(prior float64) float64 {
 // argmax returns the action of largest score among those in the set, the
 // lowest index on ties, or −1 for an empty set.
 func (o *SafeOpt) argmax(score func(i int) float64, in func(i int) bool) int {
-	best, bv := -1, 0.0
-	for i := range o.env.X {
-		if !in(i) {
-			continue
-		}
-		if v := score(i); best < 0 || v > bv {
-			best, bv = i, v
-		}
-	}
-	return best
+	return argmax.Func(len(o.env.X), in, score)
 }
 
 // Observe implements Policy.

@@ -1,6 +1,9 @@
 package bandit
 
-import "github.com/safegp/safegp/gp"
+import (
+	"github.com/safegp/safegp/gp"
+	"github.com/safegp/safegp/internal/argmax"
+)
 
 // SGPUCB is paper Algorithm 1 (SPEC §4): T' rounds of pure exploration on
 // the seed set, then GP-UCB on the estimated safe set D^s_t.
@@ -73,17 +76,16 @@ func (s *SGPUCB) explore() int {
 	if !s.uncertainty {
 		return seed[s.env.Rand.IntN(len(seed))]
 	}
-	best, bv := seed[0], -1.0
-	for _, i := range seed {
-		u := 0.0
-		for _, g := range s.g {
-			u = max(u, g.Std(i))
-		}
-		if u > bv {
-			best, bv = i, u
-		}
+	return argmax.List(seed, s.constraintStd)
+}
+
+// constraintStd is max_i σ_{g_i,t−1}(x) (0 when there is no constraint).
+func (s *SGPUCB) constraintStd(i int) float64 {
+	u := 0.0
+	for _, g := range s.g {
+		u = max(u, g.Std(i))
 	}
-	return best
+	return u
 }
 
 // Observe implements Policy. It also prepares the next round, so that the

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/internal/argmax"
 )
 
 // Summary is what show returns. Retracted observations count nowhere but
@@ -102,13 +103,7 @@ func (v *Service) Show(ctx context.Context, name string) (*Summary, error) {
 				safe[e.Index] = true
 			}
 		}
-		best := -1
-		for i, in := range safe {
-			if in && (best < 0 || snap.LowerF[i] > snap.LowerF[best]) {
-				best = i
-			}
-		}
-		if best >= 0 {
+		if best := argmax.Mask(snap.LowerF, safe); best >= 0 {
 			sum.Best = &Best{Index: best, X: s.res.X[best], LowerF: snap.LowerF[best], MeanF: snap.F.Mean[best]}
 		}
 		return nil
