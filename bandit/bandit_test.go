@@ -47,15 +47,53 @@ func instance(t *testing.T, r uint64) (*problem.Problem, *problem.Info) {
 	return p, info
 }
 
-func env(p *problem.Problem, info *problem.Info, beta bandit.Beta, horizon int) *bandit.Env {
-	return &bandit.Env{
-		X: p.X, Seed: p.Seed, H: p.H, Epsilon: p.Epsilon,
-		Objective:   kernel.SE{Variance: 1, Lengthscale: 1},
-		Constraints: []kernel.Kernel{kernel.SE{Variance: 1, Lengthscale: 0.3}, kernel.SE{Variance: 1, Lengthscale: 0.5}},
-		NoiseStd:    0.1, Delta: 0.01, Beta: beta, Horizon: horizon,
-		Rand:     rand.New(rand.NewPCG(1, 2)),
-		TrueSafe: info.SafeTrue, Lipschitz: info.Lipschitz,
+// setup is what bandit.New takes besides the spec.
+type setup struct {
+	model bandit.Model
+	set   bandit.DecisionSet
+	truth *bandit.Truth
+	opt   bandit.Options
+}
+
+func (e *setup) build(s *bandit.Spec) (bandit.Policy, error) {
+	return bandit.New(s, e.model, e.set, e.truth, e.opt)
+}
+
+func env(p *problem.Problem, info *problem.Info, beta bandit.Beta, horizon int) *setup {
+	return &setup{
+		model: bandit.Model{
+			Objective:   kernel.SE{Variance: 1, Lengthscale: 1},
+			Constraints: []kernel.Kernel{kernel.SE{Variance: 1, Lengthscale: 0.3}, kernel.SE{Variance: 1, Lengthscale: 0.5}},
+			NoiseStd:    0.1, Delta: 0.01, Beta: beta,
+		},
+		set:   bandit.DecisionSet{X: p.X, Seed: p.Seed},
+		truth: &bandit.Truth{Safe: info.SafeTrue, Lipschitz: info.Lipschitz},
+		opt:   bandit.Options{Thresholds: p.H, Epsilon: p.Epsilon, Horizon: horizon, Rand: rand.New(rand.NewPCG(1, 2))},
 	}
+}
+
+// play asks pol and tells it the exact values of p for rounds rounds.
+func play(t *testing.T, pol bandit.Policy, p *problem.Problem, rounds int) {
+	t.Helper()
+	z := make([]float64, p.M())
+	for range rounds {
+		a, err := pol.Ask()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range z {
+			z[k] = p.G[k][a.Index]
+		}
+		if err := pol.Tell(a.ID, bandit.Observation{F: p.F[a.Index], G: z}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func inspect(pol bandit.Policy) bandit.Snapshot {
+	var s bandit.Snapshot
+	pol.Inspect(&s, bandit.Full)
+	return s
 }
 
 // TestActionsInAllowedSet drives each policy on random instances and
@@ -80,11 +118,11 @@ func TestActionsInAllowedSet(t *testing.T) {
 		}
 		for _, s := range specs {
 			e := env(p, info, bandit.PaperBeta, T)
-			pol, err := bandit.New(&s, e)
+			pol, err := e.build(&s)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref := []*gp.Model{gp.New(e.Constraints[0], p.X, 0.1), gp.New(e.Constraints[1], p.X, 0.1)}
+			ref := []*gp.Model{gp.New(e.model.Constraints[0], p.X, 0.1), gp.New(e.model.Constraints[1], p.X, 0.1)}
 			noise := rand.New(rand.NewPCG(3, r))
 			type step struct {
 				a          int
@@ -93,10 +131,17 @@ func TestActionsInAllowedSet(t *testing.T) {
 			}
 			var rounds []step
 			for round := 1; round <= T; round++ {
-				a := pol.Next()
-				if b := pol.Next(); b != a {
-					t.Fatalf("%s: Next not idempotent: %d then %d", s.DisplayLabel(), a, b)
+				q, err := pol.Ask()
+				if err != nil {
+					t.Fatal(err)
 				}
+				if again, err := pol.Ask(); err != nil || again.ID != q.ID || again.Index != q.Index {
+					t.Fatalf("%s: Ask not idempotent: %+v then %+v (%v)", s.DisplayLabel(), q, again, err)
+				}
+				if q.ID != round {
+					t.Fatalf("%s: round %d handed out ask %d", s.DisplayLabel(), round, q.ID)
+				}
+				a := q.Index
 				sqb := math.Sqrt(bandit.PaperBeta.At(round, 2, p.N(), 0.01))
 				safe, size := make([]bool, p.N()), 0
 				for i := range safe {
@@ -110,15 +155,17 @@ func TestActionsInAllowedSet(t *testing.T) {
 						size++
 					}
 				}
-				rounds = append(rounds, step{a, safe, size, pol.SafeSetSize()})
+				rounds = append(rounds, step{a, safe, size, inspect(pol).SafeSetSize})
 				y := p.F[a] + 0.1*noise.NormFloat64()
 				z := []float64{p.G[0][a] + 0.1*noise.NormFloat64(), p.G[1][a] + 0.1*noise.NormFloat64()}
-				pol.Observe(a, y, z)
+				if err := pol.Tell(q.ID, bandit.Observation{F: y, G: z}); err != nil {
+					t.Fatal(err)
+				}
 				for k, g := range ref {
 					g.Observe(a, z[k])
 				}
 			}
-			tPrime := pol.ExplorationRounds()
+			tPrime := inspect(pol).ExplorationRounds
 			if s.Name == "sgp-ucb" && tPrime == 0 {
 				t.Fatalf("%s: no exploration", s.DisplayLabel())
 			}
@@ -170,15 +217,12 @@ func TestExplorationLength(t *testing.T) {
 		{bandit.Exploration{Fixed: ptr(1000)}, 25, 25},
 	}
 	for _, c := range cases {
-		pol, err := bandit.New(&bandit.Spec{Name: "sgp-ucb", Exploration: c.rule}, env(p, info, bandit.Beta{Value: 1e6}, c.horizon))
+		pol, err := env(p, info, bandit.Beta{Value: 1e6}, c.horizon).build(&bandit.Spec{Name: "sgp-ucb", Exploration: c.rule})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for round := 0; round < c.horizon; round++ {
-			a := pol.Next()
-			pol.Observe(a, p.F[a], []float64{p.G[0][a], p.G[1][a]})
-		}
-		if got := pol.ExplorationRounds(); got != c.want {
+		play(t, pol, p, c.horizon)
+		if got := inspect(pol).ExplorationRounds; got != c.want {
 			t.Errorf("%+v, T=%d: T' = %d, want %d", c.rule, c.horizon, got, c.want)
 		}
 	}
@@ -209,31 +253,36 @@ func TestTheoryExploration(t *testing.T) {
 	// Linear constraint kernel, seeds e1, e2 and (1,1): Theorem 2 applies and
 	// SGP-UCB explores for exactly the T' that theory.ExplorationLength gives.
 	x := [][]float64{{1, 0}, {0, 1}, {1, 1}, {-1, 0.5}, {0.3, -0.8}}
-	env := &bandit.Env{
-		X: x, Seed: []int{0, 1, 2}, H: []float64{-5}, Epsilon: 0.5,
-		Objective: kernel.Linear{Variance: 1}, Constraints: []kernel.Kernel{kernel.Linear{Variance: 1}},
-		NoiseStd: 0.1, Delta: 0.1, Beta: bandit.PaperBeta, Horizon: 200, Rand: rand.New(rand.NewPCG(1, 1)),
+	env := &setup{
+		model: bandit.Model{Objective: kernel.Linear{Variance: 1}, Constraints: []kernel.Kernel{kernel.Linear{Variance: 1}}, NoiseStd: 0.1, Delta: 0.1, Beta: bandit.PaperBeta},
+		set:   bandit.DecisionSet{X: x, Seed: []int{0, 1, 2}},
+		opt:   bandit.Options{Thresholds: []float64{-5}, Epsilon: 0.5, Horizon: 200, Rand: rand.New(rand.NewPCG(1, 1))},
 	}
-	want, err := bandit.TheoryLength(env, theory.Features{})
+	want, err := bandit.TheoryLength(env.model, env.set, env.opt, theory.Features{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want < 1 || want >= 200 {
 		t.Fatalf("T' = %d: the case should give a T' inside the horizon", want)
 	}
-	pol, err := bandit.New(&bandit.Spec{Name: "sgp-ucb", Exploration: bandit.Exploration{Theory: true}}, env)
+	pol, err := env.build(&bandit.Spec{Name: "sgp-ucb", Exploration: bandit.Exploration{Theory: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for round := 0; round < 200; round++ {
-		a := pol.Next()
-		pol.Observe(a, 0, []float64{0})
+		a, err := pol.Ask()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pol.Tell(a.ID, bandit.Observation{F: 0, G: []float64{0}}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if got := pol.ExplorationRounds(); got != want {
+	if got := inspect(pol).ExplorationRounds; got != want {
 		t.Errorf("T' = %d, want %d", got, want)
 	}
-	env.Seed = []int{2}
-	if _, err := bandit.New(&bandit.Spec{Name: "sgp-ucb", Exploration: bandit.Exploration{Theory: true}}, env); !errors.Is(err, theory.ErrSeedTooSmall) {
+	env.set.Seed = []int{2}
+	if _, err := env.build(&bandit.Spec{Name: "sgp-ucb", Exploration: bandit.Exploration{Theory: true}}); !errors.Is(err, theory.ErrSeedTooSmall) {
 		t.Errorf("one seed in 2-D: got %v, want ErrSeedTooSmall", err)
 	}
 }
@@ -256,20 +305,15 @@ func TestBytes(t *testing.T) {
 	for _, grow := range []bool{false, true} {
 		for _, s := range specs {
 			e := env(p, info, bandit.PaperBeta, horizon)
-			e.Grow = grow
+			e.opt.Grow = grow
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			pol, err := bandit.New(&s, e)
+			pol, err := e.build(&s)
 			if err != nil {
 				t.Fatal(err)
 			}
-			z := make([]float64, 2)
-			for range horizon {
-				a := pol.Next()
-				z[0], z[1] = p.G[0][a], p.G[1][a]
-				pol.Observe(a, p.F[a], z)
-			}
+			play(t, pol, p, horizon)
 			runtime.ReadMemStats(&after)
 			got := int64(after.TotalAlloc - before.TotalAlloc)
 			est := bandit.Bytes(&s, p.N(), 2, horizon, grow)
