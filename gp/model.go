@@ -257,23 +257,35 @@ func (m *Model) Observe(i int, y float64) {
 	m.acts = append(m.acts, i)
 }
 
-// Hypothetical writes into dstMean and dstVar (each length N, or nil to
-// skip) the posterior that observing y at action i would give, leaving the
-// model unchanged (SafeOpt's expander test, SPEC §5). Cost O(N·t).
-func (m *Model) Hypothetical(dstMean, dstVar []float64, i int, y float64) {
+// Update is the posterior change that one hypothetical observation at an
+// action would make, with the model's noise, read one action at a time
+// (SafeOpt's expander test, SPEC §5). It holds the model's slices: read it
+// before the model's next method call.
+type Update struct {
+	c         []float64 // posterior covariance row of the observed action
+	mean, vr  []float64
+	gain, den float64
+}
+
+// Hypothetical returns the update that observing action i at innovation
+// dy = y − μ(x_i) would make, leaving the model unchanged. It costs one
+// covariance row (O(N) with KeepCovariance, else O(N·t)) and allocates
+// nothing; each Mean or Var is then O(1).
+func (m *Model) Hypothetical(i int, dy float64) Update {
 	c := m.CovarianceRow(i)
-	d := math.Max(c[i], 0) + m.noiseVar
-	gain := (y - m.mean[i]) / d
-	if dstMean != nil {
-		for j, cj := range c {
-			dstMean[j] = m.mean[j] + gain*cj
-		}
-	}
-	if dstVar != nil {
-		for j, cj := range c {
-			dstVar[j] = m.vr[j] - cj*cj/d
-		}
-	}
+	den := math.Max(c[i], 0) + m.noiseVar
+	return Update{c: c, mean: m.mean, vr: m.vr, gain: dy / den, den: den}
+}
+
+// Mean is the posterior mean at action j after the update:
+// μ(x_j) + c_j·dy/(c_ii + σ²).
+func (u *Update) Mean(j int) float64 { return u.mean[j] + u.gain*u.c[j] }
+
+// Var is the posterior variance at action j after the update:
+// σ²(x_j) − c_j²/(c_ii + σ²). It may dip below 0 by rounding, as Var does.
+func (u *Update) Var(j int) float64 {
+	c := u.c[j]
+	return u.vr[j] - c*c/u.den
 }
 
 // pop removes the last observation in O(N), undoing Observe up to
