@@ -46,8 +46,8 @@ func (m *models) beta() {
 }
 
 // check validates a measurement at action idx (−1: at point x outside the
-// decision set) before anything changes: errors wrap ErrObservation or
-// ErrOutsideSet.
+// decision set) before anything changes, so that gp never meets input it
+// would panic on: errors wrap ErrObservation.
 func (m *models) check(idx int, x []float64, o *Observation) error {
 	if len(o.G) != len(m.model.Constraints) {
 		return fmt.Errorf("%w: %d constraint values for %d constraints", ErrObservation, len(o.G), len(m.model.Constraints))
@@ -79,16 +79,15 @@ func (m *models) check(idx int, x []float64, o *Observation) error {
 			return fmt.Errorf("%w: coordinate %d of the point is %v", ErrObservation, j+1, v)
 		}
 	}
-	if idx < 0 || o.NoiseVar != 0 {
-		return fmt.Errorf("%w: the GP model takes measurements at the decision set's points with the model's noise only", ErrOutsideSet)
-	}
 	return nil
 }
 
 // observe feeds a checked measurement to every GP: at action i, or at
 // point x outside the decision set when i < 0.
 func (m *models) observe(i int, x []float64, o *Observation) {
-	y, z := o.F, o.G
+	// nv is assigned once: a variable the goroutines below capture and
+	// that is assigned again would be moved to the heap on every call.
+	y, z, nv := o.F, o.G, gpNoise(o.NoiseVar)
 	// Each GP's update is O(N·t) and independent of the others: large ones
 	// run concurrently (replaying a stored study is bound by them).
 	if len(m.g) > 0 && m.f.N()*(m.t+1) >= parallelObserve {
@@ -97,18 +96,41 @@ func (m *models) observe(i int, x []float64, o *Observation) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				g.Observe(i, z[k])
+				add(g, i, x, z[k], nv)
 			}()
 		}
-		m.f.Observe(i, y)
+		add(m.f, i, x, y, nv)
 		wg.Wait()
 	} else {
-		m.f.Observe(i, y)
+		add(m.f, i, x, y, nv)
 		for k, g := range m.g {
-			g.Observe(i, z[k])
+			add(g, i, x, z[k], nv)
 		}
 	}
 	m.t++
+}
+
+// gpNoise is gp's noise variance argument for an observation's: < 0, the
+// model's σ², for 0.
+func gpNoise(v float64) float64 {
+	if v > 0 {
+		return v
+	}
+	return -1
+}
+
+// add gives g the observation y at action i, or at point x when i < 0,
+// with noise variance nv (< 0: the model's). The model's noise at an
+// action is gp's Observe, the one path the simulations take.
+func add(g *gp.Model, i int, x []float64, y, nv float64) {
+	switch {
+	case i < 0:
+		g.AddAt(x, y, nv)
+	case nv < 0:
+		g.Observe(i, y)
+	default:
+		g.Add(i, y, nv)
+	}
 }
 
 // parallelObserve is the N·t from which the GPs are updated concurrently:

@@ -6,13 +6,10 @@ import (
 	"math"
 )
 
-// Errors of Tell, and of Ask when a policy cannot choose.
+// Errors of Tell.
 var (
 	ErrUnknownAsk  = errors.New("unknown ask")
 	ErrObservation = errors.New("invalid observation")
-	// ErrOutsideSet: the policy's models cannot take a measurement at a
-	// point outside the decision set, nor one with its own noise variance.
-	ErrOutsideSet = errors.New("measurement outside the decision set not supported")
 )
 
 // Policy is a safe GP bandit algorithm (SPEC §4–5) as an ask/tell object:
@@ -87,8 +84,8 @@ type Ask struct {
 type Observation struct {
 	F float64
 	G []float64 // one value per constraint
-	// NoiseVar is the variance of this measurement's noise; 0 means the
-	// model's σ².
+	// NoiseVar is the variance of this measurement's noise, 0 for the
+	// model's σ² (a value below gp's jitter floor is raised to it).
 	NoiseVar float64
 	// X and Index name the point of a measurement made outside the loop
 	// (Tell with id 0): Index is its index in the decision set, or −1
