@@ -262,11 +262,13 @@ func (s *Study) answer(ask int) *AskAnswer {
 	return &AskAnswer{Ask: e.Ask, Index: e.Index, X: e.X}
 }
 
-// TellRequest is an observation: of the action of ask Ask, or of action
-// Index made outside the loop (exactly one of the two).
+// TellRequest is an observation: of the action of ask Ask, or one made
+// outside the loop, at action Index or at point X, which need not be an
+// action (exactly one of the three).
 type TellRequest struct {
 	Ask   *int      `json:"ask,omitempty"`
 	Index *int      `json:"index,omitempty"`
+	X     []float64 `json:"x,omitempty"`
 	F     *float64  `json:"f"`
 	G     []float64 `json:"g"`
 }
@@ -274,16 +276,17 @@ type TellRequest struct {
 // DecodeTell decodes a JSON tell request strictly: unknown fields, trailing
 // data and missing values are errors, and so is a value of the wrong kind,
 // null above all — in a safety loop a missing measurement must never
-// become a number. f and every element of g must be JSON numbers within
-// float64's range (so never NaN or Inf), ask and index integers. Errors
-// wrap ErrBadTell and name the field. It checks the shape only; the study
-// checks the values against itself.
+// become a number. f and every element of g and of x must be JSON numbers
+// within float64's range (so never NaN or Inf), ask and index integers.
+// Errors wrap ErrBadTell and name the field. It checks the shape only; the
+// study checks the values against itself.
 func DecodeTell(data []byte) (*TellRequest, error) {
 	// Raw fields, each parsed strictly below: decoding into *float64 or
 	// []float64 directly would turn null into nil, 0 or a missing element.
 	var raw struct {
 		Ask   json.RawMessage `json:"ask"`
 		Index json.RawMessage `json:"index"`
+		X     json.RawMessage `json:"x"`
 		F     json.RawMessage `json:"f"`
 		G     json.RawMessage `json:"g"`
 	}
@@ -291,8 +294,8 @@ func DecodeTell(data []byte) (*TellRequest, error) {
 		return nil, fmt.Errorf("%w: %w", ErrBadTell, err)
 	}
 	var t TellRequest
-	if (raw.Ask == nil) == (raw.Index == nil) {
-		return nil, fmt.Errorf("%w: give exactly one of \"ask\" and \"index\"", ErrBadTell)
+	if given := btoi(raw.Ask != nil) + btoi(raw.Index != nil) + btoi(raw.X != nil); given != 1 {
+		return nil, fmt.Errorf("%w: give exactly one of \"ask\", \"index\" and \"x\"", ErrBadTell)
 	}
 	for _, fld := range []struct {
 		name string
@@ -313,23 +316,49 @@ func DecodeTell(data []byte) (*TellRequest, error) {
 		return nil, fmt.Errorf("%w: %w", ErrBadTell, err)
 	}
 	t.F = &f
-	switch {
-	case raw.G == nil:
-		return nil, fmt.Errorf("%w: \"g\" is missing", ErrBadTell)
-	case raw.G[0] != '[':
-		return nil, fmt.Errorf("%w: \"g\" must be an array of numbers, got %s", ErrBadTell, jsonKind(raw.G))
+	if t.G, err = jsonNumbers("g", raw.G); err != nil {
+		return nil, err
 	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(raw.G, &elems); err != nil {
-		return nil, fmt.Errorf("%w: \"g\": %w", ErrBadTell, err)
-	}
-	t.G = make([]float64, len(elems))
-	for i, e := range elems {
-		if t.G[i], err = jsonNumber(fmt.Sprintf("g%d", i+1), e); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrBadTell, err)
+	if raw.X != nil {
+		if t.X, err = jsonNumbers("x", raw.X); err != nil {
+			return nil, err
+		}
+		if len(t.X) == 0 {
+			return nil, fmt.Errorf("%w: \"x\" is empty: give the point's coordinates", ErrBadTell)
 		}
 	}
 	return &t, nil
+}
+
+// jsonNumbers parses the array field name strictly: an array, every
+// element a number (jsonNumber, named name1, name2, …). Errors wrap
+// ErrBadTell.
+func jsonNumbers(name string, raw json.RawMessage) ([]float64, error) {
+	switch {
+	case raw == nil:
+		return nil, fmt.Errorf("%w: %q is missing", ErrBadTell, name)
+	case raw[0] != '[':
+		return nil, fmt.Errorf("%w: %q must be an array of numbers, got %s", ErrBadTell, name, jsonKind(raw))
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		return nil, fmt.Errorf("%w: %q: %w", ErrBadTell, name, err)
+	}
+	v := make([]float64, len(elems))
+	for i, e := range elems {
+		var err error
+		if v[i], err = jsonNumber(fmt.Sprintf("%s%d", name, i+1), e); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadTell, err)
+		}
+	}
+	return v, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // decodeObject decodes one JSON object into v, refusing unknown fields and
@@ -439,9 +468,10 @@ const warnSigmas = 6
 
 func (s *Study) validate(t *TellRequest) (Event, error) {
 	e := Event{Kind: "tell", Seq: len(s.events) + 1, Created: time.Now().UTC()}
+	if btoi(t.Ask != nil)+btoi(t.Index != nil)+btoi(t.X != nil) > 1 {
+		return e, fmt.Errorf("%w: give exactly one of ask, index and x", ErrBadTell)
+	}
 	switch {
-	case t.Ask != nil && t.Index != nil:
-		return e, fmt.Errorf("%w: give exactly one of ask and index, not both", ErrBadTell)
 	case t.Ask != nil:
 		i, ok := s.asks[*t.Ask]
 		if !ok {
@@ -456,17 +486,36 @@ func (s *Study) validate(t *TellRequest) (Event, error) {
 		// A tell of an ask handed out is accepted even at the horizon:
 		// the experiment has been run.
 		e.Ask, e.Index, e.X = *t.Ask, s.events[i].Index, s.events[i].X
-	case t.Index != nil:
-		if *t.Index < 0 || *t.Index >= len(s.res.X) {
+	case t.Index != nil || t.X != nil:
+		if t.Index != nil && (*t.Index < 0 || *t.Index >= len(s.res.X)) {
 			return e, fmt.Errorf("%w: index %d outside the decision set's 0…%d", ErrBadTell, *t.Index, len(s.res.X)-1)
+		}
+		if d := len(s.res.X[0]); t.X != nil && len(t.X) != d {
+			return e, fmt.Errorf("%w: x has %d coordinates, the decision set's actions have %d", ErrBadTell, len(t.X), d)
+		}
+		for j, v := range t.X {
+			if !problem.InRange(v) {
+				return e, fmt.Errorf("%w: x%d = %v is not a finite number within ±1e100", ErrBadTell, j+1, v)
+			}
 		}
 		// The pending asks keep their places within the horizon.
 		if held := s.nObs + len(s.pending); held >= s.res.Spec.Horizon {
 			return e, fmt.Errorf("%w: study %q has %d observations and %d pending ask(s) for a horizon of %d; an observation outside the loop would exceed it", ErrHorizon, s.name, s.nObs, held-s.nObs, s.res.Spec.Horizon)
 		}
-		e.Index, e.X = *t.Index, s.res.X[*t.Index]
+		if t.Index != nil {
+			e.Index, e.X = *t.Index, s.res.X[*t.Index]
+			break
+		}
+		// A point of the decision set is that action: it counts as one
+		// (violations, the best safe action) and is told by index.
+		e.Index = slices.IndexFunc(s.res.X, func(x []float64) bool { return slices.Equal(x, t.X) })
+		if e.Index >= 0 {
+			e.X = s.res.X[e.Index]
+		} else {
+			e.X = append([]float64(nil), t.X...)
+		}
 	default:
-		return e, fmt.Errorf("%w: give exactly one of ask and index", ErrBadTell)
+		return e, fmt.Errorf("%w: give exactly one of ask, index and x", ErrBadTell)
 	}
 	if t.F == nil || !problem.InRange(*t.F) {
 		return e, fmt.Errorf("%w: f must be a finite number within ±1e100", ErrBadTell)
@@ -741,7 +790,12 @@ func (v *Service) Tell(ctx context.Context, name string, t *TellRequest) (*TellA
 // predictive standard deviations from the model's mean at the action,
 // before the update: likely typos, which would otherwise pass for
 // measurements (a g far above its threshold makes a wide region safe).
+// A point outside the decision set gets none: the policy's view holds the
+// posteriors over the set only.
 func (s *Study) warnings(e *Event) []string {
+	if e.Index < 0 {
+		return nil
+	}
 	var snap bandit.Snapshot
 	s.pol.Inspect(&snap, bandit.Full)
 	noise := *s.res.Spec.Model.NoiseStd
