@@ -42,14 +42,16 @@ var (
 //     tell it the earlier measurements with id 0, each with its point
 //     (Observation.X, Index −1): the GPs condition on points outside the
 //     set, so nothing is lost. Those observations count as rounds in β_t
-//     and in an exploration phase.
+//     and in an exploration phase. When the data are many, New could take
+//     the GPs moved with gp.Model.OnSet instead (O(N·t²), no re-solving).
 type Policy interface {
 	// Ask returns the ask pending, or chooses the coming round's action
 	// and returns it as a new ask. It fails only when the policy cannot
 	// choose (an inconsistent problem), never on the caller's input.
 	Ask() (Ask, error)
 	// Tell feeds the measurement of ask id, which must be pending, or of
-	// a point outside the loop (id 0, point in o.X and o.Index).
+	// a point outside the loop (id 0, point in o.X and o.Index). Errors
+	// wrap ErrUnknownAsk or ErrObservation.
 	Tell(id int, o Observation) error
 	// Inspect writes the policy's view of the coming round into dst, as
 	// much of it as d asks for, reusing dst's slices: inspecting every
