@@ -380,7 +380,10 @@ func (s *Store) load(ctx context.Context, name string) (*stored, []Event, error)
 	}
 	// A read-only store is not migrated: schema 1 had no retractions,
 	// schemas 1 and 2 no points (every event was at an action, idx).
-	ref, x := "ref", "x"
+	// The x of an action's row repeats the stored action: it is read only
+	// for a point outside the decision set (idx NULL), so that reopening
+	// a long study does not allocate a string per event.
+	ref, x := "ref", "CASE WHEN idx IS NULL THEN x END"
 	if s.version < 2 {
 		ref = "NULL"
 	}
@@ -393,27 +396,31 @@ func (s *Store) load(ctx context.Context, name string) (*stored, []Event, error)
 	}
 	defer rows.Close()
 	var evs []Event
+	// One set of scan destinations for all rows: Scan's arguments escape,
+	// so variables declared per row would cost an allocation each per
+	// event of a long study.
+	var (
+		ask, idx, retracted sql.NullInt64
+		f                   sql.NullFloat64
+		g, point            sql.NullString
+		at                  string
+		r                   Event
+	)
 	for rows.Next() {
-		var e Event
-		var ask, idx, ref sql.NullInt64
-		var f sql.NullFloat64
-		var g, x sql.NullString
-		var created string
-		if err := rows.Scan(&e.Seq, &e.Kind, &ask, &idx, &x, &f, &g, &e.Violation, &created, &ref); err != nil {
+		if err := rows.Scan(&r.Seq, &r.Kind, &ask, &idx, &point, &f, &g, &r.Violation, &at, &retracted); err != nil {
 			return nil, nil, err
 		}
-		e.Ask, e.F, e.Ref = int(ask.Int64), f.Float64, int(ref.Int64)
+		e := Event{Seq: r.Seq, Kind: r.Kind, Violation: r.Violation, Ask: int(ask.Int64), F: f.Float64, Ref: int(retracted.Int64)}
 		switch {
 		case idx.Valid:
-			// The index names the point: the stored actions' own row (the
-			// x column repeats it for readers of the file).
+			// The index names the point: the stored actions' own row.
 			if idx.Int64 < 0 || idx.Int64 >= int64(len(st.actions)) {
 				return nil, nil, fmt.Errorf("study %q: event %d: action %d outside the stored decision set's 0…%d", name, e.Seq, idx.Int64, len(st.actions)-1)
 			}
 			e.Index, e.X = int(idx.Int64), st.actions[idx.Int64]
-		case x.Valid:
+		case point.Valid:
 			e.Index = -1
-			if err := json.Unmarshal([]byte(x.String), &e.X); err != nil {
+			if err := json.Unmarshal([]byte(point.String), &e.X); err != nil {
 				return nil, nil, fmt.Errorf("study %q: event %d: point: %w", name, e.Seq, err)
 			}
 		default:
@@ -424,7 +431,7 @@ func (s *Store) load(ctx context.Context, name string) (*stored, []Event, error)
 				return nil, nil, fmt.Errorf("study %q: event %d: %w", name, e.Seq, err)
 			}
 		}
-		e.Created, _ = time.Parse(time.RFC3339Nano, created)
+		e.Created, _ = time.Parse(time.RFC3339Nano, at)
 		evs = append(evs, e)
 	}
 	return &st, evs, rows.Err()
