@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/safegp/safegp/bandit"
@@ -256,23 +257,41 @@ func TestExplorationLength(t *testing.T) {
 	}
 }
 
+// TestSpecCheck: each bad spec is refused with ErrConfig, and the message
+// starts with the key at fault.
 func TestSpecCheck(t *testing.T) {
-	for _, s := range []bandit.Spec{
-		{Name: "sgp-ucb"},
-		{Name: "sgp-ucb", Phase1: "random", Exploration: bandit.Exploration{Fixed: ptr(1)}},
-		{Name: "gp-ucb-oracle", KeepSeed: true},
-		{Name: "naive-sgp-ucb", Phase1: "uniform"},
-		{Name: "bogus"},
-		{},
-		{Name: "safeopt", Exploration: bandit.Exploration{Fixed: ptr(3)}},
-		{Name: "safeopt-mc"},
-		{Name: "stageopt", Exploration: bandit.Exploration{Theory: true}},
-		{Name: "safeopt", SafeSet: "exact"},
-		{Name: "safeopt", SafeSet: "gp", Lipschitz: &bandit.Lipschitz{Value: 1}},
-		{Name: "stageopt", Phase1: "uniform", Exploration: bandit.Exploration{Fixed: ptr(3)}},
+	for _, c := range []struct {
+		spec bandit.Spec
+		key  string
+	}{
+		{bandit.Spec{Name: "sgp-ucb"}, "exploration"},
+		{bandit.Spec{Name: "sgp-ucb", Phase1: "random", Exploration: bandit.Exploration{Fixed: ptr(1)}}, "phase1"},
+		{bandit.Spec{Name: "gp-ucb-oracle", KeepSeed: true}, "keep_seed"},
+		{bandit.Spec{Name: "naive-sgp-ucb", Phase1: "uniform"}, "phase1"},
+		{bandit.Spec{Name: "bogus"}, "name"},
+		{bandit.Spec{}, "name"},
+		{bandit.Spec{Name: "safeopt", Exploration: bandit.Exploration{Fixed: ptr(3)}}, "exploration"},
+		{bandit.Spec{Name: "safeopt-mc"}, "exploration"},
+		{bandit.Spec{Name: "stageopt", Exploration: bandit.Exploration{Theory: true}}, "exploration"},
+		{bandit.Spec{Name: "safeopt", SafeSet: "exact"}, "safe_set"},
+		{bandit.Spec{Name: "safeopt", SafeSet: "gp", Lipschitz: &bandit.Lipschitz{Value: 1}}, "lipschitz"},
+		{bandit.Spec{Name: "stageopt", Phase1: "uniform", Exploration: bandit.Exploration{Fixed: ptr(3)}}, "phase1"},
 	} {
-		if err := s.Check(10); err == nil {
-			t.Errorf("%+v: no error", s)
+		err := c.spec.Check(10)
+		if !errors.Is(err, bandit.ErrConfig) || !strings.HasPrefix(err.Error(), c.key+": ") {
+			t.Errorf("%+v: got %v, want ErrConfig naming %q", c.spec, err, c.key)
+		}
+	}
+	good := []bandit.Spec{
+		{Name: "sgp-ucb", Exploration: bandit.Exploration{Theory: true}},
+		{Name: "naive-sgp-ucb", KeepSeed: true},
+		{Name: "gp-ucb-oracle"},
+		{Name: "safeopt", SafeSet: "gp"},
+		{Name: "stageopt", SafeSet: "lipschitz", Lipschitz: &bandit.Lipschitz{Auto: true}, Exploration: bandit.Exploration{Plateau: &bandit.Plateau{Window: 2, Cap: 3}}},
+	}
+	for _, s := range good {
+		if err := s.Check(10); err != nil {
+			t.Errorf("%+v: %v", s, err)
 		}
 	}
 }
