@@ -19,6 +19,17 @@ import (
 // ErrSpec marks a study specification that cannot be used.
 var ErrSpec = errors.New("invalid study specification")
 
+// specError marks an error of a nested check (a kernel, the algorithm, the
+// decision-set file), which wraps its own package's sentinel, as ErrSpec
+// too, keeping its text: callers such as the HTTP service tell a bad
+// specification by ErrSpec alone.
+type specError struct{ error }
+
+func (e specError) Unwrap() []error { return []error{e.error, ErrSpec} }
+
+// under is fielderr.Under for the nested checks, marked ErrSpec.
+func under(prefix string, err error) error { return specError{fielderr.Under(prefix, err)} }
+
 // Limits on what a study may hold.
 const (
 	MaxActions = 1_000_000
@@ -148,7 +159,7 @@ func (s *Spec) Resolve(dir string) (*Resolved, error) {
 		r.X, fileSeed, err = problem.ReadActions(f)
 		f.Close()
 		if err != nil {
-			return nil, fielderr.Under("decision_set.file "+ds.File, err)
+			return nil, under("decision_set.file "+ds.File, err)
 		}
 	case ds.Grid != nil:
 		g := ds.Grid
@@ -222,7 +233,7 @@ func (s *Spec) Resolve(dir string) (*Resolved, error) {
 	}
 	var err error
 	if r.Kernels.F, err = kernel.New(*m.Objective); err != nil {
-		return nil, fielderr.Under("model.objective", err)
+		return nil, under("model.objective", err)
 	}
 	if len(m.Constraints) != len(s.Thresholds) {
 		return nil, bad("model.constraints", "%d kernels for %d thresholds", len(m.Constraints), len(s.Thresholds))
@@ -230,7 +241,7 @@ func (s *Spec) Resolve(dir string) (*Resolved, error) {
 	for i, ks := range m.Constraints {
 		k, err := kernel.New(ks)
 		if err != nil {
-			return nil, fielderr.Under(fmt.Sprintf("model.constraints[%d]", i), err)
+			return nil, under(fmt.Sprintf("model.constraints[%d]", i), err)
 		}
 		r.Kernels.G = append(r.Kernels.G, k)
 	}
@@ -255,7 +266,7 @@ func (s *Spec) Resolve(dir string) (*Resolved, error) {
 	}
 	a := &s.Algorithm
 	if err := a.Check(s.Horizon); err != nil {
-		return nil, fielderr.Under("algorithm", err)
+		return nil, under("algorithm", err)
 	}
 	if a.Name == "gp-ucb-oracle" {
 		return nil, bad("algorithm.name", "gp-ucb-oracle needs the true safe set, which a study never has")
