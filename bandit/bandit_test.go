@@ -248,8 +248,8 @@ func TestExplorationLength(t *testing.T) {
 			t.Fatal(err)
 		}
 		for round := 0; round < c.horizon; round++ {
-			a := pol.Next()
-			pol.Observe(a, p.F[a], []float64{p.G[0][a], p.G[1][a]})
+			a := next(pol)
+			observe(pol, a, p.F[a], []float64{p.G[0][a], p.G[1][a]})
 		}
 		if got := pol.ExplorationRounds(); got != c.want {
 			t.Errorf("%+v, T=%d: T' = %d, want %d", c.rule, c.horizon, got, c.want)
@@ -372,9 +372,9 @@ func TestBytes(t *testing.T) {
 			}
 			z := make([]float64, 2)
 			for range horizon {
-				a := pol.Next()
+				a := next(pol)
 				z[0], z[1] = p.G[0][a], p.G[1][a]
-				pol.Observe(a, p.F[a], z)
+				observe(pol, a, p.F[a], z)
 			}
 			runtime.ReadMemStats(&after)
 			got := int64(after.TotalAlloc - before.TotalAlloc)
