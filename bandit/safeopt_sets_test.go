@@ -11,12 +11,6 @@ import (
 	"github.com/safegp/safegp/problem"
 )
 
-// next and observe are the only places these tests drive a policy's
-// ask/tell methods, so that a change of that interface touches them alone.
-func next(p bandit.Policy) int { return p.Next() }
-
-func observe(p bandit.Policy, a int, y float64, z []float64) { p.Observe(a, y, z) }
-
 // lineProblem is a 1-D problem on 31 points of [0, 4] with two smooth
 // constraints, thresholds 0, and seeds at x = 1.2 and 1.33 (both safe).
 func lineProblem(t *testing.T) (*problem.Problem, *problem.Info) {
