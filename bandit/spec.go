@@ -3,13 +3,13 @@ package bandit
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
-	"github.com/safegp/safegp/internal/fielderr"
-	"github.com/safegp/safegp/theory"
 	"math"
-	"strconv"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/safegp/safegp/internal/fielderr"
+	"github.com/safegp/safegp/internal/strictyaml"
+	"github.com/safegp/safegp/theory"
 )
 
 // ErrConfig marks an algorithm configuration that cannot be used.
@@ -34,22 +34,16 @@ func (b Beta) At(t, m, n int, delta float64) float64 {
 	return theory.Beta(t, m, n, delta)
 }
 
-// UnmarshalYAML accepts "paper" or a number.
+// UnmarshalYAML accepts "paper" or a finite number > 0.
 func (b *Beta) UnmarshalYAML(n *yaml.Node) error {
-	return atLine(n, "beta", b.unmarshal(n))
-}
-
-func (b *Beta) unmarshal(n *yaml.Node) error {
-	if n.Kind != yaml.ScalarNode {
-		return fmt.Errorf("want \"paper\" or a number, got a %s", kindName(n))
-	}
-	if n.Value == "paper" {
+	var word string
+	if n.Decode(&word) == nil && word == "paper" {
 		*b = PaperBeta
 		return nil
 	}
-	v, err := strconv.ParseFloat(n.Value, 64)
-	if err != nil || !(v > 0) || math.IsInf(v, 0) {
-		return fmt.Errorf("want \"paper\" or a finite number > 0, got %q", n.Value)
+	var v float64
+	if n.Decode(&v) != nil || !(v > 0) || math.IsInf(v, 0) {
+		return strictyaml.Errorf(n, "", `want "paper" or a finite number > 0, got %s`, strictyaml.Describe(n))
 	}
 	*b = Beta{Value: v}
 	return nil
@@ -97,97 +91,121 @@ func (e Exploration) IsZero() bool { return e.Fixed == nil && e.Plateau == nil &
 // defaults to 20, cap to 100) and theory (a scalar, or {theory: {features:
 // qff|rff, nodes: n̄, size: D, seed: s}} with every key optional).
 func (e *Exploration) UnmarshalYAML(n *yaml.Node) error {
-	return atLine(n, "exploration", e.unmarshal(n))
-}
-
-func (e *Exploration) unmarshal(n *yaml.Node) error {
 	*e = Exploration{}
-	if n.Kind == yaml.ScalarNode {
-		if n.Value == "theory" {
-			e.Theory = true
-			return nil
+	const want = "want {fixed: n}, {plateau: {window: w, cap: c}} or theory"
+	var word string
+	if n.Decode(&word) == nil {
+		if word != "theory" {
+			return strictyaml.Errorf(n, "", "%s, got %s", want, strictyaml.Describe(n))
 		}
-		return fmt.Errorf("want {fixed: n}, {plateau: {window: w, cap: c}} or theory, got %q", n.Value)
+		e.Theory = true
+		return nil
 	}
-	if n.Kind != yaml.MappingNode || len(n.Content) != 2 {
-		return fmt.Errorf("want exactly one of fixed, plateau, theory")
+	if n.Kind != yaml.MappingNode {
+		return strictyaml.Errorf(n, "", "%s, got %s", want, strictyaml.Describe(n))
 	}
-	key, val := n.Content[0].Value, n.Content[1]
-	switch key {
-	case "fixed":
-		v, err := strconv.Atoi(val.Value)
-		if val.Kind != yaml.ScalarNode || err != nil || v < 0 {
-			return fmt.Errorf("fixed: want an integer ≥ 0, got %q", val.Value)
+	var f explorationForm
+	if err := strictyaml.DecodeNode(n, &f); err != nil {
+		return err
+	}
+	// The rules given, those without a value ({plateau: }) too, which
+	// decode as nil.
+	var given map[string]any
+	if err := n.Decode(&given); err != nil || len(given) != 1 {
+		return strictyaml.Errorf(n, "", "want exactly one of fixed, plateau and theory")
+	}
+	switch _, plateau := given["plateau"]; {
+	case f.Fixed != nil:
+		if *f.Fixed < 0 {
+			return strictyaml.Errorf(n, "fixed", "want an integer ≥ 0, got %d", *f.Fixed)
 		}
-		e.Fixed = &v
-	case "plateau":
+		e.Fixed = f.Fixed
+	case plateau:
 		p := Plateau{Window: 20, Cap: 100}
-		if val.Kind == yaml.MappingNode {
-			if err := noDuplicates(val, "plateau"); err != nil {
-				return err
-			}
-			for i := 0; i+1 < len(val.Content); i += 2 {
-				k, vn := val.Content[i].Value, val.Content[i+1]
-				v, err := strconv.Atoi(vn.Value)
-				if vn.Kind != yaml.ScalarNode || err != nil || v < 1 {
-					return fmt.Errorf("plateau.%s: want an integer ≥ 1, got %q", k, vn.Value)
+		if f.Plateau != nil {
+			for _, v := range []struct {
+				key string
+				in  *int
+				out *int
+			}{{"window", f.Plateau.Window, &p.Window}, {"cap", f.Plateau.Cap, &p.Cap}} {
+				if v.in == nil {
+					continue
 				}
-				switch k {
-				case "window":
-					p.Window = v
-				case "cap":
-					p.Cap = v
-				default:
-					return fmt.Errorf("plateau: unknown key %q (window, cap)", k)
+				if *v.in < 1 {
+					return strictyaml.Errorf(n, "plateau."+v.key, "want an integer ≥ 1, got %d", *v.in)
 				}
+				*v.out = *v.in
 			}
-		} else if !(val.Kind == yaml.ScalarNode && (val.Tag == "!!null" || val.Value == "")) {
-			return fmt.Errorf("plateau: want {window: w, cap: c}")
 		}
 		e.Plateau = &p
-	case "theory":
-		e.Theory = true
-		if val.Kind == yaml.ScalarNode && (val.Tag == "!!null" || val.Value == "") {
-			return nil
-		}
-		if val.Kind != yaml.MappingNode {
-			return fmt.Errorf("theory: want {features: qff|rff, nodes: n, size: n, seed: n}")
-		}
-		if err := noDuplicates(val, "theory"); err != nil {
-			return err
-		}
-		f := &e.TheoryFeatures
-		for i := 0; i+1 < len(val.Content); i += 2 {
-			k, vn := val.Content[i].Value, val.Content[i+1]
-			if k == "features" {
-				if vn.Value != "qff" && vn.Value != "rff" {
-					return fmt.Errorf("theory.features: want qff or rff, got %q", vn.Value)
-				}
-				f.Kind = vn.Value
-				continue
-			}
-			v, err := strconv.ParseUint(vn.Value, 10, 64)
-			if vn.Kind != yaml.ScalarNode || err != nil || v < 1 {
-				return fmt.Errorf("theory.%s: want an integer ≥ 1, got %q", k, vn.Value)
-			}
-			switch k {
-			case "nodes":
-				f.Nodes = int(min(v, 1<<20))
-			case "size":
-				if v%2 != 0 {
-					return fmt.Errorf("theory.size: want an even number, got %d", v)
-				}
-				f.Size = int(min(v, 1<<20))
-			case "seed":
-				f.Seed = v
-			default:
-				return fmt.Errorf("theory: unknown key %q (features, nodes, size, seed)", k)
-			}
-		}
 	default:
-		return fmt.Errorf("unknown rule %q (fixed, plateau, theory)", key)
+		e.Theory = true
+		if f.Theory != nil {
+			feat, err := f.Theory.features(n)
+			if err != nil {
+				return err
+			}
+			e.TheoryFeatures = feat
+		}
 	}
 	return nil
+}
+
+// explorationForm is Exploration's mapping form, decoded strictly.
+type explorationForm struct {
+	Fixed   *int         `yaml:"fixed"`
+	Plateau *plateauForm `yaml:"plateau" strictyaml:"nullable"` // no value: the defaults
+	Theory  *theoryForm  `yaml:"theory" strictyaml:"nullable"`
+}
+
+type plateauForm struct {
+	Window *int `yaml:"window"`
+	Cap    *int `yaml:"cap"`
+}
+
+type theoryForm struct {
+	Features *string `yaml:"features"`
+	Nodes    *int    `yaml:"nodes"`
+	Size     *int    `yaml:"size"`
+	Seed     *uint64 `yaml:"seed"`
+}
+
+// maxFeatureParam caps nodes and size: a larger map could never be
+// spanned by a seed set of a decision set that fits in memory.
+const maxFeatureParam = 1 << 20
+
+// features checks the form; n is the exploration node, for errors.
+func (t *theoryForm) features(n *yaml.Node) (theory.Features, error) {
+	var f theory.Features
+	if t.Features != nil {
+		if *t.Features != "qff" && *t.Features != "rff" {
+			return f, strictyaml.Errorf(n, "theory.features", "want qff or rff, got %q", *t.Features)
+		}
+		f.Kind = *t.Features
+	}
+	for _, v := range []struct {
+		key string
+		in  *int
+		out *int
+	}{{"nodes", t.Nodes, &f.Nodes}, {"size", t.Size, &f.Size}} {
+		if v.in == nil {
+			continue
+		}
+		if *v.in < 1 {
+			return f, strictyaml.Errorf(n, "theory."+v.key, "want an integer ≥ 1, got %d", *v.in)
+		}
+		*v.out = min(*v.in, maxFeatureParam)
+	}
+	if t.Size != nil && *t.Size%2 != 0 {
+		return f, strictyaml.Errorf(n, "theory.size", "want an even number, got %d", *t.Size)
+	}
+	if t.Seed != nil {
+		if *t.Seed < 1 {
+			return f, strictyaml.Errorf(n, "theory.seed", "want an integer ≥ 1, got %d", *t.Seed)
+		}
+		f.Seed = *t.Seed
+	}
+	return f, nil
 }
 
 // Length returns the phase length the rule fixes in advance, capped at the
@@ -206,19 +224,16 @@ type Lipschitz struct {
 	Value float64
 }
 
-// UnmarshalYAML accepts "auto" or a number ≥ 0.
+// UnmarshalYAML accepts "auto" or a finite number ≥ 0.
 func (l *Lipschitz) UnmarshalYAML(n *yaml.Node) error {
-	return atLine(n, "lipschitz", l.unmarshal(n))
-}
-
-func (l *Lipschitz) unmarshal(n *yaml.Node) error {
-	if n.Kind == yaml.ScalarNode && n.Value == "auto" {
+	var word string
+	if n.Decode(&word) == nil && word == "auto" {
 		*l = Lipschitz{Auto: true}
 		return nil
 	}
-	v, err := strconv.ParseFloat(n.Value, 64)
-	if n.Kind != yaml.ScalarNode || err != nil || !(v >= 0) || math.IsInf(v, 0) {
-		return fmt.Errorf("want \"auto\" or a finite number ≥ 0, got %q", n.Value)
+	var v float64
+	if n.Decode(&v) != nil || !(v >= 0) || math.IsInf(v, 0) {
+		return strictyaml.Errorf(n, "", `want "auto" or a finite number ≥ 0, got %s`, strictyaml.Describe(n))
 	}
 	*l = Lipschitz{Value: v}
 	return nil
@@ -327,38 +342,6 @@ func (s *Spec) Check(horizon int) error {
 		}
 	default:
 		return bad("name", "unknown algorithm %q (one of %v)", s.Name, Names)
-	}
-	return nil
-}
-
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "mapping"
-	case yaml.SequenceNode:
-		return "list"
-	}
-	return "value"
-}
-
-// atLine gives a decoding error the line and key it belongs to.
-func atLine(n *yaml.Node, key string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("line %d: %s: %w", n.Line, key, err)
-}
-
-// noDuplicates rejects a mapping that gives a key twice (yaml.v3 does so for
-// structs, but these mappings are read by hand).
-func noDuplicates(n *yaml.Node, section string) error {
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i].Value
-		if seen[k] {
-			return fmt.Errorf("%s: key %q given twice", section, k)
-		}
-		seen[k] = true
 	}
 	return nil
 }

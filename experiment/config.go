@@ -6,9 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/config"
 	"github.com/safegp/safegp/internal/fielderr"
 	"github.com/safegp/safegp/internal/strictyaml"
 	"github.com/safegp/safegp/kernel"
@@ -22,7 +22,7 @@ var ErrConfig = errors.New("invalid configuration")
 // stored round takes about 40 bytes of results, and a model holds N·T floats
 // per GP while it runs.
 const (
-	MaxHorizon      = 1_000_000
+	MaxHorizon      = config.MaxHorizon
 	MaxRealizations = 1_000_000
 	MaxRounds       = 100_000_000
 )
@@ -49,14 +49,9 @@ type ProblemConfig struct {
 	NoiseStd    float64               `yaml:"noise_std" json:"noise_std"`
 }
 
-// ModelConfig is the learner's GP model.
-type ModelConfig struct {
-	Objective   *kernel.Spec  `yaml:"objective,omitempty" json:"objective,omitempty"`
-	Constraints []kernel.Spec `yaml:"constraints,omitempty" json:"constraints,omitempty"`
-	NoiseStd    *float64      `yaml:"noise_std" json:"noise_std"`
-	Delta       *float64      `yaml:"delta" json:"delta"`
-	Beta        *bandit.Beta  `yaml:"beta,omitempty" json:"beta,omitempty"`
-}
+// ModelConfig is the learner's GP model, the section an experiment shares
+// with a study's specification.
+type ModelConfig = config.Model
 
 // Load reads and checks a configuration file.
 func Load(path string) (*Config, error) {
@@ -96,22 +91,41 @@ func Parse(r io.Reader, dir string) (*Config, error) {
 
 // Check applies SPEC §8's checks that need no data file.
 func (c *Config) Check() error {
+	if err := c.checkSize(); err != nil {
+		return err
+	}
+	p := &c.Problem
+	if err := p.check(); err != nil {
+		return err
+	}
+	if err := fielderr.Recast(ErrConfig, "model", c.Model.Check(len(p.Thresholds), p.Generate != nil)); err != nil {
+		return err
+	}
+	return c.checkAlgorithms()
+}
+
+// checkSize bounds the realizations, the horizon and the rounds to store.
+func (c *Config) checkSize() error {
+	if c.Realizations < 1 {
+		return fielderr.New(ErrConfig, "realizations", "must be ≥ 1, got %d", c.Realizations)
+	}
+	if err := fielderr.Recast(ErrConfig, "", config.CheckHorizon(c.Horizon)); err != nil {
+		return err
+	}
+	if c.Realizations > MaxRealizations {
+		return fielderr.New(ErrConfig, "realizations", "must be at most %d, got %d", MaxRealizations, c.Realizations)
+	}
+	if total := int64(c.Realizations) * int64(len(c.Algorithms)) * int64(c.Horizon); total > MaxRounds {
+		return fielderr.New(ErrConfig, "realizations", "%d realizations × %d algorithms × %d rounds = %d rounds to store, more than %d; split the experiment", c.Realizations, len(c.Algorithms), c.Horizon, total, int64(MaxRounds))
+	}
+	return nil
+}
+
+// check checks the problem section; errors name problem.*.
+func (p *ProblemConfig) check() error {
 	bad := func(key string, format string, args ...any) error {
 		return fielderr.New(ErrConfig, key, format, args...)
 	}
-	if c.Realizations < 1 {
-		return bad("realizations", "must be ≥ 1, got %d", c.Realizations)
-	}
-	if c.Horizon < 1 || c.Horizon > MaxHorizon {
-		return bad("horizon", "must be in 1…%d, got %d", MaxHorizon, c.Horizon)
-	}
-	if c.Realizations > MaxRealizations {
-		return bad("realizations", "must be at most %d, got %d", MaxRealizations, c.Realizations)
-	}
-	if total := int64(c.Realizations) * int64(len(c.Algorithms)) * int64(c.Horizon); total > MaxRounds {
-		return bad("realizations", "%d realizations × %d algorithms × %d rounds = %d rounds to store, more than %d; split the experiment", c.Realizations, len(c.Algorithms), c.Horizon, total, int64(MaxRounds))
-	}
-	p := &c.Problem
 	switch {
 	case p.File == "" && p.Generate == nil:
 		return bad("problem", "give file or generate")
@@ -120,71 +134,42 @@ func (c *Config) Check() error {
 	case p.Generate != nil && p.SeedActions != nil:
 		return bad("problem.seed_actions", "only for a problem file; use generate.seed_set")
 	}
-	if len(p.Thresholds) == 0 {
-		return bad("problem.thresholds", "missing: one threshold h_i per constraint")
-	}
-	for i, h := range p.Thresholds {
-		if !problem.InRange(h) {
-			return bad(fmt.Sprintf("problem.thresholds[%d]", i), "must be a finite number within ±1e100, got %v", h)
+	for _, v := range []struct {
+		key string
+		err error
+	}{
+		{"problem.thresholds", config.CheckThresholds(p.Thresholds)},
+		{"problem.epsilon", config.CheckNonNegative(p.Epsilon)},
+		{"problem.noise_std", config.CheckNonNegative(p.NoiseStd)},
+	} {
+		if v.err != nil {
+			return fielderr.Recast(ErrConfig, v.key, v.err)
 		}
-	}
-	if !(p.Epsilon >= 0) || !problem.InRange(p.Epsilon) {
-		return bad("problem.epsilon", "must be a finite number in 0…1e100, got %v", p.Epsilon)
-	}
-	if !(p.NoiseStd >= 0) || !problem.InRange(p.NoiseStd) {
-		return bad("problem.noise_std", "must be a finite number in 0…1e100, got %v", p.NoiseStd)
 	}
 	if p.Generate != nil {
 		if err := p.Generate.Check(); err != nil {
-			return fielderr.Under("problem.generate", err)
+			return fielderr.Recast(ErrConfig, "problem.generate", err)
 		}
 		if len(p.Generate.Constraints) != len(p.Thresholds) {
 			return bad("problem.thresholds", "%d given for %d constraints", len(p.Thresholds), len(p.Generate.Constraints))
 		}
 	}
-	m := &c.Model
-	if m.NoiseStd == nil {
-		return bad("model.noise_std", "missing: the learner's noise standard deviation σ")
-	}
-	if !(*m.NoiseStd >= 0) || !problem.InRange(*m.NoiseStd) {
-		return bad("model.noise_std", "must be a finite number in 0…1e100, got %v", *m.NoiseStd)
-	}
-	if m.Delta == nil {
-		return bad("model.delta", "missing: the confidence parameter δ, in (0, 1)")
-	}
-	if !(*m.Delta > 0 && *m.Delta < 1) {
-		return bad("model.delta", "must be in (0, 1), got %v", *m.Delta)
-	}
-	if m.Objective == nil && p.Generate == nil {
-		return bad("model.objective", "missing (only a generated problem has a default)")
-	}
-	if m.Objective != nil {
-		if _, err := kernel.New(*m.Objective); err != nil {
-			return fielderr.Under("model.objective", err)
-		}
-	}
-	if m.Constraints == nil && p.Generate == nil {
-		return bad("model.constraints", "missing (only a generated problem has a default)")
-	}
-	if m.Constraints != nil && len(m.Constraints) != len(p.Thresholds) {
-		return bad("model.constraints", "%d kernels for %d thresholds", len(m.Constraints), len(p.Thresholds))
-	}
-	for i, k := range m.Constraints {
-		if _, err := kernel.New(k); err != nil {
-			return fielderr.Under(fmt.Sprintf("model.constraints[%d]", i), err)
-		}
-	}
+	return nil
+}
+
+// checkAlgorithms checks each algorithm and that their labels differ.
+func (c *Config) checkAlgorithms() error {
 	if len(c.Algorithms) == 0 {
-		return bad("algorithms", "at least one is needed")
+		return fielderr.New(ErrConfig, "algorithms", "at least one is needed")
 	}
 	labels := map[string]int{}
 	for i := range c.Algorithms {
 		a := &c.Algorithms[i]
 		if err := a.Check(c.Horizon); err != nil {
-			return fielderr.Under(fmt.Sprintf("algorithms[%d]", i), err)
+			return fielderr.Recast(ErrConfig, fmt.Sprintf("algorithms[%d]", i), err)
 		}
 		if j, dup := labels[a.DisplayLabel()]; dup {
-			return bad(fmt.Sprintf("algorithms[%d].label", i), "%q is also the label of algorithms[%d]; give each a distinct label", a.DisplayLabel(), j)
+			return fielderr.New(ErrConfig, fmt.Sprintf("algorithms[%d].label", i), "%q is also the label of algorithms[%d]; give each a distinct label", a.DisplayLabel(), j)
 		}
 		labels[a.DisplayLabel()] = i
 	}
@@ -194,16 +179,10 @@ func (c *Config) Check() error {
 // resolve fills in the defaults, so that the configuration echoed in
 // results.json says everything the run used.
 func (c *Config) resolve() {
-	if c.Model.Beta == nil {
-		b := bandit.PaperBeta
-		c.Model.Beta = &b
-	}
-	if c.Model.Objective == nil {
-		o := c.Problem.Generate.Objective
-		c.Model.Objective = &o
-	}
-	if c.Model.Constraints == nil {
-		c.Model.Constraints = append([]kernel.Spec(nil), c.Problem.Generate.Constraints...)
+	if g := c.Problem.Generate; g != nil {
+		c.Model.Resolve(&g.Objective, g.Constraints)
+	} else {
+		c.Model.Resolve(nil, nil)
 	}
 }
 
@@ -267,8 +246,9 @@ func (c *Config) ReadProblem() (*problem.Problem, error) {
 	case c.Problem.SeedActions != nil && p.Seed != nil:
 		return nil, fielderr.New(ErrConfig, "problem.seed_actions", "the file %s has a seed column already", c.Problem.File)
 	case c.Problem.SeedActions != nil:
-		p.Seed = append([]int(nil), c.Problem.SeedActions...)
-		slices.Sort(p.Seed)
+		if p.Seed, err = problem.SortedSeed(c.Problem.SeedActions, p.N()); err != nil {
+			return nil, fielderr.Recast(ErrConfig, "problem.seed_actions", err)
+		}
 	}
 	if len(c.Problem.Thresholds) != p.M() {
 		return nil, fielderr.New(ErrConfig, "problem.thresholds", "%d given, the file %s has %d constraints", len(c.Problem.Thresholds), c.Problem.File, p.M())

@@ -3,7 +3,6 @@ package experiment_test
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -15,8 +14,6 @@ import (
 
 	"github.com/safegp/safegp/experiment"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // TestGoldenFiles runs each testdata/*.yaml and compares, byte for byte as
 // golang.org/x/perf's benchstat does, what it plays with NAME.runs.golden

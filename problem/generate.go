@@ -58,60 +58,64 @@ const MaxDrawnActions = 5000
 // safe set is smaller than the drawn seed-set size.
 const MaxDraws = 1000
 
+// drawnWhy says why MaxDrawnActions bounds a drawn decision set.
+const drawnWhy = " can be drawn from a GP prior (O(N³) time, O(N²) memory)"
+
 // Check validates the spec; errors name the key relative to the spec.
 func (s *GenerateSpec) Check() error {
-	ds := s.DecisionSet
+	if err := s.DecisionSet.check(); err != nil {
+		return fielderr.Under("decision_set", err)
+	}
+	if err := s.checkKernels(); err != nil {
+		return err
+	}
+	if err := s.SeedSet.check(s.size()); err != nil {
+		return fielderr.Under("seed_set", err)
+	}
+	return nil
+}
+
+// check validates the decision set; errors name the key relative to it.
+func (ds *DecisionSetSpec) check() error {
+	bad := func(key, format string, args ...any) error { return fielderr.New(ErrInvalid, key, format, args...) }
 	switch ds.Kind {
 	case "unit-disk", "unit-ball":
 		if ds.Kind == "unit-disk" && ds.Dim != 0 && ds.Dim != 2 {
-			return fielderr.New(ErrInvalid, "decision_set.dim", "unit-disk has dimension 2, got %d", ds.Dim)
+			return bad("dim", "unit-disk has dimension 2, got %d", ds.Dim)
 		}
 		if ds.Kind == "unit-ball" && ds.Dim < 1 {
-			return fielderr.New(ErrInvalid, "decision_set.dim", "must be ≥ 1, got %d", ds.Dim)
+			return bad("dim", "must be ≥ 1, got %d", ds.Dim)
 		}
 		if ds.Size < 2 {
-			return fielderr.New(ErrInvalid, "decision_set.size", "needs at least 2 actions, got %d", ds.Size)
+			return bad("size", "needs at least 2 actions, got %d", ds.Size)
 		}
 		if ds.Size > MaxDrawnActions {
-			return fielderr.New(ErrInvalid, "decision_set.size", "at most %d actions can be drawn from a GP prior (O(N³) time, O(N²) memory), got %d; give a larger set as a file", MaxDrawnActions, ds.Size)
+			return bad("size", "at most %d actions%s, got %d; give a larger set as a file", MaxDrawnActions, drawnWhy, ds.Size)
 		}
 		if ds.Bounds != nil || ds.Points != nil {
-			return fielderr.New(ErrInvalid, "decision_set", "bounds/points are for kind grid, not %q", ds.Kind)
+			return bad("", "bounds/points are for kind grid, not %q", ds.Kind)
 		}
 	case "grid":
 		if ds.Basis {
-			return fielderr.New(ErrInvalid, "decision_set.basis", "only for unit-disk and unit-ball")
+			return bad("basis", "only for unit-disk and unit-ball")
 		}
-		if len(ds.Bounds) == 0 || len(ds.Bounds) != len(ds.Points) {
-			return fielderr.New(ErrInvalid, "decision_set", "grid needs bounds and points of the same length ≥ 1, got %d and %d", len(ds.Bounds), len(ds.Points))
+		g := GridSpec{Bounds: ds.Bounds, Points: ds.Points}
+		if err := g.Check(MaxDrawnActions, drawnWhy); err != nil {
+			return err
 		}
 		if ds.Dim != 0 && ds.Dim != len(ds.Bounds) {
-			return fielderr.New(ErrInvalid, "decision_set.dim", "%d does not match %d bounds", ds.Dim, len(ds.Bounds))
-		}
-		total := 1
-		for j, b := range ds.Bounds {
-			if ds.Points[j] > MaxDrawnActions {
-				return fielderr.New(ErrInvalid, fmt.Sprintf("decision_set.points[%d]", j), "at most %d actions can be drawn from a GP prior, got %d", MaxDrawnActions, ds.Points[j])
-			}
-			if !finite(b[0]) || !finite(b[1]) || !(b[0] < b[1]) {
-				return fielderr.New(ErrInvalid, fmt.Sprintf("decision_set.bounds[%d]", j), "want finite lo < hi within ±1e100, got %v", b)
-			}
-			if ds.Points[j] < 1 {
-				return fielderr.New(ErrInvalid, fmt.Sprintf("decision_set.points[%d]", j), "must be ≥ 1, got %d", ds.Points[j])
-			}
-			total *= ds.Points[j]
-			if total > MaxDrawnActions {
-				return fielderr.New(ErrInvalid, "decision_set.points", "at most %d actions can be drawn from a GP prior (O(N³) time, O(N²) memory); the grid has more", MaxDrawnActions)
-			}
-		}
-		if total < 2 {
-			return fielderr.New(ErrInvalid, "decision_set.points", "needs at least 2 actions, got %d", total)
+			return bad("dim", "%d does not match %d bounds", ds.Dim, len(ds.Bounds))
 		}
 	case "":
-		return fielderr.New(ErrInvalid, "decision_set.kind", "missing (unit-disk, unit-ball or grid)")
+		return bad("kind", "missing (unit-disk, unit-ball or grid)")
 	default:
-		return fielderr.New(ErrInvalid, "decision_set.kind", "unknown kind %q (unit-disk, unit-ball or grid)", ds.Kind)
+		return bad("kind", "unknown kind %q (unit-disk, unit-ball or grid)", ds.Kind)
 	}
+	return nil
+}
+
+// checkKernels validates the drawing kernels of f and the g_i.
+func (s *GenerateSpec) checkKernels() error {
 	if _, err := kernel.New(s.Objective); err != nil {
 		return fielderr.Under("objective", err)
 	}
@@ -123,9 +127,15 @@ func (s *GenerateSpec) Check() error {
 			return fielderr.Under(fmt.Sprintf("constraints[%d]", i), err)
 		}
 	}
-	ss := s.SeedSet
+	return nil
+}
+
+// check validates the seed-set rule for a decision set of n actions;
+// errors name the key relative to it.
+func (ss *SeedSetSpec) check(n int) error {
+	bad := func(key, format string, args ...any) error { return fielderr.New(ErrInvalid, key, format, args...) }
 	if ss.From != "" && ss.From != "safe" {
-		return fielderr.New(ErrInvalid, "seed_set.from", "unknown value %q (safe)", ss.From)
+		return bad("from", "unknown value %q (safe)", ss.From)
 	}
 	given := 0
 	for _, g := range []bool{ss.Indices != nil, ss.Size != nil, ss.All} {
@@ -135,30 +145,19 @@ func (s *GenerateSpec) Check() error {
 	}
 	switch {
 	case given > 1:
-		return fielderr.New(ErrInvalid, "seed_set", "give one of size, indices and all")
+		return bad("", "give one of size, indices and all")
 	case ss.All:
 	case ss.Indices != nil:
-		if len(ss.Indices) == 0 {
-			return fielderr.New(ErrInvalid, "seed_set.indices", "empty seed set")
-		}
-		n := s.size()
-		seen := map[int]bool{}
-		for k, i := range ss.Indices {
-			if i < 0 || i >= n {
-				return fielderr.New(ErrInvalid, fmt.Sprintf("seed_set.indices[%d]", k), "%d is outside the decision set's 0…%d", i, n-1)
-			}
-			if seen[i] {
-				return fielderr.New(ErrInvalid, fmt.Sprintf("seed_set.indices[%d]", k), "%d is given twice", i)
-			}
-			seen[i] = true
+		if err := CheckSeed(ss.Indices, n); err != nil {
+			return fielderr.Under("indices", err)
 		}
 	case len(ss.Size) == 1 || len(ss.Size) == 2:
 		lo, hi := ss.Size[0], ss.Size[len(ss.Size)-1]
 		if lo < 1 || hi < lo {
-			return fielderr.New(ErrInvalid, "seed_set.size", "want 1 ≤ lo ≤ hi, got %v", ss.Size)
+			return bad("size", "want 1 ≤ lo ≤ hi, got %v", ss.Size)
 		}
 	default:
-		return fielderr.New(ErrInvalid, "seed_set.size", "want [lo, hi] or [n], got %v", ss.Size)
+		return bad("size", "want [lo, hi] or [n], got %v", ss.Size)
 	}
 	return nil
 }
@@ -190,11 +189,7 @@ func (s *GenerateSpec) DrawBytes() int64 {
 func (s *GenerateSpec) size() int {
 	ds := s.DecisionSet
 	if ds.Kind == "grid" {
-		n := 1
-		for _, p := range ds.Points {
-			n *= p
-		}
-		return n
+		return (&GridSpec{Bounds: ds.Bounds, Points: ds.Points}).Size()
 	}
 	n := ds.Size
 	if ds.Basis {
@@ -225,7 +220,7 @@ func Generate(s *GenerateSpec, h []float64, eps, noiseStd float64, rng *rand.Ran
 	}
 	var x [][]float64
 	if s.DecisionSet.Kind == "grid" {
-		x = Grid(s.DecisionSet.Bounds, s.DecisionSet.Points)
+		x = (&GridSpec{Bounds: s.DecisionSet.Bounds, Points: s.DecisionSet.Points}).Actions()
 	}
 	for draw := 0; draw < MaxDraws; draw++ {
 		if s.DecisionSet.Kind != "grid" {
@@ -329,33 +324,6 @@ func UnitBall(rng *rand.Rand, n, d int) [][]float64 {
 		r := math.Pow(rng.Float64(), 1/float64(d)) / math.Sqrt(norm)
 		for j := range p {
 			p[j] *= r
-		}
-		x[i] = p
-	}
-	return x
-}
-
-// Grid returns the Cartesian grid with points[j] evenly spaced values on
-// bounds[j] (one point sits at the lower bound), the last dimension varying
-// fastest.
-func Grid(bounds [][2]float64, points []int) [][]float64 {
-	total := 1
-	for _, n := range points {
-		total *= n
-	}
-	x := make([][]float64, total)
-	for i := range x {
-		p := make([]float64, len(points))
-		rem := i
-		for j := len(points) - 1; j >= 0; j-- {
-			k := rem % points[j]
-			rem /= points[j]
-			lo, hi := bounds[j][0], bounds[j][1]
-			if points[j] > 1 {
-				p[j] = lo + (hi-lo)*float64(k)/float64(points[j]-1)
-			} else {
-				p[j] = lo
-			}
 		}
 		x[i] = p
 	}

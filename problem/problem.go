@@ -4,10 +4,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/safegp/safegp/internal/memlimit"
-	"github.com/safegp/safegp/internal/vec"
 	"math"
 	"sort"
+
+	"github.com/safegp/safegp/internal/fielderr"
+	"github.com/safegp/safegp/internal/memlimit"
+	"github.com/safegp/safegp/internal/vec"
 )
 
 // Sentinel errors, wrapped with context by the functions that return them.
@@ -129,19 +131,13 @@ func (p *Problem) Validate() error {
 	if !finite(p.NoiseStd) || p.NoiseStd < 0 {
 		return fmt.Errorf("%w: noise_std: must be a finite number ≥ 0, got %v", ErrInvalid, p.NoiseStd)
 	}
-	if len(p.Seed) == 0 {
-		return fmt.Errorf("%w: seed set: empty (mark at least one known-safe action)", ErrInvalid)
+	if err := CheckSeed(p.Seed, n); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, fielderr.Under("seed set", err))
 	}
 	if !sort.IntsAreSorted(p.Seed) {
 		return fmt.Errorf("%w: seed set: indices must be ascending", ErrInvalid)
 	}
-	for k, s := range p.Seed {
-		if s < 0 || s >= n {
-			return fmt.Errorf("%w: seed set: index %d outside 0…%d", ErrInvalid, s, n-1)
-		}
-		if k > 0 && p.Seed[k-1] == s {
-			return fmt.Errorf("%w: seed set: index %d given twice", ErrInvalid, s)
-		}
+	for _, s := range p.Seed {
 		for c, g := range p.G {
 			if g[s] < p.H[c] {
 				return fmt.Errorf("%w: seed action %d: g%d = %v is below its threshold %v", ErrInvalid, s, c+1, g[s], p.H[c])

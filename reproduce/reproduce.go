@@ -95,64 +95,27 @@ func Run(ctx context.Context, opt Options) (*Outcome, error) {
 	logf("illustration: done")
 
 	var fig2 []*gplot.Plot
-	for _, r := range Regimes {
-		cfg, err := load("regime-"+r+".yaml", opt.Quick)
-		if err != nil {
-			return nil, err
-		}
-		addAblations(cfg)
-		e, err := run(ctx, cfg, "regret-"+r, opt, func(tmp string, curves []experiment.Curve) error {
-			left, right := regimePanels(curves, r)
-			if err := plot.SaveRow([]*gplot.Plot{left, right}, tmp, "regret"); err != nil {
-				return err
-			}
-			fig2 = append(fig2, left)
-			return nil
-		})
+	for _, pe := range paperExperiments() {
+		e, panel, err := pe.run(ctx, opt)
 		if err != nil {
 			return nil, err
 		}
 		out.Experiments = append(out.Experiments, e)
-		b, err := experiment.Bound(cfg, 0, defaultFeatures)
-		if err != nil {
-			return nil, fmt.Errorf("reproduce: regime %s: bound: %w", r, err)
+		if panel != nil {
+			fig2 = append(fig2, panel)
 		}
-		out.Theory[r] = b
-		logf("regret comparison, seed sets of %s: %d runs", r, len(e.Results.Runs))
+		if pe.regime != "" {
+			b, err := experiment.Bound(e.Config, 0, defaultFeatures)
+			if err != nil {
+				return nil, fmt.Errorf("reproduce: regime %s: bound: %w", pe.regime, err)
+			}
+			out.Theory[pe.regime] = b
+		}
+		logf(pe.log, len(e.Results.Runs))
 	}
 	if err := plot.SaveRow(fig2, opt.Out, "fig2-regret"); err != nil {
 		return nil, err
 	}
-
-	cfg, err := load("linear.yaml", opt.Quick)
-	if err != nil {
-		return nil, err
-	}
-	e, err := run(ctx, cfg, "linear", opt, func(tmp string, curves []experiment.Curve) error {
-		return plot.Save(linearPanel(curves), tmp, "regret")
-	})
-	if err != nil {
-		return nil, err
-	}
-	out.Experiments = append(out.Experiments, e)
-	logf("linear kernel: %d runs", len(e.Results.Runs))
-
-	cfg, err = load("phase1.yaml", opt.Quick)
-	if err != nil {
-		return nil, err
-	}
-	e, err = run(ctx, cfg, "phase1", opt, func(tmp string, curves []experiment.Curve) error {
-		p, err := plot.Bands("Phase-1 rule (paper Fig. 5)", "round t", "average regret R_t / t", experiment.RegretSeries(curves))
-		if err != nil {
-			return err
-		}
-		return plot.Save(p, tmp, "regret")
-	})
-	if err != nil {
-		return nil, err
-	}
-	out.Experiments = append(out.Experiments, e)
-	logf("phase-1 rule: %d runs", len(e.Results.Runs))
 
 	out.Claims = Claims(out)
 	out.Elapsed = time.Since(start)
@@ -163,6 +126,76 @@ func Run(ctx context.Context, opt Options) (*Outcome, error) {
 		return nil, fmt.Errorf("reproduce: %w", err)
 	}
 	return out, nil
+}
+
+// paperExperiment is one experiment of SPEC §6 as Run runs it.
+type paperExperiment struct {
+	name    string // output folder
+	example string // embedded configuration, under examples/
+	// regime is the seed-set sizes of a regret comparison (Regimes), which
+	// runs with its ablations (addAblations) and has its theory computed;
+	// "" for another experiment.
+	regime string
+	log    string // the line logged when it is done, given its number of runs
+	// figures draws its figures into tmp and returns its panel of the
+	// paper's Fig. 2, if it has one.
+	figures func(tmp string, curves []experiment.Curve) (fig2 *gplot.Plot, err error)
+}
+
+// paperExperiments lists the experiments in the order Run runs and
+// reports them: the regret comparison per regime (paper Fig. 2), linear
+// kernels (Fig. 4), the phase-1 rule (Fig. 5).
+func paperExperiments() []paperExperiment {
+	var list []paperExperiment
+	for _, r := range Regimes {
+		list = append(list, paperExperiment{
+			name: "regret-" + r, example: "regime-" + r + ".yaml", regime: r,
+			log: "regret comparison, seed sets of " + r + ": %d runs",
+			figures: func(tmp string, curves []experiment.Curve) (*gplot.Plot, error) {
+				left, right := regimePanels(curves, r)
+				return left, plot.SaveRow([]*gplot.Plot{left, right}, tmp, "regret")
+			},
+		})
+	}
+	return append(list,
+		paperExperiment{
+			name: "linear", example: "linear.yaml", log: "linear kernel: %d runs",
+			figures: func(tmp string, curves []experiment.Curve) (*gplot.Plot, error) {
+				return nil, plot.Save(linearPanel(curves), tmp, "regret")
+			},
+		},
+		paperExperiment{
+			name: "phase1", example: "phase1.yaml", log: "phase-1 rule: %d runs",
+			figures: func(tmp string, curves []experiment.Curve) (*gplot.Plot, error) {
+				p, err := plot.Bands("Phase-1 rule (paper Fig. 5)", "round t", "average regret R_t / t", experiment.RegretSeries(curves))
+				if err != nil {
+					return nil, err
+				}
+				return nil, plot.Save(p, tmp, "regret")
+			},
+		},
+	)
+}
+
+// run loads, runs and writes the experiment; it returns its panel of Fig. 2
+// (nil if it has none).
+func (pe *paperExperiment) run(ctx context.Context, opt Options) (*Experiment, *gplot.Plot, error) {
+	cfg, err := load(pe.example, opt.Quick)
+	if err != nil {
+		return nil, nil, err
+	}
+	if pe.regime != "" {
+		addAblations(cfg)
+	}
+	var panel *gplot.Plot
+	e, err := run(ctx, cfg, pe.name, opt, func(tmp string, curves []experiment.Curve) (err error) {
+		panel, err = pe.figures(tmp, curves)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return e, panel, nil
 }
 
 // load parses an embedded example; quick cuts its realizations.

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/safegp/safegp/bandit"
-	"github.com/safegp/safegp/experiment"
+	"github.com/safegp/safegp/config"
 	"github.com/safegp/safegp/internal/fielderr"
 	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/internal/strictyaml"
@@ -19,33 +18,22 @@ import (
 // ErrSpec marks a study specification that cannot be used.
 var ErrSpec = errors.New("invalid study specification")
 
-// specError marks an error of a nested check (a kernel, the algorithm, the
-// decision-set file), which wraps its own package's sentinel, as ErrSpec
-// too, keeping its text: callers such as the HTTP service tell a bad
-// specification by ErrSpec alone.
-type specError struct{ error }
-
-func (e specError) Unwrap() []error { return []error{e.error, ErrSpec} }
-
-// under is fielderr.Under for the nested checks, marked ErrSpec.
-func under(prefix string, err error) error { return specError{fielderr.Under(prefix, err)} }
-
 // Limits on what a study may hold.
 const (
 	MaxActions = 1_000_000
-	MaxHorizon = experiment.MaxHorizon
+	MaxHorizon = config.MaxHorizon
 )
 
 // Spec is a study's specification (YAML or JSON, strict).
 type Spec struct {
-	DecisionSet DecisionSet            `yaml:"decision_set" json:"decision_set"`
-	SeedActions []int                  `yaml:"seed_actions,omitempty" json:"seed_actions,omitempty"`
-	Thresholds  []float64              `yaml:"thresholds" json:"thresholds"`
-	Epsilon     *float64               `yaml:"epsilon,omitempty" json:"epsilon,omitempty"`
-	Model       experiment.ModelConfig `yaml:"model" json:"model"`
-	Algorithm   bandit.Spec            `yaml:"algorithm" json:"algorithm"`
-	Horizon     int                    `yaml:"horizon" json:"horizon"`
-	Seed        uint64                 `yaml:"seed" json:"seed"`
+	DecisionSet DecisionSet  `yaml:"decision_set" json:"decision_set"`
+	SeedActions []int        `yaml:"seed_actions,omitempty" json:"seed_actions,omitempty"`
+	Thresholds  []float64    `yaml:"thresholds" json:"thresholds"`
+	Epsilon     *float64     `yaml:"epsilon,omitempty" json:"epsilon,omitempty"`
+	Model       config.Model `yaml:"model" json:"model"`
+	Algorithm   bandit.Spec  `yaml:"algorithm" json:"algorithm"`
+	Horizon     int          `yaml:"horizon" json:"horizon"`
+	Seed        uint64       `yaml:"seed" json:"seed"`
 }
 
 // DecisionSet is one of: a CSV file (columns x1 … xd, optional seed), a
@@ -57,10 +45,7 @@ type DecisionSet struct {
 }
 
 // Grid is a Cartesian grid: Points[j] evenly spaced values on Bounds[j].
-type Grid struct {
-	Bounds [][2]float64 `yaml:"bounds" json:"bounds"`
-	Points []int        `yaml:"points" json:"points"`
-}
+type Grid = problem.GridSpec
 
 // Resolved is a checked specification with its actions and seed set read
 // in, so that a stored study never depends on the file again.
@@ -130,12 +115,48 @@ func LoadSpec(path string) (*Resolved, error) {
 	return r, nil
 }
 
+// DefaultEpsilon is ε when a specification leaves it out.
+const DefaultEpsilon = 0.01
+
 // Resolve checks the specification and reads its decision set (a file path
 // is relative to dir).
 func (s *Spec) Resolve(dir string) (*Resolved, error) {
-	bad := func(key, format string, args ...any) error { return fielderr.New(ErrSpec, key, format, args...) }
 	r := &Resolved{Spec: s}
-	ds := s.DecisionSet
+	fileSeed, err := r.readDecisionSet(dir)
+	if err != nil {
+		return nil, err
+	}
+	if r.Seed, err = s.seedSet(fileSeed, len(r.X)); err != nil {
+		return nil, err
+	}
+	if err := fielderr.Recast(ErrSpec, "thresholds", config.CheckThresholds(s.Thresholds)); err != nil {
+		return nil, err
+	}
+	r.Epsilon = DefaultEpsilon
+	if s.Epsilon != nil {
+		r.Epsilon = *s.Epsilon
+		if err := fielderr.Recast(ErrSpec, "epsilon", config.CheckNonNegative(r.Epsilon)); err != nil {
+			return nil, err
+		}
+	}
+	if err := fielderr.Recast(ErrSpec, "model", s.Model.Check(len(s.Thresholds), false)); err != nil {
+		return nil, err
+	}
+	s.Model.Resolve(nil, nil)
+	r.Kernels.F, r.Kernels.G = s.Model.Kernels()
+	if err := fielderr.Recast(ErrSpec, "", config.CheckHorizon(s.Horizon)); err != nil {
+		return nil, err
+	}
+	if err := s.checkAlgorithm(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// readDecisionSet fills r.X from the one decision set given and returns
+// the seed column of a decision-set file (nil without one).
+func (r *Resolved) readDecisionSet(dir string) (fileSeed []int, err error) {
+	ds := r.Spec.DecisionSet
 	n := 0
 	for _, given := range []bool{ds.File != "", ds.Grid != nil, ds.Actions != nil} {
 		if given {
@@ -143,9 +164,8 @@ func (s *Spec) Resolve(dir string) (*Resolved, error) {
 		}
 	}
 	if n != 1 {
-		return nil, bad("decision_set", "give exactly one of file, grid and actions")
+		return nil, fielderr.New(ErrSpec, "decision_set", "give exactly one of file, grid and actions")
 	}
-	var fileSeed []int
 	switch {
 	case ds.File != "":
 		path := ds.File
@@ -154,125 +174,56 @@ func (s *Spec) Resolve(dir string) (*Resolved, error) {
 		}
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, fielderr.New(ErrSpec, "decision_set.file", "%v", err)
+			return nil, fielderr.Recast(ErrSpec, "decision_set.file", err)
 		}
 		r.X, fileSeed, err = problem.ReadActions(f)
 		f.Close()
 		if err != nil {
-			return nil, under("decision_set.file "+ds.File, err)
+			return nil, fielderr.Recast(ErrSpec, "decision_set.file "+ds.File, err)
 		}
 	case ds.Grid != nil:
-		g := ds.Grid
-		if len(g.Bounds) == 0 || len(g.Bounds) != len(g.Points) {
-			return nil, bad("decision_set.grid", "bounds and points must have the same length ≥ 1, got %d and %d", len(g.Bounds), len(g.Points))
+		if err := ds.Grid.Check(MaxActions, ""); err != nil {
+			return nil, fielderr.Recast(ErrSpec, "decision_set.grid", err)
 		}
-		total := 1
-		for j, b := range g.Bounds {
-			if !problem.InRange(b[0]) || !problem.InRange(b[1]) || !(b[0] < b[1]) {
-				return nil, bad(fmt.Sprintf("decision_set.grid.bounds[%d]", j), "want finite lo < hi within ±1e100, got %v", b)
-			}
-			if g.Points[j] < 1 || g.Points[j] > MaxActions {
-				return nil, bad(fmt.Sprintf("decision_set.grid.points[%d]", j), "must be in 1…%d, got %d", MaxActions, g.Points[j])
-			}
-			total *= g.Points[j]
-			if total > MaxActions {
-				return nil, bad("decision_set.grid.points", "at most %d actions in all", MaxActions)
-			}
-		}
-		if total*len(g.Bounds) > problem.MaxValues {
-			return nil, bad("decision_set.grid", "%d actions × %d dimensions = %d coordinates, more than %d", total, len(g.Bounds), total*len(g.Bounds), problem.MaxValues)
-		}
-		r.X = problem.Grid(g.Bounds, g.Points)
+		r.X = ds.Grid.Actions()
 	default:
 		r.X = ds.Actions
 	}
 	if len(r.X) > MaxActions {
-		return nil, bad("decision_set", "at most %d actions, got %d", MaxActions, len(r.X))
+		return nil, fielderr.New(ErrSpec, "decision_set", "at most %d actions, got %d", MaxActions, len(r.X))
 	}
 	if err := problem.CheckActions(r.X); err != nil {
-		return nil, fielderr.New(ErrSpec, "decision_set", "%v", err)
+		return nil, fielderr.Recast(ErrSpec, "decision_set", err)
 	}
+	return fileSeed, nil
+}
+
+// seedSet returns the checked seed set, ascending: seed_actions, or the
+// seed column of the decision-set file.
+func (s *Spec) seedSet(fileSeed []int, n int) ([]int, error) {
+	seed := fileSeed
 	switch {
 	case s.SeedActions != nil && fileSeed != nil:
-		return nil, bad("seed_actions", "the decision-set file has a seed column already")
+		return nil, fielderr.New(ErrSpec, "seed_actions", "the decision-set file has a seed column already")
 	case s.SeedActions != nil:
-		r.Seed = append([]int(nil), s.SeedActions...)
-	default:
-		r.Seed = fileSeed
+		seed = s.SeedActions
 	}
-	if len(r.Seed) == 0 {
-		return nil, bad("seed_actions", "empty seed set: mark at least one known-safe action")
-	}
-	slices.Sort(r.Seed)
-	for k, i := range r.Seed {
-		if i < 0 || i >= len(r.X) {
-			return nil, bad("seed_actions", "index %d outside the decision set's 0…%d", i, len(r.X)-1)
-		}
-		if k > 0 && r.Seed[k-1] == i {
-			return nil, bad("seed_actions", "index %d given twice", i)
-		}
-	}
-	if len(s.Thresholds) == 0 {
-		return nil, bad("thresholds", "missing: one threshold h_i per constraint")
-	}
-	for i, h := range s.Thresholds {
-		if !problem.InRange(h) {
-			return nil, bad(fmt.Sprintf("thresholds[%d]", i), "must be a finite number within ±1e100, got %v", h)
-		}
-	}
-	r.Epsilon = 0.01
-	if s.Epsilon != nil {
-		r.Epsilon = *s.Epsilon
-		if !(r.Epsilon >= 0) || !problem.InRange(r.Epsilon) {
-			return nil, bad("epsilon", "must be a finite number in 0…1e100, got %v", r.Epsilon)
-		}
-	}
-	m := &s.Model
-	if m.Objective == nil {
-		return nil, bad("model.objective", "missing: the kernel of f")
-	}
-	var err error
-	if r.Kernels.F, err = kernel.New(*m.Objective); err != nil {
-		return nil, under("model.objective", err)
-	}
-	if len(m.Constraints) != len(s.Thresholds) {
-		return nil, bad("model.constraints", "%d kernels for %d thresholds", len(m.Constraints), len(s.Thresholds))
-	}
-	for i, ks := range m.Constraints {
-		k, err := kernel.New(ks)
-		if err != nil {
-			return nil, under(fmt.Sprintf("model.constraints[%d]", i), err)
-		}
-		r.Kernels.G = append(r.Kernels.G, k)
-	}
-	if m.NoiseStd == nil {
-		return nil, bad("model.noise_std", "missing: the noise standard deviation σ of the measurements")
-	}
-	if !(*m.NoiseStd >= 0) || !problem.InRange(*m.NoiseStd) {
-		return nil, bad("model.noise_std", "must be a finite number in 0…1e100, got %v", *m.NoiseStd)
-	}
-	if m.Delta == nil {
-		return nil, bad("model.delta", "missing: the confidence parameter δ, in (0, 1)")
-	}
-	if !(*m.Delta > 0 && *m.Delta < 1) {
-		return nil, bad("model.delta", "must be in (0, 1), got %v", *m.Delta)
-	}
-	if m.Beta == nil {
-		b := bandit.PaperBeta
-		m.Beta = &b
-	}
-	if s.Horizon < 1 || s.Horizon > MaxHorizon {
-		return nil, bad("horizon", "must be in 1…%d, got %d", MaxHorizon, s.Horizon)
-	}
+	sorted, err := problem.SortedSeed(seed, n)
+	return sorted, fielderr.Recast(ErrSpec, "seed_actions", err)
+}
+
+// checkAlgorithm checks the algorithm, and refuses what needs the true
+// functions, which a study never has.
+func (s *Spec) checkAlgorithm() error {
 	a := &s.Algorithm
 	if err := a.Check(s.Horizon); err != nil {
-		return nil, under("algorithm", err)
+		return fielderr.Recast(ErrSpec, "algorithm", err)
 	}
-	if a.Name == "gp-ucb-oracle" {
-		return nil, bad("algorithm.name", "gp-ucb-oracle needs the true safe set, which a study never has")
+	switch {
+	case a.Name == "gp-ucb-oracle":
+		return fielderr.New(ErrSpec, "algorithm.name", "gp-ucb-oracle needs the true safe set, which a study never has")
+	case (a.Name == "safeopt" || a.Name == "safeopt-mc" || a.Name == "stageopt") && a.SafeSet != "gp" && (a.Lipschitz == nil || a.Lipschitz.Auto):
+		return fielderr.New(ErrSpec, "algorithm.lipschitz", "auto needs the true constraints, which a study never has: give the Lipschitz constant, or use safe_set: gp")
 	}
-	if (a.Name == "safeopt" || a.Name == "safeopt-mc" || a.Name == "stageopt") && a.SafeSet != "gp" && (a.Lipschitz == nil || a.Lipschitz.Auto) {
-		return nil, bad("algorithm.lipschitz", "auto needs the true constraints, which a study never has: give the Lipschitz constant, or use safe_set: gp")
-	}
-	return r, nil
+	return nil
 }

@@ -76,106 +76,150 @@ type Problem struct {
 
 // ExplorationLength computes T' for one constraint (SPEC §4, §7): Theorem 2
 // for linear and polynomial kernels, Theorem 4 for SE (QFF or RFF) and
-// Matérn (RFF) kernels. It fails with ErrSeedTooSmall when λ_− ≤ 0.
+// Matérn (RFF) kernels. When the theorem does not apply — ErrSeedTooSmall
+// (λ_− ≤ 0) or ErrNoGuarantee (no map meets the ε_0 condition) — it returns
+// the quantities computed so far with the error, for a report to show;
+// other errors (a map the kernel has not, a failed factorization) come
+// alone.
 func ExplorationLength(p Problem, feat Features) (*Exploration, error) {
-	d := len(p.X[0])
 	betaT := Beta(p.Horizon, p.M, len(p.X), p.Delta)
 	e := &Exploration{BetaT: betaT, Guarantee: true}
+	e.KMax, e.RMax = kernelMaxima(p)
+	fm, err := e.featureMap(p, feat)
+	if err != nil {
+		return partial(e, err)
+	}
+	e.Dim = fm.Dim()
+	if e.Lambda, err = MinEigenvalue(fm, p.X, p.Seed); err != nil {
+		return nil, err
+	}
+	if !(e.Lambda > 1e-12) {
+		return e, fmt.Errorf("%w: λ_− = %.3g for the %s feature map of dimension %d over %d seed actions (they must span the feature space)", ErrSeedTooSmall, e.Lambda, e.Features, e.Dim, len(p.Seed))
+	}
+	e.lengths(p)
+	return e, nil
+}
+
+// partial returns e with err when the theorem merely does not apply.
+func partial(e *Exploration, err error) (*Exploration, error) {
+	if errors.Is(err, ErrSeedTooSmall) || errors.Is(err, ErrNoGuarantee) {
+		return e, err
+	}
+	return nil, err
+}
+
+// kernelMaxima returns max_D k_g(x,x) and max_{D^w} k_g(x,x), by which t_ε
+// and t_δ scale when the kernel exceeds the paper's k ≤ 1 (Exploration.KMax).
+func kernelMaxima(p Problem) (kMax, rMax float64) {
 	for _, x := range p.X {
-		e.KMax = math.Max(e.KMax, p.Kernel.Eval(x, x))
+		kMax = math.Max(kMax, p.Kernel.Eval(x, x))
 	}
 	for _, i := range p.Seed {
-		e.RMax = math.Max(e.RMax, p.Kernel.Eval(p.X[i], p.X[i]))
+		rMax = math.Max(rMax, p.Kernel.Eval(p.X[i], p.X[i]))
 	}
-	var fm FeatureMap
+	return kMax, rMax
+}
+
+// featureMap picks the constraint kernel's feature map and records which
+// theorem and map apply: the explicit map of Theorem 2, or Theorem 4's
+// approximate map with the ε_0 it needs.
+func (e *Exploration) featureMap(p Problem, feat Features) (FeatureMap, error) {
+	d := len(p.X[0])
 	switch k := p.Kernel.(type) {
 	case kernel.Linear:
-		e.Theorem, e.Features, fm = 2, "linear", Linear{Variance: k.Variance, D: d}
+		e.Theorem, e.Features = 2, "linear"
+		return Linear{Variance: k.Variance, D: d}, nil
 	case kernel.Polynomial:
-		e.Theorem, e.Features, fm = 2, "polynomial", NewPolynomial(k, d)
+		e.Theorem, e.Features = 2, "polynomial"
+		return NewPolynomial(k, d), nil
 	case kernel.SE, kernel.Matern32, kernel.Matern52:
 		e.Theorem = 4
-		e.Eps0Target = Eps0Target(p.Epsilon, p.NoiseStd, p.Horizon, betaT)
-		kind := feat.Kind
-		if kind == "" {
-			kind = "rff"
+		e.Eps0Target = Eps0Target(p.Epsilon, p.NoiseStd, p.Horizon, e.BetaT)
+		e.Features = feat.Kind
+		if e.Features == "" {
+			e.Features = "rff"
 			if _, ok := k.(kernel.SE); ok {
-				kind = "qff"
+				e.Features = "qff"
 			}
 		}
-		e.Features = kind
-		switch kind {
+		var fm FeatureMap
+		var err error
+		switch e.Features {
 		case "qff":
 			se, ok := k.(kernel.SE)
 			if !ok {
 				return nil, fmt.Errorf("theory: features qff: only for the se kernel, not %q", k.Name())
 			}
-			// The QFF lemma holds on [0,1]^d: rescale the box around D to it.
-			lEff := se.Lengthscale / boxSide(p.X)
-			nodes := feat.Nodes
-			if nodes == 0 {
-				var ok bool
-				// The lemma's bound is for unit variance; it scales with v.
-				nodes, ok = QFFNodesFor(d, lEff, e.Eps0Target/se.Variance, MaxQFFNodes)
-				if !ok {
-					return e, fmt.Errorf("%w: no QFF with up to %d nodes per dimension reaches ε_0 ≤ %.3g (lengthscale %g on a decision set of side %.3g); set the number of nodes to proceed without the guarantee", ErrNoGuarantee, MaxQFFNodes, e.Eps0Target, se.Lengthscale, boxSide(p.X))
-				}
-			}
-			e.Nodes = nodes
-			e.Eps0Bound = QFFErrorBound(d, nodes, lEff) * se.Variance
-			e.Guarantee = e.Eps0Bound <= e.Eps0Target
-			if dim := intPow(nodes, d); dim > len(p.Seed) {
-				e.Dim = dim
-				return e, fmt.Errorf("%w: the QFF map with %d nodes per dimension has dimension %d, the seed set only %d actions, so λ̃_− = 0", ErrSeedTooSmall, nodes, dim, len(p.Seed))
-			}
-			fm = NewQFF(se, d, nodes)
+			fm, err = e.qff(se, p, feat.Nodes)
 		case "rff":
-			// Rahimi and Recht's bound needs D_g ≳ 8(d+2)/ε_0² features for
-			// ε_0 — for the ε_0 Theorem 4 asks, far more than any seed set
-			// can span — so an RFF map never carries the guarantee here.
-			size := feat.Size
-			if size == 0 {
-				return e, fmt.Errorf("%w: an RFF map would need about 8(d+2)/ε_0² = %.3g features for ε_0 ≤ %.3g; set the number of features (size) to proceed without the guarantee", ErrNoGuarantee, 8*float64(d+2)/(e.Eps0Target*e.Eps0Target), e.Eps0Target)
-			}
-			e.Guarantee = false
-			if size < 2 {
-				return nil, fmt.Errorf("%w: an RFF map needs at least 2 features and as many seed actions", ErrSeedTooSmall)
-			}
-			var err error
-			seed := feat.Seed
-			if seed == 0 {
-				seed = 1
-			}
-			if fm, err = NewRFF(k, d, size, rand.New(rand.NewPCG(seed, 0x5ff))); err != nil {
-				return nil, err
-			}
+			fm, err = e.rff(k, p, feat)
 		default:
-			return nil, fmt.Errorf("theory: features: unknown map %q (qff, rff)", kind)
+			return nil, fmt.Errorf("theory: features: unknown map %q (qff, rff)", e.Features)
 		}
-		if p.MeasureEps0 {
+		if err == nil && p.MeasureEps0 {
 			e.Eps0Measured = MaxError(fm, k, p.X)
 		}
-	default:
-		return nil, fmt.Errorf("theory: %w for kernel %q", ErrNoFeatures, p.Kernel.Name())
+		return fm, err
 	}
-	e.Dim = fm.Dim()
-	lambda, err := MinEigenvalue(fm, p.X, p.Seed)
-	if err != nil {
-		return nil, err
+	return nil, fmt.Errorf("theory: %w for kernel %q", ErrNoFeatures, p.Kernel.Name())
+}
+
+// qff builds Theorem 4's QFF map for an SE kernel with nodes per dimension
+// (0: the fewest whose error bound meets ε_0, at most MaxQFFNodes).
+func (e *Exploration) qff(se kernel.SE, p Problem, nodes int) (FeatureMap, error) {
+	d := len(p.X[0])
+	// The QFF lemma holds on [0,1]^d: rescale the box around D to it.
+	lEff := se.Lengthscale / boxSide(p.X)
+	if nodes == 0 {
+		var ok bool
+		// The lemma's bound is for unit variance; it scales with v.
+		nodes, ok = QFFNodesFor(d, lEff, e.Eps0Target/se.Variance, MaxQFFNodes)
+		if !ok {
+			return nil, fmt.Errorf("%w: no QFF with up to %d nodes per dimension reaches ε_0 ≤ %.3g (lengthscale %g on a decision set of side %.3g); set the number of nodes to proceed without the guarantee", ErrNoGuarantee, MaxQFFNodes, e.Eps0Target, se.Lengthscale, boxSide(p.X))
+		}
 	}
-	e.Lambda = lambda
-	if !(lambda > 1e-12) {
-		return e, fmt.Errorf("%w: λ_− = %.3g for the %s feature map of dimension %d over %d seed actions (they must span the feature space)", ErrSeedTooSmall, lambda, e.Features, e.Dim, len(p.Seed))
+	e.Nodes = nodes
+	e.Eps0Bound = QFFErrorBound(d, nodes, lEff) * se.Variance
+	e.Guarantee = e.Eps0Bound <= e.Eps0Target
+	if dim := intPow(nodes, d); dim > len(p.Seed) {
+		e.Dim = dim
+		return nil, fmt.Errorf("%w: the QFF map with %d nodes per dimension has dimension %d, the seed set only %d actions, so λ̃_− = 0", ErrSeedTooSmall, nodes, dim, len(p.Seed))
 	}
+	return NewQFF(se, d, nodes), nil
+}
+
+// rff builds an RFF map of feat.Size features. Rahimi and Recht's bound
+// needs D_g ≳ 8(d+2)/ε_0² features for ε_0 — for the ε_0 Theorem 4 asks,
+// far more than any seed set can span — so an RFF map never carries the
+// guarantee here.
+func (e *Exploration) rff(k kernel.Kernel, p Problem, feat Features) (FeatureMap, error) {
+	d := len(p.X[0])
+	if feat.Size == 0 {
+		return nil, fmt.Errorf("%w: an RFF map would need about 8(d+2)/ε_0² = %.3g features for ε_0 ≤ %.3g; set the number of features (size) to proceed without the guarantee", ErrNoGuarantee, 8*float64(d+2)/(e.Eps0Target*e.Eps0Target), e.Eps0Target)
+	}
+	e.Guarantee = false
+	if feat.Size < 2 {
+		return nil, fmt.Errorf("%w: an RFF map needs at least 2 features and as many seed actions", ErrSeedTooSmall)
+	}
+	seed := feat.Seed
+	if seed == 0 {
+		seed = 1
+	}
+	return NewRFF(k, d, feat.Size, rand.New(rand.NewPCG(seed, 0x5ff)))
+}
+
+// lengths computes t_ε and t_δ from λ_− (Theorem 2's or 4's formula),
+// scaled by KMax and RMax above k ≤ 1, and T' = ⌈max(t_ε, t_δ)⌉ capped at
+// the horizon.
+func (e *Exploration) lengths(p Problem) {
 	if e.Theorem == 2 {
-		e.TEps = TEpsFinite(p.NoiseStd, betaT, lambda, p.Epsilon)
+		e.TEps = TEpsFinite(p.NoiseStd, e.BetaT, e.Lambda, p.Epsilon)
 	} else {
-		e.TEps = TEpsStationary(p.NoiseStd, betaT, lambda, p.Epsilon)
+		e.TEps = TEpsStationary(p.NoiseStd, e.BetaT, e.Lambda, p.Epsilon)
 	}
 	e.TEps *= math.Max(1, e.KMax)
-	e.TDelta = TDelta(lambda, e.Dim, p.Delta) * math.Max(1, e.RMax)
+	e.TDelta = TDelta(e.Lambda, e.Dim, p.Delta) * math.Max(1, e.RMax)
 	e.TPrime = int(min(math.Ceil(math.Max(e.TEps, e.TDelta)), float64(p.Horizon)))
-	return e, nil
 }
 
 // boxSide is the longest side of the bounding box of x (1 if x is a point).

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/safegp/safegp/experiment"
 	"github.com/safegp/safegp/theory"
@@ -59,67 +58,5 @@ func boundCmd(args []string, stdout, stderr io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "problem\trealization %d: N = %d actions in d = %d, m = %d constraint(s), |D^w| = %d\n", rep.Realization, rep.N, rep.Dim, rep.M, rep.SeedSize)
-	fmt.Fprintf(w, "model\tσ = %g, δ = %g, ε = %g, T = %d\n", rep.NoiseStd, rep.Delta, rep.Epsilon, rep.Horizon)
-	fmt.Fprintf(w, "β_T\t%.4g\t2·log((m+1)·N·T²·π²/(6δ))\n", rep.BetaT)
-	fmt.Fprintf(w, "γ_T bound\t%.4g\tN·log(1 + σ⁻²·T·N·max k_f)\n", rep.GammaT)
-	fmt.Fprintf(w, "B\t%.4g\t2·√(max k_f)·√(2·log 2N)/δ\n", rep.B)
-	fmt.Fprintf(w, "C_1\t%.4g\t8/log(1 + σ⁻²)\n", rep.C1)
-	for i, c := range rep.Constraints {
-		e := c.Exploration
-		if e == nil {
-			fmt.Fprintf(w, "g%d\t%s\n", i+1, c.Error)
-			continue
-		}
-		fmt.Fprintf(w, "g%d\tTheorem %d, %s features", i+1, e.Theorem, e.Features)
-		if e.Dim > 0 {
-			fmt.Fprintf(w, ", dimension %d", e.Dim)
-		}
-		if e.Nodes > 0 {
-			fmt.Fprintf(w, " (%d nodes per dimension)", e.Nodes)
-		}
-		fmt.Fprintln(w)
-		if e.Theorem == 4 {
-			fmt.Fprintf(w, "  ε_0\tneeded ≤ %.3g", e.Eps0Target)
-			if e.Features == "qff" && e.Nodes > 0 {
-				fmt.Fprintf(w, "; QFF lemma bound %.3g", e.Eps0Bound)
-			}
-			if e.Eps0Measured > 0 {
-				fmt.Fprintf(w, "; measured on D %.3g", e.Eps0Measured)
-			}
-			fmt.Fprintln(w)
-		}
-		if c.Error != "" {
-			fmt.Fprintf(w, "  no T'\t%s\n", c.Error)
-			continue
-		}
-		fmt.Fprintf(w, "  λ_−\t%.4g\n", e.Lambda)
-		fmt.Fprintf(w, "  t_ε, t_δ\t%.4g, %.4g\n", e.TEps, e.TDelta)
-		fmt.Fprintf(w, "  T'\t%d\t⌈max(t_ε, t_δ)⌉, at most T\n", e.TPrime)
-		if e.KMax > 1 || e.RMax > 1 {
-			fmt.Fprintf(w, "  scaling\tk_g(x,x) up to %.3g on D, %.3g on D^w: t_ε and t_δ scaled by them (the paper assumes k ≤ 1)\n", e.KMax, e.RMax)
-		}
-		if !e.Guarantee {
-			fmt.Fprintf(w, "  no guarantee\tthe feature map misses Theorem 4's ε_0 condition: T' is the formula, not a guarantee\n")
-		}
-	}
-	if rep.Regret > 0 {
-		fmt.Fprintf(w, "T' (theory)\t%d\n", rep.TPrime)
-		promise := "probability ≥ 1 − 3δ"
-		if !rep.Guarantee {
-			promise = "not a guarantee: a feature map misses the ε_0 condition"
-		}
-		fmt.Fprintf(w, "regret bound\t%.4g\tB·T' + √(C_1·T·β_T·γ_T), %s\n", rep.Regret, promise)
-	} else {
-		fmt.Fprintf(w, "T' (theory)\tnone: the guarantee does not apply to this seed set\n")
-	}
-	for _, rl := range rep.Rules {
-		if rl.Error != "" {
-			fmt.Fprintf(w, "rule %s\t%s: %s\n", rl.Label, rl.Rule, rl.Error)
-			continue
-		}
-		fmt.Fprintf(w, "rule %s\t%s: %d rounds on this realization\n", rl.Label, rl.Rule, rl.Rounds)
-	}
-	return w.Flush()
+	return rep.WriteText(stdout)
 }

@@ -83,6 +83,35 @@ func retryWrite(write func() error) error {
 // or held the database past the busy timeout.
 func contended(err error) bool { return errors.Is(err, study.ErrStale) || study.ErrBusy(err) }
 
+// studyCommand is one subcommand of safegp study.
+type studyCommand struct {
+	args int // positional arguments it takes
+	// flags declares the command's own flags on fs (beside --db, --study
+	// and --max-memory) and returns the function that runs it.
+	flags func(fs *flag.FlagSet) func(*studySession) error
+}
+
+var studyCommands = map[string]studyCommand{
+	"create":  {args: 1, flags: createFlags},
+	"ask":     {flags: askFlags},
+	"tell":    {flags: tellFlags},
+	"retract": {flags: retractFlags},
+	"show":    {flags: showFlags},
+	"export":  {flags: exportFlags},
+	"plot":    {flags: plotFlags},
+}
+
+// studySession is what every subcommand is given: the common flags, the
+// positional arguments and the flags given on the command line.
+type studySession struct {
+	db, name       string
+	maxMem         memlimit.Flag
+	pos            []string
+	given          map[string]bool
+	stdout, stderr io.Writer
+	ctx            context.Context
+}
+
 func studyCmd(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stdout, studyUsage)
@@ -92,184 +121,235 @@ func studyCmd(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	sub := args[0]
-	fs := flag.NewFlagSet("safegp study "+sub, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	db := fs.String("db", "", "SQLite `file` holding the studies (required)")
-	name := fs.String("study", "default", "study `name`")
-	var maxMem memlimit.Flag
-	fs.Var(&maxMem, "max-memory", "refuse a study whose memory estimate at its horizon is above `SIZE` (8GiB, 512MiB, bytes)")
-	var (
-		askID, index   *int
-		f              *float64
-		g, format, out *string
-		asJSON         *bool
-		observation    *int
-	)
-	switch sub {
-	case "create", "ask":
-	case "retract":
-		observation = fs.Int("observation", 0, "the observation `number` to retract (the \"observation\" a tell printed)")
-	case "tell":
-		askID = fs.Int("ask", 0, "the ask `id` this observation answers")
-		index = fs.Int("index", -1, "the action `index`, for an observation made outside the loop")
-		f = fs.Float64("f", 0, "the observed objective `value`")
-		g = fs.String("g", "", "the observed constraint `values`, comma-separated")
-	case "show":
-		asJSON = fs.Bool("json", false, "print JSON")
-	case "export":
-		format = fs.String("format", "csv", "csv or json")
-	case "plot":
-		out = fs.String("out", "", "output `file`, .png or .svg (required)")
-	default:
+	cmd, ok := studyCommands[sub]
+	if !ok {
 		fmt.Fprintf(stderr, "safegp study: unknown command %q\n\n%s", sub, studyUsage)
 		return errUsage
 	}
+	s := &studySession{stdout: stdout, stderr: stderr, ctx: context.Background()}
+	fs := flag.NewFlagSet("safegp study "+sub, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&s.db, "db", "", "SQLite `file` holding the studies (required)")
+	fs.StringVar(&s.name, "study", "default", "study `name`")
+	fs.Var(&s.maxMem, "max-memory", "refuse a study whose memory estimate at its horizon is above `SIZE` (8GiB, 512MiB, bytes)")
+	run := cmd.flags(fs)
 	fs.Usage = func() { fmt.Fprint(fs.Output(), studyUsage+"\nFlags:\n"); fs.PrintDefaults() }
 	pos, ok, err := parse(fs, args[1:])
 	if !ok {
 		return err
 	}
-	if *db == "" {
+	if s.db == "" {
 		fmt.Fprintf(stderr, "safegp study %s: --db FILE is required\n", sub)
 		return errUsage
 	}
-	if want := map[bool]int{true: 1, false: 0}[sub == "create"]; len(pos) != want {
-		fmt.Fprintf(stderr, "safegp study %s: want %d positional arguments, got %d\n", sub, want, len(pos))
+	if len(pos) != cmd.args {
+		fmt.Fprintf(stderr, "safegp study %s: want %d positional arguments, got %d\n", sub, cmd.args, len(pos))
 		return errUsage
 	}
-	if err := study.CheckName(*name); err != nil {
+	if err := study.CheckName(s.name); err != nil {
 		return err
 	}
-	var res *study.Resolved
-	opt := study.OpenOptions{BusyTimeout: busyTimeout}
-	switch sub {
-	case "create":
-		// Check the specification before the database is created.
-		if res, err = study.LoadSpec(pos[0]); err != nil {
-			return err
-		}
-		if err := res.CheckMemory(maxMem.Limit()); err != nil {
-			return fmt.Errorf("%s: %w", pos[0], err)
-		}
-		opt.Create = true
-	case "show", "export", "plot":
-		opt.ReadOnly = true
-	}
-	store, err := study.Open(*db, opt)
+	s.pos = pos
+	s.given = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { s.given[fl.Name] = true })
+	return run(s)
+}
+
+// open opens the database and returns the service over it, and the
+// function that closes it. A database kept busy by other processes is
+// errTempFail.
+func (s *studySession) open(opt study.OpenOptions) (*study.Service, func(), error) {
+	opt.BusyTimeout = busyTimeout
+	store, err := study.Open(s.db, opt)
 	if contended(err) {
-		return fmt.Errorf("%w (%w)", errTempFail, err)
+		return nil, nil, fmt.Errorf("%w (%w)", errTempFail, err)
 	}
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	defer store.Close()
-	svc := study.NewService(store, study.ServiceOptions{MaxMemory: maxMem.Limit()})
-	ctx := context.Background()
-	enc := json.NewEncoder(stdout)
-	switch sub {
-	case "create":
-		if err := retryWrite(func() error { return svc.Create(ctx, *name, res) }); err != nil {
+	svc := study.NewService(store, study.ServiceOptions{MaxMemory: s.maxMem.Limit()})
+	return svc, func() { store.Close() }, nil
+}
+
+func createFlags(*flag.FlagSet) func(*studySession) error {
+	return func(s *studySession) error {
+		// Check the specification before the database is created.
+		res, err := study.LoadSpec(s.pos[0])
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "created study %q in %s: %d actions, %d seed actions\n", *name, *db, len(res.X), len(res.Seed))
-	case "ask":
+		if err := res.CheckMemory(s.maxMem.Limit()); err != nil {
+			return fmt.Errorf("%s: %w", s.pos[0], err)
+		}
+		svc, done, err := s.open(study.OpenOptions{Create: true})
+		if err != nil {
+			return err
+		}
+		defer done()
+		if err := retryWrite(func() error { return svc.Create(s.ctx, s.name, res) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(s.stdout, "created study %q in %s: %d actions, %d seed actions\n", s.name, s.db, len(res.X), len(res.Seed))
+		return nil
+	}
+}
+
+func askFlags(*flag.FlagSet) func(*studySession) error {
+	return func(s *studySession) error {
+		svc, done, err := s.open(study.OpenOptions{})
+		if err != nil {
+			return err
+		}
+		defer done()
 		var a *study.AskAnswer
-		if err := retryWrite(func() (err error) { a, err = svc.Ask(ctx, *name); return err }); err != nil {
+		if err := retryWrite(func() (err error) { a, err = svc.Ask(s.ctx, s.name); return err }); err != nil {
 			return err
 		}
-		return enc.Encode(a)
-	case "retract":
-		set := map[string]bool{}
-		fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-		if !set["observation"] {
-			return fmt.Errorf("%w: --observation is required", study.ErrBadRetract)
-		}
-		var a *study.RetractAnswer
-		if err := retryWrite(func() (err error) { a, err = svc.Retract(ctx, *name, *observation); return err }); err != nil {
-			return err
-		}
-		if a.WithdrawnAsk != 0 {
-			fmt.Fprintf(stderr, "safegp: ask %d was withdrawn: it was chosen with the retracted value; run safegp study ask for a new one\n", a.WithdrawnAsk)
-		}
-		return enc.Encode(a)
-	case "tell":
+		return json.NewEncoder(s.stdout).Encode(a)
+	}
+}
+
+func tellFlags(fs *flag.FlagSet) func(*studySession) error {
+	askID := fs.Int("ask", 0, "the ask `id` this observation answers")
+	index := fs.Int("index", -1, "the action `index`, for an observation made outside the loop")
+	f := fs.Float64("f", 0, "the observed objective `value`")
+	g := fs.String("g", "", "the observed constraint `values`, comma-separated")
+	return func(s *studySession) error {
 		req := &study.TellRequest{F: f}
-		set := map[string]bool{}
-		fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-		if set["ask"] == set["index"] {
+		if s.given["ask"] == s.given["index"] {
 			return fmt.Errorf("%w: give exactly one of --ask and --index", study.ErrBadTell)
 		}
-		if set["ask"] {
+		if s.given["ask"] {
 			req.Ask = askID
 		} else {
 			req.Index = index
 		}
-		if !set["f"] {
+		if !s.given["f"] {
 			return fmt.Errorf("%w: --f is required", study.ErrBadTell)
 		}
-		if !set["g"] {
+		if !s.given["g"] {
 			return fmt.Errorf("%w: --g is required", study.ErrBadTell)
 		}
-		for _, s := range strings.Split(*g, ",") {
-			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		for _, v := range strings.Split(*g, ",") {
+			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 			if err != nil {
-				return fmt.Errorf("%w: --g: %q is not a number", study.ErrBadTell, s)
+				return fmt.Errorf("%w: --g: %q is not a number", study.ErrBadTell, v)
 			}
-			req.G = append(req.G, v)
+			req.G = append(req.G, x)
 		}
+		svc, done, err := s.open(study.OpenOptions{})
+		if err != nil {
+			return err
+		}
+		defer done()
 		var a *study.TellAnswer
-		if err := retryWrite(func() (err error) { a, err = svc.Tell(ctx, *name, req); return err }); err != nil {
+		if err := retryWrite(func() (err error) { a, err = svc.Tell(s.ctx, s.name, req); return err }); err != nil {
 			return err
 		}
 		for _, w := range a.Warnings {
-			fmt.Fprintf(stderr, "safegp: warning: %s\n", w)
+			fmt.Fprintf(s.stderr, "safegp: warning: %s\n", w)
 		}
-		return enc.Encode(a)
-	case "show":
-		s, err := svc.Show(ctx, *name)
+		return json.NewEncoder(s.stdout).Encode(a)
+	}
+}
+
+func retractFlags(fs *flag.FlagSet) func(*studySession) error {
+	observation := fs.Int("observation", 0, "the observation `number` to retract (the \"observation\" a tell printed)")
+	return func(s *studySession) error {
+		if !s.given["observation"] {
+			return fmt.Errorf("%w: --observation is required", study.ErrBadRetract)
+		}
+		svc, done, err := s.open(study.OpenOptions{})
+		if err != nil {
+			return err
+		}
+		defer done()
+		var a *study.RetractAnswer
+		if err := retryWrite(func() (err error) { a, err = svc.Retract(s.ctx, s.name, *observation); return err }); err != nil {
+			return err
+		}
+		if a.WithdrawnAsk != 0 {
+			fmt.Fprintf(s.stderr, "safegp: ask %d was withdrawn: it was chosen with the retracted value; run safegp study ask for a new one\n", a.WithdrawnAsk)
+		}
+		return json.NewEncoder(s.stdout).Encode(a)
+	}
+}
+
+func showFlags(fs *flag.FlagSet) func(*studySession) error {
+	asJSON := fs.Bool("json", false, "print JSON")
+	return func(s *studySession) error {
+		svc, done, err := s.open(study.OpenOptions{ReadOnly: true})
+		if err != nil {
+			return err
+		}
+		defer done()
+		sum, err := svc.Show(s.ctx, s.name)
 		if err != nil {
 			return err
 		}
 		if *asJSON {
+			enc := json.NewEncoder(s.stdout)
 			enc.SetIndent("", "  ")
-			return enc.Encode(s)
+			return enc.Encode(sum)
 		}
-		fmt.Fprintf(stdout, "study %s: %s on %d actions in %d-D, %d constraint(s), horizon %d\n", s.Study, s.Algorithm, s.Actions, s.Dim, s.Constraints, s.Horizon)
-		fmt.Fprintf(stdout, "rounds: %d, violations: %d, safe set: %d actions\n", s.Rounds, s.Violations, s.SafeSetSize)
-		if s.Retracted > 0 {
-			fmt.Fprintf(stdout, "retracted: %d observation(s), counted nowhere above\n", s.Retracted)
+		w := s.stdout
+		fmt.Fprintf(w, "study %s: %s on %d actions in %d-D, %d constraint(s), horizon %d\n", sum.Study, sum.Algorithm, sum.Actions, sum.Dim, sum.Constraints, sum.Horizon)
+		fmt.Fprintf(w, "rounds: %d, violations: %d, safe set: %d actions\n", sum.Rounds, sum.Violations, sum.SafeSetSize)
+		if sum.Retracted > 0 {
+			fmt.Fprintf(w, "retracted: %d observation(s), counted nowhere above\n", sum.Retracted)
 		}
-		if s.Pending != nil {
-			fmt.Fprintf(stdout, "pending ask: %d\n", *s.Pending)
+		if sum.Pending != nil {
+			fmt.Fprintf(w, "pending ask: %d\n", *sum.Pending)
 		}
-		if s.Best != nil {
-			fmt.Fprintf(stdout, "best safe action: %d at %v, lower bound %.4g, mean %.4g\n", s.Best.Index, s.Best.X, s.Best.LowerF, s.Best.MeanF)
+		if sum.Best != nil {
+			fmt.Fprintf(w, "best safe action: %d at %v, lower bound %.4g, mean %.4g\n", sum.Best.Index, sum.Best.X, sum.Best.LowerF, sum.Best.MeanF)
 		} else {
-			fmt.Fprintln(stdout, "best safe action: none yet (empty safe set)")
+			fmt.Fprintln(w, "best safe action: none yet (empty safe set)")
 		}
-	case "export":
-		x, err := svc.Export(ctx, *name)
+		return nil
+	}
+}
+
+func exportFlags(fs *flag.FlagSet) func(*studySession) error {
+	format := fs.String("format", "csv", "csv or json")
+	return func(s *studySession) error {
+		svc, done, err := s.open(study.OpenOptions{ReadOnly: true})
+		if err != nil {
+			return err
+		}
+		defer done()
+		x, err := svc.Export(s.ctx, s.name)
 		if err != nil {
 			return err
 		}
 		switch *format {
 		case "csv":
-			_, err = stdout.Write(study.ExportCSV(x))
+			_, err = s.stdout.Write(study.ExportCSV(x))
 		case "json":
 			var b []byte
 			if b, err = study.ExportJSON(x); err == nil {
-				_, err = stdout.Write(b)
+				_, err = s.stdout.Write(b)
 			}
 		default:
 			return fmt.Errorf("--format: want csv or json, got %q", *format)
 		}
 		return err
-	case "plot":
+	}
+}
+
+func plotFlags(fs *flag.FlagSet) func(*studySession) error {
+	out := fs.String("out", "", "output `file`, .png or .svg (required)")
+	return func(s *studySession) error {
 		if *out == "" {
-			fmt.Fprintln(stderr, "safegp study plot: --out FILE is required")
+			fmt.Fprintln(s.stderr, "safegp study plot: --out FILE is required")
 			return errUsage
 		}
-		x, h, obs, snap, err := svc.Inspect(ctx, *name)
+		svc, done, err := s.open(study.OpenOptions{ReadOnly: true})
+		if err != nil {
+			return err
+		}
+		defer done()
+		x, h, obs, snap, err := svc.Inspect(s.ctx, s.name)
 		if err != nil {
 			return err
 		}
@@ -281,10 +361,10 @@ func studyCmd(args []string, stdout, stderr io.Writer) error {
 				kept = append(kept, o)
 			}
 		}
-		if err := plotStudy(*out, *name, x, h, kept, snap); err != nil {
+		if err := plotStudy(*out, s.name, x, h, kept, snap); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "wrote %s\n", *out)
+		fmt.Fprintf(s.stdout, "wrote %s\n", *out)
+		return nil
 	}
-	return nil
 }

@@ -2,52 +2,56 @@ package fielderr_test
 
 import (
 	"errors"
-	"fmt"
+	"io/fs"
 	"testing"
 
 	"github.com/safegp/safegp/internal/fielderr"
 )
 
-var errKind = errors.New("invalid thing")
+var (
+	errShared = errors.New("shared check")
+	errCaller = errors.New("caller's kind")
+)
 
-func TestNewAndUnder(t *testing.T) {
-	base := fielderr.New(errKind, "lengthscale", "must be > 0, got %v", -1)
-	cases := []struct {
-		name string
-		err  error
-		want string
+// TestUnderRecast: a field error moves under its caller's key with the
+// right separator, and Recast makes it the caller's kind without losing
+// the kind it had or, for a plain error, what that error wraps.
+func TestUnderRecast(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		err      error
+		recast   bool
+		want     string
+		wantKind []error
 	}{
-		{"new", base, "lengthscale: must be > 0, got -1"},
-		{"no path", fielderr.New(errKind, "", "empty"), "empty"},
-		{"under", fielderr.Under("model.objective", base), "model.objective.lengthscale: must be > 0, got -1"},
-		{"under twice", fielderr.Under("a", fielderr.Under("b", base)), "a.b.lengthscale: must be > 0, got -1"},
-		{"under a pathless field error", fielderr.Under("horizon", fielderr.New(errKind, "", "too large")), "horizon: too large"},
-		{"under a wrapped field error", fielderr.Under("x", fmt.Errorf("context: %w", base)), "x.lengthscale: must be > 0, got -1"},
+		{"key", fielderr.New(errShared, "lengthscale", "must be > 0"), false, "model.objective.lengthscale: must be > 0", []error{errShared}},
+		{"index", fielderr.New(errShared, "[2]", "given twice"), false, "model.objective[2]: given twice", []error{errShared}},
+		{"no path", fielderr.New(errShared, "", "empty"), false, "model.objective: empty", []error{errShared}},
+		{"plain", fs.ErrNotExist, false, "model.objective: file does not exist", []error{fs.ErrNotExist}},
+		{"recast key", fielderr.New(errShared, "bounds[0]", "want lo < hi"), true, "model.objective.bounds[0]: want lo < hi", []error{errShared, errCaller}},
+		{"recast plain", fs.ErrNotExist, true, "model.objective: file does not exist", []error{fs.ErrNotExist, errCaller}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var err error
+			if c.recast {
+				err = fielderr.Recast(errCaller, "model.objective", c.err)
+			} else {
+				err = fielderr.Under("model.objective", c.err)
+			}
+			if err.Error() != c.want {
+				t.Errorf("got %q, want %q", err, c.want)
+			}
+			for _, k := range c.wantKind {
+				if !errors.Is(err, k) {
+					t.Errorf("%v does not unwrap to %v", err, k)
+				}
+			}
+			if !c.recast && errors.Is(err, errCaller) {
+				t.Errorf("Under made %v the caller's kind", err)
+			}
+		})
 	}
-	for _, c := range cases {
-		if got := c.err.Error(); got != c.want {
-			t.Errorf("%s: %q, want %q", c.name, got, c.want)
-		}
-		if !errors.Is(c.err, errKind) {
-			t.Errorf("%s: does not unwrap to the kind", c.name)
-		}
-		var fe *fielderr.Error
-		if !errors.As(c.err, &fe) {
-			t.Errorf("%s: not a *fielderr.Error", c.name)
-		}
-	}
-	// Another error under a prefix keeps its text and its chain.
-	other := errors.New("disk full")
-	err := fielderr.Under("problem.file", other)
-	if err.Error() != "problem.file: disk full" || !errors.Is(err, other) {
-		t.Errorf("plain error under a prefix: %q", err)
-	}
-	var fe *fielderr.Error
-	if errors.As(err, &fe) {
-		t.Error("a plain error became a field error")
-	}
-	// The kind's own text stays out of the message.
-	if e := fielderr.New(errKind, "k", "bad"); e.Error() != "k: bad" {
-		t.Errorf("%q carries the kind's text", e)
+	if err := fielderr.Recast(errCaller, "x", nil); err != nil {
+		t.Errorf("Recast of nil: %v", err)
 	}
 }

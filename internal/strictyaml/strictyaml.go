@@ -22,7 +22,9 @@ const maxNodes = 1_000_000
 
 // Decode decodes data into v (a pointer to a struct) after checking every
 // value against v's type. Types that decode themselves (yaml.Unmarshaler)
-// check their own values. Errors read "line N: key.path: what is wrong".
+// check their own values, through DecodeNode and Errorf, and their errors
+// are named by their full key path too. Errors read "line N: key.path:
+// what is wrong".
 func Decode(data []byte, v any) error {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
@@ -31,7 +33,7 @@ func Decode(data []byte, v any) error {
 	if root.Kind == 0 || len(root.Content) == 0 {
 		return ErrEmpty
 	}
-	w := walker{}
+	w := newWalker(nil)
 	if err := w.walk(root.Content[0], reflect.TypeOf(v).Elem(), ""); err != nil {
 		return err
 	}
@@ -39,18 +41,140 @@ func Decode(data []byte, v any) error {
 	// refused unknown keys already (types that decode themselves check
 	// their own), and a stored study's spec holds every action.
 	if err := root.Decode(v); err != nil {
+		if ne := w.rebase(err); ne != nil {
+			return ne
+		}
 		return errors.New(message(err, &root))
 	}
 	return nil
 }
 
+// DecodeNode decodes n, the node an UnmarshalYAML method was given, into v
+// (a pointer) as strictly as Decode does: unknown keys, keys given twice,
+// null values (unless the field is tagged strictyaml:"nullable"),
+// fractions for integers and values of the wrong kind are *NodeErrors,
+// which Decode names by their full key path. It lets a type decode its
+// YAML form into typed fields instead of reading the node by hand.
+func DecodeNode(n *yaml.Node, v any) error {
+	w := newWalker(n)
+	if err := w.walk(n, reflect.TypeOf(v).Elem(), ""); err != nil {
+		return err
+	}
+	if err := n.Decode(v); err != nil {
+		if ne := w.rebase(err); ne != nil {
+			return ne
+		}
+		// The walk refuses what the decoder would; this is a fallback.
+		return &NodeError{Root: n, Line: n.Line, Msg: yamlLine.ReplaceAllString(message(err, nil), "")}
+	}
+	return nil
+}
+
+// Errorf reports a value an UnmarshalYAML method refuses after decoding
+// it: n is the node the method was given, path the key path from n to the
+// value ("" for n itself, "plateau.window", "[2]").
+func Errorf(n *yaml.Node, path, format string, args ...any) error {
+	return &NodeError{Root: n, Line: find(n, path).Line, Path: path, Msg: fmt.Sprintf(format, args...)}
+}
+
+// NodeError is a value the check refuses. Path is the key path to it from
+// Root, the node a type decoding itself was given (nil: the document's
+// top); Decode reports it from the document's top.
+type NodeError struct {
+	Root *yaml.Node
+	Line int
+	Path string
+	Msg  string
+}
+
+func (e *NodeError) Error() string {
+	if e.Root != nil && e.Path == "" {
+		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+	}
+	return fmt.Sprintf("line %d: %s: %s", e.Line, label(e.Path), e.Msg)
+}
+
+// find returns the node at path under n, or the deepest node on the way
+// that exists, so that an error gets the line nearest to its value.
+func find(n *yaml.Node, path string) *yaml.Node {
+	for path != "" {
+		for n.Kind == yaml.AliasNode {
+			n = n.Alias
+		}
+		var key string
+		switch {
+		case path[0] == '[':
+			end := strings.IndexByte(path, ']')
+			i, err := strconv.Atoi(path[1:max(end, 1)])
+			if end < 0 || err != nil || n.Kind != yaml.SequenceNode || i < 0 || i >= len(n.Content) {
+				return n
+			}
+			n, path = n.Content[i], path[end+1:]
+			continue
+		case path[0] == '.':
+			path = path[1:]
+			continue
+		}
+		end := strings.IndexAny(path, ".[")
+		if end < 0 {
+			end = len(path)
+		}
+		key, path = path[:end], path[end:]
+		next := (*yaml.Node)(nil)
+		for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				next = n.Content[i+1]
+				break
+			}
+		}
+		if next == nil {
+			return n
+		}
+		n = next
+	}
+	return n
+}
+
 var unmarshaler = reflect.TypeFor[yaml.Unmarshaler]()
 
-type walker struct{ nodes int }
+type walker struct {
+	root  *yaml.Node // the node DecodeNode was given; nil for Decode
+	nodes int
+	// decoders holds the key path of each node left to a type that decodes
+	// itself, so that its errors can be named from the top.
+	decoders map[*yaml.Node]string
+}
+
+func newWalker(root *yaml.Node) *walker {
+	return &walker{root: root, decoders: map[*yaml.Node]string{}}
+}
+
+// rebase turns a *NodeError raised by a type that decodes itself into one
+// relative to the walk's root; nil if err is not one.
+func (w *walker) rebase(err error) *NodeError {
+	var ne *NodeError
+	if !errors.As(err, &ne) {
+		return nil
+	}
+	at, ok := w.decoders[ne.Root]
+	if !ok {
+		return ne
+	}
+	return &NodeError{Root: w.root, Line: ne.Line, Path: join(at, ne.Path), Msg: ne.Msg}
+}
+
+func (w *walker) errorf(n *yaml.Node, path, format string, args ...any) error {
+	return &NodeError{Root: w.root, Line: n.Line, Path: path, Msg: fmt.Sprintf(format, args...)}
+}
 
 func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) error {
+	return w.walkValue(n, t, path, false)
+}
+
+// walkValue checks n against t; nullable allows a null value.
+func (w *walker) walkValue(n *yaml.Node, t reflect.Type, path string, nullable bool) error {
 	if w.nodes++; w.nodes > maxNodes {
-		return fmt.Errorf("line %d: %s: more than %d values (aliases expanded); simplify the document", n.Line, label(path), maxNodes)
+		return w.errorf(n, path, "more than %d values (aliases expanded); simplify the document", maxNodes)
 	}
 	for n.Kind == yaml.AliasNode {
 		n = n.Alias
@@ -59,13 +183,19 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) error {
 		t = t.Elem()
 	}
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
-		return fmt.Errorf("line %d: %s: no value (null); give a value or leave the key out", n.Line, label(path))
+		if nullable {
+			return nil
+		}
+		return w.errorf(n, path, "no value (null); give a value or leave the key out")
 	}
 	if reflect.PointerTo(t).Implements(unmarshaler) {
+		if _, seen := w.decoders[n]; !seen {
+			w.decoders[n] = path
+		}
 		return nil
 	}
 	bad := func(want string) error {
-		return fmt.Errorf("line %d: %s: want %s, got %s", n.Line, label(path), want, describe(n))
+		return w.errorf(n, path, "want %s, got %s", want, describe(n))
 	}
 	switch t.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
@@ -105,7 +235,7 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) error {
 			return bad("a list")
 		}
 		if t.Kind() == reflect.Array && len(n.Content) != t.Len() {
-			return fmt.Errorf("line %d: %s: want a list of %d values, got %d", n.Line, label(path), t.Len(), len(n.Content))
+			return w.errorf(n, path, "want a list of %d values, got %d", t.Len(), len(n.Content))
 		}
 		for i, c := range n.Content {
 			if err := w.walk(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
@@ -116,6 +246,9 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) error {
 		if n.Kind != yaml.MappingNode {
 			return bad("a mapping")
 		}
+		if err := w.unique(n, path); err != nil {
+			return err
+		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if err := w.walk(n.Content[i+1], t.Elem(), join(path, n.Content[i].Value)); err != nil {
 				return err
@@ -125,23 +258,26 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) error {
 		if n.Kind != yaml.MappingNode {
 			return bad("a mapping")
 		}
-		fields := map[string]reflect.Type{}
+		if err := w.unique(n, path); err != nil {
+			return err
+		}
+		fields := map[string]reflect.StructField{}
 		var names []string
 		for f := range t.Fields() {
 			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 			if name == "" || name == "-" || !f.IsExported() {
 				continue
 			}
-			fields[name] = f.Type
+			fields[name] = f
 			names = append(names, name)
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
-			ft, ok := fields[k.Value]
+			f, ok := fields[k.Value]
 			if !ok {
-				return fmt.Errorf("line %d: %s: unknown key %q (known: %s)", k.Line, label(path), k.Value, strings.Join(names, ", "))
+				return w.errorf(k, path, "unknown key %q (known: %s)", k.Value, strings.Join(names, ", "))
 			}
-			if err := w.walk(n.Content[i+1], ft, join(path, k.Value)); err != nil {
+			if err := w.walkValue(n.Content[i+1], f.Type, join(path, k.Value), f.Tag.Get("strictyaml") == "nullable"); err != nil {
 				return err
 			}
 		}
@@ -149,9 +285,28 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) error {
 	return nil
 }
 
+// unique refuses a mapping that gives a key twice.
+func (w *walker) unique(n *yaml.Node, path string) error {
+	seen := make(map[string]int, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if line, dup := seen[k.Value]; dup {
+			return w.errorf(k, path, "key %q given twice (already on line %d)", k.Value, line)
+		}
+		seen[k.Value] = k.Line
+	}
+	return nil
+}
+
+// join appends a key ("window") or an index ("[2]") to a key path.
 func join(path, key string) string {
-	if path == "" {
+	switch {
+	case path == "":
 		return key
+	case key == "":
+		return path
+	case key[0] == '[':
+		return path + key
 	}
 	return path + "." + key
 }
@@ -163,7 +318,10 @@ func label(path string) string {
 	return path
 }
 
-// describe names a node's value for an error message.
+// Describe names a node's value for an error message: a quoted string,
+// a number as written, "a list" or "a mapping".
+func Describe(n *yaml.Node) string { return describe(n) }
+
 func describe(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:

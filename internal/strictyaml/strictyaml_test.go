@@ -1,9 +1,12 @@
 package strictyaml_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/safegp/safegp/internal/strictyaml"
 )
@@ -106,5 +109,92 @@ func TestEmpty(t *testing.T) {
 		if err := strictyaml.Decode([]byte(in), &d); err != strictyaml.ErrEmpty {
 			t.Errorf("%q: got %v, want ErrEmpty", in, err)
 		}
+	}
+}
+
+// rule decodes itself, as bandit.Exploration does: a word, or a mapping
+// decoded through DecodeNode, with a value check reported through Errorf.
+type rule struct {
+	Word  string
+	Steps *int
+}
+
+type ruleForm struct {
+	Steps   *int      `yaml:"steps"`
+	Section *struct{} `yaml:"section" strictyaml:"nullable"` // may be given without a value
+	Inner   *inner    `yaml:"inner"`
+}
+
+func (r *rule) UnmarshalYAML(n *yaml.Node) error {
+	if n.Decode(&r.Word) == nil {
+		return nil
+	}
+	var f ruleForm
+	if err := strictyaml.DecodeNode(n, &f); err != nil {
+		return err
+	}
+	if f.Steps != nil && *f.Steps < 1 {
+		return strictyaml.Errorf(n, "steps", "want an integer ≥ 1, got %d", *f.Steps)
+	}
+	if f.Inner != nil && f.Inner.Scale < 0 {
+		return strictyaml.Errorf(n, "inner.scale", "want a number ≥ 0, got %v", f.Inner.Scale)
+	}
+	r.Steps = f.Steps
+	return nil
+}
+
+type ruled struct {
+	Rules []rule `yaml:"rules"`
+	One   rule   `yaml:"one"`
+}
+
+// TestDecodeNode: errors of a type that decodes itself name the value by
+// its full key path and its own line, in block and flow style and in JSON
+// (where every value shares line 1, so the path is all that locates it).
+func TestDecodeNode(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		want     string // the whole error; "" must decode
+	}{
+		{"valid", "rules: [word, {steps: 3}, {section: }, {section: null}]\none: {inner: {scale: 1}}\n", ""},
+		{"value check", "rules: [word, {steps: 0}]\n", "line 1: rules[1].steps: want an integer ≥ 1, got 0"},
+		{"value check, block", "one:\n  inner:\n    degree: 2\n    scale: -1\n", "line 4: one.inner.scale: want a number ≥ 0, got -1"},
+		{"unknown key", "rules:\n  - word\n  - stepz: 2\n", `line 3: rules[1]: unknown key "stepz" (known: steps, section, inner)`},
+		{"wrong kind", "one: {steps: [1]}\n", "line 1: one.steps: want an integer, got a list"},
+		{"fraction", "one:\n  steps: 2.5\n", "line 2: one.steps: want an integer, got 2.5"},
+		{"null outside a nullable field", "one: {steps: null}\n", "line 1: one.steps: no value (null); give a value or leave the key out"},
+		{"key twice", "one:\n  steps: 1\n  steps: 2\n", `line 3: one: key "steps" given twice (already on line 2)`},
+		{"nested unknown key", "one: {inner: {colour: red}}\n", `line 1: one.inner: unknown key "colour" (known: degree, scale, points, bounds)`},
+		{"json", `{"rules": ["a", {"inner": {"scale": -2}}]}`, "line 1: rules[1].inner.scale: want a number ≥ 0, got -2"},
+		{"alias", "base: &b {steps: 0}\n", `line 1: the top level: unknown key "base" (known: rules, one)`},
+		{"alias used twice", "rules: [&b {steps: -1}, *b]\n", "line 1: rules[0].steps: want an integer ≥ 1, got -1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var d ruled
+			err := strictyaml.Decode([]byte(c.in), &d)
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case c.want != "" && (err == nil || err.Error() != c.want):
+				t.Fatalf("got error %v\nwant        %s", err, c.want)
+			}
+			if c.want == "" && (d.Rules[0].Word != "word" || d.Rules[1].Steps == nil || *d.Rules[1].Steps != 3) {
+				t.Errorf("decoded %+v", d)
+			}
+		})
+	}
+}
+
+// TestDecodeNodeAlone: a type decoding itself outside Decode (with
+// yaml.Unmarshal) still gets its line and the path below its node.
+func TestDecodeNodeAlone(t *testing.T) {
+	var r rule
+	err := yaml.Unmarshal([]byte("\n{steps: 0}\n"), &r)
+	if err == nil || err.Error() != "line 2: steps: want an integer ≥ 1, got 0" {
+		t.Fatalf("got %v", err)
+	}
+	var ne *strictyaml.NodeError
+	if !errors.As(err, &ne) || ne.Path != "steps" {
+		t.Fatalf("got %#v, want a *NodeError at steps", err)
 	}
 }

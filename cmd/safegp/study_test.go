@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestStudyCommands: each subcommand of the table has its own flags and
+// no other's (the old single flag set handed every subcommand nil
+// pointers for the flags of the others), and the usage text documents
+// exactly the commands of the table.
+func TestStudyCommands(t *testing.T) {
+	want := map[string][]string{
+		"create":  nil,
+		"ask":     nil,
+		"tell":    {"ask", "f", "g", "index"},
+		"retract": {"observation"},
+		"show":    {"json"},
+		"export":  {"format"},
+		"plot":    {"out"},
+	}
+	for name, cmd := range studyCommands {
+		fs := flag.NewFlagSet(name, flag.ContinueOnError)
+		if cmd.flags(fs) == nil {
+			t.Errorf("%s: no run function", name)
+		}
+		var got []string
+		fs.VisitAll(func(f *flag.Flag) { got = append(got, f.Name) })
+		w, ok := want[name]
+		if !ok {
+			t.Errorf("%s: a command this test does not know", name)
+		}
+		if !slices.Equal(got, w) {
+			t.Errorf("%s: flags %v, want %v", name, got, w)
+		}
+		if !strings.Contains(studyUsage, "\n  "+name+" ") && !strings.Contains(studyUsage, "\n  "+name+"\n") {
+			t.Errorf("the usage text does not document %s", name)
+		}
+	}
+	for name := range want {
+		if _, ok := studyCommands[name]; !ok {
+			t.Errorf("%s: missing from the table", name)
+		}
+	}
+}
+
+// TestStudyFlagsCheckedFirst: a subcommand's own flags are checked before
+// the database is opened, so a mistyped command line is a usage error or a
+// bad-request error even when the database does not exist, and creates
+// nothing.
+func TestStudyFlagsCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "none.db")
+	for _, c := range []struct {
+		args  []string
+		code  int
+		wantE string
+	}{
+		{[]string{"plot"}, 2, ""},
+		{[]string{"tell", "--f", "1", "--g", "1"}, 1, "--ask and --index"},
+		{[]string{"tell", "--ask", "1", "--g", "1"}, 1, "--f is required"},
+		{[]string{"tell", "--ask", "1", "--f", "1", "--g", "1,x"}, 1, `"x" is not a number`},
+		{[]string{"retract"}, 1, "--observation is required"},
+		{[]string{"show", "extra"}, 2, ""},
+		{[]string{"create"}, 2, ""},
+		{[]string{"ask", "--bogus"}, 2, ""},
+	} {
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"study"}, c.args...)
+		args = append(args, "--db", db)
+		err := run(args, &stdout, &stderr)
+		if err == nil || exitCode(err) != c.code || !strings.Contains(err.Error(), c.wantE) {
+			t.Errorf("%v: got %v (exit %d), want exit %d mentioning %q", c.args, err, exitCode(err), c.code, c.wantE)
+		}
+		if _, err := os.Stat(db); !os.IsNotExist(err) {
+			t.Fatalf("%v: the database was created", c.args)
+		}
+	}
+}

@@ -1,0 +1,131 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/internal/fielderr"
+	"github.com/safegp/safegp/kernel"
+	"github.com/safegp/safegp/problem"
+)
+
+// ErrInvalid marks a section that fails a check of SPEC §8.
+var ErrInvalid = errors.New("invalid configuration section")
+
+// MaxHorizon bounds the rounds T of an experiment or a study: each stored
+// round takes about 40 bytes of results, and a model holds N·T floats per
+// GP while it runs.
+const MaxHorizon = 1_000_000
+
+// Model is the learner's GP model (SPEC §2, §3; the `model` section of SPEC
+// §9): the kernels of f and of each g_i, the noise σ it assumes, the
+// confidence δ and the β_t schedule.
+type Model struct {
+	Objective   *kernel.Spec  `yaml:"objective,omitempty" json:"objective,omitempty"`
+	Constraints []kernel.Spec `yaml:"constraints,omitempty" json:"constraints,omitempty"`
+	NoiseStd    *float64      `yaml:"noise_std" json:"noise_std"`
+	Delta       *float64      `yaml:"delta" json:"delta"`
+	Beta        *bandit.Beta  `yaml:"beta,omitempty" json:"beta,omitempty"`
+}
+
+// Check checks the section for m constraints. drawn says that the problem
+// is generated, whose drawing kernels are the default objective and
+// constraints; otherwise both must be given. Errors name the key relative
+// to the section (objective.lengthscale, constraints[1], noise_std).
+func (s *Model) Check(m int, drawn bool) error {
+	bad := func(key, format string, args ...any) error { return fielderr.New(ErrInvalid, key, format, args...) }
+	switch {
+	case s.Objective != nil:
+		if _, err := kernel.New(*s.Objective); err != nil {
+			return fielderr.Under("objective", err)
+		}
+	case !drawn:
+		return bad("objective", "missing: the kernel of f")
+	}
+	switch {
+	case s.Constraints != nil && len(s.Constraints) != m:
+		return bad("constraints", "%d kernels for %d thresholds", len(s.Constraints), m)
+	case s.Constraints == nil && !drawn:
+		return bad("constraints", "missing: one kernel per threshold")
+	}
+	for i, k := range s.Constraints {
+		if _, err := kernel.New(k); err != nil {
+			return fielderr.Under(fmt.Sprintf("constraints[%d]", i), err)
+		}
+	}
+	switch {
+	case s.NoiseStd == nil:
+		return bad("noise_std", "missing: the noise standard deviation σ the model assumes")
+	case !(*s.NoiseStd >= 0) || !problem.InRange(*s.NoiseStd):
+		return bad("noise_std", "must be a finite number in 0…1e100, got %v", *s.NoiseStd)
+	case s.Delta == nil:
+		return bad("delta", "missing: the confidence parameter δ, in (0, 1)")
+	case !(*s.Delta > 0 && *s.Delta < 1):
+		return bad("delta", "must be in (0, 1), got %v", *s.Delta)
+	}
+	// A decoded β is checked by its UnmarshalYAML; one built in Go is not.
+	if b := s.Beta; b != nil && !b.Paper && !(b.Value > 0 && problem.InRange(b.Value)) {
+		return bad("beta", `want "paper" or a finite number > 0, got %v`, b.Value)
+	}
+	return nil
+}
+
+// Resolve fills in what was left out — β as the paper's schedule, and the
+// kernels as objective and constraints (a generated problem's drawing
+// kernels; nil: none) — so that the section echoed in results.json or
+// stored with a study says everything a run used. Check first.
+func (s *Model) Resolve(objective *kernel.Spec, constraints []kernel.Spec) {
+	if s.Beta == nil {
+		b := bandit.PaperBeta
+		s.Beta = &b
+	}
+	if s.Objective == nil && objective != nil {
+		o := *objective
+		s.Objective = &o
+	}
+	if s.Constraints == nil && constraints != nil {
+		s.Constraints = append([]kernel.Spec(nil), constraints...)
+	}
+}
+
+// Kernels builds the kernels of f and of the g_i (Check and Resolve first).
+func (s *Model) Kernels() (f kernel.Kernel, g []kernel.Kernel) {
+	f, _ = kernel.New(*s.Objective)
+	for _, k := range s.Constraints {
+		gk, _ := kernel.New(k)
+		g = append(g, gk)
+	}
+	return f, g
+}
+
+// CheckHorizon checks the horizon T; the error names the key "horizon".
+func CheckHorizon(t int) error {
+	if t < 1 || t > MaxHorizon {
+		return fielderr.New(ErrInvalid, "horizon", "must be in 1…%d, got %d", MaxHorizon, t)
+	}
+	return nil
+}
+
+// CheckThresholds checks the thresholds h_i, one per constraint: at least
+// one, each a finite number within ±1e100. Errors name the entry ("[1]").
+func CheckThresholds(h []float64) error {
+	if len(h) == 0 {
+		return fielderr.New(ErrInvalid, "", "missing: one threshold h_i per constraint")
+	}
+	for i, v := range h {
+		if !problem.InRange(v) {
+			return fielderr.New(ErrInvalid, fmt.Sprintf("[%d]", i), "must be a finite number within ±1e100, got %v", v)
+		}
+	}
+	return nil
+}
+
+// CheckNonNegative checks a value that must be a finite number ≥ 0 within
+// 1e100, as ε and the noise's standard deviation.
+func CheckNonNegative(v float64) error {
+	if !(v >= 0) || !problem.InRange(v) {
+		return fielderr.New(ErrInvalid, "", "must be a finite number in 0…1e100, got %v", v)
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package config_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/config"
+	"github.com/safegp/safegp/kernel"
+)
+
+func f64(v float64) *float64 { return &v }
+
+// model is a valid section for one constraint.
+func model() config.Model {
+	return config.Model{
+		Objective:   &kernel.Spec{Kernel: "se", Lengthscale: 1},
+		Constraints: []kernel.Spec{{Kernel: "se", Lengthscale: 0.5}},
+		NoiseStd:    f64(0.1),
+		Delta:       f64(0.01),
+	}
+}
+
+// TestModelCheck: the model section's check that experiment
+// configurations and study specifications share. Each bad section is one
+// error naming the key relative to the section (SPEC §8: lengthscale or
+// variance ≤ 0, δ outside (0, 1), negative noise); a generated problem
+// (drawn) may leave the kernels out.
+func TestModelCheck(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		edit  func(m *config.Model)
+		m     int
+		drawn bool
+		want  string
+	}{
+		{"valid", func(m *config.Model) {}, 1, false, ""},
+		{"kernels left to a generated problem", func(m *config.Model) { m.Objective, m.Constraints = nil, nil }, 1, true, ""},
+		{"constant beta", func(m *config.Model) { m.Beta = &bandit.Beta{Value: 3} }, 1, false, ""},
+		{"no objective", func(m *config.Model) { m.Objective = nil }, 1, false, "objective: missing: the kernel of f"},
+		{"bad objective", func(m *config.Model) { m.Objective.Lengthscale = 0 }, 1, false, "objective.lengthscale: must be a finite number > 0, got 0"},
+		{"no constraints", func(m *config.Model) { m.Constraints = nil }, 1, false, "constraints: missing: one kernel per threshold"},
+		{"constraint count", func(m *config.Model) {}, 2, false, "constraints: 1 kernels for 2 thresholds"},
+		{"constraint count, drawn", func(m *config.Model) {}, 2, true, "constraints: 1 kernels for 2 thresholds"},
+		{"bad constraint", func(m *config.Model) { m.Constraints[0].Variance = f64(-1) }, 1, false, "constraints[0].variance: must be a finite number > 0, got -1"},
+		{"no noise", func(m *config.Model) { m.NoiseStd = nil }, 1, false, "noise_std: missing: the noise standard deviation σ the model assumes"},
+		{"negative noise", func(m *config.Model) { m.NoiseStd = f64(-0.1) }, 1, false, "noise_std: must be a finite number in 0…1e100, got -0.1"},
+		{"no delta", func(m *config.Model) { m.Delta = nil }, 1, false, "delta: missing: the confidence parameter δ, in (0, 1)"},
+		{"delta 1", func(m *config.Model) { m.Delta = f64(1) }, 1, false, "delta: must be in (0, 1), got 1"},
+		{"beta built in Go", func(m *config.Model) { m.Beta = &bandit.Beta{Value: -2} }, 1, false, `beta: want "paper" or a finite number > 0, got -2`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := model()
+			c.edit(&m)
+			err := m.Check(c.m, c.drawn)
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case c.want != "" && (err == nil || err.Error() != c.want):
+				t.Fatalf("got %v\nwant %s", err, c.want)
+			case c.want != "" && !errors.Is(err, config.ErrInvalid) && !errors.Is(err, kernel.ErrInvalid):
+				t.Errorf("%v is neither config.ErrInvalid nor kernel.ErrInvalid", err)
+			}
+		})
+	}
+}
+
+// TestModelResolve: what is left out is filled in — β as the paper's
+// schedule, the kernels from a generated problem — and what is given is
+// kept; the defaults are copies, not the generator's own slices.
+func TestModelResolve(t *testing.T) {
+	drawF := kernel.Spec{Kernel: "se", Lengthscale: 2}
+	drawG := []kernel.Spec{{Kernel: "se", Lengthscale: 0.3}}
+	m := config.Model{NoiseStd: f64(0.1), Delta: f64(0.01)}
+	m.Resolve(&drawF, drawG)
+	want := config.Model{Objective: &drawF, Constraints: drawG, NoiseStd: f64(0.1), Delta: f64(0.01), Beta: &bandit.PaperBeta}
+	if diff := cmp.Diff(want, m); diff != "" {
+		t.Fatalf("resolved (-want +got):\n%s", diff)
+	}
+	m.Constraints[0].Lengthscale = 9
+	if m.Objective == &drawF || drawG[0].Lengthscale != 0.3 {
+		t.Error("Resolve shares the generator's kernels instead of copying them")
+	}
+	given := model()
+	given.Beta = &bandit.Beta{Value: 2}
+	before := model()
+	before.Beta = &bandit.Beta{Value: 2}
+	given.Resolve(&drawF, drawG)
+	if diff := cmp.Diff(before, given); diff != "" {
+		t.Errorf("Resolve changed given values (-before +after):\n%s", diff)
+	}
+}
+
+// TestSharedChecks: the horizon, thresholds and non-negative values both
+// kinds of file hold.
+func TestSharedChecks(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"horizon 1", config.CheckHorizon(1), ""},
+		{"horizon max", config.CheckHorizon(config.MaxHorizon), ""},
+		{"horizon 0", config.CheckHorizon(0), "horizon: must be in 1…1000000, got 0"},
+		{"horizon past max", config.CheckHorizon(config.MaxHorizon + 1), "horizon: must be in 1…1000000, got 1000001"},
+		{"thresholds", config.CheckThresholds([]float64{0, -1e100}), ""},
+		{"no thresholds", config.CheckThresholds(nil), "missing: one threshold h_i per constraint"},
+		{"huge threshold", config.CheckThresholds([]float64{0, 1e101}), "[1]: must be a finite number within ±1e100, got 1e+101"},
+		{"zero", config.CheckNonNegative(0), ""},
+		{"negative", config.CheckNonNegative(-1e-9), "must be a finite number in 0…1e100, got -1e-09"},
+	} {
+		switch {
+		case c.want == "" && c.err != nil:
+			t.Errorf("%s: unexpected error: %v", c.name, c.err)
+		case c.want != "" && (c.err == nil || c.err.Error() != c.want || !errors.Is(c.err, config.ErrInvalid)):
+			t.Errorf("%s: got %v, want %s (config.ErrInvalid)", c.name, c.err, c.want)
+		}
+	}
+}
