@@ -43,34 +43,36 @@ func TestExplorationYAML(t *testing.T) {
 			t.Errorf("%s: JSON %s (%v), want %s", c.in, js, err, c.js)
 		}
 	}
-	bad := []struct{ in, want string }{
-		{"{theory: 3}", "theory: want {features: qff|rff"},
-		{"{theory: {features: fourier}}", `theory.features: want qff or rff, got "fourier"`},
-		{"{theory: {nodes: 0}}", `theory.nodes: want an integer ≥ 1, got "0"`},
-		{"{theory: {size: 3}}", "theory.size: want an even number, got 3"},
-		{"{theory: {colour: 1}}", `theory: unknown key "colour"`},
-		{"{theory: {nodes: 1, nodes: 2}}", `theory: key "nodes" given twice`},
-		{"{plateau: 5}", "plateau: want {window: w, cap: c}"},
-		{"{plateau: {cap: 0}}", `plateau.cap: want an integer ≥ 1, got "0"`},
-		{"{plateau: {span: 3}}", `plateau: unknown key "span"`},
-		{"{plateau: {cap: 3, cap: 4}}", `plateau: key "cap" given twice`},
-		{"{fixed: -1}", `fixed: want an integer ≥ 0, got "-1"`},
-		{"{fixed: 1, plateau: {}}", "want exactly one of fixed, plateau, theory"},
-		{"[1]", "want exactly one of fixed, plateau, theory"},
-		{"soon", `want {fixed: n}, {plateau: {window: w, cap: c}} or theory, got "soon"`},
-		{"{magic: 1}", `unknown rule "magic"`},
+	// Each refusal names the line, the key at fault (relative to the rule)
+	// and the value.
+	bad := []struct{ in, key, value string }{
+		{"{theory: 3}", "theory", "3"},
+		{"{theory: {features: fourier}}", "theory.features", "fourier"},
+		{"{theory: {nodes: 0}}", "theory.nodes", "0"},
+		{"{theory: {size: 3}}", "theory.size", "3"},
+		{"{theory: {colour: 1}}", "theory", "colour"},
+		{"{theory: {nodes: 1, nodes: 2}}", "theory", "nodes"},
+		{"{plateau: 5}", "plateau", "5"},
+		{"{plateau: {cap: 0}}", "plateau.cap", "0"},
+		{"{plateau: {span: 3}}", "plateau", "span"},
+		{"{plateau: {cap: 3, cap: 4}}", "plateau", "cap"},
+		{"{fixed: -1}", "fixed", "-1"},
+		{"{fixed: 1, plateau: {}}", "", "exactly one of fixed, plateau"},
+		{"[1]", "", "list"},
+		{"soon", "", "soon"},
+		{"{magic: 1}", "", "magic"},
 	}
 	for _, c := range bad {
 		var e bandit.Exploration
 		err := yaml.Unmarshal([]byte(c.in), &e)
-		if err == nil || !strings.Contains(err.Error(), "line 1: exploration: "+c.want) {
-			t.Errorf("%s: got %v, want line 1: exploration: %s", c.in, err, c.want)
+		if err == nil || !strings.Contains(err.Error(), "line 1: ") || !strings.Contains(err.Error(), c.key+": ") || !strings.Contains(err.Error(), c.value) {
+			t.Errorf("%s: got %v, want line 1, key %q and %q", c.in, err, c.key, c.value)
 		}
 	}
 }
 
 // TestBetaAndLipschitzYAML: "paper" or a number > 0 for β; "auto" or a
-// number ≥ 0 for L; anything else is refused naming the key.
+// number ≥ 0 for L; anything else is refused, saying what is allowed.
 func TestBetaAndLipschitzYAML(t *testing.T) {
 	for _, c := range []struct {
 		in   string
@@ -85,17 +87,10 @@ func TestBetaAndLipschitzYAML(t *testing.T) {
 			t.Errorf("beta %s: JSON %s, want %s", c.in, js, c.js)
 		}
 	}
-	for _, c := range []struct{ in, want string }{
-		{"0", `want "paper" or a finite number > 0, got "0"`},
-		{"-1", `want "paper" or a finite number > 0, got "-1"`},
-		{".inf", `want "paper" or a finite number > 0, got ".inf"`},
-		{"papr", `want "paper" or a finite number > 0, got "papr"`},
-		{"[1]", "want \"paper\" or a number, got a list"},
-		{"{a: 1}", "want \"paper\" or a number, got a mapping"},
-	} {
+	for _, in := range []string{"0", "-1", ".inf", "papr", "[1]", "{a: 1}"} {
 		var b bandit.Beta
-		if err := yaml.Unmarshal([]byte(c.in), &b); err == nil || !strings.Contains(err.Error(), "line 1: beta: "+c.want) {
-			t.Errorf("beta %s: got %v, want %q", c.in, err, c.want)
+		if err := yaml.Unmarshal([]byte(in), &b); err == nil || !strings.Contains(err.Error(), "line 1: ") || !strings.Contains(err.Error(), `want "paper" or a`) {
+			t.Errorf("beta %s: got %v, want a refusal on line 1 saying what β may be", in, err)
 		}
 	}
 	for _, c := range []struct {
@@ -113,7 +108,7 @@ func TestBetaAndLipschitzYAML(t *testing.T) {
 	}
 	for _, in := range []string{"-1", "automatic", ".nan", "[2]"} {
 		var l bandit.Lipschitz
-		if err := yaml.Unmarshal([]byte(in), &l); err == nil || !strings.Contains(err.Error(), `line 1: lipschitz: want "auto" or a finite number ≥ 0`) {
+		if err := yaml.Unmarshal([]byte(in), &l); err == nil || !strings.Contains(err.Error(), "line 1: ") || !strings.Contains(err.Error(), `want "auto" or a finite number ≥ 0`) {
 			t.Errorf("lipschitz %s: got %v", in, err)
 		}
 	}

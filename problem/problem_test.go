@@ -214,7 +214,7 @@ func TestValidate(t *testing.T) {
 		{"nan", func(p *problem.Problem) { p.F[1] = math.NaN() }, "action 1: f = NaN"},
 		{"empty seed", func(p *problem.Problem) { p.Seed = nil }, "seed set: empty"},
 		{"unsafe seed", func(p *problem.Problem) { p.Seed = []int{1} }, "seed action 1: g1 = -1"},
-		{"seed range", func(p *problem.Problem) { p.Seed = []int{5} }, "seed set: index 5"},
+		{"seed range", func(p *problem.Problem) { p.Seed = []int{5} }, "5 is outside"},
 		{"threshold count", func(p *problem.Problem) { p.H = []float64{0, 0} }, "thresholds: 2 given"},
 		{"negative noise", func(p *problem.Problem) { p.NoiseStd = -1 }, "noise_std: must be a finite number ≥ 0, got -1"},
 	} {

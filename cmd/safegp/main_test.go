@@ -333,7 +333,7 @@ func TestStudyCLI(t *testing.T) {
 		{"oracle", strings.Replace(studySpec, "{name: sgp-ucb, phase1: uniform, exploration: {fixed: 3}}", "{name: gp-ucb-oracle}", 1), "algorithm.name"},
 		{"lipschitz", strings.Replace(studySpec, "{name: sgp-ucb, phase1: uniform, exploration: {fixed: 3}}", "{name: safeopt, lipschitz: auto}", 1), "algorithm.lipschitz"},
 		{"no seeds", strings.Replace(studySpec, "seed_actions: [20, 21]\n", "", 1), "seed_actions"},
-		{"seed range", strings.Replace(studySpec, "[20, 21]", "[20, 99]", 1), "seed_actions: index 99"},
+		{"seed range", strings.Replace(studySpec, "[20, 21]", "[20, 99]", 1), "seed_actions[1]: 99"},
 		{"unknown key", studySpec + "colour: red\n", `"colour"`},
 		{"wrong type", strings.Replace(studySpec, "horizon: 30", "horizon: thirty", 1), "horizon"},
 		{"constraints", strings.Replace(studySpec, "thresholds: [0.0]", "thresholds: [0.0, 1.0]", 1), "model.constraints"},
