@@ -1,8 +1,10 @@
 package bandit
 
 import (
-	"github.com/safegp/safegp/internal/vec"
 	"math"
+
+	"github.com/safegp/safegp/gp"
+	"github.com/safegp/safegp/internal/vec"
 )
 
 type variant int
@@ -281,31 +283,20 @@ func (o *SafeOpt) expanders() {
 
 // gpExpander reports whether hypothetical observations z_i = u_{g_i,t}(x)
 // at action x (model noise, same β_t) would give some x' ∉ S_t
-// ℓ_{g_i}(x') ≥ h_i for every i. The rank-one update of each posterior is
-// applied only where it is read.
+// ℓ_{g_i}(x') ≥ h_i for every i. The rank-one update of each posterior
+// (gp.Model.Hypothetical, innovation z_i − μ_{g_i}(x) = β_t^{1/2}σ_{g_i}(x))
+// is applied only where it is read.
 func (o *SafeOpt) gpExpander(x int) bool {
-	// Per constraint: the covariance row with x, the gain and the
-	// variance denominator of the rank-one update.
-	type upd struct {
-		c          []float64
-		gain, den  float64
-		mean, vari []float64
-	}
-	var buf [4]upd
+	var buf [4]gp.Update
 	us := buf[:0]
 	for _, g := range o.g {
-		c := g.CovarianceRow(x)
-		den := math.Max(c[x], 0) + g.NoiseVar()
-		us = append(us, upd{c: c, gain: o.sqb * g.Std(x) / den, den: den, mean: g.Mean(), vari: g.Var()})
+		us = append(us, g.Hypothetical(x, o.sqb*g.Std(x)))
 	}
 	for _, p := range o.out {
 		ok := true
 		for k := range us {
 			u := &us[k]
-			c := u.c[p]
-			mean := u.mean[p] + u.gain*c
-			v := u.vari[p] - c*c/u.den
-			if !(mean-o.sqb*math.Sqrt(math.Max(v, 0)) >= o.env.H[k]) {
+			if !(u.Mean(p)-o.sqb*math.Sqrt(math.Max(u.Var(p), 0)) >= o.env.H[k]) {
 				ok = false
 				break
 			}

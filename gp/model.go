@@ -1,10 +1,12 @@
 package gp
 
 import (
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/safegp/safegp/kernel"
 )
@@ -17,40 +19,66 @@ import (
 const JitterScale = 1e-10
 
 // Model is the posterior of a zero-mean GP over the decision set
-// D = {x_0 … x_{N−1}} after t observations (paper §1.1, SPEC §2).
+// D = {x_0 … x_{N−1}} after t observations (paper §1.1, SPEC §2), each at
+// a point of D or anywhere else, with its own noise variance σ²_s.
 //
-// It keeps V = L⁻¹K(X_t, D), where L is the Cholesky factor of
-// K(X_t, X_t) + σ²I, and a = L⁻¹y. Adding an observation appends one row to
-// each, at cost O(N·t), and never refactorizes:
+// It keeps the Cholesky factor L of K(X_t, X_t) + diag(σ²_s), a = L⁻¹y and
+// V = L⁻¹K(X_t, D). Adding an observation at x appends one row to each and
+// never refactorizes: with l = L⁻¹k(X_t, x) (the column V[:, i] when x is
+// action i, else a forward substitution in O(t²)),
 //
-//	c       = k(x, D) − Vᵀ V[:, x]          (prior minus explained covariance)
-//	L_tt    = √(c_x + σ²)
-//	v_t     = c / L_tt,  a_t = (y − μ(x)) / L_tt
+//	c       = k(x, D) − Vᵀ l               (prior minus explained covariance)
+//	L_tt    = √(max(k(x,x) − ‖l‖², 0) + σ²_t)   (new row of L: [lᵀ L_tt])
+//	v_t     = c / L_tt,  a_t = (y − lᵀa) / L_tt
 //	μ      += a_t v_t,   σ² −= v_t²
+//
+// at cost O(N·t) for the whole of D. The observed points, y, the noise
+// variances and L (t(t+1)/2 floats) are what OnSet needs to move the data
+// onto another decision set, and LogMarginalLikelihood to score it.
 //
 // A Model is not safe for concurrent use.
 type Model struct {
 	k        kernel.Kernel
 	x        [][]float64
-	noiseVar float64
+	noiseVar float64 // σ² for Observe, raised to jitter
+	jitter   float64 // JitterScale·max_D k(x,x): the least noise variance
 
 	prior []float64 // k(x,x)
 	mean  []float64
 	vr    []float64 // posterior variance, may dip below 0 by rounding
 
-	v     []float64 // t×N row-major V
-	a     []float64 // L⁻¹y
-	acts  []int
-	cov   []float64 // scratch: one covariance row
-	col   []float64 // scratch: V[:, x]
-	sigma []float64 // N×N posterior covariance, when kept (KeepCovariance)
-	maxT  int       // with GrowTo: the most observations rows are grown to
+	v     []float64   // t×N row-major V
+	a     []float64   // L⁻¹y
+	l     []float64   // L, lower triangle packed by rows: row s at s(s+1)/2
+	pts   [][]float64 // observed points: rows of x, or the model's copies
+	y     []float64   // observations
+	nv    []float64   // their noise variances (raised to jitter)
+	cov   []float64   // scratch: one covariance row
+	col   []float64   // scratch: V[:, x] or L⁻¹k(X_t, x)
+	sigma []float64   // N×N posterior covariance, when kept (KeepCovariance)
+	rows  int         // observations v, a, l, pts, y, nv and col have room for
+	maxT  int         // with GrowTo: the most observations rows are grown to
 }
 
 // New returns the prior model for kernel k on decision set x, with
 // observation-noise standard deviation noiseStd ≥ 0. The model keeps x; the
 // caller must not change it.
 func New(k kernel.Kernel, x [][]float64, noiseStd float64) *Model {
+	m := newOn(k, x)
+	maxPrior := 0.0
+	for _, p := range m.prior {
+		maxPrior = math.Max(maxPrior, p)
+	}
+	if maxPrior == 0 {
+		maxPrior = 1
+	}
+	m.jitter = JitterScale * maxPrior
+	m.noiseVar = math.Max(noiseStd*noiseStd, m.jitter)
+	return m
+}
+
+// newOn returns the prior over x without noise settings.
+func newOn(k kernel.Kernel, x [][]float64) *Model {
 	n := len(x)
 	m := &Model{
 		k:     k,
@@ -60,45 +88,50 @@ func New(k kernel.Kernel, x [][]float64, noiseStd float64) *Model {
 		vr:    make([]float64, n),
 		cov:   make([]float64, n),
 	}
-	maxPrior := 0.0
 	for i, xi := range x {
 		m.prior[i] = k.Eval(xi, xi)
-		maxPrior = math.Max(maxPrior, m.prior[i])
 	}
 	copy(m.vr, m.prior)
-	if maxPrior == 0 {
-		maxPrior = 1
-	}
-	m.noiseVar = math.Max(noiseStd*noiseStd, JitterScale*maxPrior)
 	return m
 }
 
 // Reserve preallocates room for t observations in total, so that Observe
-// does not allocate until then.
+// and Add do not allocate until then.
 func (m *Model) Reserve(t int) {
+	if t > m.rows {
+		m.reserve(t)
+	}
+}
+
+// reserve gives every per-observation slice room for t observations.
+func (m *Model) reserve(t int) {
 	n := len(m.x)
 	if cap(m.v) < t*n {
 		v := make([]float64, len(m.v), t*n)
 		copy(v, m.v)
 		m.v = v
 	}
-	grow := func(s []float64) []float64 {
-		if cap(s) >= t {
+	grow := func(s []float64, c int) []float64 {
+		if cap(s) >= c {
 			return s
 		}
-		g := make([]float64, len(s), t)
+		g := make([]float64, len(s), c)
 		copy(g, s)
 		return g
 	}
-	m.a = grow(m.a)
-	if cap(m.acts) < t {
-		g := make([]int, len(m.acts), t)
-		copy(g, m.acts)
-		m.acts = g
+	m.a = grow(m.a, t)
+	m.y = grow(m.y, t)
+	m.nv = grow(m.nv, t)
+	m.l = grow(m.l, t*(t+1)/2)
+	if cap(m.pts) < t {
+		g := make([][]float64, len(m.pts), t)
+		copy(g, m.pts)
+		m.pts = g
 	}
 	if cap(m.col) < t {
 		m.col = make([]float64, 0, t)
 	}
+	m.rows = max(m.rows, t)
 }
 
 // GrowTo makes the model allocate room for observations as they come,
@@ -108,29 +141,39 @@ func (m *Model) Reserve(t int) {
 // observations so far need, and within t rows.
 func (m *Model) GrowTo(t int) { m.maxT = t }
 
-// grow makes room for one more row of V, doubling the rows (at most maxT
-// when GrowTo set it), so that a series of Observe calls copies O(N·t)
-// floats in all.
+// room makes room for one more observation, before m.col is filled (grow
+// replaces it).
+func (m *Model) room() {
+	if len(m.a) == m.rows {
+		m.grow()
+	}
+}
+
+// grow makes room for one more observation, doubling the rows (at most
+// maxT when GrowTo set it), so that a series of Observe calls copies
+// O(N·t + t²) floats in all.
 func (m *Model) grow() {
-	n := len(m.x)
-	rows := len(m.v) / n
+	rows := len(m.a)
 	want := max(2*rows, 8)
 	if m.maxT > 0 {
 		want = min(want, m.maxT)
 	}
-	want = max(want, rows+1)
-	v := make([]float64, len(m.v), want*n)
-	copy(v, m.v)
-	m.v = v
+	m.reserve(max(want, rows+1))
 }
 
 // Bytes estimates the memory of a model over n actions holding t
-// observations, with the full covariance when keepCov (KeepCovariance):
-// the N-vectors, V (t·N floats) and the per-observation vectors. It is
-// what Reserve(t) allocates, plus N² floats for the covariance.
+// observations at points of D, with the full covariance when keepCov
+// (KeepCovariance): the N-vectors, V (t·N floats), L (t(t+1)/2 floats)
+// and the per-observation vectors. It is what Reserve(t) allocates, plus
+// N² floats for the covariance. An observation outside D (AddAt) adds
+// its point's d floats, which Bytes does not know.
 func Bytes(n, t int, keepCov bool) int64 {
-	// 5 N-vectors, V, 3 t-vectors, and room for allocation rounding.
-	f := int64(6)*int64(n) + int64(t)*int64(n) + 4*int64(t) + 512
+	// 5 N-vectors, V, L, 4 t-vectors (a, y, σ², scratch), t point
+	// headers (3 words each), and room for allocation rounding: 4 KiB for
+	// the small slices, and a page (8 KiB, 1024 floats) for each of the
+	// large arrays V and L, which the runtime rounds up to whole pages.
+	t64 := int64(t)
+	f := int64(6)*int64(n) + t64*int64(n) + t64*(t64+1)/2 + 7*t64 + 512 + 2*1024
 	if keepCov {
 		f += int64(n) * int64(n)
 	}
@@ -141,9 +184,9 @@ func Bytes(n, t int, keepCov bool) int64 {
 func (m *Model) N() int { return len(m.x) }
 
 // T is the number of observations so far.
-func (m *Model) T() int { return len(m.acts) }
+func (m *Model) T() int { return len(m.a) }
 
-// NoiseVar is the noise variance the model uses (σ², raised to the jitter
+// NoiseVar is the noise variance Observe uses (σ², raised to the jitter
 // floor).
 func (m *Model) NoiseVar() float64 { return m.noiseVar }
 
@@ -164,8 +207,19 @@ func (m *Model) Prior() []float64 { return m.prior }
 // Std returns the posterior standard deviation at action i.
 func (m *Model) Std(i int) float64 { return math.Sqrt(math.Max(m.vr[i], 0)) }
 
-// Actions returns the indices observed so far, in order.
-func (m *Model) Actions() []int { return m.acts }
+// Points returns the observed points x_1 … x_t, in order: rows of D for
+// Observe and Add, the model's copies for AddAt. The slices are the
+// model's own: read them, do not change them.
+func (m *Model) Points() [][]float64 { return m.pts }
+
+// Y returns the observations y_1 … y_t, in order. The slice is the
+// model's own: read it, do not change it.
+func (m *Model) Y() []float64 { return m.y }
+
+// NoiseVars returns the noise variance of each observation, in order, as
+// the model uses it (raised to the jitter floor). The slice is the model's
+// own: read it, do not change it.
+func (m *Model) NoiseVars() []float64 { return m.nv }
 
 // KeepCovariance makes the model hold the full N×N posterior covariance
 // from now on: it costs N² floats and an O(N²) rank-one update per
@@ -207,41 +261,136 @@ func (m *Model) Covariance(dst []float64, i int) []float64 {
 		copy(dst, m.sigma[i*n:(i+1)*n])
 		return dst
 	}
-	xi := m.x[i]
-	for j, xj := range m.x {
-		dst[j] = m.k.Eval(xi, xj)
+	m.column(i)
+	return m.explained(dst, m.x[i], m.col)
+}
+
+// column gathers V[:, i] = L⁻¹k(X_t, x_i) into m.col.
+func (m *Model) column(i int) {
+	n, t := len(m.x), len(m.a)
+	m.col = m.col[:0]
+	for s := range t {
+		m.col = append(m.col, m.v[s*n+i])
 	}
-	t := len(m.acts)
+}
+
+// explained writes k(x, D) − Vᵀ l into dst and returns it, for
+// l = L⁻¹k(X_t, x): the prior covariance of x with D minus the part the
+// observations explain. Cost O(N·t).
+func (m *Model) explained(dst, x, l []float64) []float64 {
+	n, t := len(m.x), len(l)
+	for j, xj := range m.x {
+		dst[j] = m.k.Eval(x, xj)
+	}
 	if t == 0 {
 		return dst
 	}
-	m.col = m.col[:0]
-	for s := 0; s < t; s++ {
-		m.col = append(m.col, m.v[s*n+i])
-	}
 	vm := blas64.General{Rows: t, Cols: n, Stride: n, Data: m.v[:t*n]}
-	blas64.Gemv(blas.Trans, -1, vm, blas64.Vector{N: t, Inc: 1, Data: m.col}, 1, blas64.Vector{N: n, Inc: 1, Data: dst})
+	blas64.Gemv(blas.Trans, -1, vm, blas64.Vector{N: t, Inc: 1, Data: l}, 1, blas64.Vector{N: n, Inc: 1, Data: dst})
 	return dst
 }
 
-// Observe adds the observation y of action i and updates the posterior
-// over D in O(N·t).
-func (m *Model) Observe(i int, y float64) {
+// noise returns the noise variance an observation uses: the model's for
+// noiseVar < 0, else noiseVar raised to the jitter floor.
+func (m *Model) noise(noiseVar float64, op string) float64 {
+	switch {
+	case math.IsNaN(noiseVar) || math.IsInf(noiseVar, 1):
+		panic(fmt.Sprintf("gp: %s: noise variance %v", op, noiseVar))
+	case noiseVar < 0:
+		return m.noiseVar
+	}
+	return math.Max(noiseVar, m.jitter)
+}
+
+// Observe adds the observation y of action i with the model's noise
+// variance and updates the posterior over D in O(N·t): Add(i, y, −1).
+func (m *Model) Observe(i int, y float64) { m.Add(i, y, -1) }
+
+// Add adds the observation y of action i, with noise variance noiseVar
+// (raised to the jitter floor; < 0 for the model's), and updates the
+// posterior over D in O(N·t): the new row of L is the column V[:, i] the
+// model already holds. Add does not allocate within Reserve.
+func (m *Model) Add(i int, y, noiseVar float64) {
 	n := len(m.x)
 	if i < 0 || i >= n {
-		panic("gp: Observe: action index out of range")
+		panic("gp: Add: action index out of range")
 	}
-	c := m.Covariance(m.cov, i)
-	d := math.Max(c[i], 0) + m.noiseVar
-	l := math.Sqrt(d)
-	alpha := (y - m.mean[i]) / l
-	if cap(m.v)-len(m.v) < n {
-		m.grow()
+	nv := m.noise(noiseVar, "Add")
+	m.room()
+	m.column(i)
+	var c []float64
+	if m.sigma != nil {
+		c = m.sigma[i*n : (i+1)*n]
+	} else {
+		c = m.explained(m.cov, m.x[i], m.col)
 	}
+	d := math.Max(c[i], 0) + nv
+	m.record(m.x[i], y, nv, c, math.Sqrt(d), m.mean[i])
+}
+
+// AddAt adds the observation y at point x, which need not be in D, with
+// noise variance noiseVar (raised to the jitter floor; < 0 for the
+// model's), and updates the posterior over D in O(N·t + t²): a forward
+// substitution gives l = L⁻¹k(X_t, x). The model keeps a copy of x. x
+// must be finite and have the dimension of D (and of the points observed
+// before); AddAt panics otherwise, so callers check user input first.
+func (m *Model) AddAt(x []float64, y, noiseVar float64) {
+	if d := m.dim(); d >= 0 && len(x) != d {
+		panic(fmt.Sprintf("gp: AddAt: point of dimension %d, the model's is %d", len(x), d))
+	}
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			panic(fmt.Sprintf("gp: AddAt: point %v is not finite", x))
+		}
+	}
+	nv := m.noise(noiseVar, "AddAt")
+	x = append([]float64(nil), x...)
+	m.room()
+	t := len(m.a)
+	m.col = m.col[:t]
+	l := m.col
+	for s, p := range m.pts {
+		l[s] = m.k.Eval(p, x)
+	}
+	m.solveL(l)
+	c := m.explained(m.cov, x, l)
+	d := math.Max(m.k.Eval(x, x)-floats.Dot(l, l), 0) + nv
+	m.record(x, y, nv, c, math.Sqrt(d), floats.Dot(l, m.a))
+}
+
+// dim is the dimension of the points the model has seen, or −1 for none.
+func (m *Model) dim() int {
+	switch {
+	case len(m.x) > 0:
+		return len(m.x[0])
+	case len(m.pts) > 0:
+		return len(m.pts[0])
+	}
+	return -1
+}
+
+// solveL overwrites b (length t) with L⁻¹b by forward substitution over
+// the packed rows of L, O(t²).
+func (m *Model) solveL(b []float64) {
+	for s := range b {
+		off := s * (s + 1) / 2
+		b[s] = (b[s] - floats.Dot(m.l[off:off+s], b[:s])) / m.l[off+s]
+	}
+}
+
+// record records observation y at point x with noise variance nv, given
+// room for it, l = L⁻¹k(X_t, x) in m.col, c = k(x, D) − Vᵀl, L_tt and the
+// posterior mean μ(x) = lᵀa before it: it appends the rows of L, V and a
+// and updates the posterior over D (see Model).
+func (m *Model) record(x []float64, y, nv float64, c []float64, ltt, mu float64) {
+	n := len(m.x)
+	alpha := (y - mu) / ltt
+	m.l = append(m.l, m.col...)
+	m.l = append(m.l, ltt)
 	start := len(m.v)
 	m.v = append(m.v, c...)
 	row := m.v[start : start+n]
-	inv := 1 / l
+	inv := 1 / ltt
 	for j := range row {
 		r := row[j] * inv
 		row[j] = r
@@ -254,32 +403,101 @@ func (m *Model) Observe(i int, y float64) {
 			blas64.General{Rows: n, Cols: n, Stride: n, Data: m.sigma})
 	}
 	m.a = append(m.a, alpha)
-	m.acts = append(m.acts, i)
+	m.pts = append(m.pts, x)
+	m.y = append(m.y, y)
+	m.nv = append(m.nv, nv)
 }
 
-// Hypothetical writes into dstMean and dstVar (each length N, or nil to
-// skip) the posterior that observing y at action i would give, leaving the
-// model unchanged (SafeOpt's expander test, SPEC §5). Cost O(N·t).
-func (m *Model) Hypothetical(dstMean, dstVar []float64, i int, y float64) {
+// OnSet returns a new model over decision set x with this model's kernel,
+// noise settings and observations (points, y, noise variances), in
+// O(N·t²) from L without refactorizing: V' = L⁻¹K(X_t, x) row by row,
+// μ = V'ᵀa and σ² = k(x,x) − colsum(V'²), accumulated in the order Add
+// uses, so that OnSet onto the same set gives the same floats. The new
+// model keeps this model's noise variance and jitter floor (the noise
+// belongs to the observations, not to the set) and its GrowTo limit, but
+// not its full covariance (call KeepCovariance again). It keeps x; the
+// caller must not change it. x's points must have the dimension of the
+// observed ones; OnSet panics otherwise.
+func (m *Model) OnSet(x [][]float64) *Model {
+	if d := m.dim(); len(m.pts) > 0 {
+		for i, p := range x {
+			if len(p) != d {
+				panic(fmt.Sprintf("gp: OnSet: point %d of dimension %d, the model's is %d", i, len(p), d))
+			}
+		}
+	}
+	o := newOn(m.k, x)
+	o.noiseVar, o.jitter, o.maxT = m.noiseVar, m.jitter, m.maxT
+	t, n := len(m.a), len(x)
+	o.reserve(t)
+	o.a = append(o.a, m.a...)
+	o.l = append(o.l, m.l...)
+	o.pts = append(o.pts, m.pts...)
+	o.y = append(o.y, m.y...)
+	o.nv = append(o.nv, m.nv...)
+	o.v = o.v[:t*n]
+	for s, p := range o.pts {
+		off := s * (s + 1) / 2
+		row := o.explained(o.v[s*n:(s+1)*n], p, o.l[off:off+s])
+		inv, alpha := 1/o.l[off+s], o.a[s]
+		for j := range row {
+			r := row[j] * inv
+			row[j] = r
+			o.mean[j] += alpha * r
+			o.vr[j] -= r * r
+		}
+	}
+	return o
+}
+
+// LogMarginalLikelihood returns log p(y | X_t) under the model,
+// −½ yᵀ(K + Σ)⁻¹y − ½ log det(K + Σ) − (t/2) log 2π with K = K(X_t, X_t) and
+// Σ = diag(σ²_s) (Rasmussen & Williams 2006, eq. 2.30 and Algorithm 2.1):
+// from a = L⁻¹y and L, −½‖a‖² − Σ_s log L_ss − (t/2) log 2π, in O(t).
+func (m *Model) LogMarginalLikelihood() float64 {
+	var q, logDet float64
+	for s, as := range m.a {
+		q += as * as
+		logDet += math.Log(m.l[s*(s+1)/2+s])
+	}
+	return -0.5*q - logDet - 0.5*float64(len(m.a))*math.Log(2*math.Pi)
+}
+
+// Update is the posterior change that one hypothetical observation at an
+// action would make, with the model's noise, read one action at a time
+// (SafeOpt's expander test, SPEC §5). It holds the model's slices: read it
+// before the model's next method call.
+type Update struct {
+	c         []float64 // posterior covariance row of the observed action
+	mean, vr  []float64
+	gain, den float64
+}
+
+// Hypothetical returns the update that observing action i at innovation
+// dy = y − μ(x_i) would make, leaving the model unchanged. It costs one
+// covariance row (O(N) with KeepCovariance, else O(N·t)) and allocates
+// nothing; each Mean or Var is then O(1).
+func (m *Model) Hypothetical(i int, dy float64) Update {
 	c := m.CovarianceRow(i)
-	d := math.Max(c[i], 0) + m.noiseVar
-	gain := (y - m.mean[i]) / d
-	if dstMean != nil {
-		for j, cj := range c {
-			dstMean[j] = m.mean[j] + gain*cj
-		}
-	}
-	if dstVar != nil {
-		for j, cj := range c {
-			dstVar[j] = m.vr[j] - cj*cj/d
-		}
-	}
+	den := math.Max(c[i], 0) + m.noiseVar
+	return Update{c: c, mean: m.mean, vr: m.vr, gain: dy / den, den: den}
 }
 
-// pop removes the last observation in O(N), undoing Observe up to
-// rounding. Benchmarks use it to time Observe at a fixed t.
+// Mean is the posterior mean at action j after the update:
+// μ(x_j) + c_j·dy/(c_ii + σ²).
+func (u *Update) Mean(j int) float64 { return u.mean[j] + u.gain*u.c[j] }
+
+// Var is the posterior variance at action j after the update:
+// σ²(x_j) − c_j²/(c_ii + σ²). It may dip below 0 by rounding, as Var does.
+func (u *Update) Var(j int) float64 {
+	c := u.c[j]
+	return u.vr[j] - c*c/u.den
+}
+
+// pop removes the last observation in O(N), undoing Add up to rounding.
+// Benchmarks use it to time Observe at a fixed t.
 func (m *Model) pop() {
-	t := len(m.acts) - 1
+	t := len(m.a) - 1
 	n := len(m.x)
 	row := m.v[t*n : (t+1)*n]
 	if m.sigma != nil {
@@ -292,5 +510,6 @@ func (m *Model) pop() {
 		m.vr[j] += r * r
 	}
 	m.v = m.v[:t*n]
-	m.a, m.acts = m.a[:t], m.acts[:t]
+	m.l = m.l[:t*(t+1)/2]
+	m.a, m.pts, m.y, m.nv = m.a[:t], m.pts[:t], m.y[:t], m.nv[:t]
 }
