@@ -10,18 +10,19 @@ import (
 	"github.com/safegp/safegp/kernel"
 )
 
-// TestAccessors: T, Actions and Kernel report what was observed and with
+// TestAccessors: T, Points, Y and Kernel report what was observed and with
 // what; a zero kernel (k ≡ 0 on D) gets the jitter floor relative to 1,
 // not 0, so its noise variance stays positive.
 func TestAccessors(t *testing.T) {
 	x := [][]float64{{0}, {1}, {2}}
 	k := kernel.SE{Variance: 1, Lengthscale: 1}
 	m := gp.New(k, x, 0.1)
-	for _, a := range []int{2, 0, 2} {
-		m.Observe(a, 1)
+	for i, a := range []int{2, 0, 2} {
+		m.Observe(a, float64(i))
 	}
-	if m.T() != 3 || !slices.Equal(m.Actions(), []int{2, 0, 2}) || m.Kernel() != kernel.Kernel(k) || m.N() != 3 {
-		t.Errorf("T %d, actions %v, kernel %v, N %d", m.T(), m.Actions(), m.Kernel(), m.N())
+	pts := m.Points()
+	if m.T() != 3 || len(pts) != 3 || pts[0][0] != 2 || pts[1][0] != 0 || pts[2][0] != 2 || !slices.Equal(m.Y(), []float64{0, 1, 2}) || m.Kernel() != kernel.Kernel(k) || m.N() != 3 {
+		t.Errorf("T %d, points %v, y %v, kernel %v, N %d", m.T(), pts, m.Y(), m.Kernel(), m.N())
 	}
 	zero := gp.New(kernel.Linear{Variance: 1}, [][]float64{{0}, {0}}, 0)
 	if zero.NoiseVar() != gp.JitterScale {
