@@ -51,16 +51,16 @@ func TestBeta(t *testing.T) {
 		if name == "sgp-ucb" {
 			s.Exploration = bandit.Exploration{Fixed: ptr(1)}
 		}
-		pol, err := bandit.New(s, &bandit.Env{
-			X: x, Seed: []int{2}, H: []float64{-0.5}, Epsilon: 0.01, Objective: se, Constraints: []kernel.Kernel{se},
-			NoiseStd: 0.1, Delta: 0.1, Beta: bandit.PaperBeta, Horizon: 10, Rand: rand.New(rand.NewPCG(1, 1)),
-			TrueSafe: []bool{true, true, true, true, true}, Lipschitz: []float64{1},
-		})
+		pol, err := bandit.New(s,
+			bandit.Model{Objective: se, Constraints: []kernel.Kernel{se}, NoiseStd: 0.1, Delta: 0.1, Beta: bandit.PaperBeta},
+			bandit.DecisionSet{X: x, Seed: []int{2}},
+			&bandit.Truth{Safe: []bool{true, true, true, true, true}, Lipschitz: []float64{1}},
+			bandit.Options{Thresholds: []float64{-0.5}, Epsilon: 0.01, Horizon: 10, Rand: rand.New(rand.NewPCG(1, 1))})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for round, want := range []float64{10.205740976917673, 12.978329699157454} {
-			if got := pol.Inspect().SqrtBeta; math.Abs(got*got-want) > 1e-12 {
+			if got := inspect(pol).SqrtBeta; math.Abs(got*got-want) > 1e-12 {
 				t.Errorf("%s round %d: β = %v, want β_%d = %v", name, round+1, got*got, round+1, want)
 			}
 			observe(pol, next(pol), 0.5, []float64{1})
@@ -90,15 +90,53 @@ func instance(t *testing.T, r uint64) (*problem.Problem, *problem.Info) {
 	return p, info
 }
 
-func env(p *problem.Problem, info *problem.Info, beta bandit.Beta, horizon int) *bandit.Env {
-	return &bandit.Env{
-		X: p.X, Seed: p.Seed, H: p.H, Epsilon: p.Epsilon,
-		Objective:   kernel.SE{Variance: 1, Lengthscale: 1},
-		Constraints: []kernel.Kernel{kernel.SE{Variance: 1, Lengthscale: 0.3}, kernel.SE{Variance: 1, Lengthscale: 0.5}},
-		NoiseStd:    0.1, Delta: 0.01, Beta: beta, Horizon: horizon,
-		Rand:     rand.New(rand.NewPCG(1, 2)),
-		TrueSafe: info.SafeTrue, Lipschitz: info.Lipschitz,
+// setup is what bandit.New takes besides the spec.
+type setup struct {
+	model bandit.Model
+	set   bandit.DecisionSet
+	truth *bandit.Truth
+	opt   bandit.Options
+}
+
+func (e *setup) build(s *bandit.Spec) (bandit.Policy, error) {
+	return bandit.New(s, e.model, e.set, e.truth, e.opt)
+}
+
+func env(p *problem.Problem, info *problem.Info, beta bandit.Beta, horizon int) *setup {
+	return &setup{
+		model: bandit.Model{
+			Objective:   kernel.SE{Variance: 1, Lengthscale: 1},
+			Constraints: []kernel.Kernel{kernel.SE{Variance: 1, Lengthscale: 0.3}, kernel.SE{Variance: 1, Lengthscale: 0.5}},
+			NoiseStd:    0.1, Delta: 0.01, Beta: beta,
+		},
+		set:   bandit.DecisionSet{X: p.X, Seed: p.Seed},
+		truth: &bandit.Truth{Safe: info.SafeTrue, Lipschitz: info.Lipschitz},
+		opt:   bandit.Options{Thresholds: p.H, Epsilon: p.Epsilon, Horizon: horizon, Rand: rand.New(rand.NewPCG(1, 2))},
 	}
+}
+
+// play asks pol and tells it the exact values of p for rounds rounds.
+func play(t *testing.T, pol bandit.Policy, p *problem.Problem, rounds int) {
+	t.Helper()
+	z := make([]float64, p.M())
+	for range rounds {
+		a, err := pol.Ask()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range z {
+			z[k] = p.G[k][a.Index]
+		}
+		if err := pol.Tell(a.ID, bandit.Observation{F: p.F[a.Index], G: z}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func inspect(pol bandit.Policy) bandit.Snapshot {
+	var s bandit.Snapshot
+	pol.Inspect(&s, bandit.Full)
+	return s
 }
 
 // TestActionsInAllowedSet drives each policy on random instances and
@@ -125,12 +163,12 @@ func TestActionsInAllowedSet(t *testing.T) {
 		}
 		for _, s := range specs {
 			e := env(p, info, bandit.PaperBeta, T)
-			pol, err := bandit.New(&s, e)
+			pol, err := e.build(&s)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref := []*gp.Model{gp.New(e.Constraints[0], p.X, 0.1), gp.New(e.Constraints[1], p.X, 0.1)}
-			refF := gp.New(e.Objective, p.X, 0.1)
+			ref := []*gp.Model{gp.New(e.model.Constraints[0], p.X, 0.1), gp.New(e.model.Constraints[1], p.X, 0.1)}
+			refF := gp.New(e.model.Objective, p.X, 0.1)
 			noise := rand.New(rand.NewPCG(3, r))
 			type step struct {
 				a          int
@@ -145,7 +183,7 @@ func TestActionsInAllowedSet(t *testing.T) {
 					t.Fatalf("%s: Next not idempotent: %d then %d", s.DisplayLabel(), a, b)
 				}
 				sqb := math.Sqrt(handBeta(round, 2, p.N(), 0.01))
-				st := step{a: a, safe: make([]bool, p.N()), told: pol.SafeSetSize(), upper: make([]float64, p.N()), unc: make([]float64, p.N())}
+				st := step{a: a, safe: make([]bool, p.N()), told: inspect(pol).SafeSetSize, upper: make([]float64, p.N()), unc: make([]float64, p.N())}
 				for i := range st.safe {
 					st.safe[i] = true
 					for k, g := range ref {
@@ -168,7 +206,7 @@ func TestActionsInAllowedSet(t *testing.T) {
 					g.Observe(a, z[k])
 				}
 			}
-			tPrime := pol.ExplorationRounds()
+			tPrime := inspect(pol).ExplorationRounds
 			if s.Name == "sgp-ucb" && tPrime == 0 {
 				t.Fatalf("%s: no exploration", s.DisplayLabel())
 			}
@@ -243,15 +281,12 @@ func TestExplorationLength(t *testing.T) {
 		{bandit.Exploration{Fixed: ptr(1000)}, 25, 25},
 	}
 	for _, c := range cases {
-		pol, err := bandit.New(&bandit.Spec{Name: "sgp-ucb", Exploration: c.rule}, env(p, info, bandit.Beta{Value: 1e6}, c.horizon))
+		pol, err := env(p, info, bandit.Beta{Value: 1e6}, c.horizon).build(&bandit.Spec{Name: "sgp-ucb", Exploration: c.rule})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for round := 0; round < c.horizon; round++ {
-			a := next(pol)
-			observe(pol, a, p.F[a], []float64{p.G[0][a], p.G[1][a]})
-		}
-		if got := pol.ExplorationRounds(); got != c.want {
+		play(t, pol, p, c.horizon)
+		if got := inspect(pol).ExplorationRounds; got != c.want {
 			t.Errorf("%+v, T=%d: T' = %d, want %d", c.rule, c.horizon, got, c.want)
 		}
 	}
@@ -314,32 +349,32 @@ func TestTheoryExploration(t *testing.T) {
 		eps  float64
 		want int
 	}{{0.5, 72}, {0.2, 189}} {
-		env := &bandit.Env{
-			X: x, Seed: []int{0, 1, 2}, H: []float64{-5}, Epsilon: c.eps,
-			Objective: kernel.Linear{Variance: 1}, Constraints: []kernel.Kernel{kernel.Linear{Variance: 1}},
-			NoiseStd: 0.1, Delta: 0.1, Beta: bandit.PaperBeta, Horizon: 200, Rand: rand.New(rand.NewPCG(1, 1)),
+		env := &setup{
+			model: bandit.Model{Objective: kernel.Linear{Variance: 1}, Constraints: []kernel.Kernel{kernel.Linear{Variance: 1}}, NoiseStd: 0.1, Delta: 0.1, Beta: bandit.PaperBeta},
+			set:   bandit.DecisionSet{X: x, Seed: []int{0, 1, 2}},
+			opt:   bandit.Options{Thresholds: []float64{-5}, Epsilon: c.eps, Horizon: 200, Rand: rand.New(rand.NewPCG(1, 1))},
 		}
-		pol, err := bandit.New(&bandit.Spec{Name: "sgp-ucb", Exploration: bandit.Exploration{Theory: true}}, env)
+		pol, err := env.build(&bandit.Spec{Name: "sgp-ucb", Exploration: bandit.Exploration{Theory: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for range 200 {
 			observe(pol, next(pol), 0, []float64{0})
 		}
-		if got := pol.ExplorationRounds(); got != c.want {
+		if got := inspect(pol).ExplorationRounds; got != c.want {
 			t.Errorf("ε = %v: T' = %d, want %d", c.eps, got, c.want)
 		}
-		if got, err := bandit.TheoryLength(env, theory.Features{}); err != nil || got != c.want {
+		if got, err := bandit.TheoryLength(env.model, env.set, env.opt, theory.Features{}); err != nil || got != c.want {
 			t.Errorf("ε = %v: TheoryLength = %d, %v; want %d", c.eps, got, err, c.want)
 		}
 	}
 	// One seed in 2-D cannot span the feature space: λ_− = 0, an error.
-	env := &bandit.Env{
-		X: x, Seed: []int{2}, H: []float64{-5}, Epsilon: 0.5,
-		Objective: kernel.Linear{Variance: 1}, Constraints: []kernel.Kernel{kernel.Linear{Variance: 1}},
-		NoiseStd: 0.1, Delta: 0.1, Beta: bandit.PaperBeta, Horizon: 200, Rand: rand.New(rand.NewPCG(1, 1)),
+	env := &setup{
+		model: bandit.Model{Objective: kernel.Linear{Variance: 1}, Constraints: []kernel.Kernel{kernel.Linear{Variance: 1}}, NoiseStd: 0.1, Delta: 0.1, Beta: bandit.PaperBeta},
+		set:   bandit.DecisionSet{X: x, Seed: []int{2}},
+		opt:   bandit.Options{Thresholds: []float64{-5}, Epsilon: 0.5, Horizon: 200, Rand: rand.New(rand.NewPCG(1, 1))},
 	}
-	if _, err := bandit.New(&bandit.Spec{Name: "sgp-ucb", Exploration: bandit.Exploration{Theory: true}}, env); !errors.Is(err, theory.ErrSeedTooSmall) {
+	if _, err := env.build(&bandit.Spec{Name: "sgp-ucb", Exploration: bandit.Exploration{Theory: true}}); !errors.Is(err, theory.ErrSeedTooSmall) {
 		t.Errorf("one seed in 2-D: got %v, want ErrSeedTooSmall", err)
 	}
 }
@@ -362,20 +397,15 @@ func TestBytes(t *testing.T) {
 	for _, grow := range []bool{false, true} {
 		for _, s := range specs {
 			e := env(p, info, bandit.PaperBeta, horizon)
-			e.Grow = grow
+			e.opt.Grow = grow
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			pol, err := bandit.New(&s, e)
+			pol, err := e.build(&s)
 			if err != nil {
 				t.Fatal(err)
 			}
-			z := make([]float64, 2)
-			for range horizon {
-				a := next(pol)
-				z[0], z[1] = p.G[0][a], p.G[1][a]
-				observe(pol, a, p.F[a], z)
-			}
+			play(t, pol, p, horizon)
 			runtime.ReadMemStats(&after)
 			got := int64(after.TotalAlloc - before.TotalAlloc)
 			est := bandit.Bytes(&s, p.N(), 2, horizon, grow)

@@ -2,7 +2,6 @@ package bandit_test
 
 import (
 	"fmt"
-	"math/rand/v2"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/kernel"
@@ -17,20 +16,29 @@ func Example() {
 	g := []float64{1, 0.8, 0.5, 0.1, -0.4} // unknown constraint, safe when ≥ 0
 	policy, err := bandit.New(
 		&bandit.Spec{Name: "sgp-ucb", Phase1: "uncertainty", Exploration: bandit.Exploration{Fixed: ptr(3)}},
-		&bandit.Env{
-			X: x, Seed: []int{0, 1}, H: []float64{0},
+		bandit.Model{
 			Objective:   kernel.SE{Variance: 1, Lengthscale: 0.5},
 			Constraints: []kernel.Kernel{kernel.SE{Variance: 1, Lengthscale: 0.5}},
-			NoiseStd:    0.01, Delta: 0.1, Beta: bandit.Beta{Value: 1}, Horizon: 8,
-			Rand: rand.New(rand.NewPCG(1, 1)),
-		})
+			NoiseStd:    0.01, Delta: 0.1, Beta: bandit.Beta{Value: 1},
+		},
+		bandit.DecisionSet{X: x, Seed: []int{0, 1}},
+		nil, // no ground truth: this is how a real system is tuned
+		bandit.Options{Thresholds: []float64{0}, Horizon: 8})
 	if err != nil {
 		panic(err)
 	}
+	var view bandit.Snapshot
 	for t := 1; t <= 8; t++ {
-		i := policy.Next() // ask
-		fmt.Printf("round %d: action %d, |safe set| = %d\n", t, i, policy.SafeSetSize())
-		policy.Observe(i, f[i], []float64{g[i]}) // tell (exact values here)
+		a, err := policy.Ask()
+		if err != nil {
+			panic(err)
+		}
+		policy.Inspect(&view, bandit.SafeSet)
+		fmt.Printf("round %d: action %d, |safe set| = %d\n", t, a.Index, view.SafeSetSize)
+		i := a.Index
+		if err := policy.Tell(a.ID, bandit.Observation{F: f[i], G: []float64{g[i]}}); err != nil { // exact values here
+			panic(err)
+		}
 	}
 	// Output:
 	// round 1: action 0, |safe set| = 0

@@ -1,49 +1,44 @@
 package bandit
 
-// Oracle is GP-UCB restricted to the true safe set D^s_0 (paper §6,
+import "fmt"
+
+// oracle is GP-UCB restricted to the true safe set D^s_0 (paper §6,
 // baseline 4): x_t = argmax_{D^s_0} u_{f,t}.
-type Oracle struct {
-	models
-	next cached
+type oracle struct {
+	*models
+	safe []bool // D^s_0, from Truth
 	size int
 }
 
-func newOracle(env *Env) *Oracle {
-	o := &Oracle{models: newModels(env, false)}
-	for _, s := range env.TrueSafe {
+func newOracle(m *models, safe []bool) (*oracle, error) {
+	o := &oracle{models: m, safe: safe}
+	for _, s := range safe {
 		if s {
 			o.size++
 		}
 	}
-	return o
-}
-
-// Next implements Policy.
-func (o *Oracle) Next() int {
-	t := o.t + 1
-	if a, ok := o.next.get(t); ok {
-		return a
-	}
-	o.beta()
-	a := o.argmaxUpper(func(i int) bool { return o.env.TrueSafe[i] })
-	if a < 0 {
+	if o.size == 0 {
 		// D^s_0 contains the seed set, so this needs inconsistent input.
-		panic("bandit: gp-ucb-oracle: empty true safe set")
+		return nil, fmt.Errorf("%w: gp-ucb-oracle: the true safe set is empty", ErrConfig)
 	}
-	return o.next.set(t, a)
+	return o, nil
 }
 
-// Observe implements Policy.
-func (o *Oracle) Observe(i int, y float64, z []float64) { o.observe(i, y, z) }
+func (o *oracle) base() *models { return o.models }
 
-// SafeSetSize implements Policy: |D^s_0|.
-func (o *Oracle) SafeSetSize() int { return o.size }
+func (o *oracle) inTrueSafe(i int) bool { return o.safe[i] }
 
-// ExplorationRounds implements Policy: the oracle does not explore.
-func (o *Oracle) ExplorationRounds() int { return 0 }
-
-// Inspect implements Policy.
-func (o *Oracle) Inspect() Snapshot {
+// choose implements rule.
+func (o *oracle) choose() (int, error) {
 	o.beta()
-	return o.snapshot(o.t+1, o.env.TrueSafe)
+	return o.argmaxUpper(o.inTrueSafe), nil
+}
+
+// prepare implements rule: β_t is set where it is read.
+func (o *oracle) prepare() {}
+
+// inspect implements rule: D^s_0; the oracle does not explore.
+func (o *oracle) inspect(dst *Snapshot, d Detail) {
+	o.beta()
+	o.snapshot(dst, d, o.t+1, o.safe, o.size, 0)
 }

@@ -1,35 +1,101 @@
 package bandit
 
 import (
+	"errors"
 	"fmt"
-	"github.com/safegp/safegp/theory"
 	"math"
-	"math/rand/v2"
-	"sync"
-
-	"github.com/safegp/safegp/gp"
-	"github.com/safegp/safegp/kernel"
 )
 
-// Policy is an ask/tell bandit algorithm. Next returns the action to play in
-// the coming round; calling it again before Observe returns the same action.
-// Observe feeds the result of playing an action (usually the one Next
-// returned): y observes f, z[i] observes g_i. The policy's state changes
-// only in Observe (and in Next's own random draws), so that replaying the
-// same calls rebuilds the same state.
+// Errors of Tell.
+var (
+	ErrUnknownAsk  = errors.New("unknown ask")
+	ErrObservation = errors.New("invalid observation")
+)
+
+// Policy is a safe GP bandit algorithm (SPEC §4–5) as an ask/tell object:
+// the caller owns the loop, so that one policy serves a simulation
+// (experiment.Play), a study recorded in a database, or a system measured
+// by hand.
+//
+// Ask hands out the point to measure next under an ID, 1, 2, … per
+// policy; asking again before that ask is told returns the same ask. Tell
+// feeds the measurement of ask id: f, every g_i, and optionally its noise
+// variance. Tell with id 0 feeds a measurement made outside the loop at a
+// point of the caller's choice. Inspect reports the policy's view of the
+// coming round — its safe set and posteriors — without choosing and
+// without randomness, so that inspecting never changes what it will ask.
+//
+// The state changes only in Tell and in Ask's own random draws, so that
+// replaying the same calls rebuilds the same state (a study's replay
+// relies on it). Bad input to Tell is an error and changes nothing.
+//
+// Two extensions fit this seam and are not built yet:
+//
+//   - Batches. An option B > 1 would let Ask hand out up to B asks before
+//     any is told, each chosen as if the pending ones had been observed at
+//     their posterior mean (hallucinated observations, as in GP-BUCB,
+//     Desautels et al. 2014); the next Ask returns the oldest pending one.
+//     Asks already carry IDs and Tell already takes any pending ask, so
+//     callers do not change; B = 1 is the behaviour described above.
+//   - A new decision set for an existing model's data (the lines of a box,
+//     one context after another). Build the policy on the new set and
+//     tell it the earlier measurements with id 0, each with its point
+//     (Observation.X, Index −1): the GPs condition on points outside the
+//     set, so nothing is lost. Those observations count as rounds in β_t
+//     and in an exploration phase. When the data are many, New could take
+//     the GPs moved with gp.Model.OnSet instead (O(N·t²), no re-solving).
 type Policy interface {
-	Next() int
-	Observe(i int, y float64, z []float64)
-	// SafeSetSize is the size of the safe set the coming round uses
-	// (SPEC §9 `safe_set_size`).
-	SafeSetSize() int
-	// ExplorationRounds is the length of the exploration phase (T', t* or
-	// stage 1), or the rounds spent in it so far while it lasts.
-	ExplorationRounds() int
-	// Inspect returns the policy's view of the coming round — its safe set
-	// and posteriors — without choosing an action or using randomness, so
-	// that inspecting never changes what the policy will suggest.
-	Inspect() Snapshot
+	// Ask returns the ask pending, or chooses the coming round's action
+	// and returns it as a new ask. It fails only when the policy cannot
+	// choose (an inconsistent problem), never on the caller's input.
+	Ask() (Ask, error)
+	// Tell feeds the measurement of ask id, which must be pending, or of
+	// a point outside the loop (id 0, point in o.X and o.Index). Errors
+	// wrap ErrUnknownAsk or ErrObservation.
+	Tell(id int, o Observation) error
+	// Inspect writes the policy's view of the coming round into dst, as
+	// much of it as d asks for, reusing dst's slices: inspecting every
+	// round does not allocate. Give a fresh Snapshot to keep one.
+	Inspect(dst *Snapshot, d Detail)
+}
+
+// Detail selects what Inspect writes.
+type Detail uint8
+
+const (
+	// SafeSet is the round, √β_t, the safe set, its size and the
+	// exploration length: O(N) copies, cheap enough for every round of a
+	// simulation (experiment.Play records the safe-set size per round).
+	SafeSet Detail = iota
+	// Full adds the posteriors over D (F, G, LowerF): O(N·(m+1)) square
+	// roots more, about as much as choosing an action takes.
+	Full
+)
+
+// Ask is a point handed out to be measured.
+type Ask struct {
+	ID int // 1, 2, … in the order the policy handed its asks out
+	// X is the point: the decision set's own slice, not to be changed.
+	X []float64
+	// Index is X's index in the decision set, −1 for a point outside it.
+	Index int
+}
+
+// Observation is one measurement told to a policy: y = f(x) + η and
+// z_i = g_i(x) + n_i (SPEC §1).
+type Observation struct {
+	F float64
+	G []float64 // one value per constraint
+	// NoiseVar is the variance of this measurement's noise, 0 for the
+	// model's σ² (a value below gp's jitter floor is raised to it).
+	NoiseVar float64
+	// X and Index name the point of a measurement made outside the loop
+	// (Tell with id 0): Index is its index in the decision set, or −1
+	// for a point outside it, given in X. X may be left nil for a point
+	// of the set; given, it must be that point. With an ask's id both are
+	// ignored: the ask fixes the point.
+	X     []float64
+	Index int
 }
 
 // Posterior is a GP's posterior mean and standard deviation over D.
@@ -38,278 +104,104 @@ type Posterior struct {
 	Std  []float64 `json:"std"`
 }
 
-// Snapshot is a policy's view of round Round, before it chooses.
+// Snapshot is a policy's view of round Round, before it chooses. F, G
+// and LowerF are written only by Inspect with Full.
 type Snapshot struct {
-	Round    int         `json:"round"`
-	SqrtBeta float64     `json:"sqrt_beta"`
-	Safe     []bool      `json:"safe"`
-	F        Posterior   `json:"f"`
-	G        []Posterior `json:"g"`
+	Round    int     `json:"round"`
+	SqrtBeta float64 `json:"sqrt_beta"`
+	// Safe is the policy's current safe set: D^s_t for the SGP-UCB family
+	// in both phases, S_t for the SafeOpt family, D^s_0 for the oracle
+	// (SPEC §9); SafeSetSize is its size.
+	Safe        []bool `json:"safe"`
+	SafeSetSize int    `json:"safe_set_size"`
+	// ExplorationRounds is the length of the exploration phase (T', t* or
+	// stage 1), or the rounds spent in it so far while it lasts; 0 for a
+	// policy without one.
+	ExplorationRounds int         `json:"exploration_rounds"`
+	F                 Posterior   `json:"f"`
+	G                 []Posterior `json:"g"`
 	// LowerF is the policy's lower confidence bound ℓ_{f,t} (intersected
 	// over time in SafeOpt's lipschitz mode).
 	LowerF []float64 `json:"lower_f"`
 }
 
-// Env is what a policy knows of its problem. TrueSafe and Lipschitz hold
-// knowledge of the true constraints: only gp-ucb-oracle and `lipschitz:
-// auto` use them, and they may be nil otherwise.
-type Env struct {
-	X           [][]float64
-	Seed        []int // D^w, ascending
-	H           []float64
-	Epsilon     float64
-	Objective   kernel.Kernel
-	Constraints []kernel.Kernel
-	NoiseStd    float64 // model σ
-	Delta       float64
-	Beta        Beta
-	Horizon     int
-	Rand        *rand.Rand // the policy's own random choices
-
-	TrueSafe  []bool    // D^s_0
-	Lipschitz []float64 // L_i
-
-	// Grow makes the GPs allocate their rows as observations come, up to
-	// Horizon, instead of for the whole horizon up front: for studies,
-	// which may stop long before their horizon.
-	Grow bool
-	// Expect, with Grow, is the number of observations about to be fed at
-	// once (a study's recorded tells, replayed when it is opened): room for
-	// them is made up front rather than by doubling.
-	Expect int
+// rule is one algorithm behind the ask/tell bookkeeping that loop shares.
+type rule interface {
+	base() *models
+	// choose returns the action of the coming round; it may draw from
+	// the policy's random stream.
+	choose() (int, error)
+	// prepare readies the coming round after an observation, so that
+	// choose and inspect only read the state.
+	prepare()
+	inspect(dst *Snapshot, d Detail)
 }
 
-// Bytes estimates the memory a policy of spec s over n actions with m
-// constraints holds at its horizon (grow as in Env.Grow): its GPs (SPEC
-// §2), and for the SafeOpt family its bounds and, in gp mode, the N×N
-// covariance of every constraint. Callers compare it with a limit before
-// building the policy.
-func Bytes(s *Spec, n, m, horizon int, grow bool) int64 {
-	rows := horizon
-	if grow {
-		// Doubling up to the horizon: the old and the new V are both
-		// alive while the rows are copied.
-		rows = 2 * horizon
-	}
-	gps := int64(m + 1)
-	if s.Name == "gp-ucb-oracle" {
-		gps = 1
-	}
-	// GPs, safe and seed flags, and a fixed part for the small structures
-	// (measured: under 16 KiB, and about 64 bytes a round).
-	total := gps*gp.Bytes(n, rows, false) + 2*int64(n) + 16<<10 + 64*int64(horizon)
-	switch s.Name {
-	case "safeopt", "safeopt-mc", "stageopt":
-		// lo, hi per GP; prev/out index lists; three flag vectors.
-		total += 8*int64(n)*(2*gps+2) + 3*int64(n)
-		if s.SafeSet == "gp" {
-			total += 8 * int64(m) * int64(n) * int64(n)
-		}
-	}
-	return total
+// loop is the ask/tell bookkeeping of every policy: ask IDs, the asks
+// pending, and the checks of a tell.
+type loop struct {
+	rule    rule
+	m       *models
+	last    int   // the ID of the last ask handed out
+	pending []Ask // handed out and not yet told, oldest first; one at most for now
 }
 
-// New builds the policy a spec names. The spec must pass Check.
-func New(s *Spec, env *Env) (Policy, error) {
-	if err := s.Check(env.Horizon); err != nil {
-		return nil, err
+// Ask implements Policy.
+func (l *loop) Ask() (Ask, error) {
+	if len(l.pending) > 0 {
+		return l.pending[0], nil
 	}
-	if len(env.Constraints) != len(env.H) {
-		return nil, fmt.Errorf("%w: %d constraint kernels for %d thresholds", ErrConfig, len(env.Constraints), len(env.H))
+	i, err := l.rule.choose()
+	if err != nil {
+		return Ask{}, err
 	}
-	// A kernel that overflows on D (a high-degree polynomial far from the
-	// origin) would turn every bound into NaN.
-	for j, k := range append([]kernel.Kernel{env.Objective}, env.Constraints...) {
-		for i, x := range env.X {
-			if v := k.Eval(x, x); math.IsNaN(v) || math.IsInf(v, 0) {
-				name := "objective"
-				if j > 0 {
-					name = fmt.Sprintf("constraint g%d", j)
-				}
-				return nil, fmt.Errorf("%w: the %s kernel is not finite at action %d: k(x,x) = %v", ErrConfig, name, i, v)
-			}
-		}
+	if i < 0 || i >= len(l.m.set.X) {
+		return Ask{}, fmt.Errorf("bandit: chose action %d outside the decision set's 0…%d", i, len(l.m.set.X)-1)
 	}
-	switch s.Name {
-	case "sgp-ucb":
-		rule := s.Exploration
-		if rule.Theory {
-			tPrime, err := TheoryLength(env, rule.TheoryFeatures)
-			if err != nil {
-				return nil, fmt.Errorf("exploration: theory: %w", err)
-			}
-			rule = Exploration{Fixed: &tPrime}
-		}
-		return newSGPUCB(env, s.Phase1 == "uncertainty", rule, s.KeepSeed), nil
-	case "naive-sgp-ucb":
-		zero := 0
-		return newSGPUCB(env, false, Exploration{Fixed: &zero}, s.KeepSeed), nil
-	case "gp-ucb-oracle":
-		if env.TrueSafe == nil {
-			return nil, fmt.Errorf("%w: gp-ucb-oracle needs the true safe set, which this problem does not provide", ErrConfig)
-		}
-		return newOracle(env), nil
-	case "safeopt", "safeopt-mc", "stageopt":
-		lip := s.SafeSet != "gp"
-		if lip && (s.Lipschitz == nil || s.Lipschitz.Auto) && len(env.Lipschitz) != len(env.Constraints) {
-			return nil, fmt.Errorf("%w: lipschitz: auto needs the true constraints, which this problem does not provide; give a number", ErrConfig)
-		}
-		v := map[string]variant{"safeopt": variantSafeOpt, "safeopt-mc": variantMC, "stageopt": variantStage}[s.Name]
-		return newSafeOpt(env, v, s), nil
-	}
-	return nil, fmt.Errorf("%w: name: unknown algorithm %q", ErrConfig, s.Name)
+	l.last++
+	a := Ask{ID: l.last, X: l.m.set.X[i], Index: i}
+	l.pending = append(l.pending, a)
+	return a, nil
 }
 
-// models holds the GPs of f and every g_i, with the bounds of the coming
-// round.
-type models struct {
-	env *Env
-	f   *gp.Model
-	g   []*gp.Model
-	t   int // observations so far
-	sqb float64
-}
-
-func newModels(env *Env, withG bool) models {
-	m := models{env: env, f: gp.New(env.Objective, env.X, env.NoiseStd)}
-	if withG {
-		for _, k := range env.Constraints {
-			m.g = append(m.g, gp.New(k, env.X, env.NoiseStd))
-		}
-	}
-	for _, g := range append([]*gp.Model{m.f}, m.g...) {
-		if env.Grow {
-			g.GrowTo(env.Horizon)
-			g.Reserve(min(env.Expect, env.Horizon))
-		} else {
-			g.Reserve(env.Horizon)
-		}
-	}
-	return m
-}
-
-// beta sets √β_t for the coming round t = observations + 1.
-func (m *models) beta() {
-	m.sqb = math.Sqrt(m.env.Beta.At(m.t+1, len(m.env.Constraints), len(m.env.X), m.env.Delta))
-}
-
-func (m *models) observe(i int, y float64, z []float64) {
-	if i < 0 || i >= len(m.env.X) {
-		panic(fmt.Sprintf("bandit: Observe: action %d outside 0…%d", i, len(m.env.X)-1))
-	}
-	if len(z) != len(m.env.Constraints) {
-		panic(fmt.Sprintf("bandit: Observe: %d constraint values for %d constraints", len(z), len(m.env.Constraints)))
-	}
-	// Each GP's update is O(N·t) and independent of the others: large ones
-	// run concurrently (replaying a stored study is bound by them).
-	if len(m.g) > 0 && m.f.N()*(m.t+1) >= parallelObserve {
-		var wg sync.WaitGroup
-		for k, g := range m.g {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				g.Observe(i, z[k])
-			}()
-		}
-		m.f.Observe(i, y)
-		wg.Wait()
-	} else {
-		m.f.Observe(i, y)
-		for k, g := range m.g {
-			g.Observe(i, z[k])
-		}
-	}
-	m.t++
-}
-
-// parallelObserve is the N·t from which the GPs are updated concurrently:
-// about a millisecond of work each, far above a goroutine's cost.
-const parallelObserve = 1 << 20
-
-func (m *models) upper(g *gp.Model, i int) float64 { return g.Mean()[i] + m.sqb*g.Std(i) }
-func (m *models) lower(g *gp.Model, i int) float64 { return g.Mean()[i] - m.sqb*g.Std(i) }
-
-// gpSafe fills safe with D^s_t = {x : ℓ_{g_i,t}(x) ≥ h_i ∀i} (paper eq. 8)
-// and returns its size.
-func (m *models) gpSafe(safe []bool) int {
-	n := 0
-	for i := range safe {
-		ok := true
-		for k, g := range m.g {
-			if !(m.lower(g, i) >= m.env.H[k]) { // NaN is not safe
-				ok = false
+// Tell implements Policy.
+func (l *loop) Tell(id int, o Observation) error {
+	m := l.m
+	k, idx, x := -1, o.Index, o.X
+	switch {
+	case id < 0 || id > l.last:
+		return fmt.Errorf("%w: %d was never handed out (asks so far: %d)", ErrUnknownAsk, id, l.last)
+	case id > 0:
+		for j, a := range l.pending {
+			if a.ID == id {
+				k = j
 				break
 			}
 		}
-		safe[i] = ok
-		if ok {
-			n++
+		if k < 0 {
+			return fmt.Errorf("%w: ask %d was told already", ErrUnknownAsk, id)
 		}
+		idx, x = l.pending[k].Index, l.pending[k].X
 	}
-	return n
-}
-
-// argmaxUpper returns argmax u_f over the actions in set, lowest index on
-// ties, or −1 if set is empty.
-func (m *models) argmaxUpper(in func(i int) bool) int {
-	best, bv := -1, math.Inf(-1)
-	for i := range m.env.X {
-		if !in(i) {
-			continue
+	if err := m.check(idx, x, &o); err != nil {
+		if id > 0 {
+			return fmt.Errorf("ask %d: %w", id, err)
 		}
-		if u := m.upper(m.f, i); best < 0 || u > bv {
-			best, bv = i, u
-		}
+		return err
 	}
-	return best
+	if id == 0 && idx >= 0 {
+		x = m.set.X[idx]
+	}
+	m.observe(idx, x, &o)
+	if k >= 0 {
+		l.pending = append(l.pending[:k], l.pending[k+1:]...)
+	}
+	l.rule.prepare()
+	return nil
 }
 
-func posterior(g *gp.Model) Posterior {
-	p := Posterior{Mean: append([]float64(nil), g.Mean()...), Std: make([]float64, g.N())}
-	for i := range p.Std {
-		p.Std[i] = g.Std(i)
-	}
-	return p
-}
+// Inspect implements Policy.
+func (l *loop) Inspect(dst *Snapshot, d Detail) { l.rule.inspect(dst, d) }
 
-// snapshot copies the models' state for round t with the given safe set.
-func (m *models) snapshot(t int, safe []bool) Snapshot {
-	s := Snapshot{Round: t, SqrtBeta: m.sqb, Safe: append([]bool(nil), safe...), F: posterior(m.f)}
-	for _, g := range m.g {
-		s.G = append(s.G, posterior(g))
-	}
-	s.LowerF = make([]float64, len(s.F.Mean))
-	for i := range s.LowerF {
-		s.LowerF[i] = s.F.Mean[i] - m.sqb*s.F.Std[i]
-	}
-	return s
-}
-
-// cached makes Next idempotent within a round.
-type cached struct {
-	round, action int
-}
-
-func (c *cached) get(t int) (int, bool) { return c.action, c.round == t }
-func (c *cached) set(t, a int) int      { c.round, c.action = t, a; return a }
-
-// TheoryLength is T' = ⌈max(t_ε, t_δ)⌉ of Theorem 2 or 4 (SPEC §4), the
-// largest over the constraints, at most the horizon. It fails when a
-// constraint's λ_− ≤ 0: the seed set is too small for the guarantee.
-func TheoryLength(env *Env, feat theory.Features) (int, error) {
-	tPrime := 0
-	for i, k := range env.Constraints {
-		e, err := theory.ExplorationLength(theory.Problem{
-			X: env.X, Seed: env.Seed, Kernel: k, NoiseStd: env.NoiseStd, Delta: env.Delta,
-			Epsilon: env.Epsilon, Horizon: env.Horizon, M: len(env.Constraints),
-		}, feat)
-		if err != nil {
-			if len(env.Constraints) > 1 {
-				return 0, fmt.Errorf("constraint g%d: %w", i+1, err)
-			}
-			return 0, err
-		}
-		tPrime = max(tPrime, e.TPrime)
-	}
-	return tPrime, nil
-}
+// finite reports whether v is a number, not NaN or ±Inf.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/safegp/safegp/gp"
+	"github.com/safegp/safegp/internal/argmax"
 	"github.com/safegp/safegp/internal/vec"
 )
 
@@ -15,12 +16,11 @@ const (
 	variantStage                  // Sui et al. 2018
 )
 
-// SafeOpt is the SafeOpt family of SPEC §5: SafeOpt, SafeOpt-MC and
+// safeOpt is the SafeOpt family of SPEC §5: SafeOpt, SafeOpt-MC and
 // StageOpt share the confidence intervals, the safe set S_t, the
 // maximizers M_t and the expanders G_t, and differ in how they choose.
-type SafeOpt struct {
-	models
-	next    cached
+type safeOpt struct {
+	*models
 	variant variant
 	lip     bool      // safe_set: lipschitz (else gp)
 	l       []float64 // L_i, lipschitz mode
@@ -53,29 +53,23 @@ type gpView struct {
 	}
 }
 
-func newSafeOpt(env *Env, v variant, s *Spec) *SafeOpt {
-	n := len(env.X)
-	o := &SafeOpt{
-		models:  newModels(env, true),
+// newSafeOpt builds variant v with the exploration rule of t* or stage 1,
+// in lipschitz mode with the constants l (L_i) when lip, else in gp mode.
+func newSafeOpt(m *models, v variant, rule Exploration, lip bool, l []float64) *safeOpt {
+	n := len(m.set.X)
+	o := &safeOpt{
+		models:  m,
 		variant: v,
-		lip:     s.SafeSet != "gp",
-		phase:   newPhase(s.Exploration, env.Horizon),
-		eps:     env.Epsilon,
+		lip:     lip,
+		l:       l,
+		phase:   newPhase(rule, m.opt.Horizon),
+		eps:     m.opt.Epsilon,
 		safe:    make([]bool, n),
 		isSeed:  make([]bool, n),
 		inM:     make([]bool, n),
 		inG:     make([]bool, n),
 	}
-	if o.lip {
-		o.l = make([]float64, len(env.Constraints))
-		for i := range o.l {
-			if s.Lipschitz == nil || s.Lipschitz.Auto {
-				o.l[i] = env.Lipschitz[i]
-			} else {
-				o.l[i] = s.Lipschitz.Value
-			}
-		}
-	} else {
+	if !o.lip {
 		// The GP expander test reads a covariance row per candidate.
 		for _, g := range o.g {
 			g.KeepCovariance()
@@ -92,7 +86,7 @@ func newSafeOpt(env *Env, v variant, s *Spec) *SafeOpt {
 		}
 		o.lo, o.hi = append(o.lo, lo), append(o.hi, hi)
 	}
-	for _, i := range env.Seed {
+	for _, i := range m.set.Seed {
 		o.isSeed[i] = true
 		o.safe[i] = true
 	}
@@ -100,38 +94,44 @@ func newSafeOpt(env *Env, v variant, s *Spec) *SafeOpt {
 	return o
 }
 
-// Next implements Policy.
-func (o *SafeOpt) Next() int {
+func (o *safeOpt) base() *models { return o.models }
+
+// choose implements rule.
+func (o *safeOpt) choose() (int, error) {
 	t := o.update()
-	if a, ok := o.next.get(t); ok {
-		return a
-	}
 	var a int
 	switch {
 	case o.variant == variantSafeOpt || (o.variant == variantMC && o.phase.in(t)):
 		o.maximizers()
 		o.expanders()
-		a = o.argmax(o.width, func(i int) bool { return o.inG[i] || o.inM[i] })
+		a = o.argmax(o.width, o.inGM)
 	case o.variant == variantMC:
-		a = o.argmax(func(i int) float64 { return o.lo[0][i] }, o.inSafe)
+		a = o.argmax(o.loF, o.inSafe)
 	case o.phase.in(t):
 		o.expanders()
-		a = o.argmax(o.constraintWidth, func(i int) bool { return o.inG[i] })
+		a = o.argmax(o.constraintWidth, o.inExpanders)
 		if a < 0 || o.constraintWidth(a) <= o.eps {
 			o.phase.stop(t)
-			a = o.argmax(func(i int) float64 { return o.hi[0][i] }, o.inSafe)
+			a = o.argmax(o.hiF, o.inSafe)
 		}
 	default:
-		a = o.argmax(func(i int) float64 { return o.hi[0][i] }, o.inSafe)
+		a = o.argmax(o.hiF, o.inSafe)
 	}
-	return o.next.set(t, a)
+	return a, nil
 }
 
-func (o *SafeOpt) inSafe(i int) bool { return o.safe[i] }
+func (o *safeOpt) inSafe(i int) bool      { return o.safe[i] }
+func (o *safeOpt) inGM(i int) bool        { return o.inG[i] || o.inM[i] }
+func (o *safeOpt) inExpanders(i int) bool { return o.inG[i] }
+
+// loF and hiF are ℓ_{f,t} and u_{f,t} as bounds keeps them (intersected
+// over time in lipschitz mode).
+func (o *safeOpt) loF(i int) float64 { return o.lo[0][i] }
+func (o *safeOpt) hiF(i int) float64 { return o.hi[0][i] }
 
 // update prepares round t = observations + 1 — β_t, the bounds, S_t and the
 // phase rule — once per round, and returns t.
-func (o *SafeOpt) update() int {
+func (o *safeOpt) update() int {
 	t := o.t + 1
 	if o.updated == t {
 		return t
@@ -144,11 +144,18 @@ func (o *SafeOpt) update() int {
 	return t
 }
 
-// Inspect implements Policy.
-func (o *SafeOpt) Inspect() Snapshot {
-	s := o.snapshot(o.update(), o.safe)
-	copy(s.LowerF, o.lo[0])
-	return s
+// inspect implements rule: S_t, and t* for SafeOpt-MC, the stage-1
+// length for StageOpt, 0 for SafeOpt.
+func (o *safeOpt) inspect(dst *Snapshot, d Detail) {
+	explored := 0
+	if o.variant != variantSafeOpt {
+		explored = o.phase.rounds(o.t)
+	}
+	o.snapshot(dst, d, o.update(), o.safe, o.size, explored)
+	if d == Full {
+		// ℓ_f as bounds keeps it, intersected over time in lipschitz mode.
+		copy(dst.LowerF, o.lo[0])
+	}
 }
 
 // bounds sets [ℓ_t, u_t] = μ ∓ β_t^{1/2}σ for every GP: intersected with
@@ -157,7 +164,7 @@ func (o *SafeOpt) Inspect() Snapshot {
 // bounds, which the analysis rules out with high probability but a
 // mis-specified model produces — the current interval replaces it, so that
 // ℓ ≤ u always holds and M_t is never empty.
-func (o *SafeOpt) bounds() {
+func (o *safeOpt) bounds() {
 	for j, g := range o.gps {
 		mean, lo, hi := g.model.Mean(), o.lo[j], o.hi[j]
 		for i := range lo {
@@ -174,8 +181,8 @@ func (o *SafeOpt) bounds() {
 }
 
 // safeSet updates S_t (SPEC §5) and the list of actions outside it.
-func (o *SafeOpt) safeSet() {
-	x := o.env.X
+func (o *safeOpt) safeSet() {
+	x, h := o.set.X, o.opt.Thresholds
 	if o.lip {
 		// S_t = S_{t−1} ∪ ⋂_i ⋃_{x'∈S_{t−1}} {x : ℓ_{g_i,t}(x') − L_i‖x − x'‖ ≥ h_i}
 		o.prev = o.prev[:0]
@@ -190,10 +197,10 @@ func (o *SafeOpt) safeSet() {
 			}
 			all := true
 			for c := range o.g {
-				lo, h, l := o.lo[1+c], o.env.H[c], o.l[c]
+				lo, hc, l := o.lo[1+c], h[c], o.l[c]
 				any := false
 				for _, p := range o.prev {
-					if lo[p]-l*vec.Dist(x[i], x[p]) >= h { // false for NaN
+					if lo[p]-l*vec.Dist(x[i], x[p]) >= hc { // false for NaN
 						any = true
 						break
 					}
@@ -210,7 +217,7 @@ func (o *SafeOpt) safeSet() {
 		for i := range x {
 			in := true
 			for c := range o.g {
-				if !(o.lo[1+c][i] >= o.env.H[c]) { // NaN is not safe
+				if !(o.lo[1+c][i] >= h[c]) { // NaN is not safe
 					in = false
 					break
 				}
@@ -230,7 +237,7 @@ func (o *SafeOpt) safeSet() {
 }
 
 // maximizers sets M_t = {x ∈ S_t : u_f(x) ≥ max_{S_t} ℓ_f}.
-func (o *SafeOpt) maximizers() {
+func (o *safeOpt) maximizers() {
 	best := math.Inf(-1)
 	for i, in := range o.safe {
 		if in {
@@ -252,8 +259,8 @@ func (o *SafeOpt) maximizers() {
 
 // expanders sets G_t ⊆ S_t: the safe actions whose optimistic constraint
 // values could certify some action outside S_t. Every candidate is tested.
-func (o *SafeOpt) expanders() {
-	x := o.env.X
+func (o *safeOpt) expanders() {
+	x, h := o.set.X, o.opt.Thresholds
 	for i, in := range o.safe {
 		o.inG[i] = false
 		if !in || len(o.out) == 0 {
@@ -265,7 +272,7 @@ func (o *SafeOpt) expanders() {
 				d := vec.Dist(x[i], x[p])
 				ok := true
 				for c := range o.g {
-					if !(o.hi[1+c][i]-o.l[c]*d >= o.env.H[c]) {
+					if !(o.hi[1+c][i]-o.l[c]*d >= h[c]) {
 						ok = false
 						break
 					}
@@ -286,7 +293,7 @@ func (o *SafeOpt) expanders() {
 // ℓ_{g_i}(x') ≥ h_i for every i. The rank-one update of each posterior
 // (gp.Model.Hypothetical, innovation z_i − μ_{g_i}(x) = β_t^{1/2}σ_{g_i}(x))
 // is applied only where it is read.
-func (o *SafeOpt) gpExpander(x int) bool {
+func (o *safeOpt) gpExpander(x int) bool {
 	var buf [4]gp.Update
 	us := buf[:0]
 	for _, g := range o.g {
@@ -296,7 +303,7 @@ func (o *SafeOpt) gpExpander(x int) bool {
 		ok := true
 		for k := range us {
 			u := &us[k]
-			if !(u.Mean(p)-o.sqb*math.Sqrt(math.Max(u.Var(p), 0)) >= o.env.H[k]) {
+			if !(u.Mean(p)-o.sqb*math.Sqrt(math.Max(u.Var(p), 0)) >= o.opt.Thresholds[k]) {
 				ok = false
 				break
 			}
@@ -309,7 +316,7 @@ func (o *SafeOpt) gpExpander(x int) bool {
 }
 
 // width is w_t(x) = max_j (u_j − ℓ_j)/√k_j(x,x) over f and every g_i.
-func (o *SafeOpt) width(i int) float64 {
+func (o *safeOpt) width(i int) float64 {
 	w := math.Inf(-1)
 	for j, g := range o.gps {
 		w = math.Max(w, (o.hi[j][i]-o.lo[j][i])/scale(g.prior[i]))
@@ -318,7 +325,7 @@ func (o *SafeOpt) width(i int) float64 {
 }
 
 // constraintWidth is StageOpt's stage-1 score, max_i (u_{g_i} − ℓ_{g_i})/√k_{g_i}(x,x).
-func (o *SafeOpt) constraintWidth(i int) float64 {
+func (o *safeOpt) constraintWidth(i int) float64 {
 	w := math.Inf(-1)
 	for j := 1; j < len(o.gps); j++ {
 		w = math.Max(w, (o.hi[j][i]-o.lo[j][i])/scale(o.gps[j].prior[i]))
@@ -335,35 +342,11 @@ func scale(prior float64) float64 {
 
 // argmax returns the action of largest score among those in the set, the
 // lowest index on ties, or −1 for an empty set.
-func (o *SafeOpt) argmax(score func(i int) float64, in func(i int) bool) int {
-	best, bv := -1, 0.0
-	for i := range o.env.X {
-		if !in(i) {
-			continue
-		}
-		if v := score(i); best < 0 || v > bv {
-			best, bv = i, v
-		}
-	}
-	return best
+func (o *safeOpt) argmax(score func(i int) float64, in func(i int) bool) int {
+	return argmax.Func(len(o.set.X), in, score)
 }
 
-// Observe implements Policy.
-// It also prepares the next round (S_t grows from S_{t−1} exactly once per
-// round), so that Next and Inspect only read the state.
-func (o *SafeOpt) Observe(i int, y float64, z []float64) {
-	o.observe(i, y, z)
-	o.update()
-}
-
-// SafeSetSize implements Policy: |S_t|.
-func (o *SafeOpt) SafeSetSize() int { return o.size }
-
-// ExplorationRounds implements Policy: t* for SafeOpt-MC, the stage-1
-// length for StageOpt, 0 for SafeOpt.
-func (o *SafeOpt) ExplorationRounds() int {
-	if o.variant == variantSafeOpt {
-		return 0
-	}
-	return o.phase.rounds(o.t)
-}
+// prepare implements rule. S_t grows from S_{t−1} exactly once per round:
+// preparing it as soon as an observation is told leaves choose and
+// inspect only reading the state.
+func (o *safeOpt) prepare() { o.update() }

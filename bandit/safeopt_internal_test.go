@@ -21,16 +21,56 @@ func members(in []bool) []int {
 	return s
 }
 
+// setup is what New takes besides the spec.
+type setup struct {
+	model Model
+	set   DecisionSet
+	truth *Truth
+	opt   Options
+}
+
+func (e *setup) build(s *Spec) (Policy, error) { return New(s, e.model, e.set, e.truth, e.opt) }
+
+// safeOptOf is the SafeOpt-family rule behind a policy New built.
+func safeOptOf(t *testing.T, p Policy) *safeOpt {
+	t.Helper()
+	return p.(*loop).rule.(*safeOpt)
+}
+
+// ask asks p and fails the test on an error.
+func ask(t *testing.T, p Policy) Ask {
+	t.Helper()
+	a, err := p.Ask()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// tell tells p the measurement of ask a and fails the test on an error.
+func tell(t *testing.T, p Policy, a Ask, f float64, g ...float64) {
+	t.Helper()
+	if err := p.Tell(a.ID, Observation{F: f, G: g}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func inspect(p Policy) Snapshot {
+	var s Snapshot
+	p.Inspect(&s, Full)
+	return s
+}
+
 // handEnv: five actions 0…4 on a line, SE kernels (v = 1, ℓ = 1) for f and
 // g, σ = 0.1, constant β = 1, seed {2}, h = −0.5.
-func handEnv() *Env {
+func handEnv() *setup {
 	x := [][]float64{{0}, {1}, {2}, {3}, {4}}
 	se := kernel.SE{Variance: 1, Lengthscale: 1}
-	return &Env{
-		X: x, Seed: []int{2}, H: []float64{-0.5}, Epsilon: 0.01,
-		Objective: se, Constraints: []kernel.Kernel{se},
-		NoiseStd: 0.1, Delta: 0.1, Beta: Beta{Value: 1}, Horizon: 10,
-		Rand: rand.New(rand.NewPCG(1, 1)), Lipschitz: []float64{0.8},
+	return &setup{
+		model: Model{Objective: se, Constraints: []kernel.Kernel{se}, NoiseStd: 0.1, Delta: 0.1, Beta: Beta{Value: 1}},
+		set:   DecisionSet{X: x, Seed: []int{2}},
+		truth: &Truth{Lipschitz: []float64{0.8}},
+		opt:   Options{Thresholds: []float64{-0.5}, Epsilon: 0.01, Horizon: 10, Rand: rand.New(rand.NewPCG(1, 1))},
 	}
 }
 
@@ -77,19 +117,20 @@ func TestSafeOptHand(t *testing.T) {
 				s.Name = map[variant]string{variantMC: "safeopt-mc", variantStage: "stageopt"}[c.variant]
 				s.Exploration = Exploration{Fixed: &c.fixed}
 			}
-			p, err := New(s, handEnv())
+			p, err := handEnv().build(s)
 			if err != nil {
 				t.Fatal(err)
 			}
-			o := p.(*SafeOpt)
-			if a := o.Next(); a != 2 {
-				t.Fatalf("round 1: action %d, want the seed 2", a)
+			o := safeOptOf(t, p)
+			first := ask(t, p)
+			if first.Index != 2 {
+				t.Fatalf("round 1: action %d, want the seed 2", first.Index)
 			}
 			if d := cmp.Diff([]int{2}, members(o.safe)); d != "" {
 				t.Errorf("S_1: %s", d)
 			}
-			o.Observe(2, 0.5, []float64{1})
-			a := o.Next()
+			tell(t, p, first, 0.5, 1)
+			a := ask(t, p).Index
 			if d := cmp.Diff([]int{1, 2, 3}, members(o.safe)); d != "" {
 				t.Errorf("S_2 (-want +got): %s", d)
 			}
@@ -115,13 +156,13 @@ func TestSafeOptHand(t *testing.T) {
 // expand, G_t is empty, and stage 1 ends at once.
 func TestStageOptEndsEarly(t *testing.T) {
 	env := handEnv()
-	env.Seed = []int{0, 1, 2, 3, 4}
-	p, err := New(&Spec{Name: "stageopt", SafeSet: "gp", Exploration: Exploration{Fixed: ptr(5)}}, env)
+	env.set.Seed = []int{0, 1, 2, 3, 4}
+	p, err := env.build(&Spec{Name: "stageopt", SafeSet: "gp", Exploration: Exploration{Fixed: ptr(5)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Next()
-	if got := p.ExplorationRounds(); got != 0 {
+	ask(t, p)
+	if got := inspect(p).ExplorationRounds; got != 0 {
 		t.Errorf("stage 1 lasted %d rounds, want 0", got)
 	}
 }
@@ -180,20 +221,21 @@ func TestSafeOptProperties(t *testing.T) {
 				if name != "safeopt" {
 					s.Exploration = Exploration{Plateau: &Plateau{Window: 10, Cap: 40}}
 				}
-				env := &Env{
-					X: p.X, Seed: p.Seed, H: p.H, Epsilon: p.Epsilon,
-					Objective: se, Constraints: []kernel.Kernel{se, se},
-					NoiseStd: 0.01, Delta: 0.01, Beta: PaperBeta, Horizon: T,
-					Rand: rand.New(rand.NewPCG(1, 1)), Lipschitz: info.Lipschitz,
+				env := &setup{
+					model: Model{Objective: se, Constraints: []kernel.Kernel{se, se}, NoiseStd: 0.01, Delta: 0.01, Beta: PaperBeta},
+					set:   DecisionSet{X: p.X, Seed: p.Seed},
+					truth: &Truth{Lipschitz: info.Lipschitz},
+					opt:   Options{Thresholds: p.H, Epsilon: p.Epsilon, Horizon: T, Rand: rand.New(rand.NewPCG(1, 1))},
 				}
-				pol, err := New(s, env)
+				pol, err := env.build(s)
 				if err != nil {
 					t.Fatal(err)
 				}
-				o := pol.(*SafeOpt)
+				o := safeOptOf(t, pol)
 				prevSize := 0
 				for round := 1; round <= T; round++ {
-					a := o.Next()
+					q := ask(t, pol)
+					a := q.Index
 					inPhase := o.phase.in(round)
 					var allowed bool
 					switch {
@@ -221,7 +263,7 @@ func TestSafeOptProperties(t *testing.T) {
 						}
 					}
 					prevSize = o.size
-					o.Observe(a, p.F[a], []float64{p.G[0][a], p.G[1][a]})
+					tell(t, pol, q, p.F[a], p.G[0][a], p.G[1][a])
 				}
 				if math.IsNaN(o.lo[0][0]) {
 					t.Fatal("NaN bounds")
@@ -237,22 +279,23 @@ func TestSafeOptProperties(t *testing.T) {
 // S_t (here it once returned −1 and the runner crashed).
 func TestSafeOptMisspecifiedNoise(t *testing.T) {
 	env := handEnv()
-	env.NoiseStd = 0.001
-	env.Beta = Beta{Value: 0.0001}
+	env.model.NoiseStd = 0.001
+	env.model.Beta = Beta{Value: 0.0001}
 	rng := rand.New(rand.NewPCG(4, 4))
 	for _, name := range []string{"safeopt", "safeopt-mc", "stageopt"} {
 		s := &Spec{Name: name, SafeSet: "lipschitz"}
 		if name != "safeopt" {
 			s.Exploration = Exploration{Fixed: ptr(5)}
 		}
-		p, err := New(s, env)
+		p, err := env.build(s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := p.(*SafeOpt)
+		o := safeOptOf(t, p)
 		for round := 0; round < 30; round++ {
-			a := o.Next()
-			if a < 0 || a >= len(env.X) || !o.safe[a] {
+			q, err := p.Ask()
+			a := q.Index
+			if err != nil || a < 0 || a >= len(env.set.X) || !o.safe[a] {
 				t.Fatalf("%s round %d: action %d", name, round+1, a)
 			}
 			for j := range o.lo {
@@ -262,7 +305,7 @@ func TestSafeOptMisspecifiedNoise(t *testing.T) {
 					}
 				}
 			}
-			o.Observe(a, 0.5*rng.NormFloat64(), []float64{1 + 0.5*rng.NormFloat64()})
+			tell(t, p, q, 0.5*rng.NormFloat64(), 1+0.5*rng.NormFloat64())
 		}
 	}
 }

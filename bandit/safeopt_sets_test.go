@@ -271,12 +271,10 @@ func TestSafeOptSetsBruteForce(t *testing.T) {
 				if name != "safeopt" {
 					s.Exploration = bandit.Exploration{Fixed: ptr(tStar)}
 				}
-				pol, err := bandit.New(s, &bandit.Env{
-					X: p.X, Seed: p.Seed, H: p.H, Epsilon: p.Epsilon,
-					Objective: kf, Constraints: kg,
-					NoiseStd: sigma, Delta: delta, Beta: bandit.PaperBeta, Horizon: T,
-					Rand: rand.New(rand.NewPCG(1, 1)), Lipschitz: info.Lipschitz,
-				})
+				pol, err := bandit.New(s,
+					bandit.Model{Objective: kf, Constraints: kg, NoiseStd: sigma, Delta: delta, Beta: bandit.PaperBeta},
+					bandit.DecisionSet{X: p.X, Seed: p.Seed}, &bandit.Truth{Lipschitz: info.Lipschitz},
+					bandit.Options{Thresholds: p.H, Epsilon: p.Epsilon, Horizon: T, Rand: rand.New(rand.NewPCG(1, 1))})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -287,7 +285,7 @@ func TestSafeOptSetsBruteForce(t *testing.T) {
 					sqb := math.Sqrt(handBeta(round, 2, p.N(), delta))
 					ref.update(sqb)
 					a := next(pol)
-					if got, want := pol.SafeSetSize(), ref.size(); got != want {
+					if got, want := inspect(pol).SafeSetSize, ref.size(); got != want {
 						t.Fatalf("round %d: |S_t| = %d, recomputed %d", round, got, want)
 					}
 					if !ref.safe[a] {

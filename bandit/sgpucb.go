@@ -1,12 +1,11 @@
 package bandit
 
-import "github.com/safegp/safegp/gp"
+import "github.com/safegp/safegp/internal/argmax"
 
-// SGPUCB is paper Algorithm 1 (SPEC §4): T' rounds of pure exploration on
+// sgpUCB is paper Algorithm 1 (SPEC §4): T' rounds of pure exploration on
 // the seed set, then GP-UCB on the estimated safe set D^s_t.
-type SGPUCB struct {
-	models
-	next        cached
+type sgpUCB struct {
+	*models
 	uncertainty bool
 	keepSeed    bool
 	phase       phase
@@ -16,42 +15,45 @@ type SGPUCB struct {
 	updated     int // the round update last prepared
 }
 
-func newSGPUCB(env *Env, uncertainty bool, rule Exploration, keepSeed bool) *SGPUCB {
-	s := &SGPUCB{
-		models:      newModels(env, true),
+func newSGPUCB(m *models, uncertainty bool, rule Exploration, keepSeed bool) *sgpUCB {
+	n := len(m.set.X)
+	s := &sgpUCB{
+		models:      m,
 		uncertainty: uncertainty,
 		keepSeed:    keepSeed,
-		phase:       newPhase(rule, env.Horizon),
-		safe:        make([]bool, len(env.X)),
-		isSeed:      make([]bool, len(env.X)),
+		phase:       newPhase(rule, m.opt.Horizon),
+		safe:        make([]bool, n),
+		isSeed:      make([]bool, n),
 	}
-	for _, i := range env.Seed {
+	for _, i := range m.set.Seed {
 		s.isSeed[i] = true
 	}
 	s.update()
 	return s
 }
 
-// Next implements Policy.
-func (s *SGPUCB) Next() int {
+func (s *sgpUCB) base() *models { return s.models }
+
+// choose implements rule.
+func (s *sgpUCB) choose() (int, error) {
 	t := s.update()
-	if a, ok := s.next.get(t); ok {
-		return a
-	}
 	if s.phase.in(t) {
-		return s.next.set(t, s.explore())
+		return s.explore(), nil
 	}
-	a := s.argmaxUpper(func(i int) bool { return s.safe[i] || (s.keepSeed && s.isSeed[i]) })
+	a := s.argmaxUpper(s.inPhase2)
 	if a < 0 {
 		// D^s_t is empty (T' too short): fall back to the seed set (SPEC §4).
-		a = s.argmaxUpper(func(i int) bool { return s.isSeed[i] })
+		a = s.argmaxUpper(s.inSeed)
 	}
-	return s.next.set(t, a)
+	return a, nil
 }
+
+func (s *sgpUCB) inPhase2(i int) bool { return s.safe[i] || (s.keepSeed && s.isSeed[i]) }
+func (s *sgpUCB) inSeed(i int) bool   { return s.isSeed[i] }
 
 // update prepares round t = observations + 1 — β_t, D^s_t and the phase
 // rule — once per round, and returns t. It uses no randomness.
-func (s *SGPUCB) update() int {
+func (s *sgpUCB) update() int {
 	t := s.t + 1
 	if s.updated == t {
 		return t
@@ -63,47 +65,33 @@ func (s *SGPUCB) update() int {
 	return t
 }
 
-// Inspect implements Policy.
-func (s *SGPUCB) Inspect() Snapshot { return s.snapshot(s.update(), s.safe) }
+// inspect implements rule: D^s_t, and T' or the rounds explored so far
+// while the plateau rule has not ended phase 1.
+func (s *sgpUCB) inspect(dst *Snapshot, d Detail) {
+	s.snapshot(dst, d, s.update(), s.safe, s.size, s.phase.rounds(s.t))
+}
 
 // explore is the phase-1 rule: a uniformly random seed action, or the seed
 // action of largest constraint uncertainty max_i σ_{g_i,t−1}.
-func (s *SGPUCB) explore() int {
-	seed := s.env.Seed
+func (s *sgpUCB) explore() int {
+	seed := s.set.Seed
 	if !s.uncertainty {
-		return seed[s.env.Rand.IntN(len(seed))]
+		return seed[s.opt.Rand.IntN(len(seed))]
 	}
-	best, bv := seed[0], -1.0
-	for _, i := range seed {
-		u := 0.0
-		for _, g := range s.g {
-			u = max(u, g.Std(i))
-		}
-		if u > bv {
-			best, bv = i, u
-		}
-	}
-	return best
+	return argmax.List(seed, s.constraintStd)
 }
 
-// Observe implements Policy. It also prepares the next round, so that the
-// policy's state changes only here: Next and Inspect merely read it (a
-// study replayed from its records then matches the live one exactly).
-func (s *SGPUCB) Observe(i int, y float64, z []float64) {
-	s.observe(i, y, z)
-	s.update()
+// constraintStd is max_i σ_{g_i,t−1}(x) (0 when there is no constraint).
+func (s *sgpUCB) constraintStd(i int) float64 {
+	u := 0.0
+	for _, g := range s.g {
+		u = max(u, g.Std(i))
+	}
+	return u
 }
 
-// SafeSetSize implements Policy: |D^s_t| of the last round asked.
-func (s *SGPUCB) SafeSetSize() int { return s.size }
-
-// ExplorationRounds implements Policy: T', or the rounds explored so far
-// while the plateau rule has not ended phase 1.
-func (s *SGPUCB) ExplorationRounds() int { return s.phase.rounds(s.t) }
-
-// Models returns the posteriors of f and of each g_i (read-only: plotting
-// and inspection use them).
-func (s *SGPUCB) Models() (*gp.Model, []*gp.Model) { return s.f, s.g }
-
-// SafeSet returns D^s_t as computed by the last Next (read-only).
-func (s *SGPUCB) SafeSet() []bool { return s.safe }
+// prepare implements rule. Preparing the next round as soon as an
+// observation is told keeps the state's changes in Tell: choose and
+// inspect merely read it (a study replayed from its records then matches
+// the live one exactly).
+func (s *sgpUCB) prepare() { s.update() }

@@ -36,6 +36,21 @@ func benchProblem(n int) (*problem.Problem, *problem.Info) {
 	return p, info
 }
 
+// benchSetting is the benchmarks' model of p: SE kernels of lengthscale 1
+// for f and lg for g, σ = 0.1, δ = 0.01, the paper's β.
+func benchSetting(p *problem.Problem, info *problem.Info, lg float64, horizon int) *experiment.Setting {
+	return &experiment.Setting{
+		Model: bandit.Model{
+			Objective:   kernel.SE{Variance: 1, Lengthscale: 1},
+			Constraints: []kernel.Kernel{kernel.SE{Variance: 1, Lengthscale: lg}},
+			NoiseStd:    0.1, Delta: 0.01, Beta: bandit.PaperBeta,
+		},
+		Set:     bandit.DecisionSet{X: p.X, Seed: p.Seed},
+		Truth:   &bandit.Truth{Safe: info.SafeTrue, Lipschitz: info.Lipschitz},
+		Options: bandit.Options{Thresholds: p.H, Epsilon: p.Epsilon, Horizon: horizon, Rand: rand.New(rand.NewPCG(1, 2))},
+	}
+}
+
 // BenchmarkPlay times one whole run of T = 500 rounds (the paper's
 // setting is N = 100; issue targets: ≤ 50 ms at N = 100, ≤ 5 s and ≤ 1 GiB
 // at N = 10 000). The problem is built once, outside the timer.
@@ -50,14 +65,8 @@ func BenchmarkPlay(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/N=%d", s.Name, n), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					env := &bandit.Env{
-						X: p.X, Seed: p.Seed, H: p.H, Epsilon: p.Epsilon,
-						Objective:   kernel.SE{Variance: 1, Lengthscale: 1},
-						Constraints: []kernel.Kernel{kernel.SE{Variance: 1, Lengthscale: 0.1}},
-						NoiseStd:    0.1, Delta: 0.01, Beta: bandit.PaperBeta, Horizon: 500,
-						Rand: rand.New(rand.NewPCG(1, 2)), TrueSafe: info.SafeTrue, Lipschitz: info.Lipschitz,
-					}
-					if _, err := experiment.Play(&s, env, p, info, rand.New(rand.NewPCG(3, 4))); err != nil {
+					st := benchSetting(p, info, 0.1, 500)
+					if _, err := experiment.Play(&s, st, p, info, rand.New(rand.NewPCG(3, 4)), nil); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -86,14 +95,8 @@ func BenchmarkSafeOpt(b *testing.B) {
 		b.Run(fmt.Sprintf("%s-%s/N=%d/T=%d", c.spec.Name, c.spec.SafeSet, c.n, c.T), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				env := &bandit.Env{
-					X: p.X, Seed: p.Seed, H: p.H, Epsilon: p.Epsilon,
-					Objective:   kernel.SE{Variance: 1, Lengthscale: 1},
-					Constraints: []kernel.Kernel{kernel.SE{Variance: 1, Lengthscale: c.lg}},
-					NoiseStd:    0.1, Delta: 0.01, Beta: bandit.PaperBeta, Horizon: c.T,
-					Rand: rand.New(rand.NewPCG(1, 2)), TrueSafe: info.SafeTrue, Lipschitz: info.Lipschitz,
-				}
-				if _, err := experiment.Play(&c.spec, env, p, info, rand.New(rand.NewPCG(3, 4))); err != nil {
+				st := benchSetting(p, info, c.lg, c.T)
+				if _, err := experiment.Play(&c.spec, st, p, info, rand.New(rand.NewPCG(3, 4)), nil); err != nil {
 					b.Fatal(err)
 				}
 			}

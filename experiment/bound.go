@@ -66,26 +66,26 @@ func Bound(c *Config, r int, feat theory.Features) (*BoundReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := c.Env(r, in)
+	st := c.Setting(r, in)
 	p := in.Problem
 	maxF := 0.0
 	for _, x := range p.X {
-		maxF = math.Max(maxF, env.Objective.Eval(x, x))
+		maxF = math.Max(maxF, st.Model.Objective.Eval(x, x))
 	}
-	sigma := env.NoiseStd
+	sigma, delta := st.Model.NoiseStd, st.Model.Delta
 	rep := &BoundReport{
 		Realization: r, N: p.N(), Dim: p.Dim(), M: p.M(), SeedSize: len(p.Seed), Horizon: c.Horizon,
-		NoiseStd: sigma, Delta: env.Delta, Epsilon: p.Epsilon,
-		BetaT:     theory.Beta(c.Horizon, p.M(), p.N(), env.Delta),
+		NoiseStd: sigma, Delta: delta, Epsilon: p.Epsilon,
+		BetaT:     theory.Beta(c.Horizon, p.M(), p.N(), delta),
 		GammaT:    theory.GammaBound(c.Horizon, p.N(), sigma, maxF),
-		B:         theory.B(p.N(), maxF, env.Delta),
+		B:         theory.B(p.N(), maxF, delta),
 		C1:        theory.C1(sigma),
 		Guarantee: true,
 	}
 	ok := true
-	for _, k := range env.Constraints {
+	for _, k := range st.Model.Constraints {
 		e, err := theory.ExplorationLength(theory.Problem{
-			X: p.X, Seed: p.Seed, Kernel: k, NoiseStd: sigma, Delta: env.Delta,
+			X: p.X, Seed: p.Seed, Kernel: k, NoiseStd: sigma, Delta: delta,
 			Epsilon: p.Epsilon, Horizon: c.Horizon, M: p.M(), MeasureEps0: true,
 		}, feat)
 		cb := ConstraintBound{Exploration: e}
@@ -109,7 +109,7 @@ func Bound(c *Config, r int, feat theory.Features) (*BoundReport, error) {
 			continue
 		}
 		rl := RuleLength{Label: a.DisplayLabel(), Rule: ruleName(a.Exploration)}
-		run, err := Play(a, c.Env(r, in), p, in.Info, c.Noise(r))
+		run, err := Play(a, c.Setting(r, in), p, in.Info, c.Noise(r), nil)
 		if err != nil {
 			rl.Error = err.Error()
 		} else {

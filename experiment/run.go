@@ -96,29 +96,36 @@ func (c *Config) Instance(r int, fixed *problem.Problem) (Instance, error) {
 	return Instance{p, info}, nil
 }
 
-// Env is what every algorithm knows of realization r: the model kernels of
-// the configuration and the realization's problem and policy stream.
-func (c *Config) Env(r int, in Instance) *bandit.Env {
+// Setting is what every algorithm of a realization is built from:
+// bandit.New's arguments but the spec.
+type Setting struct {
+	Model   bandit.Model
+	Set     bandit.DecisionSet
+	Truth   *bandit.Truth // the realization's ground truth: for gp-ucb-oracle and lipschitz: auto
+	Options bandit.Options
+}
+
+// Setting is what every algorithm knows of realization r: the model
+// kernels of the configuration, the realization's problem and its policy
+// stream.
+func (c *Config) Setting(r int, in Instance) *Setting {
 	kf, _ := kernel.New(c.objectiveKernel())
 	var kg []kernel.Kernel
 	for _, s := range c.constraintKernels() {
 		k, _ := kernel.New(s)
 		kg = append(kg, k)
 	}
-	return &bandit.Env{
-		X:           in.Problem.X,
-		Seed:        in.Problem.Seed,
-		H:           in.Problem.H,
-		Epsilon:     in.Problem.Epsilon,
-		Objective:   kf,
-		Constraints: kg,
-		NoiseStd:    *c.Model.NoiseStd,
-		Delta:       *c.Model.Delta,
-		Beta:        c.beta(),
-		Horizon:     c.Horizon,
-		Rand:        stream(c.Seed, r, streamPolicy),
-		TrueSafe:    in.Info.SafeTrue,
-		Lipschitz:   in.Info.Lipschitz,
+	return &Setting{
+		Model: bandit.Model{
+			Objective: kf, Constraints: kg,
+			NoiseStd: *c.Model.NoiseStd, Delta: *c.Model.Delta, Beta: c.beta(),
+		},
+		Set:   bandit.DecisionSet{X: in.Problem.X, Seed: in.Problem.Seed},
+		Truth: &bandit.Truth{Safe: in.Info.SafeTrue, Lipschitz: in.Info.Lipschitz},
+		Options: bandit.Options{
+			Thresholds: in.Problem.H, Epsilon: in.Problem.Epsilon,
+			Horizon: c.Horizon, Rand: stream(c.Seed, r, streamPolicy),
+		},
 	}
 }
 
@@ -203,7 +210,7 @@ func execute(ctx context.Context, c *Config, opt Options, keepRuns bool, sized f
 		err = parallel(ctx, plan.Workers, len(runs), func(j int) error {
 			a, k := j/nr, j%nr
 			r := lo + k
-			run, err := Play(&c.Algorithms[a], c.Env(r, insts[k]), insts[k].Problem, insts[k].Info, c.Noise(r))
+			run, err := Play(&c.Algorithms[a], c.Setting(r, insts[k]), insts[k].Problem, insts[k].Info, c.Noise(r), nil)
 			if err != nil {
 				return fmt.Errorf("algorithms[%d] (%s), realization %d: %w", a, c.Algorithms[a].DisplayLabel(), r, err)
 			}
@@ -226,15 +233,21 @@ func execute(ctx context.Context, c *Config, opt Options, keepRuns bool, sized f
 	return plan, nil
 }
 
-// Play drives one policy for env.Horizon rounds against the true problem,
-// drawing observation noise from noise (1 + m normal draws per round when
-// the noise is not zero).
-func Play(s *bandit.Spec, env *bandit.Env, p *problem.Problem, info *problem.Info, noise *rand.Rand) (*Run, error) {
-	pol, err := bandit.New(s, env)
+// Watch, given to Play, is called after the tell of each round t (1, 2,
+// …) with the policy, which it may Inspect but must not Ask or Tell. An
+// error stops the run.
+type Watch func(t int, pol bandit.Policy) error
+
+// Play drives one policy through the ask/tell seam for the horizon's
+// rounds against the true problem, drawing observation noise from noise
+// (1 + m normal draws per round when the noise is not zero). watch, if not
+// nil, sees the policy after every round.
+func Play(s *bandit.Spec, st *Setting, p *problem.Problem, info *problem.Info, noise *rand.Rand, watch Watch) (*Run, error) {
+	pol, err := bandit.New(s, st.Model, st.Set, st.Truth, st.Options)
 	if err != nil {
 		return nil, err
 	}
-	T := env.Horizon
+	T := st.Options.Horizon
 	run := &Run{
 		Algorithm:       s.Name,
 		Label:           s.DisplayLabel(),
@@ -243,21 +256,31 @@ func Play(s *bandit.Spec, env *bandit.Env, p *problem.Problem, info *problem.Inf
 		ReachableRegret: make([]float64, T),
 		SafeSetSize:     make([]int, T),
 	}
-	z := make([]float64, p.M())
+	// One snapshot and one observation for the whole run: Inspect and
+	// Tell reuse them, so that the rounds do not allocate.
+	var view bandit.Snapshot
+	obs := bandit.Observation{G: make([]float64, p.M())}
 	for t := 0; t < T; t++ {
-		a := pol.Next()
+		ask, err := pol.Ask()
+		if err != nil {
+			return nil, fmt.Errorf("%s, round %d: %w", s.DisplayLabel(), t+1, err)
+		}
+		a := ask.Index
 		if a < 0 || a >= p.N() {
+			// The regret needs f at the action: a simulation's policies
+			// choose within the decision set.
 			return nil, fmt.Errorf("%s chose action %d outside 0…%d in round %d", s.DisplayLabel(), a, p.N()-1, t+1)
 		}
+		pol.Inspect(&view, bandit.SafeSet)
 		run.Actions[t] = a
-		run.SafeSetSize[t] = pol.SafeSetSize()
+		run.SafeSetSize[t] = view.SafeSetSize
 		run.Regret[t] = info.FStar - p.F[a]
 		run.ReachableRegret[t] = info.FReach - p.F[a]
 		if !p.Safe(a, 0) {
 			run.Violations++
 			run.violationRounds = append(run.violationRounds, t)
 		}
-		y := p.F[a]
+		y, z := p.F[a], obs.G
 		for i := range z {
 			z[i] = p.G[i][a]
 		}
@@ -267,9 +290,18 @@ func Play(s *bandit.Spec, env *bandit.Env, p *problem.Problem, info *problem.Inf
 				z[i] += p.NoiseStd * noise.NormFloat64()
 			}
 		}
-		pol.Observe(a, y, z)
+		obs.F = y
+		if err := pol.Tell(ask.ID, obs); err != nil {
+			return nil, fmt.Errorf("%s, round %d: %w", s.DisplayLabel(), t+1, err)
+		}
+		if watch != nil {
+			if err := watch(t+1, pol); err != nil {
+				return nil, err
+			}
+		}
 	}
-	run.ExplorationRounds = pol.ExplorationRounds()
+	pol.Inspect(&view, bandit.SafeSet)
+	run.ExplorationRounds = view.ExplorationRounds
 	return run, nil
 }
 

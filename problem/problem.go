@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/safegp/safegp/internal/argmax"
 	"github.com/safegp/safegp/internal/fielderr"
 	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/internal/vec"
@@ -169,15 +170,11 @@ func (p *Problem) SafeSet(eps float64) []bool {
 }
 
 // Argmax returns the index of the largest v over the actions where in[x]
-// holds, the lowest index on ties, and false when no action is in.
+// holds, the lowest index on ties (argmax.Mask, SPEC's rule), and false
+// when no action is in.
 func Argmax(v []float64, in []bool) (int, bool) {
-	best, ok := -1, false
-	for i, vi := range v {
-		if in[i] && (!ok || vi > v[best]) {
-			best, ok = i, true
-		}
-	}
-	return best, ok
+	i := argmax.Mask(v, in)
+	return i, i >= 0
 }
 
 // Info holds the quantities SPEC §1 derives from a problem.

@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/experiment"
 	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/plot"
 	"github.com/safegp/safegp/problem"
@@ -61,67 +62,47 @@ type Illustration struct {
 // needed. It writes in place, file by file: Run calls it inside its
 // staging folder, which is what makes a reproduction all-or-nothing.
 func RunIllustration(ctx context.Context, dir string) (*Illustration, error) {
-	rng := rand.New(rand.NewPCG(illSeed, 0x111))
-	x := problem.Grid([][2]float64{{0, 10}}, []int{illN})
-	se := kernel.SE{Variance: 1, Lengthscale: 1}
-	var p *problem.Problem
-	var info *problem.Info
-	for draw := 0; p == nil; draw++ {
-		if draw == problem.MaxDraws {
-			return nil, fmt.Errorf("reproduce: illustration: no suitable draw in %d", draw)
-		}
-		f, err := problem.SampleGP(se, x, rng)
-		if err != nil {
-			return nil, err
-		}
-		g, err := problem.SampleGP(se, x, rng)
-		if err != nil {
-			return nil, err
-		}
-		cand := &problem.Problem{X: x, F: f, G: [][]float64{g}, H: []float64{0}, Epsilon: illEps, NoiseStd: illNoise}
-		if seed, ok := seedInterval(cand); ok {
-			cand.Seed = seed
-			if info, err = cand.Analyze(); err == nil {
-				p = cand
-			}
-		}
-	}
-	env := &bandit.Env{
-		X: p.X, Seed: p.Seed, H: p.H, Epsilon: p.Epsilon,
-		Objective: se, Constraints: []kernel.Kernel{se},
-		NoiseStd: illNoise, Delta: 0.01, Beta: bandit.PaperBeta, Horizon: illT,
-		Rand: rand.New(rand.NewPCG(illSeed, 0x222)),
-	}
-	pol, err := bandit.New(&bandit.Spec{Name: "sgp-ucb", Phase1: "uniform",
-		Exploration: bandit.Exploration{Plateau: &bandit.Plateau{Window: 20, Cap: 100}}}, env)
+	p, info, err := illustrationProblem()
 	if err != nil {
 		return nil, err
 	}
-	s := pol.(*bandit.SGPUCB)
-	noise := rand.New(rand.NewPCG(illSeed, 0x333))
+	se := kernel.SE{Variance: 1, Lengthscale: 1}
+	st := &experiment.Setting{
+		Model: bandit.Model{Objective: se, Constraints: []kernel.Kernel{se}, NoiseStd: illNoise, Delta: 0.01, Beta: bandit.PaperBeta},
+		Set:   bandit.DecisionSet{X: p.X, Seed: p.Seed},
+		// No ground truth: SGP-UCB never reads it.
+		Options: bandit.Options{Thresholds: p.H, Epsilon: p.Epsilon, Horizon: illT, Rand: rand.New(rand.NewPCG(illSeed, 0x222))},
+	}
+	spec := &bandit.Spec{Name: "sgp-ucb", Phase1: "uniform",
+		Exploration: bandit.Exploration{Plateau: &bandit.Plateau{Window: 20, Cap: 100}}}
 	ill := &Illustration{H: 0, Epsilon: illEps, Seed: p.Seed, XStar: info.XStar, F: p.F, G: p.G[0]}
-	for _, xi := range x {
+	for _, xi := range p.X {
 		ill.X = append(ill.X, xi[0])
 	}
-	var played []int
-	for t := 1; t <= illT; t++ {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	// After the tells of rounds 50 and T, the policy's view of the next
+	// round holds the GP means and D^s_{t+1} the panels show.
+	watch := func(t int, pol bandit.Policy) error {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		a := s.Next()
-		played = append(played, a)
-		s.Observe(a, p.F[a]+illNoise*noise.NormFloat64(), []float64{p.G[0][a] + illNoise*noise.NormFloat64()})
-		if t == 50 || t == illT {
-			s.Next() // computes D^s_{t+1}; Next is idempotent within a round
-			mf, mg := s.Models()
-			safe := append([]bool(nil), s.SafeSet()...)
-			ill.Snapshots = append(ill.Snapshots, Snapshot{
-				T: t, MeanF: append([]float64(nil), mf.Mean()...), MeanG: append([]float64(nil), mg[0].Mean()...),
-				Safe: safe, Played: append([]int(nil), played...), XStarIn: safe[info.XStar],
-			})
+		if t != 50 && t != illT {
+			return nil
 		}
+		var view bandit.Snapshot
+		pol.Inspect(&view, bandit.Full)
+		ill.Snapshots = append(ill.Snapshots, Snapshot{
+			T: t, MeanF: view.F.Mean, MeanG: view.G[0].Mean, Safe: view.Safe, XStarIn: view.Safe[info.XStar],
+		})
+		return nil
 	}
-	ill.TPrime = s.ExplorationRounds()
+	run, err := experiment.Play(spec, st, p, info, rand.New(rand.NewPCG(illSeed, 0x333)), watch)
+	if err != nil {
+		return nil, fmt.Errorf("reproduce: illustration: %w", err)
+	}
+	for k := range ill.Snapshots {
+		ill.Snapshots[k].Played = run.Actions[:ill.Snapshots[k].T]
+	}
+	ill.TPrime = run.ExplorationRounds
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("reproduce: %w", err)
 	}
@@ -137,6 +118,35 @@ func RunIllustration(ctx context.Context, dir string) (*Illustration, error) {
 		return nil, err
 	}
 	return ill, plot.SaveRow(panels, dir, "illustration")
+}
+
+// illustrationProblem draws f and g from SE GPs of lengthscale 1 on the
+// grid until a draw has a seed interval (seedInterval), each draw by
+// problem.Generate, which itself redraws while D^s_ε is empty.
+func illustrationProblem() (*problem.Problem, *problem.Info, error) {
+	rng := rand.New(rand.NewPCG(illSeed, 0x111))
+	spec := &problem.GenerateSpec{
+		DecisionSet: problem.DecisionSetSpec{Kind: "grid", Bounds: [][2]float64{{0, 10}}, Points: []int{illN}},
+		Objective:   kernel.Spec{Kernel: "se", Lengthscale: 1},
+		Constraints: []kernel.Spec{{Kernel: "se", Lengthscale: 1}},
+		// The whole safe set for now: seedInterval then picks the seeds.
+		SeedSet: problem.SeedSetSpec{All: true},
+	}
+	for draw := 0; draw < problem.MaxDraws; draw++ {
+		p, err := problem.Generate(spec, []float64{0}, illEps, illNoise, rng)
+		if err != nil {
+			return nil, nil, fmt.Errorf("reproduce: illustration: %w", err)
+		}
+		seed, ok := seedInterval(p)
+		if !ok {
+			continue
+		}
+		p.Seed = seed
+		if info, err := p.Analyze(); err == nil {
+			return p, info, nil
+		}
+	}
+	return nil, nil, fmt.Errorf("reproduce: illustration: no suitable draw in %d", problem.MaxDraws)
 }
 
 // seedInterval picks illSeedLen adjacent actions with g ≥ h + ε inside the

@@ -104,6 +104,10 @@ func TestBadRequests(t *testing.T) {
 		{"unknown ask", "POST", "/v1/studies/a/tell", `{"ask": 999, "f": 1, "g": [1]}`, "", 404},
 		{"index outside", "POST", "/v1/studies/a/tell", `{"index": 41, "f": 1, "g": [1]}`, "", 400},
 		{"both ask and index", "POST", "/v1/studies/a/tell", fmt.Sprintf(`{"ask": %d, "index": 1, "f": 1, "g": [1]}`, id), "", 400},
+		{"both index and x", "POST", "/v1/studies/a/tell", `{"index": 1, "x": [0.1], "f": 1, "g": [1]}`, "", 400},
+		{"x of the wrong dimension", "POST", "/v1/studies/a/tell", `{"x": [0.1, 0.2], "f": 1, "g": [1]}`, "", 400},
+		{"null x", "POST", "/v1/studies/a/tell", `{"x": null, "f": 1, "g": [1]}`, "", 400},
+		{"x of strings", "POST", "/v1/studies/a/tell", `{"x": ["0.1"], "f": 1, "g": [1]}`, "", 400},
 		{"unknown field", "POST", "/v1/studies/a/tell", fmt.Sprintf(`{"ask": %d, "f": 1, "g": [1], "h": 2}`, id), "", 400},
 		{"not JSON", "POST", "/v1/studies/a/tell", `f=1`, "", 400},
 		{"too large", "POST", "/v1/studies/a/tell", `{"ask": 1, "f": 1, "g": [` + strings.Repeat("1,", 40000) + `1]}`, "", 413},
@@ -155,6 +159,16 @@ func TestBadRequests(t *testing.T) {
 	}
 	if code, body := c.do("POST", "/v1/studies/a/tell", fmt.Sprintf(`{"ask": %d, "f": 1, "g": [1]}`, id)); code != 409 {
 		t.Errorf("second tell of an ask: %d %v", code, body)
+	}
+	// A measurement outside the loop at a point between two actions.
+	f, g = truth(1.05)
+	if code, body := c.do("POST", "/v1/studies/a/tell", fmt.Sprintf(`{"x": [1.05], "f": %v, "g": [%v]}`, f, g)); code != 200 || body["index"].(float64) != -1 || body["rounds"].(float64) != 2 {
+		t.Errorf("tell at a point: %d %v, want 200 with index −1 after 2 rounds", code, body)
+	}
+	code, body := c.do("GET", "/v1/studies/a/observations", "")
+	obs, _ := body["list"].([]any)
+	if code != 200 || len(obs) != 2 || fmt.Sprint(obs[1].(map[string]any)["index"], obs[1].(map[string]any)["x"]) != "-1 [1.05]" {
+		t.Errorf("observations: %d %v, want the second at index −1, x [1.05]", code, body)
 	}
 	if code, body := c.do("GET", "/healthz", ""); code != 200 {
 		t.Errorf("healthz: %d %v", code, body)

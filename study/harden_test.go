@@ -53,6 +53,13 @@ func TestDecodeTellStrict(t *testing.T) {
 		{"trailing", `{"ask": 1, "f": 1, "g": [1]} {}`, "trailing data"},
 		{"not an object", `[1]`, "cannot unmarshal array"},
 		{"empty", ``, "EOF"},
+		{"x null", `{"x": null, "f": 1, "g": [1]}`, `"x" must be an array of numbers, got null`},
+		{"x empty", `{"x": [], "f": 1, "g": [1]}`, `"x" is empty`},
+		{"x string", `{"x": ["1"], "f": 1, "g": [1]}`, "x1 must be a number, got a string"},
+		{"x null element", `{"x": [0.5, null], "f": 1, "g": [1]}`, "x2 is null"},
+		{"x huge", `{"x": [1e999], "f": 1, "g": [1]}`, "x1 = 1e999 is outside the range"},
+		{"x and index", `{"x": [1], "index": 2, "f": 1, "g": [1]}`, "exactly one"},
+		{"x and ask", `{"x": [1], "ask": 2, "f": 1, "g": [1]}`, "exactly one"},
 	}
 	for _, c := range bad {
 		req, err := study.DecodeTell([]byte(c.body))
@@ -64,12 +71,14 @@ func TestDecodeTellStrict(t *testing.T) {
 		body  string
 		ask   *int
 		index *int
+		x     []float64
 		f     float64
 		g     []float64
 	}{
-		{`{"ask": 3, "f": -1.5e2, "g": [0, 2.5]}`, ptr(3), nil, -150, []float64{0, 2.5}},
-		{`{"index": 0, "f": 0, "g": []}`, nil, ptr(0), 0, []float64{}},
-		{` {"g": [1e-300], "index": -0, "f": 7} `, nil, ptr(0), 7, []float64{1e-300}},
+		{`{"ask": 3, "f": -1.5e2, "g": [0, 2.5]}`, ptr(3), nil, nil, -150, []float64{0, 2.5}},
+		{`{"index": 0, "f": 0, "g": []}`, nil, ptr(0), nil, 0, []float64{}},
+		{` {"g": [1e-300], "index": -0, "f": 7} `, nil, ptr(0), nil, 7, []float64{1e-300}},
+		{`{"x": [0.25, -3e1], "f": 2, "g": [1]}`, nil, nil, []float64{0.25, -30}, 2, []float64{1}},
 	}
 	for _, c := range good {
 		req, err := study.DecodeTell([]byte(c.body))
@@ -77,7 +86,7 @@ func TestDecodeTellStrict(t *testing.T) {
 			t.Errorf("%s: %v", c.body, err)
 			continue
 		}
-		if !eqPtr(req.Ask, c.ask) || !eqPtr(req.Index, c.index) || *req.F != c.f || !slices.Equal(req.G, c.g) {
+		if !eqPtr(req.Ask, c.ask) || !eqPtr(req.Index, c.index) || !slices.Equal(req.X, c.x) || *req.F != c.f || !slices.Equal(req.G, c.g) {
 			t.Errorf("%s: decoded %+v (f %v, g %v)", c.body, req, *req.F, req.G)
 		}
 	}

@@ -43,16 +43,20 @@ func recordEvents(tb testing.TB, st *stored, t int) []Event {
 	now := time.Now().UTC()
 	for k := 0; k < t; k++ {
 		seq := len(s.events) + 1
-		e := Event{Seq: seq, Kind: "ask", Ask: seq, Index: s.pol.Next(), Created: now}
-		if err := s.apply(e, false); err != nil {
+		a, err := s.pol.Ask()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		e := Event{Seq: seq, Kind: "ask", Ask: seq, Index: a.Index, X: a.X, Created: now}
+		if err := s.apply(e); err != nil {
 			tb.Fatal(err)
 		}
 		r := 0.0
 		for _, v := range s.res.X[e.Index] {
 			r += (v - 1) * (v - 1)
 		}
-		tell := Event{Seq: seq + 1, Kind: "tell", Ask: seq, Index: e.Index, F: -r, G: []float64{1 - math.Pow(r/9, 2)}, Created: now}
-		if err := s.apply(tell, false); err != nil {
+		tell := Event{Seq: seq + 1, Kind: "tell", Ask: seq, Index: e.Index, X: e.X, F: -r, G: []float64{1 - math.Pow(r/9, 2)}, Created: now}
+		if err := s.apply(tell); err != nil {
 			tb.Fatal(err)
 		}
 	}

@@ -3,6 +3,7 @@ package study
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -285,14 +286,160 @@ func TestMigrateFromVersion1(t *testing.T) {
 	// The unique indexes survived the rebuild: a second tell of an ask, a
 	// second retraction of an observation, are refused by the database.
 	for _, q := range []string{
-		`INSERT INTO events (study, seq, kind, ask, idx, f, g, violation, created) SELECT study, 1000, 'tell', ask, idx, f, g, 0, created FROM events WHERE kind = 'tell' AND ask IS NOT NULL LIMIT 1`,
-		`INSERT INTO events (study, seq, kind, idx, created, ref) SELECT study, 1001, 'retract', idx, created, ref FROM events WHERE kind = 'retract' LIMIT 1`,
-		`INSERT INTO events (study, seq, kind, idx, created) VALUES ('s', 1002, 'retract', 0, 'x')`,
+		`INSERT INTO events (study, seq, kind, ask, idx, x, f, g, violation, created) SELECT study, 1000, 'tell', ask, idx, x, f, g, 0, created FROM events WHERE kind = 'tell' AND ask IS NOT NULL LIMIT 1`,
+		`INSERT INTO events (study, seq, kind, idx, x, created, ref) SELECT study, 1001, 'retract', idx, x, created, ref FROM events WHERE kind = 'retract' LIMIT 1`,
+		`INSERT INTO events (study, seq, kind, idx, x, created) VALUES ('s', 1002, 'retract', 0, '[0]', 'x')`,
 	} {
 		if _, err := st.db.Exec(q); err == nil {
 			t.Errorf("the database accepted %s", q)
 		}
 	}
+	// Only those constraints refused them: the same rows at new places
+	// are accepted.
+	if _, err := st.db.Exec(`INSERT INTO events (study, seq, kind, ask, idx, x, f, g, violation, created) SELECT study, 1003, 'tell', NULL, idx, x, f, g, 0, created FROM events WHERE kind = 'tell' LIMIT 1`); err != nil {
+		t.Errorf("a tell outside the loop at a new seq: %v", err)
+	}
+}
+
+// TestMigrateFromVersion2: a database of schema 2 (no points) opens
+// read-only as it is, with every event's point read from the stored
+// actions, and a writable open migrates it to schema 3, storing those
+// points in x; the study replays and asks exactly what the study it was
+// copied from asks. An event whose action is not in the stored decision
+// set fails the migration, which then changes nothing.
+func TestMigrateFromVersion2(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	src := lruService(t, filepath.Join(dir, "src.db"), 4)
+	s, _ := ParseSpec(fmt.Appendf(nil, lruSpec, 3))
+	res, err := s.Resolve("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Create(ctx, "s", res); err != nil {
+		t.Fatal(err)
+	}
+	for range 4 {
+		round(t, src, "s")
+	}
+	f, g, idx := 0.1, []float64{0.9}, 7
+	if _, err := src.Tell(ctx, "s", &TellRequest{Index: &idx, F: &f, G: g}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.Ask(ctx, "s"); err != nil { // pending, then withdrawn
+		t.Fatal(err)
+	}
+	if _, err := src.Retract(ctx, "s", 4); err != nil {
+		t.Fatal(err)
+	}
+	round(t, src, "s")
+	pending, err := src.Ask(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcEvs, _ := src.store.Events(ctx, "s")
+
+	// v2 writes the schema-2 file, events without points, as safegp did
+	// before schema 3; extra runs after the copy.
+	v2 := func(name string, extra ...string) string {
+		path := filepath.Join(dir, name)
+		db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		for _, q := range append([]string{
+			`CREATE TABLE schema_version (version INTEGER NOT NULL)`,
+			`INSERT INTO schema_version (version) VALUES (2)`,
+			migrations[0],
+			migrations[1],
+			`ATTACH DATABASE '` + filepath.Join(dir, "src.db") + `' AS src`,
+			`INSERT INTO studies SELECT * FROM src.studies`,
+			`INSERT INTO events SELECT study, seq, kind, ask, idx, f, g, violation, created, ref FROM src.events`,
+			`DETACH DATABASE src`,
+		}, extra...) {
+			if _, err := db.Exec(q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		return path
+	}
+	old := v2("v2.db")
+	before, _ := os.ReadFile(old)
+	ro, err := Open(old, OpenOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	roEvs, err := ro.Events(ctx, "s")
+	ro.Close()
+	if err != nil || !slices.EqualFunc(roEvs, srcEvs, sameEvent) {
+		t.Errorf("read-only schema 2: events differ from the source's (%v)", err)
+	}
+	if after, _ := os.ReadFile(old); string(after) != string(before) {
+		t.Error("a read-only open changed a schema-2 file")
+	}
+
+	st, err := Open(old, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var v int
+	st.db.QueryRow(`SELECT version FROM schema_version`).Scan(&v)
+	if v != 3 || st.version != 3 {
+		t.Errorf("schema version %d (%d) after a writable open, want 3", v, st.version)
+	}
+	evs, err := st.Events(ctx, "s")
+	if err != nil || !slices.EqualFunc(evs, srcEvs, sameEvent) {
+		t.Errorf("migrated schema 3: events differ from the source's (%v)", err)
+	}
+	// The stored x is the action's JSON, as safegp writes it.
+	migrated, _ := st.db.Query(`SELECT seq, x FROM events WHERE study = 's' ORDER BY seq`)
+	for k := 0; migrated.Next(); k++ {
+		var seq int
+		var x string
+		if err := migrated.Scan(&seq, &x); err != nil {
+			t.Fatal(err)
+		}
+		if want, _ := json.Marshal(srcEvs[k].X); x != string(want) {
+			t.Errorf("event %d: x = %s, want %s", seq, x, want)
+		}
+	}
+	migrated.Close()
+	again, err := NewService(st, ServiceOptions{}).Ask(ctx, "s")
+	if err != nil || again.Ask != pending.Ask || again.Index != pending.Index {
+		t.Errorf("after the migration the pending ask is %+v (%v), want %+v", again, err, pending)
+	}
+	next := func(v *Service) []int {
+		var idx []int
+		for range 5 {
+			idx = append(idx, round(t, v, "s"))
+		}
+		return idx
+	}
+	if got, want := next(NewService(st, ServiceOptions{})), next(src); !slices.Equal(got, want) {
+		t.Errorf("after the migration the study plays %v, the source %v", got, want)
+	}
+
+	bad := v2("bad.db", `UPDATE events SET idx = 21 WHERE seq = 2`)
+	if st, err := Open(bad, OpenOptions{}); err == nil {
+		st.Close()
+		t.Fatal("an event outside the decision set migrated")
+	}
+	ro, err = Open(bad, OpenOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if ro.version != 2 {
+		t.Errorf("a failed migration left schema version %d, want 2", ro.version)
+	}
+}
+
+// sameEvent compares two events but their times.
+func sameEvent(a, b Event) bool {
+	return a.Seq == b.Seq && a.Kind == b.Kind && a.Ask == b.Ask && a.Index == b.Index && slices.Equal(a.X, b.X) &&
+		a.F == b.F && slices.Equal(a.G, b.G) && a.Violation == b.Violation && a.Ref == b.Ref
 }
 
 // TestServiceMemoryBudget: with MaxMemory room for two studies' estimates,

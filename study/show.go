@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/internal/argmax"
 )
 
 // Summary is what show returns. Retracted observations count nowhere but
@@ -74,22 +75,18 @@ type Retraction struct {
 func (v *Service) Show(ctx context.Context, name string) (*Summary, error) {
 	var sum *Summary
 	err := v.with(ctx, name, func(s *Study) error {
-		snap := s.pol.Inspect()
+		var snap bandit.Snapshot
+		s.pol.Inspect(&snap, bandit.Full)
 		a := s.res.Spec.Algorithm
 		sum = &Summary{
 			Study: s.name, Algorithm: a.DisplayLabel(), Actions: len(s.res.X), Dim: len(s.res.X[0]),
 			Constraints: len(s.res.Spec.Thresholds), Horizon: s.res.Spec.Horizon,
 			Rounds: s.nObs, Retracted: len(s.retracted), Violations: s.viol, Created: s.created,
 		}
-		if s.pending != 0 {
-			p := s.pending
+		if p := s.firstPending(); p != 0 {
 			sum.Pending = &p
 		}
-		for _, in := range snap.Safe {
-			if in {
-				sum.SafeSetSize++
-			}
-		}
+		sum.SafeSetSize = snap.SafeSetSize
 		// Known safe: the policy's safe set, which SGP-UCB's D^s_t may
 		// leave empty early on, plus the seed set and the actions
 		// measured safe.
@@ -102,13 +99,7 @@ func (v *Service) Show(ctx context.Context, name string) (*Summary, error) {
 				safe[e.Index] = true
 			}
 		}
-		best := -1
-		for i, in := range safe {
-			if in && (best < 0 || snap.LowerF[i] > snap.LowerF[best]) {
-				best = i
-			}
-		}
-		if best >= 0 {
+		if best := argmax.Mask(snap.LowerF, safe); best >= 0 {
 			sum.Best = &Best{Index: best, X: s.res.X[best], LowerF: snap.LowerF[best], MeanF: snap.F.Mean[best]}
 		}
 		return nil
@@ -131,7 +122,7 @@ func (s *Study) observations() []Observation {
 	for _, e := range s.events {
 		if e.Kind == "tell" {
 			r := s.retracted[e.Seq]
-			obs = append(obs, Observation{Seq: e.Seq, Ask: e.Ask, Index: e.Index, X: s.res.X[e.Index], F: e.F, G: e.G, Violation: e.Violation,
+			obs = append(obs, Observation{Seq: e.Seq, Ask: e.Ask, Index: e.Index, X: e.X, F: e.F, G: e.G, Violation: e.Violation,
 				Retracted: r != 0, RetractedBy: r, Created: e.Created})
 		}
 	}
@@ -172,7 +163,8 @@ func (v *Service) Export(ctx context.Context, name string) (*Export, error) {
 // plots).
 func (v *Service) Inspect(ctx context.Context, name string) (x [][]float64, h []float64, obs []Observation, snap bandit.Snapshot, err error) {
 	err = v.with(ctx, name, func(s *Study) error {
-		x, h, obs, snap = s.res.X, s.res.Spec.Thresholds, s.observations(), s.pol.Inspect()
+		x, h, obs = s.res.X, s.res.Spec.Thresholds, s.observations()
+		s.pol.Inspect(&snap, bandit.Full)
 		return nil
 	})
 	return

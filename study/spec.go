@@ -62,7 +62,8 @@ type Resolved struct {
 
 // Bytes estimates the memory the study holds when it reaches its horizon:
 // the decision set, the policy (bandit.Bytes, rows grown as observations
-// come), the recorded events and one Inspect snapshot.
+// come), the recorded events, the copies of points told outside the
+// decision set, and one Inspect snapshot.
 func (r *Resolved) Bytes() int64 {
 	n, d, m, T := int64(len(r.X)), int64(0), int64(len(r.Spec.Thresholds)), int64(r.Spec.Horizon)
 	if n > 0 {
@@ -71,8 +72,11 @@ func (r *Resolved) Bytes() int64 {
 	x := memlimit.Mul(n, 8*d+24)
 	pol := bandit.Bytes(&r.Spec.Algorithm, len(r.X), len(r.Spec.Thresholds), r.Spec.Horizon, true)
 	events := memlimit.Mul(2*T, 160+8*m) // an ask and a tell a round
+	// Any tell may be at a point outside the decision set: its event and
+	// each of the m+1 GPs keep a copy (gp.Bytes counts the headers).
+	points := memlimit.Mul(T, (m+2)*8*d+24)
 	snap := memlimit.Mul(n, 8*(2*(m+1)+1)+1)
-	return memlimit.Add(x, pol, events, snap)
+	return memlimit.Add(x, pol, events, points, snap)
 }
 
 // CheckMemory refuses, with an error naming the keys that set the size, a

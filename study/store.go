@@ -70,6 +70,41 @@ var migrations = []string{
 	ALTER TABLE events_v2 RENAME TO events;
 	CREATE UNIQUE INDEX one_tell_per_ask ON events(study, ask) WHERE kind = 'tell' AND ask IS NOT NULL;
 	CREATE UNIQUE INDEX one_retraction_per_observation ON events(study, ref) WHERE kind = 'retract';`,
+	// Version 3: every event carries its point x, and idx becomes NULL for
+	// a point outside the decision set (a measurement made outside the
+	// loop). The table is rebuilt, since SQLite cannot drop a NOT NULL;
+	// the points of the existing rows are the stored actions at their
+	// idx, read through a temporary table keyed by (study, idx), so that
+	// the study's actions are parsed once, not once per row. An event
+	// whose idx is not an action fails the NOT NULL on x, and with it the
+	// migration, rather than be dropped.
+	`CREATE TABLE events_v3 (
+		study     TEXT    NOT NULL REFERENCES studies(name),
+		seq       INTEGER NOT NULL,              -- per-study order of asks, tells and retractions
+		kind      TEXT    NOT NULL CHECK (kind IN ('ask', 'tell', 'retract')),
+		ask       INTEGER,                       -- an ask's own id (= seq); a tell's ask, or NULL
+		idx       INTEGER,                       -- the action's index in the decision set; NULL: a point outside it
+		x         TEXT    NOT NULL,              -- the point, JSON [x1…] (a retraction: the retracted tell's)
+		f         REAL,
+		g         TEXT,                          -- JSON [g1…], tells only
+		violation INTEGER NOT NULL DEFAULT 0,
+		created   TEXT    NOT NULL,
+		ref       INTEGER,                       -- a retraction's observation: the seq of the tell it retracts
+		CHECK ((kind = 'retract') = (ref IS NOT NULL)),
+		PRIMARY KEY (study, seq)
+	);
+	CREATE TEMP TABLE migrate_points (study TEXT NOT NULL, idx INTEGER NOT NULL, x TEXT NOT NULL, PRIMARY KEY (study, idx)) WITHOUT ROWID;
+	INSERT INTO migrate_points (study, idx, x)
+		SELECT s.name, j.key, j.value FROM studies s, json_each(s.actions) j
+		WHERE EXISTS (SELECT 1 FROM events e WHERE e.study = s.name);
+	INSERT INTO events_v3 (study, seq, kind, ask, idx, x, f, g, violation, created, ref)
+		SELECT e.study, e.seq, e.kind, e.ask, e.idx, p.x, e.f, e.g, e.violation, e.created, e.ref
+		FROM events e LEFT JOIN migrate_points p ON p.study = e.study AND p.idx = e.idx;
+	DROP TABLE migrate_points;
+	DROP TABLE events;
+	ALTER TABLE events_v3 RENAME TO events;
+	CREATE UNIQUE INDEX one_tell_per_ask ON events(study, ask) WHERE kind = 'tell' AND ask IS NOT NULL;
+	CREATE UNIQUE INDEX one_retraction_per_observation ON events(study, ref) WHERE kind = 'retract';`,
 }
 
 // Store is a SQLite file holding any number of studies.
@@ -286,10 +321,13 @@ func (s *Store) migrate() error {
 
 // Event is one recorded ask, tell or retraction.
 type Event struct {
-	Seq       int       `json:"seq"`
-	Kind      string    `json:"kind"`          // ask, tell or retract
-	Ask       int       `json:"ask,omitempty"` // an ask's id; the ask a tell answers (0: outside the loop)
-	Index     int       `json:"index"`         // the action (a retraction: the retracted tell's)
+	Seq   int    `json:"seq"`
+	Kind  string `json:"kind"`          // ask, tell or retract
+	Ask   int    `json:"ask,omitempty"` // an ask's id; the ask a tell answers (0: outside the loop)
+	Index int    `json:"index"`         // the action, −1 for a point outside the decision set (a retraction: the retracted tell's)
+	// X is the point (a retraction: the retracted tell's). For an action
+	// of the decision set it is the set's own slice, not a copy.
+	X         []float64 `json:"x"`
 	F         float64   `json:"f,omitempty"`
 	G         []float64 `json:"g,omitempty"`
 	Violation bool      `json:"violation,omitempty"`
@@ -340,32 +378,60 @@ func (s *Store) load(ctx context.Context, name string) (*stored, []Event, error)
 	if err := json.Unmarshal([]byte(seeds), &st.seeds); err != nil {
 		return nil, nil, fmt.Errorf("study %q: stored seeds: %w", name, err)
 	}
-	ref := "ref"
+	// A read-only store is not migrated: schema 1 had no retractions,
+	// schemas 1 and 2 no points (every event was at an action, idx).
+	// The x of an action's row repeats the stored action: it is read only
+	// for a point outside the decision set (idx NULL), so that reopening
+	// a long study does not allocate a string per event.
+	ref, x := "ref", "CASE WHEN idx IS NULL THEN x END"
 	if s.version < 2 {
-		ref = "NULL" // a read-only store of schema 1, which had no retractions
+		ref = "NULL"
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, kind, ask, idx, f, g, violation, created, `+ref+` FROM events WHERE study = ? ORDER BY seq`, name)
+	if s.version < 3 {
+		x = "NULL"
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, kind, ask, idx, `+x+`, f, g, violation, created, `+ref+` FROM events WHERE study = ? ORDER BY seq`, name)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer rows.Close()
 	var evs []Event
+	// One set of scan destinations for all rows: Scan's arguments escape,
+	// so variables declared per row would cost an allocation each per
+	// event of a long study.
+	var (
+		ask, idx, retracted sql.NullInt64
+		f                   sql.NullFloat64
+		g, point            sql.NullString
+		at                  string
+		r                   Event
+	)
 	for rows.Next() {
-		var e Event
-		var ask, ref sql.NullInt64
-		var f sql.NullFloat64
-		var g sql.NullString
-		var created string
-		if err := rows.Scan(&e.Seq, &e.Kind, &ask, &e.Index, &f, &g, &e.Violation, &created, &ref); err != nil {
+		if err := rows.Scan(&r.Seq, &r.Kind, &ask, &idx, &point, &f, &g, &r.Violation, &at, &retracted); err != nil {
 			return nil, nil, err
 		}
-		e.Ask, e.F, e.Ref = int(ask.Int64), f.Float64, int(ref.Int64)
+		e := Event{Seq: r.Seq, Kind: r.Kind, Violation: r.Violation, Ask: int(ask.Int64), F: f.Float64, Ref: int(retracted.Int64)}
+		switch {
+		case idx.Valid:
+			// The index names the point: the stored actions' own row.
+			if idx.Int64 < 0 || idx.Int64 >= int64(len(st.actions)) {
+				return nil, nil, fmt.Errorf("study %q: event %d: action %d outside the stored decision set's 0…%d", name, e.Seq, idx.Int64, len(st.actions)-1)
+			}
+			e.Index, e.X = int(idx.Int64), st.actions[idx.Int64]
+		case point.Valid:
+			e.Index = -1
+			if err := json.Unmarshal([]byte(point.String), &e.X); err != nil {
+				return nil, nil, fmt.Errorf("study %q: event %d: point: %w", name, e.Seq, err)
+			}
+		default:
+			return nil, nil, fmt.Errorf("study %q: event %d has neither an action nor a point", name, e.Seq)
+		}
 		if g.Valid {
 			if err := json.Unmarshal([]byte(g.String), &e.G); err != nil {
 				return nil, nil, fmt.Errorf("study %q: event %d: %w", name, e.Seq, err)
 			}
 		}
-		e.Created, _ = time.Parse(time.RFC3339Nano, created)
+		e.Created, _ = time.Parse(time.RFC3339Nano, at)
 		evs = append(evs, e)
 	}
 	return &st, evs, rows.Err()
@@ -391,8 +457,16 @@ func (s *Store) append(ctx context.Context, name string, e *Event) error {
 		b, _ := json.Marshal(e.G)
 		g = string(b)
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO events (study, seq, kind, ask, idx, f, g, violation, created, ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		name, e.Seq, e.Kind, ask, e.Index, f, g, e.Violation, e.Created.UTC().Format(time.RFC3339Nano), ref)
+	var idx any
+	if e.Index >= 0 {
+		idx = e.Index
+	}
+	x, err := json.Marshal(e.X)
+	if err != nil {
+		return fmt.Errorf("study %q: event %d: point: %w", name, e.Seq, err)
+	}
+	_, err = s.db.ExecContext(ctx, `INSERT INTO events (study, seq, kind, ask, idx, x, f, g, violation, created, ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		name, e.Seq, e.Kind, ask, idx, string(x), f, g, e.Violation, e.Created.UTC().Format(time.RFC3339Nano), ref)
 	if err != nil && strings.Contains(err.Error(), "UNIQUE") {
 		return fmt.Errorf("%w: study %q changed in another process; retry", ErrStale, name)
 	}

@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -81,10 +82,27 @@ type Study struct {
 	retracted map[int]int  // observation → seq of the retraction that retracted it
 	withdrawn map[int]int  // ask id → seq of the retraction that withdrew it while pending
 	retracts  int          // retractions so far
-	pending   int          // id of the ask handed out and not yet told, 0 if none
-	nObs      int          // observations not retracted
-	viol      int          // violations among them
-	created   time.Time
+	// pending holds the asks handed out and not yet told (nor withdrawn),
+	// oldest first. A study hands out one at a time, so it holds one at
+	// most for now; the policy's seam allows more (bandit.Policy).
+	pending []pendingAsk
+	nObs    int // observations not retracted
+	viol    int // violations among them
+	created time.Time
+}
+
+// pendingAsk is an ask handed out and not yet told: the study's id (the
+// ask event's seq) and the policy's own id for it (bandit.Ask.ID).
+type pendingAsk struct {
+	ask, policy int
+}
+
+// firstPending is the oldest pending ask, 0 if none.
+func (s *Study) firstPending() int {
+	if len(s.pending) == 0 {
+		return 0
+	}
+	return s.pending[0].ask
 }
 
 // policyStream is the stream a study's policy draws its random choices
@@ -122,7 +140,7 @@ func newStudy(name string, st *stored, events []Event, maxMemory int64) (*Study,
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
 	for _, e := range events {
-		if err := s.apply(e, true); err != nil {
+		if err := s.apply(e); err != nil {
 			return nil, fmt.Errorf("study %q: %w", name, err)
 		}
 	}
@@ -137,39 +155,68 @@ func newStudy(name string, st *stored, events []Event, maxMemory int64) (*Study,
 // tells): room for them is made at once instead of by doubling.
 func newPolicy(r *Resolved, retracts, expect int) (bandit.Policy, error) {
 	s := r.Spec
-	return bandit.New(&s.Algorithm, &bandit.Env{
-		X: r.X, Seed: r.Seed, H: s.Thresholds, Epsilon: r.Epsilon,
-		Objective: r.Kernels.F, Constraints: r.Kernels.G,
-		NoiseStd: *s.Model.NoiseStd, Delta: *s.Model.Delta, Beta: *s.Model.Beta,
-		Horizon: s.Horizon, Rand: rand.New(rand.NewPCG(s.Seed, policyStream+uint64(retracts))),
-		Grow: true, Expect: expect, // a study may stop long before its horizon
-	})
+	return bandit.New(&s.Algorithm,
+		bandit.Model{
+			Objective: r.Kernels.F, Constraints: r.Kernels.G,
+			NoiseStd: *s.Model.NoiseStd, Delta: *s.Model.Delta, Beta: *s.Model.Beta,
+		},
+		bandit.DecisionSet{X: r.X, Seed: r.Seed},
+		nil, // a real system: no ground truth
+		bandit.Options{
+			Thresholds: s.Thresholds, Epsilon: r.Epsilon, Horizon: s.Horizon,
+			Rand: rand.New(rand.NewPCG(s.Seed, policyStream+uint64(retracts))),
+			Grow: true, Expect: expect, // a study may stop long before its horizon
+		})
+}
+
+// observation is a tell event as the policy takes it: the point of a tell
+// outside the loop comes with it.
+func observation(e *Event) bandit.Observation {
+	o := bandit.Observation{F: e.F, G: e.G}
+	if e.Ask == 0 {
+		o.Index, o.X = e.Index, e.X
+	}
+	return o
 }
 
 // apply feeds one recorded event to the policy, the same way live and on
-// replay. When replaying, an ask must get the same action it got when it
-// was recorded.
-func (s *Study) apply(e Event, replay bool) error {
+// replay: an ask event takes the policy's ask (live, the one Service.Ask
+// just recorded; on replay, a new one), which must be the recorded point.
+func (s *Study) apply(e Event) error {
 	switch e.Kind {
 	case "ask":
-		if replay {
-			if a := s.pol.Next(); a != e.Index {
-				return fmt.Errorf("%w: event %d: the recorded ask is action %d, the policy now suggests %d; the study was recorded by a safegp whose policy behaves differently (export its observations and replay them as index tells into a new study)", ErrReplay, e.Seq, e.Index, a)
-			}
+		a, err := s.pol.Ask()
+		if err != nil {
+			return fmt.Errorf("%w: event %d: %w", ErrReplay, e.Seq, err)
+		}
+		if a.Index != e.Index || (a.Index < 0 && !slices.Equal(a.X, e.X)) {
+			return fmt.Errorf("%w: event %d: the recorded ask is action %d, the policy now suggests %d; the study was recorded by a safegp whose policy behaves differently (export its observations and replay them as index tells into a new study)", ErrReplay, e.Seq, e.Index, a.Index)
 		}
 		s.asks[e.Ask] = len(s.events)
 		s.events = append(s.events, e)
-		s.pending = e.Ask
+		s.pending = append(s.pending, pendingAsk{ask: e.Ask, policy: a.ID})
 	case "tell":
-		if e.Index < 0 || e.Index >= len(s.res.X) || len(e.G) != len(s.res.Spec.Thresholds) {
-			return fmt.Errorf("%w: event %d: malformed tell", ErrReplay, e.Seq)
-		}
-		s.pol.Observe(e.Index, e.F, e.G)
+		id, k := 0, -1
 		if e.Ask != 0 {
-			s.told[e.Ask] = true
-			if s.pending == e.Ask {
-				s.pending = 0
+			for j, p := range s.pending {
+				if p.ask == e.Ask {
+					id, k = p.policy, j
+				}
 			}
+			if k < 0 {
+				return fmt.Errorf("%w: event %d tells ask %d, which is not pending", ErrReplay, e.Seq, e.Ask)
+			}
+			// The ask fixes the point the policy observes.
+			if a := s.events[s.asks[e.Ask]]; a.Index != e.Index || !slices.Equal(a.X, e.X) {
+				return fmt.Errorf("%w: event %d tells ask %d at action %d, the ask was action %d", ErrReplay, e.Seq, e.Ask, e.Index, a.Index)
+			}
+		}
+		if err := s.pol.Tell(id, observation(&e)); err != nil {
+			return fmt.Errorf("%w: event %d: %w", ErrReplay, e.Seq, err)
+		}
+		if k >= 0 {
+			s.told[e.Ask] = true
+			s.pending = slices.Delete(s.pending, k, k+1)
 		}
 		s.tells[e.Seq] = len(s.events)
 		s.events = append(s.events, e)
@@ -187,12 +234,13 @@ func (s *Study) apply(e Event, replay bool) error {
 		if s.events[k].Violation {
 			s.viol--
 		}
-		// The pending ask was chosen with the retracted value (perhaps
-		// as safe only because of it): withdraw it, so that it is not run.
-		if s.pending != 0 {
-			s.withdrawn[s.pending] = e.Seq
-			s.pending = 0
+		// The pending asks were chosen with the retracted value (perhaps
+		// as safe only because of it): withdraw them, so that they are
+		// not run.
+		for _, p := range s.pending {
+			s.withdrawn[p.ask] = e.Seq
 		}
+		s.pending = s.pending[:0]
 		s.retracts++
 		s.events = append(s.events, e)
 		return s.rebuild()
@@ -211,14 +259,16 @@ type AskAnswer struct {
 
 func (s *Study) answer(ask int) *AskAnswer {
 	e := s.events[s.asks[ask]]
-	return &AskAnswer{Ask: e.Ask, Index: e.Index, X: s.res.X[e.Index]}
+	return &AskAnswer{Ask: e.Ask, Index: e.Index, X: e.X}
 }
 
-// TellRequest is an observation: of the action of ask Ask, or of action
-// Index made outside the loop (exactly one of the two).
+// TellRequest is an observation: of the action of ask Ask, or one made
+// outside the loop, at action Index or at point X, which need not be an
+// action (exactly one of the three).
 type TellRequest struct {
 	Ask   *int      `json:"ask,omitempty"`
 	Index *int      `json:"index,omitempty"`
+	X     []float64 `json:"x,omitempty"`
 	F     *float64  `json:"f"`
 	G     []float64 `json:"g"`
 }
@@ -226,16 +276,17 @@ type TellRequest struct {
 // DecodeTell decodes a JSON tell request strictly: unknown fields, trailing
 // data and missing values are errors, and so is a value of the wrong kind,
 // null above all — in a safety loop a missing measurement must never
-// become a number. f and every element of g must be JSON numbers within
-// float64's range (so never NaN or Inf), ask and index integers. Errors
-// wrap ErrBadTell and name the field. It checks the shape only; the study
-// checks the values against itself.
+// become a number. f and every element of g and of x must be JSON numbers
+// within float64's range (so never NaN or Inf), ask and index integers.
+// Errors wrap ErrBadTell and name the field. It checks the shape only; the
+// study checks the values against itself.
 func DecodeTell(data []byte) (*TellRequest, error) {
 	// Raw fields, each parsed strictly below: decoding into *float64 or
 	// []float64 directly would turn null into nil, 0 or a missing element.
 	var raw struct {
 		Ask   json.RawMessage `json:"ask"`
 		Index json.RawMessage `json:"index"`
+		X     json.RawMessage `json:"x"`
 		F     json.RawMessage `json:"f"`
 		G     json.RawMessage `json:"g"`
 	}
@@ -243,8 +294,8 @@ func DecodeTell(data []byte) (*TellRequest, error) {
 		return nil, fmt.Errorf("%w: %w", ErrBadTell, err)
 	}
 	var t TellRequest
-	if (raw.Ask == nil) == (raw.Index == nil) {
-		return nil, fmt.Errorf("%w: give exactly one of \"ask\" and \"index\"", ErrBadTell)
+	if given := btoi(raw.Ask != nil) + btoi(raw.Index != nil) + btoi(raw.X != nil); given != 1 {
+		return nil, fmt.Errorf("%w: give exactly one of \"ask\", \"index\" and \"x\"", ErrBadTell)
 	}
 	for _, fld := range []struct {
 		name string
@@ -265,23 +316,49 @@ func DecodeTell(data []byte) (*TellRequest, error) {
 		return nil, fmt.Errorf("%w: %w", ErrBadTell, err)
 	}
 	t.F = &f
-	switch {
-	case raw.G == nil:
-		return nil, fmt.Errorf("%w: \"g\" is missing", ErrBadTell)
-	case raw.G[0] != '[':
-		return nil, fmt.Errorf("%w: \"g\" must be an array of numbers, got %s", ErrBadTell, jsonKind(raw.G))
+	if t.G, err = jsonNumbers("g", raw.G); err != nil {
+		return nil, err
 	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(raw.G, &elems); err != nil {
-		return nil, fmt.Errorf("%w: \"g\": %w", ErrBadTell, err)
-	}
-	t.G = make([]float64, len(elems))
-	for i, e := range elems {
-		if t.G[i], err = jsonNumber(fmt.Sprintf("g%d", i+1), e); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrBadTell, err)
+	if raw.X != nil {
+		if t.X, err = jsonNumbers("x", raw.X); err != nil {
+			return nil, err
+		}
+		if len(t.X) == 0 {
+			return nil, fmt.Errorf("%w: \"x\" is empty: give the point's coordinates", ErrBadTell)
 		}
 	}
 	return &t, nil
+}
+
+// jsonNumbers parses the array field name strictly: an array, every
+// element a number (jsonNumber, named name1, name2, …). Errors wrap
+// ErrBadTell.
+func jsonNumbers(name string, raw json.RawMessage) ([]float64, error) {
+	switch {
+	case raw == nil:
+		return nil, fmt.Errorf("%w: %q is missing", ErrBadTell, name)
+	case raw[0] != '[':
+		return nil, fmt.Errorf("%w: %q must be an array of numbers, got %s", ErrBadTell, name, jsonKind(raw))
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		return nil, fmt.Errorf("%w: %q: %w", ErrBadTell, name, err)
+	}
+	v := make([]float64, len(elems))
+	for i, e := range elems {
+		var err error
+		if v[i], err = jsonNumber(fmt.Sprintf("%s%d", name, i+1), e); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadTell, err)
+		}
+	}
+	return v, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // decodeObject decodes one JSON object into v, refusing unknown fields and
@@ -391,9 +468,10 @@ const warnSigmas = 6
 
 func (s *Study) validate(t *TellRequest) (Event, error) {
 	e := Event{Kind: "tell", Seq: len(s.events) + 1, Created: time.Now().UTC()}
+	if btoi(t.Ask != nil)+btoi(t.Index != nil)+btoi(t.X != nil) > 1 {
+		return e, fmt.Errorf("%w: give exactly one of ask, index and x", ErrBadTell)
+	}
 	switch {
-	case t.Ask != nil && t.Index != nil:
-		return e, fmt.Errorf("%w: give exactly one of ask and index, not both", ErrBadTell)
 	case t.Ask != nil:
 		i, ok := s.asks[*t.Ask]
 		if !ok {
@@ -407,22 +485,37 @@ func (s *Study) validate(t *TellRequest) (Event, error) {
 		}
 		// A tell of an ask handed out is accepted even at the horizon:
 		// the experiment has been run.
-		e.Ask, e.Index = *t.Ask, s.events[i].Index
-	case t.Index != nil:
-		if *t.Index < 0 || *t.Index >= len(s.res.X) {
+		e.Ask, e.Index, e.X = *t.Ask, s.events[i].Index, s.events[i].X
+	case t.Index != nil || t.X != nil:
+		if t.Index != nil && (*t.Index < 0 || *t.Index >= len(s.res.X)) {
 			return e, fmt.Errorf("%w: index %d outside the decision set's 0…%d", ErrBadTell, *t.Index, len(s.res.X)-1)
 		}
-		// The pending ask, if any, keeps its place within the horizon.
-		held := s.nObs
-		if s.pending != 0 {
-			held++
+		if d := len(s.res.X[0]); t.X != nil && len(t.X) != d {
+			return e, fmt.Errorf("%w: x has %d coordinates, the decision set's actions have %d", ErrBadTell, len(t.X), d)
 		}
-		if held >= s.res.Spec.Horizon {
+		for j, v := range t.X {
+			if !problem.InRange(v) {
+				return e, fmt.Errorf("%w: x%d = %v is not a finite number within ±1e100", ErrBadTell, j+1, v)
+			}
+		}
+		// The pending asks keep their places within the horizon.
+		if held := s.nObs + len(s.pending); held >= s.res.Spec.Horizon {
 			return e, fmt.Errorf("%w: study %q has %d observations and %d pending ask(s) for a horizon of %d; an observation outside the loop would exceed it", ErrHorizon, s.name, s.nObs, held-s.nObs, s.res.Spec.Horizon)
 		}
-		e.Index = *t.Index
+		if t.Index != nil {
+			e.Index, e.X = *t.Index, s.res.X[*t.Index]
+			break
+		}
+		// A point of the decision set is that action: it counts as one
+		// (violations, the best safe action) and is told by index.
+		e.Index = slices.IndexFunc(s.res.X, func(x []float64) bool { return slices.Equal(x, t.X) })
+		if e.Index >= 0 {
+			e.X = s.res.X[e.Index]
+		} else {
+			e.X = append([]float64(nil), t.X...)
+		}
 	default:
-		return e, fmt.Errorf("%w: give exactly one of ask and index", ErrBadTell)
+		return e, fmt.Errorf("%w: give exactly one of ask, index and x", ErrBadTell)
 	}
 	if t.F == nil || !problem.InRange(*t.F) {
 		return e, fmt.Errorf("%w: f must be a finite number within ±1e100", ErrBadTell)
@@ -636,22 +729,27 @@ func (v *Service) Create(ctx context.Context, name string, r *Resolved) error {
 func (v *Service) Ask(ctx context.Context, name string) (*AskAnswer, error) {
 	var a *AskAnswer
 	err := v.with(ctx, name, func(s *Study) error {
-		if s.pending != 0 {
-			a = s.answer(s.pending)
+		if p := s.firstPending(); p != 0 {
+			a = s.answer(p)
 			return nil
 		}
 		if s.nObs >= s.res.Spec.Horizon {
 			return fmt.Errorf("%w: study %q has its %d observations (retract one to free a round, or create a new study to go on)", ErrHorizon, s.name, s.res.Spec.Horizon)
 		}
+		// The policy's ask stays pending in it: apply takes it again.
+		pa, err := s.pol.Ask()
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrReplay, err)
+		}
 		seq := len(s.events) + 1
-		e := Event{Seq: seq, Kind: "ask", Ask: seq, Index: s.pol.Next(), Created: time.Now().UTC()}
+		e := Event{Seq: seq, Kind: "ask", Ask: seq, Index: pa.Index, X: pa.X, Created: time.Now().UTC()}
 		if err := v.store.append(ctx, name, &e); err != nil {
 			return writeFailed(err)
 		}
-		if err := s.apply(e, false); err != nil {
+		if err := s.apply(e); err != nil {
 			return err
 		}
-		a = s.answer(s.pending)
+		a = s.answer(seq)
 		return nil
 	})
 	return a, err
@@ -679,7 +777,7 @@ func (v *Service) Tell(ctx context.Context, name string, t *TellRequest) (*TellA
 		if err := v.store.append(ctx, name, &e); err != nil {
 			return writeFailed(err)
 		}
-		if err := s.apply(e, false); err != nil {
+		if err := s.apply(e); err != nil {
 			return err
 		}
 		ans.Rounds = s.nObs
@@ -692,8 +790,14 @@ func (v *Service) Tell(ctx context.Context, name string, t *TellRequest) (*TellA
 // predictive standard deviations from the model's mean at the action,
 // before the update: likely typos, which would otherwise pass for
 // measurements (a g far above its threshold makes a wide region safe).
+// A point outside the decision set gets none: the policy's view holds the
+// posteriors over the set only.
 func (s *Study) warnings(e *Event) []string {
-	snap := s.pol.Inspect()
+	if e.Index < 0 {
+		return nil
+	}
+	var snap bandit.Snapshot
+	s.pol.Inspect(&snap, bandit.Full)
 	noise := *s.res.Spec.Model.NoiseStd
 	var out []string
 	check := func(name string, v float64, p bandit.Posterior) {
@@ -711,8 +815,9 @@ func (s *Study) warnings(e *Event) []string {
 }
 
 // rebuild makes a new policy from the observations in force, in their
-// order, with Observe only — the same on the live path and on replay, so
-// that the asks recorded after a retraction replay exactly.
+// order, each told as a measurement outside the loop (id 0, its point
+// given) — the same on the live path and on replay, so that the asks
+// recorded after a retraction replay exactly.
 func (s *Study) rebuild() error {
 	pol, err := newPolicy(s.res, s.retracts, s.nObs)
 	if err != nil {
@@ -720,7 +825,11 @@ func (s *Study) rebuild() error {
 	}
 	for _, e := range s.events {
 		if e.Kind == "tell" && s.retracted[e.Seq] == 0 {
-			pol.Observe(e.Index, e.F, e.G)
+			o := observation(&e)
+			o.Index, o.X = e.Index, e.X
+			if err := pol.Tell(0, o); err != nil {
+				return fmt.Errorf("%w: rebuild the policy: event %d: %w", ErrReplay, e.Seq, err)
+			}
 		}
 	}
 	s.pol = pol
@@ -757,12 +866,12 @@ func (v *Service) Retract(ctx context.Context, name string, observation int) (*R
 		if r := s.retracted[observation]; r != 0 {
 			return fmt.Errorf("%w: observation %d of study %q was retracted by event %d", ErrAlreadyRetracted, observation, s.name, r)
 		}
-		e := Event{Seq: len(s.events) + 1, Kind: "retract", Ref: observation, Index: s.events[k].Index, Created: time.Now().UTC()}
-		pending := s.pending
+		e := Event{Seq: len(s.events) + 1, Kind: "retract", Ref: observation, Index: s.events[k].Index, X: s.events[k].X, Created: time.Now().UTC()}
+		pending := s.firstPending()
 		if err := v.store.append(ctx, name, &e); err != nil {
 			return writeFailed(err)
 		}
-		if err := s.apply(e, false); err != nil {
+		if err := s.apply(e); err != nil {
 			return err
 		}
 		ans = &RetractAnswer{Retraction: e.Seq, Observation: observation, Index: e.Index, Rounds: s.nObs, WithdrawnAsk: pending}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -140,6 +141,12 @@ func TestBadTellsChangeNothing(t *testing.T) {
 		{"index below", study.TellRequest{Index: &bad, F: &one, G: []float64{1}}, study.ErrBadTell},
 		{"index above", study.TellRequest{Index: &far, F: &one, G: []float64{1}}, study.ErrBadTell},
 		{"both", study.TellRequest{Ask: &id, Index: &id, F: &one, G: []float64{1}}, study.ErrBadTell},
+		{"ask and x", study.TellRequest{Ask: &id, X: []float64{1}, F: &one, G: []float64{1}}, study.ErrBadTell},
+		{"index and x", study.TellRequest{Index: &id, X: []float64{1}, F: &one, G: []float64{1}}, study.ErrBadTell},
+		{"x of two coordinates", study.TellRequest{X: []float64{1, 2}, F: &one, G: []float64{1}}, study.ErrBadTell},
+		{"x NaN", study.TellRequest{X: []float64{nan}, F: &one, G: []float64{1}}, study.ErrBadTell},
+		{"x Inf", study.TellRequest{X: []float64{-inf}, F: &one, G: []float64{1}}, study.ErrBadTell},
+		{"x with bad g", study.TellRequest{X: []float64{1.1}, F: &one, G: []float64{nan}}, study.ErrBadTell},
 		{"neither", study.TellRequest{F: &one, G: []float64{1}}, study.ErrBadTell},
 		{"no f", study.TellRequest{Ask: &id, G: []float64{1}}, study.ErrBadTell},
 	}
@@ -313,5 +320,92 @@ func TestInspectDoesNotChangeTheFuture(t *testing.T) {
 	}
 	if a.Index != shown {
 		t.Errorf("after reopening, the pending ask is action %d, live it was %d", a.Index, shown)
+	}
+}
+
+// TestTellAtPoints: a measurement made outside the loop at a point is
+// stored with its point, reaches the model (its posterior moves), and
+// replays: a study reopened from its records asks what a twin kept in
+// memory asks, before and after the point's observation is retracted. A
+// point of the decision set is told as that action.
+func TestTellAtPoints(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.db")
+	v, _ := newService(t, filepath.Join(dir, "live.db")) // kept in memory throughout
+	r, st := newService(t, path)                         // reopened from its records
+	without, _ := newService(t, filepath.Join(dir, "without.db"))
+	for _, s := range []*study.Service{v, r, without} {
+		if err := s.Create(ctx, "s", resolved(t, specYAML)); err != nil {
+			t.Fatal(err)
+		}
+		drive(t, s, "s", 6)
+	}
+	var pending *study.AskAnswer
+	var at study.Observation
+	f, g := truth(2.05)
+	f2, g2 := truth(2.2)
+	for _, s := range []*study.Service{v, r} {
+		var err error
+		if pending, err = s.Ask(ctx, "s"); err != nil { // stays pending across the tells below
+			t.Fatal(err)
+		}
+		ans, err := s.Tell(ctx, "s", &study.TellRequest{X: []float64{2.05}, F: &f, G: g})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ans.Index != -1 || ans.Ask != 0 || ans.Rounds != 7 {
+			t.Errorf("tell at 2.05, between actions: %+v, want index −1, round 7", ans)
+		}
+		if ans, err := s.Tell(ctx, "s", &study.TellRequest{X: []float64{2.2}, F: &f2, G: g2}); err != nil || ans.Index != 11 {
+			t.Errorf("tell at 2.2, action 11: %+v %v", ans, err)
+		}
+		if again, err := s.Ask(ctx, "s"); err != nil || again.Ask != pending.Ask || again.Index != pending.Index {
+			t.Errorf("pending ask after the tells outside the loop: %+v (%v), want %+v", again, err, pending)
+		}
+		obs, _ := s.Observations(ctx, "s")
+		at = obs[len(obs)-2]
+		if at.Index != -1 || !slices.Equal(at.X, []float64{2.05}) || at.F != f {
+			t.Errorf("exported observation %+v, want index −1 at [2.05]", at)
+		}
+	}
+	_, _, _, snap, _ := v.Inspect(ctx, "s")
+	_, _, _, before, _ := without.Inspect(ctx, "s")
+	if snap.F.Mean[10] == before.F.Mean[10] {
+		t.Error("the observation at 2.05 did not move the posterior of f at 2.0")
+	}
+	x, _ := v.Export(ctx, "s")
+	if csv := string(study.ExportCSV(x)); !strings.Contains(csv, ",tell,0,-1,2.05,") {
+		t.Errorf("CSV has no row for the point 2.05:\n%s", csv)
+	}
+
+	reopen := func() *study.Service {
+		st.Close()
+		var s *study.Service
+		s, st = newService(t, path)
+		return s
+	}
+	next := func(s *study.Service) []int {
+		id := pending.Ask
+		fp, gp := truth(pending.X[0])
+		if _, err := s.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &fp, G: gp}); err != nil {
+			t.Fatal(err)
+		}
+		return drive(t, s, "s", 5)
+	}
+	r = reopen()
+	if got, live := next(r), next(v); !slices.Equal(got, live) {
+		t.Errorf("reopened study plays %v, the one in memory %v", got, live)
+	}
+	// Retracting the point's observation rebuilds the policy from the
+	// rest, points included, the same live and on replay.
+	for _, s := range []*study.Service{v, r} {
+		if _, err := s.Retract(ctx, "s", at.Seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r = reopen()
+	if got, live := drive(t, r, "s", 3), drive(t, v, "s", 3); !slices.Equal(got, live) {
+		t.Errorf("after the retraction the reopened study plays %v, the one in memory %v", got, live)
 	}
 }

@@ -1,0 +1,204 @@
+package bandit
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/safegp/safegp/gp"
+	"github.com/safegp/safegp/internal/argmax"
+)
+
+// models holds the GPs of f and every g_i, with the bounds of the coming
+// round.
+type models struct {
+	set   DecisionSet
+	model Model
+	opt   Options
+	f     *gp.Model
+	g     []*gp.Model
+	t     int // observations so far
+	sqb   float64
+}
+
+func newModels(model Model, set DecisionSet, opt Options, withG bool) *models {
+	m := &models{set: set, model: model, opt: opt, f: gp.New(model.Objective, set.X, model.NoiseStd)}
+	if withG {
+		for _, k := range model.Constraints {
+			m.g = append(m.g, gp.New(k, set.X, model.NoiseStd))
+		}
+	}
+	for _, g := range append([]*gp.Model{m.f}, m.g...) {
+		if opt.Grow {
+			g.GrowTo(opt.Horizon)
+			g.Reserve(min(opt.Expect, opt.Horizon))
+		} else {
+			g.Reserve(opt.Horizon)
+		}
+	}
+	return m
+}
+
+// beta sets √β_t for the coming round t = observations + 1.
+func (m *models) beta() {
+	m.sqb = math.Sqrt(m.model.Beta.At(m.t+1, len(m.model.Constraints), len(m.set.X), m.model.Delta))
+}
+
+// check validates a measurement at action idx (−1: at point x outside the
+// decision set) before anything changes, so that gp never meets input it
+// would panic on: errors wrap ErrObservation.
+func (m *models) check(idx int, x []float64, o *Observation) error {
+	if len(o.G) != len(m.model.Constraints) {
+		return fmt.Errorf("%w: %d constraint values for %d constraints", ErrObservation, len(o.G), len(m.model.Constraints))
+	}
+	if !finite(o.F) {
+		return fmt.Errorf("%w: f = %v is not a finite number", ErrObservation, o.F)
+	}
+	for i, z := range o.G {
+		if !finite(z) {
+			return fmt.Errorf("%w: g%d = %v is not a finite number", ErrObservation, i+1, z)
+		}
+	}
+	if !(o.NoiseVar >= 0) || math.IsInf(o.NoiseVar, 0) {
+		return fmt.Errorf("%w: noise variance %v: want a finite number ≥ 0 (0: the model's)", ErrObservation, o.NoiseVar)
+	}
+	n, d := len(m.set.X), len(m.set.X[0])
+	switch {
+	case idx >= n || idx < -1:
+		return fmt.Errorf("%w: index %d outside the decision set's 0…%d (−1: a point outside it)", ErrObservation, idx, n-1)
+	case idx >= 0 && x != nil && !slices.Equal(x, m.set.X[idx]):
+		return fmt.Errorf("%w: point %v is not action %d, %v", ErrObservation, x, idx, m.set.X[idx])
+	case idx < 0 && x == nil:
+		return fmt.Errorf("%w: index −1 names a point outside the decision set: give the point", ErrObservation)
+	case idx < 0 && len(x) != d:
+		return fmt.Errorf("%w: point of %d coordinates, the decision set's have %d", ErrObservation, len(x), d)
+	}
+	for j, v := range x {
+		if !finite(v) {
+			return fmt.Errorf("%w: coordinate %d of the point is %v", ErrObservation, j+1, v)
+		}
+	}
+	return nil
+}
+
+// observe feeds a checked measurement to every GP: at action i, or at
+// point x outside the decision set when i < 0.
+func (m *models) observe(i int, x []float64, o *Observation) {
+	// nv is assigned once: a variable the goroutines below capture and
+	// that is assigned again would be moved to the heap on every call.
+	y, z, nv := o.F, o.G, gpNoise(o.NoiseVar)
+	// Each GP's update is O(N·t) and independent of the others: large ones
+	// run concurrently (replaying a stored study is bound by them).
+	if len(m.g) > 0 && m.f.N()*(m.t+1) >= parallelObserve {
+		var wg sync.WaitGroup
+		for k, g := range m.g {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				add(g, i, x, z[k], nv)
+			}()
+		}
+		add(m.f, i, x, y, nv)
+		wg.Wait()
+	} else {
+		add(m.f, i, x, y, nv)
+		for k, g := range m.g {
+			add(g, i, x, z[k], nv)
+		}
+	}
+	m.t++
+}
+
+// gpNoise is gp's noise variance argument for an observation's: < 0, the
+// model's σ², for 0.
+func gpNoise(v float64) float64 {
+	if v > 0 {
+		return v
+	}
+	return -1
+}
+
+// add gives g the observation y at action i, or at point x when i < 0,
+// with noise variance nv (< 0: the model's). The model's noise at an
+// action is gp's Observe, the one path the simulations take.
+func add(g *gp.Model, i int, x []float64, y, nv float64) {
+	switch {
+	case i < 0:
+		g.AddAt(x, y, nv)
+	case nv < 0:
+		g.Observe(i, y)
+	default:
+		g.Add(i, y, nv)
+	}
+}
+
+// parallelObserve is the N·t from which the GPs are updated concurrently:
+// about a millisecond of work each, far above a goroutine's cost.
+const parallelObserve = 1 << 20
+
+func (m *models) upper(g *gp.Model, i int) float64 { return g.Mean()[i] + m.sqb*g.Std(i) }
+func (m *models) lower(g *gp.Model, i int) float64 { return g.Mean()[i] - m.sqb*g.Std(i) }
+
+// gpSafe fills safe with D^s_t = {x : ℓ_{g_i,t}(x) ≥ h_i ∀i} (paper eq. 8)
+// and returns its size.
+func (m *models) gpSafe(safe []bool) int {
+	n := 0
+	h := m.opt.Thresholds
+	for i := range safe {
+		ok := true
+		for k, g := range m.g {
+			if !(m.lower(g, i) >= h[k]) { // NaN is not safe
+				ok = false
+				break
+			}
+		}
+		safe[i] = ok
+		if ok {
+			n++
+		}
+	}
+	return n
+}
+
+// argmaxUpper returns argmax u_f over the actions in set, lowest index on
+// ties, or −1 if set is empty.
+func (m *models) argmaxUpper(in func(i int) bool) int {
+	return argmax.Func(len(m.set.X), in, m.upperF)
+}
+
+func (m *models) upperF(i int) float64 { return m.upper(m.f, i) }
+
+// posterior writes g's posterior over D into dst, reusing its slices.
+func posterior(dst *Posterior, g *gp.Model) {
+	dst.Mean = append(dst.Mean[:0], g.Mean()...)
+	dst.Std = slices.Grow(dst.Std[:0], g.N())[:g.N()]
+	for i := range dst.Std {
+		dst.Std[i] = g.Std(i)
+	}
+}
+
+// snapshot writes the models' state for round t with the given safe set
+// into dst, reusing its slices; the posteriors only for Full.
+func (m *models) snapshot(dst *Snapshot, d Detail, t int, safe []bool, size, explored int) {
+	dst.Round, dst.SqrtBeta = t, m.sqb
+	dst.Safe = append(dst.Safe[:0], safe...)
+	dst.SafeSetSize, dst.ExplorationRounds = size, explored
+	if d != Full {
+		return
+	}
+	posterior(&dst.F, m.f)
+	if len(m.g) == 0 {
+		dst.G = dst.G[:0]
+	} else {
+		dst.G = slices.Grow(dst.G[:0], len(m.g))[:len(m.g)]
+	}
+	for k, g := range m.g {
+		posterior(&dst.G[k], g)
+	}
+	n := len(dst.F.Mean)
+	dst.LowerF = slices.Grow(dst.LowerF[:0], n)[:n]
+	for i := range dst.LowerF {
+		dst.LowerF[i] = dst.F.Mean[i] - m.sqb*dst.F.Std[i]
+	}
+}

@@ -1,0 +1,244 @@
+package bandit
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/safegp/safegp/gp"
+	"github.com/safegp/safegp/kernel"
+	"github.com/safegp/safegp/theory"
+)
+
+// DecisionSet is the finite set D = {x_0 … x_{N−1}} a policy chooses from
+// (SPEC notation), with the seed set D^w of actions known to be safe.
+// A policy keeps the slices: the caller must not change them.
+type DecisionSet struct {
+	X    [][]float64 // the points, all of one dimension d ≥ 1
+	Seed []int       // D^w: indices into X, ascending, at least one
+}
+
+// Model is what a policy assumes of f and the g_i (SPEC §2–3, the
+// configuration's `model`): the prior kernels, the noise σ of the
+// measurements, the confidence δ and the schedule β_t.
+type Model struct {
+	Objective   kernel.Kernel
+	Constraints []kernel.Kernel // one per g_i
+	NoiseStd    float64         // σ ≥ 0
+	Delta       float64         // δ in (0, 1)
+	Beta        Beta
+}
+
+// Truth is what only a simulation knows: the true safe set D^s_0 and the
+// true Lipschitz constants L_i of the g_i (SPEC §1). gp-ucb-oracle reads
+// Safe and `lipschitz: auto` reads Lipschitz; every other policy ignores
+// it, and a real system has none (nil).
+type Truth struct {
+	Safe      []bool    // D^s_0, one flag per action
+	Lipschitz []float64 // L_i, one per constraint
+}
+
+// Options are the rest of what a policy runs with: the safety requirement
+// g_i(x) ≥ h_i with its tolerance ε (SPEC §1), the horizon, the stream of
+// the policy's own random choices, and how its GPs allocate.
+type Options struct {
+	Thresholds []float64 // h_i, one per constraint
+	Epsilon    float64   // ε ≥ 0: StageOpt's stage-1 end, exploration: theory
+	Horizon    int       // T ≥ 1
+	// Rand is the stream of the policy's random choices (sgp-ucb's
+	// uniform phase 1); it may be nil for a policy that makes none.
+	Rand *rand.Rand
+
+	// Grow makes the GPs allocate their rows as observations come, up to
+	// Horizon, instead of for the whole horizon up front: for studies,
+	// which may stop long before their horizon.
+	Grow bool
+	// Expect, with Grow, is the number of observations about to be told
+	// at once (a study's recorded tells, replayed when it is opened): room
+	// for them is made up front rather than by doubling.
+	Expect int
+}
+
+// Bytes estimates the memory a policy of spec s over n actions with m
+// constraints holds at its horizon (grow as in Options.Grow): its GPs
+// (SPEC §2), and for the SafeOpt family its bounds and, in gp mode, the N×N
+// covariance of every constraint. Callers compare it with a limit before
+// building the policy.
+func Bytes(s *Spec, n, m, horizon int, grow bool) int64 {
+	rows := horizon
+	if grow {
+		// Doubling up to the horizon: the old and the new V are both
+		// alive while the rows are copied.
+		rows = 2 * horizon
+	}
+	gps := int64(m + 1)
+	if s.Name == "gp-ucb-oracle" {
+		gps = 1
+	}
+	// GPs, safe and seed flags, and a fixed part for the small structures
+	// (measured: under 16 KiB, and about 64 bytes a round).
+	total := gps*gp.Bytes(n, rows, false) + 2*int64(n) + 16<<10 + 64*int64(horizon)
+	switch s.Name {
+	case "safeopt", "safeopt-mc", "stageopt":
+		// lo, hi per GP; prev/out index lists; three flag vectors.
+		total += 8*int64(n)*(2*gps+2) + 3*int64(n)
+		if s.SafeSet == "gp" {
+			total += 8 * int64(m) * int64(n) * int64(n)
+		}
+	}
+	return total
+}
+
+// check validates what New is given, so that no policy meets an index out
+// of range or a nil kernel later: errors wrap ErrConfig.
+func check(model *Model, set *DecisionSet, opt *Options) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
+	}
+	n := len(set.X)
+	if n == 0 {
+		return bad("empty decision set")
+	}
+	d := len(set.X[0])
+	if d == 0 {
+		return bad("action 0 has no coordinates")
+	}
+	for i, x := range set.X {
+		if len(x) != d {
+			return bad("action %d has %d coordinates, action 0 has %d", i, len(x), d)
+		}
+	}
+	if len(set.Seed) == 0 {
+		return bad("empty seed set: a policy needs at least one action known to be safe")
+	}
+	for k, i := range set.Seed {
+		if i < 0 || i >= n {
+			return bad("seed action %d outside the decision set's 0…%d", i, n-1)
+		}
+		if k > 0 && i <= set.Seed[k-1] {
+			return bad("seed actions must be ascending and distinct, got %d after %d", i, set.Seed[k-1])
+		}
+	}
+	if model.Objective == nil {
+		return bad("no objective kernel")
+	}
+	for i, k := range model.Constraints {
+		if k == nil {
+			return bad("no kernel for constraint g%d", i+1)
+		}
+	}
+	if len(model.Constraints) != len(opt.Thresholds) {
+		return bad("%d constraint kernels for %d thresholds", len(model.Constraints), len(opt.Thresholds))
+	}
+	if !(model.NoiseStd >= 0) || math.IsInf(model.NoiseStd, 0) {
+		return bad("noise σ = %v: want a finite number ≥ 0", model.NoiseStd)
+	}
+	if !(model.Delta > 0 && model.Delta < 1) {
+		return bad("δ = %v: want a number in (0, 1)", model.Delta)
+	}
+	if opt.Horizon < 1 {
+		return bad("horizon %d: want at least 1", opt.Horizon)
+	}
+	// A kernel that overflows on D (a high-degree polynomial far from the
+	// origin) would turn every bound into NaN.
+	for j := -1; j < len(model.Constraints); j++ {
+		k, name := model.Objective, "objective"
+		if j >= 0 {
+			k, name = model.Constraints[j], fmt.Sprintf("constraint g%d", j+1)
+		}
+		for i, x := range set.X {
+			if v := k.Eval(x, x); math.IsNaN(v) || math.IsInf(v, 0) {
+				return bad("the %s kernel is not finite at action %d: k(x,x) = %v", name, i, v)
+			}
+		}
+	}
+	return nil
+}
+
+// New builds the policy spec s names, over the decision set set, with the
+// GP model model. truth is the simulation's ground truth: nil for a real
+// system, required by gp-ucb-oracle and `lipschitz: auto`. The spec must
+// pass Check; New checks the rest and returns errors wrapping ErrConfig.
+func New(s *Spec, model Model, set DecisionSet, truth *Truth, opt Options) (Policy, error) {
+	if err := s.Check(opt.Horizon); err != nil {
+		return nil, err
+	}
+	if err := check(&model, &set, &opt); err != nil {
+		return nil, err
+	}
+	n, m := len(set.X), len(model.Constraints)
+	var r rule
+	switch s.Name {
+	case "sgp-ucb", "naive-sgp-ucb":
+		rule, uncertainty := s.Exploration, s.Phase1 == "uncertainty"
+		if s.Name == "naive-sgp-ucb" {
+			zero := 0
+			rule, uncertainty = Exploration{Fixed: &zero}, false
+		}
+		if rule.Theory {
+			tPrime, err := TheoryLength(model, set, opt, rule.TheoryFeatures)
+			if err != nil {
+				return nil, fmt.Errorf("exploration: theory: %w", err)
+			}
+			rule = Exploration{Fixed: &tPrime}
+		}
+		if !uncertainty && opt.Rand == nil && !(rule.Fixed != nil && *rule.Fixed == 0) {
+			// Phase 1 plays uniformly random seed actions (SPEC §4).
+			return nil, fmt.Errorf("%w: %s draws its phase-1 actions at random and needs a random stream", ErrConfig, s.Name)
+		}
+		r = newSGPUCB(newModels(model, set, opt, true), uncertainty, rule, s.KeepSeed)
+	case "gp-ucb-oracle":
+		if truth == nil || truth.Safe == nil {
+			return nil, fmt.Errorf("%w: gp-ucb-oracle needs the true safe set, which this problem does not provide", ErrConfig)
+		}
+		if len(truth.Safe) != n {
+			return nil, fmt.Errorf("%w: true safe set of %d flags for %d actions", ErrConfig, len(truth.Safe), n)
+		}
+		o, err := newOracle(newModels(model, set, opt, false), truth.Safe)
+		if err != nil {
+			return nil, err
+		}
+		r = o
+	case "safeopt", "safeopt-mc", "stageopt":
+		lipschitz := s.SafeSet != "gp"
+		var lip []float64
+		if lipschitz {
+			if s.Lipschitz == nil || s.Lipschitz.Auto {
+				if truth == nil || len(truth.Lipschitz) != m {
+					return nil, fmt.Errorf("%w: lipschitz: auto needs the true constraints, which this problem does not provide; give a number", ErrConfig)
+				}
+				lip = append(lip, truth.Lipschitz...)
+			} else {
+				for range m {
+					lip = append(lip, s.Lipschitz.Value)
+				}
+			}
+		}
+		v := map[string]variant{"safeopt": variantSafeOpt, "safeopt-mc": variantMC, "stageopt": variantStage}[s.Name]
+		r = newSafeOpt(newModels(model, set, opt, true), v, s.Exploration, lipschitz, lip)
+	default:
+		return nil, fmt.Errorf("%w: name: unknown algorithm %q", ErrConfig, s.Name)
+	}
+	return &loop{rule: r, m: r.base()}, nil
+}
+
+// TheoryLength is T' = ⌈max(t_ε, t_δ)⌉ of Theorem 2 or 4 (SPEC §4), the
+// largest over the constraints, at most the horizon. It fails when a
+// constraint's λ_− ≤ 0: the seed set is too small for the guarantee.
+func TheoryLength(model Model, set DecisionSet, opt Options, feat theory.Features) (int, error) {
+	tPrime := 0
+	for i, k := range model.Constraints {
+		e, err := theory.ExplorationLength(theory.Problem{
+			X: set.X, Seed: set.Seed, Kernel: k, NoiseStd: model.NoiseStd, Delta: model.Delta,
+			Epsilon: opt.Epsilon, Horizon: opt.Horizon, M: len(model.Constraints),
+		}, feat)
+		if err != nil {
+			if len(model.Constraints) > 1 {
+				return 0, fmt.Errorf("constraint g%d: %w", i+1, err)
+			}
+			return 0, err
+		}
+		tPrime = max(tPrime, e.TPrime)
+	}
+	return tPrime, nil
+}
