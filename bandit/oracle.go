@@ -21,6 +21,7 @@ func newOracle(m *models, safe []bool) (*oracle, error) {
 		// D^s_0 contains the seed set, so this needs inconsistent input.
 		return nil, fmt.Errorf("%w: gp-ucb-oracle: the true safe set is empty", ErrConfig)
 	}
+	o.prepare()
 	return o, nil
 }
 
@@ -29,16 +30,10 @@ func (o *oracle) base() *models { return o.models }
 func (o *oracle) inTrueSafe(i int) bool { return o.safe[i] }
 
 // choose implements rule.
-func (o *oracle) choose() (int, error) {
-	o.beta()
-	return o.argmaxUpper(o.inTrueSafe), nil
-}
+func (o *oracle) choose() (int, error) { return o.argmaxUpper(o.inTrueSafe), nil }
 
-// prepare implements rule: β_t is set where it is read.
-func (o *oracle) prepare() {}
+// prepare implements rule: β_t of the coming round, once per round.
+func (o *oracle) prepare() { o.beta() }
 
 // inspect implements rule: D^s_0; the oracle does not explore.
-func (o *oracle) inspect(dst *Snapshot, d Detail) {
-	o.beta()
-	o.snapshot(dst, d, o.t+1, o.safe, o.size, 0)
-}
+func (o *oracle) inspect(dst *Snapshot, d Detail) { o.snapshot(dst, d, o.t+1, o.safe, o.size, 0) }
