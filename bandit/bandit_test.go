@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/safegp/safegp/bandit"
@@ -15,13 +16,55 @@ import (
 )
 
 func TestBeta(t *testing.T) {
-	// The paper's schedule is theory.Beta (tested there against hand
-	// values); a constant stays constant.
-	if got, want := bandit.PaperBeta.At(7, 2, 50, 0.1), theory.Beta(7, 2, 50, 0.1); got != want {
-		t.Errorf("paper β = %v, theory.Beta = %v", got, want)
+	// SPEC §3: β_t = 2·log((m+1)·N·t²·π²/(6δ)), worked by hand:
+	//   t=1, m=1, N=100, δ=0.01: 2·100·1·π²/0.06 = 32898.681…, log = 10.401188…, β = 20.802376…
+	//   t=7, m=2, N=50,  δ=0.1:  3·50·49·π²/0.6  = 120902.65…, log = 11.702741…, β = 23.405482…
+	//   t=1, m=1, N=5,   δ=0.1:  2·5·1·π²/0.6    = 164.49341…, log = 5.1028705…, β = 10.205741…
+	//   t=2: the argument ×4, β = 10.205741… + 2·log 4 = 12.978330…
+	// (digits from Python's math; 1e-12 absolute is float64 rounding of a
+	// logarithm of size ≤ 12).
+	cases := []struct {
+		t, m, n int
+		delta   float64
+		want    float64
+	}{
+		{1, 1, 100, 0.01, 20.802375710013745},
+		{7, 2, 50, 0.1, 23.405481975343346},
+		{1, 1, 5, 0.1, 10.205740976917673},
+		{2, 1, 5, 0.1, 12.978329699157454},
+	}
+	for _, c := range cases {
+		if got := bandit.PaperBeta.At(c.t, c.m, c.n, c.delta); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("paper β_%d (m=%d, N=%d, δ=%v) = %v, want %v", c.t, c.m, c.n, c.delta, got, c.want)
+		}
 	}
 	if got := (bandit.Beta{Value: 4}).At(9, 1, 10, 0.5); got != 4 {
 		t.Errorf("constant β = %v", got)
+	}
+	// Round t uses β_t with t = observations + 1 (SPEC §3: the bounds of
+	// round t use the data of rounds 1 … t−1): the snapshot of round 1 has
+	// √β_1, after one observation √β_2.
+	x := [][]float64{{0}, {1}, {2}, {3}, {4}}
+	se := kernel.SE{Variance: 1, Lengthscale: 1}
+	for _, name := range []string{"sgp-ucb", "safeopt", "gp-ucb-oracle"} {
+		s := &bandit.Spec{Name: name}
+		if name == "sgp-ucb" {
+			s.Exploration = bandit.Exploration{Fixed: ptr(1)}
+		}
+		pol, err := bandit.New(s,
+			bandit.Model{Objective: se, Constraints: []kernel.Kernel{se}, NoiseStd: 0.1, Delta: 0.1, Beta: bandit.PaperBeta},
+			bandit.DecisionSet{X: x, Seed: []int{2}},
+			&bandit.Truth{Safe: []bool{true, true, true, true, true}, Lipschitz: []float64{1}},
+			bandit.Options{Thresholds: []float64{-0.5}, Epsilon: 0.01, Horizon: 10, Rand: rand.New(rand.NewPCG(1, 1))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for round, want := range []float64{10.205740976917673, 12.978329699157454} {
+			if got := inspect(pol).SqrtBeta; math.Abs(got*got-want) > 1e-12 {
+				t.Errorf("%s round %d: β = %v, want β_%d = %v", name, round+1, got*got, round+1, want)
+			}
+			observe(pol, next(pol), 0.5, []float64{1})
+		}
 	}
 }
 
@@ -97,9 +140,11 @@ func inspect(pol bandit.Policy) bandit.Snapshot {
 }
 
 // TestActionsInAllowedSet drives each policy on random instances and
-// checks every action against the set its rule allows, recomputed here from
-// an independent posterior: phase 1 in D^w; phase 2 in D^s_t (or D^w when
-// D^s_t is empty, or D^s_t ∪ D^w with keep_seed); the oracle in D^s_0.
+// checks every action against its rule, recomputed here from posteriors fed
+// the same observations: phase 1 plays a seed (uncertainty sampling: the
+// seed of largest max_i σ_{g_i}); phase 2 plays argmax u_f over D^s_t (over
+// D^w when D^s_t is empty, over D^s_t ∪ D^w with keep_seed), lowest index
+// on ties; the oracle argmax u_f over D^s_0.
 func TestActionsInAllowedSet(t *testing.T) {
 	specs := []bandit.Spec{
 		{Name: "sgp-ucb", Phase1: "uniform", Exploration: bandit.Exploration{Plateau: &bandit.Plateau{Window: 10, Cap: 40}}},
@@ -123,44 +168,40 @@ func TestActionsInAllowedSet(t *testing.T) {
 				t.Fatal(err)
 			}
 			ref := []*gp.Model{gp.New(e.model.Constraints[0], p.X, 0.1), gp.New(e.model.Constraints[1], p.X, 0.1)}
+			refF := gp.New(e.model.Objective, p.X, 0.1)
 			noise := rand.New(rand.NewPCG(3, r))
 			type step struct {
 				a          int
 				safe       []bool
 				size, told int
+				upper, unc []float64 // u_f and max_i σ_{g_i} of the round
 			}
 			var rounds []step
 			for round := 1; round <= T; round++ {
-				q, err := pol.Ask()
-				if err != nil {
-					t.Fatal(err)
+				a := next(pol)
+				if b := next(pol); b != a {
+					t.Fatalf("%s: Next not idempotent: %d then %d", s.DisplayLabel(), a, b)
 				}
-				if again, err := pol.Ask(); err != nil || again.ID != q.ID || again.Index != q.Index {
-					t.Fatalf("%s: Ask not idempotent: %+v then %+v (%v)", s.DisplayLabel(), q, again, err)
-				}
-				if q.ID != round {
-					t.Fatalf("%s: round %d handed out ask %d", s.DisplayLabel(), round, q.ID)
-				}
-				a := q.Index
-				sqb := math.Sqrt(bandit.PaperBeta.At(round, 2, p.N(), 0.01))
-				safe, size := make([]bool, p.N()), 0
-				for i := range safe {
-					safe[i] = true
+				sqb := math.Sqrt(handBeta(round, 2, p.N(), 0.01))
+				st := step{a: a, safe: make([]bool, p.N()), told: inspect(pol).SafeSetSize, upper: make([]float64, p.N()), unc: make([]float64, p.N())}
+				for i := range st.safe {
+					st.safe[i] = true
 					for k, g := range ref {
 						if g.Mean()[i]-sqb*g.Std(i) < p.H[k] {
-							safe[i] = false
+							st.safe[i] = false
 						}
+						st.unc[i] = math.Max(st.unc[i], g.Std(i))
 					}
-					if safe[i] {
-						size++
+					if st.safe[i] {
+						st.size++
 					}
+					st.upper[i] = refF.Mean()[i] + sqb*refF.Std(i)
 				}
-				rounds = append(rounds, step{a, safe, size, inspect(pol).SafeSetSize})
+				rounds = append(rounds, st)
 				y := p.F[a] + 0.1*noise.NormFloat64()
 				z := []float64{p.G[0][a] + 0.1*noise.NormFloat64(), p.G[1][a] + 0.1*noise.NormFloat64()}
-				if err := pol.Tell(q.ID, bandit.Observation{F: y, G: z}); err != nil {
-					t.Fatal(err)
-				}
+				observe(pol, a, y, z)
+				refF.Observe(a, y)
 				for k, g := range ref {
 					g.Observe(a, z[k])
 				}
@@ -171,25 +212,48 @@ func TestActionsInAllowedSet(t *testing.T) {
 			}
 			for k, st := range rounds {
 				round := k + 1
+				// argmax: st.a maximizes score over set, the lowest index
+				// on ties. The reference posteriors are the same
+				// computation as the policy's, so scores compare exactly.
+				argmax := func(rule string, set []bool, score []float64) {
+					t.Helper()
+					if !set[st.a] {
+						t.Fatalf("%s round %d: %s: action %d outside the set", s.DisplayLabel(), round, rule, st.a)
+					}
+					for i, in := range set {
+						if in && (score[i] > score[st.a] || (score[i] == score[st.a] && i < st.a)) {
+							t.Fatalf("%s round %d: %s: played %d (%v), but %d scores %v", s.DisplayLabel(), round, rule, st.a, score[st.a], i, score[i])
+						}
+					}
+				}
 				switch {
 				case s.Name == "gp-ucb-oracle":
-					if !info.SafeTrue[st.a] {
-						t.Fatalf("oracle played %d outside D^s_0", st.a)
-					}
+					argmax("argmax u_f over D^s_0", info.SafeTrue, st.upper)
 				case round <= tPrime:
 					if !isSeed[st.a] {
 						t.Fatalf("%s round %d: phase-1 action %d not a seed", s.DisplayLabel(), round, st.a)
+					}
+					if s.Phase1 == "uncertainty" {
+						argmax("uncertainty sampling", isSeed, st.unc)
 					}
 				default:
 					if st.told != st.size {
 						t.Fatalf("%s round %d: |D^s_t| = %d, recomputed %d", s.DisplayLabel(), round, st.told, st.size)
 					}
-					if st.size > 0 {
+					set := st.safe
+					switch {
+					case st.size == 0:
+						set = isSeed
+					case s.KeepSeed:
+						set = make([]bool, len(st.safe))
+						for i := range set {
+							set[i] = st.safe[i] || isSeed[i]
+						}
+						checked++
+					default:
 						checked++
 					}
-					if !(st.safe[st.a] || ((st.size == 0 || s.KeepSeed) && isSeed[st.a])) {
-						t.Fatalf("%s round %d: action %d outside its set", s.DisplayLabel(), round, st.a)
-					}
+					argmax("argmax u_f", set, st.upper)
 				}
 			}
 		}
@@ -228,60 +292,88 @@ func TestExplorationLength(t *testing.T) {
 	}
 }
 
+// TestSpecCheck: each bad spec is refused with ErrConfig, and the message
+// starts with the key at fault.
 func TestSpecCheck(t *testing.T) {
-	for _, s := range []bandit.Spec{
-		{Name: "sgp-ucb"},
-		{Name: "sgp-ucb", Phase1: "random", Exploration: bandit.Exploration{Fixed: ptr(1)}},
-		{Name: "gp-ucb-oracle", KeepSeed: true},
-		{Name: "naive-sgp-ucb", Phase1: "uniform"},
-		{Name: "bogus"},
-		{},
-		{Name: "safeopt", Exploration: bandit.Exploration{Fixed: ptr(3)}},
-		{Name: "safeopt-mc"},
-		{Name: "stageopt", Exploration: bandit.Exploration{Theory: true}},
-		{Name: "safeopt", SafeSet: "exact"},
-		{Name: "safeopt", SafeSet: "gp", Lipschitz: &bandit.Lipschitz{Value: 1}},
-		{Name: "stageopt", Phase1: "uniform", Exploration: bandit.Exploration{Fixed: ptr(3)}},
+	for _, c := range []struct {
+		spec bandit.Spec
+		key  string
+	}{
+		{bandit.Spec{Name: "sgp-ucb"}, "exploration"},
+		{bandit.Spec{Name: "sgp-ucb", Phase1: "random", Exploration: bandit.Exploration{Fixed: ptr(1)}}, "phase1"},
+		{bandit.Spec{Name: "gp-ucb-oracle", KeepSeed: true}, "keep_seed"},
+		{bandit.Spec{Name: "naive-sgp-ucb", Phase1: "uniform"}, "phase1"},
+		{bandit.Spec{Name: "bogus"}, "name"},
+		{bandit.Spec{}, "name"},
+		{bandit.Spec{Name: "safeopt", Exploration: bandit.Exploration{Fixed: ptr(3)}}, "exploration"},
+		{bandit.Spec{Name: "safeopt-mc"}, "exploration"},
+		{bandit.Spec{Name: "stageopt", Exploration: bandit.Exploration{Theory: true}}, "exploration"},
+		{bandit.Spec{Name: "safeopt", SafeSet: "exact"}, "safe_set"},
+		{bandit.Spec{Name: "safeopt", SafeSet: "gp", Lipschitz: &bandit.Lipschitz{Value: 1}}, "lipschitz"},
+		{bandit.Spec{Name: "stageopt", Phase1: "uniform", Exploration: bandit.Exploration{Fixed: ptr(3)}}, "phase1"},
 	} {
-		if err := s.Check(10); err == nil {
-			t.Errorf("%+v: no error", s)
+		err := c.spec.Check(10)
+		if !errors.Is(err, bandit.ErrConfig) || !strings.HasPrefix(err.Error(), c.key+": ") {
+			t.Errorf("%+v: got %v, want ErrConfig naming %q", c.spec, err, c.key)
+		}
+	}
+	good := []bandit.Spec{
+		{Name: "sgp-ucb", Exploration: bandit.Exploration{Theory: true}},
+		{Name: "naive-sgp-ucb", KeepSeed: true},
+		{Name: "gp-ucb-oracle"},
+		{Name: "safeopt", SafeSet: "gp"},
+		{Name: "stageopt", SafeSet: "lipschitz", Lipschitz: &bandit.Lipschitz{Auto: true}, Exploration: bandit.Exploration{Plateau: &bandit.Plateau{Window: 2, Cap: 3}}},
+	}
+	for _, s := range good {
+		if err := s.Check(10); err != nil {
+			t.Errorf("%+v: %v", s, err)
 		}
 	}
 }
 
 func TestTheoryExploration(t *testing.T) {
-	// Linear constraint kernel, seeds e1, e2 and (1,1): Theorem 2 applies and
-	// SGP-UCB explores for exactly the T' that theory.ExplorationLength gives.
-	x := [][]float64{{1, 0}, {0, 1}, {1, 1}, {-1, 0.5}, {0.3, -0.8}}
-	env := &setup{
-		model: bandit.Model{Objective: kernel.Linear{Variance: 1}, Constraints: []kernel.Kernel{kernel.Linear{Variance: 1}}, NoiseStd: 0.1, Delta: 0.1, Beta: bandit.PaperBeta},
-		set:   bandit.DecisionSet{X: x, Seed: []int{0, 1, 2}},
-		opt:   bandit.Options{Thresholds: []float64{-5}, Epsilon: 0.5, Horizon: 200, Rand: rand.New(rand.NewPCG(1, 1))},
-	}
-	want, err := bandit.TheoryLength(env.model, env.set, env.opt, theory.Features{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want < 1 || want >= 200 {
-		t.Fatalf("T' = %d: the case should give a T' inside the horizon", want)
-	}
-	pol, err := env.build(&bandit.Spec{Name: "sgp-ucb", Exploration: bandit.Exploration{Theory: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for round := 0; round < 200; round++ {
-		a, err := pol.Ask()
+	// SPEC §4 `theory`, Theorem 2 for a linear constraint kernel (v = 1,
+	// φ(x) = x, d_g = 2), worked by hand. Every ‖x‖ ≤ 1, so k(x,x) ≤ 1 as
+	// the paper assumes and no scaling by max k applies.
+	//   D^w = {(1,0), (0,1), (0.6,0.8)}: Σ = (1/3)·Σ φφᵀ = (1/3)·[[1.36, 0.48], [0.48, 1.64]];
+	//   the bracket has trace 3 and determinant 1.36·1.64 − 0.48² = 2, so
+	//   eigenvalues 1 and 2, and λ_− = 1/3.
+	//   β_T (T = 200, m = 1, N = 5, δ = 0.1) = 2·log(2·5·200²·π²/0.6)
+	//     = 2·log(6579736.27) = 2·15.699505 = 31.399010.
+	//   t_δ = (8/λ_−)·log(d_g/δ) = 24·log 20 = 24·2.9957323 = 71.897575.
+	//   t_ε = 8σ²β_T/(λ_−ε²), σ = 0.1:
+	//     ε = 0.5: 0.08·31.399010·3/0.25 = 30.143050 → T' = ⌈max(30.14, 71.90)⌉ = 72;
+	//     ε = 0.2: 0.08·31.399010·3/0.04 = 188.39406 → T' = ⌈188.39⌉ = 189.
+	x := [][]float64{{1, 0}, {0, 1}, {0.6, 0.8}, {-0.8, 0.6}, {0.3, -0.4}}
+	for _, c := range []struct {
+		eps  float64
+		want int
+	}{{0.5, 72}, {0.2, 189}} {
+		env := &setup{
+			model: bandit.Model{Objective: kernel.Linear{Variance: 1}, Constraints: []kernel.Kernel{kernel.Linear{Variance: 1}}, NoiseStd: 0.1, Delta: 0.1, Beta: bandit.PaperBeta},
+			set:   bandit.DecisionSet{X: x, Seed: []int{0, 1, 2}},
+			opt:   bandit.Options{Thresholds: []float64{-5}, Epsilon: c.eps, Horizon: 200, Rand: rand.New(rand.NewPCG(1, 1))},
+		}
+		pol, err := env.build(&bandit.Spec{Name: "sgp-ucb", Exploration: bandit.Exploration{Theory: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := pol.Tell(a.ID, bandit.Observation{F: 0, G: []float64{0}}); err != nil {
-			t.Fatal(err)
+		for range 200 {
+			observe(pol, next(pol), 0, []float64{0})
+		}
+		if got := inspect(pol).ExplorationRounds; got != c.want {
+			t.Errorf("ε = %v: T' = %d, want %d", c.eps, got, c.want)
+		}
+		if got, err := bandit.TheoryLength(env.model, env.set, env.opt, theory.Features{}); err != nil || got != c.want {
+			t.Errorf("ε = %v: TheoryLength = %d, %v; want %d", c.eps, got, err, c.want)
 		}
 	}
-	if got := inspect(pol).ExplorationRounds; got != want {
-		t.Errorf("T' = %d, want %d", got, want)
+	// One seed in 2-D cannot span the feature space: λ_− = 0, an error.
+	env := &setup{
+		model: bandit.Model{Objective: kernel.Linear{Variance: 1}, Constraints: []kernel.Kernel{kernel.Linear{Variance: 1}}, NoiseStd: 0.1, Delta: 0.1, Beta: bandit.PaperBeta},
+		set:   bandit.DecisionSet{X: x, Seed: []int{2}},
+		opt:   bandit.Options{Thresholds: []float64{-5}, Epsilon: 0.5, Horizon: 200, Rand: rand.New(rand.NewPCG(1, 1))},
 	}
-	env.set.Seed = []int{2}
 	if _, err := env.build(&bandit.Spec{Name: "sgp-ucb", Exploration: bandit.Exploration{Theory: true}}); !errors.Is(err, theory.ErrSeedTooSmall) {
 		t.Errorf("one seed in 2-D: got %v, want ErrSeedTooSmall", err)
 	}

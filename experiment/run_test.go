@@ -94,13 +94,38 @@ func TestRunsAreConsistent(t *testing.T) {
 		if r.Label == "gp-ucb-oracle" && r.Violations != 0 {
 			t.Errorf("oracle violated %d times", r.Violations)
 		}
-		if r.Label == "sgp-ucb" && (r.ExplorationRounds < 1 || r.ExplorationRounds > 30) {
-			t.Errorf("sgp-ucb T' = %d, want 1…30", r.ExplorationRounds)
+		if r.Label == "sgp-ucb" {
+			if want := plateauLength(r.SafeSetSize, 10, 30); r.ExplorationRounds != want {
+				t.Errorf("sgp-ucb realization %d: T' = %d, the plateau rule on its |D^s_t| %v gives %d", r.Realization, r.ExplorationRounds, r.SafeSetSize[:min(want+2, len(r.SafeSetSize))], want)
+			}
 		}
 		if r.Label == "naive-sgp-ucb" && r.ExplorationRounds != 0 {
 			t.Errorf("naive T' = %d", r.ExplorationRounds)
 		}
 	}
+}
+
+// plateauLength applies SPEC §4's plateau rule to a run's recorded safe-set
+// sizes (size[t-1] = |D^s_t|): phase 1 ends after the first round t ≥
+// window at which |D^s_{t+1−window}| = … = |D^s_{t+1}| (window + 1 equal
+// sizes), or after round cap, or at the horizon.
+func plateauLength(size []int, window, cap int) int {
+	for t := window; t < len(size); t++ {
+		if t >= cap {
+			return cap
+		}
+		same := true
+		for k := t - window; k < t; k++ { // size[k] is |D^s_{k+1}|
+			if size[k] != size[t] {
+				same = false
+				break
+			}
+		}
+		if same {
+			return t
+		}
+	}
+	return min(cap, len(size))
 }
 
 func TestSummarizeHand(t *testing.T) {

@@ -33,8 +33,12 @@ const JitterScale = 1e-10
 //	μ      += a_t v_t,   σ² −= v_t²
 //
 // at cost O(N·t) for the whole of D. The observed points, y, the noise
-// variances and L (t(t+1)/2 floats) are what OnSet needs to move the data
-// onto another decision set, and LogMarginalLikelihood to score it.
+// variances and L are what OnSet needs to move the data onto another
+// decision set, and LogMarginalLikelihood to score it. L is not stored
+// whole: the row of an observation at action i is the column V[:, i] as it
+// stood then, which V still holds (its rows never change once appended),
+// so only the rows of observations outside D are kept, and a model that
+// observes only actions of D keeps O(N·t) floats, not O(t²).
 //
 // A Model is not safe for concurrent use.
 type Model struct {
@@ -49,7 +53,9 @@ type Model struct {
 
 	v     []float64   // t×N row-major V
 	a     []float64   // L⁻¹y
-	l     []float64   // L, lower triangle packed by rows: row s at s(s+1)/2
+	lidx  []int       // per observation: its action, whose V column is its row of L; −1 if lrow holds it
+	lrow  [][]float64 // per observation: its row of L below the diagonal when not a column of V, else nil
+	ldiag []float64   // per observation: L_ss
 	pts   [][]float64 // observed points: rows of x, or the model's copies
 	y     []float64   // observations
 	nv    []float64   // their noise variances (raised to jitter)
@@ -122,7 +128,17 @@ func (m *Model) reserve(t int) {
 	m.a = grow(m.a, t)
 	m.y = grow(m.y, t)
 	m.nv = grow(m.nv, t)
-	m.l = grow(m.l, t*(t+1)/2)
+	m.ldiag = grow(m.ldiag, t)
+	if cap(m.lidx) < t {
+		g := make([]int, len(m.lidx), t)
+		copy(g, m.lidx)
+		m.lidx = g
+	}
+	if cap(m.lrow) < t {
+		g := make([][]float64, len(m.lrow), t)
+		copy(g, m.lrow)
+		m.lrow = g
+	}
 	if cap(m.pts) < t {
 		g := make([][]float64, len(m.pts), t)
 		copy(g, m.pts)
@@ -163,17 +179,18 @@ func (m *Model) grow() {
 
 // Bytes estimates the memory of a model over n actions holding t
 // observations at points of D, with the full covariance when keepCov
-// (KeepCovariance): the N-vectors, V (t·N floats), L (t(t+1)/2 floats)
-// and the per-observation vectors. It is what Reserve(t) allocates, plus
-// N² floats for the covariance. An observation outside D (AddAt) adds
-// its point's d floats, which Bytes does not know.
+// (KeepCovariance): the N-vectors, V (t·N floats) and the per-observation
+// vectors. It is what Reserve(t) allocates, plus N² floats for the
+// covariance. An observation outside D (AddAt) adds its point's d floats
+// and its row of L (up to t floats), and a model made by OnSet holds every
+// row of L (t²/2 floats): Bytes counts neither.
 func Bytes(n, t int, keepCov bool) int64 {
-	// 5 N-vectors, V, L, 4 t-vectors (a, y, σ², scratch), t point
-	// headers (3 words each), and room for allocation rounding: 4 KiB for
-	// the small slices, and a page (8 KiB, 1024 floats) for each of the
-	// large arrays V and L, which the runtime rounds up to whole pages.
+	// 5 N-vectors, V, 6 t-vectors (a, y, σ², L_ss, action, scratch), t
+	// point and row headers (3 words each), and room for allocation
+	// rounding: 4 KiB for the small slices and a page (8 KiB, 1024 floats)
+	// for V, which the runtime rounds up to whole pages.
 	t64 := int64(t)
-	f := int64(6)*int64(n) + t64*int64(n) + t64*(t64+1)/2 + 7*t64 + 512 + 2*1024
+	f := int64(6)*int64(n) + t64*int64(n) + 12*t64 + 512 + 1024
 	if keepCov {
 		f += int64(n) * int64(n)
 	}
@@ -325,7 +342,7 @@ func (m *Model) Add(i int, y, noiseVar float64) {
 		c = m.explained(m.cov, m.x[i], m.col)
 	}
 	d := math.Max(c[i], 0) + nv
-	m.record(m.x[i], y, nv, c, math.Sqrt(d), m.mean[i])
+	m.record(m.x[i], i, y, nv, c, math.Sqrt(d), m.mean[i])
 }
 
 // AddAt adds the observation y at point x, which need not be in D, with
@@ -355,7 +372,7 @@ func (m *Model) AddAt(x []float64, y, noiseVar float64) {
 	m.solveL(l)
 	c := m.explained(m.cov, x, l)
 	d := math.Max(m.k.Eval(x, x)-floats.Dot(l, l), 0) + nv
-	m.record(x, y, nv, c, math.Sqrt(d), floats.Dot(l, m.a))
+	m.record(x, -1, y, nv, c, math.Sqrt(d), floats.Dot(l, m.a))
 }
 
 // dim is the dimension of the points the model has seen, or −1 for none.
@@ -369,37 +386,66 @@ func (m *Model) dim() int {
 	return -1
 }
 
-// solveL overwrites b (length t) with L⁻¹b by forward substitution over
-// the packed rows of L, O(t²).
+// solveL overwrites b (length t) with L⁻¹b by forward substitution, O(t²).
 func (m *Model) solveL(b []float64) {
+	n := len(m.x)
 	for s := range b {
-		off := s * (s + 1) / 2
-		b[s] = (b[s] - floats.Dot(m.l[off:off+s], b[:s])) / m.l[off+s]
+		var dot float64
+		if r := m.lrow[s]; r != nil {
+			dot = floats.Dot(r, b[:s])
+		} else {
+			// Row s of L is V[:s, i] for the action i observed then.
+			for q, i := 0, m.lidx[s]; q < s; q++ {
+				dot += m.v[q*n+i] * b[q]
+			}
+		}
+		b[s] = (b[s] - dot) / m.ldiag[s]
 	}
 }
 
-// record records observation y at point x with noise variance nv, given
-// room for it, l = L⁻¹k(X_t, x) in m.col, c = k(x, D) − Vᵀl, L_tt and the
-// posterior mean μ(x) = lᵀa before it: it appends the rows of L, V and a
-// and updates the posterior over D (see Model).
-func (m *Model) record(x []float64, y, nv float64, c []float64, ltt, mu float64) {
+// lRow writes row s of L below the diagonal (s floats) into dst and
+// returns it.
+func (m *Model) lRow(dst []float64, s int) []float64 {
+	dst = dst[:s]
+	if r := m.lrow[s]; r != nil {
+		copy(dst, r)
+		return dst
+	}
+	n, i := len(m.x), m.lidx[s]
+	for q := range dst {
+		dst[q] = m.v[q*n+i]
+	}
+	return dst
+}
+
+// record records observation y at point x (action i of D, or −1) with
+// noise variance nv, given room for it, l = L⁻¹k(X_t, x) in m.col,
+// c = k(x, D) − Vᵀl, L_tt and the posterior mean μ(x) = lᵀa before it: it
+// appends the rows of L, V and a and updates the posterior over D (see
+// Model).
+func (m *Model) record(x []float64, i int, y, nv float64, c []float64, ltt, mu float64) {
 	n := len(m.x)
 	alpha := (y - mu) / ltt
-	m.l = append(m.l, m.col...)
-	m.l = append(m.l, ltt)
+	var row []float64 // a row of L that V will not hold
+	if i < 0 {
+		row = append([]float64(nil), m.col...)
+	}
+	m.lidx = append(m.lidx, i)
+	m.lrow = append(m.lrow, row)
+	m.ldiag = append(m.ldiag, ltt)
 	start := len(m.v)
 	m.v = append(m.v, c...)
-	row := m.v[start : start+n]
+	vt := m.v[start : start+n]
 	inv := 1 / ltt
-	for j := range row {
-		r := row[j] * inv
-		row[j] = r
+	for j := range vt {
+		r := vt[j] * inv
+		vt[j] = r
 		m.mean[j] += alpha * r
 		m.vr[j] -= r * r
 	}
 	if m.sigma != nil {
 		// Σ ← Σ − v_t v_tᵀ
-		blas64.Ger(-1, blas64.Vector{N: n, Inc: 1, Data: row}, blas64.Vector{N: n, Inc: 1, Data: row},
+		blas64.Ger(-1, blas64.Vector{N: n, Inc: 1, Data: vt}, blas64.Vector{N: n, Inc: 1, Data: vt},
 			blas64.General{Rows: n, Cols: n, Stride: n, Data: m.sigma})
 	}
 	m.a = append(m.a, alpha)
@@ -431,15 +477,19 @@ func (m *Model) OnSet(x [][]float64) *Model {
 	t, n := len(m.a), len(x)
 	o.reserve(t)
 	o.a = append(o.a, m.a...)
-	o.l = append(o.l, m.l...)
 	o.pts = append(o.pts, m.pts...)
 	o.y = append(o.y, m.y...)
 	o.nv = append(o.nv, m.nv...)
+	o.ldiag = append(o.ldiag, m.ldiag...)
 	o.v = o.v[:t*n]
+	// The rows of L are no columns of the new V: o keeps them all.
+	for s := range t {
+		o.lidx = append(o.lidx, -1)
+		o.lrow = append(o.lrow, m.lRow(make([]float64, s), s))
+	}
 	for s, p := range o.pts {
-		off := s * (s + 1) / 2
-		row := o.explained(o.v[s*n:(s+1)*n], p, o.l[off:off+s])
-		inv, alpha := 1/o.l[off+s], o.a[s]
+		row := o.explained(o.v[s*n:(s+1)*n], p, o.lrow[s])
+		inv, alpha := 1/o.ldiag[s], o.a[s]
 		for j := range row {
 			r := row[j] * inv
 			row[j] = r
@@ -458,7 +508,7 @@ func (m *Model) LogMarginalLikelihood() float64 {
 	var q, logDet float64
 	for s, as := range m.a {
 		q += as * as
-		logDet += math.Log(m.l[s*(s+1)/2+s])
+		logDet += math.Log(m.ldiag[s])
 	}
 	return -0.5*q - logDet - 0.5*float64(len(m.a))*math.Log(2*math.Pi)
 }
@@ -510,6 +560,6 @@ func (m *Model) pop() {
 		m.vr[j] += r * r
 	}
 	m.v = m.v[:t*n]
-	m.l = m.l[:t*(t+1)/2]
+	m.lidx, m.lrow, m.ldiag = m.lidx[:t], m.lrow[:t], m.ldiag[:t]
 	m.a, m.pts, m.y, m.nv = m.a[:t], m.pts[:t], m.y[:t], m.nv[:t]
 }

@@ -1,8 +1,10 @@
 package kernel_test
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -75,20 +77,23 @@ func TestNewDefaultsAndErrors(t *testing.T) {
 	if p := k.(kernel.Polynomial); p.Variance != 1 || p.Offset != 1 || p.Degree != 2 {
 		t.Errorf("polynomial defaults: %+v", p)
 	}
-	for _, s := range []kernel.Spec{
-		{},
-		{Kernel: "rbf", Lengthscale: 1},
-		{Kernel: "se"},
-		{Kernel: "se", Lengthscale: -1},
-		{Kernel: "se", Lengthscale: math.Inf(1)},
-		{Kernel: "matern32", Lengthscale: 1, Variance: ptr(0.0)},
-		{Kernel: "linear", Lengthscale: 1},
-		{Kernel: "linear", Degree: ptr(2)},
-		{Kernel: "polynomial", Degree: ptr(0)},
-		{Kernel: "polynomial", Offset: ptr(-1.0)},
+	for _, c := range []struct {
+		spec kernel.Spec
+		key  string // the message starts with the key at fault
+	}{
+		{kernel.Spec{}, "kernel: missing"},
+		{kernel.Spec{Kernel: "rbf", Lengthscale: 1}, `kernel: unknown kernel "rbf"`},
+		{kernel.Spec{Kernel: "se"}, "lengthscale: "},
+		{kernel.Spec{Kernel: "se", Lengthscale: -1}, "lengthscale: "},
+		{kernel.Spec{Kernel: "se", Lengthscale: math.Inf(1)}, "lengthscale: "},
+		{kernel.Spec{Kernel: "matern32", Lengthscale: 1, Variance: ptr(0.0)}, "variance: "},
+		{kernel.Spec{Kernel: "linear", Lengthscale: 1}, "lengthscale: "},
+		{kernel.Spec{Kernel: "linear", Degree: ptr(2)}, "offset/degree: "},
+		{kernel.Spec{Kernel: "polynomial", Degree: ptr(0)}, "degree: "},
+		{kernel.Spec{Kernel: "polynomial", Offset: ptr(-1.0)}, "offset: "},
 	} {
-		if _, err := kernel.New(s); err == nil {
-			t.Errorf("%+v: no error", s)
+		if _, err := kernel.New(c.spec); !errors.Is(err, kernel.ErrInvalid) || !strings.HasPrefix(err.Error(), c.key) {
+			t.Errorf("%+v: got %v, want ErrInvalid starting %q", c.spec, err, c.key)
 		}
 	}
 }

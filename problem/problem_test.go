@@ -1,6 +1,7 @@
 package problem_test
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -26,18 +27,18 @@ func TestReadCSV(t *testing.T) {
 	if d := cmp.Diff(want, p); d != "" {
 		t.Error(d)
 	}
-	for _, bad := range []string{
-		"",
-		"f,g1\n1,2\n3,4\n",
-		"x1,x3,f,g1\n",
-		"x1,g1\n",
-		"x1,f\n",
-		"x1,f,g1,seed,extra\n",
-		"x1,f,g1,seed\n0,1,1,2\n1,1,1,0\n",
-		"x1,f,g1\n0,abc,1\n1,1,1\n",
+	for _, c := range []struct{ csv, want string }{
+		{"", "empty file"},
+		{"f,g1\n1,2\n3,4\n", `first column must be x1, got "f"`},
+		{"x1,x3,f,g1\n", `column 2 must be x2 or f, got "x3"`},
+		{"x1,g1\n", `column 2 must be x2 or f, got "g1"`},
+		{"x1,f\n", "column 3 must be g1"},
+		{"x1,f,g1,seed,extra\n", `unexpected column "extra"`},
+		{"x1,f,g1,seed\n0,1,1,2\n1,1,1,0\n", "line 2, column seed: 2"},
+		{"x1,f,g1\n0,abc,1\n1,1,1\n", `line 2, column f: "abc"`},
 	} {
-		if _, err := problem.ReadCSV(strings.NewReader(bad)); err == nil {
-			t.Errorf("%q: no error", bad)
+		if _, err := problem.ReadCSV(strings.NewReader(c.csv)); !errors.Is(err, problem.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want ErrInvalid mentioning %q", c.csv, err, c.want)
 		}
 	}
 }
@@ -108,8 +109,8 @@ func TestAnalyze(t *testing.T) {
 	}
 	p.Epsilon = 2
 	p.Lipschitz = nil
-	if _, err := p.Analyze(); err == nil {
-		t.Error("empty ε-safe set: no error")
+	if _, err := p.Analyze(); !errors.Is(err, problem.ErrNoSafeOptimum) {
+		t.Errorf("empty ε-safe set: got %v, want ErrNoSafeOptimum", err)
 	}
 }
 
@@ -202,21 +203,25 @@ func TestValidate(t *testing.T) {
 	if err := good().Validate(); err != nil {
 		t.Fatal(err)
 	}
-	for name, mutate := range map[string]func(p *problem.Problem){
-		"one action":      func(p *problem.Problem) { p.X, p.F, p.G = p.X[:1], p.F[:1], [][]float64{{1}} },
-		"dim mismatch":    func(p *problem.Problem) { p.X[1] = []float64{1, 2} },
-		"duplicate point": func(p *problem.Problem) { p.X[1] = []float64{0} },
-		"nan":             func(p *problem.Problem) { p.F[1] = math.NaN() },
-		"empty seed":      func(p *problem.Problem) { p.Seed = nil },
-		"unsafe seed":     func(p *problem.Problem) { p.Seed = []int{1} },
-		"seed range":      func(p *problem.Problem) { p.Seed = []int{5} },
-		"threshold count": func(p *problem.Problem) { p.H = []float64{0, 0} },
-		"negative noise":  func(p *problem.Problem) { p.NoiseStd = -1 },
+	for _, c := range []struct {
+		name   string
+		mutate func(p *problem.Problem)
+		want   string // the field and the value at fault
+	}{
+		{"one action", func(p *problem.Problem) { p.X, p.F, p.G = p.X[:1], p.F[:1], [][]float64{{1}} }, "at least 2 actions, got 1"},
+		{"dim mismatch", func(p *problem.Problem) { p.X[1] = []float64{1, 2} }, "action 1: dimension 2"},
+		{"duplicate point", func(p *problem.Problem) { p.X[1] = []float64{0} }, "actions 0 and 1 are the same point"},
+		{"nan", func(p *problem.Problem) { p.F[1] = math.NaN() }, "action 1: f = NaN"},
+		{"empty seed", func(p *problem.Problem) { p.Seed = nil }, "seed set: empty"},
+		{"unsafe seed", func(p *problem.Problem) { p.Seed = []int{1} }, "seed action 1: g1 = -1"},
+		{"seed range", func(p *problem.Problem) { p.Seed = []int{5} }, "5 is outside"},
+		{"threshold count", func(p *problem.Problem) { p.H = []float64{0, 0} }, "thresholds: 2 given"},
+		{"negative noise", func(p *problem.Problem) { p.NoiseStd = -1 }, "noise_std: must be a finite number ≥ 0, got -1"},
 	} {
 		p := good()
-		mutate(p)
-		if err := p.Validate(); err == nil {
-			t.Errorf("%s: no error", name)
+		c.mutate(p)
+		if err := p.Validate(); !errors.Is(err, problem.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want ErrInvalid mentioning %q", c.name, err, c.want)
 		}
 	}
 }

@@ -181,22 +181,26 @@ func TestBadTellsChangeNothing(t *testing.T) {
 	}
 }
 
+// TestSpecErrors: specifications a study cannot use are refused with
+// ErrSpec, naming the key at fault.
 func TestSpecErrors(t *testing.T) {
-	cases := map[string]string{
-		"oracle":          `algorithm: {name: gp-ucb-oracle}`,
-		"lipschitz auto":  `algorithm: {name: safeopt, safe_set: lipschitz, lipschitz: auto}`,
-		"lipschitz unset": `algorithm: {name: safeopt}`,
-		"unknown key":     `algorithm: {name: sgp-ucb, phase1: uniform, exploration: {fixed: 4}, colour: red}`,
+	cases := []struct {
+		name, alg, key string
+	}{
+		{"oracle", `algorithm: {name: gp-ucb-oracle}`, "algorithm.name:"},
+		{"lipschitz auto", `algorithm: {name: safeopt, safe_set: lipschitz, lipschitz: auto}`, "algorithm.lipschitz:"},
+		{"lipschitz unset", `algorithm: {name: safeopt}`, "algorithm.lipschitz:"},
+		{"unknown key", `algorithm: {name: sgp-ucb, phase1: uniform, exploration: {fixed: 4}, colour: red}`, `"colour"`},
+		{"no exploration", `algorithm: {name: sgp-ucb}`, "algorithm.exploration:"},
+		{"theory for stageopt", `algorithm: {name: stageopt, safe_set: gp, exploration: theory}`, "algorithm.exploration:"},
 	}
-	for name, alg := range cases {
-		y := specYAML
-		y = replaceLine(y, "algorithm:", alg)
-		s, err := study.ParseSpec([]byte(y))
+	for _, c := range cases {
+		s, err := study.ParseSpec([]byte(replaceLine(specYAML, "algorithm:", c.alg)))
 		if err == nil {
 			_, err = s.Resolve(".")
 		}
-		if err == nil {
-			t.Errorf("%s: no error", name)
+		if !errors.Is(err, study.ErrSpec) || !strings.Contains(err.Error(), c.key) {
+			t.Errorf("%s: got %v, want ErrSpec naming %s", c.name, err, c.key)
 		}
 	}
 }

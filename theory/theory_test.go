@@ -289,8 +289,25 @@ func TestExplorationLengthStationary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Theorem != 4 || e.Dim != 5 || !(e.Lambda > 0) || e.TPrime < 1 || e.TPrime > 500 || !(e.Eps0Bound > e.Eps0Target) || e.Guarantee {
+	if e.Theorem != 4 || e.Dim != 5 || !(e.Lambda > 0) || !(e.Eps0Bound > e.Eps0Target) || e.Guarantee {
 		t.Errorf("got %+v", e)
+	}
+	// Theorem 4's formulas given the reported λ̃_− (k ≤ 1: no scaling), with
+	// β_T = 2·log(2·60·500²·π²/0.06) = 44.639157 (by hand, Python's math):
+	// t̃_ε = 16σ²β_T/(λ̃_−ε²), t̃_δ = (8/λ̃_−)·log(D_g/δ) = (8/λ̃_−)·log 500.
+	// λ̃_− ≈ 0.0074 makes t̃_ε ≈ 10⁷, so T' is the horizon, 500.
+	const betaT = 44.63915685617053
+	if math.Abs(e.BetaT-betaT) > 1e-12 {
+		t.Errorf("β_T = %v, want %v", e.BetaT, betaT)
+	}
+	if want := 16 * 0.01 * betaT / (e.Lambda * 1e-4); math.Abs(e.TEps-want) > 1e-9*want {
+		t.Errorf("t̃_ε = %v, want 16σ²β_T/(λ̃ε²) = %v", e.TEps, want)
+	}
+	if want := 8 / e.Lambda * math.Log(500); math.Abs(e.TDelta-want) > 1e-9*want {
+		t.Errorf("t̃_δ = %v, want (8/λ̃)·log(D/δ) = %v", e.TDelta, want)
+	}
+	if e.TEps < 500 || e.TPrime != 500 {
+		t.Errorf("T' = %d (t̃_ε = %v): want the horizon 500", e.TPrime, e.TEps)
 	}
 	// RFF for a Matérn kernel.
 	p.Kernel = kernel.Matern32{Variance: 1, Lengthscale: 1}

@@ -2,10 +2,19 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/experiment"
+	"github.com/safegp/safegp/kernel"
+	"github.com/safegp/safegp/problem"
+	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/theory"
 )
 
 const goodCSV = `x1,f,g1,seed
@@ -97,44 +106,48 @@ func TestBadInput(t *testing.T) {
 		from, to string // replacement in the config
 		csv      string // replaces the problem file when set
 		want     []string
+		// is is the sentinel the error wraps: the package whose check
+		// refused the input (kernel, algorithm and data-file checks keep
+		// their own, under the configuration's key).
+		is error
 	}{
-		{name: "unknown key", from: "horizon: 20", to: "horizon: 20\nhorizn: 3", want: []string{"unknown key", "horizn"}},
-		{name: "unknown kernel key", from: "lengthscale: 0.5}\n  constraints", to: "lengthscale: 0.5, lenghtscale: 1}\n  constraints", want: []string{"lenghtscale"}},
-		{name: "lengthscale", from: "objective: {kernel: se, lengthscale: 0.5}", to: "objective: {kernel: se, lengthscale: -1}", want: []string{"model.objective.lengthscale", "-1"}},
-		{name: "zero lengthscale", from: "constraints: [{kernel: se, lengthscale: 0.5}]", to: "constraints: [{kernel: se, lengthscale: 0}]", want: []string{"model.constraints[0].lengthscale", "0"}},
-		{name: "variance", from: "objective: {kernel: se, lengthscale: 0.5}", to: "objective: {kernel: se, lengthscale: 0.5, variance: 0}", want: []string{"model.objective.variance", "0"}},
-		{name: "horizon", from: "horizon: 20", to: "horizon: 0", want: []string{"horizon", "0"}},
-		{name: "delta high", from: "delta: 0.1", to: "delta: 1.5", want: []string{"model.delta", "1.5"}},
-		{name: "delta zero", from: "delta: 0.1", to: "delta: 0", want: []string{"model.delta", "0"}},
-		{name: "negative noise", from: "  noise_std: 0.05\nmodel", to: "  noise_std: -0.1\nmodel", want: []string{"problem.noise_std", "-0.1"}},
-		{name: "negative model noise", from: "  noise_std: 0.05\n  delta", to: "  noise_std: -2\n  delta", want: []string{"model.noise_std", "-2"}},
-		{name: "NaN in file", csv: strings.Replace(goodCSV, "0.5,0.3", "0.5,NaN", 1), want: []string{"column f", "NaN"}},
-		{name: "Inf in file", csv: strings.Replace(goodCSV, "1,0.9,0.2", "1,0.9,+Inf", 1), want: []string{"column g1", "Inf"}},
-		{name: "short row", csv: strings.Replace(goodCSV, "1,0.9,0.2,0", "1,0.9,0", 1), want: []string{"line 4", "fields"}},
-		{name: "constraint count", from: "thresholds: [0.0]", to: "thresholds: [0.0, 0.0]", want: []string{"thresholds", "2"}},
-		{name: "empty seed set", csv: strings.Replace(goodCSV, "0,0.1,1,1", "0,0.1,1,0", 1), want: []string{"seed set", "empty"}},
-		{name: "unsafe seed", csv: strings.Replace(goodCSV, "0,0.1,1,1", "0,0.1,-1,1", 1), want: []string{"seed action 0", "g1", "-1"}},
-		{name: "one action", csv: "x1,f,g1,seed\n0,0.1,1,1\n", want: []string{"at least 2 actions", "1"}},
-		{name: "empty eps-safe set", from: "epsilon: 0.01", to: "epsilon: 5", want: []string{"ε-safe", "5"}},
-		{name: "unknown algorithm", from: "name: gp-ucb-oracle", to: "name: gp-ucb-orakel", want: []string{"algorithms[1].name", "gp-ucb-orakel"}},
-		{name: "exploration theory", from: "exploration: {fixed: 5}", to: "exploration: theory", want: []string{"algorithms[0]", "exploration: theory", "seed set too small", "λ̃_− = 0"}},
-		{name: "bad exploration", from: "exploration: {fixed: 5}", to: "exploration: {fixd: 5}", want: []string{"exploration", "fixd"}},
-		{name: "bad beta", from: "delta: 0.1", to: "delta: 0.1\n  beta: papr", want: []string{"beta", "papr"}},
-		{name: "duplicate label", from: "name: gp-ucb-oracle", to: "name: gp-ucb-oracle, label: sgp-ucb", want: []string{"algorithms[1].label", "sgp-ucb"}},
-		{name: "missing file", from: "file: p.csv", to: "file: nope.csv", want: []string{"problem.file", "nope.csv"}},
-		{name: "wrong type", from: "realizations: 2", to: "realizations: two", want: []string{"realizations", "two"}},
-		{name: "huge horizon", from: "horizon: 20", to: "horizon: 1000000000000", want: []string{"horizon", "1000000000000"}},
-		{name: "duplicate action", csv: strings.Replace(goodCSV, "0.5,0.3,0.6,0", "0,0.3,0.6,0", 1), want: []string{"actions 0 and 1", "same point"}},
-		{name: "seed column and seed_actions", from: "file: p.csv", to: "file: p.csv\n  seed_actions: [0]", want: []string{"problem.seed_actions", "seed column"}},
-		{name: "degree", from: "objective: {kernel: se, lengthscale: 0.5}", to: "objective: {kernel: polynomial, degree: 1000}", want: []string{"model.objective.degree", "1000"}},
-		{name: "fractional horizon", from: "horizon: 20", to: "horizon: 1.5", want: []string{"horizon", "want an integer", "1.5"}},
-		{name: "fractional degree", from: "objective: {kernel: se, lengthscale: 0.5}", to: "objective: {kernel: polynomial, degree: 2.5}", want: []string{"model.objective.degree", "want an integer", "2.5"}},
-		{name: "fractional seed action", from: "file: p.csv", to: "file: p.csv\n  seed_actions: [1.7]", want: []string{"problem.seed_actions[0]", "want an integer", "1.7"}},
-		{name: "null threshold", from: "thresholds: [0.0]", to: "thresholds: [null]", want: []string{"problem.thresholds[0]", "null"}},
-		{name: "missing delta", from: "  delta: 0.1\n", to: "", want: []string{"model.delta", "missing"}},
-		{name: "string for a number", from: "delta: 0.1", to: "delta: abc", want: []string{"model.delta", "want a number", `"abc"`}},
-		{name: "f beyond 1e100", csv: strings.Replace(goodCSV, "0.5,0.3", "0.5,1e308", 1), want: []string{"p.csv", "line 3", "column f", "1e100"}},
-		{name: "duplicate plateau key", from: "exploration: {fixed: 5}", to: "exploration: {plateau: {window: 5, window: 7}}", want: []string{"plateau", "window", "twice"}},
+		{name: "unknown key", from: "horizon: 20", to: "horizon: 20\nhorizn: 3", want: []string{"unknown key", "horizn"}, is: experiment.ErrConfig},
+		{name: "unknown kernel key", from: "lengthscale: 0.5}\n  constraints", to: "lengthscale: 0.5, lenghtscale: 1}\n  constraints", want: []string{"lenghtscale"}, is: experiment.ErrConfig},
+		{name: "lengthscale", from: "objective: {kernel: se, lengthscale: 0.5}", to: "objective: {kernel: se, lengthscale: -1}", want: []string{"model.objective.lengthscale", "-1"}, is: kernel.ErrInvalid},
+		{name: "zero lengthscale", from: "constraints: [{kernel: se, lengthscale: 0.5}]", to: "constraints: [{kernel: se, lengthscale: 0}]", want: []string{"model.constraints[0].lengthscale", "0"}, is: kernel.ErrInvalid},
+		{name: "variance", from: "objective: {kernel: se, lengthscale: 0.5}", to: "objective: {kernel: se, lengthscale: 0.5, variance: 0}", want: []string{"model.objective.variance", "0"}, is: kernel.ErrInvalid},
+		{name: "horizon", from: "horizon: 20", to: "horizon: 0", want: []string{"horizon", "0"}, is: experiment.ErrConfig},
+		{name: "delta high", from: "delta: 0.1", to: "delta: 1.5", want: []string{"model.delta", "1.5"}, is: experiment.ErrConfig},
+		{name: "delta zero", from: "delta: 0.1", to: "delta: 0", want: []string{"model.delta", "0"}, is: experiment.ErrConfig},
+		{name: "negative noise", from: "  noise_std: 0.05\nmodel", to: "  noise_std: -0.1\nmodel", want: []string{"problem.noise_std", "-0.1"}, is: experiment.ErrConfig},
+		{name: "negative model noise", from: "  noise_std: 0.05\n  delta", to: "  noise_std: -2\n  delta", want: []string{"model.noise_std", "-2"}, is: experiment.ErrConfig},
+		{name: "NaN in file", csv: strings.Replace(goodCSV, "0.5,0.3", "0.5,NaN", 1), want: []string{"column f", "NaN"}, is: problem.ErrInvalid},
+		{name: "Inf in file", csv: strings.Replace(goodCSV, "1,0.9,0.2", "1,0.9,+Inf", 1), want: []string{"column g1", "Inf"}, is: problem.ErrInvalid},
+		{name: "short row", csv: strings.Replace(goodCSV, "1,0.9,0.2,0", "1,0.9,0", 1), want: []string{"line 4", "fields"}, is: problem.ErrInvalid},
+		{name: "constraint count", from: "thresholds: [0.0]", to: "thresholds: [0.0, 0.0]", want: []string{"thresholds", "2"}, is: experiment.ErrConfig},
+		{name: "empty seed set", csv: strings.Replace(goodCSV, "0,0.1,1,1", "0,0.1,1,0", 1), want: []string{"seed set", "empty"}, is: problem.ErrInvalid},
+		{name: "unsafe seed", csv: strings.Replace(goodCSV, "0,0.1,1,1", "0,0.1,-1,1", 1), want: []string{"seed action 0", "g1", "-1"}, is: problem.ErrInvalid},
+		{name: "one action", csv: "x1,f,g1,seed\n0,0.1,1,1\n", want: []string{"at least 2 actions", "1"}, is: problem.ErrInvalid},
+		{name: "empty eps-safe set", from: "epsilon: 0.01", to: "epsilon: 5", want: []string{"ε-safe", "5"}, is: problem.ErrNoSafeOptimum},
+		{name: "unknown algorithm", from: "name: gp-ucb-oracle", to: "name: gp-ucb-orakel", want: []string{"algorithms[1].name", "gp-ucb-orakel"}, is: bandit.ErrConfig},
+		{name: "exploration theory", from: "exploration: {fixed: 5}", to: "exploration: theory", want: []string{"algorithms[0]", "exploration: theory", "seed set too small", "λ̃_− = 0"}, is: theory.ErrSeedTooSmall},
+		{name: "bad exploration", from: "exploration: {fixed: 5}", to: "exploration: {fixd: 5}", want: []string{"exploration", "fixd"}, is: experiment.ErrConfig},
+		{name: "bad beta", from: "delta: 0.1", to: "delta: 0.1\n  beta: papr", want: []string{"beta", "papr"}, is: experiment.ErrConfig},
+		{name: "duplicate label", from: "name: gp-ucb-oracle", to: "name: gp-ucb-oracle, label: sgp-ucb", want: []string{"algorithms[1].label", "sgp-ucb"}, is: experiment.ErrConfig},
+		{name: "missing file", from: "file: p.csv", to: "file: nope.csv", want: []string{"problem.file", "nope.csv"}, is: fs.ErrNotExist},
+		{name: "wrong type", from: "realizations: 2", to: "realizations: two", want: []string{"realizations", "two"}, is: experiment.ErrConfig},
+		{name: "huge horizon", from: "horizon: 20", to: "horizon: 1000000000000", want: []string{"horizon", "1000000000000"}, is: experiment.ErrConfig},
+		{name: "duplicate action", csv: strings.Replace(goodCSV, "0.5,0.3,0.6,0", "0,0.3,0.6,0", 1), want: []string{"actions 0 and 1", "same point"}, is: problem.ErrInvalid},
+		{name: "seed column and seed_actions", from: "file: p.csv", to: "file: p.csv\n  seed_actions: [0]", want: []string{"problem.seed_actions", "seed column"}, is: experiment.ErrConfig},
+		{name: "degree", from: "objective: {kernel: se, lengthscale: 0.5}", to: "objective: {kernel: polynomial, degree: 1000}", want: []string{"model.objective.degree", "1000"}, is: kernel.ErrInvalid},
+		{name: "fractional horizon", from: "horizon: 20", to: "horizon: 1.5", want: []string{"horizon", "want an integer", "1.5"}, is: experiment.ErrConfig},
+		{name: "fractional degree", from: "objective: {kernel: se, lengthscale: 0.5}", to: "objective: {kernel: polynomial, degree: 2.5}", want: []string{"model.objective.degree", "want an integer", "2.5"}, is: experiment.ErrConfig},
+		{name: "fractional seed action", from: "file: p.csv", to: "file: p.csv\n  seed_actions: [1.7]", want: []string{"problem.seed_actions[0]", "want an integer", "1.7"}, is: experiment.ErrConfig},
+		{name: "null threshold", from: "thresholds: [0.0]", to: "thresholds: [null]", want: []string{"problem.thresholds[0]", "null"}, is: experiment.ErrConfig},
+		{name: "missing delta", from: "  delta: 0.1\n", to: "", want: []string{"model.delta", "missing"}, is: experiment.ErrConfig},
+		{name: "string for a number", from: "delta: 0.1", to: "delta: abc", want: []string{"model.delta", "want a number", `"abc"`}, is: experiment.ErrConfig},
+		{name: "f beyond 1e100", csv: strings.Replace(goodCSV, "0.5,0.3", "0.5,1e308", 1), want: []string{"p.csv", "line 3", "column f", "1e100"}, is: problem.ErrInvalid},
+		{name: "duplicate plateau key", from: "exploration: {fixed: 5}", to: "exploration: {plateau: {window: 5, window: 7}}", want: []string{"plateau", "window", "twice"}, is: experiment.ErrConfig},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -162,6 +175,9 @@ func TestBadInput(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q does not mention %q", err, w)
 				}
+			}
+			if !errors.Is(err, c.is) {
+				t.Errorf("error %q does not wrap %v", err, c.is)
 			}
 			if strings.Count(err.Error(), "\n") > 0 {
 				t.Errorf("error spans several lines: %q", err)
@@ -283,56 +299,60 @@ func TestStudyCLI(t *testing.T) {
 	bad := []struct {
 		args []string
 		want string
+		is   error // the sentinel, where there is one
 	}{
-		{[]string{"study", "tell", "--db", db, "--study", "tune", "--ask", "1", "--f", "1", "--g", "1"}, "already told"},
-		{[]string{"study", "tell", "--db", db, "--study", "tune", "--ask", "77", "--f", "1", "--g", "1"}, "unknown ask"},
-		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "45", "--f", "1", "--g", "1"}, "index 45"},
-		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "NaN", "--g", "1"}, "finite"},
-		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "1", "--g", "Inf"}, "not a finite number"},
-		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "1e300", "--g", "1"}, "within ±1e100"},
-		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "1", "--g", "1,2"}, "2 constraint values"},
-		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "1"}, "--g"},
-		{[]string{"study", "tell", "--db", db, "--study", "tune", "--f", "1", "--g", "1"}, "--ask and --index"},
-		{[]string{"study", "ask", "--db", db, "--study", "nope"}, "no such study"},
-		{[]string{"study", "ask", "--db", db, "--study", "bad name"}, "invalid study name"},
-		{[]string{"study", "ask", "--db", filepath.Join(dir, "none.db")}, "none.db"},
-		{[]string{"study", "create", spec, "--db", db, "--study", "tune"}, "exists already"},
-		{[]string{"study", "export", "--db", db, "--study", "tune", "--format", "xml"}, "xml"},
-		{[]string{"study", "plot", "--db", db, "--study", "tune", "--out", filepath.Join(dir, "fig.gif")}, ".gif"},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--ask", "1", "--f", "1", "--g", "1"}, "already told", study.ErrAlreadyTold},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--ask", "77", "--f", "1", "--g", "1"}, "unknown ask", study.ErrUnknownAsk},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "45", "--f", "1", "--g", "1"}, "index 45", study.ErrBadTell},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "NaN", "--g", "1"}, "finite", study.ErrBadTell},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "1", "--g", "Inf"}, "not a finite number", study.ErrBadTell},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "1e300", "--g", "1"}, "within ±1e100", study.ErrBadTell},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "1", "--g", "1,2"}, "2 constraint values", study.ErrBadTell},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "1"}, "--g", study.ErrBadTell},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--f", "1", "--g", "1"}, "--ask and --index", study.ErrBadTell},
+		{[]string{"study", "ask", "--db", db, "--study", "nope"}, "no such study", study.ErrNotFound},
+		{[]string{"study", "ask", "--db", db, "--study", "bad name"}, "invalid study name", study.ErrBadName},
+		{[]string{"study", "ask", "--db", filepath.Join(dir, "none.db")}, "none.db", fs.ErrNotExist},
+		{[]string{"study", "create", spec, "--db", db, "--study", "tune"}, "exists already", study.ErrExists},
+		{[]string{"study", "export", "--db", db, "--study", "tune", "--format", "xml"}, "xml", nil},
+		{[]string{"study", "plot", "--db", db, "--study", "tune", "--out", filepath.Join(dir, "fig.gif")}, ".gif", nil},
 	}
 	for _, b := range bad {
 		_, err := do(b.args...)
-		if err == nil || !strings.Contains(err.Error(), b.want) {
-			t.Errorf("%v: got %v, want an error mentioning %q", b.args[1:], err, b.want)
+		if err == nil || !strings.Contains(err.Error(), b.want) || (b.is != nil && !errors.Is(err, b.is)) {
+			t.Errorf("%v: got %v, want an error (%v) mentioning %q", b.args[1:], err, b.is, b.want)
 		}
 	}
 	out, _ = do("study", "show", "--db", db, "--study", "tune", "--json")
 	if !strings.Contains(out, `"rounds": 1`) {
 		t.Errorf("bad tells changed the study:\n%s", out)
 	}
-	// Specifications that are rejected before anything is stored.
-	for name, s := range map[string]string{
-		"oracle":        strings.Replace(studySpec, "{name: sgp-ucb, phase1: uniform, exploration: {fixed: 3}}", "{name: gp-ucb-oracle}", 1),
-		"lipschitz":     strings.Replace(studySpec, "{name: sgp-ucb, phase1: uniform, exploration: {fixed: 3}}", "{name: safeopt, lipschitz: auto}", 1),
-		"no seeds":      strings.Replace(studySpec, "seed_actions: [20, 21]\n", "", 1),
-		"seed range":    strings.Replace(studySpec, "[20, 21]", "[20, 99]", 1),
-		"unknown key":   studySpec + "colour: red\n",
-		"wrong type":    strings.Replace(studySpec, "horizon: 30", "horizon: thirty", 1),
-		"constraints":   strings.Replace(studySpec, "thresholds: [0.0]", "thresholds: [0.0, 1.0]", 1),
-		"no noise":      strings.Replace(studySpec, "  noise_std: 0.05\n", "", 1),
-		"missing file":  strings.Replace(studySpec, "{grid: {bounds: [[0, 4], [0, 2]], points: [9, 5]}}", "{file: nope.csv}", 1),
-		"two decisions": strings.Replace(studySpec, "{grid:", "{file: a.csv, grid:", 1),
-		"memory":        strings.Replace(strings.Replace(studySpec, "{grid: {bounds: [[0, 4], [0, 2]], points: [9, 5]}}", "{grid: {bounds: [[0, 4], [0, 2]], points: [60, 60]}}", 1), "horizon: 30", "horizon: 1000000", 1),
-		"fraction":      strings.Replace(studySpec, "horizon: 30", "horizon: 1.5", 1),
+	// Specifications that are rejected before anything is stored, with
+	// ErrSpec and the key at fault in the message.
+	for _, c := range []struct{ name, spec, key string }{
+		{"oracle", strings.Replace(studySpec, "{name: sgp-ucb, phase1: uniform, exploration: {fixed: 3}}", "{name: gp-ucb-oracle}", 1), "algorithm.name"},
+		{"lipschitz", strings.Replace(studySpec, "{name: sgp-ucb, phase1: uniform, exploration: {fixed: 3}}", "{name: safeopt, lipschitz: auto}", 1), "algorithm.lipschitz"},
+		{"no seeds", strings.Replace(studySpec, "seed_actions: [20, 21]\n", "", 1), "seed_actions"},
+		{"seed range", strings.Replace(studySpec, "[20, 21]", "[20, 99]", 1), "seed_actions[1]: 99"},
+		{"unknown key", studySpec + "colour: red\n", `"colour"`},
+		{"wrong type", strings.Replace(studySpec, "horizon: 30", "horizon: thirty", 1), "horizon"},
+		{"constraints", strings.Replace(studySpec, "thresholds: [0.0]", "thresholds: [0.0, 1.0]", 1), "model.constraints"},
+		{"no noise", strings.Replace(studySpec, "  noise_std: 0.05\n", "", 1), "model.noise_std"},
+		{"missing file", strings.Replace(studySpec, "{grid: {bounds: [[0, 4], [0, 2]], points: [9, 5]}}", "{file: nope.csv}", 1), "decision_set.file"},
+		{"two decisions", strings.Replace(studySpec, "{grid:", "{file: a.csv, grid:", 1), "decision_set"},
+		{"memory", strings.Replace(strings.Replace(studySpec, "{grid: {bounds: [[0, 4], [0, 2]], points: [9, 5]}}", "{grid: {bounds: [[0, 4], [0, 2]], points: [60, 60]}}", 1), "horizon: 30", "horizon: 1000000", 1), "horizon 1000000"},
+		{"fraction", strings.Replace(studySpec, "horizon: 30", "horizon: 1.5", 1), "horizon"},
+		{"kernel", strings.Replace(studySpec, "objective: {kernel: se, lengthscale: 1}", "objective: {kernel: se, lengthscale: -1}", 1), "model.objective.lengthscale"},
+		{"algorithm option", strings.Replace(studySpec, "phase1: uniform", "phase1: random", 1), "algorithm.phase1"},
 	} {
-		p := filepath.Join(dir, "bad-"+strings.ReplaceAll(name, " ", "-")+".yaml")
-		os.WriteFile(p, []byte(s), 0o644)
-		fresh := filepath.Join(dir, "fresh-"+strings.ReplaceAll(name, " ", "-")+".db")
-		if _, err := do("study", "create", p, "--db", fresh); err == nil {
-			t.Errorf("%s: no error", name)
+		p := filepath.Join(dir, "bad-"+strings.ReplaceAll(c.name, " ", "-")+".yaml")
+		os.WriteFile(p, []byte(c.spec), 0o644)
+		fresh := filepath.Join(dir, "fresh-"+strings.ReplaceAll(c.name, " ", "-")+".db")
+		if _, err := do("study", "create", p, "--db", fresh); !errors.Is(err, study.ErrSpec) || !strings.Contains(err.Error(), c.key) {
+			t.Errorf("%s: got %v, want ErrSpec naming %s", c.name, err, c.key)
 		}
 		if _, err := os.Stat(fresh); !os.IsNotExist(err) {
-			t.Errorf("%s: database created for a rejected specification", name)
+			t.Errorf("%s: database created for a rejected specification", c.name)
 		}
 	}
 }

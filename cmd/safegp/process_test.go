@@ -231,22 +231,6 @@ func TestCrashSafety(t *testing.T) {
 	}
 }
 
-// TestServeDrainsOnSIGTERM: SIGTERM stops the server cleanly (exit 0).
-func TestServeDrainsOnSIGTERM(t *testing.T) {
-	_, cmd := startServer(t, filepath.Join(t.TempDir(), "d.db"))
-	cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("exit after SIGTERM: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("server did not stop within 20 s of SIGTERM")
-	}
-}
-
 // runBinary runs safegp to its end (at most a minute) and returns its
 // output and exit code.
 func runBinary(t *testing.T, args ...string) (stdout, stderr string, code int) {

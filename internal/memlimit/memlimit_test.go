@@ -67,3 +67,25 @@ func TestSaturating(t *testing.T) {
 		t.Errorf("Add overflow = %d", got)
 	}
 }
+
+// TestFlag: unset, the flag is Default; set, it is what was parsed; a bad
+// size is refused by Set and leaves the flag as it was. Mul of a
+// non-positive size is 0, never a negative estimate.
+func TestFlag(t *testing.T) {
+	var f memlimit.Flag
+	if f.Limit() != memlimit.Default || f.String() != "8 GiB" {
+		t.Errorf("unset: limit %d, %q", f.Limit(), f.String())
+	}
+	if err := f.Set("512MiB"); err != nil || f.Limit() != 512<<20 || f.String() != "512 MiB" {
+		t.Errorf("512MiB: limit %d, %q, %v", f.Limit(), f.String(), err)
+	}
+	if err := f.Set("lots"); err == nil || f.Bytes != 512<<20 {
+		t.Errorf("lots: %v, now %d", err, f.Bytes)
+	}
+	if got := memlimit.Mul(5, 0, 1<<40); got != 0 {
+		t.Errorf("Mul with a zero = %d", got)
+	}
+	if got := memlimit.Mul(-3, 4); got != 0 {
+		t.Errorf("Mul with a negative = %d", got)
+	}
+}

@@ -1,0 +1,40 @@
+package vec_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/safegp/safegp/internal/vec"
+)
+
+func TestHand(t *testing.T) {
+	// x = (1, 2, 3), y = (4, −5, 6): xᵀy = 4 − 10 + 18 = 12;
+	// x − y = (−3, 7, −3): ‖·‖² = 9 + 49 + 9 = 67.
+	x, y := []float64{1, 2, 3}, []float64{4, -5, 6}
+	cases := []struct {
+		name      string
+		got, want float64
+	}{
+		{"Dot", vec.Dot(x, y), 12},
+		{"SqDist", vec.SqDist(x, y), 67},
+		{"Dist", vec.Dist(x, y), math.Sqrt(67)},
+		{"Dist to itself", vec.Dist(x, x), 0},
+		{"Dot of empty", vec.Dot(nil, nil), 0},
+		// Dot reads len(x) entries of a longer y (a row of a wider buffer).
+		{"Dot with a longer y", vec.Dot([]float64{2}, []float64{3, 100}), 6},
+		{"SqDist symmetric", vec.SqDist(y, x), 67},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+}
+
+func TestNoAllocation(t *testing.T) {
+	x, y := []float64{1, 2, 3}, []float64{4, 5, 6}
+	var s float64
+	if n := testing.AllocsPerRun(100, func() { s += vec.Dot(x, y) + vec.Dist(x, y) }); n != 0 {
+		t.Errorf("%v allocations per call", n)
+	}
+}

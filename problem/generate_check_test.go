@@ -1,0 +1,130 @@
+package problem_test
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/safegp/safegp/kernel"
+	"github.com/safegp/safegp/problem"
+)
+
+func genSpec() *problem.GenerateSpec {
+	return &problem.GenerateSpec{
+		DecisionSet: problem.DecisionSetSpec{Kind: "unit-disk", Size: 20},
+		Objective:   kernel.Spec{Kernel: "se", Lengthscale: 1},
+		Constraints: []kernel.Spec{{Kernel: "se", Lengthscale: 0.5}},
+		SeedSet:     problem.SeedSetSpec{Size: []int{2, 3}},
+	}
+}
+
+// TestGenerateSpecCheck: every refused generator names its key (relative
+// to the spec) and wraps ErrInvalid, or kernel.ErrInvalid for a kernel.
+func TestGenerateSpecCheck(t *testing.T) {
+	if err := genSpec().Check(); err != nil {
+		t.Fatal(err)
+	}
+	grid := problem.DecisionSetSpec{Kind: "grid", Bounds: [][2]float64{{0, 1}}, Points: []int{5}}
+	cases := []struct {
+		name   string
+		mutate func(s *problem.GenerateSpec)
+		key    string // the message starts with it
+		value  string // and shows the value at fault
+		is     error
+	}{
+		{"disk of dimension 3", func(s *problem.GenerateSpec) { s.DecisionSet.Dim = 3 }, "decision_set.dim", `3`, problem.ErrInvalid},
+		{"ball of dimension 0", func(s *problem.GenerateSpec) { s.DecisionSet.Kind = "unit-ball" }, "decision_set.dim", `0`, problem.ErrInvalid},
+		{"one action", func(s *problem.GenerateSpec) { s.DecisionSet.Size = 1 }, "decision_set.size", `1`, problem.ErrInvalid},
+		{"too many to draw", func(s *problem.GenerateSpec) { s.DecisionSet.Size = problem.MaxDrawnActions + 1 }, "decision_set.size", `5001`, problem.ErrInvalid},
+		{"bounds for a disk", func(s *problem.GenerateSpec) { s.DecisionSet.Points = []int{3} }, "decision_set", `unit-disk`, problem.ErrInvalid},
+		{"basis for a grid", func(s *problem.GenerateSpec) { s.DecisionSet = grid; s.DecisionSet.Basis = true }, "decision_set.basis", ``, problem.ErrInvalid},
+		{"grid without points", func(s *problem.GenerateSpec) { s.DecisionSet = grid; s.DecisionSet.Points = nil }, "decision_set", `0`, problem.ErrInvalid},
+		{"grid of the wrong dim", func(s *problem.GenerateSpec) { s.DecisionSet = grid; s.DecisionSet.Dim = 2 }, "decision_set.dim", `2`, problem.ErrInvalid},
+		{"grid axis too long", func(s *problem.GenerateSpec) { s.DecisionSet = grid; s.DecisionSet.Points = []int{6000} }, "decision_set.points[0]", `6000`, problem.ErrInvalid},
+		{"grid bounds reversed", func(s *problem.GenerateSpec) {
+			s.DecisionSet = grid
+			s.DecisionSet.Bounds = [][2]float64{{1, 0}}
+		}, "decision_set.bounds[0]", `[1 0]`, problem.ErrInvalid},
+		{"grid bound NaN", func(s *problem.GenerateSpec) {
+			s.DecisionSet = grid
+			s.DecisionSet.Bounds = [][2]float64{{math.NaN(), 1}}
+		}, "decision_set.bounds[0]", `NaN`, problem.ErrInvalid},
+		{"grid axis empty", func(s *problem.GenerateSpec) { s.DecisionSet = grid; s.DecisionSet.Points = []int{0} }, "decision_set.points[0]", `0`, problem.ErrInvalid},
+		{"grid too large", func(s *problem.GenerateSpec) {
+			s.DecisionSet = problem.DecisionSetSpec{Kind: "grid", Bounds: [][2]float64{{0, 1}, {0, 1}}, Points: []int{100, 100}}
+		}, "decision_set.points", `10000`, problem.ErrInvalid},
+		{"grid of one point", func(s *problem.GenerateSpec) { s.DecisionSet = grid; s.DecisionSet.Points = []int{1} }, "decision_set.points", `1`, problem.ErrInvalid},
+		{"no kind", func(s *problem.GenerateSpec) { s.DecisionSet.Kind = "" }, "decision_set.kind", `missing`, problem.ErrInvalid},
+		{"unknown kind", func(s *problem.GenerateSpec) { s.DecisionSet.Kind = "torus" }, "decision_set.kind", `torus`, problem.ErrInvalid},
+		{"objective kernel", func(s *problem.GenerateSpec) { s.Objective.Lengthscale = -2 }, "objective.lengthscale", `-2`, kernel.ErrInvalid},
+		{"no constraints", func(s *problem.GenerateSpec) { s.Constraints = nil }, "constraints", ``, problem.ErrInvalid},
+		{"constraint kernel", func(s *problem.GenerateSpec) { s.Constraints = append(s.Constraints, kernel.Spec{Kernel: "rbf"}) }, "constraints[1].kernel", `rbf`, kernel.ErrInvalid},
+		{"seeds from elsewhere", func(s *problem.GenerateSpec) { s.SeedSet.From = "all" }, "seed_set.from", `all`, problem.ErrInvalid},
+		{"two seed rules", func(s *problem.GenerateSpec) { s.SeedSet.All = true }, "seed_set", ``, problem.ErrInvalid},
+		{"empty indices", func(s *problem.GenerateSpec) { s.SeedSet = problem.SeedSetSpec{Indices: []int{}} }, "seed_set.indices", `empty`, problem.ErrInvalid},
+		{"index out of range", func(s *problem.GenerateSpec) { s.SeedSet = problem.SeedSetSpec{Indices: []int{3, 20}} }, "seed_set.indices[1]", `20`, problem.ErrInvalid},
+		{"index twice", func(s *problem.GenerateSpec) { s.SeedSet = problem.SeedSetSpec{Indices: []int{3, 3}} }, "seed_set.indices[1]", `3`, problem.ErrInvalid},
+		{"size reversed", func(s *problem.GenerateSpec) { s.SeedSet.Size = []int{3, 2} }, "seed_set.size", `[3 2]`, problem.ErrInvalid},
+		{"size of three numbers", func(s *problem.GenerateSpec) { s.SeedSet.Size = []int{1, 2, 3} }, "seed_set.size", `[1 2 3]`, problem.ErrInvalid},
+	}
+	for _, c := range cases {
+		s := genSpec()
+		c.mutate(s)
+		err := s.Check()
+		if !errors.Is(err, c.is) || !strings.HasPrefix(err.Error(), c.key+": ") || !strings.Contains(err.Error(), c.value) {
+			t.Errorf("%s: got %v, want %v starting %q and showing %q", c.name, err, c.is, c.key, c.value)
+		}
+		if _, gerr := problem.Generate(s, []float64{0}, 0.01, 0, rand.New(rand.NewPCG(1, 1))); gerr == nil || gerr.Error() != err.Error() {
+			t.Errorf("%s: Generate says %v, Check %v", c.name, gerr, err)
+		}
+	}
+	if _, err := problem.Generate(genSpec(), []float64{0, 0}, 0.01, 0, rand.New(rand.NewPCG(1, 1))); !errors.Is(err, problem.ErrInvalid) || !strings.HasPrefix(err.Error(), "thresholds: ") {
+		t.Errorf("two thresholds for one constraint: %v", err)
+	}
+}
+
+// TestGenerateSeedRules: a grid with fixed seed indices keeps them (a draw
+// where one is unsafe is redrawn), `all` makes D^s_0 the seed set, and a
+// seed set larger than any draw's safe set runs out of draws with
+// ErrNoSafeOptimum.
+func TestGenerateSeedRules(t *testing.T) {
+	s := genSpec()
+	s.DecisionSet = problem.DecisionSetSpec{Kind: "grid", Bounds: [][2]float64{{0, 2}, {0, 1}}, Points: []int{5, 3}}
+	s.SeedSet = problem.SeedSetSpec{Indices: []int{7, 6}}
+	p, err := problem.Generate(s, []float64{0}, 0.01, 0.1, rand.New(rand.NewPCG(2, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.N() != 15 || p.Dim() != 2 || !slices.Equal(p.Seed, []int{6, 7}) || p.NoiseStd != 0.1 {
+		t.Errorf("grid with indices: N %d, d %d, seeds %v, noise %v", p.N(), p.Dim(), p.Seed, p.NoiseStd)
+	}
+	if got := p.X[7]; got[0] != 1 || got[1] != 0.5 { // row-major, the last axis fastest: 7 = 2·3 + 1
+		t.Errorf("x_7 = %v, want (1, 0.5)", got)
+	}
+	for _, i := range p.Seed {
+		if !p.Safe(i, 0) {
+			t.Errorf("seed %d is unsafe: g = %v", i, p.G[0][i])
+		}
+	}
+	s.SeedSet = problem.SeedSetSpec{All: true}
+	p, err = problem.Generate(s, []float64{0}, 0.01, 0, rand.New(rand.NewPCG(3, 3)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var safe []int
+	for i, ok := range p.SafeSet(0) {
+		if ok {
+			safe = append(safe, i)
+		}
+	}
+	if !slices.Equal(p.Seed, safe) {
+		t.Errorf("all: seeds %v, D^s_0 %v", p.Seed, safe)
+	}
+	s.SeedSet = problem.SeedSetSpec{Size: []int{15}} // every action safe: never, with h = 3
+	if _, err := problem.Generate(s, []float64{3}, 0.01, 0, rand.New(rand.NewPCG(4, 4))); !errors.Is(err, problem.ErrNoSafeOptimum) {
+		t.Errorf("an impossible seed set: %v, want ErrNoSafeOptimum", err)
+	}
+}

@@ -1,0 +1,207 @@
+package study_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/safegp/safegp/study"
+)
+
+// copyDB writes a consistent copy of the (open, WAL-mode) database at src
+// to dst with VACUUM INTO, so that a second service can replay exactly
+// what the first one has recorded so far while the first keeps its study
+// in memory.
+func copyDB(t *testing.T, src, dst string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`VACUUM INTO ?`, dst); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// replaySpecs are studies whose policies differ in what a replay must
+// rebuild: a random phase 1 (its draws must be consumed in the same order;
+// long enough to go on after the retraction below), SafeOpt's safe set
+// grown once per round from the last one, and StageOpt's GP expanders.
+var replaySpecs = map[string]string{
+	"sgp-ucb uniform":   `{"name": "sgp-ucb", "phase1": "uniform", "exploration": {"fixed": 30}}`,
+	"safeopt lipschitz": `{"name": "safeopt", "lipschitz": 2}`,
+	"stageopt gp":       `{"name": "stageopt", "safe_set": "gp", "exploration": {"fixed": 5}}`,
+}
+
+func replaySpec(alg string) string {
+	return `{"decision_set": {"grid": {"bounds": [[0, 4]], "points": [41]}}, "seed_actions": [10, 11, 12],
+	 "thresholds": [0.0],
+	 "model": {"objective": {"kernel": "se", "lengthscale": 1}, "constraints": [{"kernel": "se", "lengthscale": 1}], "noise_std": 0.05, "delta": 0.01},
+	 "algorithm": ` + alg + `, "horizon": 60, "seed": 5}`
+}
+
+// TestReopenedStudySuggestsWhatMemoryDoes: a study kept in memory and a
+// copy of its database opened afresh (replayed from the records) must
+// suggest the same next action — after asks and tells, after tells outside
+// the loop, after a retraction — and keep agreeing. Comparing fresh
+// suggestions, not the stored pending ask (which a replay merely reads
+// back), is what checks the replay.
+func TestReopenedStudySuggestsWhatMemoryDoes(t *testing.T) {
+	ctx := context.Background()
+	for name, alg := range replaySpecs {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "live.db")
+			live, _ := newService(t, path)
+			if err := live.Create(ctx, "s", resolved(t, replaySpec(alg))); err != nil {
+				t.Fatal(err)
+			}
+			copies := 0
+			// compare asks the live study and a reopened copy for the next
+			// action, then tells the live one the truth there.
+			compare := func(when string) {
+				t.Helper()
+				copies++
+				cp := filepath.Join(dir, fmt.Sprint("copy", copies, ".db"))
+				copyDB(t, path, cp)
+				reopened, _ := newService(t, cp)
+				want, err := live.Ask(ctx, "s")
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := reopened.Ask(ctx, "s")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Ask != want.Ask || got.Index != want.Index {
+					t.Fatalf("%s: reopened, the next ask is %+v; kept in memory, %+v", when, got, want)
+				}
+				f, g := truth(want.X[0])
+				id := want.Ask
+				if _, err := live.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			compare("at the start")
+			drive(t, live, "s", 3)
+			compare("after asks and tells")
+			tellIndex(t, live, "s", 13, -3, 0.4)
+			compare("after a tell outside the loop")
+			typo := tellIndex(t, live, "s", 14, -2, 50) // a typo, retracted below
+			drive(t, live, "s", 2)
+			if _, err := live.Retract(ctx, "s", typo.Observation); err != nil {
+				t.Fatal(err)
+			}
+			compare("right after a retraction")
+			drive(t, live, "s", 2)
+			compare("rounds after a retraction")
+			compare("again")
+		})
+	}
+}
+
+// TestTamperedDatabaseFailsReplay: an ask whose recorded action is not the
+// one the policy suggests when replayed — here the database was edited —
+// makes opening the study fail with ErrReplay naming the event, and never
+// serves a study whose memory differs from its records.
+func TestTamperedDatabaseFailsReplay(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name  string
+		which string // SQL choosing the ask to edit
+	}{
+		{"an ask told long ago", `SELECT MIN(seq) FROM events WHERE kind = 'ask'`},
+		{"the pending ask", `SELECT MAX(seq) FROM events WHERE kind = 'ask'`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "t.db")
+			v, st := newService(t, path)
+			if err := v.Create(ctx, "s", resolved(t, specYAML)); err != nil {
+				t.Fatal(err)
+			}
+			drive(t, v, "s", 6)
+			if _, err := v.Ask(ctx, "s"); err != nil { // pending
+				t.Fatal(err)
+			}
+			st.Close()
+
+			db, err := sql.Open("sqlite", "file:"+path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var seq, idx int
+			if err := db.QueryRow(`SELECT seq, idx FROM events WHERE study = 's' AND seq = (`+c.which+`)`).Scan(&seq, &idx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec(`UPDATE events SET idx = ? WHERE study = 's' AND seq = ?`, (idx+7)%21, seq); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+
+			reopened, _ := newService(t, path)
+			for _, op := range []func() error{
+				func() error { _, err := reopened.Show(ctx, "s"); return err },
+				func() error { _, err := reopened.Ask(ctx, "s"); return err },
+			} {
+				err := op()
+				if !errors.Is(err, study.ErrReplay) || !strings.Contains(err.Error(), fmt.Sprintf("event %d", seq)) {
+					t.Errorf("ask %d edited from action %d to %d: got %v, want ErrReplay naming event %d", seq, idx, (idx+7)%21, err, seq)
+				}
+			}
+		})
+	}
+}
+
+// TestStaleStudyIsRebuilt: two services on one database, as two processes
+// would be. When one writes, the other's next write conflicts (ErrStale)
+// and it then rebuilds from the records: it shows the other's observation
+// and its retried tell succeeds.
+func TestStaleStudyIsRebuilt(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "two.db")
+	one, _ := newService(t, path)
+	two, _ := newService(t, path)
+	if err := one.Create(ctx, "s", resolved(t, specYAML)); err != nil {
+		t.Fatal(err)
+	}
+	a, err := one.Ask(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum, err := two.Show(ctx, "s"); err != nil || sum.Pending == nil || *sum.Pending != a.Ask {
+		t.Fatalf("the second service sees %+v, %v; want the pending ask %d", sum, err, a.Ask)
+	}
+	f, g := truth(a.X[0])
+	id := a.Ask
+	if _, err := one.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+		t.Fatal(err)
+	}
+	idx, f2 := 9, -4.0
+	tell := &study.TellRequest{Index: &idx, F: &f2, G: []float64{0.5}}
+	if _, err := two.Tell(ctx, "s", tell); !errors.Is(err, study.ErrStale) {
+		t.Fatalf("a tell on a study changed by the other service: %v, want ErrStale", err)
+	}
+	sum, err := two.Show(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Rounds != 1 || sum.Pending != nil {
+		t.Errorf("after ErrStale the second service shows %d rounds, pending %v; the records hold 1 round and no pending ask", sum.Rounds, sum.Pending)
+	}
+	ans, err := two.Tell(ctx, "s", tell)
+	if err != nil {
+		t.Fatalf("the retried tell: %v", err)
+	}
+	if ans.Rounds != 2 || ans.Observation != 3 {
+		t.Errorf("the retried tell: %+v, want observation 3 and 2 rounds", ans)
+	}
+	fresh, _ := newService(t, path)
+	if obs := mustObs(t, fresh, "s"); len(obs) != 2 {
+		t.Errorf("the records hold %d observations, want 2", len(obs))
+	}
+}

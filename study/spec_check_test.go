@@ -1,0 +1,62 @@
+package study_test
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/safegp/safegp/problem"
+	"github.com/safegp/safegp/study"
+)
+
+// TestResolveRefusals: each specification Resolve refuses wraps ErrSpec
+// (and the nested check's own sentinel, for a decision-set file) and names
+// the key at fault.
+func TestResolveRefusals(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "seeded.csv"), []byte("x1,seed\n0,1\n1,0\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "bad.csv"), []byte("x1\n0\nabc\n"), 0o644)
+	grid := `{"grid": {"bounds": [[0, 4]], "points": [21]}}`
+	cases := []struct {
+		name, from, to, want string
+		is                   error
+	}{
+		{"two decision sets", grid, `{"grid": {"bounds": [[0, 4]], "points": [21]}, "actions": [[0], [1]]}`, "decision_set: give exactly one of file, grid and actions", study.ErrSpec},
+		{"grid lengths", grid, `{"grid": {"bounds": [[0, 4]], "points": [21, 3]}}`, "decision_set.grid: bounds and points must have the same length ≥ 1, got 1 and 2", study.ErrSpec},
+		{"grid axis empty", grid, `{"grid": {"bounds": [[0, 4]], "points": [0]}}`, "decision_set.grid.points[0]: ", study.ErrSpec},
+		{"grid too large", grid, `{"grid": {"bounds": [[0, 4], [0, 4]], "points": [1001, 1000]}}`, "decision_set.grid.points: at most 1000000 actions in all", study.ErrSpec},
+		{"seed twice", `"seed_actions": [10]`, `"seed_actions": [10, 10]`, "seed_actions[1]: 10", study.ErrSpec},
+		{"seed column and seed_actions", grid, `{"file": "seeded.csv"}`, "seed_actions: the decision-set file has a seed column already", study.ErrSpec},
+		{"bad file", grid + `, "seed_actions": [10]`, `{"file": "bad.csv"}, "seed_actions": [0]`, `decision_set.file bad.csv: invalid problem: line 3, column x1: "abc"`, problem.ErrInvalid},
+		{"no thresholds", `"thresholds": [0.0]`, `"thresholds": []`, "thresholds: missing", study.ErrSpec},
+		{"negative epsilon", `"thresholds": [0.0]`, `"thresholds": [0.0], "epsilon": -1`, "epsilon: must be a finite number in 0…1e100, got -1", study.ErrSpec},
+		{"no objective", `"objective": {"kernel": "se", "lengthscale": 1},`, ``, "model.objective: missing", study.ErrSpec},
+		{"constraint count", `"constraints": [{"kernel": "se", "lengthscale": 1}]`, `"constraints": [{"kernel": "se", "lengthscale": 1}, {"kernel": "se", "lengthscale": 1}]`, "model.constraints: 2 kernels for 1 thresholds", study.ErrSpec},
+		{"negative noise", `"noise_std": 0.05`, `"noise_std": -0.05`, "model.noise_std: must be a finite number in 0…1e100, got -0.05", study.ErrSpec},
+		{"delta 1", `"delta": 0.1`, `"delta": 1`, "model.delta: must be in (0, 1), got 1", study.ErrSpec},
+		{"horizon 0", `"horizon": 30`, `"horizon": 0`, "horizon: must be in 1…1000000, got 0", study.ErrSpec},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if !strings.Contains(jsonSpec, c.from) {
+				t.Fatalf("%q not in the spec", c.from)
+			}
+			s, err := study.ParseSpec([]byte(strings.Replace(jsonSpec, c.from, c.to, 1)))
+			if err == nil {
+				_, err = s.Resolve(dir)
+			}
+			if !errors.Is(err, c.is) || !errors.Is(err, study.ErrSpec) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want ErrSpec (and %v) mentioning %q", err, c.is, c.want)
+			}
+		})
+	}
+	if _, err := study.ParseSpec([]byte("  \n")); !errors.Is(err, study.ErrSpec) || !strings.Contains(err.Error(), "empty specification") {
+		t.Errorf("an empty specification: %v", err)
+	}
+	if _, err := study.LoadSpec(filepath.Join(dir, "none.yaml")); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "none.yaml") {
+		t.Errorf("a missing file: %v", err)
+	}
+}
