@@ -334,11 +334,13 @@ func (m *Model) Add(i int, y, noiseVar float64) {
 	}
 	nv := m.noise(noiseVar, "Add")
 	m.room()
-	m.column(i)
 	var c []float64
 	if m.sigma != nil {
+		// The kept covariance has the row; the row of L is V[:, i],
+		// which record need not copy (see lidx).
 		c = m.sigma[i*n : (i+1)*n]
 	} else {
+		m.column(i)
 		c = m.explained(m.cov, m.x[i], m.col)
 	}
 	d := math.Max(c[i], 0) + nv
@@ -419,7 +421,8 @@ func (m *Model) lRow(dst []float64, s int) []float64 {
 }
 
 // record records observation y at point x (action i of D, or −1) with
-// noise variance nv, given room for it, l = L⁻¹k(X_t, x) in m.col,
+// noise variance nv, given room for it, l = L⁻¹k(X_t, x) in m.col when
+// i < 0 (for an action the row of L stays in V),
 // c = k(x, D) − Vᵀl, L_tt and the posterior mean μ(x) = lᵀa before it: it
 // appends the rows of L, V and a and updates the posterior over D (see
 // Model).
