@@ -107,6 +107,23 @@ type WriteOptions struct {
 // dir also receives the outdir.Marker file, which lets a later Force
 // replace it.
 func WriteWithOptions(dir string, res *Results, opt WriteOptions) error {
+	return writeDir(dir, opt, func(tmp string) ([]Curve, error) {
+		js, err := json.Marshal(res)
+		if err != nil {
+			return nil, fmt.Errorf("write results.json: %w", err)
+		}
+		if err := os.WriteFile(filepath.Join(tmp, "results.json"), append(js, '\n'), 0o644); err != nil {
+			return nil, fmt.Errorf("write results.json: %w", err)
+		}
+		return Summarize(res), nil
+	})
+}
+
+// writeDir stages dir (outdir.Check, then outdir.Stage), lets results
+// write results.json into the staging folder and return the curves, adds
+// summary.csv and the figures, and publishes: the one path both the held
+// (WriteWithOptions) and the streamed (ExecuteToDir) outputs take.
+func writeDir(dir string, opt WriteOptions, results func(tmp string) ([]Curve, error)) error {
 	// Refuse before writing anything; Publish checks again at the end.
 	if err := outdir.Check(dir, opt.Force); err != nil {
 		return fmt.Errorf("write output: %s %w", dir, err)
@@ -116,13 +133,9 @@ func WriteWithOptions(dir string, res *Results, opt WriteOptions) error {
 		return fmt.Errorf("write output: %w", err)
 	}
 	defer os.RemoveAll(tmp) // gone already once published
-	js, err := json.Marshal(res)
+	curves, err := results(tmp)
 	if err != nil {
-		return fmt.Errorf("write results.json: %w", err)
-	}
-	curves := Summarize(res)
-	if err := os.WriteFile(filepath.Join(tmp, "results.json"), append(js, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write results.json: %w", err)
+		return err
 	}
 	if err := os.WriteFile(filepath.Join(tmp, "summary.csv"), SummaryCSV(curves), 0o644); err != nil {
 		return fmt.Errorf("write summary.csv: %w", err)

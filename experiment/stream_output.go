@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-
-	"github.com/safegp/safegp/internal/outdir"
 )
 
 // ExecuteToDir runs the experiment and writes its output folder dir as
@@ -19,60 +17,46 @@ import (
 // memory. The folder is byte for byte what Execute and WriteWithOptions
 // write. It returns the plan it ran with.
 func ExecuteToDir(ctx context.Context, c *Config, opt Options, dir string, wopt WriteOptions) (Plan, error) {
-	if err := outdir.Check(dir, wopt.Force); err != nil {
-		return Plan{}, fmt.Errorf("write output: %s %w", dir, err)
-	}
-	tmp, err := outdir.Stage(dir)
-	if err != nil {
-		return Plan{}, fmt.Errorf("write output: %w", err)
-	}
-	defer os.RemoveAll(tmp) // gone already once published
-	// One file of runs per algorithm, so that results.json lists them
-	// algorithm by algorithm, as Execute does, though they finish
-	// realization chunk by chunk.
-	parts := make([]*os.File, len(c.Algorithms))
-	bufs := make([]*bufio.Writer, len(c.Algorithms))
-	for a := range parts {
-		if parts[a], err = os.Create(filepath.Join(tmp, fmt.Sprintf(".runs-%d", a))); err != nil {
-			return Plan{}, fmt.Errorf("write results.json: %w", err)
+	var plan Plan
+	err := writeDir(dir, wopt, func(tmp string) ([]Curve, error) {
+		// One file of runs per algorithm, so that results.json lists them
+		// algorithm by algorithm, as Execute does, though they finish
+		// realization chunk by chunk.
+		parts := make([]*os.File, len(c.Algorithms))
+		bufs := make([]*bufio.Writer, len(c.Algorithms))
+		for a := range parts {
+			var err error
+			if parts[a], err = os.Create(filepath.Join(tmp, fmt.Sprintf(".runs-%d", a))); err != nil {
+				return nil, fmt.Errorf("write results.json: %w", err)
+			}
+			defer parts[a].Close()
+			bufs[a] = bufio.NewWriterSize(parts[a], 1<<20)
 		}
-		defer parts[a].Close()
-		bufs[a] = bufio.NewWriterSize(parts[a], 1<<20)
-	}
-	sum := newSummarizer(c.Horizon)
-	first := make([]bool, len(parts))
-	plan, err := Stream(ctx, c, opt, func(a int, run *Run) error {
-		sum.add(run)
-		b, err := json.Marshal(run)
+		sum := newSummarizer(c.Horizon)
+		first := make([]bool, len(parts))
+		var err error
+		plan, err = Stream(ctx, c, opt, func(a int, run *Run) error {
+			sum.add(run)
+			b, err := json.Marshal(run)
+			if err != nil {
+				return fmt.Errorf("write results.json: %w", err)
+			}
+			if first[a] {
+				bufs[a].WriteByte(',')
+			}
+			first[a] = true
+			_, err = bufs[a].Write(b)
+			return err
+		})
 		if err != nil {
-			return fmt.Errorf("write results.json: %w", err)
+			return nil, err
 		}
-		if first[a] {
-			bufs[a].WriteByte(',')
+		if err := joinRuns(filepath.Join(tmp, "results.json"), c, parts, bufs); err != nil {
+			return nil, fmt.Errorf("write results.json: %w", err)
 		}
-		first[a] = true
-		_, err = bufs[a].Write(b)
-		return err
+		return sum.curves(), nil
 	})
-	if err != nil {
-		return plan, err
-	}
-	if err := joinRuns(filepath.Join(tmp, "results.json"), c, parts, bufs); err != nil {
-		return plan, fmt.Errorf("write results.json: %w", err)
-	}
-	curves := sum.curves()
-	if err := os.WriteFile(filepath.Join(tmp, "summary.csv"), SummaryCSV(curves), 0o644); err != nil {
-		return plan, fmt.Errorf("write summary.csv: %w", err)
-	}
-	if wopt.Figures != nil {
-		if err := wopt.Figures(tmp, curves); err != nil {
-			return plan, err
-		}
-	}
-	if err := outdir.Publish(tmp, dir, wopt.Force); err != nil {
-		return plan, fmt.Errorf("write output: %w", err)
-	}
-	return plan, nil
+	return plan, err
 }
 
 // joinRuns writes {"config": c, "runs": [part 0, part 1, …]} to path, as
