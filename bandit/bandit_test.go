@@ -75,8 +75,8 @@ func instance(t *testing.T, r uint64) (*problem.Problem, *problem.Info) {
 	t.Helper()
 	spec := &problem.GenerateSpec{
 		DecisionSet: problem.DecisionSetSpec{Kind: "unit-disk", Size: 60},
-		Objective:   kernel.Spec{Kernel: "se", Lengthscale: 1},
-		Constraints: []kernel.Spec{{Kernel: "se", Lengthscale: 0.3}, {Kernel: "se", Lengthscale: 0.5}},
+		Objective:   kernel.Spec{Kernel: "se", Lengthscale: kernel.Iso(1)},
+		Constraints: []kernel.Spec{{Kernel: "se", Lengthscale: kernel.Iso(0.3)}, {Kernel: "se", Lengthscale: kernel.Iso(0.5)}},
 		SeedSet:     problem.SeedSetSpec{Size: []int{3, 8}},
 	}
 	p, err := problem.Generate(spec, []float64{0, -0.2}, 0.01, 0.1, rand.New(rand.NewPCG(11, r)))

@@ -16,8 +16,8 @@ func f64(v float64) *float64 { return &v }
 // model is a valid section for one constraint.
 func model() config.Model {
 	return config.Model{
-		Objective:   &kernel.Spec{Kernel: "se", Lengthscale: 1},
-		Constraints: []kernel.Spec{{Kernel: "se", Lengthscale: 0.5}},
+		Objective:   &kernel.Spec{Kernel: "se", Lengthscale: kernel.Iso(1)},
+		Constraints: []kernel.Spec{{Kernel: "se", Lengthscale: kernel.Iso(0.5)}},
 		NoiseStd:    f64(0.1),
 		Delta:       f64(0.01),
 	}
@@ -40,7 +40,7 @@ func TestModelCheck(t *testing.T) {
 		{"kernels left to a generated problem", func(m *config.Model) { m.Objective, m.Constraints = nil, nil }, 1, true, ""},
 		{"constant beta", func(m *config.Model) { m.Beta = &bandit.Beta{Value: 3} }, 1, false, ""},
 		{"no objective", func(m *config.Model) { m.Objective = nil }, 1, false, "objective: missing: the kernel of f"},
-		{"bad objective", func(m *config.Model) { m.Objective.Lengthscale = 0 }, 1, false, "objective.lengthscale: must be a finite number > 0, got 0"},
+		{"bad objective", func(m *config.Model) { m.Objective.Lengthscale = kernel.Iso(0) }, 1, false, "objective.lengthscale: must be a finite number > 0, got 0"},
 		{"no constraints", func(m *config.Model) { m.Constraints = nil }, 1, false, "constraints: missing: one kernel per threshold"},
 		{"constraint count", func(m *config.Model) {}, 2, false, "constraints: 1 kernels for 2 thresholds"},
 		{"constraint count, drawn", func(m *config.Model) {}, 2, true, "constraints: 1 kernels for 2 thresholds"},
@@ -71,16 +71,16 @@ func TestModelCheck(t *testing.T) {
 // schedule, the kernels from a generated problem — and what is given is
 // kept; the defaults are copies, not the generator's own slices.
 func TestModelResolve(t *testing.T) {
-	drawF := kernel.Spec{Kernel: "se", Lengthscale: 2}
-	drawG := []kernel.Spec{{Kernel: "se", Lengthscale: 0.3}}
+	drawF := kernel.Spec{Kernel: "se", Lengthscale: kernel.Iso(2)}
+	drawG := []kernel.Spec{{Kernel: "se", Lengthscale: kernel.Iso(0.3)}}
 	m := config.Model{NoiseStd: f64(0.1), Delta: f64(0.01)}
 	m.Resolve(&drawF, drawG)
 	want := config.Model{Objective: &drawF, Constraints: drawG, NoiseStd: f64(0.1), Delta: f64(0.01), Beta: &bandit.PaperBeta}
 	if diff := cmp.Diff(want, m); diff != "" {
 		t.Fatalf("resolved (-want +got):\n%s", diff)
 	}
-	m.Constraints[0].Lengthscale = 9
-	if m.Objective == &drawF || drawG[0].Lengthscale != 0.3 {
+	m.Constraints[0].Lengthscale = kernel.Iso(9)
+	if m.Objective == &drawF || drawG[0].Lengthscale[0] != 0.3 {
 		t.Error("Resolve shares the generator's kernels instead of copying them")
 	}
 	given := model()

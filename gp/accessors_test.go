@@ -3,6 +3,7 @@ package gp_test
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -21,7 +22,7 @@ func TestAccessors(t *testing.T) {
 		m.Observe(a, float64(i))
 	}
 	pts := m.Points()
-	if m.T() != 3 || len(pts) != 3 || pts[0][0] != 2 || pts[1][0] != 0 || pts[2][0] != 2 || !slices.Equal(m.Y(), []float64{0, 1, 2}) || m.Kernel() != kernel.Kernel(k) || m.N() != 3 {
+	if m.T() != 3 || len(pts) != 3 || pts[0][0] != 2 || pts[1][0] != 0 || pts[2][0] != 2 || !slices.Equal(m.Y(), []float64{0, 1, 2}) || !reflect.DeepEqual(m.Kernel(), kernel.Kernel(k)) || m.N() != 3 {
 		t.Errorf("T %d, points %v, y %v, kernel %v, N %d", m.T(), pts, m.Y(), m.Kernel(), m.N())
 	}
 	zero := gp.New(kernel.Linear{Variance: 1}, [][]float64{{0}, {0}}, 0)

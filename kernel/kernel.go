@@ -1,10 +1,16 @@
 package kernel
 
 import (
+	"encoding/json"
 	"errors"
-	"github.com/safegp/safegp/internal/fielderr"
-	"github.com/safegp/safegp/internal/vec"
+	"fmt"
 	"math"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/safegp/safegp/internal/fielderr"
+	"github.com/safegp/safegp/internal/strictyaml"
+	"github.com/safegp/safegp/internal/vec"
 )
 
 // Kernel is a positive semi-definite covariance function on R^d.
@@ -18,46 +24,72 @@ type Kernel interface {
 // ErrInvalid is returned (wrapped) for kernel parameters out of range.
 var ErrInvalid = errors.New("invalid kernel")
 
-// SE is the squared-exponential kernel v·exp(−‖x−y‖²/(2ℓ²)).
+// SE is the squared-exponential kernel v·exp(−r²/2), with
+// r² = ‖x−y‖²/ℓ² (isotropic) or Σ_j (x_j−y_j)²/ℓ_j² (ARD, when ARD is
+// set: one lengthscale per input dimension, and Lengthscale is unused).
 type SE struct {
 	Variance    float64
 	Lengthscale float64
+	ARD         []float64
 }
 
 // Eval implements Kernel.
 func (k SE) Eval(x, y []float64) float64 {
-	return k.Variance * math.Exp(-vec.SqDist(x, y)/(2*k.Lengthscale*k.Lengthscale))
+	return k.Variance * math.Exp(-0.5*r2(x, y, k.Lengthscale, k.ARD))
+}
+
+// r2 is the squared scaled distance ‖x−y‖²/ℓ², or Σ_j ((x_j−y_j)/ℓ_j)²
+// with per-dimension lengthscales ard.
+func r2(x, y []float64, l float64, ard []float64) float64 {
+	if ard == nil {
+		return vec.SqDist(x, y) / (l * l)
+	}
+	var s float64
+	for j, lj := range ard[:len(x)] {
+		d := (x[j] - y[j]) / lj
+		s += d * d
+	}
+	return s
 }
 
 // Name implements Kernel.
 func (SE) Name() string { return "se" }
 
-// Matern32 is the Matérn kernel with ν = 3/2: v·(1+√3r)e^{−√3r}, r = ‖x−y‖/ℓ.
+// Matern32 is the Matérn kernel with ν = 3/2: v·(1+√3r)e^{−√3r}, with r
+// as for SE (isotropic, or ARD when ARD is set).
 type Matern32 struct {
 	Variance    float64
 	Lengthscale float64
+	ARD         []float64
 }
 
 // Eval implements Kernel.
 func (k Matern32) Eval(x, y []float64) float64 {
-	s := math.Sqrt(3*vec.SqDist(x, y)) / k.Lengthscale
+	var s float64
+	if k.ARD == nil {
+		s = math.Sqrt(3*vec.SqDist(x, y)) / k.Lengthscale
+	} else {
+		s = math.Sqrt(3 * r2(x, y, 0, k.ARD))
+	}
 	return k.Variance * (1 + s) * math.Exp(-s)
 }
 
 // Name implements Kernel.
 func (Matern32) Name() string { return "matern32" }
 
-// Matern52 is the Matérn kernel with ν = 5/2: v·(1+√5r+5r²/3)e^{−√5r}.
+// Matern52 is the Matérn kernel with ν = 5/2: v·(1+√5r+5r²/3)e^{−√5r},
+// with r as for SE (isotropic, or ARD when ARD is set).
 type Matern52 struct {
 	Variance    float64
 	Lengthscale float64
+	ARD         []float64
 }
 
 // Eval implements Kernel.
 func (k Matern52) Eval(x, y []float64) float64 {
-	r2 := vec.SqDist(x, y) / (k.Lengthscale * k.Lengthscale)
-	s := math.Sqrt(5 * r2)
-	return k.Variance * (1 + s + 5*r2/3) * math.Exp(-s)
+	q := r2(x, y, k.Lengthscale, k.ARD)
+	s := math.Sqrt(5 * q)
+	return k.Variance * (1 + s + 5*q/3) * math.Exp(-s)
 }
 
 // Name implements Kernel.
@@ -98,12 +130,90 @@ var Names = []string{"se", "matern32", "matern52", "linear", "polynomial"}
 
 // Spec is the configuration form of a kernel (SPEC §9). Zero values mean
 // "not given": Variance defaults to 1, Offset to 1 and Degree to 2.
+// NoiseStd, if given, is the noise standard deviation of the measurements
+// of the function this kernel models, in place of the model's noise_std
+// (a constraint's sensor is often not the objective's); New checks it but
+// does not use it.
 type Spec struct {
-	Kernel      string   `yaml:"kernel" json:"kernel"`
-	Lengthscale float64  `yaml:"lengthscale,omitempty" json:"lengthscale,omitempty"`
-	Variance    *float64 `yaml:"variance,omitempty" json:"variance,omitempty"`
-	Offset      *float64 `yaml:"offset,omitempty" json:"offset,omitempty"`
-	Degree      *int     `yaml:"degree,omitempty" json:"degree,omitempty"`
+	Kernel      string      `yaml:"kernel" json:"kernel"`
+	Lengthscale Lengthscale `yaml:"lengthscale,omitempty" json:"lengthscale,omitempty"`
+	Variance    *float64    `yaml:"variance,omitempty" json:"variance,omitempty"`
+	Offset      *float64    `yaml:"offset,omitempty" json:"offset,omitempty"`
+	Degree      *int        `yaml:"degree,omitempty" json:"degree,omitempty"`
+	NoiseStd    *float64    `yaml:"noise_std,omitempty" json:"noise_std,omitempty"`
+}
+
+// Lengthscale is a stationary kernel's lengthscale: one number ℓ
+// (isotropic), or one ℓ_j per input dimension (ARD). It reads and writes a
+// single number as a scalar, so that isotropic specs look as they always
+// did.
+type Lengthscale []float64
+
+// Iso is the isotropic lengthscale l.
+func Iso(l float64) Lengthscale { return Lengthscale{l} }
+
+// UnmarshalYAML accepts a number or a non-empty list of numbers.
+func (l *Lengthscale) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.SequenceNode {
+		var v []float64
+		if err := strictyaml.DecodeNode(n, &v); err != nil {
+			return err
+		}
+		if len(v) == 0 {
+			return strictyaml.Errorf(n, "", "an empty list: give one lengthscale, or one per input dimension")
+		}
+		*l = v
+		return nil
+	}
+	var v float64
+	if err := strictyaml.DecodeNode(n, &v); err != nil {
+		return err
+	}
+	*l = Lengthscale{v}
+	return nil
+}
+
+// MarshalJSON writes one lengthscale as a number, several as a list.
+func (l Lengthscale) MarshalJSON() ([]byte, error) {
+	if len(l) == 1 {
+		return json.Marshal(l[0])
+	}
+	return json.Marshal([]float64(l))
+}
+
+// MarshalYAML writes one lengthscale as a number, several as a list.
+func (l Lengthscale) MarshalYAML() (any, error) {
+	if len(l) == 1 {
+		return l[0], nil
+	}
+	return []float64(l), nil
+}
+
+// ErrAnisotropic is returned (wrapped) by what assumes an isotropic
+// kernel (one lengthscale for every dimension) when given an ARD one.
+var ErrAnisotropic = errors.New("kernel has one lengthscale per dimension (ARD)")
+
+// ARD returns the per-dimension lengthscales of an ARD kernel, nil for an
+// isotropic or non-stationary one.
+func ARD(k Kernel) []float64 {
+	switch k := k.(type) {
+	case SE:
+		return k.ARD
+	case Matern32:
+		return k.ARD
+	case Matern52:
+		return k.ARD
+	}
+	return nil
+}
+
+// CheckDim checks a kernel spec against the input dimension d: an ARD
+// lengthscale needs exactly d entries. The error names the key.
+func CheckDim(s Spec, d int) error {
+	if len(s.Lengthscale) > 1 && len(s.Lengthscale) != d {
+		return fielderr.New(ErrInvalid, "lengthscale", "%d lengthscales for %d input dimensions: give one, or one per dimension", len(s.Lengthscale), d)
+	}
+	return nil
 }
 
 // New builds the kernel a Spec describes. Errors name the offending key
@@ -123,12 +233,31 @@ func New(s Spec) (Kernel, error) {
 			return nil, fielderr.New(ErrInvalid, "variance", "must be a finite number > 0, got %v", v)
 		}
 	}
+	if s.NoiseStd != nil && (!(*s.NoiseStd >= 0) || *s.NoiseStd > 1e100) {
+		return nil, fielderr.New(ErrInvalid, "noise_std", "must be a finite number in 0…1e100, got %v", *s.NoiseStd)
+	}
 	stationary := s.Kernel == "se" || s.Kernel == "matern32" || s.Kernel == "matern52"
-	if stationary {
-		if !(s.Lengthscale > 0) || math.IsInf(s.Lengthscale, 0) {
-			return nil, fielderr.New(ErrInvalid, "lengthscale", "must be a finite number > 0, got %v", s.Lengthscale)
+	var iso float64
+	var ard []float64
+	switch {
+	case stationary && len(s.Lengthscale) == 0:
+		return nil, fielderr.New(ErrInvalid, "lengthscale", "must be a finite number > 0, got %v", 0)
+	case stationary:
+		for j, l := range s.Lengthscale {
+			if !(l > 0) || math.IsInf(l, 0) {
+				key := "lengthscale"
+				if len(s.Lengthscale) > 1 {
+					key = fmt.Sprintf("lengthscale[%d]", j)
+				}
+				return nil, fielderr.New(ErrInvalid, key, "must be a finite number > 0, got %v", l)
+			}
 		}
-	} else if s.Lengthscale != 0 {
+		if len(s.Lengthscale) == 1 {
+			iso = s.Lengthscale[0]
+		} else {
+			ard = append([]float64(nil), s.Lengthscale...)
+		}
+	case s.Lengthscale != nil:
 		return nil, fielderr.New(ErrInvalid, "lengthscale", "not a parameter of kernel %q", s.Kernel)
 	}
 	if s.Kernel != "polynomial" && (s.Offset != nil || s.Degree != nil) {
@@ -136,11 +265,11 @@ func New(s Spec) (Kernel, error) {
 	}
 	switch s.Kernel {
 	case "se":
-		return SE{Variance: v, Lengthscale: s.Lengthscale}, nil
+		return SE{Variance: v, Lengthscale: iso, ARD: ard}, nil
 	case "matern32":
-		return Matern32{Variance: v, Lengthscale: s.Lengthscale}, nil
+		return Matern32{Variance: v, Lengthscale: iso, ARD: ard}, nil
 	case "matern52":
-		return Matern52{Variance: v, Lengthscale: s.Lengthscale}, nil
+		return Matern52{Variance: v, Lengthscale: iso, ARD: ard}, nil
 	case "linear":
 		return Linear{Variance: v}, nil
 	case "polynomial":

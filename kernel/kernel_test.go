@@ -48,7 +48,7 @@ func TestGramPositiveSemiDefinite(t *testing.T) {
 		x[i] = []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
 	}
 	for _, s := range []kernel.Spec{
-		{Kernel: "se", Lengthscale: 0.7}, {Kernel: "matern32", Lengthscale: 0.7}, {Kernel: "matern52", Lengthscale: 2},
+		{Kernel: "se", Lengthscale: kernel.Iso(0.7)}, {Kernel: "matern32", Lengthscale: kernel.Iso(0.7)}, {Kernel: "matern52", Lengthscale: kernel.Iso(2)},
 		{Kernel: "linear"}, {Kernel: "polynomial", Degree: ptr(3)},
 	} {
 		k, err := kernel.New(s)
@@ -82,12 +82,12 @@ func TestNewDefaultsAndErrors(t *testing.T) {
 		key  string // the message starts with the key at fault
 	}{
 		{kernel.Spec{}, "kernel: missing"},
-		{kernel.Spec{Kernel: "rbf", Lengthscale: 1}, `kernel: unknown kernel "rbf"`},
+		{kernel.Spec{Kernel: "rbf", Lengthscale: kernel.Iso(1)}, `kernel: unknown kernel "rbf"`},
 		{kernel.Spec{Kernel: "se"}, "lengthscale: "},
-		{kernel.Spec{Kernel: "se", Lengthscale: -1}, "lengthscale: "},
-		{kernel.Spec{Kernel: "se", Lengthscale: math.Inf(1)}, "lengthscale: "},
-		{kernel.Spec{Kernel: "matern32", Lengthscale: 1, Variance: ptr(0.0)}, "variance: "},
-		{kernel.Spec{Kernel: "linear", Lengthscale: 1}, "lengthscale: "},
+		{kernel.Spec{Kernel: "se", Lengthscale: kernel.Iso(-1)}, "lengthscale: "},
+		{kernel.Spec{Kernel: "se", Lengthscale: kernel.Iso(math.Inf(1))}, "lengthscale: "},
+		{kernel.Spec{Kernel: "matern32", Lengthscale: kernel.Iso(1), Variance: ptr(0.0)}, "variance: "},
+		{kernel.Spec{Kernel: "linear", Lengthscale: kernel.Iso(1)}, "lengthscale: "},
 		{kernel.Spec{Kernel: "linear", Degree: ptr(2)}, "offset/degree: "},
 		{kernel.Spec{Kernel: "polynomial", Degree: ptr(0)}, "degree: "},
 		{kernel.Spec{Kernel: "polynomial", Offset: ptr(-1.0)}, "offset: "},

@@ -15,8 +15,8 @@ import (
 func genSpec() *problem.GenerateSpec {
 	return &problem.GenerateSpec{
 		DecisionSet: problem.DecisionSetSpec{Kind: "unit-disk", Size: 20},
-		Objective:   kernel.Spec{Kernel: "se", Lengthscale: 1},
-		Constraints: []kernel.Spec{{Kernel: "se", Lengthscale: 0.5}},
+		Objective:   kernel.Spec{Kernel: "se", Lengthscale: kernel.Iso(1)},
+		Constraints: []kernel.Spec{{Kernel: "se", Lengthscale: kernel.Iso(0.5)}},
 		SeedSet:     problem.SeedSetSpec{Size: []int{2, 3}},
 	}
 }
@@ -59,7 +59,7 @@ func TestGenerateSpecCheck(t *testing.T) {
 		{"grid of one point", func(s *problem.GenerateSpec) { s.DecisionSet = grid; s.DecisionSet.Points = []int{1} }, "decision_set.points", `1`, problem.ErrInvalid},
 		{"no kind", func(s *problem.GenerateSpec) { s.DecisionSet.Kind = "" }, "decision_set.kind", `missing`, problem.ErrInvalid},
 		{"unknown kind", func(s *problem.GenerateSpec) { s.DecisionSet.Kind = "torus" }, "decision_set.kind", `torus`, problem.ErrInvalid},
-		{"objective kernel", func(s *problem.GenerateSpec) { s.Objective.Lengthscale = -2 }, "objective.lengthscale", `-2`, kernel.ErrInvalid},
+		{"objective kernel", func(s *problem.GenerateSpec) { s.Objective.Lengthscale = kernel.Iso(-2) }, "objective.lengthscale", `-2`, kernel.ErrInvalid},
 		{"no constraints", func(s *problem.GenerateSpec) { s.Constraints = nil }, "constraints", ``, problem.ErrInvalid},
 		{"constraint kernel", func(s *problem.GenerateSpec) { s.Constraints = append(s.Constraints, kernel.Spec{Kernel: "rbf"}) }, "constraints[1].kernel", `rbf`, kernel.ErrInvalid},
 		{"seeds from elsewhere", func(s *problem.GenerateSpec) { s.SeedSet.From = "all" }, "seed_set.from", `all`, problem.ErrInvalid},

@@ -131,8 +131,8 @@ func TestArgmaxTiesLowestIndex(t *testing.T) {
 func TestGenerate(t *testing.T) {
 	spec := &problem.GenerateSpec{
 		DecisionSet: problem.DecisionSetSpec{Kind: "unit-disk", Size: 100},
-		Objective:   kernel.Spec{Kernel: "se", Lengthscale: 1},
-		Constraints: []kernel.Spec{{Kernel: "se", Lengthscale: 0.1}},
+		Objective:   kernel.Spec{Kernel: "se", Lengthscale: kernel.Iso(1)},
+		Constraints: []kernel.Spec{{Kernel: "se", Lengthscale: kernel.Iso(0.1)}},
 		SeedSet:     problem.SeedSetSpec{Size: []int{11, 20}},
 	}
 	for r := uint64(0); r < 20; r++ {

@@ -127,8 +127,8 @@ func illustrationProblem() (*problem.Problem, *problem.Info, error) {
 	rng := rand.New(rand.NewPCG(illSeed, 0x111))
 	spec := &problem.GenerateSpec{
 		DecisionSet: problem.DecisionSetSpec{Kind: "grid", Bounds: [][2]float64{{0, 10}}, Points: []int{illN}},
-		Objective:   kernel.Spec{Kernel: "se", Lengthscale: 1},
-		Constraints: []kernel.Spec{{Kernel: "se", Lengthscale: 1}},
+		Objective:   kernel.Spec{Kernel: "se", Lengthscale: kernel.Iso(1)},
+		Constraints: []kernel.Spec{{Kernel: "se", Lengthscale: kernel.Iso(1)}},
 		// The whole safe set for now: seedInterval then picks the seeds.
 		SeedSet: problem.SeedSetSpec{All: true},
 	}
