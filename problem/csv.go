@@ -14,8 +14,10 @@ import (
 const MaxValues = 50_000_000
 
 // ReadCSV reads a user's problem (SPEC §9): a header row naming the columns
-// x1 … xd, f, g1 … gm and optionally seed, then one row per action in index
-// order. Thresholds, ε and noise are not in the file; the caller sets them.
+// x1 … xd, f, g1 … gm (m ≥ 0), optionally seed and optionally noise_std,
+// then one row per action in index order. Thresholds, ε and the noise are
+// not in the file; the caller sets them, except that a noise_std column
+// gives each action's own noise standard deviation (NoiseStds), ≥ 0.
 // Without a seed column, Seed is nil for the caller to fill; with one it is
 // non-nil, possibly empty.
 func ReadCSV(r io.Reader) (*Problem, error) {
@@ -24,7 +26,7 @@ func ReadCSV(r io.Reader) (*Problem, error) {
 	cr.Comment = '#'
 	header, err := cr.Read()
 	if err == io.EOF {
-		return nil, fmt.Errorf("%w: empty file, want a header row x1…xd,f,g1…gm[,seed]", ErrInvalid)
+		return nil, fmt.Errorf("%w: empty file, want a header row x1…xd,f[,g1…gm][,seed][,noise_std]", ErrInvalid)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
@@ -35,7 +37,7 @@ func ReadCSV(r io.Reader) (*Problem, error) {
 	if len(header) > 0 {
 		header[0] = strings.TrimPrefix(header[0], "\ufeff") // spreadsheet byte-order mark
 	}
-	d, m, hasSeed, err := parseHeader(header)
+	d, m, hasSeed, hasNoise, err := parseHeader(header)
 	if err != nil {
 		return nil, err
 	}
@@ -80,6 +82,13 @@ func ReadCSV(r io.Reader) (*Problem, error) {
 				return nil, fmt.Errorf("%w: line %d, column seed: %v is neither 0 nor 1", ErrInvalid, row, vals[d+1+m])
 			}
 		}
+		if hasNoise {
+			v := vals[len(vals)-1]
+			if !(v >= 0) {
+				return nil, fmt.Errorf("%w: line %d, column noise_std: %v is negative; want the standard deviation of the action's measurement noise, ≥ 0", ErrInvalid, row, v)
+			}
+			p.NoiseStds = append(p.NoiseStds, v)
+		}
 	}
 	if len(p.X) < 2 {
 		return nil, fmt.Errorf("%w: decision set: needs at least 2 actions, got %d", ErrInvalid, len(p.X))
@@ -87,36 +96,40 @@ func ReadCSV(r io.Reader) (*Problem, error) {
 	return p, nil
 }
 
-// parseHeader checks the column names and returns d, m and whether a seed
-// column is present.
-func parseHeader(h []string) (d, m int, seed bool, err error) {
+// parseHeader checks the column names and returns d, m and whether the
+// seed and noise_std columns are present.
+func parseHeader(h []string) (d, m int, seed, noise bool, err error) {
+	fail := func(format string, args ...any) (int, int, bool, bool, error) {
+		return 0, 0, false, false, fmt.Errorf("%w: header: "+format, append([]any{ErrInvalid}, args...)...)
+	}
 	i := 0
 	for i < len(h) && h[i] == "x"+strconv.Itoa(i+1) {
 		i++
 	}
 	d = i
 	if d == 0 {
-		return 0, 0, false, fmt.Errorf("%w: header: first column must be x1, got %q", ErrInvalid, first(h))
+		return fail("first column must be x1, got %q", first(h))
 	}
 	if i >= len(h) || h[i] != "f" {
-		return 0, 0, false, fmt.Errorf("%w: header: column %d must be x%d or f, got %q", ErrInvalid, i+1, d+1, at(h, i))
+		return fail("column %d must be x%d or f, got %q", i+1, d+1, at(h, i))
 	}
 	i++
 	for i < len(h) && h[i] == "g"+strconv.Itoa(m+1) {
 		i++
 		m++
 	}
-	if m == 0 {
-		return 0, 0, false, fmt.Errorf("%w: header: column %d must be g1, got %q", ErrInvalid, i+1, at(h, i))
-	}
 	if i < len(h) && h[i] == "seed" {
 		seed = true
 		i++
 	}
-	if i != len(h) {
-		return 0, 0, false, fmt.Errorf("%w: header: unexpected column %q (want x1…xd,f,g1…gm[,seed])", ErrInvalid, h[i])
+	if i < len(h) && h[i] == "noise_std" {
+		noise = true
+		i++
 	}
-	return d, m, seed, nil
+	if i != len(h) {
+		return fail("unexpected column %q (want x1…xd,f[,g1…gm][,seed][,noise_std])", h[i])
+	}
+	return d, m, seed, noise, nil
 }
 
 func first(h []string) string { return at(h, 0) }

@@ -29,6 +29,9 @@ type Problem struct {
 	H         []float64   // thresholds h_i
 	Epsilon   float64     // ε of the ε-safe set
 	NoiseStd  float64     // observation noise; 0 = exact values
+	// NoiseStds, if not nil, is each action's own noise standard deviation
+	// (a problem file's noise_std column), in place of NoiseStd.
+	NoiseStds []float64
 	Seed      []int       // seed set D^w, ascending action indices
 	Lipschitz []float64   // L_i, filled by Analyze
 }
