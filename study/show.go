@@ -48,13 +48,16 @@ type Best struct {
 
 // Observation is one tell, as exported.
 type Observation struct {
-	Seq       int       `json:"seq"`
-	Ask       int       `json:"ask,omitempty"`
-	Index     int       `json:"index"`
-	X         []float64 `json:"x"`
-	F         float64   `json:"f"`
-	G         []float64 `json:"g"`
-	Violation bool      `json:"violation"`
+	Seq   int       `json:"seq"`
+	Ask   int       `json:"ask,omitempty"`
+	Index int       `json:"index"`
+	X     []float64 `json:"x"`
+	F     float64   `json:"f"`
+	G     []float64 `json:"g"`
+	// NoiseStd is the tell's own noise standard deviation, absent when
+	// the tell used the model's σ.
+	NoiseStd  *float64 `json:"noise_std,omitempty"`
+	Violation bool     `json:"violation"`
 	// Retracted observations no longer count; RetractedBy is the Seq of
 	// the retraction.
 	Retracted   bool      `json:"retracted"`
@@ -95,7 +98,8 @@ func (v *Service) Show(ctx context.Context, name string) (*Summary, error) {
 			safe[i] = true
 		}
 		for _, e := range s.events {
-			if e.Kind == "tell" && !e.Violation && s.retracted[e.Seq] == 0 {
+			// A point outside the decision set is no action to choose.
+			if e.Kind == "tell" && e.Index >= 0 && !e.Violation && s.retracted[e.Seq] == 0 {
 				safe[e.Index] = true
 			}
 		}
@@ -122,7 +126,7 @@ func (s *Study) observations() []Observation {
 	for _, e := range s.events {
 		if e.Kind == "tell" {
 			r := s.retracted[e.Seq]
-			obs = append(obs, Observation{Seq: e.Seq, Ask: e.Ask, Index: e.Index, X: e.X, F: e.F, G: e.G, Violation: e.Violation,
+			obs = append(obs, Observation{Seq: e.Seq, Ask: e.Ask, Index: e.Index, X: e.X, F: e.F, G: e.G, NoiseStd: e.NoiseStd, Violation: e.Violation,
 				Retracted: r != 0, RetractedBy: r, Created: e.Created})
 		}
 	}
@@ -171,10 +175,11 @@ func (v *Service) Inspect(ctx context.Context, name string) (x [][]float64, h []
 }
 
 // ExportCSV renders a study's record as CSV, one row per event in order:
-// seq, kind (tell or retract), ask, index, x1…xd, f, g1…gm, violation,
-// retracted_by (a tell's retraction, if any), retracts (a retraction's
-// observation), created. The observations in force are the rows of kind
-// tell with an empty retracted_by.
+// seq, kind (tell or retract), ask, index, x1…xd, f, g1…gm, noise_std (a
+// tell's own, empty for the model's σ), violation, retracted_by (a tell's
+// retraction, if any), retracts (a retraction's observation), created.
+// The observations in force are the rows of kind tell with an empty
+// retracted_by.
 func ExportCSV(x *Export) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
@@ -186,7 +191,7 @@ func ExportCSV(x *Export) []byte {
 	for i := 1; i <= x.Constraints; i++ {
 		head = append(head, "g"+strconv.Itoa(i))
 	}
-	w.Write(append(head, "violation", "retracted_by", "retracts", "created"))
+	w.Write(append(head, "noise_std", "violation", "retracted_by", "retracts", "created"))
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	opt := func(n int) string {
 		if n == 0 {
@@ -197,7 +202,7 @@ func ExportCSV(x *Export) []byte {
 	rets := x.Retractions
 	write := func(r Retraction) {
 		row := []string{strconv.Itoa(r.Seq), "retract", "", strconv.Itoa(r.Index)}
-		row = append(row, make([]string, x.Dim+1+x.Constraints+2)...)
+		row = append(row, make([]string, x.Dim+1+x.Constraints+3)...)
 		w.Write(append(row, strconv.Itoa(r.Observation), r.Created.Format(time.RFC3339Nano)))
 	}
 	for _, o := range x.Observations {
@@ -213,6 +218,11 @@ func ExportCSV(x *Export) []byte {
 		for _, g := range o.G {
 			row = append(row, f(g))
 		}
+		noise := ""
+		if o.NoiseStd != nil {
+			noise = f(*o.NoiseStd)
+		}
+		row = append(row, noise)
 		w.Write(append(row, strconv.FormatBool(o.Violation), opt(o.RetractedBy), "", o.Created.Format(time.RFC3339Nano)))
 	}
 	for _, r := range rets {
