@@ -88,7 +88,11 @@ type Study struct {
 	pending []pendingAsk
 	nObs    int // observations not retracted
 	viol    int // violations among them
-	created time.Time
+	// outside counts the tells at points outside the decision set,
+	// retracted or not: each holds a row of L in every GP (BytesWith).
+	outside   int
+	maxMemory int64 // the service's MaxMemory: 0, none
+	created   time.Time
 }
 
 // pendingAsk is an ask handed out and not yet told: the study's id (the
@@ -123,19 +127,22 @@ func newStudy(name string, st *stored, events []Event, maxMemory int64) (*Study,
 	if err != nil {
 		return nil, fmt.Errorf("study %q: stored spec: %w", name, err)
 	}
+	tells, outside := 0, 0
+	for _, e := range events {
+		if e.Kind == "tell" {
+			tells++
+			if e.Index < 0 {
+				outside++
+			}
+		}
+	}
 	if maxMemory != 0 {
-		if err := res.CheckMemory(maxMemory); err != nil {
+		if err := res.CheckMemoryWith(maxMemory, outside); err != nil {
 			return nil, fmt.Errorf("study %q: %w", name, err)
 		}
 	}
 	s := &Study{name: name, res: res, asks: map[int]int{}, told: map[int]bool{}, tells: map[int]int{},
-		retracted: map[int]int{}, withdrawn: map[int]int{}, created: st.created}
-	tells := 0
-	for _, e := range events {
-		if e.Kind == "tell" {
-			tells++
-		}
-	}
+		retracted: map[int]int{}, withdrawn: map[int]int{}, created: st.created, maxMemory: maxMemory}
 	if s.pol, err = newPolicy(res, 0, tells); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
@@ -224,6 +231,9 @@ func (s *Study) apply(e Event) error {
 		s.tells[e.Seq] = len(s.events)
 		s.events = append(s.events, e)
 		s.nObs++
+		if e.Index < 0 {
+			s.outside++
+		}
 		if e.Violation {
 			s.viol++
 		}
@@ -553,6 +563,9 @@ func (s *Study) validateAt(t *TellRequest, seq int, horizon bool) (Event, error)
 			e.X = s.res.X[e.Index]
 		} else {
 			e.X = append([]float64(nil), t.X...)
+			if err := s.checkOutside(1); err != nil {
+				return e, err
+			}
 		}
 	default:
 		return e, fmt.Errorf("%w: give exactly one of ask, index and x", ErrBadTell)
@@ -579,6 +592,23 @@ func (s *Study) validateAt(t *TellRequest, seq int, horizon bool) (Event, error)
 	e.F, e.G = *t.F, append([]float64(nil), t.G...)
 	return e, nil
 }
+
+// checkOutside refuses, with ErrBadTell, more observations outside the
+// decision set when the study's memory estimate with them (BytesWith)
+// would exceed the service's limit: each holds a row of L in every GP.
+func (s *Study) checkOutside(more int) error {
+	if s.maxMemory == 0 {
+		return nil
+	}
+	if err := s.res.CheckMemoryWith(s.maxMemory, s.outside+more); err != nil {
+		return fmt.Errorf("%w: study %q: %w", ErrBadTell, s.name, err)
+	}
+	return nil
+}
+
+// bytes is the study's memory estimate with the observations outside its
+// decision set it holds.
+func (s *Study) bytes() int64 { return s.res.BytesWith(s.outside) }
 
 // ServiceOptions configure a Service.
 type ServiceOptions struct {
@@ -676,7 +706,7 @@ func (v *Service) evict() bool {
 // admit counts e's freshly loaded study against MaxMemory, dropping least
 // recently used studies not in use to make room.
 func (v *Service) admit(e *entry) error {
-	b := e.st.res.Bytes()
+	b := e.st.bytes()
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	for v.opt.MaxMemory > 0 && v.bytes+b > v.opt.MaxMemory {
@@ -737,6 +767,14 @@ func (v *Service) with(ctx context.Context, name string, fn func(s *Study) error
 		}
 	}
 	err = fn(e.st)
+	if e.st != nil {
+		// Observations outside the decision set raise the estimate.
+		b := e.st.bytes()
+		v.mu.Lock()
+		v.bytes += b - e.bytes
+		e.bytes = b
+		v.mu.Unlock()
+	}
 	if errors.Is(err, ErrStale) || errors.Is(err, errWrite) || errors.Is(err, ErrReplay) {
 		// Another process wrote, or our write failed after the policy was
 		// consulted, or the policy could not follow a recorded event:
