@@ -19,15 +19,20 @@ import (
 // set and the actions observed (not retracted) with every g_i ≥ h_i; it is
 // never nil, since the seed set is not empty.
 type Summary struct {
-	Study       string    `json:"study"`
-	Algorithm   string    `json:"algorithm"`
-	Actions     int       `json:"actions"`
-	Dim         int       `json:"d"`
-	Constraints int       `json:"constraints"`
-	Horizon     int       `json:"horizon"`
-	Rounds      int       `json:"rounds"`    // observations in force (not retracted)
-	Retracted   int       `json:"retracted"` // observations retracted
-	Pending     *int      `json:"pending"`   // the ask awaiting its tell
+	Study       string `json:"study"`
+	Algorithm   string `json:"algorithm"`
+	Actions     int    `json:"actions"`
+	Dim         int    `json:"d"`
+	Constraints int    `json:"constraints"`
+	Horizon     int    `json:"horizon"`
+	Rounds      int    `json:"rounds"`    // observations in force (not retracted)
+	Retracted   int    `json:"retracted"` // observations retracted
+	// Outside counts the observations in force at points outside the
+	// decision set (told by x or imported), OwnNoise those told with
+	// their own noise_std.
+	Outside     int       `json:"outside"`
+	OwnNoise    int       `json:"own_noise"`
+	Pending     *int      `json:"pending"` // the ask awaiting its tell
 	SafeSetSize int       `json:"safe_set_size"`
 	Best        *Best     `json:"best"`
 	Violations  int       `json:"violations"` // among the observations in force
@@ -98,8 +103,16 @@ func (v *Service) Show(ctx context.Context, name string) (*Summary, error) {
 			safe[i] = true
 		}
 		for _, e := range s.events {
+			if e.Kind != "tell" || s.retracted[e.Seq] != 0 {
+				continue
+			}
+			if e.NoiseStd != nil {
+				sum.OwnNoise++
+			}
 			// A point outside the decision set is no action to choose.
-			if e.Kind == "tell" && e.Index >= 0 && !e.Violation && s.retracted[e.Seq] == 0 {
+			if e.Index < 0 {
+				sum.Outside++
+			} else if !e.Violation {
 				safe[e.Index] = true
 			}
 		}
