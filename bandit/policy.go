@@ -45,8 +45,13 @@ var (
 //     tell it the earlier measurements with id 0, each with its point
 //     (Observation.X, Index −1): the GPs condition on points outside the
 //     set, so nothing is lost. Those observations count as rounds in β_t
-//     and in an exploration phase. When the data are many, New could take
-//     the GPs moved with gp.Model.OnSet instead (O(N·t²), no re-solving).
+//     and in an exploration phase, as any measurement told with id 0 does
+//     (a study's import, an experiment's problem.warm_start): β_t grows
+//     with t, so counting them only widens the bounds, and the union bound
+//     over rounds behind the paper's Theorem 1 (Σ_t 6δ/(π²t²) ≤ δ) still
+//     holds when the rounds are numbered from t₀ + 1. When the data are
+//     many, New could take the GPs moved with gp.Model.OnSet instead
+//     (O(N·t²), no re-solving).
 type Policy interface {
 	// Ask returns the ask pending, or chooses the coming round's action
 	// and returns it as a new ask. It fails only when the policy cannot
