@@ -229,8 +229,10 @@ func checkPredict(t *testing.T, what string, k kernel.Kernel, d int, m *gp.Model
 // TestAddMatchesScratch mixes observations at actions of D (Observe, and
 // Add with their own noise variance) and at points outside D (AddAt),
 // moves the model onto another decision set (OnSet) midway and goes on
-// observing there; the posterior over the current set and the log
-// marginal likelihood must agree with a from-scratch Cholesky solve.
+// observing there; the posterior over the current set, the log marginal
+// likelihood, and the posterior at probe points off the set (PredictAt
+// one by one, Predict as a batch; checkPredict) must agree with a
+// from-scratch Cholesky solve.
 //
 // Tolerance 1e-9 relative (SPEC §2). Both sides factorize the same
 // matrix K(X_t,X_t) + diag(σ²_s) in a different order, and a backward-
