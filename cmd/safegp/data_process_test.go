@@ -147,7 +147,6 @@ func TestImportCLI(t *testing.T) {
 
 func second[T any](_ T, err error) error { return err }
 
-
 func ftoa(v float64) string { b, _ := json.Marshal(v); return string(b) }
 
 func writeFile(t *testing.T, dir, name, content string) string {
