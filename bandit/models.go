@@ -29,12 +29,13 @@ func newModels(model Model, set DecisionSet, opt Options, withG bool) *models {
 			m.g = append(m.g, gp.New(k, set.X, model.NoiseStd))
 		}
 	}
+	rows := opt.Horizon + max(opt.WarmStart, 0)
 	for _, g := range append([]*gp.Model{m.f}, m.g...) {
 		if opt.Grow {
-			g.GrowTo(opt.Horizon)
-			g.Reserve(min(opt.Expect, opt.Horizon))
+			g.GrowTo(rows)
+			g.Reserve(min(opt.Expect, rows))
 		} else {
-			g.Reserve(opt.Horizon)
+			g.Reserve(rows)
 		}
 	}
 	return m

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+
+	"github.com/safegp/safegp/gp"
 )
 
 // Errors of Tell.
@@ -42,8 +45,13 @@ var (
 //     tell it the earlier measurements with id 0, each with its point
 //     (Observation.X, Index −1): the GPs condition on points outside the
 //     set, so nothing is lost. Those observations count as rounds in β_t
-//     and in an exploration phase. When the data are many, New could take
-//     the GPs moved with gp.Model.OnSet instead (O(N·t²), no re-solving).
+//     and in an exploration phase, as any measurement told with id 0 does
+//     (a study's import, an experiment's problem.warm_start): β_t grows
+//     with t, so counting them only widens the bounds, and the union bound
+//     over rounds behind the paper's Theorem 1 (Σ_t 6δ/(π²t²) ≤ δ) still
+//     holds when the rounds are numbered from t₀ + 1. When the data are
+//     many, New could take the GPs moved with gp.Model.OnSet instead
+//     (O(N·t²), no re-solving).
 type Policy interface {
 	// Ask returns the ask pending, or chooses the coming round's action
 	// and returns it as a new ask. It fails only when the policy cannot
@@ -57,6 +65,53 @@ type Policy interface {
 	// much of it as d asks for, reusing dst's slices: inspecting every
 	// round does not allocate. Give a fresh Snapshot to keep one.
 	Inspect(dst *Snapshot, d Detail)
+}
+
+// Predictor is the posterior away from the decision set: every policy New
+// returns implements it (a separate interface, so that Policy stays the
+// ask/tell seam). A study uses it for the typo warnings of tells at points
+// outside the set and to show the posterior on another finite set; it
+// reads the GPs and changes nothing, like Inspect.
+type Predictor interface {
+	// Predict writes into dst the posteriors of f and of every g_i (none
+	// for gp-ucb-oracle, which models f only) at the points x, which
+	// need not be in the decision set, and the coming round's √β_t,
+	// reusing dst's slices. It costs O(P·t²) for P points and t
+	// observations, with a scratch of PredictBytes; one point needs no
+	// scratch. The points must be finite and of the decision set's
+	// dimension: errors wrap ErrPoint and change nothing.
+	Predict(dst *Prediction, x [][]float64) error
+}
+
+// ErrPoint marks a point Predict cannot take.
+var ErrPoint = errors.New("invalid point")
+
+// Prediction is what Predict writes: the posteriors at its points, and
+// √β_t of the coming round, so that ℓ = μ − √β_t σ and u = μ + √β_t σ are
+// the bounds the policy would use there (SPEC §3).
+type Prediction struct {
+	SqrtBeta float64     `json:"sqrt_beta"`
+	F        Posterior   `json:"f"`
+	G        []Posterior `json:"g"`
+}
+
+// PredictBytes estimates the memory of Predict over p points for a policy
+// with m constraints and t observations: the scratch of one GP at a time
+// (gp.PredictBytes) and the m+1 posteriors written.
+func PredictBytes(m, p, t int) int64 {
+	return gp.PredictBytes(p, t) + 16*int64(m+1)*int64(p)
+}
+
+// KnownNoise is the Observation.NoiseVar of a measurement whose noise
+// standard deviation std ≥ 0 is known (heteroscedastic, known noise): std²,
+// or for std = 0 (an exact value, or one whose square underflows) the
+// smallest positive float64, which gp raises to its jitter floor as it does
+// the model's σ = 0 — NoiseVar 0 itself means the model's σ².
+func KnownNoise(std float64) float64 {
+	if v := std * std; v > 0 {
+		return v
+	}
+	return math.SmallestNonzeroFloat64
 }
 
 // Detail selects what Inspect writes.
@@ -202,6 +257,42 @@ func (l *loop) Tell(id int, o Observation) error {
 
 // Inspect implements Policy.
 func (l *loop) Inspect(dst *Snapshot, d Detail) { l.rule.inspect(dst, d) }
+
+// Predict implements Predictor.
+func (l *loop) Predict(dst *Prediction, x [][]float64) error {
+	m := l.m
+	d := len(m.set.X[0])
+	for k, p := range x {
+		if len(p) != d {
+			return fmt.Errorf("%w: point %d has %d coordinates, the decision set's have %d", ErrPoint, k+1, len(p), d)
+		}
+		for j, v := range p {
+			if !finite(v) {
+				return fmt.Errorf("%w: point %d: coordinate %d is %v", ErrPoint, k+1, j+1, v)
+			}
+		}
+	}
+	// √β_t of the coming round t = observations + 1, as beta sets it.
+	dst.SqrtBeta = math.Sqrt(m.model.Beta.At(m.t+1, len(m.model.Constraints), len(m.set.X), m.model.Delta))
+	predict(&dst.F, m.f, x)
+	dst.G = slices.Grow(dst.G[:0], len(m.g))[:len(m.g)]
+	for k, g := range m.g {
+		predict(&dst.G[k], g, x)
+	}
+	return nil
+}
+
+// predict writes g's posterior at the points x into dst, reusing its
+// slices.
+func predict(dst *Posterior, g *gp.Model, x [][]float64) {
+	n := len(x)
+	dst.Mean = slices.Grow(dst.Mean[:0], n)[:n]
+	dst.Std = slices.Grow(dst.Std[:0], n)[:n]
+	g.Predict(dst.Mean, dst.Std, x)
+	for i, v := range dst.Std {
+		dst.Std[i] = math.Sqrt(math.Max(v, 0))
+	}
+}
 
 // finite reports whether v is a number, not NaN or ±Inf.
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

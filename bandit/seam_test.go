@@ -329,3 +329,85 @@ func TestNewRejects(t *testing.T) {
 	e.opt.Rand = nil
 	build(t, e, bandit.Spec{Name: "naive-sgp-ucb"}) // never draws
 }
+
+// TestPredict checks Predictor on every policy family: at the decision
+// set's own points it gives the posteriors and √β_t that Inspect shows
+// (the same GPs, read by another route: agreement to 1e-12 relative,
+// rounding of the two summation orders), after tells at actions and at
+// points outside the set with their own noise; a point of the wrong
+// dimension or not finite is an error that changes nothing.
+func TestPredict(t *testing.T) {
+	for _, s := range seamSpecs {
+		t.Run(s.DisplayLabel(), func(t *testing.T) {
+			set := line(20) // not e: the helper e asks
+			pol := build(t, set, s)
+			tell := func(x []float64, idx int, std float64) {
+				t.Helper()
+				o := bandit.Observation{F: fval(x), G: []float64{gval(x)}, X: x, Index: idx, NoiseVar: bandit.KnownNoise(std)}
+				if err := pol.Tell(0, o); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tell(set.set.X[9], 9, 0.1)
+			tell([]float64{0.93}, -1, 0)
+			tell([]float64{1.37}, -1, 0.3)
+			tell(set.set.X[3], 3, 0.05)
+			for range 3 {
+				a := e(pol)
+				if err := pol.Tell(a.ID, bandit.Observation{F: fval(a.X), G: []float64{gval(a.X)}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var snap bandit.Snapshot
+			pol.Inspect(&snap, bandit.Full)
+			var pr bandit.Prediction
+			if err := pol.(bandit.Predictor).Predict(&pr, set.set.X); err != nil {
+				t.Fatal(err)
+			}
+			if pr.SqrtBeta != snap.SqrtBeta {
+				t.Errorf("√β_t = %v, Inspect's %v", pr.SqrtBeta, snap.SqrtBeta)
+			}
+			want := append([]bandit.Posterior{snap.F}, snap.G...)
+			got := append([]bandit.Posterior{pr.F}, pr.G...)
+			if len(got) != len(want) {
+				t.Fatalf("%d posteriors, Inspect has %d", len(got), len(want))
+			}
+			for k := range want {
+				for i := range set.set.X {
+					if d := math.Abs(got[k].Mean[i] - want[k].Mean[i]); d > 1e-12*(1+math.Abs(want[k].Mean[i])) {
+						t.Errorf("GP %d, action %d: mean %v, Inspect's %v", k, i, got[k].Mean[i], want[k].Mean[i])
+					}
+					if d := math.Abs(got[k].Std[i] - want[k].Std[i]); d > 1e-12 {
+						t.Errorf("GP %d, action %d: sd %v, Inspect's %v", k, i, got[k].Std[i], want[k].Std[i])
+					}
+				}
+			}
+			// One point takes gp's PredictAt: the same numbers.
+			var one bandit.Prediction
+			if err := pol.(bandit.Predictor).Predict(&one, [][]float64{set.set.X[5]}); err != nil {
+				t.Fatal(err)
+			}
+			if d := math.Abs(one.F.Std[0] - snap.F.Std[5]); d > 1e-12 {
+				t.Errorf("one point: sd %v, Inspect's %v", one.F.Std[0], snap.F.Std[5])
+			}
+			for _, bad := range [][][]float64{{{0.5, 1}}, {{math.NaN()}}, {{0.2}, {math.Inf(1)}}} {
+				if err := pol.(bandit.Predictor).Predict(&pr, bad); !errors.Is(err, bandit.ErrPoint) {
+					t.Errorf("Predict(%v): %v, want ErrPoint", bad, err)
+				}
+			}
+		})
+	}
+}
+
+// TestKnownNoise: σ² for σ > 0, and for σ = 0 a positive value (0 would
+// mean the model's σ²) that gp raises to its jitter floor.
+func TestKnownNoise(t *testing.T) {
+	if v := bandit.KnownNoise(0.3); v != 0.3*0.3 {
+		t.Errorf("KnownNoise(0.3) = %v", v)
+	}
+	for _, s := range []float64{0, 1e-200} {
+		if v := bandit.KnownNoise(s); !(v > 0) || v > 1e-300 {
+			t.Errorf("KnownNoise(%v) = %v, want a positive value below any jitter", s, v)
+		}
+	}
+}

@@ -57,6 +57,10 @@ type Options struct {
 	// at once (a study's recorded tells, replayed when it is opened): room
 	// for them is made up front rather than by doubling.
 	Expect int
+	// WarmStart is the number of measurements the caller tells outside
+	// the loop on top of the horizon's rounds (an experiment's warm
+	// start): the GPs make room for Horizon + WarmStart observations.
+	WarmStart int
 }
 
 // Bytes estimates the memory a policy of spec s over n actions with m

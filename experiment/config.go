@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/config"
@@ -36,7 +37,18 @@ type Config struct {
 	Model        ModelConfig   `yaml:"model" json:"model"`
 	Algorithms   []bandit.Spec `yaml:"algorithms" json:"algorithms"`
 
-	dir string // folder of the config file: problem.file is relative to it
+	dir  string     // folder of the config file: problem.file is relative to it
+	warm *WarmStart // problem.warm_start's content, read by ReadProblem
+}
+
+// WarmStart is problem.warm_start's content as every algorithm is told
+// it: one observation per row, at its action when the row's point is one
+// (Index ≥ 0) and at its point otherwise (Index −1), with the row's own
+// noise variance when the file has a noise_std column (0, the model's σ,
+// otherwise). The observations' slices are shared by all runs: read only.
+type WarmStart struct {
+	Obs     []bandit.Observation
+	Outside int // rows at points outside the decision set
 }
 
 // ProblemConfig is either a user's file or a generator.
@@ -47,6 +59,12 @@ type ProblemConfig struct {
 	Thresholds  []float64             `yaml:"thresholds" json:"thresholds"`
 	Epsilon     float64               `yaml:"epsilon" json:"epsilon"`
 	NoiseStd    float64               `yaml:"noise_std" json:"noise_std"`
+	// WarmStart is a file of earlier measurements (problem.ReadData's
+	// format, relative to the configuration) that every algorithm of
+	// every realization is told before round 1. Only with File: a drawn
+	// problem's functions exist on its decision set only, so no file
+	// could hold values consistent with each realization's draw.
+	WarmStart string `yaml:"warm_start,omitempty" json:"warm_start,omitempty"`
 }
 
 // ModelConfig is the learner's GP model, the section an experiment shares
@@ -133,6 +151,8 @@ func (p *ProblemConfig) check() error {
 		return bad("problem", "give file or generate, not both")
 	case p.Generate != nil && p.SeedActions != nil:
 		return bad("problem.seed_actions", "only for a problem file; use generate.seed_set")
+	case p.Generate != nil && p.WarmStart != "":
+		return bad("problem.warm_start", "only with problem.file: a generated problem's functions are drawn on its decision set for each realization, so no file can hold values consistent with them")
 	}
 	for _, v := range []struct {
 		key string
@@ -256,11 +276,62 @@ func (c *Config) ReadProblem() (*problem.Problem, error) {
 	if len(c.constraintKernels()) != p.M() {
 		return nil, fielderr.New(ErrConfig, "model.constraints", "%d kernels, the file %s has %d constraints", len(c.constraintKernels()), c.Problem.File, p.M())
 	}
+	if p.NoiseStds != nil && c.Problem.NoiseStd != 0 {
+		return nil, fielderr.New(ErrConfig, "problem.noise_std", "the file %s has a noise_std column, which sets each action's noise: leave problem.noise_std out (or 0)", c.Problem.File)
+	}
 	p.H = c.Problem.Thresholds
 	p.Epsilon = c.Problem.Epsilon
 	p.NoiseStd = c.Problem.NoiseStd
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("problem.file %s: %w", c.Problem.File, err)
 	}
+	if c.warm, err = c.readWarmStart(p); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// readWarmStart reads problem.warm_start for problem p (nil without one):
+// its rows must have p's dimension and constraints.
+func (c *Config) readWarmStart(p *problem.Problem) (*WarmStart, error) {
+	if c.Problem.WarmStart == "" {
+		return nil, nil
+	}
+	path := c.Problem.WarmStart
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(c.dir, path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fielderr.Recast(ErrConfig, "problem.warm_start", err)
+	}
+	defer f.Close()
+	data, d, m, err := problem.ReadData(f)
+	if err != nil {
+		return nil, fielderr.Recast(ErrConfig, "problem.warm_start "+c.Problem.WarmStart, err)
+	}
+	switch {
+	case d != p.Dim():
+		return nil, fielderr.New(ErrConfig, "problem.warm_start", "the file %s has points of %d coordinates (x1…x%d), the problem's actions have %d", c.Problem.WarmStart, d, d, p.Dim())
+	case m != p.M():
+		return nil, fielderr.New(ErrConfig, "problem.warm_start", "the file %s has %d constraint columns, the problem has %d", c.Problem.WarmStart, m, p.M())
+	}
+	index := make(map[string]int, p.N())
+	for i, x := range p.X {
+		index[fmt.Sprint(x)] = i
+	}
+	w := &WarmStart{Obs: make([]bandit.Observation, len(data.X))}
+	for k, x := range data.X {
+		o := bandit.Observation{F: data.F[k], G: data.G[k], X: x, Index: -1}
+		if i, ok := index[fmt.Sprint(x)]; ok && slices.Equal(p.X[i], x) {
+			o.Index, o.X = i, p.X[i]
+		} else {
+			w.Outside++
+		}
+		if data.NoiseStds != nil {
+			o.NoiseVar = bandit.KnownNoise(data.NoiseStds[k])
+		}
+		w.Obs[k] = o
+	}
+	return w, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/gp"
 	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/problem"
 )
@@ -46,10 +47,23 @@ func (c *Config) Plan(fixed *problem.Problem, workers int, limit int64, keepRuns
 		inst, draw = problem.Bytes(n, d, m), g.DrawBytes()
 		where = "problem.generate.decision_set"
 	}
+	// A warm start adds its rows to every GP's, and those at points
+	// outside the decision set their rows of L (gp.OutsideBytes); the
+	// rows are held once, shared by every run.
+	rows, outside := T, 0
+	if c.warm != nil {
+		rows, outside = T+len(c.warm.Obs), c.warm.Outside
+		shared = memlimit.Add(shared, memlimit.Mul(int64(len(c.warm.Obs)), 8*int64(d+m+4)+80))
+	}
 	var perRun int64
 	heavy := 0
 	for i := range c.Algorithms {
-		if b := bandit.Bytes(&c.Algorithms[i], n, m, T, false); b > perRun {
+		gps := int64(m + 1)
+		if c.Algorithms[i].Name == "gp-ucb-oracle" {
+			gps = 1
+		}
+		b := memlimit.Add(bandit.Bytes(&c.Algorithms[i], n, m, rows, false), memlimit.Mul(gps, gp.OutsideBytes(d, rows, outside)))
+		if b > perRun {
 			perRun, heavy = b, i
 		}
 	}

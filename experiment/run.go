@@ -103,6 +103,9 @@ type Setting struct {
 	Set     bandit.DecisionSet
 	Truth   *bandit.Truth // the realization's ground truth: for gp-ucb-oracle and lipschitz: auto
 	Options bandit.Options
+	// WarmStart, if not empty, are earlier measurements Play tells the
+	// policy before round 1 (problem.warm_start): shared, read only.
+	WarmStart []bandit.Observation
 }
 
 // Setting is what every algorithm knows of realization r: the model
@@ -115,7 +118,12 @@ func (c *Config) Setting(r int, in Instance) *Setting {
 		k, _ := kernel.New(s)
 		kg = append(kg, k)
 	}
+	var warm []bandit.Observation
+	if c.warm != nil {
+		warm = c.warm.Obs
+	}
 	return &Setting{
+		WarmStart: warm,
 		Model: bandit.Model{
 			Objective: kf, Constraints: kg,
 			NoiseStd: *c.Model.NoiseStd, Delta: *c.Model.Delta, Beta: c.beta(),
@@ -125,6 +133,7 @@ func (c *Config) Setting(r int, in Instance) *Setting {
 		Options: bandit.Options{
 			Thresholds: in.Problem.H, Epsilon: in.Problem.Epsilon,
 			Horizon: c.Horizon, Rand: stream(c.Seed, r, streamPolicy),
+			WarmStart: len(warm),
 		},
 	}
 }
@@ -242,6 +251,23 @@ type Watch func(t int, pol bandit.Policy) error
 // rounds against the true problem, drawing observation noise from noise
 // (1 + m normal draws per round when the noise is not zero). watch, if not
 // nil, sees the policy after every round.
+//
+// With a warm start (st.WarmStart) the policy is first told those
+// measurements outside the loop (Tell with id 0, at their points). They
+// are observations like any other: they count in β_t's t (SPEC §3's t is
+// the number of observations + 1, and a larger t only widens the bounds,
+// so the union bound over rounds behind Theorem 1 still holds, with room
+// to spare) and in an exploration phase's rounds (bandit.Policy), but
+// not in the results: regret, violations and safe-set sizes are those of
+// the horizon's T rounds played.
+//
+// A problem with per-action noise (a file's noise_std column, p.NoiseStds)
+// draws each round's f and g_i noise with the played action's σ — 1 + m
+// normal draws every round, even where σ = 0, so that every algorithm of
+// a realization meets the same draws in the same round — and tells the
+// policy that variance (known heteroscedastic noise, bandit.KnownNoise):
+// the model's noise_std is then only its default, for what no observation
+// carries. A problem without the column draws as before.
 func Play(s *bandit.Spec, st *Setting, p *problem.Problem, info *problem.Info, noise *rand.Rand, watch Watch) (*Run, error) {
 	pol, err := bandit.New(s, st.Model, st.Set, st.Truth, st.Options)
 	if err != nil {
@@ -259,6 +285,11 @@ func Play(s *bandit.Spec, st *Setting, p *problem.Problem, info *problem.Info, n
 	// One snapshot and one observation for the whole run: Inspect and
 	// Tell reuse them, so that the rounds do not allocate.
 	var view bandit.Snapshot
+	for k, o := range st.WarmStart {
+		if err := pol.Tell(0, o); err != nil {
+			return nil, fmt.Errorf("%s: problem.warm_start row %d: %w", s.DisplayLabel(), k+1, err)
+		}
+	}
 	obs := bandit.Observation{G: make([]float64, p.M())}
 	for t := 0; t < T; t++ {
 		ask, err := pol.Ask()
@@ -284,7 +315,15 @@ func Play(s *bandit.Spec, st *Setting, p *problem.Problem, info *problem.Info, n
 		for i := range z {
 			z[i] = p.G[i][a]
 		}
-		if p.NoiseStd > 0 {
+		switch {
+		case p.NoiseStds != nil:
+			sd := p.NoiseStds[a]
+			y += sd * noise.NormFloat64()
+			for i := range z {
+				z[i] += sd * noise.NormFloat64()
+			}
+			obs.NoiseVar = bandit.KnownNoise(sd)
+		case p.NoiseStd > 0:
 			y += p.NoiseStd * noise.NormFloat64()
 			for i := range z {
 				z[i] += p.NoiseStd * noise.NormFloat64()

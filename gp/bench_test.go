@@ -66,3 +66,67 @@ func BenchmarkAddAt(b *testing.B) {
 		}
 	}
 }
+
+// atT400 returns a model over n actions in the unit square holding 400
+// observations, a third of them at points outside D (issue 10's
+// benchmarks: data at any point).
+func atT400(n int) *gp.Model {
+	const t = 400
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := randPoints(rng, n, 2)
+	m := gp.New(kernel.SE{Variance: 1, Lengthscale: 0.2}, x, 0.1)
+	m.Reserve(t + 1)
+	for s := 0; s < t; s++ {
+		if s%3 == 0 {
+			m.AddAt(randPoints(rng, 1, 2)[0], rng.NormFloat64(), 0.02)
+		} else {
+			m.Observe(rng.IntN(n), rng.NormFloat64())
+		}
+	}
+	return m
+}
+
+// BenchmarkDataAnyPoint times issue 10's operations at t = 400 on N = 1000
+// actions: AddAt at a point outside D (then popped), split into its two
+// parts — the O(t²) forward substitution, which PredictAt times alone,
+// and the O(N·t) update over D, which Observe at an action times alone —
+// and the posterior moved onto (OnSet) or computed at (Predict) another
+// set of 300 points, O(P·t²).
+func BenchmarkDataAnyPoint(b *testing.B) {
+	m := atT400(1000)
+	p := []float64{0.123, -0.456}
+	b.Run("AddAt/N=1000/t=400", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			m.AddAt(p, 0.5, -1)
+			gp.Pop(m)
+		}
+	})
+	b.Run("PredictAt/t=400", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			m.PredictAt(p)
+		}
+	})
+	b.Run("Observe/N=1000/t=400", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			m.Observe(7, 0.5)
+			gp.Pop(m)
+		}
+	})
+	set := randPoints(rand.New(rand.NewPCG(3, 4)), 300, 2)
+	b.Run("OnSet/P=300/t=400", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			m.OnSet(set)
+		}
+	})
+	mean, vr := make([]float64, len(set)), make([]float64, len(set))
+	b.Run("Predict/P=300/t=400", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			m.Predict(mean, vr, set)
+		}
+	})
+}

@@ -182,8 +182,8 @@ func (m *Model) grow() {
 // (KeepCovariance): the N-vectors, V (t·N floats) and the per-observation
 // vectors. It is what Reserve(t) allocates, plus N² floats for the
 // covariance. An observation outside D (AddAt) adds its point's d floats
-// and its row of L (up to t floats), and a model made by OnSet holds every
-// row of L (t²/2 floats): Bytes counts neither.
+// and its row of L (up to t floats): OutsideBytes counts them. A model
+// made by OnSet holds every row of L (t²/2 floats), which neither counts.
 func Bytes(n, t int, keepCov bool) int64 {
 	// 5 N-vectors, V, 6 t-vectors (a, y, σ², L_ss, action, scratch), t
 	// point and row headers (3 words each), and room for allocation
@@ -195,6 +195,22 @@ func Bytes(n, t int, keepCov bool) int64 {
 		f += int64(n) * int64(n)
 	}
 	return 8 * f
+}
+
+// OutsideBytes estimates what out observations at points outside D
+// (AddAt) add to Bytes(n, t, keepCov) for a model of at most t
+// observations in d dimensions: each keeps a copy of its point and its
+// row of L, as many floats as observations before it. At most t − 1
+// each, and at worst the out latest places: out·(t−1) − out·(out−1)/2
+// floats in all, with an eighth more for the allocator's size classes.
+func OutsideBytes(d, t, out int) int64 {
+	out = min(out, t)
+	if out <= 0 {
+		return 0
+	}
+	o, t64 := int64(out), int64(t)
+	rows := o*(t64-1) - o*(o-1)/2
+	return 8 * (rows + rows/8 + o*(int64(d)+4))
 }
 
 // N is the number of actions in the decision set.
@@ -354,14 +370,7 @@ func (m *Model) Add(i int, y, noiseVar float64) {
 // must be finite and have the dimension of D (and of the points observed
 // before); AddAt panics otherwise, so callers check user input first.
 func (m *Model) AddAt(x []float64, y, noiseVar float64) {
-	if d := m.dim(); d >= 0 && len(x) != d {
-		panic(fmt.Sprintf("gp: AddAt: point of dimension %d, the model's is %d", len(x), d))
-	}
-	for _, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			panic(fmt.Sprintf("gp: AddAt: point %v is not finite", x))
-		}
-	}
+	m.checkPoint(x, "AddAt")
 	nv := m.noise(noiseVar, "AddAt")
 	x = append([]float64(nil), x...)
 	m.room()
@@ -455,6 +464,95 @@ func (m *Model) record(x []float64, i int, y, nv float64, c []float64, ltt, mu f
 	m.pts = append(m.pts, x)
 	m.y = append(m.y, y)
 	m.nv = append(m.nv, nv)
+}
+
+// PredictAt returns the posterior mean and variance of the latent function
+// at the point x, which need not be in D: with l = L⁻¹k(X_t, x) by one
+// forward substitution, μ(x) = lᵀa and σ²(x) = k(x,x) − ‖l‖² (the variance
+// may dip below 0 by rounding, as Var's does: clamp it before a square
+// root). Cost O(t²) and no allocation within Reserve: it uses the model's
+// scratch row, so it is no more safe for concurrent use than the rest.
+// The model is unchanged. x must be finite and have the dimension of D;
+// PredictAt panics otherwise, so callers check user input first.
+func (m *Model) PredictAt(x []float64) (mean, variance float64) {
+	m.checkPoint(x, "PredictAt")
+	t := len(m.a)
+	m.col = m.col[:t]
+	l := m.col
+	for s, p := range m.pts {
+		l[s] = m.k.Eval(p, x)
+	}
+	m.solveL(l)
+	return floats.Dot(l, m.a), m.k.Eval(x, x) - floats.Dot(l, l)
+}
+
+// checkPoint panics unless x is finite and of the model's dimension.
+func (m *Model) checkPoint(x []float64, op string) {
+	if d := m.dim(); d >= 0 && len(x) != d {
+		panic(fmt.Sprintf("gp: %s: point of dimension %d, the model's is %d", op, len(x), d))
+	}
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			panic(fmt.Sprintf("gp: %s: point %v is not finite", op, x))
+		}
+	}
+}
+
+// Predict writes the posterior mean and variance at every point of x —
+// another finite set, anywhere — into mean and vr (each of length len(x))
+// without moving the model: what OnSet(x) would hold in its Mean and Var,
+// computed the same way (W = L⁻¹K(X_t, x) row by row, μ = Wᵀa,
+// σ² = k(x,x) − colsum(W²)) but keeping neither W's rows past their use
+// nor a copy of L. Cost O(P·t²) for P points, with one scratch matrix of
+// P·t floats (PredictBytes): callers with user-sized x check it first.
+// One point is PredictAt, without the scratch.
+func (m *Model) Predict(mean, vr []float64, x [][]float64) {
+	if len(mean) != len(x) || len(vr) != len(x) {
+		panic("gp: Predict: mean and vr must have one element per point")
+	}
+	for _, p := range x {
+		m.checkPoint(p, "Predict")
+	}
+	if len(x) == 1 {
+		mean[0], vr[0] = m.PredictAt(x[0])
+		return
+	}
+	t, np := len(m.a), len(x)
+	for j, p := range x {
+		mean[j], vr[j] = 0, m.k.Eval(p, p)
+	}
+	if t == 0 {
+		return
+	}
+	w := make([]float64, t*np)
+	l := make([]float64, t)
+	for s, p := range m.pts {
+		row := w[s*np : (s+1)*np]
+		for j, xj := range x {
+			row[j] = m.k.Eval(p, xj)
+		}
+		if s > 0 {
+			// row −= W[:s]ᵀ L[s, :s]: row s of L⁻¹K(X_t, x).
+			wm := blas64.General{Rows: s, Cols: np, Stride: np, Data: w[:s*np]}
+			blas64.Gemv(blas.Trans, -1, wm, blas64.Vector{N: s, Inc: 1, Data: m.lRow(l, s)}, 1, blas64.Vector{N: np, Inc: 1, Data: row})
+		}
+		inv, alpha := 1/m.ldiag[s], m.a[s]
+		for j := range row {
+			r := row[j] * inv
+			row[j] = r
+			mean[j] += alpha * r
+			vr[j] -= r * r
+		}
+	}
+}
+
+// PredictBytes estimates the scratch memory of Predict over p points for a
+// model of t observations: the P×t matrix W and one row of L.
+func PredictBytes(p, t int) int64 {
+	if p <= 1 {
+		return 0
+	}
+	return 8 * (int64(p)*int64(t) + int64(t) + 1024)
 }
 
 // OnSet returns a new model over decision set x with this model's kernel,

@@ -187,13 +187,52 @@ func checkPosterior(t *testing.T, what string, k kernel.Kernel, x [][]float64, m
 	if e := relErr(m.LogMarginalLikelihood(), lml, 1+math.Abs(lml)); e > tol {
 		t.Errorf("%s: log marginal likelihood %v, scratch %v (rel %g)", what, m.LogMarginalLikelihood(), lml, e)
 	}
+	checkPredict(t, what, k, len(x[0]), m, tol)
+}
+
+// checkPredict compares PredictAt and Predict at probe points in d
+// dimensions — new random ones and some of the observed points — with a
+// fresh solve, as checkPosterior does over the set.
+func checkPredict(t *testing.T, what string, k kernel.Kernel, d int, m *gp.Model, tol float64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(uint64(m.T()), 3))
+	probe := randPoints(rng, 20, d)
+	for s := 0; s < 5 && m.T() > 0; s++ {
+		probe = append(probe, m.Points()[rng.IntN(m.T())])
+	}
+	mean, vr, _, _ := scratchAt(k, probe, m.Points(), m.NoiseVars(), m.Y())
+	bm, bv := make([]float64, len(probe)), make([]float64, len(probe))
+	m.Predict(bm, bv, probe)
+	for j, p := range probe {
+		mu, v := m.PredictAt(p)
+		scale := k.Eval(p, p)
+		if scale == 0 {
+			scale = 1
+		}
+		for _, c := range []struct {
+			name      string
+			got, want float64
+			scale     float64
+		}{
+			{"PredictAt mean", mu, mean[j], 1 + math.Abs(mean[j])},
+			{"PredictAt var", v, vr[j], scale},
+			{"Predict mean", bm[j], mean[j], 1 + math.Abs(mean[j])},
+			{"Predict var", bv[j], vr[j], scale},
+		} {
+			if e := relErr(c.got, c.want, c.scale); e > tol {
+				t.Errorf("%s: %s at probe %d = %v, scratch %v (rel %g)", what, c.name, j, c.got, c.want, e)
+			}
+		}
+	}
 }
 
 // TestAddMatchesScratch mixes observations at actions of D (Observe, and
 // Add with their own noise variance) and at points outside D (AddAt),
 // moves the model onto another decision set (OnSet) midway and goes on
-// observing there; the posterior over the current set and the log
-// marginal likelihood must agree with a from-scratch Cholesky solve.
+// observing there; the posterior over the current set, the log marginal
+// likelihood, and the posterior at probe points off the set (PredictAt
+// one by one, Predict as a batch; checkPredict) must agree with a
+// from-scratch Cholesky solve.
 //
 // Tolerance 1e-9 relative (SPEC §2). Both sides factorize the same
 // matrix K(X_t,X_t) + diag(σ²_s) in a different order, and a backward-
@@ -592,6 +631,53 @@ func TestGrowToMatchesReserve(t *testing.T) {
 // the estimate must count it. Each case is measured three times and the
 // least kept: other goroutines (the test runner's) only add to
 // TotalAlloc.
+// TestPredictAtDoesNotAllocate: PredictAt runs on the model's scratch
+// row, so a study may call it per tell and a benchmark per point.
+func TestPredictAtDoesNotAllocate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := randPoints(rng, 50, 2)
+	m := gp.New(kernel.SE{Variance: 1, Lengthscale: 0.4}, x, 0.1)
+	m.Reserve(40)
+	for s := 0; s < 40; s++ {
+		if s%2 == 0 {
+			m.AddAt(randPoints(rng, 1, 2)[0], rng.NormFloat64(), 0.01)
+		} else {
+			m.Observe(rng.IntN(50), rng.NormFloat64())
+		}
+	}
+	p := []float64{0.1, 0.2}
+	if a := testing.AllocsPerRun(100, func() { m.PredictAt(p) }); a != 0 {
+		t.Errorf("PredictAt: %v allocations per call, want 0", a)
+	}
+}
+
+// TestOutsideBytes checks the estimate of the observations outside D
+// against what AddAt allocates beyond Bytes, with every observation
+// outside D (the worst case).
+func TestOutsideBytes(t *testing.T) {
+	for _, c := range []struct{ n, d, t int }{{100, 2, 50}, {50, 3, 400}, {10, 1, 1000}} {
+		rng := rand.New(rand.NewPCG(1, uint64(c.t)))
+		x := randPoints(rng, c.n, c.d)
+		pts := randPoints(rng, c.t, c.d)
+		allocs := int64(math.MaxInt64)
+		for range 3 {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			m := gp.New(kernel.SE{Variance: 1, Lengthscale: 0.5}, x, 0.1)
+			m.Reserve(c.t)
+			for _, p := range pts {
+				m.AddAt(p, 1, -1)
+			}
+			runtime.ReadMemStats(&after)
+			allocs = min(allocs, int64(after.TotalAlloc-before.TotalAlloc))
+		}
+		est := gp.Bytes(c.n, c.t, false) + gp.OutsideBytes(c.d, c.t, c.t)
+		if allocs > est || est > 2*allocs {
+			t.Errorf("N = %d, d = %d, t = %d, all outside: allocated %d bytes, estimate %d", c.n, c.d, c.t, allocs, est)
+		}
+	}
+}
+
 func TestBytes(t *testing.T) {
 	for _, c := range []struct{ n, t int }{{100, 50}, {1000, 200}, {50, 400}} {
 		x := make([][]float64, c.n)

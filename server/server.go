@@ -12,6 +12,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,9 +20,11 @@ import (
 )
 
 // Body limits: a create request carries a specification, possibly with its
-// actions inline; every other request is small.
+// actions inline, an import its rows and a posterior request its points;
+// every other request is small.
 const (
 	MaxCreateBody = 16 << 20
+	MaxDataBody   = 16 << 20
 	MaxBody       = 64 << 10
 )
 
@@ -47,6 +50,8 @@ func Handler(svc *study.Service, opt Options) http.Handler {
 	mux.Handle("POST /v1/studies/{name}/ask", h.auth(h.ask))
 	mux.Handle("POST /v1/studies/{name}/tell", h.auth(h.tell))
 	mux.Handle("POST /v1/studies/{name}/retract", h.auth(h.retract))
+	mux.Handle("POST /v1/studies/{name}/import", h.auth(h.importData, "application/json", "text/csv"))
+	mux.Handle("POST /v1/studies/{name}/posterior", h.auth(h.posterior))
 	mux.Handle("GET /v1/studies/{name}", h.auth(h.show))
 	mux.Handle("GET /v1/studies/{name}/observations", h.auth(h.observations))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -82,7 +87,12 @@ func (h *handler) logged(next http.Handler) http.Handler {
 	})
 }
 
-func (h *handler) auth(fn func(w http.ResponseWriter, r *http.Request) error) http.Handler {
+// auth checks the token, the Host and a POST body's Content-Type (one of
+// types; application/json when none is given) before fn runs.
+func (h *handler) auth(fn func(w http.ResponseWriter, r *http.Request) error, types ...string) http.Handler {
+	if len(types) == 0 {
+		types = []string{"application/json"}
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h.opt.Token != "" {
 			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -92,8 +102,8 @@ func (h *handler) auth(fn func(w http.ResponseWriter, r *http.Request) error) ht
 				return
 			}
 		}
-		if r.Method == http.MethodPost && !jsonContent(r) {
-			writeError(w, http.StatusUnsupportedMediaType, errors.New("POST bodies must be sent with Content-Type: application/json"))
+		if r.Method == http.MethodPost && !hasContent(r, types) {
+			writeError(w, http.StatusUnsupportedMediaType, fmt.Errorf("POST bodies here must be sent with Content-Type: %s", strings.Join(types, " or ")))
 			return
 		}
 		if h.opt.Token == "" && !loopbackHost(r.Host) {
@@ -112,12 +122,14 @@ func (h *handler) auth(fn func(w http.ResponseWriter, r *http.Request) error) ht
 	})
 }
 
-// jsonContent reports whether the request declares a JSON body. Requiring
-// it stops a web page from posting observations cross-site: browsers send
-// JSON only after a CORS preflight, which this server never grants.
-func jsonContent(r *http.Request) bool {
+// hasContent reports whether the request declares a body of one of the
+// media types. Requiring JSON (or, for an import, text/csv) stops a web
+// page from posting observations cross-site: browsers send either only
+// after a CORS preflight, which this server never grants (only
+// text/plain, form and multipart bodies go without one).
+func hasContent(r *http.Request, types []string) bool {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	return err == nil && mt == "application/json"
+	return err == nil && slices.Contains(types, mt)
 }
 
 func loopbackHost(hostport string) bool {
@@ -144,7 +156,7 @@ func status(err error) int {
 	case errors.Is(err, study.ErrExists), errors.Is(err, study.ErrAlreadyTold), errors.Is(err, study.ErrStale),
 		errors.Is(err, study.ErrHorizon), errors.Is(err, study.ErrWithdrawn), errors.Is(err, study.ErrAlreadyRetracted):
 		return http.StatusConflict
-	case errors.Is(err, study.ErrBadTell), errors.Is(err, study.ErrBadRetract), errors.Is(err, study.ErrSpec), errors.Is(err, study.ErrBadName), errors.Is(err, errBadRequest):
+	case errors.Is(err, study.ErrBadTell), errors.Is(err, study.ErrBadRetract), errors.Is(err, study.ErrBadImport), errors.Is(err, study.ErrBadPoints), errors.Is(err, study.ErrSpec), errors.Is(err, study.ErrBadName), errors.Is(err, errBadRequest):
 		return http.StatusBadRequest
 	case errors.Is(err, context.Canceled):
 		return 499 // client closed the request
@@ -266,6 +278,50 @@ func (h *handler) retract(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	a, err := h.svc.Retract(r.Context(), r.PathValue("name"), req.Observation)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, a)
+	return nil
+}
+
+// importData adds earlier measurements: a CSV body (text/csv, the
+// problem-file format x1…xd,f[,g1…gm][,noise_std]) or a JSON array of
+// tell objects (application/json), all rows or none.
+func (h *handler) importData(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(w, r, MaxDataBody)
+	if err != nil {
+		return err
+	}
+	var rows []study.TellRequest
+	if hasContent(r, []string{"text/csv"}) {
+		rows, err = study.ParseImportCSV(bytes.NewReader(body))
+	} else {
+		rows, err = study.DecodeImport(body)
+	}
+	if err != nil {
+		return err
+	}
+	a, err := h.svc.Import(r.Context(), r.PathValue("name"), rows)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, a)
+	return nil
+}
+
+// posterior answers the posterior at the points of a JSON body
+// {"points": [[…], …]}; it changes nothing (POST for the body's size).
+func (h *handler) posterior(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(w, r, MaxDataBody)
+	if err != nil {
+		return err
+	}
+	pts, err := study.DecodePoints(body)
+	if err != nil {
+		return err
+	}
+	a, err := h.svc.Posterior(r.Context(), r.PathValue("name"), pts)
 	if err != nil {
 		return err
 	}

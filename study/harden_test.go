@@ -60,6 +60,13 @@ func TestDecodeTellStrict(t *testing.T) {
 		{"x huge", `{"x": [1e999], "f": 1, "g": [1]}`, "x1 = 1e999 is outside the range"},
 		{"x and index", `{"x": [1], "index": 2, "f": 1, "g": [1]}`, "exactly one"},
 		{"x and ask", `{"x": [1], "ask": 2, "f": 1, "g": [1]}`, "exactly one"},
+		{"noise_std null", `{"ask": 1, "f": 1, "g": [1], "noise_std": null}`, "noise_std is null"},
+		{"noise_std negative", `{"ask": 1, "f": 1, "g": [1], "noise_std": -0.1}`, "noise_std = -0.1"},
+		{"noise_std string", `{"ask": 1, "f": 1, "g": [1], "noise_std": "0.1"}`, "noise_std must be a number, got a string"},
+		{"noise_std NaN string", `{"ask": 1, "f": 1, "g": [1], "noise_std": "NaN"}`, "noise_std must be a number"},
+		{"noise_std huge", `{"ask": 1, "f": 1, "g": [1], "noise_std": 1e300}`, "noise_std = 1e+300"},
+		{"noise_std overflow", `{"ask": 1, "f": 1, "g": [1], "noise_std": 1e400}`, "noise_std = 1e400 is outside the range"},
+		{"noise_std array", `{"ask": 1, "f": 1, "g": [1], "noise_std": [0.1]}`, "noise_std must be a number, got an array"},
 	}
 	for _, c := range bad {
 		req, err := study.DecodeTell([]byte(c.body))
@@ -79,6 +86,8 @@ func TestDecodeTellStrict(t *testing.T) {
 		{`{"index": 0, "f": 0, "g": []}`, nil, ptr(0), nil, 0, []float64{}},
 		{` {"g": [1e-300], "index": -0, "f": 7} `, nil, ptr(0), nil, 7, []float64{1e-300}},
 		{`{"x": [0.25, -3e1], "f": 2, "g": [1]}`, nil, nil, []float64{0.25, -30}, 2, []float64{1}},
+		{`{"x": [0.25], "f": 2, "g": [1], "noise_std": 0.3}`, nil, nil, []float64{0.25}, 2, []float64{1}},
+		{`{"ask": 1, "f": 2, "g": [1], "noise_std": 0}`, ptr(1), nil, nil, 2, []float64{1}},
 	}
 	for _, c := range good {
 		req, err := study.DecodeTell([]byte(c.body))

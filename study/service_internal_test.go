@@ -386,8 +386,8 @@ func TestMigrateFromVersion2(t *testing.T) {
 	defer st.Close()
 	var v int
 	st.db.QueryRow(`SELECT version FROM schema_version`).Scan(&v)
-	if v != 3 || st.version != 3 {
-		t.Errorf("schema version %d (%d) after a writable open, want 3", v, st.version)
+	if v != len(migrations) || st.version != len(migrations) {
+		t.Errorf("schema version %d (%d) after a writable open, want %d", v, st.version, len(migrations))
 	}
 	evs, err := st.Events(ctx, "s")
 	if err != nil || !slices.EqualFunc(evs, srcEvs, sameEvent) {
@@ -439,7 +439,105 @@ func TestMigrateFromVersion2(t *testing.T) {
 // sameEvent compares two events but their times.
 func sameEvent(a, b Event) bool {
 	return a.Seq == b.Seq && a.Kind == b.Kind && a.Ask == b.Ask && a.Index == b.Index && slices.Equal(a.X, b.X) &&
-		a.F == b.F && slices.Equal(a.G, b.G) && a.Violation == b.Violation && a.Ref == b.Ref
+		a.F == b.F && slices.Equal(a.G, b.G) && a.Violation == b.Violation && a.Ref == b.Ref &&
+		(a.NoiseStd == nil) == (b.NoiseStd == nil) && (a.NoiseStd == nil || *a.NoiseStd == *b.NoiseStd)
+}
+
+// TestMigrateFromVersion3: a database of schema 3 (no noise_std column)
+// opens read-only as it is, and a writable open adds the column, NULL in
+// every row (the model's σ, which those tells used); the study replays to
+// the state of the study it was copied from — the same events, the same
+// pending ask and the same next ask after it is told — with tells at
+// actions, at points outside the set and a retraction among them.
+func TestMigrateFromVersion3(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	src := lruService(t, filepath.Join(dir, "src.db"), 4)
+	s, _ := ParseSpec(fmt.Appendf(nil, lruSpec, 5))
+	res, err := s.Resolve("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Create(ctx, "s", res); err != nil {
+		t.Fatal(err)
+	}
+	for k, x := range []float64{1.1, 1.33, 2.05} {
+		f, g := -(x-3)*(x-3), 1-math.Pow(x/3.5, 4)
+		if _, err := src.Tell(ctx, "s", &TellRequest{X: []float64{x}, F: &f, G: []float64{g}}); err != nil {
+			t.Fatal(err)
+		}
+		round(t, src, "s")
+		if k == 1 {
+			if _, err := src.Retract(ctx, "s", 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	pending, err := src.Ask(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcEvs, _ := src.store.Events(ctx, "s")
+
+	old := filepath.Join(dir, "v3.db")
+	db, err := sql.Open("sqlite", "file:"+old+"?_pragma=journal_mode(WAL)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`CREATE TABLE schema_version (version INTEGER NOT NULL)`,
+		`INSERT INTO schema_version (version) VALUES (3)`,
+		migrations[0], migrations[1], migrations[2],
+		`ATTACH DATABASE '` + filepath.Join(dir, "src.db") + `' AS src`,
+		`INSERT INTO studies SELECT * FROM src.studies`,
+		`INSERT INTO events SELECT study, seq, kind, ask, idx, x, f, g, violation, created, ref FROM src.events`,
+		`DETACH DATABASE src`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	before, _ := os.ReadFile(old)
+	ro, err := Open(old, OpenOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	roEvs, err := ro.Events(ctx, "s")
+	ro.Close()
+	if err != nil || !slices.EqualFunc(roEvs, srcEvs, sameEvent) {
+		t.Errorf("read-only schema 3: events differ from the source's (%v)", err)
+	}
+	if after, _ := os.ReadFile(old); string(after) != string(before) {
+		t.Error("a read-only open changed a schema-3 file")
+	}
+	st, err := Open(old, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if st.version != len(migrations) || len(migrations) != 4 {
+		t.Errorf("schema version %d after a writable open, want 4", st.version)
+	}
+	var nonNull int
+	if err := st.db.QueryRow(`SELECT count(*) FROM events WHERE noise_std IS NOT NULL`).Scan(&nonNull); err != nil || nonNull != 0 {
+		t.Errorf("%d rows with a noise_std after the migration (%v), want 0", nonNull, err)
+	}
+	evs, err := st.Events(ctx, "s")
+	if err != nil || !slices.EqualFunc(evs, srcEvs, sameEvent) {
+		t.Errorf("migrated schema 4: events differ from the source's (%v)", err)
+	}
+	mig := NewService(st, ServiceOptions{})
+	got, err := mig.Ask(ctx, "s")
+	if err != nil || got.Ask != pending.Ask || got.Index != pending.Index {
+		t.Fatalf("migrated study asks %+v (%v), the source %+v", got, err, pending)
+	}
+	if a, b := round(t, mig, "s"), round(t, src, "s"); a != b {
+		t.Errorf("after the pending ask: the migrated study asks action %d, the source %d", a, b)
+	}
+	if a, b := round(t, mig, "s"), round(t, src, "s"); a != b {
+		t.Errorf("next: the migrated study asks action %d, the source %d", a, b)
+	}
 }
 
 // TestServiceMemoryBudget: with MaxMemory room for two studies' estimates,

@@ -19,15 +19,20 @@ import (
 // set and the actions observed (not retracted) with every g_i ≥ h_i; it is
 // never nil, since the seed set is not empty.
 type Summary struct {
-	Study       string    `json:"study"`
-	Algorithm   string    `json:"algorithm"`
-	Actions     int       `json:"actions"`
-	Dim         int       `json:"d"`
-	Constraints int       `json:"constraints"`
-	Horizon     int       `json:"horizon"`
-	Rounds      int       `json:"rounds"`    // observations in force (not retracted)
-	Retracted   int       `json:"retracted"` // observations retracted
-	Pending     *int      `json:"pending"`   // the ask awaiting its tell
+	Study       string `json:"study"`
+	Algorithm   string `json:"algorithm"`
+	Actions     int    `json:"actions"`
+	Dim         int    `json:"d"`
+	Constraints int    `json:"constraints"`
+	Horizon     int    `json:"horizon"`
+	Rounds      int    `json:"rounds"`    // observations in force (not retracted)
+	Retracted   int    `json:"retracted"` // observations retracted
+	// Outside counts the observations in force at points outside the
+	// decision set (told by x or imported), OwnNoise those told with
+	// their own noise_std.
+	Outside     int       `json:"outside"`
+	OwnNoise    int       `json:"own_noise"`
+	Pending     *int      `json:"pending"` // the ask awaiting its tell
 	SafeSetSize int       `json:"safe_set_size"`
 	Best        *Best     `json:"best"`
 	Violations  int       `json:"violations"` // among the observations in force
@@ -48,13 +53,16 @@ type Best struct {
 
 // Observation is one tell, as exported.
 type Observation struct {
-	Seq       int       `json:"seq"`
-	Ask       int       `json:"ask,omitempty"`
-	Index     int       `json:"index"`
-	X         []float64 `json:"x"`
-	F         float64   `json:"f"`
-	G         []float64 `json:"g"`
-	Violation bool      `json:"violation"`
+	Seq   int       `json:"seq"`
+	Ask   int       `json:"ask,omitempty"`
+	Index int       `json:"index"`
+	X     []float64 `json:"x"`
+	F     float64   `json:"f"`
+	G     []float64 `json:"g"`
+	// NoiseStd is the tell's own noise standard deviation, absent when
+	// the tell used the model's σ.
+	NoiseStd  *float64 `json:"noise_std,omitempty"`
+	Violation bool     `json:"violation"`
 	// Retracted observations no longer count; RetractedBy is the Seq of
 	// the retraction.
 	Retracted   bool      `json:"retracted"`
@@ -95,7 +103,16 @@ func (v *Service) Show(ctx context.Context, name string) (*Summary, error) {
 			safe[i] = true
 		}
 		for _, e := range s.events {
-			if e.Kind == "tell" && !e.Violation && s.retracted[e.Seq] == 0 {
+			if e.Kind != "tell" || s.retracted[e.Seq] != 0 {
+				continue
+			}
+			if e.NoiseStd != nil {
+				sum.OwnNoise++
+			}
+			// A point outside the decision set is no action to choose.
+			if e.Index < 0 {
+				sum.Outside++
+			} else if !e.Violation {
 				safe[e.Index] = true
 			}
 		}
@@ -122,7 +139,7 @@ func (s *Study) observations() []Observation {
 	for _, e := range s.events {
 		if e.Kind == "tell" {
 			r := s.retracted[e.Seq]
-			obs = append(obs, Observation{Seq: e.Seq, Ask: e.Ask, Index: e.Index, X: e.X, F: e.F, G: e.G, Violation: e.Violation,
+			obs = append(obs, Observation{Seq: e.Seq, Ask: e.Ask, Index: e.Index, X: e.X, F: e.F, G: e.G, NoiseStd: e.NoiseStd, Violation: e.Violation,
 				Retracted: r != 0, RetractedBy: r, Created: e.Created})
 		}
 	}
@@ -171,10 +188,11 @@ func (v *Service) Inspect(ctx context.Context, name string) (x [][]float64, h []
 }
 
 // ExportCSV renders a study's record as CSV, one row per event in order:
-// seq, kind (tell or retract), ask, index, x1…xd, f, g1…gm, violation,
-// retracted_by (a tell's retraction, if any), retracts (a retraction's
-// observation), created. The observations in force are the rows of kind
-// tell with an empty retracted_by.
+// seq, kind (tell or retract), ask, index, x1…xd, f, g1…gm, noise_std (a
+// tell's own, empty for the model's σ), violation, retracted_by (a tell's
+// retraction, if any), retracts (a retraction's observation), created.
+// The observations in force are the rows of kind tell with an empty
+// retracted_by.
 func ExportCSV(x *Export) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
@@ -186,7 +204,7 @@ func ExportCSV(x *Export) []byte {
 	for i := 1; i <= x.Constraints; i++ {
 		head = append(head, "g"+strconv.Itoa(i))
 	}
-	w.Write(append(head, "violation", "retracted_by", "retracts", "created"))
+	w.Write(append(head, "noise_std", "violation", "retracted_by", "retracts", "created"))
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	opt := func(n int) string {
 		if n == 0 {
@@ -197,7 +215,7 @@ func ExportCSV(x *Export) []byte {
 	rets := x.Retractions
 	write := func(r Retraction) {
 		row := []string{strconv.Itoa(r.Seq), "retract", "", strconv.Itoa(r.Index)}
-		row = append(row, make([]string, x.Dim+1+x.Constraints+2)...)
+		row = append(row, make([]string, x.Dim+1+x.Constraints+3)...)
 		w.Write(append(row, strconv.Itoa(r.Observation), r.Created.Format(time.RFC3339Nano)))
 	}
 	for _, o := range x.Observations {
@@ -213,6 +231,11 @@ func ExportCSV(x *Export) []byte {
 		for _, g := range o.G {
 			row = append(row, f(g))
 		}
+		noise := ""
+		if o.NoiseStd != nil {
+			noise = f(*o.NoiseStd)
+		}
+		row = append(row, noise)
 		w.Write(append(row, strconv.FormatBool(o.Violation), opt(o.RetractedBy), "", o.Created.Format(time.RFC3339Nano)))
 	}
 	for _, r := range rets {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/config"
+	"github.com/safegp/safegp/gp"
 	"github.com/safegp/safegp/internal/fielderr"
 	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/internal/strictyaml"
@@ -63,7 +64,8 @@ type Resolved struct {
 // Bytes estimates the memory the study holds when it reaches its horizon:
 // the decision set, the policy (bandit.Bytes, rows grown as observations
 // come), the recorded events, the copies of points told outside the
-// decision set, and one Inspect snapshot.
+// decision set, and one Inspect snapshot. Observations outside the decision
+// set hold more in each GP (their rows of L): BytesWith counts them.
 func (r *Resolved) Bytes() int64 {
 	n, d, m, T := int64(len(r.X)), int64(0), int64(len(r.Spec.Thresholds)), int64(r.Spec.Horizon)
 	if n > 0 {
@@ -79,11 +81,33 @@ func (r *Resolved) Bytes() int64 {
 	return memlimit.Add(x, pol, events, points, snap)
 }
 
+// BytesWith is Bytes for a study that holds outside observations at
+// points outside its decision set (told by x, or imported): each keeps its
+// row of L in every GP, up to horizon floats (gp.OutsideBytes), which the
+// policy's estimate leaves out since the in-set rows of L live in V.
+func (r *Resolved) BytesWith(outside int) int64 {
+	d := 0
+	if len(r.X) > 0 {
+		d = len(r.X[0])
+	}
+	gps := int64(len(r.Spec.Thresholds) + 1)
+	return memlimit.Add(r.Bytes(), memlimit.Mul(gps, gp.OutsideBytes(d, r.Spec.Horizon, outside)))
+}
+
 // CheckMemory refuses, with an error naming the keys that set the size, a
 // study whose estimate (Bytes) exceeds limit bytes (≤ 0: no limit).
 func (r *Resolved) CheckMemory(limit int64) error {
+	return r.CheckMemoryWith(limit, 0)
+}
+
+// CheckMemoryWith is CheckMemory for a study holding outside observations
+// at points outside its decision set (BytesWith).
+func (r *Resolved) CheckMemoryWith(limit int64, outside int) error {
 	what := fmt.Sprintf("a study of algorithm %s on decision_set (N = %d actions in %d-D) with %d constraint(s) and horizon %d", r.Spec.Algorithm.DisplayLabel(), len(r.X), len(r.X[0]), len(r.Spec.Thresholds), r.Spec.Horizon)
-	if err := memlimit.Check(r.Bytes(), limit, what); err != nil {
+	if outside > 0 {
+		what += fmt.Sprintf(", %d observation(s) at points outside the decision set", min(outside, r.Spec.Horizon))
+	}
+	if err := memlimit.Check(r.BytesWith(outside), limit, what); err != nil {
 		return fmt.Errorf("%w: %w", ErrSpec, err)
 	}
 	return nil

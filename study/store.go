@@ -105,6 +105,12 @@ var migrations = []string{
 	ALTER TABLE events_v3 RENAME TO events;
 	CREATE UNIQUE INDEX one_tell_per_ask ON events(study, ask) WHERE kind = 'tell' AND ask IS NOT NULL;
 	CREATE UNIQUE INDEX one_retraction_per_observation ON events(study, ref) WHERE kind = 'retract';`,
+	// Version 4: a tell may carry its own noise standard deviation
+	// (heteroscedastic, known noise). A new column, NULL in every
+	// existing row — the model's σ, which is what those tells used — so
+	// that old studies replay identically; ADD COLUMN keeps the rows and
+	// indexes as they are.
+	`ALTER TABLE events ADD COLUMN noise_std REAL CHECK (noise_std IS NULL OR noise_std >= 0); -- a tell's own noise standard deviation; NULL: the model's σ`,
 }
 
 // Store is a SQLite file holding any number of studies.
@@ -327,9 +333,12 @@ type Event struct {
 	Index int    `json:"index"`         // the action, −1 for a point outside the decision set (a retraction: the retracted tell's)
 	// X is the point (a retraction: the retracted tell's). For an action
 	// of the decision set it is the set's own slice, not a copy.
-	X         []float64 `json:"x"`
-	F         float64   `json:"f,omitempty"`
-	G         []float64 `json:"g,omitempty"`
+	X []float64 `json:"x"`
+	F float64   `json:"f,omitempty"`
+	G []float64 `json:"g,omitempty"`
+	// NoiseStd is a tell's own noise standard deviation, nil for the
+	// model's σ.
+	NoiseStd  *float64  `json:"noise_std,omitempty"`
 	Violation bool      `json:"violation,omitempty"`
 	Ref       int       `json:"ref,omitempty"` // a retraction's observation: the Seq of the tell it retracts
 	Created   time.Time `json:"created"`
@@ -383,14 +392,17 @@ func (s *Store) load(ctx context.Context, name string) (*stored, []Event, error)
 	// The x of an action's row repeats the stored action: it is read only
 	// for a point outside the decision set (idx NULL), so that reopening
 	// a long study does not allocate a string per event.
-	ref, x := "ref", "CASE WHEN idx IS NULL THEN x END"
+	ref, x, noise := "ref", "CASE WHEN idx IS NULL THEN x END", "noise_std"
 	if s.version < 2 {
 		ref = "NULL"
 	}
 	if s.version < 3 {
 		x = "NULL"
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, kind, ask, idx, `+x+`, f, g, violation, created, `+ref+` FROM events WHERE study = ? ORDER BY seq`, name)
+	if s.version < 4 {
+		noise = "NULL"
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, kind, ask, idx, `+x+`, f, g, violation, created, `+ref+`, `+noise+` FROM events WHERE study = ? ORDER BY seq`, name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -401,16 +413,20 @@ func (s *Store) load(ctx context.Context, name string) (*stored, []Event, error)
 	// event of a long study.
 	var (
 		ask, idx, retracted sql.NullInt64
-		f                   sql.NullFloat64
+		f, noiseStd         sql.NullFloat64
 		g, point            sql.NullString
 		at                  string
 		r                   Event
 	)
 	for rows.Next() {
-		if err := rows.Scan(&r.Seq, &r.Kind, &ask, &idx, &point, &f, &g, &r.Violation, &at, &retracted); err != nil {
+		if err := rows.Scan(&r.Seq, &r.Kind, &ask, &idx, &point, &f, &g, &r.Violation, &at, &retracted, &noiseStd); err != nil {
 			return nil, nil, err
 		}
 		e := Event{Seq: r.Seq, Kind: r.Kind, Violation: r.Violation, Ask: int(ask.Int64), F: f.Float64, Ref: int(retracted.Int64)}
+		if noiseStd.Valid {
+			v := noiseStd.Float64
+			e.NoiseStd = &v
+		}
 		switch {
 		case idx.Valid:
 			// The index names the point: the stored actions' own row.
@@ -444,6 +460,40 @@ func (s *Store) append(ctx context.Context, name string, e *Event) error {
 	if s.readOnly {
 		return fmt.Errorf("study %q: the database was opened read-only", name)
 	}
+	_, err := insertEvent(ctx, s.db, name, e)
+	if err != nil && strings.Contains(err.Error(), "UNIQUE") {
+		return fmt.Errorf("%w: study %q changed in another process; retry", ErrStale, name)
+	}
+	return err
+}
+
+// appendAll records events in one transaction: all or none. A conflict
+// means another process wrote to the study meanwhile, as for append.
+func (s *Store) appendAll(ctx context.Context, name string, evs []Event) error {
+	if s.readOnly {
+		return fmt.Errorf("study %q: the database was opened read-only", name)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for i := range evs {
+		if _, err := insertEvent(ctx, tx, name, &evs[i]); err != nil {
+			if strings.Contains(err.Error(), "UNIQUE") {
+				return fmt.Errorf("%w: study %q changed in another process; retry", ErrStale, name)
+			}
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// insertEvent writes one event row through db (the store or a
+// transaction).
+func insertEvent(ctx context.Context, db interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}, name string, e *Event) (sql.Result, error) {
 	var ask, ref any
 	if e.Ask != 0 {
 		ask = e.Ask
@@ -451,11 +501,14 @@ func (s *Store) append(ctx context.Context, name string, e *Event) error {
 	if e.Kind == "retract" {
 		ref = e.Ref
 	}
-	var f, g any
+	var f, g, noise any
 	if e.Kind == "tell" {
 		f = e.F
 		b, _ := json.Marshal(e.G)
 		g = string(b)
+		if e.NoiseStd != nil {
+			noise = *e.NoiseStd
+		}
 	}
 	var idx any
 	if e.Index >= 0 {
@@ -463,14 +516,10 @@ func (s *Store) append(ctx context.Context, name string, e *Event) error {
 	}
 	x, err := json.Marshal(e.X)
 	if err != nil {
-		return fmt.Errorf("study %q: event %d: point: %w", name, e.Seq, err)
+		return nil, fmt.Errorf("study %q: event %d: point: %w", name, e.Seq, err)
 	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO events (study, seq, kind, ask, idx, x, f, g, violation, created, ref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		name, e.Seq, e.Kind, ask, idx, string(x), f, g, e.Violation, e.Created.UTC().Format(time.RFC3339Nano), ref)
-	if err != nil && strings.Contains(err.Error(), "UNIQUE") {
-		return fmt.Errorf("%w: study %q changed in another process; retry", ErrStale, name)
-	}
-	return err
+	return db.ExecContext(ctx, `INSERT INTO events (study, seq, kind, ask, idx, x, f, g, violation, created, ref, noise_std) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		name, e.Seq, e.Kind, ask, idx, string(x), f, g, e.Violation, e.Created.UTC().Format(time.RFC3339Nano), ref, noise)
 }
 
 // Events returns a study's recorded asks, tells and retractions in order.

@@ -88,7 +88,11 @@ type Study struct {
 	pending []pendingAsk
 	nObs    int // observations not retracted
 	viol    int // violations among them
-	created time.Time
+	// outside counts the tells at points outside the decision set,
+	// retracted or not: each holds a row of L in every GP (BytesWith).
+	outside   int
+	maxMemory int64 // the service's MaxMemory: 0, none
+	created   time.Time
 }
 
 // pendingAsk is an ask handed out and not yet told: the study's id (the
@@ -123,19 +127,22 @@ func newStudy(name string, st *stored, events []Event, maxMemory int64) (*Study,
 	if err != nil {
 		return nil, fmt.Errorf("study %q: stored spec: %w", name, err)
 	}
+	tells, outside := 0, 0
+	for _, e := range events {
+		if e.Kind == "tell" {
+			tells++
+			if e.Index < 0 {
+				outside++
+			}
+		}
+	}
 	if maxMemory != 0 {
-		if err := res.CheckMemory(maxMemory); err != nil {
+		if err := res.CheckMemoryWith(maxMemory, outside); err != nil {
 			return nil, fmt.Errorf("study %q: %w", name, err)
 		}
 	}
 	s := &Study{name: name, res: res, asks: map[int]int{}, told: map[int]bool{}, tells: map[int]int{},
-		retracted: map[int]int{}, withdrawn: map[int]int{}, created: st.created}
-	tells := 0
-	for _, e := range events {
-		if e.Kind == "tell" {
-			tells++
-		}
-	}
+		retracted: map[int]int{}, withdrawn: map[int]int{}, created: st.created, maxMemory: maxMemory}
 	if s.pol, err = newPolicy(res, 0, tells); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
@@ -173,6 +180,9 @@ func newPolicy(r *Resolved, retracts, expect int) (bandit.Policy, error) {
 // outside the loop comes with it.
 func observation(e *Event) bandit.Observation {
 	o := bandit.Observation{F: e.F, G: e.G}
+	if e.NoiseStd != nil {
+		o.NoiseVar = bandit.KnownNoise(*e.NoiseStd)
+	}
 	if e.Ask == 0 {
 		o.Index, o.X = e.Index, e.X
 	}
@@ -221,6 +231,9 @@ func (s *Study) apply(e Event) error {
 		s.tells[e.Seq] = len(s.events)
 		s.events = append(s.events, e)
 		s.nObs++
+		if e.Index < 0 {
+			s.outside++
+		}
 		if e.Violation {
 			s.viol++
 		}
@@ -271,6 +284,10 @@ type TellRequest struct {
 	X     []float64 `json:"x,omitempty"`
 	F     *float64  `json:"f"`
 	G     []float64 `json:"g"`
+	// NoiseStd is the measurement's own noise standard deviation ≥ 0
+	// (known, heteroscedastic noise), used on the diagonal of its GP
+	// rows instead of the model's σ; nil for the model's σ.
+	NoiseStd *float64 `json:"noise_std,omitempty"`
 }
 
 // DecodeTell decodes a JSON tell request strictly: unknown fields, trailing
@@ -278,17 +295,20 @@ type TellRequest struct {
 // null above all — in a safety loop a missing measurement must never
 // become a number. f and every element of g and of x must be JSON numbers
 // within float64's range (so never NaN or Inf), ask and index integers.
-// Errors wrap ErrBadTell and name the field. It checks the shape only; the
-// study checks the values against itself.
+// noise_std, optional, must be a number ≥ 0 when given (null is refused:
+// leave it out for the model's σ). Errors wrap ErrBadTell and name the
+// field. It checks the shape only; the study checks the values against
+// itself.
 func DecodeTell(data []byte) (*TellRequest, error) {
 	// Raw fields, each parsed strictly below: decoding into *float64 or
 	// []float64 directly would turn null into nil, 0 or a missing element.
 	var raw struct {
-		Ask   json.RawMessage `json:"ask"`
-		Index json.RawMessage `json:"index"`
-		X     json.RawMessage `json:"x"`
-		F     json.RawMessage `json:"f"`
-		G     json.RawMessage `json:"g"`
+		Ask      json.RawMessage `json:"ask"`
+		Index    json.RawMessage `json:"index"`
+		X        json.RawMessage `json:"x"`
+		F        json.RawMessage `json:"f"`
+		G        json.RawMessage `json:"g"`
+		NoiseStd json.RawMessage `json:"noise_std"`
 	}
 	if err := decodeObject(data, &raw); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadTell, err)
@@ -327,7 +347,30 @@ func DecodeTell(data []byte) (*TellRequest, error) {
 			return nil, fmt.Errorf("%w: \"x\" is empty: give the point's coordinates", ErrBadTell)
 		}
 	}
+	if raw.NoiseStd != nil {
+		if raw.NoiseStd[0] == 'n' {
+			return nil, fmt.Errorf("%w: noise_std is null: leave it out for the model's σ, or give the measurement's noise standard deviation", ErrBadTell)
+		}
+		v, err := jsonNumber("noise_std", raw.NoiseStd)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadTell, err)
+		}
+		if err := checkNoiseStd(v); err != nil {
+			return nil, err
+		}
+		t.NoiseStd = &v
+	}
 	return &t, nil
+}
+
+// checkNoiseStd accepts a noise standard deviation: a number in
+// [0, 1e100] (its square must stay a finite variance). Errors wrap
+// ErrBadTell and name the field.
+func checkNoiseStd(v float64) error {
+	if !(v >= 0) || !problem.InRange(v) {
+		return fmt.Errorf("%w: noise_std = %v: want the measurement's noise standard deviation, a finite number ≥ 0 (leave it out for the model's σ)", ErrBadTell, v)
+	}
+	return nil
 }
 
 // jsonNumbers parses the array field name strictly: an array, every
@@ -467,7 +510,14 @@ type TellAnswer struct {
 const warnSigmas = 6
 
 func (s *Study) validate(t *TellRequest) (Event, error) {
-	e := Event{Kind: "tell", Seq: len(s.events) + 1, Created: time.Now().UTC()}
+	return s.validateAt(t, len(s.events)+1, true)
+}
+
+// validateAt checks tell t as event seq; a tell outside the loop is
+// checked against the horizon when horizon is set (an import checks its
+// rows' total instead).
+func (s *Study) validateAt(t *TellRequest, seq int, horizon bool) (Event, error) {
+	e := Event{Kind: "tell", Seq: seq, Created: time.Now().UTC()}
 	if btoi(t.Ask != nil)+btoi(t.Index != nil)+btoi(t.X != nil) > 1 {
 		return e, fmt.Errorf("%w: give exactly one of ask, index and x", ErrBadTell)
 	}
@@ -499,7 +549,7 @@ func (s *Study) validate(t *TellRequest) (Event, error) {
 			}
 		}
 		// The pending asks keep their places within the horizon.
-		if held := s.nObs + len(s.pending); held >= s.res.Spec.Horizon {
+		if held := s.nObs + len(s.pending); horizon && held >= s.res.Spec.Horizon {
 			return e, fmt.Errorf("%w: study %q has %d observations and %d pending ask(s) for a horizon of %d; an observation outside the loop would exceed it", ErrHorizon, s.name, s.nObs, held-s.nObs, s.res.Spec.Horizon)
 		}
 		if t.Index != nil {
@@ -513,6 +563,9 @@ func (s *Study) validate(t *TellRequest) (Event, error) {
 			e.X = s.res.X[e.Index]
 		} else {
 			e.X = append([]float64(nil), t.X...)
+			if err := s.checkOutside(1); err != nil {
+				return e, err
+			}
 		}
 	default:
 		return e, fmt.Errorf("%w: give exactly one of ask, index and x", ErrBadTell)
@@ -529,9 +582,33 @@ func (s *Study) validate(t *TellRequest) (Event, error) {
 			return e, fmt.Errorf("%w: g%d = %v is not a finite number within ±1e100", ErrBadTell, i+1, v)
 		}
 	}
+	if t.NoiseStd != nil {
+		if err := checkNoiseStd(*t.NoiseStd); err != nil {
+			return e, err
+		}
+		v := *t.NoiseStd
+		e.NoiseStd = &v
+	}
 	e.F, e.G = *t.F, append([]float64(nil), t.G...)
 	return e, nil
 }
+
+// checkOutside refuses, with ErrBadTell, more observations outside the
+// decision set when the study's memory estimate with them (BytesWith)
+// would exceed the service's limit: each holds a row of L in every GP.
+func (s *Study) checkOutside(more int) error {
+	if s.maxMemory == 0 {
+		return nil
+	}
+	if err := s.res.CheckMemoryWith(s.maxMemory, s.outside+more); err != nil {
+		return fmt.Errorf("%w: study %q: %w", ErrBadTell, s.name, err)
+	}
+	return nil
+}
+
+// bytes is the study's memory estimate with the observations outside its
+// decision set it holds.
+func (s *Study) bytes() int64 { return s.res.BytesWith(s.outside) }
 
 // ServiceOptions configure a Service.
 type ServiceOptions struct {
@@ -629,7 +706,7 @@ func (v *Service) evict() bool {
 // admit counts e's freshly loaded study against MaxMemory, dropping least
 // recently used studies not in use to make room.
 func (v *Service) admit(e *entry) error {
-	b := e.st.res.Bytes()
+	b := e.st.bytes()
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	for v.opt.MaxMemory > 0 && v.bytes+b > v.opt.MaxMemory {
@@ -690,6 +767,14 @@ func (v *Service) with(ctx context.Context, name string, fn func(s *Study) error
 		}
 	}
 	err = fn(e.st)
+	if e.st != nil {
+		// Observations outside the decision set raise the estimate.
+		b := e.st.bytes()
+		v.mu.Lock()
+		v.bytes += b - e.bytes
+		e.bytes = b
+		v.mu.Unlock()
+	}
 	if errors.Is(err, ErrStale) || errors.Is(err, errWrite) || errors.Is(err, ErrReplay) {
 		// Another process wrote, or our write failed after the policy was
 		// consulted, or the policy could not follow a recorded event:
@@ -787,29 +872,44 @@ func (v *Service) Tell(ctx context.Context, name string, t *TellRequest) (*TellA
 }
 
 // warnings flags the values of a tell that lie more than warnSigmas
-// predictive standard deviations from the model's mean at the action,
+// predictive standard deviations from the model's mean at its point,
 // before the update: likely typos, which would otherwise pass for
 // measurements (a g far above its threshold makes a wide region safe).
-// A point outside the decision set gets none: the policy's view holds the
-// posteriors over the set only.
+// The predictive sd adds the tell's own noise_std when given, else the
+// model's σ. At an action the posterior is the policy's view over the
+// set; at a point outside it, the policy's prediction there (O(t²) per
+// GP, bandit.Predictor).
 func (s *Study) warnings(e *Event) []string {
-	if e.Index < 0 {
-		return nil
-	}
-	var snap bandit.Snapshot
-	s.pol.Inspect(&snap, bandit.Full)
 	noise := *s.res.Spec.Model.NoiseStd
+	if e.NoiseStd != nil {
+		noise = *e.NoiseStd
+	}
+	var f bandit.Posterior
+	var g []bandit.Posterior
+	at, j := fmt.Sprintf("action %d", e.Index), e.Index
+	if e.Index >= 0 {
+		var snap bandit.Snapshot
+		s.pol.Inspect(&snap, bandit.Full)
+		f, g = snap.F, snap.G
+	} else {
+		var pr bandit.Prediction
+		if err := s.pol.(bandit.Predictor).Predict(&pr, [][]float64{e.X}); err != nil {
+			return nil // validate checked the point: not reached
+		}
+		f, g = pr.F, pr.G
+		at, j = fmt.Sprintf("point %v", e.X), 0
+	}
 	var out []string
 	check := func(name string, v float64, p bandit.Posterior) {
-		mean, sd := p.Mean[e.Index], math.Hypot(p.Std[e.Index], noise)
+		mean, sd := p.Mean[j], math.Hypot(p.Std[j], noise)
 		if z := math.Abs(v-mean) / sd; z > warnSigmas {
-			out = append(out, fmt.Sprintf("%s = %.6g is %.3g posterior standard deviations from the model's mean %.3g at action %d; if it is a typo, retract it (safegp study retract --observation %d, or POST /v1/studies/%s/retract {\"observation\": %d}) and tell the right value",
-				name, v, z, mean, e.Index, e.Seq, s.name, e.Seq))
+			out = append(out, fmt.Sprintf("%s = %.6g is %.3g posterior standard deviations from the model's mean %.3g at %s; if it is a typo, retract it (safegp study retract --observation %d, or POST /v1/studies/%s/retract {\"observation\": %d}) and tell the right value",
+				name, v, z, mean, at, e.Seq, s.name, e.Seq))
 		}
 	}
-	check("f", e.F, snap.F)
-	for i, g := range e.G {
-		check(fmt.Sprintf("g%d", i+1), g, snap.G[i])
+	check("f", e.F, f)
+	for i, v := range e.G {
+		check(fmt.Sprintf("g%d", i+1), v, g[i])
 	}
 	return out
 }

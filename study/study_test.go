@@ -126,7 +126,7 @@ func TestBadTellsChangeNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	one, nan, inf := 1.0, math.NaN(), math.Inf(1)
+	one, nan, inf, neg := 1.0, math.NaN(), math.Inf(1), -0.1
 	id, other, bad, far := a.Ask, a.Ask+7, -1, 21
 	cases := []struct {
 		name string
@@ -149,6 +149,9 @@ func TestBadTellsChangeNothing(t *testing.T) {
 		{"x with bad g", study.TellRequest{X: []float64{1.1}, F: &one, G: []float64{nan}}, study.ErrBadTell},
 		{"neither", study.TellRequest{F: &one, G: []float64{1}}, study.ErrBadTell},
 		{"no f", study.TellRequest{Ask: &id, G: []float64{1}}, study.ErrBadTell},
+		{"negative noise_std", study.TellRequest{Ask: &id, F: &one, G: []float64{1}, NoiseStd: &neg}, study.ErrBadTell},
+		{"NaN noise_std", study.TellRequest{Ask: &id, F: &one, G: []float64{1}, NoiseStd: &nan}, study.ErrBadTell},
+		{"Inf noise_std", study.TellRequest{X: []float64{1.1}, F: &one, G: []float64{1}, NoiseStd: &inf}, study.ErrBadTell},
 	}
 	for _, c := range cases {
 		if _, err := v.Tell(ctx, "s", &c.req); !errors.Is(err, c.want) {
@@ -407,5 +410,77 @@ func TestTellAtPoints(t *testing.T) {
 	r = reopen()
 	if got, live := drive(t, r, "s", 3), drive(t, v, "s", 3); !slices.Equal(got, live) {
 		t.Errorf("after the retraction the reopened study plays %v, the one in memory %v", got, live)
+	}
+}
+
+// TestTellNoiseStd: tells with their own noise standard deviation — at an
+// ask, at an action, at a point outside the set, 0 for an exact value —
+// are recorded with it, listed and exported with it, and replayed with it:
+// a reopened study asks what the one kept in memory asks, and what a study
+// told the same values with the model's σ does not (the noise changes the
+// posterior).
+func TestTellNoiseStd(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "n.db")
+	v, _ := newService(t, filepath.Join(dir, "live.db"))
+	r, st := newService(t, path)
+	plain, _ := newService(t, filepath.Join(dir, "plain.db"))
+	big, zero, small := 0.5, 0.0, 0.01
+	for k, s := range []*study.Service{v, r, plain} {
+		if err := s.Create(ctx, "s", resolved(t, specYAML)); err != nil {
+			t.Fatal(err)
+		}
+		noise := func(p *float64) *float64 {
+			if k == 2 {
+				return nil
+			}
+			return p
+		}
+		a, err := s.Ask(ctx, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, g := truth(a.X[0])
+		id := a.Ask
+		if _, err := s.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &f, G: g, NoiseStd: noise(&big)}); err != nil {
+			t.Fatal(err)
+		}
+		idx := 12
+		f, g = truth(2.4)
+		if _, err := s.Tell(ctx, "s", &study.TellRequest{Index: &idx, F: &f, G: g, NoiseStd: noise(&zero)}); err != nil {
+			t.Fatal(err)
+		}
+		f, g = truth(1.77)
+		if _, err := s.Tell(ctx, "s", &study.TellRequest{X: []float64{1.77}, F: &f, G: g, NoiseStd: noise(&small)}); err != nil {
+			t.Fatal(err)
+		}
+		drive(t, s, "s", 3)
+	}
+	obs, _ := v.Observations(ctx, "s")
+	for k, want := range []float64{big, zero, small} {
+		if obs[k].NoiseStd == nil || *obs[k].NoiseStd != want {
+			t.Errorf("observation %d: noise_std %v, want %v", k+1, obs[k].NoiseStd, want)
+		}
+	}
+	if obs[3].NoiseStd != nil {
+		t.Errorf("observation 4 told without noise_std lists %v", *obs[3].NoiseStd)
+	}
+	x, _ := v.Export(ctx, "s")
+	csv := string(study.ExportCSV(x))
+	if !strings.Contains(strings.SplitN(csv, "\n", 2)[0], ",g1,noise_std,violation,") || !strings.Contains(csv, ",1.77,") || !strings.Contains(csv, ",0.01,") {
+		t.Errorf("CSV export lacks the noise_std column or values:\n%s", csv)
+	}
+	st.Close()
+	r, st = newService(t, path)
+	defer st.Close()
+	got, live, other := drive(t, r, "s", 6), drive(t, v, "s", 6), drive(t, plain, "s", 6)
+	if !slices.Equal(got, live) {
+		t.Errorf("reopened study plays %v, the one in memory %v", got, live)
+	}
+	_, _, _, a, _ := v.Inspect(ctx, "s")
+	_, _, _, b, _ := plain.Inspect(ctx, "s")
+	if slices.Equal(a.F.Std, b.F.Std) {
+		t.Errorf("the tells' noise_std left the posterior as the model's σ does (plays %v and %v)", live, other)
 	}
 }

@@ -309,7 +309,7 @@ func TestStudyCLI(t *testing.T) {
 		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "1e300", "--g", "1"}, "within ±1e100", study.ErrBadTell},
 		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "1", "--g", "1,2"}, "2 constraint values", study.ErrBadTell},
 		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "1"}, "--g", study.ErrBadTell},
-		{[]string{"study", "tell", "--db", db, "--study", "tune", "--f", "1", "--g", "1"}, "--ask and --index", study.ErrBadTell},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--f", "1", "--g", "1"}, "--ask, --index and --x", study.ErrBadTell},
 		{[]string{"study", "ask", "--db", db, "--study", "nope"}, "no such study", study.ErrNotFound},
 		{[]string{"study", "ask", "--db", db, "--study", "bad name"}, "invalid study name", study.ErrBadName},
 		{[]string{"study", "ask", "--db", filepath.Join(dir, "none.db")}, "none.db", fs.ErrNotExist},

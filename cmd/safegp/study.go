@@ -2,17 +2,20 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/safegp/safegp/internal/memlimit"
+	"github.com/safegp/safegp/problem"
 	"github.com/safegp/safegp/study"
 )
 
@@ -23,8 +26,18 @@ is in the README). Commands:
   create SPEC.yaml     create a study from a specification
   ask                  print the next action to try, as JSON {"ask", "index", "x"};
                        asking again before telling returns the same ask
-  tell --ask ID --f V --g V1[,V2…]
-  tell --index I --f V --g V1[,V2…]   an observation made outside the loop
+  tell --ask ID --f V --g V1[,V2…] [--noise-std S]
+  tell --index I --f V --g V1[,V2…]   an observation made outside the loop,
+  tell --x X1[,X2…] --f V --g V1[,V2…]   at an action or at any point;
+                       --noise-std S: the measurement's own noise standard
+                       deviation (default: the model's noise_std)
+  import DATA.csv      add earlier measurements (warm start), before or during
+                       the study, all rows or none: columns x1…xd,f[,g1…gm]
+                       [,noise_std]; they count as observations, not asks
+  posterior POINTS.csv [--json]
+                       posterior mean, sd and bounds of f and each g at the
+                       points of POINTS.csv (columns x1…xd), from every
+                       observation; changes nothing
   retract --observation N
                        withdraw observation N (the "observation" a tell printed),
                        e.g. a mistyped value: the policy is rebuilt without it
@@ -33,13 +46,13 @@ is in the README). Commands:
   plot --out fig.png   posterior of f and g, safe set, observations (1-D and 2-D)
 
 Only create makes a database; every other command needs an existing safegp
-database and refuses any other file without writing to it. show, export and
-plot only read it.
+database and refuses any other file without writing to it. show, export,
+plot and posterior only read it.
 
 A study takes at most horizon observations (retracted ones do not count):
 ask then refuses. A tell of an ask already handed out is always accepted;
-a tell --index is refused when it would exceed the horizon, counting a
-pending ask. A tell warns on stderr about a value more than 6 posterior
+a tell --index or --x, or an import, is refused when it would exceed the
+horizon, counting a pending ask. A tell warns on stderr about a value more than 6 posterior
 standard deviations from the model's mean: retract it if it is a typo.
 
 Exit codes: 0 success; 1 error (bad input changes nothing); 2 usage error;
@@ -92,13 +105,15 @@ type studyCommand struct {
 }
 
 var studyCommands = map[string]studyCommand{
-	"create":  {args: 1, flags: createFlags},
-	"ask":     {flags: askFlags},
-	"tell":    {flags: tellFlags},
-	"retract": {flags: retractFlags},
-	"show":    {flags: showFlags},
-	"export":  {flags: exportFlags},
-	"plot":    {flags: plotFlags},
+	"create":    {args: 1, flags: createFlags},
+	"ask":       {flags: askFlags},
+	"tell":      {flags: tellFlags},
+	"import":    {args: 1, flags: importFlags},
+	"posterior": {args: 1, flags: posteriorFlags},
+	"retract":   {flags: retractFlags},
+	"show":      {flags: showFlags},
+	"export":    {flags: exportFlags},
+	"plot":      {flags: plotFlags},
 }
 
 // studySession is what every subcommand is given: the common flags, the
@@ -212,17 +227,31 @@ func askFlags(*flag.FlagSet) func(*studySession) error {
 func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 	askID := fs.Int("ask", 0, "the ask `id` this observation answers")
 	index := fs.Int("index", -1, "the action `index`, for an observation made outside the loop")
+	x := fs.String("x", "", "the point `x1,x2,…`, for an observation made outside the loop at any point")
 	f := fs.Float64("f", 0, "the observed objective `value`")
 	g := fs.String("g", "", "the observed constraint `values`, comma-separated")
+	noise := fs.Float64("noise-std", 0, "the measurement's own noise standard `deviation` ≥ 0 (default: the model's noise_std)")
 	return func(s *studySession) error {
 		req := &study.TellRequest{F: f}
-		if s.given["ask"] == s.given["index"] {
-			return fmt.Errorf("%w: give exactly one of --ask and --index", study.ErrBadTell)
+		if btoi(s.given["ask"])+btoi(s.given["index"])+btoi(s.given["x"]) != 1 {
+			return fmt.Errorf("%w: give exactly one of --ask, --index and --x", study.ErrBadTell)
 		}
-		if s.given["ask"] {
+		switch {
+		case s.given["ask"]:
 			req.Ask = askID
-		} else {
+		case s.given["index"]:
 			req.Index = index
+		default:
+			for j, v := range strings.Split(*x, ",") {
+				c, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+				if err != nil {
+					return fmt.Errorf("%w: --x: coordinate %d, %q, is not a number", study.ErrBadTell, j+1, v)
+				}
+				req.X = append(req.X, c)
+			}
+		}
+		if s.given["noise-std"] {
+			req.NoiseStd = noise
 		}
 		if !s.given["f"] {
 			return fmt.Errorf("%w: --f is required", study.ErrBadTell)
@@ -251,6 +280,104 @@ func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 		}
 		return json.NewEncoder(s.stdout).Encode(a)
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func importFlags(*flag.FlagSet) func(*studySession) error {
+	return func(s *studySession) error {
+		// Read and check the file before the database is opened.
+		f, err := os.Open(s.pos[0])
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		rows, err := study.ParseImportCSV(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.pos[0], err)
+		}
+		svc, done, err := s.open(study.OpenOptions{})
+		if err != nil {
+			return err
+		}
+		defer done()
+		var a *study.ImportAnswer
+		if err := retryWrite(func() (err error) { a, err = svc.Import(s.ctx, s.name, rows); return err }); err != nil {
+			return fmt.Errorf("%s: %w", s.pos[0], err)
+		}
+		return json.NewEncoder(s.stdout).Encode(a)
+	}
+}
+
+func posteriorFlags(fs *flag.FlagSet) func(*studySession) error {
+	asJSON := fs.Bool("json", false, "print JSON")
+	return func(s *studySession) error {
+		f, err := os.Open(s.pos[0])
+		if err != nil {
+			return fmt.Errorf("posterior: %w", err)
+		}
+		pts, seed, err := problem.ReadActions(f)
+		f.Close()
+		switch {
+		case err != nil:
+			return fmt.Errorf("%s: %w", s.pos[0], err)
+		case seed != nil:
+			return fmt.Errorf("%s: %w: a seed column has no meaning here: give the points only (x1…xd)", s.pos[0], study.ErrBadPoints)
+		}
+		svc, done, err := s.open(study.OpenOptions{ReadOnly: true})
+		if err != nil {
+			return err
+		}
+		defer done()
+		a, err := svc.Posterior(s.ctx, s.name, pts)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.pos[0], err)
+		}
+		if *asJSON {
+			enc := json.NewEncoder(s.stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(a)
+		}
+		return writePosterior(s.stdout, a)
+	}
+}
+
+// writePosterior prints the posterior as CSV: the point, then the mean,
+// sd, lower and upper bound of f and of each g_i; √β_t and the round in a
+// comment line first.
+func writePosterior(w io.Writer, a *study.PosteriorAnswer) error {
+	fmt.Fprintf(w, "# round %d, sqrt_beta %.17g\n", a.Round, a.SqrtBeta)
+	cw := csv.NewWriter(w)
+	var head []string
+	for j := range a.Points[0].X {
+		head = append(head, "x"+strconv.Itoa(j+1))
+	}
+	names := []string{"f"}
+	for i := range a.Points[0].G {
+		names = append(names, "g"+strconv.Itoa(i+1))
+	}
+	for _, n := range names {
+		head = append(head, n+"_mean", n+"_std", n+"_lower", n+"_upper")
+	}
+	cw.Write(head)
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for _, p := range a.Points {
+		var row []string
+		for _, v := range p.X {
+			row = append(row, num(v))
+		}
+		for _, b := range append([]study.Bound{p.F}, p.G...) {
+			row = append(row, num(b.Mean), num(b.Std), num(b.Lower), num(b.Upper))
+		}
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
 }
 
 func retractFlags(fs *flag.FlagSet) func(*studySession) error {
@@ -295,6 +422,9 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 		w := s.stdout
 		fmt.Fprintf(w, "study %s: %s on %d actions in %d-D, %d constraint(s), horizon %d\n", sum.Study, sum.Algorithm, sum.Actions, sum.Dim, sum.Constraints, sum.Horizon)
 		fmt.Fprintf(w, "rounds: %d, violations: %d, safe set: %d actions\n", sum.Rounds, sum.Violations, sum.SafeSetSize)
+		if sum.Outside > 0 || sum.OwnNoise > 0 {
+			fmt.Fprintf(w, "of these: %d at points outside the decision set, %d with their own noise_std\n", sum.Outside, sum.OwnNoise)
+		}
 		if sum.Retracted > 0 {
 			fmt.Fprintf(w, "retracted: %d observation(s), counted nowhere above\n", sum.Retracted)
 		}

@@ -16,13 +16,15 @@ import (
 // exactly the commands of the table.
 func TestStudyCommands(t *testing.T) {
 	want := map[string][]string{
-		"create":  nil,
-		"ask":     nil,
-		"tell":    {"ask", "f", "g", "index"},
-		"retract": {"observation"},
-		"show":    {"json"},
-		"export":  {"format"},
-		"plot":    {"out"},
+		"create":    nil,
+		"ask":       nil,
+		"tell":      {"ask", "f", "g", "index", "noise-std", "x"},
+		"import":    nil,
+		"posterior": {"json"},
+		"retract":   {"observation"},
+		"show":      {"json"},
+		"export":    {"format"},
+		"plot":      {"out"},
 	}
 	for name, cmd := range studyCommands {
 		fs := flag.NewFlagSet(name, flag.ContinueOnError)
@@ -62,7 +64,11 @@ func TestStudyFlagsCheckedFirst(t *testing.T) {
 		wantE string
 	}{
 		{[]string{"plot"}, 2, ""},
-		{[]string{"tell", "--f", "1", "--g", "1"}, 1, "--ask and --index"},
+		{[]string{"tell", "--f", "1", "--g", "1"}, 1, "--ask, --index and --x"},
+		{[]string{"tell", "--x", "1,abc", "--f", "1", "--g", "1"}, 1, `--x: coordinate 2, "abc", is not a number`},
+		{[]string{"import", filepath.Join(dir, "missing.csv")}, 1, "import: open"},
+		{[]string{"import", writeFile(t, dir, "bad.csv", "x1,f\n1\n")}, 1, "line 2"},
+		{[]string{"posterior", filepath.Join(dir, "missing.csv")}, 1, "posterior: open"},
 		{[]string{"tell", "--ask", "1", "--g", "1"}, 1, "--f is required"},
 		{[]string{"tell", "--ask", "1", "--f", "1", "--g", "1,x"}, 1, `"x" is not a number`},
 		{[]string{"retract"}, 1, "--observation is required"},

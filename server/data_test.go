@@ -1,0 +1,101 @@
+package server_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// post sends body with the given Content-Type and returns the status and
+// the raw answer.
+func (c client) post(path, contentType, body string) (int, []byte) {
+	c.t.Helper()
+	req, err := http.NewRequest("POST", c.url+path, strings.NewReader(body))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Content-Type", contentType)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, raw
+}
+
+// TestImportAndPosteriorRoutes: an import as CSV and as JSON, a tell with
+// its own noise_std, and the posterior at points between the actions;
+// bad requests get the status of the other routes and change nothing.
+func TestImportAndPosteriorRoutes(t *testing.T) {
+	c, st := newServer(t, "tok")
+	create(c, "a")
+	csv := "x1,f,g1,noise_std\n0.93,-4.28,0.99,0.1\n1.5,-2.25,0.96,0\n"
+	code, raw := c.post("/v1/studies/a/import", "text/csv; charset=utf-8", csv)
+	if code != 200 || !strings.Contains(string(raw), `"imported":2`) || !strings.Contains(string(raw), `"outside":1`) {
+		t.Fatalf("CSV import: %d %s", code, raw)
+	}
+	code, raw = c.post("/v1/studies/a/import", "application/json", `[{"x": [2.05], "f": -0.9, "g": [0.88], "noise_std": 0.2}]`)
+	if code != 200 || !strings.Contains(string(raw), `"rounds":3`) {
+		t.Fatalf("JSON import: %d %s", code, raw)
+	}
+	if code, body := c.do("POST", "/v1/studies/a/tell", `{"x": [2.51], "f": -0.24, "g": [0.74], "noise_std": 0.01}`); code != 200 {
+		t.Fatalf("tell with noise_std: %d %v", code, body)
+	}
+	code, raw = c.post("/v1/studies/a/posterior", "application/json", `{"points": [[0.93], [1.77], [5]]}`)
+	var ans struct {
+		Round    int     `json:"round"`
+		SqrtBeta float64 `json:"sqrt_beta"`
+		Points   []struct {
+			X []float64 `json:"x"`
+			F struct{ Mean, Std, Lower, Upper float64 }
+			G []struct{ Mean, Std, Lower, Upper float64 }
+		} `json:"points"`
+	}
+	if code != 200 || json.Unmarshal(raw, &ans) != nil || ans.Round != 5 || len(ans.Points) != 3 || len(ans.Points[0].G) != 1 || ans.SqrtBeta != 2 {
+		t.Fatalf("posterior: %d %s", code, raw)
+	}
+	if p := ans.Points[0].F; !(p.Std < 0.1) || p.Lower != p.Mean-2*p.Std {
+		t.Errorf("posterior at an imported point: %+v, want sd below its noise 0.1 and ℓ = μ − 2σ", p)
+	}
+	if p := ans.Points[2].F; !(p.Std > 0.9) {
+		t.Errorf("posterior far from the data: %+v, want sd near the prior's 1", p)
+	}
+	code, body := c.do("GET", "/v1/studies/a/observations", "")
+	list, _ := body["list"].([]any)
+	if code != 200 || len(list) != 4 || list[3].(map[string]any)["noise_std"] != 0.01 {
+		t.Fatalf("observations: %d %v", code, body)
+	}
+	before, _ := st.Events(t.Context(), "a")
+	for _, c2 := range []struct {
+		name, path, ctype, body string
+		want                    int
+	}{
+		{"CSV short row", "/v1/studies/a/import", "text/csv", "x1,f,g1\n1,1,1\n1,1\n", 400},
+		{"CSV seed column", "/v1/studies/a/import", "text/csv", "x1,f,g1,seed\n1,1,1,1\n", 400},
+		{"CSV wrong d", "/v1/studies/a/import", "text/csv", "x1,x2,f,g1\n1,1,1,1\n", 400},
+		{"CSV negative noise", "/v1/studies/a/import", "text/csv", "x1,f,g1,noise_std\n1,1,1,0\n1,1,1,-1\n", 400},
+		{"JSON null noise", "/v1/studies/a/import", "application/json", `[{"x": [1], "f": 1, "g": [1], "noise_std": null}]`, 400},
+		{"JSON ask", "/v1/studies/a/import", "application/json", `[{"ask": 1, "f": 1, "g": [1]}]`, 400},
+		{"past the horizon", "/v1/studies/a/import", "text/csv", "x1,f,g1\n" + strings.Repeat("1,1,1\n", 97), 409},
+		{"text/plain", "/v1/studies/a/import", "text/plain", "x1,f,g1\n1,1,1\n", 415},
+		{"unknown study", "/v1/studies/zz/import", "text/csv", "x1,f,g1\n1,1,1\n", 404},
+		{"too large", "/v1/studies/a/import", "text/csv", "x1,f,g1\n" + strings.Repeat("1,1,1\n", 3<<20), 413},
+		{"tell NaN noise", "/v1/studies/a/tell", "application/json", `{"x": [1], "f": 1, "g": [1], "noise_std": "NaN"}`, 400},
+		{"tell negative noise", "/v1/studies/a/tell", "application/json", `{"index": 3, "f": 1, "g": [1], "noise_std": -0.1}`, 400},
+		{"posterior wrong d", "/v1/studies/a/posterior", "application/json", `{"points": [[1, 2]]}`, 400},
+		{"posterior null", "/v1/studies/a/posterior", "application/json", `{"points": [[null]]}`, 400},
+		{"posterior CSV", "/v1/studies/a/posterior", "text/csv", "x1\n1\n", 415},
+	} {
+		if code, raw := c.post(c2.path, c2.ctype, c2.body); code != c2.want {
+			t.Errorf("%s: %d %s, want %d", c2.name, code, raw, c2.want)
+		}
+	}
+	after, _ := st.Events(t.Context(), "a")
+	if len(after) != len(before) {
+		t.Errorf("bad requests changed the study: %d events, then %d", len(before), len(after))
+	}
+}

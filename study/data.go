@@ -1,0 +1,260 @@
+package study
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/internal/memlimit"
+	"github.com/safegp/safegp/problem"
+)
+
+// Errors of Import and Posterior.
+var (
+	ErrBadImport = errors.New("invalid import")
+	ErrBadPoints = errors.New("invalid points")
+)
+
+// MaxPoints bounds the points of one Posterior request, as MaxActions
+// bounds a decision set.
+const MaxPoints = MaxActions
+
+// ParseImportCSV reads measurements to import in the problem-file format
+// x1…xd,f[,g1…gm][,noise_std] (problem.ReadData: a seed column is refused)
+// as tells outside the loop at their points. Errors wrap ErrBadImport and
+// name the line.
+func ParseImportCSV(r io.Reader) ([]TellRequest, error) {
+	data, _, _, err := problem.ReadData(r)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadImport, err)
+	}
+	rows := make([]TellRequest, len(data.X))
+	for k := range rows {
+		f := data.F[k]
+		rows[k] = TellRequest{X: data.X[k], F: &f, G: data.G[k]}
+		if data.NoiseStds != nil {
+			v := data.NoiseStds[k]
+			rows[k].NoiseStd = &v
+		}
+	}
+	return rows, nil
+}
+
+// DecodeImport decodes a JSON array of tell objects to import, each as
+// strict as DecodeTell's and at a point ("x") or an action ("index"), never
+// an ask: [{"x": [...], "f": F, "g": [...], "noise_std": S}, ...]. Errors
+// wrap ErrBadImport and name the element (1-based).
+func DecodeImport(data []byte) ([]TellRequest, error) {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || data[0] != '[' {
+		return nil, fmt.Errorf("%w: want a JSON array of tell objects [{\"x\": [...], \"f\": F, \"g\": [...]}, ...]", ErrBadImport)
+	}
+	var elems []json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&elems); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadImport, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%w: trailing data after the JSON array", ErrBadImport)
+	}
+	if len(elems) == 0 {
+		return nil, fmt.Errorf("%w: the array is empty: nothing to import", ErrBadImport)
+	}
+	rows := make([]TellRequest, len(elems))
+	for k, e := range elems {
+		t, err := DecodeTell(e)
+		if err != nil {
+			return nil, fmt.Errorf("%w: element %d: %w", ErrBadImport, k+1, err)
+		}
+		if t.Ask != nil {
+			return nil, fmt.Errorf("%w: element %d: an import holds measurements made outside the loop: give \"x\" or \"index\", not \"ask\" (tell an ask's measurement with tell)", ErrBadImport, k+1)
+		}
+		rows[k] = *t
+	}
+	return rows, nil
+}
+
+// ImportAnswer is what import returns.
+type ImportAnswer struct {
+	Imported int `json:"imported"`
+	// First and Last are the observation numbers (sequence numbers) of
+	// the first and last imported rows, which follow each other.
+	First int `json:"first"`
+	Last  int `json:"last"`
+	// Outside counts the rows at points outside the decision set; the
+	// others count as the action they are at.
+	Outside int `json:"outside"`
+	Rounds  int `json:"rounds"` // observations in force after the import
+}
+
+// Import adds earlier measurements (warm start) to a study, before or
+// during it, in one transaction: all rows or none. Each row is a tell
+// outside the loop at its point (a point of the decision set counts as
+// that action), with its own noise_std if given: an observation, not an
+// ask. Like any tell outside the loop, they count against the horizon: an
+// import that would take the study's observations and pending ask past it
+// is refused with ErrHorizon and the numbers, and one whose rows outside
+// the decision set would take the memory estimate past the service's
+// limit with ErrBadImport. A bad row is named (row k, as given; a CSV
+// file's lines are named by ParseImportCSV) and changes nothing. Imports
+// get no typo warnings: they are data, not values typed one at a time.
+func (v *Service) Import(ctx context.Context, name string, rows []TellRequest) (*ImportAnswer, error) {
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%w: no rows to import", ErrBadImport)
+	}
+	var ans *ImportAnswer
+	err := v.with(ctx, name, func(s *Study) error {
+		held := s.nObs + len(s.pending)
+		if held+len(rows) > s.res.Spec.Horizon {
+			return fmt.Errorf("%w: study %q has %d observations and %d pending ask(s) for a horizon of %d; importing %d rows would exceed it by %d", ErrHorizon, s.name, s.nObs, len(s.pending), s.res.Spec.Horizon, len(rows), held+len(rows)-s.res.Spec.Horizon)
+		}
+		evs := make([]Event, len(rows))
+		outside := 0
+		for k := range rows {
+			t := &rows[k]
+			if t.Ask != nil {
+				return fmt.Errorf("%w: row %d: an import holds measurements made outside the loop, not asks", ErrBadImport, k+1)
+			}
+			e, err := s.validateAt(t, len(s.events)+1+k, false)
+			if err != nil {
+				return fmt.Errorf("%w: row %d: %w", ErrBadImport, k+1, err)
+			}
+			for i, g := range e.G {
+				if g < s.res.Spec.Thresholds[i] {
+					e.Violation = true
+				}
+			}
+			if e.Index < 0 {
+				outside++
+			}
+			evs[k] = e
+		}
+		if err := s.checkOutside(outside); err != nil {
+			return fmt.Errorf("%w: %w", ErrBadImport, err)
+		}
+		if err := v.store.appendAll(ctx, name, evs); err != nil {
+			return writeFailed(err)
+		}
+		for _, e := range evs {
+			if err := s.apply(e); err != nil {
+				return err
+			}
+		}
+		ans = &ImportAnswer{Imported: len(evs), First: evs[0].Seq, Last: evs[len(evs)-1].Seq, Outside: outside, Rounds: s.nObs}
+		return nil
+	})
+	return ans, err
+}
+
+// Bound is a GP's posterior at a point with the study's confidence
+// bounds there: ℓ = μ − √β_t σ and u = μ + √β_t σ (SPEC §3).
+type Bound struct {
+	Mean  float64 `json:"mean"`
+	Std   float64 `json:"std"`
+	Lower float64 `json:"lower"`
+	Upper float64 `json:"upper"`
+}
+
+// PointPosterior is the posterior of f and of every g_i at one point.
+type PointPosterior struct {
+	X []float64 `json:"x"`
+	F Bound     `json:"f"`
+	G []Bound   `json:"g"`
+}
+
+// PosteriorAnswer is what posterior returns: the posteriors at the points
+// asked, from every observation in force (at actions and at points
+// outside the decision set), with √β_t of the coming round.
+type PosteriorAnswer struct {
+	Round    int              `json:"round"` // the coming round t = observations in force + 1
+	SqrtBeta float64          `json:"sqrt_beta"`
+	Points   []PointPosterior `json:"points"`
+}
+
+// DecodePoints decodes a posterior request {"points": [[x1, …], …]}
+// strictly: every coordinate a JSON number. Errors wrap ErrBadPoints.
+func DecodePoints(data []byte) ([][]float64, error) {
+	var raw struct {
+		Points json.RawMessage `json:"points"`
+	}
+	if err := decodeObject(data, &raw); err != nil {
+		return nil, fmt.Errorf("%w: want {\"points\": [[x1, …], …]}: %w", ErrBadPoints, err)
+	}
+	if raw.Points == nil || raw.Points[0] != '[' {
+		return nil, fmt.Errorf("%w: \"points\" must be an array of points [[x1, …], …]", ErrBadPoints)
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw.Points, &elems); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadPoints, err)
+	}
+	pts := make([][]float64, len(elems))
+	for k, e := range elems {
+		p, err := jsonNumbers("x", e)
+		if err != nil {
+			return nil, fmt.Errorf("%w: point %d: %w", ErrBadPoints, k+1, err)
+		}
+		pts[k] = p
+	}
+	return pts, nil
+}
+
+// Posterior returns the posterior mean and standard deviation of f and
+// every g_i at each of the points — another finite set, anywhere — and the
+// bounds with the study's current √β_t, computed from all its observations
+// in force, without changing the study. The points must be of the study's
+// dimension, finite and at most MaxPoints; their scratch (O(P·t) floats,
+// bandit.PredictBytes) must fit in the service's memory limit, else the
+// request is refused with the estimate. Errors wrap ErrBadPoints.
+func (v *Service) Posterior(ctx context.Context, name string, points [][]float64) (*PosteriorAnswer, error) {
+	if len(points) == 0 {
+		return nil, fmt.Errorf("%w: no points", ErrBadPoints)
+	}
+	if len(points) > MaxPoints {
+		return nil, fmt.Errorf("%w: %d points, at most %d at a time", ErrBadPoints, len(points), MaxPoints)
+	}
+	var ans *PosteriorAnswer
+	err := v.with(ctx, name, func(s *Study) error {
+		d, m := len(s.res.X[0]), len(s.res.Spec.Thresholds)
+		for k, p := range points {
+			if len(p) != d {
+				return fmt.Errorf("%w: point %d has %d coordinates, the study's actions have %d", ErrBadPoints, k+1, len(p), d)
+			}
+			for j, c := range p {
+				if !problem.InRange(c) {
+					return fmt.Errorf("%w: point %d: x%d = %v is not a finite number within ±1e100", ErrBadPoints, k+1, j+1, c)
+				}
+			}
+		}
+		// The answer (P points with 4(m+1) numbers each) and the
+		// scratch of one GP's prediction at a time.
+		est := memlimit.Add(bandit.PredictBytes(m, len(points), s.nObs), memlimit.Mul(int64(len(points)), 8*int64(4*(m+1)+d)+80))
+		if v.opt.MaxMemory != 0 {
+			what := fmt.Sprintf("the posterior of study %q at %d points (t = %d observations)", s.name, len(points), s.nObs)
+			if err := memlimit.Check(est, v.opt.MaxMemory, what); err != nil {
+				return fmt.Errorf("%w: %w; ask for fewer points at a time", ErrBadPoints, err)
+			}
+		}
+		var pr bandit.Prediction
+		if err := s.pol.(bandit.Predictor).Predict(&pr, points); err != nil {
+			return fmt.Errorf("%w: %w", ErrBadPoints, err)
+		}
+		bound := func(p *bandit.Posterior, k int) Bound {
+			mu, sd := p.Mean[k], p.Std[k]
+			return Bound{Mean: mu, Std: sd, Lower: mu - pr.SqrtBeta*sd, Upper: mu + pr.SqrtBeta*sd}
+		}
+		ans = &PosteriorAnswer{Round: s.nObs + 1, SqrtBeta: pr.SqrtBeta, Points: make([]PointPosterior, len(points))}
+		for k, p := range points {
+			pp := PointPosterior{X: p, F: bound(&pr.F, k), G: make([]Bound, len(pr.G))}
+			for i := range pr.G {
+				pp.G[i] = bound(&pr.G[i], k)
+			}
+			ans.Points[k] = pp
+		}
+		return nil
+	})
+	return ans, err
+}
