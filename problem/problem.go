@@ -23,17 +23,17 @@ var (
 
 // Problem is one instance of the safe bandit problem (SPEC §1).
 type Problem struct {
-	X         [][]float64 // decision set, N×d
-	F         []float64   // objective f over D
-	G         [][]float64 // constraints: G[i][x] = g_i(x)
-	H         []float64   // thresholds h_i
-	Epsilon   float64     // ε of the ε-safe set
-	NoiseStd  float64     // observation noise; 0 = exact values
+	X        [][]float64 // decision set, N×d
+	F        []float64   // objective f over D
+	G        [][]float64 // constraints: G[i][x] = g_i(x)
+	H        []float64   // thresholds h_i
+	Epsilon  float64     // ε of the ε-safe set
+	NoiseStd float64     // observation noise; 0 = exact values
 	// NoiseStds, if not nil, is each action's own noise standard deviation
 	// (a problem file's noise_std column), in place of NoiseStd.
 	NoiseStds []float64
-	Seed      []int       // seed set D^w, ascending action indices
-	Lipschitz []float64   // L_i, filled by Analyze
+	Seed      []int     // seed set D^w, ascending action indices
+	Lipschitz []float64 // L_i, filled by Analyze
 }
 
 // Bytes estimates the memory of a problem over n actions in d dimensions
