@@ -70,12 +70,14 @@
 //	ℓ ≥ 1e-3 × the smallest non-zero range (isotropic)
 //
 // The noise floor is Optuna's minimum noise (1e-6 for standardized values)
-// and keeps K's condition number below about 1 + t·10⁶, so its Cholesky
-// factor exists even for repeated inputs measured exactly. The lengthscale
-// floor is far below any lengthscale the data can support: at ℓ = 1e-3 ×
-// range, points closer than about 1e-3 × range are all that still
-// correlate, which t ≤ MaxPoints points spread over the range rarely are;
-// below it the likelihood is flat (K is v·I + σ²I on distinct points) and
+// and bounds K's condition number by about 1 + 10⁶·t·v/v0, so that its
+// Cholesky factor exists even for repeated inputs measured exactly. The
+// lengthscale floor is three orders of magnitude below the inputs' extent:
+// a function varying that fast is one the data can resolve only where
+// points lie closer than about 1e-3 × range (in one dimension, MaxPoints
+// evenly spread points are 2e-4 × range apart; in more, points are
+// sparser), and once ℓ is below the spacing of the points the likelihood
+// is flat (K is v·I + σ²I on distinct points) and
 // the optimizer would drift. A dimension along which every point is the
 // same has no range; its lengthscale, which the data cannot determine,
 // uses the largest range instead. Fit warns when a parameter ends within 1 %

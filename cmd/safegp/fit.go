@@ -96,6 +96,9 @@ func fitCmd(args []string, stdout, stderr io.Writer) error {
 			noiseVar[i] = s * s
 		}
 	}
+	if p.N() > 1000 {
+		fmt.Fprintf(stderr, "safegp fit: %d points: each GP's fit costs O(t³) per evaluation and may take minutes\n", p.N())
+	}
 	cols := append([][]float64{p.F}, p.G...)
 	fits := make([]fit.Result, len(cols))
 	for c, y := range cols {
