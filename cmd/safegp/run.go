@@ -45,6 +45,7 @@ Usage:
   safegp bound CONFIG                        the paper's theory quantities for a configured problem
   safegp study COMMAND --db FILE ...         durable ask/tell studies of a real system
   safegp serve --db FILE [--addr A]          the studies over HTTP
+  safegp fit DATA.csv [--ard] [--json] ...    fit each GP's kernel and noise to measured data
   safegp help [COMMAND]                      show help
 
 Run 'safegp run --help' for the configuration format.
@@ -66,6 +67,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return studyCmd(args[1:], stdout, stderr)
 	case "serve":
 		return serveCmd(args[1:], stdout, stderr)
+	case "fit":
+		return fitCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		if len(args) > 1 {
 			switch args[1] {
@@ -79,6 +82,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 				return studyCmd([]string{"--help"}, stdout, stderr)
 			case "serve":
 				return serveCmd([]string{"--help"}, stdout, stderr)
+			case "fit":
+				return fitCmd([]string{"--help"}, stdout, stderr)
 			}
 		}
 		fmt.Fprint(stdout, usage)

@@ -1,0 +1,744 @@
+package fit
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+
+	"gonum.org/v1/gonum/optimize"
+
+	"github.com/safegp/safegp/internal/memlimit"
+	"github.com/safegp/safegp/kernel"
+	"github.com/safegp/safegp/problem"
+)
+
+// ErrInvalid is returned (wrapped) for data or options a fit cannot use.
+var ErrInvalid = errors.New("invalid fit")
+
+// ErrFailed is returned (wrapped) when no restart reached a usable point.
+var ErrFailed = errors.New("fit failed")
+
+// Limits.
+const (
+	// MaxPoints bounds the observations of one fit: a fit keeps about
+	// 1.5–2·t² floats per worker (K, then K⁻¹ in its place, and the
+	// kernel's values per pair) and an evaluation costs t³ flops with its
+	// gradient. On the project's machine (2 cores, shared) a fit with ARD
+	// in 3 dimensions and 5 restarts took 18 s at t = 1 000 and 2.4 min at
+	// t = 2 000; at 5 000 it takes about half an hour.
+	MaxPoints = 5000
+	// MaxRestarts bounds Options.Restarts.
+	MaxRestarts = 1000
+	// DefaultRestarts is the number of restarts when Options.Restarts is 0.
+	DefaultRestarts = 5
+)
+
+// Options configure a fit. The zero value fits an isotropic se kernel
+// with the default prior, DefaultRestarts restarts, seed 0, on every core.
+type Options struct {
+	Kernel   string // "se" (default when empty), "matern32" or "matern52"
+	ARD      bool   // one lengthscale per input dimension
+	Restarts int    // optimizer runs in all (0: DefaultRestarts): the first from a fixed start, the others from the prior
+	Prior    Prior  // PriorDefault (MAP) or PriorNone (maximum likelihood)
+	Seed     uint64 // seeds the restarts' start points
+	Workers  int    // restarts run in parallel (0: GOMAXPROCS); the result does not depend on it
+	// MaxMemory refuses a fit whose memory estimate (Bytes) is above it;
+	// 0 means memlimit.Default.
+	MaxMemory int64
+}
+
+// Result is a fitted GP model of one function.
+type Result struct {
+	// Spec is the fitted kernel: Kernel, Lengthscale (one, or one per
+	// dimension with ARD), Variance, and NoiseStd, the fitted noise
+	// standard deviation σ. With known noise (Fit's noiseVar non-nil),
+	// NoiseStd is nil: the noise was not a parameter, and each observation
+	// keeps its own.
+	Spec kernel.Spec
+	// LogMarginalLikelihood is log p(y | θ) at the fitted parameters.
+	LogMarginalLikelihood float64
+	// LogPosterior is LogMarginalLikelihood plus the log prior density of
+	// the log-parameters (equal to it with PriorNone): what the fit
+	// maximizes.
+	LogPosterior float64
+	// Runs reports every restart, in the order their start points were
+	// drawn; Best indexes the one kept.
+	Runs []Run
+	Best int
+	// Warnings say where the fit is doubtful: a parameter at its floor,
+	// data far from the zero prior mean.
+	Warnings []string
+}
+
+// Run is one restart.
+type Run struct {
+	// ClimbEvaluations counts the objective's evaluations (each with its
+	// gradient, but for line-search trials) of the climb on the subset,
+	// and ClimbLogPosterior is the log posterior on the subset where the
+	// climb ended: 0 and NaN without a subset (fewer than 200 points).
+	ClimbEvaluations  int
+	ClimbLogPosterior float64
+	// Same is −1, or the earlier restart whose climb ended at the same
+	// optimum: this one shares its result.
+	Same int
+	// Finished says whether the run was finished on all the data (else its
+	// climb was not among the best, or it is the Same as another).
+	Finished              bool
+	Evaluations           int     // on all the data
+	LogMarginalLikelihood float64 // at the end on all the data; NaN if not finished
+	LogPosterior          float64 // at the end on all the data; NaN if not finished
+	Status                string  // how the optimizer stopped on all the data
+	Err                   error   // why a finished run reached no usable point
+}
+
+// Bytes estimates the memory of a fit of t points in d dimensions: the
+// squared differences of the pairs (d per pair with ARD, else one), and per
+// worker K (t² floats) and the kernel's values per pair (one, or two for
+// the Matérn kernels); from climbFrom points, the same again for the
+// subset of half the points.
+func Bytes(t, d int, ard bool, kernelName string, workers int) int64 {
+	one := func(t int64) int64 {
+		pr := t * (t - 1) / 2
+		p := int64(1)
+		if ard {
+			p = int64(d)
+		}
+		per := int64(2)
+		if kernelName == "se" || kernelName == "" {
+			per = 1
+		}
+		w := memlimit.Mul(int64(workers), memlimit.Mul(8, t*t+per*pr+8*t))
+		return memlimit.Mul(8, memlimit.Mul(pr, p)) + w
+	}
+	b := one(int64(t))
+	if t >= climbFrom {
+		b += one(int64(t+1) / 2)
+	}
+	return b
+}
+
+// Fit estimates the variance, the lengthscale(s) and, unless noiseVar is
+// given, the noise variance of a zero-mean GP from observations y at inputs
+// x (t×d, t ≥ 2), by maximizing the log posterior (or, with PriorNone, the
+// log marginal likelihood) with L-BFGS from Options.Restarts start points
+// and keeping the best. noiseVar, if not nil, holds each observation's
+// known noise variance σ²_s ≥ 0 (raised to the noise floor), and the noise
+// is not fitted. y is not centred: the model's prior mean is 0 (see the
+// package documentation). Fit does not keep x, y or noiseVar.
+func Fit(x [][]float64, y []float64, noiseVar []float64, opt Options) (Result, error) {
+	if opt.Kernel == "" {
+		opt.Kernel = "se"
+	}
+	fam, ok := families[opt.Kernel]
+	if !ok {
+		return Result{}, fmt.Errorf("%w: kernel %q: want one of %v", ErrInvalid, opt.Kernel, names)
+	}
+	if err := checkData(x, y, noiseVar); err != nil {
+		return Result{}, err
+	}
+	switch {
+	case opt.Restarts == 0:
+		opt.Restarts = DefaultRestarts
+	case opt.Restarts < 0 || opt.Restarts > MaxRestarts:
+		return Result{}, fmt.Errorf("%w: restarts: want 1…%d, got %d", ErrInvalid, MaxRestarts, opt.Restarts)
+	}
+	if opt.Prior != PriorDefault && opt.Prior != PriorNone {
+		return Result{}, fmt.Errorf("%w: prior: unknown %v", ErrInvalid, opt.Prior)
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, opt.Restarts)
+	t, d := len(x), len(x[0])
+	limit := opt.MaxMemory
+	if limit <= 0 {
+		limit = memlimit.Default
+	}
+	if b := Bytes(t, d, opt.ARD, opt.Kernel, workers); b > limit {
+		return Result{}, fmt.Errorf("%w: a fit of %d points in %d dimensions with %d workers needs about %s, above the limit of %s", memlimit.ErrTooLarge, t, d, workers, memlimit.Format(b), memlimit.Format(limit))
+	}
+
+	p := 1
+	if opt.ARD {
+		p = d
+	}
+	sc := newScales(x, y, p)
+	if !(sc.v0 >= 1e-200) {
+		return Result{}, fmt.Errorf("%w: every value is 0 or within 1e-100 of it: nothing to fit (scale the data)", ErrInvalid)
+	}
+	var known []float64
+	if noiseVar != nil {
+		known = make([]float64, t)
+		for i, v := range noiseVar {
+			known[i] = math.Max(v, sc.nfloor)
+		}
+	}
+	fs := &fitter{dt: newData(x, y, known, fam, opt.ARD), sc: sc, prior: opt.Prior}
+
+	// Every start point, and the subset, is drawn before any restart runs,
+	// each from its own stream, so that the result depends on the seed
+	// alone, not on the workers, and the subset not on the restarts.
+	rng := rand.New(rand.NewPCG(opt.Seed, streamStarts))
+	starts := make([][]float64, opt.Restarts)
+	starts[0] = sc.fixedStart(x, known == nil)
+	for r := 1; r < opt.Restarts; r++ {
+		starts[r] = sc.draw(rng, known == nil)
+	}
+	if t >= climbFrom {
+		fs.sub = fs.subset(x, y, known, rand.New(rand.NewPCG(opt.Seed, streamSubset)))
+	}
+	runs := make([]Run, opt.Restarts)
+	ends := make([][]float64, opt.Restarts)
+	order := fs.climbAll(runs, starts, workers)
+	// The finishCount best climbs are finished; should none of them reach
+	// a usable point (not seen in practice), the others are tried too.
+	first := order
+	if fs.sub != nil && len(first) > finishCount {
+		first = order[:finishCount]
+	}
+	best := fs.finishAll(runs, ends, starts, first, workers)
+	if best < 0 && len(first) < len(order) {
+		best = fs.finishAll(runs, ends, starts, order[len(first):], workers)
+	}
+	for r := range runs {
+		if q := runs[r].Same; q >= 0 {
+			runs[r].Status, runs[r].Err = runs[q].Status, runs[q].Err
+			runs[r].LogMarginalLikelihood, runs[r].LogPosterior = runs[q].LogMarginalLikelihood, runs[q].LogPosterior
+		}
+	}
+	if best < 0 {
+		var err error
+		for _, r := range order {
+			if err = runs[r].Err; err != nil {
+				break
+			}
+		}
+		return Result{}, fmt.Errorf("%w: no restart of %d reached a point where the covariance matrix is positive definite: %w", ErrFailed, len(runs), err)
+	}
+	return fs.result(ends[best], runs, best, opt, y), nil
+}
+
+// Streams of the seeded random numbers (PCG's second word).
+const (
+	streamStarts = 0x5afe6f17
+	streamSubset = 0x5afe5b5e
+)
+
+// checkData checks the shapes and values of a fit's data.
+func checkData(x [][]float64, y, noiseVar []float64) error {
+	t := len(x)
+	switch {
+	case t < 2:
+		return fmt.Errorf("%w: needs at least 2 points, got %d", ErrInvalid, t)
+	case t > MaxPoints:
+		return fmt.Errorf("%w: %d points, more than the %d a fit takes (memory O(t²), time O(t³)): fit on a subset", ErrInvalid, t, MaxPoints)
+	case len(y) != t:
+		return fmt.Errorf("%w: %d values for %d points", ErrInvalid, len(y), t)
+	case noiseVar != nil && len(noiseVar) != t:
+		return fmt.Errorf("%w: %d noise variances for %d points", ErrInvalid, len(noiseVar), t)
+	}
+	d := len(x[0])
+	if d == 0 {
+		return fmt.Errorf("%w: points have dimension 0", ErrInvalid)
+	}
+	for i, xi := range x {
+		if len(xi) != d {
+			return fmt.Errorf("%w: point %d: dimension %d, want %d", ErrInvalid, i, len(xi), d)
+		}
+		for j, v := range xi {
+			if !problem.InRange(v) {
+				return fmt.Errorf("%w: point %d: x%d = %v is not a finite number within ±1e100", ErrInvalid, i, j+1, v)
+			}
+		}
+		if !problem.InRange(y[i]) {
+			return fmt.Errorf("%w: value %d: %v is not a finite number within ±1e100", ErrInvalid, i, y[i])
+		}
+		if noiseVar != nil && !(noiseVar[i] >= 0 && noiseVar[i] <= 1e200) {
+			return fmt.Errorf("%w: noise variance %d: %v is not a finite number in 0…1e200", ErrInvalid, i, noiseVar[i])
+		}
+	}
+	return nil
+}
+
+// fitter holds what every restart shares; each worker brings its own work.
+type fitter struct {
+	dt    *data
+	sc    scales
+	prior Prior
+	sub   *fitter // the same on a subset of the points, or nil
+}
+
+// The optimizer's coordinates z are the log-parameters θ shifted by their
+// data scales and with the floors built in, so that every z ∈ ℝⁿ is a valid
+// model and the floors are never crossed:
+//
+//	v   = v0·e^{z_0}
+//	ℓ_j = floor_j + median_j·e^{z_j}
+//	σ²  = floor_σ² + v0·e^{z_n}
+
+// theta maps z to θ = (log v, log ℓ_j[, log σ²]), and returns in jac the
+// derivatives dθ_i/dz_i.
+func (f *fitter) theta(theta, jac, z []float64) {
+	theta[0] = z[0] + math.Log(f.sc.v0)
+	jac[0] = 1
+	for j := range f.sc.lmed {
+		e := f.sc.lmed[j] * math.Exp(z[1+j])
+		l := f.sc.lfloor[j] + e
+		theta[1+j], jac[1+j] = math.Log(l), e/l
+	}
+	if n := 1 + len(f.sc.lmed); n < len(z) {
+		e := f.sc.v0 * math.Exp(z[n])
+		s := f.sc.nfloor + e
+		theta[n], jac[n] = math.Log(s), e/s
+	}
+}
+
+// z is the inverse of theta, for start points: each parameter is raised
+// to twice its floor first.
+func (f *fitter) z(theta []float64) []float64 {
+	z := make([]float64, len(theta))
+	z[0] = theta[0] - math.Log(f.sc.v0)
+	for j := range f.sc.lmed {
+		l := math.Max(math.Exp(theta[1+j]), 2*f.sc.lfloor[j])
+		z[1+j] = math.Log((l - f.sc.lfloor[j]) / f.sc.lmed[j])
+	}
+	if n := 1 + len(f.sc.lmed); n < len(z) {
+		s := math.Max(math.Exp(theta[n]), 2*f.sc.nfloor)
+		z[n] = math.Log((s - f.sc.nfloor) / f.sc.v0)
+	}
+	for i, v := range z {
+		z[i] = math.Max(-zmax+1, math.Min(zmax-1, v))
+	}
+	return z
+}
+
+// evaluator is one restart's objective, the negative log posterior over
+// z, with its scratch.
+type evaluator struct {
+	f               *fitter
+	w               *work
+	theta, jac, gth []float64
+	evals           int
+}
+
+func (e *evaluator) inBox(z []float64) bool {
+	for _, v := range z {
+		if !(math.Abs(v) <= zmax) {
+			return false
+		}
+	}
+	return true
+}
+
+// value is the log posterior (and the log marginal likelihood) at z; ok is
+// false outside the box or where K is not positive definite.
+func (e *evaluator) value(z []float64) (lpost, lml float64, ok bool) {
+	if !e.inBox(z) {
+		return 0, 0, false
+	}
+	e.f.theta(e.theta, e.jac, z)
+	lml, ok = e.w.logML(e.theta)
+	if !ok {
+		return 0, 0, false
+	}
+	lpost = lml
+	if e.f.prior == PriorDefault {
+		lpost += e.f.sc.logPrior(e.gth, e.theta, e.f.dt.known == nil)
+	}
+	return lpost, lml, true
+}
+
+func (e *evaluator) fn(z []float64) float64 {
+	e.evals++
+	lpost, _, ok := e.value(z)
+	if !ok {
+		return math.Inf(1)
+	}
+	return -lpost
+}
+
+func (e *evaluator) grad(g, z []float64) {
+	e.f.theta(e.theta, e.jac, z)
+	if _, ok := e.w.grad(e.gth, e.theta); !ok || !e.inBox(z) {
+		// Not reached in practice: gonum asks for a gradient only where
+		// the value was finite. A zero gradient ends the run there.
+		clear(g)
+		return
+	}
+	if e.f.prior == PriorDefault {
+		e.f.sc.logPrior(e.gth, e.theta, e.f.dt.known == nil)
+	}
+	for i, v := range e.gth {
+		g[i] = -v * e.jac[i]
+	}
+}
+
+// Convergence, as SciPy's L-BFGS-B defaults that scikit-learn uses: stop
+// when the gradient's largest entry is below gradTol, or when an iteration
+// improves the objective by less than relTol of its size.
+const (
+	gradTol  = 1e-5
+	relTol   = 1e-10
+	maxIters = 1000
+)
+
+// Climbing on a subset (package documentation, "Restarts"): with at
+// least climbFrom points, every restart first climbs on a random half of
+// them, where an evaluation costs an eighth of one on all of them; only the
+// finishCount best distinct climbs are then finished on all the points.
+const (
+	climbFrom   = 200
+	finishCount = 2
+	// climbGradTol ends a climb: where it ends only needs to be close
+	// enough for the finish on all the data.
+	climbGradTol = 1e-2
+	// sameValue and sameZ tell climbs that ended at the same optimum:
+	// within sameValue in log posterior and sameZ in every coordinate
+	// (a factor e^0.5 in every parameter). Value alone is not enough: a
+	// climb may end anywhere along a flat valley of the subset's
+	// objective, whose points can finish at different optima.
+	sameValue = 1e-3
+	sameZ     = 0.5
+)
+
+// subset is the fitter on a random half of the points (rounded up).
+func (f *fitter) subset(x [][]float64, y, known []float64, rng *rand.Rand) *fitter {
+	t := len(x)
+	idx := rng.Perm(t)[:(t+1)/2]
+	slices.Sort(idx)
+	m := len(idx)
+	xs, ys := make([][]float64, m), make([]float64, m)
+	var ks []float64
+	if known != nil {
+		ks = make([]float64, m)
+	}
+	for i, k := range idx {
+		xs[i], ys[i] = x[k], y[k]
+		if known != nil {
+			ks[i] = known[k]
+		}
+	}
+	// The same scales as on all the points, so that a point z means the
+	// same parameters on both.
+	return &fitter{dt: newData(xs, ys, ks, f.dt.fam, f.dt.ard), sc: f.sc, prior: f.prior}
+}
+
+// climbAll runs the climbs, marks in runs the ones that end where an
+// earlier one did (Same), replaces each start by where its climb ended,
+// and returns the restarts worth finishing, best first: without a subset
+// all of them, in order; with one, the distinct climbs, best first.
+func (f *fitter) climbAll(runs []Run, starts [][]float64, workers int) []int {
+	for r := range runs {
+		runs[r] = Run{Same: -1, ClimbLogPosterior: math.NaN(), LogMarginalLikelihood: math.NaN(), LogPosterior: math.NaN()}
+	}
+	if f.sub == nil {
+		all := make([]int, len(runs))
+		for r := range all {
+			all[r] = r
+		}
+		return all
+	}
+	ends := make([][]float64, len(runs))
+	forEach(len(runs), workers, func() *work { return newWork(f.sub.dt) }, func(r int, w *work) {
+		ends[r] = f.sub.climb(&runs[r], w, starts[r])
+	})
+	var distinct []int
+	for r := range runs {
+		for _, q := range distinct {
+			if sameClimb(ends[r], ends[q], runs[r].ClimbLogPosterior, runs[q].ClimbLogPosterior) {
+				runs[r].Same = q
+				break
+			}
+		}
+		if runs[r].Same < 0 {
+			distinct = append(distinct, r)
+		}
+	}
+	// Best climbs first; a failed one (NaN) last; ties by restart order.
+	slices.SortStableFunc(distinct, func(a, b int) int {
+		la, lb := runs[a].ClimbLogPosterior, runs[b].ClimbLogPosterior
+		switch {
+		case la > lb || (la == la && lb != lb):
+			return -1
+		case lb > la || (lb == lb && la != la):
+			return 1
+		}
+		return 0
+	})
+	for _, r := range distinct {
+		starts[r] = ends[r]
+	}
+	return distinct
+}
+
+// finishAll finishes the restarts todo in parallel and returns the best
+// of them (the highest log posterior, the lowest index on ties), or −1
+// when none reached a usable point.
+func (f *fitter) finishAll(runs []Run, ends, starts [][]float64, todo []int, workers int) int {
+	forEach(len(todo), workers, func() *work { return newWork(f.dt) }, func(i int, w *work) {
+		r := todo[i]
+		ends[r] = f.finish(&runs[r], w, starts[r])
+	})
+	best := -1
+	for _, r := range todo {
+		if runs[r].Err != nil {
+			continue
+		}
+		if best < 0 || runs[r].LogPosterior > runs[best].LogPosterior || (runs[r].LogPosterior == runs[best].LogPosterior && r < best) {
+			best = r
+		}
+	}
+	return best
+}
+
+// climb runs L-BFGS on f's data (the subset) from start, records the
+// climb in run, and returns the log-parameters it ended at (start itself
+// when it failed).
+func (f *fitter) climb(run *Run, w *work, start []float64) []float64 {
+	e := newEvaluator(f, w)
+	res, _ := minimize(e, f.z(start), climbGradTol)
+	run.ClimbEvaluations = e.evals
+	if res == nil {
+		return start
+	}
+	lpost, _, ok := e.value(res.X)
+	if !ok {
+		return start
+	}
+	run.ClimbLogPosterior = lpost
+	f.theta(e.theta, e.jac, res.X)
+	return slices.Clone(e.theta)
+}
+
+// finish runs L-BFGS on all the data from the log-parameters start,
+// records it in run, and returns the point z it ended at.
+func (f *fitter) finish(run *Run, w *work, start []float64) []float64 {
+	run.Finished = true
+	e := newEvaluator(f, w)
+	res, err := minimize(e, f.z(start), gradTol)
+	run.Evaluations = e.evals
+	if res == nil {
+		run.Err = err
+		return nil
+	}
+	run.Status = res.Status.String()
+	// The optimizer's best point, evaluated again: its value and the log
+	// marginal likelihood apart from the prior.
+	lpost, lml, ok := e.value(res.X)
+	if !ok {
+		if err == nil {
+			err = errors.New("the covariance matrix is not positive definite at the end point")
+		}
+		run.Err = err
+		return nil
+	}
+	if err != nil {
+		// A line search that can make no more progress ends the run at its
+		// best point, which is a result like any other.
+		run.Status += " (" + err.Error() + ")"
+	}
+	run.LogPosterior, run.LogMarginalLikelihood = lpost, lml
+	return slices.Clone(res.X)
+}
+
+func minimize(e *evaluator, z0 []float64, gtol float64) (*optimize.Result, error) {
+	prob := optimize.Problem{Func: e.fn, Grad: e.grad}
+	settings := &optimize.Settings{
+		GradientThreshold: gtol,
+		Converger:         &optimize.FunctionConverge{Relative: relTol, Absolute: relTol, Iterations: 2},
+		MajorIterations:   maxIters,
+		FuncEvaluations:   5 * maxIters,
+	}
+	return optimize.Minimize(prob, z0, settings, &optimize.LBFGS{GradStopThreshold: gtol})
+}
+
+func newEvaluator(f *fitter, w *work) *evaluator {
+	n := f.dt.nparams()
+	return &evaluator{f: f, w: w, theta: make([]float64, n), jac: make([]float64, n), gth: make([]float64, n)}
+}
+
+// sameClimb reports whether two climbs, ended at z-points a and b with log
+// posteriors la and lb, reached the same optimum.
+func sameClimb(a, b []float64, la, lb float64) bool {
+	if !(math.Abs(la-lb) <= sameValue) {
+		return false
+	}
+	for i, v := range a {
+		if math.Abs(v-b[i]) > sameZ {
+			return false
+		}
+	}
+	return true
+}
+
+// forEach runs job(i, s) for i = 0 … n−1 on up to workers goroutines, each
+// with its own scratch s from newScratch.
+func forEach[S any](n, workers int, newScratch func() S, job func(i int, s S)) {
+	next := make(chan int, n)
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Go(func() {
+			s := newScratch()
+			for i := range next {
+				job(i, s)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// fixedStart is the first restart's start point: v = v0, the data's second
+// moment; σ² = v0/10; ℓ = the median distance between the points (ARD:
+// the median |Δ_j| times √d, so that the scaled distance of a typical pair
+// is about 1), each raised to twice its floor.
+func (s scales) fixedStart(x [][]float64, fitNoise bool) []float64 {
+	p := len(s.lmed)
+	theta := make([]float64, 1+p, 2+p)
+	theta[0] = math.Log(s.v0)
+	for j := range p {
+		m := medianDistance(x, j, p)
+		if p > 1 {
+			m *= math.Sqrt(float64(p))
+		}
+		if !(m > 0) {
+			m = s.lmed[j]
+		}
+		theta[1+j] = math.Log(math.Max(m, 2*s.lfloor[j]))
+	}
+	if fitNoise {
+		theta = append(theta, math.Log(math.Max(s.v0/10, 2*s.nfloor)))
+	}
+	return theta
+}
+
+// medianDistance is the median over pairs of |x_ij − x_kj| (p > 1) or of
+// ‖x_i − x_k‖ (p = 1), over at most 20 000 pairs taken evenly: a start
+// point needs no more precision.
+func medianDistance(x [][]float64, j, p int) float64 {
+	t := len(x)
+	np := pairs(t)
+	stride := max(1, np/20000)
+	ds := make([]float64, 0, min(np, 20000+1))
+	q := 0
+	for i := 0; i < t; i++ {
+		for k := i + 1; k < t; k++ {
+			if q%stride == 0 {
+				var v float64
+				if p > 1 {
+					v = math.Abs(x[i][j] - x[k][j])
+				} else {
+					for c := range x[i] {
+						e := x[i][c] - x[k][c]
+						v += e * e
+					}
+					v = math.Sqrt(v)
+				}
+				ds = append(ds, v)
+			}
+			q++
+		}
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}
+
+// result builds the Result of the best run, ending at z.
+func (f *fitter) result(z []float64, runs []Run, best int, opt Options, y []float64) Result {
+	n := len(z)
+	theta, jac := make([]float64, n), make([]float64, n)
+	f.theta(theta, jac, z)
+	p := len(f.sc.lmed)
+	v := math.Exp(theta[0])
+	ls := make(kernel.Lengthscale, p)
+	for j := range ls {
+		ls[j] = math.Exp(theta[1+j])
+	}
+	res := Result{
+		Spec:                  kernel.Spec{Kernel: opt.Kernel, Lengthscale: ls, Variance: &v},
+		LogMarginalLikelihood: runs[best].LogMarginalLikelihood,
+		LogPosterior:          runs[best].LogPosterior,
+		Runs:                  runs,
+		Best:                  best,
+	}
+	for j, l := range ls {
+		if l < 1.01*f.sc.lfloor[j] {
+			key := "lengthscale"
+			if p > 1 {
+				key = fmt.Sprintf("lengthscale[%d]", j)
+			}
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s %.3g is at its floor (%.3g): the data show no correlation at that scale", key, l, f.sc.lfloor[j]))
+		}
+	}
+	if f.dt.known == nil {
+		s2 := math.Exp(theta[1+p])
+		sd := math.Sqrt(s2)
+		res.Spec.NoiseStd = &sd
+		if s2 < 1.01*f.sc.nfloor {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("noise variance %.3g is at its floor (%.3g): the fit interpolates the data", s2, f.sc.nfloor))
+		}
+	}
+	var mean float64
+	for _, v := range y {
+		mean += v
+	}
+	mean /= float64(len(y))
+	if spread := math.Sqrt(math.Max(f.sc.v0-mean*mean, 0)); math.Abs(mean) > 2*spread {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the values' mean %.3g is more than twice their standard deviation %.3g from 0, the model's prior mean: centre the data", mean, spread))
+	}
+	return res
+}
+
+// LogMarginalLikelihood returns log p(y | θ) (Rasmussen & Williams 2006,
+// eq. 2.30) of a zero-mean GP with the kernel s (se, matern32 or
+// matern52, with its variance, lengthscale(s) and, unless noiseVar is
+// given, noise_std) at inputs x, and its gradient (eq. 5.9) with respect to
+// the log-parameters (log v, log ℓ_1 … log ℓ_p, then log σ² when the noise
+// is s's). It is what Fit maximizes, without prior and floors; it costs
+// O(t³) time and O(t²) memory, within the limits of Fit.
+func LogMarginalLikelihood(x [][]float64, y, noiseVar []float64, s kernel.Spec) (float64, []float64, error) {
+	fam, ok := families[s.Kernel]
+	if !ok {
+		return 0, nil, fmt.Errorf("%w: kernel %q: want one of %v", ErrInvalid, s.Kernel, names)
+	}
+	if err := checkData(x, y, noiseVar); err != nil {
+		return 0, nil, err
+	}
+	if _, err := kernel.New(s); err != nil {
+		return 0, nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	d := len(x[0])
+	if err := kernel.CheckDim(s, d); err != nil {
+		return 0, nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if noiseVar == nil && s.NoiseStd == nil {
+		return 0, nil, fmt.Errorf("%w: noise_std: missing, and no known noise variances given", ErrInvalid)
+	}
+	ard := len(s.Lengthscale) > 1
+	dt := newData(x, y, noiseVar, fam, ard)
+	theta := make([]float64, dt.nparams())
+	theta[0] = 0
+	if s.Variance != nil {
+		theta[0] = math.Log(*s.Variance)
+	}
+	for j, l := range s.Lengthscale {
+		theta[1+j] = math.Log(l)
+	}
+	if noiseVar == nil {
+		theta[1+dt.p] = 2 * math.Log(*s.NoiseStd)
+	}
+	g := make([]float64, len(theta))
+	lml, ok := newWork(dt).grad(g, theta)
+	if !ok {
+		return 0, nil, fmt.Errorf("%w: the covariance matrix is not positive definite (exact values at repeated inputs need a noise variance > 0)", ErrFailed)
+	}
+	return lml, g, nil
+}
