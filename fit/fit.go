@@ -669,6 +669,9 @@ func (f *fitter) result(z []float64, runs []Run, best int, opt Options, y []floa
 		Runs:                  runs,
 		Best:                  best,
 	}
+	if v < noiseFloor*f.sc.v0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("variance %.3g is below 1e-6 of the values' mean square %.3g: the fit finds no signal, only noise", v, f.sc.v0))
+	}
 	for j, l := range ls {
 		if l < 1.01*f.sc.lfloor[j] {
 			key := "lengthscale"

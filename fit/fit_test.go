@@ -182,6 +182,15 @@ func TestFloors(t *testing.T) {
 	}
 }
 
+// TestNoSignalWarning checks the warning for a variance that vanishes:
+// two measurements at one point that differ are all noise.
+func TestNoSignalWarning(t *testing.T) {
+	res, err := Fit([][]float64{{0.5}, {0.5}}, []float64{1, -1}, nil, Options{Prior: PriorNone})
+	if err != nil || !hasWarning(res, "no signal") {
+		t.Errorf("%v, warnings %q, variance %v", err, res.Warnings, *res.Spec.Variance)
+	}
+}
+
 func hasWarning(res Result, s string) bool {
 	for _, w := range res.Warnings {
 		if strings.Contains(w, s) {
