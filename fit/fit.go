@@ -348,7 +348,7 @@ func (e *evaluator) value(z []float64) (lpost, lml float64, ok bool) {
 	}
 	lpost = lml
 	if e.f.prior == PriorDefault {
-		lpost += e.f.sc.logPrior(e.gth, e.theta, e.f.dt.known == nil)
+		lpost += e.f.sc.logPrior(nil, e.theta, e.f.dt.known == nil)
 	}
 	return lpost, lml, true
 }
