@@ -81,7 +81,8 @@
 // the optimizer would drift. A dimension along which every point is the
 // same has no range; its lengthscale, which the data cannot determine,
 // uses the largest range instead. Fit warns when a parameter ends within 1 %
-// of its floor.
+// of its floor, and when the variance ends below 1e-6·v0 (no floor: a fit
+// that finds no signal says so).
 //
 // The floors are built into the optimizer's coordinates: v = v0·e^{z_0},
 // ℓ_j = floor_j + m_j·e^{z_j}, σ² = floor + v0·e^{z_σ}, so that every

@@ -182,6 +182,15 @@ func TestFloors(t *testing.T) {
 	}
 }
 
+// TestNoSignalWarning checks the warning for a variance that vanishes:
+// two measurements at one point that differ are all noise.
+func TestNoSignalWarning(t *testing.T) {
+	res, err := Fit([][]float64{{0.5}, {0.5}}, []float64{1, -1}, nil, Options{Prior: PriorNone})
+	if err != nil || !hasWarning(res, "no signal") {
+		t.Errorf("%v, warnings %q, variance %v", err, res.Warnings, *res.Spec.Variance)
+	}
+}
+
 func hasWarning(res Result, s string) bool {
 	for _, w := range res.Warnings {
 		if strings.Contains(w, s) {
@@ -312,6 +321,35 @@ func TestEvaluationAllocates(t *testing.T) {
 			w.grad(g, th)
 		}); a != 0 {
 			t.Errorf("%s: %v allocations per evaluation", name, a)
+		}
+	}
+}
+
+// TestPriorNormalized checks that each factor of the default prior is a
+// density over its log-parameter (LogPosterior includes every normalizing
+// constant): the integral of exp(log density) over a wide range, by the
+// trapezoid rule, is 1.
+func TestPriorNormalized(t *testing.T) {
+	sc := scales{v0: 2.5, lmed: []float64{0.7}, lfloor: []float64{1e-3}, nfloor: 1e-6}
+	integral := func(f func(u float64) float64) float64 {
+		const lo, hi, n = -60.0, 20.0, 200000
+		h := (hi - lo) / n
+		s := 0.5 * (f(lo) + f(hi))
+		for i := 1; i < n; i++ {
+			s += f(lo + float64(i)*h)
+		}
+		return s * h
+	}
+	for name, f := range map[string]func(u float64) float64{
+		"variance": func(u float64) float64 { l, _ := logGammaLog(u, varShape, varShape/sc.v0); return math.Exp(l) },
+		"noise":    func(u float64) float64 { l, _ := logGammaLog(u, noiseShape, noiseRate/sc.v0); return math.Exp(l) },
+		"lengthscale": func(u float64) float64 {
+			lv, _ := logGammaLog(0, varShape, varShape/sc.v0) // the variance's factor at log v = 0
+			return math.Exp(sc.logPrior(nil, []float64{0, u}, false) - lv)
+		},
+	} {
+		if got := integral(f); math.Abs(got-1) > 1e-6 {
+			t.Errorf("%s: integral %v", name, got)
 		}
 	}
 }

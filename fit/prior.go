@@ -125,31 +125,38 @@ func newScales(x [][]float64, y []float64, p int) scales {
 
 // logPrior is the default hyperprior's log density over the
 // log-parameters θ = (log v, log ℓ_1…p[, log σ²]), with its gradient added
-// to g. Densities are over the log-parameters, the coordinates the fit
-// maximizes in: a Gamma(a, b) variable u has log u with log density
-// a·log u − b·u + a·log b − log Γ(a).
+// to g unless g is nil. Densities are over the log-parameters, the
+// coordinates the fit maximizes in: a Gamma(a, b) variable u has log u
+// with log density a·log u − b·u + a·log b − log Γ(a).
 func (s scales) logPrior(g, theta []float64, fitNoise bool) float64 {
 	p := len(s.lmed)
-	lp := logGammaLog(theta[0], varShape, varShape/s.v0, &g[0])
+	lp, d := logGammaLog(theta[0], varShape, varShape/s.v0)
+	if g != nil {
+		g[0] += d
+	}
 	for j := 0; j < p; j++ {
-		mu := math.Log(s.lmed[j])
-		e := theta[1+j] - mu
+		e := theta[1+j] - math.Log(s.lmed[j])
 		lp += -0.5*e*e/lenVar - 0.5*math.Log(2*math.Pi*lenVar)
-		g[1+j] -= e / lenVar
+		if g != nil {
+			g[1+j] -= e / lenVar
+		}
 	}
 	if fitNoise {
-		lp += logGammaLog(theta[1+p], noiseShape, noiseRate/s.v0, &g[1+p])
+		l, d := logGammaLog(theta[1+p], noiseShape, noiseRate/s.v0)
+		lp += l
+		if g != nil {
+			g[1+p] += d
+		}
 	}
 	return lp
 }
 
 // logGammaLog is the log density of log u for u ~ Gamma(a, rate b), at
-// lu = log u, and adds its derivative to *g.
-func logGammaLog(lu, a, b float64, g *float64) float64 {
+// lu = log u, and its derivative.
+func logGammaLog(lu, a, b float64) (float64, float64) {
 	u := math.Exp(lu)
 	lg, _ := math.Lgamma(a)
-	*g += a - b*u
-	return a*lu - b*u + a*math.Log(b) - lg
+	return a*lu - b*u + a*math.Log(b) - lg, a - b*u
 }
 
 // draw returns a start point drawn from the default prior: the

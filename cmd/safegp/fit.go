@@ -155,7 +155,7 @@ func fitHeader(path string, p *problem.Problem, opt fit.Options) string {
 	if p.NoiseStds != nil {
 		noise = "known (the file's noise_std column)"
 	}
-	return fmt.Sprintf("# safegp fit %s: %d points in %d dimensions; kernel %s%s, prior %v, %d restarts, seed %d; noise %s.\n"+
+	return fmt.Sprintf("# safegp fit %s: %d points, d = %d; kernel %s%s, prior %v, %d restarts, seed %d; noise %s.\n"+
 		"# Prior mean 0: values are used as given, not centred.\n",
 		path, p.N(), p.Dim(), opt.Kernel, ard, opt.Prior, opt.Restarts, opt.Seed, noise)
 }

@@ -98,6 +98,21 @@ func TestFitYAML(t *testing.T) {
 					t.Errorf("kernel %d: %d lengthscales, want %d", i, len(k.Lengthscale), want)
 				}
 			}
+			// Pasted into an experiment configuration on the same file,
+			// which runs.
+			cfg := fmt.Sprintf("seed: 1\nrealizations: 1\nhorizon: 5\nproblem:\n  file: %s\n  seed_actions: [0]\n"+
+				"  thresholds: [%s]\n  epsilon: 0.01\n  noise_std: 0.05\n%salgorithms:\n  - {name: naive-sgp-ucb}\n",
+				filepath.Base(path), strings.TrimSuffix(strings.Repeat("-10, ", c.m), ", "), out)
+			if c.m > 0 && !c.known { // experiments do not take a noise_std column yet
+				cfgPath := filepath.Join(filepath.Dir(path), "c.yaml")
+				if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				var o, e bytes.Buffer
+				if err := run([]string{"run", cfgPath, "--out", filepath.Join(t.TempDir(), "out"), "--quiet"}, &o, &e); err != nil {
+					t.Fatalf("safegp run: %v\n%s\n%s", err, e.String(), cfg)
+				}
+			}
 			// Pasted into a study specification over the same inputs.
 			thresholds := strings.TrimSuffix(strings.Repeat("0.0, ", c.m), ", ")
 			spec := "decision_set: {grid: {bounds: [[0, 1], [0, 1]], points: [5, 5]}}\nseed_actions: [0]\n" +

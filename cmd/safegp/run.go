@@ -45,7 +45,7 @@ Usage:
   safegp bound CONFIG                        the paper's theory quantities for a configured problem
   safegp study COMMAND --db FILE ...         durable ask/tell studies of a real system
   safegp serve --db FILE [--addr A]          the studies over HTTP
-  safegp fit DATA.csv [--ard] [--json] ...    fit each GP's kernel and noise to measured data
+  safegp fit DATA.csv [--ard] [--json] ...   fit each GP's kernel and noise to measured data
   safegp help [COMMAND]                      show help
 
 Run 'safegp run --help' for the configuration format.
