@@ -49,7 +49,7 @@ func (c *Config) Plan(fixed *problem.Problem, workers int, limit int64, keepRuns
 	var perRun int64
 	heavy := 0
 	for i := range c.Algorithms {
-		if b := bandit.Bytes(&c.Algorithms[i], n, m, T, false); b > perRun {
+		if b := bandit.Bytes(&c.Algorithms[i], n, m, false, T, false); b > perRun {
 			perRun, heavy = b, i
 		}
 	}
