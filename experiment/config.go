@@ -45,8 +45,12 @@ type ProblemConfig struct {
 	SeedActions []int                 `yaml:"seed_actions,omitempty" json:"seed_actions,omitempty"`
 	Generate    *problem.GenerateSpec `yaml:"generate,omitempty" json:"generate,omitempty"`
 	Thresholds  []float64             `yaml:"thresholds" json:"thresholds"`
-	Epsilon     float64               `yaml:"epsilon" json:"epsilon"`
-	NoiseStd    float64               `yaml:"noise_std" json:"noise_std"`
+	// ObjectiveThreshold is h_f: f ≥ h_f becomes one more safety
+	// condition (SPEC §5, "Safe objective"); with it Thresholds may be
+	// empty, for a problem without constraints.
+	ObjectiveThreshold *float64 `yaml:"objective_threshold,omitempty" json:"objective_threshold,omitempty"`
+	Epsilon            float64  `yaml:"epsilon" json:"epsilon"`
+	NoiseStd           float64  `yaml:"noise_std" json:"noise_std"`
 }
 
 // ModelConfig is the learner's GP model, the section an experiment shares
@@ -138,7 +142,7 @@ func (p *ProblemConfig) check() error {
 		key string
 		err error
 	}{
-		{"problem.thresholds", config.CheckThresholds(p.Thresholds)},
+		{"problem", config.CheckSafety(p.Thresholds, p.ObjectiveThreshold)},
 		{"problem.epsilon", config.CheckNonNegative(p.Epsilon)},
 		{"problem.noise_std", config.CheckNonNegative(p.NoiseStd)},
 	} {
@@ -179,6 +183,11 @@ func (c *Config) checkAlgorithms() error {
 // resolve fills in the defaults, so that the configuration echoed in
 // results.json says everything the run used.
 func (c *Config) resolve() {
+	if c.Problem.Thresholds == nil {
+		// No constraint (an objective threshold is the safety
+		// condition): echoed as [], not null.
+		c.Problem.Thresholds = []float64{}
+	}
 	if g := c.Problem.Generate; g != nil {
 		c.Model.Resolve(&g.Objective, g.Constraints)
 	} else {
@@ -196,7 +205,9 @@ func (c *Config) objectiveKernel() kernel.Spec {
 }
 
 func (c *Config) constraintKernels() []kernel.Spec {
-	if c.Model.Constraints != nil {
+	if c.Model.Constraints != nil || c.Problem.Generate == nil {
+		// A problem file without constraints may leave them out (an
+		// objective threshold is its safety condition).
 		return c.Model.Constraints
 	}
 	return c.Problem.Generate.Constraints
@@ -257,6 +268,7 @@ func (c *Config) ReadProblem() (*problem.Problem, error) {
 		return nil, fielderr.New(ErrConfig, "model.constraints", "%d kernels, the file %s has %d constraints", len(c.constraintKernels()), c.Problem.File, p.M())
 	}
 	p.H = c.Problem.Thresholds
+	p.HF = c.Problem.ObjectiveThreshold
 	p.Epsilon = c.Problem.Epsilon
 	p.NoiseStd = c.Problem.NoiseStd
 	if err := p.Validate(); err != nil {

@@ -49,7 +49,7 @@ func (c *Config) Plan(fixed *problem.Problem, workers int, limit int64, keepRuns
 	var perRun int64
 	heavy := 0
 	for i := range c.Algorithms {
-		if b := bandit.Bytes(&c.Algorithms[i], n, m, false, T, false); b > perRun {
+		if b := bandit.Bytes(&c.Algorithms[i], n, m, c.Problem.ObjectiveThreshold != nil, T, false); b > perRun {
 			perRun, heavy = b, i
 		}
 	}
@@ -77,7 +77,7 @@ func (c *Config) Plan(fixed *problem.Problem, workers int, limit int64, keepRuns
 	a := &c.Algorithms[heavy]
 	what := fmt.Sprintf("%s (N = %d actions in %d-D), horizon (T = %d) and algorithms[%d] (%s", where, n, d, T, heavy, a.DisplayLabel())
 	if a.SafeSet == "gp" {
-		what += ", safe_set: gp keeps an N×N covariance per constraint"
+		what += ", safe_set: gp keeps an N×N covariance per constraint and for an objective threshold"
 	}
 	what += ")"
 	if draw > perRun {
