@@ -213,7 +213,7 @@ func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 	askID := fs.Int("ask", 0, "the ask `id` this observation answers")
 	index := fs.Int("index", -1, "the action `index`, for an observation made outside the loop")
 	f := fs.Float64("f", 0, "the observed objective `value`")
-	g := fs.String("g", "", "the observed constraint `values`, comma-separated")
+	g := fs.String("g", "", "the observed constraint `values`, comma-separated (none for a study without constraints)")
 	return func(s *studySession) error {
 		req := &study.TellRequest{F: f}
 		if s.given["ask"] == s.given["index"] {
@@ -227,21 +227,30 @@ func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 		if !s.given["f"] {
 			return fmt.Errorf("%w: --f is required", study.ErrBadTell)
 		}
-		if !s.given["g"] {
-			return fmt.Errorf("%w: --g is required", study.ErrBadTell)
-		}
-		for _, v := range strings.Split(*g, ",") {
-			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil {
-				return fmt.Errorf("%w: --g: %q is not a number", study.ErrBadTell, v)
+		// A study whose only safety condition is f ≥ h_f has no constraint
+		// values: --g is left out (or empty). The study checks the count.
+		req.G = []float64{}
+		if strings.TrimSpace(*g) != "" {
+			for _, v := range strings.Split(*g, ",") {
+				x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+				if err != nil {
+					return fmt.Errorf("%w: --g: %q is not a number", study.ErrBadTell, v)
+				}
+				req.G = append(req.G, x)
 			}
-			req.G = append(req.G, x)
 		}
 		svc, done, err := s.open(study.OpenOptions{})
 		if err != nil {
 			return err
 		}
 		defer done()
+		if !s.given["g"] {
+			if h, _, err := svc.Safety(s.ctx, s.name); err != nil {
+				return err
+			} else if len(h) > 0 {
+				return fmt.Errorf("%w: --g is required: the study has %d constraint(s)", study.ErrBadTell, len(h))
+			}
+		}
 		var a *study.TellAnswer
 		if err := retryWrite(func() (err error) { a, err = svc.Tell(s.ctx, s.name, req); return err }); err != nil {
 			return err
@@ -293,7 +302,11 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 			return enc.Encode(sum)
 		}
 		w := s.stdout
-		fmt.Fprintf(w, "study %s: %s on %d actions in %d-D, %d constraint(s), horizon %d\n", sum.Study, sum.Algorithm, sum.Actions, sum.Dim, sum.Constraints, sum.Horizon)
+		safety := fmt.Sprintf("%d constraint(s)", sum.Constraints)
+		if hf := sum.ObjectiveThreshold; hf != nil {
+			safety += fmt.Sprintf(" and f ≥ %g", *hf)
+		}
+		fmt.Fprintf(w, "study %s: %s on %d actions in %d-D, %s, horizon %d\n", sum.Study, sum.Algorithm, sum.Actions, sum.Dim, safety, sum.Horizon)
 		fmt.Fprintf(w, "rounds: %d, violations: %d, safe set: %d actions\n", sum.Rounds, sum.Violations, sum.SafeSetSize)
 		if sum.Retracted > 0 {
 			fmt.Fprintf(w, "retracted: %d observation(s), counted nowhere above\n", sum.Retracted)
@@ -353,6 +366,10 @@ func plotFlags(fs *flag.FlagSet) func(*studySession) error {
 		if err != nil {
 			return err
 		}
+		_, hf, err := svc.Safety(s.ctx, s.name)
+		if err != nil {
+			return err
+		}
 		// Retracted values are not data: plotting them would show the
 		// typo the retraction removed from the model.
 		kept := obs[:0]
@@ -361,7 +378,7 @@ func plotFlags(fs *flag.FlagSet) func(*studySession) error {
 				kept = append(kept, o)
 			}
 		}
-		if err := plotStudy(*out, s.name, x, h, kept, snap); err != nil {
+		if err := plotStudy(*out, s.name, x, h, hf, kept, snap); err != nil {
 			return err
 		}
 		fmt.Fprintf(s.stdout, "wrote %s\n", *out)
