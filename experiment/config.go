@@ -45,12 +45,13 @@ type ProblemConfig struct {
 	SeedActions []int                 `yaml:"seed_actions,omitempty" json:"seed_actions,omitempty"`
 	Generate    *problem.GenerateSpec `yaml:"generate,omitempty" json:"generate,omitempty"`
 	Thresholds  []float64             `yaml:"thresholds" json:"thresholds"`
+	Epsilon     float64               `yaml:"epsilon" json:"epsilon"`
+	NoiseStd    float64               `yaml:"noise_std" json:"noise_std"`
+
 	// ObjectiveThreshold is h_f: f ≥ h_f becomes one more safety
 	// condition (SPEC §5, "Safe objective"); with it Thresholds may be
 	// empty, for a problem without constraints.
 	ObjectiveThreshold *float64 `yaml:"objective_threshold,omitempty" json:"objective_threshold,omitempty"`
-	Epsilon            float64  `yaml:"epsilon" json:"epsilon"`
-	NoiseStd           float64  `yaml:"noise_std" json:"noise_std"`
 }
 
 // ModelConfig is the learner's GP model, the section an experiment shares
