@@ -25,6 +25,8 @@ is in the README). Commands:
                        asking again before telling returns the same ask
   tell --ask ID --f V --g V1[,V2…]
   tell --index I --f V --g V1[,V2…]   an observation made outside the loop
+                       (no --g for a study whose only safety condition is
+                       objective_threshold, f ≥ h_f)
   retract --observation N
                        withdraw observation N (the "observation" a tell printed),
                        e.g. a mistyped value: the policy is rebuilt without it
