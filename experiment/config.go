@@ -190,6 +190,9 @@ func (c *Config) resolve() {
 		c.Problem.Thresholds = []float64{}
 	}
 	if g := c.Problem.Generate; g != nil {
+		if g.Constraints == nil {
+			g.Constraints = []kernel.Spec{}
+		}
 		c.Model.Resolve(&g.Objective, g.Constraints)
 	} else {
 		c.Model.Resolve(nil, nil)

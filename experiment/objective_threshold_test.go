@@ -1,6 +1,7 @@
 package experiment_test
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -293,6 +294,13 @@ algorithms:
 	res, err := experiment.Execute(t.Context(), cfg, experiment.Options{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
+	}
+	js, err := json.Marshal(res.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(js); !strings.Contains(s, `"thresholds":[]`) || !strings.Contains(s, `"constraints":[]`) || !strings.Contains(s, `"objective_threshold":0`) {
+		t.Errorf("configuration echoed as %s", s)
 	}
 	for _, run := range res.Runs {
 		in, err := cfg.Instance(run.Realization, nil)
