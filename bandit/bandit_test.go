@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -379,6 +380,50 @@ func TestTheoryExploration(t *testing.T) {
 	}
 }
 
+// TestTheoryExplorationObjectiveThreshold: with an objective threshold,
+// f ≥ h_f is one of the constraints T' covers, with the objective's kernel
+// (SPEC §4 `theory`, SPEC §5 "Safe objective"); β_T still counts m+1 GPs
+// with m the number of constraints g_i. The setting is
+// TestTheoryExploration's, ε = 0.2:
+//   - g linear and f linear with h_f: f's T' equals g's, 189, as before;
+//   - f linear with h_f and no constraint: m = 0, so β_T = 2·log(5·200²·π²/0.6)
+//     = 31.399010 − 2·log 2 = 30.012716 and t_ε = 0.08·30.012716·3/0.04
+//     = 180.0763 → T' = 181 (t_δ = 71.9 as before);
+//   - f quadratic (polynomial, degree 2: 6 features) with h_f: three seeds
+//     cannot span its features, so λ_− = 0 for f and T' is an error that
+//     names the objective threshold, though g's own T' exists.
+func TestTheoryExplorationObjectiveThreshold(t *testing.T) {
+	x := [][]float64{{1, 0}, {0, 1}, {0.6, 0.8}, {-0.8, 0.6}, {0.3, -0.4}}
+	lin := kernel.Linear{Variance: 1}
+	quad := kernel.Polynomial{Variance: 1, Offset: 1, Degree: 2}
+	hf := -5.0
+	for _, c := range []struct {
+		name string
+		f    kernel.Kernel
+		g    []kernel.Kernel
+		want int // 0: ErrSeedTooSmall
+	}{
+		{"linear f and g", lin, []kernel.Kernel{lin}, 189},
+		{"linear f alone", lin, nil, 181},
+		{"quadratic f", quad, []kernel.Kernel{lin}, 0},
+	} {
+		h := make([]float64, len(c.g))
+		for i := range h {
+			h[i] = -5
+		}
+		model := bandit.Model{Objective: c.f, Constraints: c.g, NoiseStd: 0.1, Delta: 0.1, Beta: bandit.PaperBeta}
+		set := bandit.DecisionSet{X: x, Seed: []int{0, 1, 2}}
+		opt := bandit.Options{Thresholds: h, ObjectiveThreshold: &hf, Epsilon: 0.2, Horizon: 200}
+		got, err := bandit.TheoryLength(model, set, opt, theory.Features{})
+		switch {
+		case c.want == 0 && (!errors.Is(err, theory.ErrSeedTooSmall) || !strings.HasPrefix(err.Error(), "objective threshold (f ≥ h_f): ")):
+			t.Errorf("%s: got %d, %v; want ErrSeedTooSmall for the objective threshold", c.name, got, err)
+		case c.want != 0 && (err != nil || got != c.want):
+			t.Errorf("%s: T' = %d, %v; want %d", c.name, got, err, c.want)
+		}
+	}
+}
+
 // TestBytes checks bandit.Bytes against what building a policy and playing
 // it to its horizon really allocates (runtime.MemStats, single goroutine):
 // the estimate must cover the allocation, or a limit could be exceeded,
@@ -394,10 +439,20 @@ func TestBytes(t *testing.T) {
 		{Name: "safeopt", SafeSet: "gp"},
 		{Name: "stageopt", SafeSet: "gp", Exploration: bandit.Exploration{Fixed: ptr(10)}},
 	}
-	for _, grow := range []bool{false, true} {
+	// With an objective threshold f ≥ h_f, gp mode keeps f's covariance too.
+	hf := slices.Min(p.F) - 1
+	for _, c := range []struct {
+		grow bool
+		hf   *float64
+	}{{false, nil}, {true, nil}, {false, &hf}, {true, &hf}} {
+		grow := c.grow
 		for _, s := range specs {
 			e := env(p, info, bandit.PaperBeta, horizon)
 			e.opt.Grow = grow
+			if c.hf != nil {
+				e.opt.ObjectiveThreshold = c.hf
+				e.truth.Lipschitz = append(slices.Clone(info.Lipschitz), 1)
+			}
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
@@ -408,14 +463,14 @@ func TestBytes(t *testing.T) {
 			play(t, pol, p, horizon)
 			runtime.ReadMemStats(&after)
 			got := int64(after.TotalAlloc - before.TotalAlloc)
-			est := bandit.Bytes(&s, p.N(), 2, horizon, grow)
+			est := bandit.Bytes(&s, p.N(), 2, c.hf != nil, horizon, grow)
 			// Grown models allocate each doubling once: the estimate
 			// bounds what is alive at a time, not the garbage made.
 			if !grow && got > est {
-				t.Errorf("%s %s: allocated %d bytes, estimate %d", s.Name, s.SafeSet, got, est)
+				t.Errorf("%s %s h_f=%v: allocated %d bytes, estimate %d", s.Name, s.SafeSet, c.hf != nil, got, est)
 			}
 			if est > 3*got {
-				t.Errorf("%s %s grow=%v: allocated %d bytes, estimate %d is too pessimistic", s.Name, s.SafeSet, grow, got, est)
+				t.Errorf("%s %s grow=%v h_f=%v: allocated %d bytes, estimate %d is too pessimistic", s.Name, s.SafeSet, grow, c.hf != nil, got, est)
 			}
 		}
 	}

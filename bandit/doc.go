@@ -1,3 +1,10 @@
 // Package bandit implements the safe GP bandit policies — SGP-UCB and the
 // baselines it is compared with — as ask/tell objects (SPEC §3–5).
+//
+// The safety conditions are the constraints g_i ≥ h_i and, when
+// Options.ObjectiveThreshold is set, f ≥ h_f (SPEC §5, "Safe objective";
+// Sui et al. 2015's own setting): every policy treats it as one more
+// constraint whose GP is the objective's own, so there may be no
+// constraint at all. β_t's union bound counts GPs, not conditions, and is
+// unchanged by it (SPEC §3).
 package bandit

@@ -18,15 +18,32 @@ type models struct {
 	opt   Options
 	f     *gp.Model
 	g     []*gp.Model
-	t     int // observations so far
-	sqb   float64
+	// safety lists the safety conditions the policy estimates: g_1 … g_m,
+	// then f ≥ h_f with an objective threshold, read from f's own GP
+	// (SPEC §5, "Safe objective": no second GP). Every safe set, expander
+	// and exploration width loops over it rather than over g.
+	safety []safetyGP
+	t      int // observations so far
+	sqb    float64
+}
+
+// safetyGP is one safety condition ℓ(x) ≥ h on a GP of the model.
+type safetyGP struct {
+	gp *gp.Model
+	j  int     // the GP's index in the order f, g_1 … g_m (0: f)
+	h  float64 // its threshold: h_i, or h_f
 }
 
 func newModels(model Model, set DecisionSet, opt Options, withG bool) *models {
 	m := &models{set: set, model: model, opt: opt, f: gp.New(model.Objective, set.X, model.NoiseStd)}
 	if withG {
-		for _, k := range model.Constraints {
-			m.g = append(m.g, gp.New(k, set.X, model.NoiseStd))
+		for k, kg := range model.Constraints {
+			g := gp.New(kg, set.X, model.NoiseStd)
+			m.g = append(m.g, g)
+			m.safety = append(m.safety, safetyGP{gp: g, j: 1 + k, h: opt.Thresholds[k]})
+		}
+		if hf := opt.ObjectiveThreshold; hf != nil {
+			m.safety = append(m.safety, safetyGP{gp: m.f, j: 0, h: *hf})
 		}
 	}
 	rows := opt.Horizon + max(opt.WarmStart, 0)
@@ -41,7 +58,10 @@ func newModels(model Model, set DecisionSet, opt Options, withG bool) *models {
 	return m
 }
 
-// beta sets √β_t for the coming round t = observations + 1.
+// beta sets √β_t for the coming round t = observations + 1. The union
+// bound of SPEC §3 counts the GPs, m+1: an objective threshold adds a
+// safety condition but no GP (f's is read twice), so β_t is the same with
+// or without one, and m stays the number of constraints.
 func (m *models) beta() {
 	m.sqb = math.Sqrt(m.model.Beta.At(m.t+1, len(m.model.Constraints), len(m.set.X), m.model.Delta))
 }
@@ -141,15 +161,15 @@ const parallelObserve = 1 << 20
 func (m *models) upper(g *gp.Model, i int) float64 { return g.Mean()[i] + m.sqb*g.Std(i) }
 func (m *models) lower(g *gp.Model, i int) float64 { return g.Mean()[i] - m.sqb*g.Std(i) }
 
-// gpSafe fills safe with D^s_t = {x : ℓ_{g_i,t}(x) ≥ h_i ∀i} (paper eq. 8)
-// and returns its size.
+// gpSafe fills safe with D^s_t = {x : ℓ_{g_i,t}(x) ≥ h_i ∀i} (paper eq. 8),
+// ℓ_{f,t}(x) ≥ h_f included with an objective threshold, and returns its
+// size.
 func (m *models) gpSafe(safe []bool) int {
 	n := 0
-	h := m.opt.Thresholds
 	for i := range safe {
 		ok := true
-		for k, g := range m.g {
-			if !(m.lower(g, i) >= h[k]) { // NaN is not safe
+		for _, c := range m.safety {
+			if !(m.lower(c.gp, i) >= c.h) { // NaN is not safe
 				ok = false
 				break
 			}

@@ -244,10 +244,26 @@ func TestInspectChangesNothing(t *testing.T) {
 // TestRoundsDoNotAllocate: once warmed up, a round of a simulation — Ask,
 // Inspect(SafeSet) into the same snapshot, Tell — allocates nothing: the
 // GPs are reserved for the horizon and every scratch is reused.
+//
+// With an objective threshold (f ≥ h_f read from f's GP) it does not
+// either.
 func TestRoundsDoNotAllocate(t *testing.T) {
-	for _, s := range seamSpecs {
-		t.Run(s.DisplayLabel(), func(t *testing.T) {
-			pol := build(t, line(200), s)
+	for _, c := range []struct {
+		s  bandit.Spec
+		hf *float64
+	}{
+		{seamSpecs[0], nil}, {seamSpecs[1], nil}, {seamSpecs[2], nil}, {seamSpecs[3], nil},
+		{seamSpecs[0], ptr(-0.5)}, {seamSpecs[2], ptr(-0.5)}, {seamSpecs[3], ptr(-0.5)},
+	} {
+		s := c.s
+		name := s.DisplayLabel()
+		if c.hf != nil {
+			name += "/h_f"
+		}
+		t.Run(name, func(t *testing.T) {
+			e := line(200)
+			e.opt.ObjectiveThreshold = c.hf
+			pol := build(t, e, s)
 			var view bandit.Snapshot
 			obs := bandit.Observation{G: make([]float64, 1)}
 			round := func() {
@@ -306,6 +322,9 @@ func TestNewRejects(t *testing.T) {
 		{"oracle with an empty true safe set", bandit.Spec{Name: "gp-ucb-oracle"}, func(e *setup) { clear(e.truth.Safe) }},
 		{"lipschitz auto without truth", bandit.Spec{Name: "safeopt"}, func(e *setup) { e.truth = nil }},
 		{"lipschitz auto with constants missing", bandit.Spec{Name: "safeopt"}, func(e *setup) { e.truth.Lipschitz = nil }},
+		{"lipschitz auto without L_f", bandit.Spec{Name: "safeopt"}, func(e *setup) { e.opt.ObjectiveThreshold = ptr(0.0) }},
+		{"no safety condition", uniform, func(e *setup) { e.model.Constraints, e.opt.Thresholds = nil, nil }},
+		{"objective threshold NaN", uniform, func(e *setup) { e.opt.ObjectiveThreshold = ptr(math.NaN()) }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -328,6 +347,13 @@ func TestNewRejects(t *testing.T) {
 	e := line(20)
 	e.opt.Rand = nil
 	build(t, e, bandit.Spec{Name: "naive-sgp-ucb"}) // never draws
+	// An objective threshold alone is a safety condition.
+	for _, s := range append(seamSpecs, uniform) {
+		e := line(20)
+		e.model.Constraints, e.opt.Thresholds, e.opt.ObjectiveThreshold = nil, nil, ptr(-0.5)
+		e.truth.Lipschitz = []float64{3}
+		build(t, e, s)
+	}
 }
 
 // TestPredict checks Predictor on every policy family: at the decision

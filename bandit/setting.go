@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/safegp/safegp/gp"
 	"github.com/safegp/safegp/kernel"
@@ -30,12 +31,15 @@ type Model struct {
 }
 
 // Truth is what only a simulation knows: the true safe set D^s_0 and the
-// true Lipschitz constants L_i of the g_i (SPEC §1). gp-ucb-oracle reads
-// Safe and `lipschitz: auto` reads Lipschitz; every other policy ignores
-// it, and a real system has none (nil).
+// true Lipschitz constants L_i of the g_i (SPEC §1), both counting f ≥ h_f
+// as one more constraint when there is an objective threshold.
+// gp-ucb-oracle reads Safe and `lipschitz: auto` reads Lipschitz; every
+// other policy ignores it, and a real system has none (nil).
 type Truth struct {
-	Safe      []bool    // D^s_0, one flag per action
-	Lipschitz []float64 // L_i, one per constraint
+	Safe []bool // D^s_0, one flag per action
+	// Lipschitz holds L_i per safety condition: one per constraint, then
+	// L_f with an objective threshold (problem.Problem.Safety's order).
+	Lipschitz []float64
 }
 
 // Options are the rest of what a policy runs with: the safety requirement
@@ -43,8 +47,13 @@ type Truth struct {
 // the policy's own random choices, and how its GPs allocate.
 type Options struct {
 	Thresholds []float64 // h_i, one per constraint
-	Epsilon    float64   // ε ≥ 0: StageOpt's stage-1 end, exploration: theory
-	Horizon    int       // T ≥ 1
+	// ObjectiveThreshold, if not nil, is h_f: f ≥ h_f is then one more
+	// safety condition for every policy, exactly a constraint observed
+	// through the objective's GP (SPEC §5, "Safe objective"), and there
+	// may be no constraint at all.
+	ObjectiveThreshold *float64
+	Epsilon            float64 // ε ≥ 0: StageOpt's stage-1 end, exploration: theory
+	Horizon            int     // T ≥ 1
 	// Rand is the stream of the policy's random choices (sgp-ucb's
 	// uniform phase 1); it may be nil for a policy that makes none.
 	Rand *rand.Rand
@@ -64,11 +73,12 @@ type Options struct {
 }
 
 // Bytes estimates the memory a policy of spec s over n actions with m
-// constraints holds at its horizon (grow as in Options.Grow): its GPs
-// (SPEC §2), and for the SafeOpt family its bounds and, in gp mode, the N×N
-// covariance of every constraint. Callers compare it with a limit before
-// building the policy.
-func Bytes(s *Spec, n, m, horizon int, grow bool) int64 {
+// constraints, and an objective threshold when hf, holds at its horizon
+// (grow as in Options.Grow): its GPs (SPEC §2), and for the SafeOpt family
+// its bounds and, in gp mode, the N×N covariance of every safety condition
+// (f's too with hf). Callers compare it with a limit before building the
+// policy.
+func Bytes(s *Spec, n, m int, hf bool, horizon int, grow bool) int64 {
 	rows := horizon
 	if grow {
 		// Doubling up to the horizon: the old and the new V are both
@@ -87,7 +97,11 @@ func Bytes(s *Spec, n, m, horizon int, grow bool) int64 {
 		// lo, hi per GP; prev/out index lists; three flag vectors.
 		total += 8*int64(n)*(2*gps+2) + 3*int64(n)
 		if s.SafeSet == "gp" {
-			total += 8 * int64(m) * int64(n) * int64(n)
+			safety := int64(m)
+			if hf {
+				safety++
+			}
+			total += 8 * safety * int64(n) * int64(n)
 		}
 	}
 	return total
@@ -134,6 +148,12 @@ func check(model *Model, set *DecisionSet, opt *Options) error {
 	if len(model.Constraints) != len(opt.Thresholds) {
 		return bad("%d constraint kernels for %d thresholds", len(model.Constraints), len(opt.Thresholds))
 	}
+	if hf := opt.ObjectiveThreshold; hf != nil && !finite(*hf) {
+		return bad("objective threshold h_f = %v: want a finite number", *hf)
+	}
+	if len(opt.Thresholds) == 0 && opt.ObjectiveThreshold == nil {
+		return bad("no safety condition: give a constraint or an objective threshold h_f")
+	}
 	if !(model.NoiseStd >= 0) || math.IsInf(model.NoiseStd, 0) {
 		return bad("noise σ = %v: want a finite number ≥ 0", model.NoiseStd)
 	}
@@ -171,6 +191,10 @@ func New(s *Spec, model Model, set DecisionSet, truth *Truth, opt Options) (Poli
 		return nil, err
 	}
 	n, m := len(set.X), len(model.Constraints)
+	safety := m // the safety conditions: the constraints, and f ≥ h_f
+	if opt.ObjectiveThreshold != nil {
+		safety++
+	}
 	var r rule
 	switch s.Name {
 	case "sgp-ucb", "naive-sgp-ucb":
@@ -208,12 +232,12 @@ func New(s *Spec, model Model, set DecisionSet, truth *Truth, opt Options) (Poli
 		var lip []float64
 		if lipschitz {
 			if s.Lipschitz == nil || s.Lipschitz.Auto {
-				if truth == nil || len(truth.Lipschitz) != m {
+				if truth == nil || len(truth.Lipschitz) != safety {
 					return nil, fmt.Errorf("%w: lipschitz: auto needs the true constraints, which this problem does not provide; give a number", ErrConfig)
 				}
 				lip = append(lip, truth.Lipschitz...)
 			} else {
-				for range m {
+				for range safety {
 					lip = append(lip, s.Lipschitz.Value)
 				}
 			}
@@ -227,17 +251,28 @@ func New(s *Spec, model Model, set DecisionSet, truth *Truth, opt Options) (Poli
 }
 
 // TheoryLength is T' = ⌈max(t_ε, t_δ)⌉ of Theorem 2 or 4 (SPEC §4), the
-// largest over the constraints, at most the horizon. It fails when a
-// constraint's λ_− ≤ 0: the seed set is too small for the guarantee.
+// largest over the constraints, at most the horizon. With an objective
+// threshold f ≥ h_f is one of them, with the objective's kernel. It fails
+// when a constraint's λ_− ≤ 0: the seed set is too small for the
+// guarantee.
 func TheoryLength(model Model, set DecisionSet, opt Options, feat theory.Features) (int, error) {
+	kernels := model.Constraints
+	if opt.ObjectiveThreshold != nil {
+		kernels = append(slices.Clip(kernels), model.Objective)
+	}
 	tPrime := 0
-	for i, k := range model.Constraints {
+	for i, k := range kernels {
 		e, err := theory.ExplorationLength(theory.Problem{
+			// M counts the constraints g_i for β_T's m+1 GPs (SPEC §3):
+			// f's threshold adds none.
 			X: set.X, Seed: set.Seed, Kernel: k, NoiseStd: model.NoiseStd, Delta: model.Delta,
 			Epsilon: opt.Epsilon, Horizon: opt.Horizon, M: len(model.Constraints),
 		}, feat)
 		if err != nil {
-			if len(model.Constraints) > 1 {
+			switch {
+			case i == len(model.Constraints):
+				return 0, fmt.Errorf("objective threshold (f ≥ h_f): %w", err)
+			case len(kernels) > 1:
 				return 0, fmt.Errorf("constraint g%d: %w", i+1, err)
 			}
 			return 0, err

@@ -72,7 +72,8 @@ func (s *sgpUCB) inspect(dst *Snapshot, d Detail) {
 }
 
 // explore is the phase-1 rule: a uniformly random seed action, or the seed
-// action of largest constraint uncertainty max_i σ_{g_i,t−1}.
+// action of largest constraint uncertainty max_i σ_{g_i,t−1} (f's σ among
+// them with an objective threshold: f ≥ h_f is one more constraint).
 func (s *sgpUCB) explore() int {
 	seed := s.set.Seed
 	if !s.uncertainty {
@@ -81,11 +82,12 @@ func (s *sgpUCB) explore() int {
 	return argmax.List(seed, s.constraintStd)
 }
 
-// constraintStd is max_i σ_{g_i,t−1}(x) (0 when there is no constraint).
+// constraintStd is max_i σ_{g_i,t−1}(x) over the safety conditions (0
+// when there is none).
 func (s *sgpUCB) constraintStd(i int) float64 {
 	u := 0.0
-	for _, g := range s.g {
-		u = max(u, g.Std(i))
+	for _, c := range s.safety {
+		u = max(u, c.gp.Std(i))
 	}
 	return u
 }

@@ -46,7 +46,7 @@ func (s *Model) Check(m int, drawn bool) error {
 	switch {
 	case s.Constraints != nil && len(s.Constraints) != m:
 		return bad("constraints", "%d kernels for %d thresholds", len(s.Constraints), m)
-	case s.Constraints == nil && !drawn:
+	case s.Constraints == nil && !drawn && m > 0:
 		return bad("constraints", "missing: one kernel per threshold")
 	}
 	for i, k := range s.Constraints {
@@ -117,6 +117,28 @@ func CheckThresholds(h []float64) error {
 		if !problem.InRange(v) {
 			return fielderr.New(ErrInvalid, fmt.Sprintf("[%d]", i), "must be a finite number within ±1e100, got %v", v)
 		}
+	}
+	return nil
+}
+
+// CheckSafety checks the safety conditions of a problem or a study: the
+// thresholds h_i (CheckThresholds) and the optional objective threshold
+// h_f (SPEC §5, "Safe objective"), of which there must be at least one
+// (a safe bandit needs a safety condition): thresholds may be empty only
+// with an objective threshold. Errors name the key relative to the
+// section holding both ("thresholds[1]", "objective_threshold").
+func CheckSafety(h []float64, hf *float64) error {
+	if hf != nil && !problem.InRange(*hf) {
+		return fielderr.New(ErrInvalid, "objective_threshold", "must be a finite number within ±1e100, got %v", *hf)
+	}
+	if len(h) == 0 {
+		if hf == nil {
+			return fielderr.New(ErrInvalid, "thresholds", "missing: one threshold h_i per constraint, or objective_threshold h_f for f ≥ h_f (a safe bandit needs a safety condition)")
+		}
+		return nil
+	}
+	if err := CheckThresholds(h); err != nil {
+		return fielderr.Under("thresholds", err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -42,6 +43,9 @@ func TestModelCheck(t *testing.T) {
 		{"no objective", func(m *config.Model) { m.Objective = nil }, 1, false, "objective: missing: the kernel of f"},
 		{"bad objective", func(m *config.Model) { m.Objective.Lengthscale = kernel.Iso(0) }, 1, false, "objective.lengthscale: must be a finite number > 0, got 0"},
 		{"no constraints", func(m *config.Model) { m.Constraints = nil }, 1, false, "constraints: missing: one kernel per threshold"},
+		{"no constraint, none given", func(m *config.Model) { m.Constraints = nil }, 0, false, ""},
+		{"no constraint, empty list", func(m *config.Model) { m.Constraints = []kernel.Spec{} }, 0, false, ""},
+		{"no constraint, one given", func(m *config.Model) {}, 0, false, "constraints: 1 kernels for 0 thresholds"},
 		{"constraint count", func(m *config.Model) {}, 2, false, "constraints: 1 kernels for 2 thresholds"},
 		{"constraint count, drawn", func(m *config.Model) {}, 2, true, "constraints: 1 kernels for 2 thresholds"},
 		{"bad constraint", func(m *config.Model) { m.Constraints[0].Variance = f64(-1) }, 1, false, "constraints[0].variance: must be a finite number > 0, got -1"},
@@ -108,6 +112,12 @@ func TestSharedChecks(t *testing.T) {
 		{"thresholds", config.CheckThresholds([]float64{0, -1e100}), ""},
 		{"no thresholds", config.CheckThresholds(nil), "missing: one threshold h_i per constraint"},
 		{"huge threshold", config.CheckThresholds([]float64{0, 1e101}), "[1]: must be a finite number within ±1e100, got 1e+101"},
+		{"thresholds and h_f", config.CheckSafety([]float64{0}, f64(-1)), ""},
+		{"h_f alone", config.CheckSafety(nil, f64(-1)), ""},
+		{"thresholds alone", config.CheckSafety([]float64{0}, nil), ""},
+		{"no safety condition", config.CheckSafety([]float64{}, nil), "thresholds: missing: one threshold h_i per constraint, or objective_threshold h_f for f ≥ h_f (a safe bandit needs a safety condition)"},
+		{"huge threshold beside h_f", config.CheckSafety([]float64{0, 1e101}, f64(0)), "thresholds[1]: must be a finite number within ±1e100, got 1e+101"},
+		{"h_f NaN", config.CheckSafety([]float64{0}, f64(math.NaN())), "objective_threshold: must be a finite number within ±1e100, got NaN"},
 		{"zero", config.CheckNonNegative(0), ""},
 		{"negative", config.CheckNonNegative(-1e-9), "must be a finite number in 0…1e100, got -1e-09"},
 	} {

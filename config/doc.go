@@ -1,7 +1,8 @@
 // Package config holds the sections and checks that an experiment's
 // configuration (package experiment) and a study's specification (package
 // study) share, so that both check them one way (SPEC §8, §9): the model
-// section, the horizon, the thresholds and ε. It sits below both, so that
+// section, the horizon, the thresholds with the optional objective
+// threshold h_f (CheckSafety), and ε. It sits below both, so that
 // neither imports the other.
 //
 // Errors name the key relative to the section they check and unwrap to

@@ -124,3 +124,44 @@ func BenchmarkRegimes(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkObjectiveThreshold times the runs of BenchmarkPlay (sgp-ucb,
+// N = 100) and BenchmarkSafeOpt (safeopt-mc lipschitz, N = 100; safeopt
+// gp, N = 1 000) on the same problems with f ≥ h_f = 0.5 added to the
+// constraint: one more safety condition read from f's GP (in gp mode
+// with f's N×N covariance kept too).
+func BenchmarkObjectiveThreshold(b *testing.B) {
+	plateau := bandit.Exploration{Plateau: &bandit.Plateau{Window: 20, Cap: 100}}
+	cases := []struct {
+		spec bandit.Spec
+		n, T int
+		lg   float64
+	}{
+		{bandit.Spec{Name: "sgp-ucb", Phase1: "uniform", Exploration: plateau}, 100, 500, 0.1},
+		{bandit.Spec{Name: "safeopt-mc", SafeSet: "lipschitz", Lipschitz: &bandit.Lipschitz{Auto: true}, Exploration: plateau}, 100, 500, 0.1},
+		{bandit.Spec{Name: "safeopt", SafeSet: "gp"}, 1000, 300, 1},
+	}
+	for _, c := range cases {
+		plain, _ := benchProblem(c.n)
+		p := *plain
+		p.HF, p.Lipschitz = new(0.5), nil
+		info, err := p.Analyze()
+		if err != nil {
+			b.Fatal(err)
+		}
+		name := c.spec.Name
+		if c.spec.SafeSet != "" {
+			name += "-" + c.spec.SafeSet
+		}
+		b.Run(fmt.Sprintf("%s/N=%d/T=%d", name, c.n, c.T), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				st := benchSetting(&p, info, c.lg, c.T)
+				st.Options.ObjectiveThreshold = p.HF
+				if _, err := experiment.Play(&c.spec, st, &p, info, rand.New(rand.NewPCG(3, 4)), nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

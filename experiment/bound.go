@@ -26,8 +26,12 @@ type BoundReport struct {
 	GammaT      float64 `json:"gamma_T_bound"`
 	B           float64 `json:"B"`
 	C1          float64 `json:"C1"`
-	// Constraints holds Theorem 2's or 4's quantities per constraint; Error
-	// says why a constraint has no T' (λ_− ≤ 0, for example).
+	// ObjectiveThreshold is h_f, when f ≥ h_f is a safety condition.
+	ObjectiveThreshold *float64 `json:"objective_threshold,omitempty"`
+	// Constraints holds Theorem 2's or 4's quantities per constraint, and
+	// last for f ≥ h_f with an objective threshold (the objective's
+	// kernel); Error says why a constraint has no T' (λ_− ≤ 0, for
+	// example).
 	Constraints []ConstraintBound `json:"constraints"`
 	// TPrime is the theory's T' (the largest over constraints), 0 if some
 	// constraint has none; Regret is B·T' + √(C_1·T·β_T·γ_T) then.
@@ -44,7 +48,9 @@ type BoundReport struct {
 // ConstraintBound is one constraint's part of a BoundReport.
 type ConstraintBound struct {
 	*theory.Exploration
-	Error string `json:"error,omitempty"`
+	// Objective marks the entry of f ≥ h_f, an objective threshold.
+	Objective bool   `json:"objective,omitempty"`
+	Error     string `json:"error,omitempty"`
 }
 
 // RuleLength is the exploration length of one configured algorithm.
@@ -74,7 +80,7 @@ func Bound(c *Config, r int, feat theory.Features) (*BoundReport, error) {
 	}
 	sigma, delta := st.Model.NoiseStd, st.Model.Delta
 	rep := &BoundReport{
-		Realization: r, N: p.N(), Dim: p.Dim(), M: p.M(), SeedSize: len(p.Seed), Horizon: c.Horizon,
+		Realization: r, N: p.N(), Dim: p.Dim(), M: p.M(), ObjectiveThreshold: p.HF, SeedSize: len(p.Seed), Horizon: c.Horizon,
 		NoiseStd: sigma, Delta: delta, Epsilon: p.Epsilon,
 		BetaT:     theory.Beta(c.Horizon, p.M(), p.N(), delta),
 		GammaT:    theory.GammaBound(c.Horizon, p.N(), sigma, maxF),
@@ -83,12 +89,18 @@ func Bound(c *Config, r int, feat theory.Features) (*BoundReport, error) {
 		Guarantee: true,
 	}
 	ok := true
-	for _, k := range st.Model.Constraints {
+	// f ≥ h_f is one more constraint with the objective's kernel, as in
+	// bandit.TheoryLength; β_T's m stays the number of g_i (SPEC §3).
+	kernels := st.Model.Constraints
+	if p.HF != nil {
+		kernels = append(kernels[:len(kernels):len(kernels)], st.Model.Objective)
+	}
+	for i, k := range kernels {
 		e, err := theory.ExplorationLength(theory.Problem{
 			X: p.X, Seed: p.Seed, Kernel: k, NoiseStd: sigma, Delta: delta,
 			Epsilon: p.Epsilon, Horizon: c.Horizon, M: p.M(), MeasureEps0: true,
 		}, feat)
-		cb := ConstraintBound{Exploration: e}
+		cb := ConstraintBound{Exploration: e, Objective: i == p.M()}
 		if err != nil {
 			cb.Error = err.Error()
 			ok = false
@@ -126,7 +138,11 @@ func Bound(c *Config, r int, feat theory.Features) (*BoundReport, error) {
 // exploration rule's length.
 func (rep *BoundReport) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "problem\trealization %d: N = %d actions in d = %d, m = %d constraint(s), |D^w| = %d\n", rep.Realization, rep.N, rep.Dim, rep.M, rep.SeedSize)
+	hf := ""
+	if rep.ObjectiveThreshold != nil {
+		hf = fmt.Sprintf(" and f ≥ h_f = %g", *rep.ObjectiveThreshold)
+	}
+	fmt.Fprintf(tw, "problem\trealization %d: N = %d actions in d = %d, m = %d constraint(s)%s, |D^w| = %d\n", rep.Realization, rep.N, rep.Dim, rep.M, hf, rep.SeedSize)
 	fmt.Fprintf(tw, "model\tσ = %g, δ = %g, ε = %g, T = %d\n", rep.NoiseStd, rep.Delta, rep.Epsilon, rep.Horizon)
 	fmt.Fprintf(tw, "β_T\t%.4g\t2·log((m+1)·N·T²·π²/(6δ))\n", rep.BetaT)
 	fmt.Fprintf(tw, "γ_T bound\t%.4g\tN·log(1 + σ⁻²·T·N·max k_f)\n", rep.GammaT)
@@ -155,15 +171,20 @@ func (rep *BoundReport) WriteText(w io.Writer) error {
 	return tw.Flush()
 }
 
-// writeText writes constraint g_{i+1}'s rows: its theorem and feature map,
-// Theorem 4's ε_0, then λ_−, t_ε, t_δ and T', or why it has no T'.
+// writeText writes constraint g_{i+1}'s rows (f's, for f ≥ h_f): its
+// theorem and feature map, Theorem 4's ε_0, then λ_−, t_ε, t_δ and T', or
+// why it has no T'.
 func (c *ConstraintBound) writeText(w io.Writer, i int) {
+	name := fmt.Sprintf("g%d", i+1)
+	if c.Objective {
+		name = "f ≥ h_f"
+	}
 	e := c.Exploration
 	if e == nil {
-		fmt.Fprintf(w, "g%d\t%s\n", i+1, c.Error)
+		fmt.Fprintf(w, "%s\t%s\n", name, c.Error)
 		return
 	}
-	fmt.Fprintf(w, "g%d\tTheorem %d, %s features", i+1, e.Theorem, e.Features)
+	fmt.Fprintf(w, "%s\tTheorem %d, %s features", name, e.Theorem, e.Features)
 	if e.Dim > 0 {
 		fmt.Fprintf(w, ", dimension %d", e.Dim)
 	}

@@ -61,10 +61,19 @@ func TestBoundReportWriteText(t *testing.T) {
 			Error: "seed set too small for the guarantee: λ_− = 0 for the polynomial feature map of dimension 10 over 3 seed actions"},
 	}
 
+	// An objective threshold without constraints: f's row, named so.
+	objective := head
+	objective.M, objective.ObjectiveThreshold = 0, new(-0.5)
+	objective.Constraints = []experiment.ConstraintBound{{Objective: true, Exploration: &theory.Exploration{
+		Theorem: 2, Features: "linear", Dim: 2, Lambda: 0.23116, BetaT: 44.31683, Guarantee: true,
+		KMax: 1, RMax: 1, TEps: 153.3, TDelta: 183.2999, TPrime: 184,
+	}}}
+	objective.TPrime, objective.Regret, objective.Guarantee = 184, 123456.7, true
+
 	for _, c := range []struct {
 		name string
 		rep  *experiment.BoundReport
-	}{{"theorem2", &theorem2}, {"theorem4", &theorem4}, {"no-tprime", &none}} {
+	}{{"theorem2", &theorem2}, {"theorem4", &theorem4}, {"no-tprime", &none}, {"objective", &objective}} {
 		t.Run(c.name, func(t *testing.T) {
 			var got bytes.Buffer
 			if err := c.rep.WriteText(&got); err != nil {

@@ -65,6 +65,11 @@ type ProblemConfig struct {
 	// problem's functions exist on its decision set only, so no file
 	// could hold values consistent with each realization's draw.
 	WarmStart string `yaml:"warm_start,omitempty" json:"warm_start,omitempty"`
+
+	// ObjectiveThreshold is h_f: f ≥ h_f becomes one more safety
+	// condition (SPEC §5, "Safe objective"); with it Thresholds may be
+	// empty, for a problem without constraints.
+	ObjectiveThreshold *float64 `yaml:"objective_threshold,omitempty" json:"objective_threshold,omitempty"`
 }
 
 // ModelConfig is the learner's GP model, the section an experiment shares
@@ -158,7 +163,7 @@ func (p *ProblemConfig) check() error {
 		key string
 		err error
 	}{
-		{"problem.thresholds", config.CheckThresholds(p.Thresholds)},
+		{"problem", config.CheckSafety(p.Thresholds, p.ObjectiveThreshold)},
 		{"problem.epsilon", config.CheckNonNegative(p.Epsilon)},
 		{"problem.noise_std", config.CheckNonNegative(p.NoiseStd)},
 	} {
@@ -199,7 +204,15 @@ func (c *Config) checkAlgorithms() error {
 // resolve fills in the defaults, so that the configuration echoed in
 // results.json says everything the run used.
 func (c *Config) resolve() {
+	if c.Problem.Thresholds == nil {
+		// No constraint (an objective threshold is the safety
+		// condition): echoed as [], not null.
+		c.Problem.Thresholds = []float64{}
+	}
 	if g := c.Problem.Generate; g != nil {
+		if g.Constraints == nil {
+			g.Constraints = []kernel.Spec{}
+		}
 		c.Model.Resolve(&g.Objective, g.Constraints)
 	} else {
 		c.Model.Resolve(nil, nil)
@@ -216,7 +229,9 @@ func (c *Config) objectiveKernel() kernel.Spec {
 }
 
 func (c *Config) constraintKernels() []kernel.Spec {
-	if c.Model.Constraints != nil {
+	if c.Model.Constraints != nil || c.Problem.Generate == nil {
+		// A problem file without constraints may leave them out (an
+		// objective threshold is its safety condition).
 		return c.Model.Constraints
 	}
 	return c.Problem.Generate.Constraints
@@ -280,6 +295,7 @@ func (c *Config) ReadProblem() (*problem.Problem, error) {
 		return nil, fielderr.New(ErrConfig, "problem.noise_std", "the file %s has a noise_std column, which sets each action's noise: leave problem.noise_std out (or 0)", c.Problem.File)
 	}
 	p.H = c.Problem.Thresholds
+	p.HF = c.Problem.ObjectiveThreshold
 	p.Epsilon = c.Problem.Epsilon
 	p.NoiseStd = c.Problem.NoiseStd
 	if err := p.Validate(); err != nil {

@@ -62,7 +62,7 @@ func (c *Config) Plan(fixed *problem.Problem, workers int, limit int64, keepRuns
 		if c.Algorithms[i].Name == "gp-ucb-oracle" {
 			gps = 1
 		}
-		b := memlimit.Add(bandit.Bytes(&c.Algorithms[i], n, m, rows, false), memlimit.Mul(gps, gp.OutsideBytes(d, rows, outside)))
+		b := memlimit.Add(bandit.Bytes(&c.Algorithms[i], n, m, c.Problem.ObjectiveThreshold != nil, rows, false), memlimit.Mul(gps, gp.OutsideBytes(d, rows, outside)))
 		if b > perRun {
 			perRun, heavy = b, i
 		}
@@ -91,7 +91,7 @@ func (c *Config) Plan(fixed *problem.Problem, workers int, limit int64, keepRuns
 	a := &c.Algorithms[heavy]
 	what := fmt.Sprintf("%s (N = %d actions in %d-D), horizon (T = %d) and algorithms[%d] (%s", where, n, d, T, heavy, a.DisplayLabel())
 	if a.SafeSet == "gp" {
-		what += ", safe_set: gp keeps an N×N covariance per constraint"
+		what += ", safe_set: gp keeps an N×N covariance per constraint and for an objective threshold"
 	}
 	what += ")"
 	if draw > perRun {

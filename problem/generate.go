@@ -119,9 +119,6 @@ func (s *GenerateSpec) checkKernels() error {
 	if _, err := kernel.New(s.Objective); err != nil {
 		return fielderr.Under("objective", err)
 	}
-	if len(s.Constraints) == 0 {
-		return fielderr.New(ErrInvalid, "constraints", "at least one is needed")
-	}
 	for i, c := range s.Constraints {
 		if _, err := kernel.New(c); err != nil {
 			return fielderr.Under(fmt.Sprintf("constraints[%d]", i), err)
@@ -205,13 +202,30 @@ func (s *GenerateSpec) size() int {
 // Generate draws a problem: the decision set (unless a grid), f and each
 // g_i from their GP priors on D, and the seed set; it redraws (up to
 // MaxDraws times) while D^s_ε is empty or D^s_0 is smaller than the seed
-// set. All randomness comes from rng, in that order.
+// set. All randomness comes from rng, in that order. It is GenerateHF
+// without an objective threshold.
 func Generate(s *GenerateSpec, h []float64, eps, noiseStd float64, rng *rand.Rand) (*Problem, error) {
+	return GenerateHF(s, h, nil, eps, noiseStd, rng)
+}
+
+// GenerateHF is Generate for a problem with the objective threshold hf
+// (nil: none), which makes f ≥ h_f a safety condition (SPEC §5, "Safe
+// objective"). The true safe set D^s_0 the seed set is chosen from, the
+// ε-safe set and a fixed seed set's check all count it, so the seed
+// actions are safe for f too; with it the spec may have no constraints.
+// The draws are those of Generate: only their acceptance changes.
+func GenerateHF(s *GenerateSpec, h []float64, hf *float64, eps, noiseStd float64, rng *rand.Rand) (*Problem, error) {
 	if err := s.Check(); err != nil {
 		return nil, err
 	}
 	if len(h) != len(s.Constraints) {
 		return nil, fielderr.New(ErrInvalid, "thresholds", "%d given for %d constraints", len(h), len(s.Constraints))
+	}
+	if len(s.Constraints) == 0 && hf == nil {
+		return nil, fielderr.New(ErrInvalid, "constraints", "at least one is needed without an objective threshold h_f")
+	}
+	if hf != nil && !finite(*hf) {
+		return nil, fielderr.New(ErrInvalid, "objective_threshold", "must be a finite number within ±1e100, got %v", *hf)
 	}
 	kf, _ := kernel.New(s.Objective)
 	kg := make([]kernel.Kernel, len(s.Constraints))
@@ -237,7 +251,7 @@ func Generate(s *GenerateSpec, h []float64, eps, noiseStd float64, rng *rand.Ran
 				}
 			}
 		}
-		p := &Problem{X: x, H: h, Epsilon: eps, NoiseStd: noiseStd}
+		p := &Problem{X: x, H: h, HF: hf, Epsilon: eps, NoiseStd: noiseStd}
 		var err error
 		if p.F, err = SampleGP(kf, x, rng); err != nil {
 			return nil, fmt.Errorf("objective: %w", err)

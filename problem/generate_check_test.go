@@ -60,7 +60,6 @@ func TestGenerateSpecCheck(t *testing.T) {
 		{"no kind", func(s *problem.GenerateSpec) { s.DecisionSet.Kind = "" }, "decision_set.kind", `missing`, problem.ErrInvalid},
 		{"unknown kind", func(s *problem.GenerateSpec) { s.DecisionSet.Kind = "torus" }, "decision_set.kind", `torus`, problem.ErrInvalid},
 		{"objective kernel", func(s *problem.GenerateSpec) { s.Objective.Lengthscale = kernel.Iso(-2) }, "objective.lengthscale", `-2`, kernel.ErrInvalid},
-		{"no constraints", func(s *problem.GenerateSpec) { s.Constraints = nil }, "constraints", ``, problem.ErrInvalid},
 		{"constraint kernel", func(s *problem.GenerateSpec) { s.Constraints = append(s.Constraints, kernel.Spec{Kernel: "rbf"}) }, "constraints[1].kernel", `rbf`, kernel.ErrInvalid},
 		{"seeds from elsewhere", func(s *problem.GenerateSpec) { s.SeedSet.From = "all" }, "seed_set.from", `all`, problem.ErrInvalid},
 		{"two seed rules", func(s *problem.GenerateSpec) { s.SeedSet.All = true }, "seed_set", ``, problem.ErrInvalid},
@@ -83,6 +82,66 @@ func TestGenerateSpecCheck(t *testing.T) {
 	}
 	if _, err := problem.Generate(genSpec(), []float64{0, 0}, 0.01, 0, rand.New(rand.NewPCG(1, 1))); !errors.Is(err, problem.ErrInvalid) || !strings.HasPrefix(err.Error(), "thresholds: ") {
 		t.Errorf("two thresholds for one constraint: %v", err)
+	}
+	// No constraint: the spec alone is fine (an objective threshold may
+	// be the safety condition), a draw without h_f is not.
+	s := genSpec()
+	s.Constraints = nil
+	if err := s.Check(); err != nil {
+		t.Errorf("no constraints: Check: %v", err)
+	}
+	if _, err := problem.Generate(s, nil, 0.01, 0, rand.New(rand.NewPCG(1, 1))); !errors.Is(err, problem.ErrInvalid) || !strings.HasPrefix(err.Error(), "constraints: ") {
+		t.Errorf("no constraints and no h_f: %v", err)
+	}
+}
+
+// TestGenerateObjectiveThreshold: with h_f the seed set and the ε-safe set
+// respect f ≥ h_f, with or without constraints.
+func TestGenerateObjectiveThreshold(t *testing.T) {
+	hf := 0.0
+	for _, c := range []struct {
+		name string
+		cons int
+		seed problem.SeedSetSpec
+	}{
+		{"drawn seeds, one constraint", 1, problem.SeedSetSpec{Size: []int{2, 3}}},
+		{"drawn seeds, no constraint", 0, problem.SeedSetSpec{Size: []int{2, 3}}},
+		{"all safe", 1, problem.SeedSetSpec{All: true}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := genSpec()
+			s.Constraints = s.Constraints[:c.cons]
+			s.SeedSet = c.seed
+			h := make([]float64, c.cons)
+			for r := range uint64(20) {
+				p, err := problem.GenerateHF(s, h, &hf, 0.01, 0, rand.New(rand.NewPCG(5, r)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.HF == nil || *p.HF != hf {
+					t.Fatalf("HF = %v", p.HF)
+				}
+				for _, i := range p.Seed {
+					if p.F[i] < hf || !p.Safe(i, 0) {
+						t.Errorf("draw %d: seed action %d has f = %v < h_f", r, i, p.F[i])
+					}
+				}
+				info, err := p.Analyze()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.F[info.XStar] < hf+0.01 {
+					t.Errorf("draw %d: x* = %d has f = %v < h_f + ε", r, info.XStar, p.F[info.XStar])
+				}
+				if c.seed.All {
+					for i, safe := range info.SafeTrue {
+						if safe != slices.Contains(p.Seed, i) {
+							t.Errorf("draw %d: all: action %d safe %v, in the seed set %v", r, i, safe, !safe)
+						}
+					}
+				}
+			}
+		})
 	}
 }
 

@@ -32,8 +32,14 @@ type Problem struct {
 	// NoiseStds, if not nil, is each action's own noise standard deviation
 	// (a problem file's noise_std column), in place of NoiseStd.
 	NoiseStds []float64
-	Seed      []int     // seed set D^w, ascending action indices
-	Lipschitz []float64 // L_i, filled by Analyze
+	Seed      []int // seed set D^w, ascending action indices
+	// HF is the objective threshold h_f, nil without one: f ≥ h_f is then
+	// one more safety condition, counted exactly as a constraint g = f
+	// with threshold h_f (SPEC §5, "Safe objective"), and G may be empty.
+	HF *float64
+	// Lipschitz holds L_i of each safety condition, in the order of
+	// Safety (the g_i, then f with HF); filled by Analyze.
+	Lipschitz []float64
 }
 
 // Bytes estimates the memory of a problem over n actions in d dimensions
@@ -54,8 +60,22 @@ func (p *Problem) Dim() int {
 	return len(p.X[0])
 }
 
-// M is the number of constraints.
+// M is the number of constraints g_i (an objective threshold not counted).
 func (p *Problem) M() int { return len(p.G) }
+
+// Safety returns the safety conditions as functions over D with their
+// thresholds: g_1 … g_m with h_1 … h_m, then f with h_f when the problem
+// has an objective threshold (SPEC §5, "Safe objective": f ≥ h_f counts as
+// one more constraint in every definition of SPEC §1). The outer slices
+// are new; the values are the problem's own.
+func (p *Problem) Safety() (g [][]float64, h []float64) {
+	g = append(make([][]float64, 0, len(p.G)+1), p.G...)
+	h = append(make([]float64, 0, len(p.G)+1), p.H...)
+	if p.HF != nil {
+		g, h = append(g, p.F), append(h, *p.HF)
+	}
+	return g, h
+}
 
 // CheckActions checks a decision set: at least two actions, all of one
 // dimension d ≥ 1, finite coordinates, no point given twice (coincident
@@ -95,8 +115,10 @@ func CheckActions(x [][]float64) error {
 }
 
 // Validate checks the problem against SPEC §8: shapes agree, all values are
-// finite, at least two actions, a non-empty seed set of distinct in-range
-// indices whose constraint values meet their thresholds.
+// finite, at least two actions, at least one safety condition (a
+// constraint or an objective threshold), a non-empty seed set of distinct
+// in-range indices whose constraint values meet their thresholds, and
+// whose f meets h_f.
 func (p *Problem) Validate() error {
 	n := len(p.X)
 	if err := CheckActions(p.X); err != nil {
@@ -110,8 +132,12 @@ func (p *Problem) Validate() error {
 			return fmt.Errorf("%w: action %d: f = %v is not finite or beyond ±1e100", ErrInvalid, i, v)
 		}
 	}
-	if len(p.G) == 0 {
-		return fmt.Errorf("%w: needs at least one constraint", ErrInvalid)
+	if len(p.G) == 0 && p.HF == nil {
+		// A safe bandit needs a safety condition.
+		return fmt.Errorf("%w: needs at least one constraint or an objective threshold h_f", ErrInvalid)
+	}
+	if p.HF != nil && !finite(*p.HF) {
+		return fmt.Errorf("%w: objective_threshold = %v is not finite or beyond ±1e100", ErrInvalid, *p.HF)
 	}
 	if len(p.H) != len(p.G) {
 		return fmt.Errorf("%w: thresholds: %d given for %d constraints", ErrInvalid, len(p.H), len(p.G))
@@ -147,23 +173,28 @@ func (p *Problem) Validate() error {
 				return fmt.Errorf("%w: seed action %d: g%d = %v is below its threshold %v", ErrInvalid, s, c+1, g[s], p.H[c])
 			}
 		}
+		if p.HF != nil && p.F[s] < *p.HF {
+			return fmt.Errorf("%w: seed action %d: f = %v is below the objective threshold %v", ErrInvalid, s, p.F[s], *p.HF)
+		}
 	}
 	return nil
 }
 
-// Safe reports whether action x satisfies every constraint with margin
-// eps: g_i(x) ≥ h_i + eps for all i.
+// Safe reports whether action x satisfies every safety condition with
+// margin eps: g_i(x) ≥ h_i + eps for all i, and f(x) ≥ h_f + eps with an
+// objective threshold. It does not allocate: Play calls it every round.
 func (p *Problem) Safe(x int, eps float64) bool {
 	for c, g := range p.G {
 		if g[x] < p.H[c]+eps {
 			return false
 		}
 	}
-	return true
+	return p.HF == nil || p.F[x] >= *p.HF+eps
 }
 
-// SafeSet returns the indicator of {x : g_i(x) ≥ h_i + eps ∀i}: D^s_0 for
-// eps = 0 and D^s_ε for eps = ε.
+// SafeSet returns the indicator of {x : g_i(x) ≥ h_i + eps ∀i} (and
+// f(x) ≥ h_f + eps with an objective threshold): D^s_0 for eps = 0 and
+// D^s_ε for eps = ε.
 func (p *Problem) SafeSet(eps float64) []bool {
 	s := make([]bool, len(p.X))
 	for i := range s {
@@ -180,13 +211,15 @@ func Argmax(v []float64, in []bool) (int, bool) {
 	return i, i >= 0
 }
 
-// Info holds the quantities SPEC §1 derives from a problem.
+// Info holds the quantities SPEC §1 derives from a problem, with f ≥ h_f
+// counted as one more constraint when the problem has an objective
+// threshold.
 type Info struct {
 	SafeTrue  []bool    // D^s_0
 	SafeEps   []bool    // D^s_ε
 	XStar     int       // x* = argmax_{D^s_ε} f
 	FStar     float64   // f(x*)
-	Lipschitz []float64 // L_i
+	Lipschitz []float64 // L_i of each safety condition (Problem.Safety's order)
 	Reachable []bool    // R̄_ε(D^w)
 	FReach    float64   // f*_ε(D^w) = max_{R̄_ε(D^w)} f
 }
@@ -198,14 +231,18 @@ func (p *Problem) Analyze() (*Info, error) {
 	var ok bool
 	in.XStar, ok = Argmax(p.F, in.SafeEps)
 	if !ok {
+		if p.HF != nil {
+			return nil, fmt.Errorf("%w: no action has g_i ≥ h_i + ε for every constraint and f ≥ h_f + ε (ε = %v, h_f = %v)", ErrNoSafeOptimum, p.Epsilon, *p.HF)
+		}
 		return nil, fmt.Errorf("%w: no action has g_i ≥ h_i + ε (ε = %v) for every constraint", ErrNoSafeOptimum, p.Epsilon)
 	}
 	in.FStar = p.F[in.XStar]
+	g, h := p.Safety()
 	if p.Lipschitz == nil {
-		p.Lipschitz = LipschitzConstants(p.X, p.G)
+		p.Lipschitz = LipschitzConstants(p.X, g)
 	}
 	in.Lipschitz = p.Lipschitz
-	in.Reachable = Reachable(p.X, p.G, p.H, p.Lipschitz, p.Epsilon, p.Seed)
+	in.Reachable = Reachable(p.X, g, h, p.Lipschitz, p.Epsilon, p.Seed)
 	r, _ := Argmax(p.F, in.Reachable)
 	in.FReach = p.F[r]
 	return in, nil

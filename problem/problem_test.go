@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/problem"
@@ -219,12 +220,143 @@ func TestValidate(t *testing.T) {
 		{"seed range", func(p *problem.Problem) { p.Seed = []int{5} }, "5 is outside"},
 		{"threshold count", func(p *problem.Problem) { p.H = []float64{0, 0} }, "thresholds: 2 given"},
 		{"negative noise", func(p *problem.Problem) { p.NoiseStd = -1 }, "noise_std: must be a finite number ≥ 0, got -1"},
+		{"no safety condition", func(p *problem.Problem) { p.G, p.H = nil, nil }, "needs at least one constraint or an objective threshold"},
+		{"seed below h_f", func(p *problem.Problem) { p.HF = ptr(0.5) }, "seed action 0: f = 0 is below the objective threshold 0.5"},
+		{"h_f infinite", func(p *problem.Problem) { p.HF = ptr(math.Inf(-1)) }, "objective_threshold = -Inf"},
 	} {
 		p := good()
 		c.mutate(p)
 		if err := p.Validate(); !errors.Is(err, problem.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want ErrInvalid mentioning %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestValidateObjectiveThreshold: with h_f a problem needs no constraint,
+// and a seed action meeting h_f exactly is safe (f ≥ h_f, SPEC §1's ≥).
+func TestValidateObjectiveThreshold(t *testing.T) {
+	p := &problem.Problem{X: [][]float64{{0}, {1}}, F: []float64{0, 1}, HF: ptr(0.0), Seed: []int{0}}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	p.G, p.H = [][]float64{{1, -1}}, []float64{0}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// safeObjectiveProblem is a hand-made problem for the objective threshold:
+// six actions on a line, one constraint g and h_f = 0.9, ε = 0.05, seed
+// {0}. Action 2 is safe for g and not for f (f = 0.8); action 4 is unsafe
+// for g; action 5 meets h_f but not h_f + ε.
+//
+//	x: 0    1    2    3    6    10
+//	f: 3    2    0.8  1.4  2    0.92
+//	g: 2    2    2    2   −1    2
+//
+// L_f = 1.2 (actions 1 → 2: |2 − 0.8|/1; every other pair is flatter,
+// e.g. 0 → 2: 2.2/2 = 1.1); L_g = 1 (actions 3 → 4: 3/3).
+func safeObjectiveProblem() *problem.Problem {
+	return &problem.Problem{
+		X:       [][]float64{{0}, {1}, {2}, {3}, {6}, {10}},
+		F:       []float64{3, 2, 0.8, 1.4, 2, 0.92},
+		G:       [][]float64{{2, 2, 2, 2, -1, 2}},
+		H:       []float64{0},
+		HF:      ptr(0.9),
+		Epsilon: 0.05,
+		Seed:    []int{0},
+	}
+}
+
+// TestAnalyzeObjectiveThreshold checks each of SPEC §1's quantities by hand
+// with f ≥ h_f counted as one more constraint, against the same problem
+// without h_f, and with no constraint at all.
+func TestAnalyzeObjectiveThreshold(t *testing.T) {
+	type want struct {
+		safe, safeEps, reach []bool
+		lip                  []float64
+		xStar                int
+		fStar, fReach        float64
+	}
+	for _, c := range []struct {
+		name   string
+		mutate func(p *problem.Problem)
+		want   want
+	}{
+		{
+			// D^s_0: g ≥ 0 and f ≥ 0.9 → {0, 1, 3, 5}; D^s_ε: g ≥ 0.05 and
+			// f ≥ 0.95 → {0, 1, 3}; x* = 0 (f = 3). R̄_ε from 0: g allows
+			// 2 − 0.05 − 1·d ≥ 0, d ≤ 1.95; f allows 3 − 0.05 − 1.2·d ≥ 0.9,
+			// d ≤ 1.708 → action 1; from 1, f allows 2 − 0.05 − 1.2·d ≥ 0.9,
+			// d ≤ 0.875 → nothing: R̄ = {0, 1}, f*_ε = 3.
+			"h_f and g", func(*problem.Problem) {},
+			want{
+				safe:    []bool{true, true, false, true, false, true},
+				safeEps: []bool{true, true, false, true, false, false},
+				reach:   []bool{true, true, false, false, false, false},
+				lip:     []float64{1, 1.2}, xStar: 0, fStar: 3, fReach: 3,
+			},
+		},
+		{
+			// Without h_f: D^s_0 = D^s_ε = {0, 1, 2, 3, 5}; R̄ steps by
+			// d ≤ 1.95 through 1, 2, 3 and stops at 4 (unsafe) and 5 (7 away).
+			"g only", func(p *problem.Problem) { p.HF = nil },
+			want{
+				safe:    []bool{true, true, true, true, false, true},
+				safeEps: []bool{true, true, true, true, false, true},
+				reach:   []bool{true, true, true, true, false, false},
+				lip:     []float64{1}, xStar: 0, fStar: 3, fReach: 3,
+			},
+		},
+		{
+			// h_f alone: action 4 (f = 2) joins the safe sets; R̄ is as with g.
+			"h_f only", func(p *problem.Problem) { p.G, p.H = nil, nil },
+			want{
+				safe:    []bool{true, true, false, true, true, true},
+				safeEps: []bool{true, true, false, true, true, false},
+				reach:   []bool{true, true, false, false, false, false},
+				lip:     []float64{1.2}, xStar: 0, fStar: 3, fReach: 3,
+			},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := safeObjectiveProblem()
+			c.mutate(p)
+			if err := p.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			info, err := p.Analyze()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := want{safe: info.SafeTrue, safeEps: info.SafeEps, reach: info.Reachable, lip: info.Lipschitz,
+				xStar: info.XStar, fStar: info.FStar, fReach: info.FReach}
+			// The Lipschitz quotients are differences of the table's
+			// decimals: exact to a few ulps.
+			if d := cmp.Diff(c.want, got, cmp.AllowUnexported(want{}), cmpopts.EquateApprox(0, 1e-12)); d != "" {
+				t.Error(d)
+			}
+			// Violations are counted with Safe(a, 0): action 2 violates
+			// f ≥ h_f exactly when there is an h_f.
+			for a := range p.X {
+				if p.Safe(a, 0) != c.want.safe[a] {
+					t.Errorf("Safe(%d, 0) = %v, want %v", a, p.Safe(a, 0), c.want.safe[a])
+				}
+			}
+		})
+	}
+	// x* never moves with h_f (every action of D^s_ε has f ≤ f(x*)): a
+	// threshold above f(x*) − ε empties D^s_ε instead.
+	p := safeObjectiveProblem()
+	p.HF = ptr(2.96)
+	p.Seed = []int{0} // f = 3 ≥ 2.96: still a valid seed
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Analyze(); !errors.Is(err, problem.ErrNoSafeOptimum) || !strings.Contains(err.Error(), "f ≥ h_f + ε") {
+		t.Errorf("h_f above f(x*) − ε: got %v, want ErrNoSafeOptimum naming f ≥ h_f + ε", err)
 	}
 }
 

@@ -16,8 +16,9 @@ import (
 // Summary is what show returns. Retracted observations count nowhere but
 // in Retracted: not in Rounds, not in Violations, not in the model. Best
 // is the argmax of ℓ_f over the union of the policy's safe set, the seed
-// set and the actions observed (not retracted) with every g_i ≥ h_i; it is
-// never nil, since the seed set is not empty.
+// set and the actions observed (not retracted) with every g_i ≥ h_i (and
+// f ≥ h_f with an objective threshold); it is never nil, since the seed
+// set is not empty.
 type Summary struct {
 	Study       string `json:"study"`
 	Algorithm   string `json:"algorithm"`
@@ -37,13 +38,18 @@ type Summary struct {
 	Best        *Best     `json:"best"`
 	Violations  int       `json:"violations"` // among the observations in force
 	Created     time.Time `json:"created"`
+
+	// ObjectiveThreshold is h_f when f ≥ h_f is a safety condition.
+	ObjectiveThreshold *float64 `json:"objective_threshold,omitempty"`
 }
 
 // Best is the best safe action so far: the argmax of the lower confidence
 // bound ℓ_f (lowest index on ties) over the actions known to be safe — the
 // policy's safe set, the seed set D^w, and every action observed (and not
-// retracted) with g_i ≥ h_i for all i. The seed set is never empty, so
-// neither is the choice.
+// retracted) with g_i ≥ h_i for all i and, with an objective threshold,
+// f ≥ h_f (the policy's safe set then has ℓ_f ≥ h_f, and an observation
+// below h_f is a violation). The seed set is never empty, so neither is
+// the choice.
 type Best struct {
 	Index  int       `json:"index"`
 	X      []float64 `json:"x"`
@@ -88,7 +94,7 @@ func (v *Service) Show(ctx context.Context, name string) (*Summary, error) {
 		a := s.res.Spec.Algorithm
 		sum = &Summary{
 			Study: s.name, Algorithm: a.DisplayLabel(), Actions: len(s.res.X), Dim: len(s.res.X[0]),
-			Constraints: len(s.res.Spec.Thresholds), Horizon: s.res.Spec.Horizon,
+			Constraints: len(s.res.Spec.Thresholds), ObjectiveThreshold: s.res.Spec.ObjectiveThreshold, Horizon: s.res.Spec.Horizon,
 			Rounds: s.nObs, Retracted: len(s.retracted), Violations: s.viol, Created: s.created,
 		}
 		if p := s.firstPending(); p != 0 {
@@ -185,6 +191,17 @@ func (v *Service) Inspect(ctx context.Context, name string) (x [][]float64, h []
 		return nil
 	})
 	return
+}
+
+// Safety returns a study's safety conditions: the thresholds h_i, one per
+// constraint, and the objective threshold h_f, nil when f ≥ h_f is not one
+// of them (SPEC §5, "Safe objective").
+func (v *Service) Safety(ctx context.Context, name string) (h []float64, hf *float64, err error) {
+	err = v.with(ctx, name, func(s *Study) error {
+		h, hf = s.res.Spec.Thresholds, s.res.Spec.ObjectiveThreshold
+		return nil
+	})
+	return h, hf, err
 }
 
 // ExportCSV renders a study's record as CSV, one row per event in order:

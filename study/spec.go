@@ -35,6 +35,10 @@ type Spec struct {
 	Algorithm   bandit.Spec  `yaml:"algorithm" json:"algorithm"`
 	Horizon     int          `yaml:"horizon" json:"horizon"`
 	Seed        uint64       `yaml:"seed" json:"seed"`
+
+	// ObjectiveThreshold is h_f: f ≥ h_f is one more safety condition
+	// (SPEC §5, "Safe objective"); with it Thresholds may be empty.
+	ObjectiveThreshold *float64 `yaml:"objective_threshold,omitempty" json:"objective_threshold,omitempty"`
 }
 
 // DecisionSet is one of: a CSV file (columns x1 … xd, optional seed), a
@@ -72,7 +76,7 @@ func (r *Resolved) Bytes() int64 {
 		d = int64(len(r.X[0]))
 	}
 	x := memlimit.Mul(n, 8*d+24)
-	pol := bandit.Bytes(&r.Spec.Algorithm, len(r.X), len(r.Spec.Thresholds), r.Spec.Horizon, true)
+	pol := bandit.Bytes(&r.Spec.Algorithm, len(r.X), len(r.Spec.Thresholds), r.Spec.ObjectiveThreshold != nil, r.Spec.Horizon, true)
 	events := memlimit.Mul(2*T, 160+8*m) // an ask and a tell a round
 	// Any tell may be at a point outside the decision set: its event and
 	// each of the m+1 GPs keep a copy (gp.Bytes counts the headers).
@@ -157,8 +161,11 @@ func (s *Spec) Resolve(dir string) (*Resolved, error) {
 	if r.Seed, err = s.seedSet(fileSeed, len(r.X)); err != nil {
 		return nil, err
 	}
-	if err := fielderr.Recast(ErrSpec, "thresholds", config.CheckThresholds(s.Thresholds)); err != nil {
+	if err := fielderr.Recast(ErrSpec, "", config.CheckSafety(s.Thresholds, s.ObjectiveThreshold)); err != nil {
 		return nil, err
+	}
+	if s.Thresholds == nil {
+		s.Thresholds = []float64{} // stored and shown as [], not null
 	}
 	r.Epsilon = DefaultEpsilon
 	if s.Epsilon != nil {

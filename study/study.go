@@ -170,7 +170,7 @@ func newPolicy(r *Resolved, retracts, expect int) (bandit.Policy, error) {
 		bandit.DecisionSet{X: r.X, Seed: r.Seed},
 		nil, // a real system: no ground truth
 		bandit.Options{
-			Thresholds: s.Thresholds, Epsilon: r.Epsilon, Horizon: s.Horizon,
+			Thresholds: s.Thresholds, ObjectiveThreshold: s.ObjectiveThreshold, Epsilon: r.Epsilon, Horizon: s.Horizon,
 			Rand: rand.New(rand.NewPCG(s.Seed, policyStream+uint64(retracts))),
 			Grow: true, Expect: expect, // a study may stop long before its horizon
 		})
@@ -501,6 +501,11 @@ type TellAnswer struct {
 	// Warnings flag values far from what the model expects (likely
 	// typos, see warnSigmas); the observation is recorded all the same.
 	Warnings []string `json:"warnings,omitempty"`
+	// ViolatedObjective is f < h_f, for a study with an objective
+	// threshold (SPEC §5, "Safe objective"): a field of its own, so that
+	// Violated keeps naming constraints g_i only and older clients read
+	// the answer as before (Violation is true either way).
+	ViolatedObjective bool `json:"violated_objective,omitempty"`
 }
 
 // warnSigmas is how far, in predictive standard deviations
@@ -857,7 +862,10 @@ func (v *Service) Tell(ctx context.Context, name string, t *TellRequest) (*TellA
 				ans.Violated = append(ans.Violated, i+1)
 			}
 		}
-		e.Violation = len(ans.Violated) > 0
+		if hf := s.res.Spec.ObjectiveThreshold; hf != nil && e.F < *hf {
+			ans.ViolatedObjective = true
+		}
+		e.Violation = len(ans.Violated) > 0 || ans.ViolatedObjective
 		ans.Violation = e.Violation
 		if err := v.store.append(ctx, name, &e); err != nil {
 			return writeFailed(err)

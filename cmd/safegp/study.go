@@ -30,7 +30,9 @@ is in the README). Commands:
   tell --index I --f V --g V1[,V2…]   an observation made outside the loop,
   tell --x X1[,X2…] --f V --g V1[,V2…]   at an action or at any point;
                        --noise-std S: the measurement's own noise standard
-                       deviation (default: the model's noise_std)
+                       deviation (default: the model's noise_std); no --g for
+                       a study whose only safety condition is
+                       objective_threshold, f ≥ h_f
   import DATA.csv      add earlier measurements (warm start), before or during
                        the study, all rows or none: columns x1…xd,f[,g1…gm]
                        [,noise_std]; they count as observations, not asks
@@ -229,7 +231,7 @@ func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 	index := fs.Int("index", -1, "the action `index`, for an observation made outside the loop")
 	x := fs.String("x", "", "the point `x1,x2,…`, for an observation made outside the loop at any point")
 	f := fs.Float64("f", 0, "the observed objective `value`")
-	g := fs.String("g", "", "the observed constraint `values`, comma-separated")
+	g := fs.String("g", "", "the observed constraint `values`, comma-separated (none for a study without constraints)")
 	noise := fs.Float64("noise-std", 0, "the measurement's own noise standard `deviation` ≥ 0 (default: the model's noise_std)")
 	return func(s *studySession) error {
 		req := &study.TellRequest{F: f}
@@ -256,21 +258,30 @@ func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 		if !s.given["f"] {
 			return fmt.Errorf("%w: --f is required", study.ErrBadTell)
 		}
-		if !s.given["g"] {
-			return fmt.Errorf("%w: --g is required", study.ErrBadTell)
-		}
-		for _, v := range strings.Split(*g, ",") {
-			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil {
-				return fmt.Errorf("%w: --g: %q is not a number", study.ErrBadTell, v)
+		// A study whose only safety condition is f ≥ h_f has no constraint
+		// values: --g is left out (or empty). The study checks the count.
+		req.G = []float64{}
+		if strings.TrimSpace(*g) != "" {
+			for _, v := range strings.Split(*g, ",") {
+				x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+				if err != nil {
+					return fmt.Errorf("%w: --g: %q is not a number", study.ErrBadTell, v)
+				}
+				req.G = append(req.G, x)
 			}
-			req.G = append(req.G, x)
 		}
 		svc, done, err := s.open(study.OpenOptions{})
 		if err != nil {
 			return err
 		}
 		defer done()
+		if !s.given["g"] {
+			if h, _, err := svc.Safety(s.ctx, s.name); err != nil {
+				return err
+			} else if len(h) > 0 {
+				return fmt.Errorf("%w: --g is required: the study has %d constraint(s)", study.ErrBadTell, len(h))
+			}
+		}
 		var a *study.TellAnswer
 		if err := retryWrite(func() (err error) { a, err = svc.Tell(s.ctx, s.name, req); return err }); err != nil {
 			return err
@@ -420,7 +431,11 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 			return enc.Encode(sum)
 		}
 		w := s.stdout
-		fmt.Fprintf(w, "study %s: %s on %d actions in %d-D, %d constraint(s), horizon %d\n", sum.Study, sum.Algorithm, sum.Actions, sum.Dim, sum.Constraints, sum.Horizon)
+		safety := fmt.Sprintf("%d constraint(s)", sum.Constraints)
+		if hf := sum.ObjectiveThreshold; hf != nil {
+			safety += fmt.Sprintf(" and f ≥ %g", *hf)
+		}
+		fmt.Fprintf(w, "study %s: %s on %d actions in %d-D, %s, horizon %d\n", sum.Study, sum.Algorithm, sum.Actions, sum.Dim, safety, sum.Horizon)
 		fmt.Fprintf(w, "rounds: %d, violations: %d, safe set: %d actions\n", sum.Rounds, sum.Violations, sum.SafeSetSize)
 		if sum.Outside > 0 || sum.OwnNoise > 0 {
 			fmt.Fprintf(w, "of these: %d at points outside the decision set, %d with their own noise_std\n", sum.Outside, sum.OwnNoise)
@@ -483,6 +498,10 @@ func plotFlags(fs *flag.FlagSet) func(*studySession) error {
 		if err != nil {
 			return err
 		}
+		_, hf, err := svc.Safety(s.ctx, s.name)
+		if err != nil {
+			return err
+		}
 		// Retracted values are not data: plotting them would show the
 		// typo the retraction removed from the model.
 		kept := obs[:0]
@@ -491,7 +510,7 @@ func plotFlags(fs *flag.FlagSet) func(*studySession) error {
 				kept = append(kept, o)
 			}
 		}
-		if err := plotStudy(*out, s.name, x, h, kept, snap); err != nil {
+		if err := plotStudy(*out, s.name, x, h, hf, kept, snap); err != nil {
 			return err
 		}
 		fmt.Fprintf(s.stdout, "wrote %s\n", *out)

@@ -21,10 +21,11 @@ import (
 )
 
 // plotStudy draws a study's state: for a 1-D decision set, the posterior
-// mean ± β^{1/2}σ of f and of each g_i with the thresholds, the safe set and
-// the observations; for 2-D, the posterior mean of f over the actions and
-// the safe set with the observations.
-func plotStudy(out, name string, x [][]float64, h []float64, obs []study.Observation, snap bandit.Snapshot) error {
+// mean ± β^{1/2}σ of f and of each g_i with the thresholds (h_f on f's
+// panel when hf is not nil), the safe set and the observations; for 2-D,
+// the posterior mean of f over the actions and the safe set with the
+// observations. The safe set is the policy's, which counts f ≥ h_f.
+func plotStudy(out, name string, x [][]float64, h []float64, hf *float64, obs []study.Observation, snap bandit.Snapshot) error {
 	ext := strings.ToLower(filepath.Ext(out))
 	if ext != ".png" && ext != ".svg" {
 		return fmt.Errorf("--out %s: want a .png or .svg file", out)
@@ -33,7 +34,7 @@ func plotStudy(out, name string, x [][]float64, h []float64, obs []study.Observa
 	var err error
 	switch len(x[0]) {
 	case 1:
-		panels, err = plot1D(name, x, h, obs, snap)
+		panels, err = plot1D(name, x, h, hf, obs, snap)
 	case 2:
 		panels, err = plot2D(name, x, obs, snap)
 	default:
@@ -53,7 +54,7 @@ func plotStudy(out, name string, x [][]float64, h []float64, obs []study.Observa
 	return os.Rename(filepath.Join(dir, "fig"+ext), out)
 }
 
-func plot1D(name string, x [][]float64, h []float64, obs []study.Observation, snap bandit.Snapshot) ([]*gplot.Plot, error) {
+func plot1D(name string, x [][]float64, h []float64, hf *float64, obs []study.Observation, snap bandit.Snapshot) ([]*gplot.Plot, error) {
 	order := make([]int, len(x))
 	for i := range order {
 		order[i] = i
@@ -114,7 +115,7 @@ func plot1D(name string, x [][]float64, h []float64, obs []study.Observation, sn
 		}
 		return pl, nil
 	}
-	fp, err := panel(name+": f", snap.F, func(o study.Observation) float64 { return o.F }, nil)
+	fp, err := panel(name+": f", snap.F, func(o study.Observation) float64 { return o.F }, hf)
 	if err != nil {
 		return nil, err
 	}
