@@ -50,6 +50,9 @@ func TestGramPositiveSemiDefinite(t *testing.T) {
 	for _, s := range []kernel.Spec{
 		{Kernel: "se", Lengthscale: kernel.Iso(0.7)}, {Kernel: "matern32", Lengthscale: kernel.Iso(0.7)}, {Kernel: "matern52", Lengthscale: kernel.Iso(2)},
 		{Kernel: "linear"}, {Kernel: "polynomial", Degree: ptr(3)},
+		// ARD: one lengthscale per dimension of the 3-D points.
+		{Kernel: "se", Lengthscale: kernel.Lengthscale{0.3, 1, 2}}, {Kernel: "matern32", Lengthscale: kernel.Lengthscale{2, 0.4, 1}},
+		{Kernel: "matern52", Lengthscale: kernel.Lengthscale{1, 1, 0.2}},
 	} {
 		k, err := kernel.New(s)
 		if err != nil {
