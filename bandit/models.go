@@ -23,10 +23,10 @@ type models struct {
 }
 
 func newModels(model Model, set DecisionSet, opt Options, withG bool) *models {
-	m := &models{set: set, model: model, opt: opt, f: gp.New(model.Objective, set.X, model.NoiseStd)}
+	m := &models{set: set, model: model, opt: opt, f: gp.New(model.Objective, set.X, model.Sigma(0))}
 	if withG {
-		for _, k := range model.Constraints {
-			m.g = append(m.g, gp.New(k, set.X, model.NoiseStd))
+		for i, k := range model.Constraints {
+			m.g = append(m.g, gp.New(k, set.X, model.Sigma(1+i)))
 		}
 	}
 	for _, g := range append([]*gp.Model{m.f}, m.g...) {
