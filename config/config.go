@@ -112,20 +112,22 @@ func (s *Model) CheckDim(d int) error {
 // section's — or nil when no kernel block gives one, and every GP assumes
 // noise_std (Check and Resolve first).
 func (s *Model) NoiseStds() []float64 {
-	blocks := append([]kernel.Spec{*s.Objective}, s.Constraints...)
-	own := false
-	for _, k := range blocks {
+	own := s.Objective != nil && s.Objective.NoiseStd != nil
+	for _, k := range s.Constraints {
 		own = own || k.NoiseStd != nil
 	}
 	if !own {
 		return nil
 	}
-	sigma := make([]float64, len(blocks))
-	for j, k := range blocks {
-		sigma[j] = *s.NoiseStd
-		if k.NoiseStd != nil {
-			sigma[j] = *k.NoiseStd
+	pick := func(k *kernel.Spec) float64 {
+		if k != nil && k.NoiseStd != nil {
+			return *k.NoiseStd
 		}
+		return *s.NoiseStd
+	}
+	sigma := []float64{pick(s.Objective)} // no objective yet: the section's σ
+	for i := range s.Constraints {
+		sigma = append(sigma, pick(&s.Constraints[i]))
 	}
 	return sigma
 }

@@ -101,6 +101,12 @@ func (c *Config) Check() error {
 	if err := fielderr.Recast(ErrConfig, "model", c.Model.Check(len(p.Thresholds), p.Generate != nil)); err != nil {
 		return err
 	}
+	if p.Generate != nil {
+		// A problem file's dimension is known once it is read (ReadProblem).
+		if err := fielderr.Recast(ErrConfig, "model", c.Model.CheckDim(p.Generate.Dim())); err != nil {
+			return err
+		}
+	}
 	return c.checkAlgorithms()
 }
 
@@ -255,6 +261,9 @@ func (c *Config) ReadProblem() (*problem.Problem, error) {
 	}
 	if len(c.constraintKernels()) != p.M() {
 		return nil, fielderr.New(ErrConfig, "model.constraints", "%d kernels, the file %s has %d constraints", len(c.constraintKernels()), c.Problem.File, p.M())
+	}
+	if err := fielderr.Recast(ErrConfig, "model", c.Model.CheckDim(p.Dim())); err != nil {
+		return nil, err
 	}
 	p.H = c.Problem.Thresholds
 	p.Epsilon = c.Problem.Epsilon
