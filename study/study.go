@@ -158,7 +158,8 @@ func newPolicy(r *Resolved, retracts, expect int) (bandit.Policy, error) {
 	return bandit.New(&s.Algorithm,
 		bandit.Model{
 			Objective: r.Kernels.F, Constraints: r.Kernels.G,
-			NoiseStd: *s.Model.NoiseStd, Delta: *s.Model.Delta, Beta: *s.Model.Beta,
+			NoiseStd: *s.Model.NoiseStd, NoiseStds: s.Model.NoiseStds(),
+			Delta: *s.Model.Delta, Beta: *s.Model.Beta,
 		},
 		bandit.DecisionSet{X: r.X, Seed: r.Seed},
 		nil, // a real system: no ground truth
@@ -798,18 +799,23 @@ func (s *Study) warnings(e *Event) []string {
 	}
 	var snap bandit.Snapshot
 	s.pol.Inspect(&snap, bandit.Full)
-	noise := *s.res.Spec.Model.NoiseStd
+	model := s.res.Spec.Model
+	sigma := model.NoiseStds() // each GP's σ: its kernel block's, or the model's
 	var out []string
-	check := func(name string, v float64, p bandit.Posterior) {
+	check := func(name string, j int, v float64, p bandit.Posterior) {
+		noise := *model.NoiseStd
+		if sigma != nil {
+			noise = sigma[j]
+		}
 		mean, sd := p.Mean[e.Index], math.Hypot(p.Std[e.Index], noise)
 		if z := math.Abs(v-mean) / sd; z > warnSigmas {
 			out = append(out, fmt.Sprintf("%s = %.6g is %.3g posterior standard deviations from the model's mean %.3g at action %d; if it is a typo, retract it (safegp study retract --observation %d, or POST /v1/studies/%s/retract {\"observation\": %d}) and tell the right value",
 				name, v, z, mean, e.Index, e.Seq, s.name, e.Seq))
 		}
 	}
-	check("f", e.F, snap.F)
+	check("f", 0, e.F, snap.F)
 	for i, g := range e.G {
-		check(fmt.Sprintf("g%d", i+1), g, snap.G[i])
+		check(fmt.Sprintf("g%d", i+1), 1+i, g, snap.G[i])
 	}
 	return out
 }
