@@ -36,11 +36,19 @@ type SE struct {
 // Eval implements Kernel.
 func (k SE) Eval(x, y []float64) float64 {
 	if k.ARD != nil {
-		return k.Variance * math.Exp(-0.5*ardSqDist(x, y, k.ARD))
+		return seARD(k.Variance, k.ARD, x, y)
 	}
-	// The isotropic expression as it was before ARD, to the bit: the GPs
-	// evaluate it N times per observation (gp.Model.explained).
-	return k.Variance * math.Exp(-vec.SqDist(x, y)/(2*k.Lengthscale*k.Lengthscale))
+	return seIso(k.Variance, k.Lengthscale, x, y)
+}
+
+// seIso is the isotropic SE kernel, the expression it was before ARD to
+// the bit; seARD the ARD one. Eval and Row share them.
+func seIso(v, l float64, x, y []float64) float64 {
+	return v * math.Exp(-vec.SqDist(x, y)/(2*l*l))
+}
+
+func seARD(v float64, ard, x, y []float64) float64 {
+	return v * math.Exp(-0.5*ardSqDist(x, y, ard))
 }
 
 // ardSqDist is the squared scaled distance Σ_j ((x_j−y_j)/ℓ_j)² with the
@@ -68,14 +76,14 @@ type Matern32 struct {
 
 // Eval implements Kernel.
 func (k Matern32) Eval(x, y []float64) float64 {
-	var s float64
-	if k.ARD == nil {
-		s = math.Sqrt(3*vec.SqDist(x, y)) / k.Lengthscale
-	} else {
-		s = math.Sqrt(3 * ardSqDist(x, y, k.ARD))
+	if k.ARD != nil {
+		return m32(k.Variance, math.Sqrt(3*ardSqDist(x, y, k.ARD)))
 	}
-	return k.Variance * (1 + s) * math.Exp(-s)
+	return m32(k.Variance, math.Sqrt(3*vec.SqDist(x, y))/k.Lengthscale)
 }
+
+// m32 is v·(1+s)e^{−s} for s = √3·r.
+func m32(v, s float64) float64 { return v * (1 + s) * math.Exp(-s) }
 
 // Name implements Kernel.
 func (Matern32) Name() string { return "matern32" }
@@ -90,18 +98,57 @@ type Matern52 struct {
 
 // Eval implements Kernel.
 func (k Matern52) Eval(x, y []float64) float64 {
-	var q float64
-	if k.ARD == nil {
-		q = vec.SqDist(x, y) / (k.Lengthscale * k.Lengthscale)
-	} else {
-		q = ardSqDist(x, y, k.ARD)
+	if k.ARD != nil {
+		return m52(k.Variance, ardSqDist(x, y, k.ARD))
 	}
+	return m52(k.Variance, vec.SqDist(x, y)/(k.Lengthscale*k.Lengthscale))
+}
+
+// m52 is v·(1+√5r+5r²/3)e^{−√5r} for q = r².
+func m52(v, q float64) float64 {
 	s := math.Sqrt(5 * q)
-	return k.Variance * (1 + s + 5*q/3) * math.Exp(-s)
+	return v * (1 + s + 5*q/3) * math.Exp(-s)
 }
 
 // Name implements Kernel.
 func (Matern52) Name() string { return "matern52" }
+
+// Row writes k(x, y_j) into dst[j] for each y_j of ys and returns
+// dst[:len(ys)]: a kernel row, which the GPs evaluate once per observation
+// (N entries, gp.Model). For the stationary kernels it makes one dynamic
+// call instead of N — through the interface, each Eval copies the kernel
+// (five words since ARD) — and decides isotropic or ARD once; the values
+// are Eval's to the bit.
+func Row(k Kernel, dst, x []float64, ys [][]float64) []float64 {
+	dst = dst[:len(ys)]
+	switch k := k.(type) {
+	case SE:
+		if k.ARD == nil {
+			for j, y := range ys {
+				dst[j] = seIso(k.Variance, k.Lengthscale, x, y)
+			}
+			return dst
+		}
+	case Matern32:
+		if k.ARD == nil {
+			for j, y := range ys {
+				dst[j] = m32(k.Variance, math.Sqrt(3*vec.SqDist(x, y))/k.Lengthscale)
+			}
+			return dst
+		}
+	case Matern52:
+		if k.ARD == nil {
+			for j, y := range ys {
+				dst[j] = m52(k.Variance, vec.SqDist(x, y)/(k.Lengthscale*k.Lengthscale))
+			}
+			return dst
+		}
+	}
+	for j, y := range ys {
+		dst[j] = k.Eval(x, y)
+	}
+	return dst
+}
 
 // Linear is the dot-product kernel v·xᵀy.
 type Linear struct {
