@@ -25,12 +25,12 @@ type Model struct {
 	Objective   kernel.Kernel
 	Constraints []kernel.Kernel // one per g_i
 	NoiseStd    float64         // σ ≥ 0
+	Delta       float64         // δ in (0, 1)
+	Beta        Beta
 	// NoiseStds, if not nil, is each GP's own σ in place of NoiseStd —
 	// [0] for f, [1+i] for g_i — when the functions are measured by
 	// different sensors (a kernel block's noise_std, SPEC §9).
 	NoiseStds []float64
-	Delta     float64 // δ in (0, 1)
-	Beta      Beta
 }
 
 // Sigma is the noise σ GP j assumes: j = 0 for f, 1+i for g_i.
@@ -248,8 +248,9 @@ func New(s *Spec, model Model, set DecisionSet, truth *Truth, opt Options) (Poli
 }
 
 // TheoryLength is T' = ⌈max(t_ε, t_δ)⌉ of Theorem 2 or 4 (SPEC §4), the
-// largest over the constraints (each with its own σ), at most the horizon. It fails when a
-// constraint's λ_− ≤ 0: the seed set is too small for the guarantee.
+// largest over the constraints (each with its own σ), at most the horizon.
+// It fails when a constraint's λ_− ≤ 0: the seed set is too small for the
+// guarantee.
 func TheoryLength(model Model, set DecisionSet, opt Options, feat theory.Features) (int, error) {
 	tPrime := 0
 	for i, k := range model.Constraints {
