@@ -369,8 +369,20 @@ func TestTheoryExploration(t *testing.T) {
 			t.Errorf("ε = %v: TheoryLength = %d, %v; want %d", c.eps, got, err, c.want)
 		}
 	}
-	// One seed in 2-D cannot span the feature space: λ_− = 0, an error.
+	// Each constraint's T' takes its own σ (Model.NoiseStds), not f's nor
+	// the default: σ_g = 0.2 multiplies t_ε by 4, to 120.57 at ε = 0.5, so
+	// T' = ⌈max(120.57, 71.90)⌉ = 121 (f's σ = 5 is not used).
 	env := &setup{
+		model: bandit.Model{Objective: kernel.Linear{Variance: 1}, Constraints: []kernel.Kernel{kernel.Linear{Variance: 1}},
+			NoiseStd: 0.1, NoiseStds: []float64{5, 0.2}, Delta: 0.1, Beta: bandit.PaperBeta},
+		set: bandit.DecisionSet{X: x, Seed: []int{0, 1, 2}},
+		opt: bandit.Options{Thresholds: []float64{-5}, Epsilon: 0.5, Horizon: 200, Rand: rand.New(rand.NewPCG(1, 1))},
+	}
+	if got, err := bandit.TheoryLength(env.model, env.set, env.opt, theory.Features{}); err != nil || got != 121 {
+		t.Errorf("σ_g = 0.2: TheoryLength = %d, %v; want 121", got, err)
+	}
+	// One seed in 2-D cannot span the feature space: λ_− = 0, an error.
+	env = &setup{
 		model: bandit.Model{Objective: kernel.Linear{Variance: 1}, Constraints: []kernel.Kernel{kernel.Linear{Variance: 1}}, NoiseStd: 0.1, Delta: 0.1, Beta: bandit.PaperBeta},
 		set:   bandit.DecisionSet{X: x, Seed: []int{2}},
 		opt:   bandit.Options{Thresholds: []float64{-5}, Epsilon: 0.5, Horizon: 200, Rand: rand.New(rand.NewPCG(1, 1))},

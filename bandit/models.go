@@ -35,10 +35,10 @@ type safetyGP struct {
 }
 
 func newModels(model Model, set DecisionSet, opt Options, withG bool) *models {
-	m := &models{set: set, model: model, opt: opt, f: gp.New(model.Objective, set.X, model.NoiseStd)}
+	m := &models{set: set, model: model, opt: opt, f: gp.New(model.Objective, set.X, model.Sigma(0))}
 	if withG {
 		for k, kg := range model.Constraints {
-			g := gp.New(kg, set.X, model.NoiseStd)
+			g := gp.New(kg, set.X, model.Sigma(1+k))
 			m.g = append(m.g, g)
 			m.safety = append(m.safety, safetyGP{gp: g, j: 1 + k, h: opt.Thresholds[k]})
 		}

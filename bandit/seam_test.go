@@ -309,6 +309,13 @@ func TestNewRejects(t *testing.T) {
 		{"kernels and thresholds differ", uniform, func(e *setup) { e.opt.Thresholds = []float64{0, 1} }},
 		{"negative noise", uniform, func(e *setup) { e.model.NoiseStd = -0.1 }},
 		{"NaN noise", uniform, func(e *setup) { e.model.NoiseStd = math.NaN() }},
+		{"a noise σ per GP, one short", uniform, func(e *setup) { e.model.NoiseStds = []float64{0.1} }},
+		{"negative noise σ of g1", uniform, func(e *setup) { e.model.NoiseStds = []float64{0.1, -0.1} }},
+		{"infinite noise σ of f", uniform, func(e *setup) { e.model.NoiseStds = []float64{math.Inf(1), 0.1} }},
+		{"ARD lengthscales for another dimension", uniform, func(e *setup) {
+			e.model.Constraints = []kernel.Kernel{kernel.SE{Variance: 1, ARD: []float64{0.5, 0.5}}}
+		}},
+		{"ARD with no lengthscale", uniform, func(e *setup) { e.model.Objective = kernel.Matern52{Variance: 1, ARD: []float64{}} }},
 		{"δ = 1", uniform, func(e *setup) { e.model.Delta = 1 }},
 		{"δ = 0", uniform, func(e *setup) { e.model.Delta = 0 }},
 		{"horizon 0", uniform, func(e *setup) { e.opt.Horizon = 0 }},
@@ -434,6 +441,41 @@ func TestKnownNoise(t *testing.T) {
 	for _, s := range []float64{0, 1e-200} {
 		if v := bandit.KnownNoise(s); !(v > 0) || v > 1e-300 {
 			t.Errorf("KnownNoise(%v) = %v, want a positive value below any jitter", s, v)
+		}
+	}
+}
+
+// TestNoisePerGP: with Model.NoiseStds each GP assumes its own σ — f's
+// posterior is the one a GP of σ_f computes from the same observations,
+// g's the one of σ_g, to the bit (the same code on the same numbers) —
+// and without it every GP assumes NoiseStd. Every policy family.
+func TestNoisePerGP(t *testing.T) {
+	for _, s := range seamSpecs {
+		for _, sig := range [][]float64{{0.3, 0.02}, nil} {
+			e := line(20)
+			e.model.NoiseStds = sig
+			pol := build(t, e, s)
+			sf, sg := e.model.NoiseStd, e.model.NoiseStd
+			if sig != nil {
+				sf, sg = sig[0], sig[1]
+			}
+			f := gp.New(e.model.Objective, e.set.X, sf)
+			g := gp.New(e.model.Constraints[0], e.set.X, sg)
+			for _, i := range []int{9, 10, 9, 12, 8} {
+				x := e.set.X[i]
+				observe(pol, i, fval(x), []float64{gval(x)})
+				f.Observe(i, fval(x))
+				g.Observe(i, gval(x))
+			}
+			snap := inspect(pol)
+			for i := range e.set.X {
+				if snap.F.Std[i] != f.Std(i) || snap.F.Mean[i] != f.Mean()[i] {
+					t.Fatalf("%s σ %v: f at %d: policy %v ± %v, GP of σ = %v %v ± %v", s.Name, sig, i, snap.F.Mean[i], snap.F.Std[i], sf, f.Mean()[i], f.Std(i))
+				}
+				if s.Name != "gp-ucb-oracle" && (snap.G[0].Std[i] != g.Std(i) || snap.G[0].Mean[i] != g.Mean()[i]) {
+					t.Fatalf("%s σ %v: g at %d: policy %v ± %v, GP of σ = %v %v ± %v", s.Name, sig, i, snap.G[0].Mean[i], snap.G[0].Std[i], sg, g.Mean()[i], g.Std(i))
+				}
+			}
 		}
 	}
 }

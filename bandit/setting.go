@@ -28,6 +28,18 @@ type Model struct {
 	NoiseStd    float64         // σ ≥ 0
 	Delta       float64         // δ in (0, 1)
 	Beta        Beta
+	// NoiseStds, if not nil, is each GP's own σ in place of NoiseStd —
+	// [0] for f, [1+i] for g_i — when the functions are measured by
+	// different sensors (a kernel block's noise_std, SPEC §9).
+	NoiseStds []float64
+}
+
+// Sigma is the noise σ GP j assumes: j = 0 for f, 1+i for g_i.
+func (m *Model) Sigma(j int) float64 {
+	if m.NoiseStds != nil {
+		return m.NoiseStds[j]
+	}
+	return m.NoiseStd
 }
 
 // Truth is what only a simulation knows: the true safe set D^s_0 and the
@@ -157,19 +169,32 @@ func check(model *Model, set *DecisionSet, opt *Options) error {
 	if !(model.NoiseStd >= 0) || math.IsInf(model.NoiseStd, 0) {
 		return bad("noise σ = %v: want a finite number ≥ 0", model.NoiseStd)
 	}
+	if model.NoiseStds != nil && len(model.NoiseStds) != len(model.Constraints)+1 {
+		return bad("%d noise σ for %d GPs (f and %d constraints)", len(model.NoiseStds), len(model.Constraints)+1, len(model.Constraints))
+	}
+	for j, s := range model.NoiseStds {
+		if !(s >= 0) || math.IsInf(s, 0) {
+			return bad("noise σ of %s = %v: want a finite number ≥ 0", gpName(j), s)
+		}
+	}
 	if !(model.Delta > 0 && model.Delta < 1) {
 		return bad("δ = %v: want a number in (0, 1)", model.Delta)
 	}
 	if opt.Horizon < 1 {
 		return bad("horizon %d: want at least 1", opt.Horizon)
 	}
-	// A kernel that overflows on D (a high-degree polynomial far from the
-	// origin) would turn every bound into NaN.
 	for j := -1; j < len(model.Constraints); j++ {
 		k, name := model.Objective, "objective"
 		if j >= 0 {
 			k, name = model.Constraints[j], fmt.Sprintf("constraint g%d", j+1)
 		}
+		// An ARD kernel needs one lengthscale per input dimension: Eval
+		// would index past fewer, and ignore more.
+		if l := kernel.ARD(k); l != nil && len(l) != d {
+			return bad("the %s kernel has %d lengthscales for %d input dimensions", name, len(l), d)
+		}
+		// A kernel that overflows on D (a high-degree polynomial far from
+		// the origin) would turn every bound into NaN.
 		for i, x := range set.X {
 			if v := k.Eval(x, x); math.IsNaN(v) || math.IsInf(v, 0) {
 				return bad("the %s kernel is not finite at action %d: k(x,x) = %v", name, i, v)
@@ -251,9 +276,10 @@ func New(s *Spec, model Model, set DecisionSet, truth *Truth, opt Options) (Poli
 }
 
 // TheoryLength is T' = ⌈max(t_ε, t_δ)⌉ of Theorem 2 or 4 (SPEC §4), the
-// largest over the constraints, at most the horizon. With an objective
-// threshold f ≥ h_f is one of them, with the objective's kernel. It fails
-// when a constraint's λ_− ≤ 0: the seed set is too small for the
+// largest over the constraints (each with its own σ), at most the horizon.
+// With an objective threshold f ≥ h_f is one of them, with the objective's
+// kernel and σ. It fails when a constraint's λ_− ≤ 0: the seed set is too
+// small for the
 // guarantee.
 func TheoryLength(model Model, set DecisionSet, opt Options, feat theory.Features) (int, error) {
 	kernels := model.Constraints
@@ -265,7 +291,7 @@ func TheoryLength(model Model, set DecisionSet, opt Options, feat theory.Feature
 		e, err := theory.ExplorationLength(theory.Problem{
 			// M counts the constraints g_i for β_T's m+1 GPs (SPEC §3):
 			// f's threshold adds none.
-			X: set.X, Seed: set.Seed, Kernel: k, NoiseStd: model.NoiseStd, Delta: model.Delta,
+			X: set.X, Seed: set.Seed, Kernel: k, NoiseStd: model.Sigma((1 + i) % (len(model.Constraints) + 1)), Delta: model.Delta,
 			Epsilon: opt.Epsilon, Horizon: opt.Horizon, M: len(model.Constraints),
 		}, feat)
 		if err != nil {
@@ -280,4 +306,12 @@ func TheoryLength(model Model, set DecisionSet, opt Options, feat theory.Feature
 		tPrime = max(tPrime, e.TPrime)
 	}
 	return tPrime, nil
+}
+
+// gpName names GP j in errors: f for j = 0, g_i for j = i.
+func gpName(j int) string {
+	if j == 0 {
+		return "f"
+	}
+	return fmt.Sprintf("g%d", j)
 }

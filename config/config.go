@@ -19,7 +19,8 @@ var ErrInvalid = errors.New("invalid configuration section")
 const MaxHorizon = 1_000_000
 
 // Model is the learner's GP model (SPEC §2, §3; the `model` section of SPEC
-// §9): the kernels of f and of each g_i, the noise σ it assumes, the
+// §9): the kernels of f and of each g_i, the noise σ it assumes (a kernel
+// block's own noise_std overrides it for that function's GP), the
 // confidence δ and the β_t schedule.
 type Model struct {
 	Objective   *kernel.Spec  `yaml:"objective,omitempty" json:"objective,omitempty"`
@@ -87,6 +88,48 @@ func (s *Model) Resolve(objective *kernel.Spec, constraints []kernel.Spec) {
 	if s.Constraints == nil && constraints != nil {
 		s.Constraints = append([]kernel.Spec(nil), constraints...)
 	}
+}
+
+// CheckDim checks the kernels against the input dimension d of the
+// decision set: a list of lengthscales needs one per dimension. Errors
+// name the key relative to the section (constraints[0].lengthscale).
+func (s *Model) CheckDim(d int) error {
+	if s.Objective != nil {
+		if err := kernel.CheckDim(*s.Objective, d); err != nil {
+			return fielderr.Under("objective", err)
+		}
+	}
+	for i, k := range s.Constraints {
+		if err := kernel.CheckDim(k, d); err != nil {
+			return fielderr.Under(fmt.Sprintf("constraints[%d]", i), err)
+		}
+	}
+	return nil
+}
+
+// NoiseStds is the σ each GP assumes, as bandit.Model.NoiseStds takes it —
+// [0] for f, [1+i] for g_i: the kernel block's noise_std, else the
+// section's — or nil when no kernel block gives one, and every GP assumes
+// noise_std (Check and Resolve first).
+func (s *Model) NoiseStds() []float64 {
+	own := s.Objective != nil && s.Objective.NoiseStd != nil
+	for _, k := range s.Constraints {
+		own = own || k.NoiseStd != nil
+	}
+	if !own {
+		return nil
+	}
+	pick := func(k *kernel.Spec) float64 {
+		if k != nil && k.NoiseStd != nil {
+			return *k.NoiseStd
+		}
+		return *s.NoiseStd
+	}
+	sigma := []float64{pick(s.Objective)} // no objective yet: the section's σ
+	for i := range s.Constraints {
+		sigma = append(sigma, pick(&s.Constraints[i]))
+	}
+	return sigma
 }
 
 // Kernels builds the kernels of f and of the g_i (Check and Resolve first).

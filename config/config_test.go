@@ -49,6 +49,9 @@ func TestModelCheck(t *testing.T) {
 		{"constraint count", func(m *config.Model) {}, 2, false, "constraints: 1 kernels for 2 thresholds"},
 		{"constraint count, drawn", func(m *config.Model) {}, 2, true, "constraints: 1 kernels for 2 thresholds"},
 		{"bad constraint", func(m *config.Model) { m.Constraints[0].Variance = f64(-1) }, 1, false, "constraints[0].variance: must be a finite number > 0, got -1"},
+		{"bad ARD entry", func(m *config.Model) { m.Objective.Lengthscale = kernel.Lengthscale{1, -2} }, 1, false, "objective.lengthscale[1]: must be a finite number > 0, got -2"},
+		{"a constraint's own noise", func(m *config.Model) { m.Constraints[0].NoiseStd = f64(0.02) }, 1, false, ""},
+		{"a constraint's negative noise", func(m *config.Model) { m.Constraints[0].NoiseStd = f64(-1) }, 1, false, "constraints[0].noise_std: must be a finite number in 0…1e100, got -1"},
 		{"no noise", func(m *config.Model) { m.NoiseStd = nil }, 1, false, "noise_std: missing: the noise standard deviation σ the model assumes"},
 		{"negative noise", func(m *config.Model) { m.NoiseStd = f64(-0.1) }, 1, false, "noise_std: must be a finite number in 0…1e100, got -0.1"},
 		{"no delta", func(m *config.Model) { m.Delta = nil }, 1, false, "delta: missing: the confidence parameter δ, in (0, 1)"},
@@ -94,6 +97,60 @@ func TestModelResolve(t *testing.T) {
 	given.Resolve(&drawF, drawG)
 	if diff := cmp.Diff(before, given); diff != "" {
 		t.Errorf("Resolve changed given values (-before +after):\n%s", diff)
+	}
+}
+
+// TestModelCheckDim: a lengthscale list must have one entry per input
+// dimension of the decision set; the error names the kernel's key.
+func TestModelCheckDim(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(m *config.Model)
+		d    int
+		want string
+	}{
+		{"isotropic, any d", func(m *config.Model) {}, 7, ""},
+		{"ARD of d", func(m *config.Model) { m.Constraints[0].Lengthscale = kernel.Lengthscale{1, 2, 3} }, 3, ""},
+		{"kernels left to a generated problem", func(m *config.Model) { m.Objective, m.Constraints = nil, nil }, 3, ""},
+		{"objective", func(m *config.Model) { m.Objective.Lengthscale = kernel.Lengthscale{1, 2} }, 3, "objective.lengthscale: 2 lengthscales for 3 input dimensions: give one, or one per dimension"},
+		{"constraint", func(m *config.Model) {
+			m.Constraints = append(m.Constraints, kernel.Spec{Kernel: "matern32", Lengthscale: kernel.Lengthscale{1, 2, 3}})
+		}, 2, "constraints[1].lengthscale: 3 lengthscales for 2 input dimensions: give one, or one per dimension"},
+	} {
+		m := model()
+		c.edit(&m)
+		err := m.CheckDim(c.d)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: unexpected error: %v", c.name, err)
+		case c.want != "" && (err == nil || err.Error() != c.want || !errors.Is(err, kernel.ErrInvalid)):
+			t.Errorf("%s: got %v, want %s (kernel.ErrInvalid)", c.name, err, c.want)
+		}
+	}
+}
+
+// TestModelNoiseStds: each GP's σ is its kernel block's noise_std, else
+// the section's; nil when no block gives one.
+func TestModelNoiseStds(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(m *config.Model)
+		want []float64
+	}{
+		{"none given", func(m *config.Model) {}, nil},
+		{"a constraint's", func(m *config.Model) {
+			m.Constraints = append(m.Constraints, kernel.Spec{Kernel: "linear", NoiseStd: f64(0.02)})
+		}, []float64{0.1, 0.1, 0.02}},
+		{"the objective's", func(m *config.Model) { m.Objective.NoiseStd = f64(0) }, []float64{0, 0.1}},
+		{"every one's", func(m *config.Model) {
+			m.Objective.NoiseStd, m.Constraints[0].NoiseStd = f64(0.3), f64(0.4)
+		}, []float64{0.3, 0.4}},
+	} {
+		m := model()
+		c.edit(&m)
+		if diff := cmp.Diff(c.want, m.NoiseStds()); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.name, diff)
+		}
 	}
 }
 

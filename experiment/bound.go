@@ -28,9 +28,13 @@ type BoundReport struct {
 	C1          float64 `json:"C1"`
 	// ObjectiveThreshold is h_f, when f ≥ h_f is a safety condition.
 	ObjectiveThreshold *float64 `json:"objective_threshold,omitempty"`
+	// NoiseStds, when kernel blocks give their own σ, is every GP's: [0]
+	// for f (NoiseStd, which γ_T and C_1 take), [1+i] for g_i (which its
+	// t_ε and ε_0 take).
+	NoiseStds []float64 `json:"noise_stds,omitempty"`
 	// Constraints holds Theorem 2's or 4's quantities per constraint, and
 	// last for f ≥ h_f with an objective threshold (the objective's
-	// kernel); Error says why a constraint has no T' (λ_− ≤ 0, for
+	// kernel and σ); Error says why a constraint has no T' (λ_− ≤ 0, for
 	// example).
 	Constraints []ConstraintBound `json:"constraints"`
 	// TPrime is the theory's T' (the largest over constraints), 0 if some
@@ -78,10 +82,10 @@ func Bound(c *Config, r int, feat theory.Features) (*BoundReport, error) {
 	for _, x := range p.X {
 		maxF = math.Max(maxF, st.Model.Objective.Eval(x, x))
 	}
-	sigma, delta := st.Model.NoiseStd, st.Model.Delta
+	sigma, delta := st.Model.Sigma(0), st.Model.Delta
 	rep := &BoundReport{
 		Realization: r, N: p.N(), Dim: p.Dim(), M: p.M(), ObjectiveThreshold: p.HF, SeedSize: len(p.Seed), Horizon: c.Horizon,
-		NoiseStd: sigma, Delta: delta, Epsilon: p.Epsilon,
+		NoiseStd: sigma, NoiseStds: st.Model.NoiseStds, Delta: delta, Epsilon: p.Epsilon,
 		BetaT:     theory.Beta(c.Horizon, p.M(), p.N(), delta),
 		GammaT:    theory.GammaBound(c.Horizon, p.N(), sigma, maxF),
 		B:         theory.B(p.N(), maxF, delta),
@@ -97,7 +101,7 @@ func Bound(c *Config, r int, feat theory.Features) (*BoundReport, error) {
 	}
 	for i, k := range kernels {
 		e, err := theory.ExplorationLength(theory.Problem{
-			X: p.X, Seed: p.Seed, Kernel: k, NoiseStd: sigma, Delta: delta,
+			X: p.X, Seed: p.Seed, Kernel: k, NoiseStd: st.Model.Sigma((1 + i) % (p.M() + 1)), Delta: delta, // f last: σ_f
 			Epsilon: p.Epsilon, Horizon: c.Horizon, M: p.M(), MeasureEps0: true,
 		}, feat)
 		cb := ConstraintBound{Exploration: e, Objective: i == p.M()}
@@ -143,7 +147,15 @@ func (rep *BoundReport) WriteText(w io.Writer) error {
 		hf = fmt.Sprintf(" and f ≥ h_f = %g", *rep.ObjectiveThreshold)
 	}
 	fmt.Fprintf(tw, "problem\trealization %d: N = %d actions in d = %d, m = %d constraint(s)%s, |D^w| = %d\n", rep.Realization, rep.N, rep.Dim, rep.M, hf, rep.SeedSize)
-	fmt.Fprintf(tw, "model\tσ = %g, δ = %g, ε = %g, T = %d\n", rep.NoiseStd, rep.Delta, rep.Epsilon, rep.Horizon)
+	if rep.NoiseStds == nil {
+		fmt.Fprintf(tw, "model\tσ = %g, δ = %g, ε = %g, T = %d\n", rep.NoiseStd, rep.Delta, rep.Epsilon, rep.Horizon)
+	} else {
+		fmt.Fprintf(tw, "model\tσ_f = %g", rep.NoiseStds[0])
+		for i, s := range rep.NoiseStds[1:] {
+			fmt.Fprintf(tw, ", σ_g%d = %g", i+1, s)
+		}
+		fmt.Fprintf(tw, ", δ = %g, ε = %g, T = %d\n", rep.Delta, rep.Epsilon, rep.Horizon)
+	}
 	fmt.Fprintf(tw, "β_T\t%.4g\t2·log((m+1)·N·T²·π²/(6δ))\n", rep.BetaT)
 	fmt.Fprintf(tw, "γ_T bound\t%.4g\tN·log(1 + σ⁻²·T·N·max k_f)\n", rep.GammaT)
 	fmt.Fprintf(tw, "B\t%.4g\t2·√(max k_f)·√(2·log 2N)/δ\n", rep.B)

@@ -17,7 +17,7 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden from the curr
 // for byte with testdata/bound-*.golden (go test -run WriteText -update
 // rewrites them; review the diff). The reports are built by hand so that
 // every row appears: Theorem 2 with scaled kernels, Theorem 4 with QFF and
-// RFF maps short of the guarantee, constraints without a T', rules that
+// RFF maps short of the guarantee and a σ per GP, constraints without a T', rules that
 // ended and one that failed.
 func TestBoundReportWriteText(t *testing.T) {
 	head := experiment.BoundReport{
@@ -39,6 +39,7 @@ func TestBoundReportWriteText(t *testing.T) {
 
 	theorem4 := head
 	theorem4.M = 2
+	theorem4.NoiseStds = []float64{0.1, 0.05, 0.2} // the constraints' sensors differ
 	theorem4.Constraints = []experiment.ConstraintBound{
 		{Exploration: &theory.Exploration{
 			Theorem: 4, Features: "qff", Nodes: 4, Dim: 16, Lambda: 0.0123, BetaT: 46.1,

@@ -124,6 +124,12 @@ func (c *Config) Check() error {
 	if err := fielderr.Recast(ErrConfig, "model", c.Model.Check(len(p.Thresholds), p.Generate != nil)); err != nil {
 		return err
 	}
+	if p.Generate != nil {
+		// A problem file's dimension is known once it is read (ReadProblem).
+		if err := fielderr.Recast(ErrConfig, "model", c.Model.CheckDim(p.Generate.Dim())); err != nil {
+			return err
+		}
+	}
 	return c.checkAlgorithms()
 }
 
@@ -293,6 +299,9 @@ func (c *Config) ReadProblem() (*problem.Problem, error) {
 	}
 	if p.NoiseStds != nil && c.Problem.NoiseStd != 0 {
 		return nil, fielderr.New(ErrConfig, "problem.noise_std", "the file %s has a noise_std column, which sets each action's noise: leave problem.noise_std out (or 0)", c.Problem.File)
+	}
+	if err := fielderr.Recast(ErrConfig, "model", c.Model.CheckDim(p.Dim())); err != nil {
+		return nil, err
 	}
 	p.H = c.Problem.Thresholds
 	p.HF = c.Problem.ObjectiveThreshold

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/safegp/safegp/experiment"
+	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/problem"
 )
 
@@ -39,6 +40,18 @@ func TestConfigCheck(t *testing.T) {
 		{"thresholds for the generator", regimeConfig, "thresholds: [0.0]", "thresholds: [0.0, 0.0]", "problem.thresholds: 2 given for 1 constraints", experiment.ErrConfig},
 		{"no model noise", regimeConfig, "  noise_std: 0.1\n  delta", "  delta", "model.noise_std: missing", experiment.ErrConfig},
 		{"model constraints", regimeConfig, "model:\n", "model:\n  constraints: [{kernel: se, lengthscale: 1}, {kernel: se, lengthscale: 1}]\n", "model.constraints: 2 kernels for 1 thresholds", experiment.ErrConfig},
+		{"model ARD for another dimension", regimeConfig, "model:\n", "model:\n  constraints: [{kernel: matern52, lengthscale: [0.1, 0.2, 0.3]}]\n",
+			"model.constraints[0].lengthscale: 3 lengthscales for 2 input dimensions: give one, or one per dimension", experiment.ErrConfig},
+		{"model ARD for another dimension (kernel sentinel)", regimeConfig, "model:\n", "model:\n  objective: {kernel: se, lengthscale: [1, 2, 3]}\n",
+			"model.objective.lengthscale: 3 lengthscales for 2", kernel.ErrInvalid},
+		{"generator ARD for another dimension", regimeConfig, "constraints: [{kernel: se, lengthscale: 0.2}]", "constraints: [{kernel: se, lengthscale: [0.2, 0.2, 0.2]}]",
+			"problem.generate.constraints[0].lengthscale: 3 lengthscales for 2 input dimensions", kernel.ErrInvalid},
+		{"generator kernel noise", regimeConfig, "constraints: [{kernel: se, lengthscale: 0.2}]", "constraints: [{kernel: se, lengthscale: 0.2, noise_std: 0.3}]",
+			"problem.generate.constraints[0].noise_std: not a parameter of a drawing kernel", problem.ErrInvalid},
+		{"model kernel noise", regimeConfig, "model:\n", "model:\n  objective: {kernel: se, lengthscale: 1, noise_std: -1}\n",
+			"model.objective.noise_std: must be a finite number in 0…1e100, got -1", kernel.ErrInvalid},
+		{"ARD list empty", regimeConfig, "model:\n", "model:\n  objective: {kernel: se, lengthscale: []}\n",
+			"model.objective.lengthscale: an empty list", experiment.ErrConfig},
 		{"no objective for a file", fileProblem, "", "", "model.objective: missing", experiment.ErrConfig},
 		{"no constraints for a file", fileProblem, "model:\n", "model:\n  objective: {kernel: se, lengthscale: 1}\n", "model.constraints: missing", experiment.ErrConfig},
 		{"no algorithms", regimeConfig, "algorithms:\n  - {name: sgp-ucb, phase1: uniform, exploration: {plateau: {window: 10, cap: 30}}}\n  - {name: naive-sgp-ucb}\n  - {name: gp-ucb-oracle}\n", "algorithms: []\n", "algorithms: at least one is needed", experiment.ErrConfig},

@@ -112,7 +112,8 @@ type Setting struct {
 // kernels of the configuration, the realization's problem and its policy
 // stream.
 func (c *Config) Setting(r int, in Instance) *Setting {
-	kf, _ := kernel.New(c.objectiveKernel())
+	of := c.objectiveKernel()
+	kf, _ := kernel.New(of)
 	var kg []kernel.Kernel
 	for _, s := range c.constraintKernels() {
 		k, _ := kernel.New(s)
@@ -122,11 +123,15 @@ func (c *Config) Setting(r int, in Instance) *Setting {
 	if c.warm != nil {
 		warm = c.warm.Obs
 	}
+	// Each GP's σ from the kernels used, the generator's by default.
+	used := c.Model
+	used.Objective, used.Constraints = &of, c.constraintKernels()
 	return &Setting{
 		WarmStart: warm,
 		Model: bandit.Model{
 			Objective: kf, Constraints: kg,
-			NoiseStd: *c.Model.NoiseStd, Delta: *c.Model.Delta, Beta: c.beta(),
+			NoiseStd: *c.Model.NoiseStd, NoiseStds: used.NoiseStds(),
+			Delta: *c.Model.Delta, Beta: c.beta(),
 		},
 		Set:   bandit.DecisionSet{X: in.Problem.X, Seed: in.Problem.Seed},
 		Truth: &bandit.Truth{Safe: in.Info.SafeTrue, Lipschitz: in.Info.Lipschitz},

@@ -312,9 +312,7 @@ func (m *Model) column(i int) {
 // observations explain. Cost O(N·t).
 func (m *Model) explained(dst, x, l []float64) []float64 {
 	n, t := len(m.x), len(l)
-	for j, xj := range m.x {
-		dst[j] = m.k.Eval(x, xj)
-	}
+	kernel.Row(m.k, dst, x, m.x)
 	if t == 0 {
 		return dst
 	}

@@ -1,3 +1,9 @@
 // Package kernel provides the covariance functions used to model the
 // objective and the constraints as Gaussian processes (SPEC §2).
+//
+// The stationary kernels (se, matern32, matern52) take one lengthscale ℓ,
+// or one ℓ_j per input dimension (ARD: r² = Σ_j (x_j − y_j)²/ℓ_j²), which
+// must number the decision set's dimension (CheckDim). A Spec, the
+// configuration form, may also carry the noise σ of the measurements of
+// the function it models (noise_std), in place of the model's.
 package kernel

@@ -35,15 +35,25 @@ type SE struct {
 
 // Eval implements Kernel.
 func (k SE) Eval(x, y []float64) float64 {
-	return k.Variance * math.Exp(-0.5*r2(x, y, k.Lengthscale, k.ARD))
+	if k.ARD != nil {
+		return k.Variance * math.Exp(-0.5*ardSqDist(x, y, k.ARD))
+	}
+	// seIso's expression, written out: a call more would cost every Eval
+	// through the interface 12 % more instructions (Row uses seIso, and
+	// TestRow holds the two equal to the bit).
+	return k.Variance * math.Exp(-vec.SqDist(x, y)/(2*k.Lengthscale*k.Lengthscale))
 }
 
-// r2 is the squared scaled distance ‖x−y‖²/ℓ², or Σ_j ((x_j−y_j)/ℓ_j)²
-// with per-dimension lengthscales ard.
-func r2(x, y []float64, l float64, ard []float64) float64 {
-	if ard == nil {
-		return vec.SqDist(x, y) / (l * l)
-	}
+// seIso is the isotropic SE kernel, the expression it was before ARD to
+// the bit, for Row.
+func seIso(v, l float64, x, y []float64) float64 {
+	return v * math.Exp(-vec.SqDist(x, y)/(2*l*l))
+}
+
+// ardSqDist is the squared scaled distance Σ_j ((x_j−y_j)/ℓ_j)² with the
+// per-dimension lengthscales ard (len(ard) ≥ len(x): CheckDim and
+// bandit's check refuse fewer).
+func ardSqDist(x, y, ard []float64) float64 {
 	var s float64
 	for j, lj := range ard[:len(x)] {
 		d := (x[j] - y[j]) / lj
@@ -69,10 +79,13 @@ func (k Matern32) Eval(x, y []float64) float64 {
 	if k.ARD == nil {
 		s = math.Sqrt(3*vec.SqDist(x, y)) / k.Lengthscale
 	} else {
-		s = math.Sqrt(3 * r2(x, y, 0, k.ARD))
+		s = math.Sqrt(3 * ardSqDist(x, y, k.ARD))
 	}
 	return k.Variance * (1 + s) * math.Exp(-s)
 }
+
+// m32 is v·(1+s)e^{−s} for s = √3·r, Eval's expression, for Row.
+func m32(v, s float64) float64 { return v * (1 + s) * math.Exp(-s) }
 
 // Name implements Kernel.
 func (Matern32) Name() string { return "matern32" }
@@ -87,13 +100,61 @@ type Matern52 struct {
 
 // Eval implements Kernel.
 func (k Matern52) Eval(x, y []float64) float64 {
-	q := r2(x, y, k.Lengthscale, k.ARD)
+	var q float64
+	if k.ARD == nil {
+		q = vec.SqDist(x, y) / (k.Lengthscale * k.Lengthscale)
+	} else {
+		q = ardSqDist(x, y, k.ARD)
+	}
 	s := math.Sqrt(5 * q)
 	return k.Variance * (1 + s + 5*q/3) * math.Exp(-s)
 }
 
+// m52 is v·(1+√5r+5r²/3)e^{−√5r} for q = r², Eval's expression, for Row.
+func m52(v, q float64) float64 {
+	s := math.Sqrt(5 * q)
+	return v * (1 + s + 5*q/3) * math.Exp(-s)
+}
+
 // Name implements Kernel.
 func (Matern52) Name() string { return "matern52" }
+
+// Row writes k(x, y_j) into dst[j] for each y_j of ys and returns
+// dst[:len(ys)]: a kernel row, which the GPs evaluate once per observation
+// (N entries, gp.Model). For the stationary kernels it makes one dynamic
+// call instead of N — through the interface, each Eval copies the kernel
+// (five words since ARD) — and decides isotropic or ARD once; the values
+// are Eval's to the bit.
+func Row(k Kernel, dst, x []float64, ys [][]float64) []float64 {
+	dst = dst[:len(ys)]
+	switch k := k.(type) {
+	case SE:
+		if k.ARD == nil {
+			for j, y := range ys {
+				dst[j] = seIso(k.Variance, k.Lengthscale, x, y)
+			}
+			return dst
+		}
+	case Matern32:
+		if k.ARD == nil {
+			for j, y := range ys {
+				dst[j] = m32(k.Variance, math.Sqrt(3*vec.SqDist(x, y))/k.Lengthscale)
+			}
+			return dst
+		}
+	case Matern52:
+		if k.ARD == nil {
+			for j, y := range ys {
+				dst[j] = m52(k.Variance, vec.SqDist(x, y)/(k.Lengthscale*k.Lengthscale))
+			}
+			return dst
+		}
+	}
+	for j, y := range ys {
+		dst[j] = k.Eval(x, y)
+	}
+	return dst
+}
 
 // Linear is the dot-product kernel v·xᵀy.
 type Linear struct {
@@ -130,10 +191,10 @@ var Names = []string{"se", "matern32", "matern52", "linear", "polynomial"}
 
 // Spec is the configuration form of a kernel (SPEC §9). Zero values mean
 // "not given": Variance defaults to 1, Offset to 1 and Degree to 2.
-// NoiseStd, if given, is the noise standard deviation of the measurements
+// NoiseStd, if given, is the noise standard deviation σ of the measurements
 // of the function this kernel models, in place of the model's noise_std
-// (a constraint's sensor is often not the objective's); New checks it but
-// does not use it.
+// (a constraint's sensor is often not the objective's): New checks it,
+// config.Model.NoiseStds hands it to the GP of that function.
 type Spec struct {
 	Kernel      string      `yaml:"kernel" json:"kernel"`
 	Lengthscale Lengthscale `yaml:"lengthscale,omitempty" json:"lengthscale,omitempty"`
@@ -170,6 +231,26 @@ func (l *Lengthscale) UnmarshalYAML(n *yaml.Node) error {
 		return err
 	}
 	*l = Lengthscale{v}
+	return nil
+}
+
+// UnmarshalJSON accepts a number or a non-empty list of numbers, as
+// UnmarshalYAML does (configurations are read through strictyaml; this is
+// for Go callers decoding an echoed configuration with encoding/json).
+func (l *Lengthscale) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil // encoding/json's convention: null leaves the value
+	}
+	var v float64
+	if err := json.Unmarshal(b, &v); err == nil {
+		*l = Lengthscale{v}
+		return nil
+	}
+	var list []float64
+	if err := json.Unmarshal(b, &list); err != nil || len(list) == 0 {
+		return fmt.Errorf("lengthscale: want a number or a non-empty list of numbers, got %.40s", b)
+	}
+	*l = list
 	return nil
 }
 

@@ -50,6 +50,9 @@ func TestGramPositiveSemiDefinite(t *testing.T) {
 	for _, s := range []kernel.Spec{
 		{Kernel: "se", Lengthscale: kernel.Iso(0.7)}, {Kernel: "matern32", Lengthscale: kernel.Iso(0.7)}, {Kernel: "matern52", Lengthscale: kernel.Iso(2)},
 		{Kernel: "linear"}, {Kernel: "polynomial", Degree: ptr(3)},
+		// ARD: one lengthscale per dimension of the 3-D points.
+		{Kernel: "se", Lengthscale: kernel.Lengthscale{0.3, 1, 2}}, {Kernel: "matern32", Lengthscale: kernel.Lengthscale{2, 0.4, 1}},
+		{Kernel: "matern52", Lengthscale: kernel.Lengthscale{1, 1, 0.2}},
 	} {
 		k, err := kernel.New(s)
 		if err != nil {
@@ -94,6 +97,34 @@ func TestNewDefaultsAndErrors(t *testing.T) {
 	} {
 		if _, err := kernel.New(c.spec); !errors.Is(err, kernel.ErrInvalid) || !strings.HasPrefix(err.Error(), c.key) {
 			t.Errorf("%+v: got %v, want ErrInvalid starting %q", c.spec, err, c.key)
+		}
+	}
+}
+
+// TestRow: a kernel row is Eval at each point, to the bit (Row shares
+// Eval's expressions and only hoists the dispatch), for every kernel,
+// isotropic and ARD; it fills and returns dst[:len(ys)].
+func TestRow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	ys := make([][]float64, 50)
+	for i := range ys {
+		ys[i] = []float64{rng.NormFloat64(), rng.NormFloat64()}
+	}
+	x := []float64{0.3, -0.2}
+	for _, k := range []kernel.Kernel{
+		kernel.SE{Variance: 2, Lengthscale: 0.7}, kernel.Matern32{Variance: 1, Lengthscale: 0.4}, kernel.Matern52{Variance: 0.5, Lengthscale: 1.3},
+		kernel.SE{Variance: 2, ARD: []float64{0.7, 2}}, kernel.Matern32{Variance: 1, ARD: []float64{0.4, 0.1}}, kernel.Matern52{Variance: 0.5, ARD: []float64{1.3, 0.6}},
+		kernel.Linear{Variance: 3}, kernel.Polynomial{Variance: 1, Offset: 1, Degree: 3},
+	} {
+		dst := make([]float64, 60)
+		got := kernel.Row(k, dst, x, ys)
+		if len(got) != len(ys) || &got[0] != &dst[0] {
+			t.Fatalf("%s: Row returned %d values, not dst[:%d]", k.Name(), len(got), len(ys))
+		}
+		for j, y := range ys {
+			if want := k.Eval(x, y); got[j] != want {
+				t.Errorf("%s %v: Row gives %v at %d, Eval %v", k.Name(), kernel.ARD(k), got[j], j, want)
+			}
 		}
 	}
 }

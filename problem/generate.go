@@ -114,15 +114,34 @@ func (ds *DecisionSetSpec) check() error {
 	return nil
 }
 
-// checkKernels validates the drawing kernels of f and the g_i.
+// checkKernels validates the drawing kernels of f and the g_i, against
+// the decision set's dimension (checked first): an ARD kernel needs one
+// lengthscale per dimension.
 func (s *GenerateSpec) checkKernels() error {
-	if _, err := kernel.New(s.Objective); err != nil {
+	if err := checkDrawing(s.Objective, s.Dim()); err != nil {
 		return fielderr.Under("objective", err)
 	}
 	for i, c := range s.Constraints {
-		if _, err := kernel.New(c); err != nil {
+		if err := checkDrawing(c, s.Dim()); err != nil {
 			return fielderr.Under(fmt.Sprintf("constraints[%d]", i), err)
 		}
+	}
+	return nil
+}
+
+// checkDrawing checks one drawing kernel for inputs of dimension d.
+func checkDrawing(k kernel.Spec, d int) error {
+	if _, err := kernel.New(k); err != nil {
+		return err
+	}
+	if err := kernel.CheckDim(k, d); err != nil {
+		return err
+	}
+	if k.NoiseStd != nil {
+		// The functions are drawn noise-free; a drawing kernel's noise_std
+		// would also become the model's by default (config.Model.Resolve),
+		// which would be a second, silent meaning.
+		return fielderr.New(ErrInvalid, "noise_std", "not a parameter of a drawing kernel: the simulated noise is problem.noise_std, and the noise a GP assumes is the model's noise_std or its kernel block's")
 	}
 	return nil
 }

@@ -60,6 +60,12 @@ func TestGenerateSpecCheck(t *testing.T) {
 		{"no kind", func(s *problem.GenerateSpec) { s.DecisionSet.Kind = "" }, "decision_set.kind", `missing`, problem.ErrInvalid},
 		{"unknown kind", func(s *problem.GenerateSpec) { s.DecisionSet.Kind = "torus" }, "decision_set.kind", `torus`, problem.ErrInvalid},
 		{"objective kernel", func(s *problem.GenerateSpec) { s.Objective.Lengthscale = kernel.Iso(-2) }, "objective.lengthscale", `-2`, kernel.ErrInvalid},
+		{"ARD objective for another dimension", func(s *problem.GenerateSpec) { s.Objective.Lengthscale = kernel.Lengthscale{1, 2, 3} }, "objective.lengthscale", `3 lengthscales for 2 input dimensions`, kernel.ErrInvalid},
+		{"ARD constraint on a 1-D grid", func(s *problem.GenerateSpec) {
+			s.DecisionSet = grid
+			s.Constraints[0].Lengthscale = kernel.Lengthscale{1, 2}
+		}, "constraints[0].lengthscale", `2 lengthscales for 1 input dimensions`, kernel.ErrInvalid},
+		{"noise_std of a drawing kernel", func(s *problem.GenerateSpec) { s.Constraints[0].NoiseStd = new(0.1) }, "constraints[0].noise_std", `problem.noise_std`, problem.ErrInvalid},
 		{"constraint kernel", func(s *problem.GenerateSpec) { s.Constraints = append(s.Constraints, kernel.Spec{Kernel: "rbf"}) }, "constraints[1].kernel", `rbf`, kernel.ErrInvalid},
 		{"seeds from elsewhere", func(s *problem.GenerateSpec) { s.SeedSet.From = "all" }, "seed_set.from", `all`, problem.ErrInvalid},
 		{"two seed rules", func(s *problem.GenerateSpec) { s.SeedSet.All = true }, "seed_set", ``, problem.ErrInvalid},
@@ -142,6 +148,38 @@ func TestGenerateObjectiveThreshold(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGenerateARD: the generator draws with ARD kernels as with isotropic
+// ones. k with lengthscales ℓ_j on D is the isotropic kernel of ℓ = 1 on
+// D' = {x_j/ℓ_j}; with ℓ_j powers of two the rescaled grid and every
+// scaled difference are exact in floating point, so the two problems drawn
+// from the same stream are equal to the bit.
+func TestGenerateARD(t *testing.T) {
+	ard := kernel.Lengthscale{0.5, 2}
+	spec := func(bounds [][2]float64, l kernel.Lengthscale) *problem.GenerateSpec {
+		return &problem.GenerateSpec{
+			DecisionSet: problem.DecisionSetSpec{Kind: "grid", Bounds: bounds, Points: []int{6, 5}},
+			Objective:   kernel.Spec{Kernel: "se", Lengthscale: l},
+			Constraints: []kernel.Spec{{Kernel: "matern52", Lengthscale: l}, {Kernel: "matern32", Lengthscale: l}},
+			SeedSet:     problem.SeedSetSpec{All: true},
+		}
+	}
+	bounds := [][2]float64{{-1, 1}, {0, 3}}
+	scaled := [][2]float64{{-1 / ard[0], 1 / ard[0]}, {0, 3 / ard[1]}}
+	for r := range uint64(5) {
+		a, err := problem.Generate(spec(bounds, ard), []float64{-0.5, -0.5}, 0.01, 0, rand.New(rand.NewPCG(8, r)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := problem.Generate(spec(scaled, kernel.Iso(1)), []float64{-0.5, -0.5}, 0.01, 0, rand.New(rand.NewPCG(8, r)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(a.F, b.F) || !slices.Equal(a.G[0], b.G[0]) || !slices.Equal(a.G[1], b.G[1]) || !slices.Equal(a.Seed, b.Seed) {
+			t.Errorf("draw %d: ARD on D and isotropic on the rescaled D differ:\nf %v\n  %v", r, a.F, b.F)
+		}
 	}
 }
 

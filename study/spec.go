@@ -177,6 +177,9 @@ func (s *Spec) Resolve(dir string) (*Resolved, error) {
 	if err := fielderr.Recast(ErrSpec, "model", s.Model.Check(len(s.Thresholds), false)); err != nil {
 		return nil, err
 	}
+	if err := fielderr.Recast(ErrSpec, "model", s.Model.CheckDim(len(r.X[0]))); err != nil {
+		return nil, err
+	}
 	s.Model.Resolve(nil, nil)
 	r.Kernels.F, r.Kernels.G = s.Model.Kernels()
 	if err := fielderr.Recast(ErrSpec, "", config.CheckHorizon(s.Horizon)); err != nil {

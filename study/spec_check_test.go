@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/problem"
 	"github.com/safegp/safegp/study"
 )
@@ -35,6 +36,12 @@ func TestResolveRefusals(t *testing.T) {
 		{"negative epsilon", `"thresholds": [0.0]`, `"thresholds": [0.0], "epsilon": -1`, "epsilon: must be a finite number in 0…1e100, got -1", study.ErrSpec},
 		{"no objective", `"objective": {"kernel": "se", "lengthscale": 1},`, ``, "model.objective: missing", study.ErrSpec},
 		{"constraint count", `"constraints": [{"kernel": "se", "lengthscale": 1}]`, `"constraints": [{"kernel": "se", "lengthscale": 1}, {"kernel": "se", "lengthscale": 1}]`, "model.constraints: 2 kernels for 1 thresholds", study.ErrSpec},
+		{"lengthscales for another dimension", `"constraints": [{"kernel": "se", "lengthscale": 1}]`, `"constraints": [{"kernel": "se", "lengthscale": [1, 2]}]`, "model.constraints[0].lengthscale: 2 lengthscales for 1 input dimensions: give one, or one per dimension", kernel.ErrInvalid},
+		{"empty lengthscale list", `"objective": {"kernel": "se", "lengthscale": 1}`, `"objective": {"kernel": "se", "lengthscale": []}`, "model.objective.lengthscale: an empty list", study.ErrSpec},
+		{"string lengthscale", `"objective": {"kernel": "se", "lengthscale": 1}`, `"objective": {"kernel": "se", "lengthscale": [1, "short"]}`, `model.objective.lengthscale[1]: want a number, got "short"`, study.ErrSpec},
+		{"null lengthscale", `"objective": {"kernel": "se", "lengthscale": 1}`, `"objective": {"kernel": "se", "lengthscale": [null]}`, `model.objective.lengthscale[0]: no value (null)`, study.ErrSpec},
+		{"NaN lengthscale", `"objective": {"kernel": "se", "lengthscale": 1}`, `"objective": {"kernel": "se", "lengthscale": [1, .nan]}`, `model.objective.lengthscale[1]: must be a finite number > 0, got NaN`, kernel.ErrInvalid},
+		{"negative kernel noise", `"constraints": [{"kernel": "se", "lengthscale": 1}]`, `"constraints": [{"kernel": "se", "lengthscale": 1, "noise_std": -1}]`, "model.constraints[0].noise_std: must be a finite number in 0…1e100, got -1", kernel.ErrInvalid},
 		{"negative noise", `"noise_std": 0.05`, `"noise_std": -0.05`, "model.noise_std: must be a finite number in 0…1e100, got -0.05", study.ErrSpec},
 		{"delta 1", `"delta": 0.1`, `"delta": 1`, "model.delta: must be in (0, 1), got 1", study.ErrSpec},
 		{"horizon 0", `"horizon": 30`, `"horizon": 0`, "horizon: must be in 1…1000000, got 0", study.ErrSpec},

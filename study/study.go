@@ -165,7 +165,8 @@ func newPolicy(r *Resolved, retracts, expect int) (bandit.Policy, error) {
 	return bandit.New(&s.Algorithm,
 		bandit.Model{
 			Objective: r.Kernels.F, Constraints: r.Kernels.G,
-			NoiseStd: *s.Model.NoiseStd, Delta: *s.Model.Delta, Beta: *s.Model.Beta,
+			NoiseStd: *s.Model.NoiseStd, NoiseStds: s.Model.NoiseStds(),
+			Delta: *s.Model.Delta, Beta: *s.Model.Beta,
 		},
 		bandit.DecisionSet{X: r.X, Seed: r.Seed},
 		nil, // a real system: no ground truth
@@ -888,10 +889,8 @@ func (v *Service) Tell(ctx context.Context, name string, t *TellRequest) (*TellA
 // set; at a point outside it, the policy's prediction there (O(t²) per
 // GP, bandit.Predictor).
 func (s *Study) warnings(e *Event) []string {
-	noise := *s.res.Spec.Model.NoiseStd
-	if e.NoiseStd != nil {
-		noise = *e.NoiseStd
-	}
+	model := s.res.Spec.Model
+	sigma := model.NoiseStds() // each GP's σ: its kernel block's, or the model's
 	var f bandit.Posterior
 	var g []bandit.Posterior
 	at, j := fmt.Sprintf("action %d", e.Index), e.Index
@@ -908,16 +907,24 @@ func (s *Study) warnings(e *Event) []string {
 		at, j = fmt.Sprintf("point %v", e.X), 0
 	}
 	var out []string
-	check := func(name string, v float64, p bandit.Posterior) {
+	check := func(name string, gpj int, v float64, p bandit.Posterior) {
+		// The tell's own σ, else the GP's: its kernel block's or the model's.
+		noise := *model.NoiseStd
+		switch {
+		case e.NoiseStd != nil:
+			noise = *e.NoiseStd
+		case sigma != nil:
+			noise = sigma[gpj]
+		}
 		mean, sd := p.Mean[j], math.Hypot(p.Std[j], noise)
 		if z := math.Abs(v-mean) / sd; z > warnSigmas {
 			out = append(out, fmt.Sprintf("%s = %.6g is %.3g posterior standard deviations from the model's mean %.3g at %s; if it is a typo, retract it (safegp study retract --observation %d, or POST /v1/studies/%s/retract {\"observation\": %d}) and tell the right value",
 				name, v, z, mean, at, e.Seq, s.name, e.Seq))
 		}
 	}
-	check("f", e.F, f)
+	check("f", 0, e.F, f)
 	for i, v := range e.G {
-		check(fmt.Sprintf("g%d", i+1), v, g[i])
+		check(fmt.Sprintf("g%d", i+1), 1+i, v, g[i])
 	}
 	return out
 }

@@ -116,7 +116,10 @@ type QFF struct {
 
 // NewQFF builds the map for SE kernel k in dimension d with nodes per
 // dimension. The weights are Gauss–Hermite weights (for e^{−z²}) divided by
-// √π, which equal the appendix's ν.
+// √π, which equal the appendix's ν. An ARD kernel (k.ARD, d entries) scales
+// coordinate j of the nodes by √2/ℓ_j instead of √2/ℓ: its map on D is the
+// isotropic map of ℓ = 1 on the rescaled set {(x_j/ℓ_j)_j}, which the ARD
+// kernel on D equals.
 func NewQFF(k kernel.SE, d, nodes int) *QFF {
 	z, w := make([]float64, nodes), make([]float64, nodes)
 	quad.Hermite{}.FixedLocations(z, w, math.Inf(-1), math.Inf(1))
@@ -132,7 +135,13 @@ func NewQFF(k kernel.SE, d, nodes int) *QFF {
 		total *= nodes
 	}
 	q := &QFF{}
-	scale := math.Sqrt2 / k.Lengthscale
+	scale := make([]float64, d)
+	for j := range scale {
+		scale[j] = math.Sqrt2 / k.Lengthscale
+		if k.ARD != nil {
+			scale[j] = math.Sqrt2 / k.ARD[j]
+		}
+	}
 	idx := make([]int, d)
 	for i := 0; i < total; i++ {
 		rem := i
@@ -157,7 +166,7 @@ func NewQFF(k kernel.SE, d, nodes int) *QFF {
 		om := make([]float64, d)
 		nu := k.Variance
 		for j, id := range idx {
-			om[j] = scale * z[id]
+			om[j] = scale[j] * z[id]
 			nu *= w[id] / math.SqrtPi
 		}
 		if sign == 0 {
@@ -208,7 +217,10 @@ type RFF struct {
 // NewRFF draws a map of dimension size (even) for an SE or Matérn kernel in
 // dimension d. SE frequencies are N(0, ℓ⁻²I); Matérn-ν frequencies are
 // multivariate Student-t with 2ν degrees of freedom and scale ℓ⁻¹, drawn as
-// z/ℓ·√(2ν/u) with u ~ χ²_{2ν}.
+// z/ℓ·√(2ν/u) with u ~ χ²_{2ν}. An ARD kernel (d lengthscales ℓ_j) has the
+// spectral density of ℓ = 1 with coordinate j scaled by 1/ℓ_j — it is the
+// isotropic kernel on {(x_j/ℓ_j)_j} — so coordinate j of each frequency is
+// divided by ℓ_j; the draws from rng are the same.
 func NewRFF(k kernel.Kernel, d, size int, rng *rand.Rand) (*RFF, error) {
 	if size < 2 || size%2 != 0 {
 		return nil, fmt.Errorf("rff: size must be even and ≥ 2, got %d", size)
@@ -225,6 +237,13 @@ func NewRFF(k kernel.Kernel, d, size int, rng *rand.Rand) (*RFF, error) {
 	default:
 		return nil, fmt.Errorf("rff: kernel %q is not stationary", k.Name())
 	}
+	ard := kernel.ARD(k)
+	if ard != nil {
+		if len(ard) != d {
+			return nil, fmt.Errorf("rff: %w: %d lengthscales for %d input dimensions", kernel.ErrInvalid, len(ard), d)
+		}
+		l = 1 // the common scale; each coordinate is divided by its ℓ_j
+	}
 	f := &RFF{scale: math.Sqrt(2 * v / float64(size))}
 	for j := 0; j < size/2; j++ {
 		s := 1 / l
@@ -239,6 +258,9 @@ func NewRFF(k kernel.Kernel, d, size int, rng *rand.Rand) (*RFF, error) {
 		om := make([]float64, d)
 		for i := range om {
 			om[i] = s * rng.NormFloat64()
+			if ard != nil {
+				om[i] /= ard[i]
+			}
 		}
 		f.omega = append(f.omega, om)
 	}

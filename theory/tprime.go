@@ -82,6 +82,9 @@ type Problem struct {
 // other errors (a map the kernel has not, a failed factorization) come
 // alone.
 func ExplorationLength(p Problem, feat Features) (*Exploration, error) {
+	if l := kernel.ARD(p.Kernel); l != nil && len(l) != len(p.X[0]) {
+		return nil, fmt.Errorf("theory: %w: %d lengthscales for %d input dimensions", kernel.ErrInvalid, len(l), len(p.X[0]))
+	}
 	betaT := Beta(p.Horizon, p.M, len(p.X), p.Delta)
 	e := &Exploration{BetaT: betaT, Guarantee: true}
 	e.KMax, e.RMax = kernelMaxima(p)
@@ -168,14 +171,25 @@ func (e *Exploration) featureMap(p Problem, feat Features) (FeatureMap, error) {
 // (0: the fewest whose error bound meets ε_0, at most MaxQFFNodes).
 func (e *Exploration) qff(se kernel.SE, p Problem, nodes int) (FeatureMap, error) {
 	d := len(p.X[0])
-	// The QFF lemma holds on [0,1]^d: rescale the box around D to it.
-	lEff := se.Lengthscale / boxSide(p.X)
+	// The QFF lemma holds on [0,1]^d: rescale the box around D to it. An
+	// ARD kernel is the isotropic kernel of ℓ = 1 on D rescaled by 1/ℓ_j
+	// per coordinate (NewQFF's map and λ̃_− are that set's too), so its
+	// box is measured in lengthscales.
+	l, side := se.Lengthscale, boxSide(p.X, se.ARD)
+	if se.ARD != nil {
+		l = 1
+	}
+	lEff := l / side
 	if nodes == 0 {
 		var ok bool
 		// The lemma's bound is for unit variance; it scales with v.
 		nodes, ok = QFFNodesFor(d, lEff, e.Eps0Target/se.Variance, MaxQFFNodes)
 		if !ok {
-			return nil, fmt.Errorf("%w: no QFF with up to %d nodes per dimension reaches ε_0 ≤ %.3g (lengthscale %g on a decision set of side %.3g); set the number of nodes to proceed without the guarantee", ErrNoGuarantee, MaxQFFNodes, e.Eps0Target, se.Lengthscale, boxSide(p.X))
+			scale := fmt.Sprintf("lengthscale %g on a decision set of side %.3g", se.Lengthscale, side)
+			if se.ARD != nil {
+				scale = fmt.Sprintf("lengthscales %v on a decision set %.3g lengthscales across", se.ARD, side)
+			}
+			return nil, fmt.Errorf("%w: no QFF with up to %d nodes per dimension reaches ε_0 ≤ %.3g (%s); set the number of nodes to proceed without the guarantee", ErrNoGuarantee, MaxQFFNodes, e.Eps0Target, scale)
 		}
 	}
 	e.Nodes = nodes
@@ -222,13 +236,17 @@ func (e *Exploration) lengths(p Problem) {
 	e.TPrime = int(min(math.Ceil(math.Max(e.TEps, e.TDelta)), float64(p.Horizon)))
 }
 
-// boxSide is the longest side of the bounding box of x (1 if x is a point).
-func boxSide(x [][]float64) float64 {
+// boxSide is the longest side of the bounding box of x (1 if x is a
+// point); with ard, of x rescaled by 1/ℓ_j in coordinate j.
+func boxSide(x [][]float64, ard []float64) float64 {
 	side := 0.0
 	for j := range x[0] {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, xi := range x {
 			lo, hi = math.Min(lo, xi[j]), math.Max(hi, xi[j])
+		}
+		if ard != nil {
+			lo, hi = lo/ard[j], hi/ard[j]
 		}
 		side = math.Max(side, hi-lo)
 	}

@@ -45,6 +45,8 @@ func TestBoundText(t *testing.T) {
 			// λ_− = v·mean of x² over the seeds 0, 0.2 … 0.8 = 4·0.24 = 0.96;
 			// max k = 4·1.8² = 12.96 on D, 4·0.8² = 2.56 on D^w.
 			[]string{"Theorem 2, linear features, dimension 1", "λ_− 0.96", "scaling k_g(x,x) up to 13 on D, 2.56 on D^w"}},
+		{"a constraint's own σ", "{kernel: linear, variance: 4, noise_std: 0.2}", nil,
+			[]string{"model σ_f = 0.05, σ_g1 = 0.2, δ = 0.1", "λ_− 0.96"}},
 		{"seed set too small", "{kernel: polynomial, degree: 9}", nil,
 			[]string{"no T'", "seed set too small", "T' (theory) none"}},
 	}

@@ -26,6 +26,10 @@ func TestOneConfigurationPath(t *testing.T) {
 		{"missing constraints", "  constraints: [{kernel: se, lengthscale: L}]\n", "", "model.constraints", "missing: one kernel per threshold"},
 		{"constraint count", "constraints: [{kernel: se, lengthscale: L}]", "constraints: [{kernel: se, lengthscale: L}, {kernel: linear}]", "model.constraints", "2 kernels for 1 thresholds"},
 		{"bad constraint", "constraints: [{kernel: se, lengthscale: L}]", "constraints: [{kernel: se, lengthscale: L, variance: 0}]", "model.constraints[0].variance", "must be a finite number > 0, got 0"},
+		{"lengthscales for another dimension", "constraints: [{kernel: se, lengthscale: L}]", "constraints: [{kernel: se, lengthscale: [1, 1, 1]}]", "model.constraints[0].lengthscale", "3 lengthscales for "},
+		{"bad lengthscale in a list", "objective: {kernel: se, lengthscale: L}", "objective: {kernel: se, lengthscale: [1, -1]}", "model.objective.lengthscale[1]", "must be a finite number > 0, got -1"},
+		{"empty lengthscale list", "objective: {kernel: se, lengthscale: L}", "objective: {kernel: se, lengthscale: []}", "model.objective.lengthscale", "an empty list: give one lengthscale, or one per input dimension"},
+		{"a kernel's negative noise", "constraints: [{kernel: se, lengthscale: L}]", "constraints: [{kernel: se, lengthscale: L, noise_std: -1}]", "model.constraints[0].noise_std", "must be a finite number in 0…1e100, got -1"},
 		{"missing noise", "  noise_std: 0.05\n  delta", "  delta", "model.noise_std", "missing: the noise standard deviation σ the model assumes"},
 		{"negative noise", "  noise_std: 0.05\n  delta", "  noise_std: -1\n  delta", "model.noise_std", "must be a finite number in 0…1e100, got -1"},
 		{"missing delta", "  delta: D\n", "", "model.delta", "missing: the confidence parameter δ, in (0, 1)"},
@@ -62,6 +66,9 @@ func TestOneConfigurationPath(t *testing.T) {
 			cfgPath, out := setup(t, cfg, csvNoSeed)
 			var stdout, stderr bytes.Buffer
 			errRun := run([]string{"run", cfgPath, "--out", out}, &stdout, &stderr)
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("run: the refused configuration wrote %s", out)
+			}
 			dir := t.TempDir()
 			specPath := filepath.Join(dir, "spec.yaml")
 			if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
