@@ -372,13 +372,7 @@ func (m *Model) AddAt(x []float64, y, noiseVar float64) {
 	nv := m.noise(noiseVar, "AddAt")
 	x = append([]float64(nil), x...)
 	m.room()
-	t := len(m.a)
-	m.col = m.col[:t]
-	l := m.col
-	for s, p := range m.pts {
-		l[s] = m.k.Eval(p, x)
-	}
-	m.solveL(l)
+	l := m.solveAt(x)
 	c := m.explained(m.cov, x, l)
 	d := math.Max(m.k.Eval(x, x)-floats.Dot(l, l), 0) + nv
 	m.record(x, -1, y, nv, c, math.Sqrt(d), floats.Dot(l, m.a))
@@ -393,6 +387,19 @@ func (m *Model) dim() int {
 		return len(m.pts[0])
 	}
 	return -1
+}
+
+// solveAt writes l = L⁻¹k(X_t, x) into the scratch m.col and returns it:
+// the kernel column of the observed points and one forward substitution,
+// O(t²).
+func (m *Model) solveAt(x []float64) []float64 {
+	m.col = m.col[:len(m.a)]
+	l := m.col
+	for s, p := range m.pts {
+		l[s] = m.k.Eval(p, x)
+	}
+	m.solveL(l)
+	return l
 }
 
 // solveL overwrites b (length t) with L⁻¹b by forward substitution, O(t²).
@@ -474,13 +481,7 @@ func (m *Model) record(x []float64, i int, y, nv float64, c []float64, ltt, mu f
 // PredictAt panics otherwise, so callers check user input first.
 func (m *Model) PredictAt(x []float64) (mean, variance float64) {
 	m.checkPoint(x, "PredictAt")
-	t := len(m.a)
-	m.col = m.col[:t]
-	l := m.col
-	for s, p := range m.pts {
-		l[s] = m.k.Eval(p, x)
-	}
-	m.solveL(l)
+	l := m.solveAt(x)
 	return floats.Dot(l, m.a), m.k.Eval(x, x) - floats.Dot(l, l)
 }
 

@@ -21,29 +21,67 @@ const MaxValues = 50_000_000
 // Without a seed column, Seed is nil for the caller to fill; with one it is
 // non-nil, possibly empty.
 func ReadCSV(r io.Reader) (*Problem, error) {
+	tb, err := readTable(r, ErrInvalid, "x1…xd,f[,g1…gm][,seed][,noise_std]")
+	if err != nil {
+		return nil, err
+	}
+	d, m := tb.d, tb.m
+	p := &Problem{G: make([][]float64, m), NoiseStds: tb.noise}
+	if tb.seed {
+		p.Seed = []int{} // the column exists, even if it marks no action
+	}
+	for idx, vals := range tb.rows {
+		p.X = append(p.X, vals[:d:d])
+		p.F = append(p.F, vals[d])
+		for c := 0; c < m; c++ {
+			p.G[c] = append(p.G[c], vals[d+1+c])
+		}
+		if tb.seed && vals[d+1+m] == 1 {
+			p.Seed = append(p.Seed, idx)
+		}
+	}
+	if len(p.X) < 2 {
+		return nil, fmt.Errorf("%w: decision set: needs at least 2 actions, got %d", ErrInvalid, len(p.X))
+	}
+	return p, nil
+}
+
+// table is a file in the problem-file format, read and checked cell by
+// cell: what ReadCSV and ReadData share.
+type table struct {
+	d, m  int
+	seed  bool        // a seed column, every value 0 or 1
+	noise []float64   // the noise_std column, every value ≥ 0; nil without one
+	rows  [][]float64 // one per data row, every column
+}
+
+// readTable reads a header row (parseHeader) and the rows below it: every
+// cell a finite number within ±1e100, seed cells 0 or 1, noise_std cells
+// ≥ 0, and at most MaxValues numbers in all, refused while reading so that
+// a file too large for memory never is held. Errors wrap sentinel, name the
+// line and column, and say which header format (want) is expected.
+func readTable(r io.Reader, sentinel error, want string) (*table, error) {
 	cr := csv.NewReader(r)
 	cr.TrimLeadingSpace = true
 	cr.Comment = '#'
 	header, err := cr.Read()
 	if err == io.EOF {
-		return nil, fmt.Errorf("%w: empty file, want a header row x1…xd,f[,g1…gm][,seed][,noise_std]", ErrInvalid)
+		return nil, fmt.Errorf("%w: empty file, want a header row %s", sentinel, want)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		return nil, fmt.Errorf("%w: %w", sentinel, err)
 	}
 	for i := range header {
 		header[i] = strings.TrimSpace(header[i])
 	}
-	if len(header) > 0 {
-		header[0] = strings.TrimPrefix(header[0], "\ufeff") // spreadsheet byte-order mark
-	}
-	d, m, hasSeed, hasNoise, err := parseHeader(header)
+	header[0] = strings.TrimPrefix(header[0], "\ufeff") // spreadsheet byte-order mark
+	tb := &table{}
+	var hasNoise bool
+	tb.d, tb.m, tb.seed, hasNoise, err = parseHeader(header)
 	if err != nil {
-		return nil, err
-	}
-	p := &Problem{G: make([][]float64, m)}
-	if hasSeed {
-		p.Seed = []int{} // the column exists, even if it marks no action
+		// parseHeader's errors wrap ErrInvalid: keep the message, mark it
+		// as the caller's.
+		return nil, fmt.Errorf("%w: %s", sentinel, strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
 	}
 	for row := 2; ; row++ {
 		rec, err := cr.Read()
@@ -51,49 +89,37 @@ func ReadCSV(r io.Reader) (*Problem, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+			return nil, fmt.Errorf("%w: %w", sentinel, err)
+		}
+		if (len(tb.rows)+1)*len(rec) > MaxValues {
+			return nil, fmt.Errorf("%w: line %d: more than %d values in the file (%d rows × %d columns so far); a file this large does not fit in memory", sentinel, row, MaxValues, len(tb.rows)+1, len(rec))
 		}
 		vals := make([]float64, len(rec))
 		for c, s := range rec {
 			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 			if err != nil {
-				return nil, fmt.Errorf("%w: line %d, column %s: %q is not a number", ErrInvalid, row, header[c], s)
+				return nil, fmt.Errorf("%w: line %d, column %s: %q is not a number", sentinel, row, header[c], s)
 			}
 			if !finite(v) {
-				return nil, fmt.Errorf("%w: line %d, column %s: %v is not finite or beyond ±1e100", ErrInvalid, row, header[c], v)
+				return nil, fmt.Errorf("%w: line %d, column %s: %v is not finite or beyond ±1e100", sentinel, row, header[c], v)
 			}
 			vals[c] = v
 		}
-		idx := len(p.X)
-		if (idx+1)*len(vals) > MaxValues {
-			return nil, fmt.Errorf("%w: line %d: more than %d values in the file (%d actions × %d columns so far); a decision set this large does not fit in memory", ErrInvalid, row, MaxValues, idx+1, len(vals))
-		}
-		p.X = append(p.X, vals[:d:d])
-		p.F = append(p.F, vals[d])
-		for c := 0; c < m; c++ {
-			p.G[c] = append(p.G[c], vals[d+1+c])
-		}
-		if hasSeed {
-			switch vals[d+1+m] {
-			case 1:
-				p.Seed = append(p.Seed, idx)
-			case 0:
-			default:
-				return nil, fmt.Errorf("%w: line %d, column seed: %v is neither 0 nor 1", ErrInvalid, row, vals[d+1+m])
+		if tb.seed {
+			if v := vals[tb.d+1+tb.m]; v != 0 && v != 1 {
+				return nil, fmt.Errorf("%w: line %d, column seed: %v is neither 0 nor 1", sentinel, row, v)
 			}
 		}
 		if hasNoise {
 			v := vals[len(vals)-1]
 			if !(v >= 0) {
-				return nil, fmt.Errorf("%w: line %d, column noise_std: %v is negative; want the standard deviation of the action's measurement noise, ≥ 0", ErrInvalid, row, v)
+				return nil, fmt.Errorf("%w: line %d, column noise_std: %v is negative; want the standard deviation of the measurement noise, ≥ 0", sentinel, row, v)
 			}
-			p.NoiseStds = append(p.NoiseStds, v)
+			tb.noise = append(tb.noise, v)
 		}
+		tb.rows = append(tb.rows, vals)
 	}
-	if len(p.X) < 2 {
-		return nil, fmt.Errorf("%w: decision set: needs at least 2 actions, got %d", ErrInvalid, len(p.X))
-	}
-	return p, nil
+	return tb, nil
 }
 
 // parseHeader checks the column names and returns d, m and whether the

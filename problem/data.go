@@ -1,12 +1,9 @@
 package problem
 
 import (
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 )
 
 // ErrData marks a file of earlier measurements that cannot be used.
@@ -40,58 +37,16 @@ func (d *Data) Dim() int {
 // returns d and m from the header. Errors wrap ErrData and name the line
 // and column.
 func ReadData(r io.Reader) (data *Data, d, m int, err error) {
-	cr := csv.NewReader(r)
-	cr.TrimLeadingSpace = true
-	cr.Comment = '#'
-	header, err := cr.Read()
-	if err == io.EOF {
-		return nil, 0, 0, fmt.Errorf("%w: empty file, want a header row x1…xd,f[,g1…gm][,noise_std]", ErrData)
-	}
+	tb, err := readTable(r, ErrData, "x1…xd,f[,g1…gm][,noise_std]")
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("%w: %w", ErrData, err)
+		return nil, 0, 0, err
 	}
-	for i := range header {
-		header[i] = strings.TrimSpace(header[i])
-	}
-	header[0] = strings.TrimPrefix(header[0], "\ufeff") // spreadsheet byte-order mark
-	d, m, hasSeed, hasNoise, err := parseHeader(header)
-	if err != nil {
-		// parseHeader's errors wrap ErrInvalid, a problem's: keep the
-		// message, mark it as the data file's.
-		return nil, 0, 0, fmt.Errorf("%w: %s", ErrData, strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
-	}
-	if hasSeed {
+	if tb.seed {
 		return nil, 0, 0, fmt.Errorf("%w: header: a seed column marks known-safe actions of a decision set; measurements have none: drop the column", ErrData)
 	}
-	data = &Data{}
-	for row := 2; ; row++ {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, 0, 0, fmt.Errorf("%w: %w", ErrData, err)
-		}
-		if (len(data.X)+1)*len(rec) > MaxValues {
-			return nil, 0, 0, fmt.Errorf("%w: line %d: more than %d values in the file (%d rows × %d columns so far); split it", ErrData, row, MaxValues, len(data.X)+1, len(rec))
-		}
-		vals := make([]float64, len(rec))
-		for c, s := range rec {
-			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			if err != nil {
-				return nil, 0, 0, fmt.Errorf("%w: line %d, column %s: %q is not a number", ErrData, row, header[c], s)
-			}
-			if !finite(v) {
-				return nil, 0, 0, fmt.Errorf("%w: line %d, column %s: %v is not finite or beyond ±1e100", ErrData, row, header[c], v)
-			}
-			vals[c] = v
-		}
-		if hasNoise {
-			if v := vals[len(vals)-1]; !(v >= 0) {
-				return nil, 0, 0, fmt.Errorf("%w: line %d, column noise_std: %v is negative; want the measurement's noise standard deviation, ≥ 0", ErrData, row, v)
-			}
-			data.NoiseStds = append(data.NoiseStds, vals[len(vals)-1])
-		}
+	d, m = tb.d, tb.m
+	data = &Data{NoiseStds: tb.noise}
+	for _, vals := range tb.rows {
 		data.X = append(data.X, vals[:d:d])
 		data.F = append(data.F, vals[d])
 		data.G = append(data.G, vals[d+1:d+1+m:d+1+m])
