@@ -72,15 +72,23 @@ const exitTempFail = 75
 // reloads the study and checks the request again, so that a tell which
 // became invalid meanwhile (its ask told by the other process) fails
 // properly. Variables, so that tests can shorten them.
+//
+// Ten attempts with the backoff doubling from 50 ms and capped at 1 s wait
+// about 5.5 s in all before giving up: a dozen processes telling at once
+// on a loaded machine (each reload replays the study) need more than the
+// 0.75 s of five attempts, which TestConcurrentCLITells showed under -race
+// with the machine's two cores busy.
 var (
-	writeAttempts = 5
+	writeAttempts = 10
 	retryBase     = 50 * time.Millisecond
+	retryMax      = time.Second
 	busyTimeout   = 10 * time.Second
 )
 
 // retryWrite runs a write until it succeeds, fails for a reason other than
 // contention, or has had writeAttempts tries, sleeping a jittered,
-// doubling backoff between tries so that racing processes spread out.
+// doubling (up to retryMax) backoff between tries so that racing processes
+// spread out.
 func retryWrite(write func() error) error {
 	var err error
 	for attempt := 1; ; attempt++ {
@@ -90,7 +98,8 @@ func retryWrite(write func() error) error {
 		if attempt == writeAttempts {
 			return fmt.Errorf("%w (%d attempts; last: %w)", errTempFail, attempt, err)
 		}
-		time.Sleep(time.Duration(float64(retryBase<<(attempt-1)) * (0.5 + rand.Float64())))
+		wait := min(retryBase<<min(attempt-1, 30), retryMax)
+		time.Sleep(time.Duration(float64(wait) * (0.5 + rand.Float64())))
 	}
 }
 
