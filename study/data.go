@@ -123,11 +123,7 @@ func (v *Service) Import(ctx context.Context, name string, rows []TellRequest) (
 			if err != nil {
 				return fmt.Errorf("%w: row %d: %w", ErrBadImport, k+1, err)
 			}
-			for i, g := range e.G {
-				if g < s.res.Spec.Thresholds[i] {
-					e.Violation = true
-				}
-			}
+			s.violated(&e)
 			if e.Index < 0 {
 				outside++
 			}

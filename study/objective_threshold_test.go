@@ -172,3 +172,49 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestImportObjectiveThreshold: an imported measurement with f < h_f is a
+// violation exactly as the same tell is (the reviewer's case: it was not
+// flagged, and show then named its action the best safe one).
+func TestImportObjectiveThreshold(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name    string
+		f       float64
+		violate bool
+	}{
+		{"f below h_f", -1.6, true},
+		{"f at h_f", -1.5, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v, _ := newService(t, filepath.Join(t.TempDir(), "hf.db"))
+			if err := v.Create(ctx, "s", resolved(t, safeObjectiveSpec)); err != nil {
+				t.Fatal(err)
+			}
+			// Action 16 is x = 3.2: observed at f, above the seed's −0.36.
+			x, f, seedF := []float64{3.2}, c.f, -2.0
+			seed := 10
+			if _, err := v.Import(ctx, "s", []study.TellRequest{{Index: &seed, F: &seedF, G: []float64{}}, {X: x, F: &f, G: []float64{}}}); err != nil {
+				t.Fatal(err)
+			}
+			sum, err := v.Show(ctx, "s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The seed row itself (f = −2 < −1.5) violates too.
+			if want := 1 + btoi(c.violate); sum.Violations != want {
+				t.Errorf("%d violations, want %d", sum.Violations, want)
+			}
+			if b := sum.Best; c.violate && b != nil && b.Index == 16 {
+				t.Errorf("best safe action %+v is the import that violated f ≥ h_f", b)
+			}
+		})
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -858,15 +858,7 @@ func (v *Service) Tell(ctx context.Context, name string, t *TellRequest) (*TellA
 			return err
 		}
 		ans = &TellAnswer{Observation: e.Seq, Ask: e.Ask, Index: e.Index, Warnings: s.warnings(&e)}
-		for i, g := range e.G {
-			if g < s.res.Spec.Thresholds[i] {
-				ans.Violated = append(ans.Violated, i+1)
-			}
-		}
-		if hf := s.res.Spec.ObjectiveThreshold; hf != nil && e.F < *hf {
-			ans.ViolatedObjective = true
-		}
-		e.Violation = len(ans.Violated) > 0 || ans.ViolatedObjective
+		ans.Violated, ans.ViolatedObjective = s.violated(&e)
 		ans.Violation = e.Violation
 		if err := v.store.append(ctx, name, &e); err != nil {
 			return writeFailed(err)
@@ -878,6 +870,23 @@ func (v *Service) Tell(ctx context.Context, name string, t *TellRequest) (*TellA
 		return nil
 	})
 	return ans, err
+}
+
+// violated returns the constraints an observation violates (1-based,
+// g_i < h_i) and whether it violates f ≥ h_f, and sets e.Violation: one
+// rule for tells and imports, so that an imported f < h_f is flagged and
+// never counts as known safe.
+func (s *Study) violated(e *Event) (constraints []int, objective bool) {
+	for i, g := range e.G {
+		if g < s.res.Spec.Thresholds[i] {
+			constraints = append(constraints, i+1)
+		}
+	}
+	if hf := s.res.Spec.ObjectiveThreshold; hf != nil && e.F < *hf {
+		objective = true
+	}
+	e.Violation = len(constraints) > 0 || objective
+	return constraints, objective
 }
 
 // warnings flags the values of a tell that lie more than warnSigmas
