@@ -212,7 +212,7 @@ func decodeCreate(body []byte) (name string, spec *study.Spec, err error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return "", nil, fmt.Errorf("%w: want {\"name\": NAME, \"spec\": {...}}: %w", errBadRequest, err)
+		return "", nil, fmt.Errorf("%w: want {\"name\": NAME, \"spec\": {...}}: %w", errBadRequest, study.JSONError(err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return "", nil, fmt.Errorf("%w: trailing data after the JSON object", errBadRequest)

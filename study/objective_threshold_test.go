@@ -218,3 +218,28 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// TestImportOutsideLimit: an import that would hold more than MaxOutside
+// observations at points outside the decision set is refused whole,
+// before anything is stored (their replay is O(t³)).
+func TestImportOutsideLimit(t *testing.T) {
+	ctx := context.Background()
+	spec := strings.Replace(safeObjectiveSpec, "horizon: 30", "horizon: 5000", 1)
+	v, _ := newService(t, filepath.Join(t.TempDir(), "hf.db"))
+	if err := v.Create(ctx, "s", resolved(t, spec)); err != nil {
+		t.Fatal(err)
+	}
+	rows := make([]study.TellRequest, study.MaxOutside+1)
+	for k := range rows {
+		// Off the grid's 0.2 spacing: every point is outside D.
+		f := -0.5
+		rows[k] = study.TellRequest{X: []float64{2 + 0.0001*float64(k) + 0.00003}, F: &f, G: []float64{}}
+	}
+	_, err := v.Import(ctx, "s", rows)
+	if !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), "at most 2000") {
+		t.Fatalf("import of %d points outside D: %v, want ErrBadImport naming the limit", len(rows), err)
+	}
+	if sum, err := v.Show(ctx, "s"); err != nil || sum.Rounds != 0 {
+		t.Errorf("after the refused import: %+v, %v; want no observations", sum, err)
+	}
+}

@@ -462,7 +462,7 @@ func (s *Store) append(ctx context.Context, name string, e *Event) error {
 	}
 	_, err := insertEvent(ctx, s.db, name, e)
 	if err != nil && strings.Contains(err.Error(), "UNIQUE") {
-		return fmt.Errorf("%w: study %q changed in another process; retry", ErrStale, name)
+		return fmt.Errorf("%w: study %q was written by another process since it was loaded; retry", ErrStale, name)
 	}
 	return err
 }
@@ -481,7 +481,7 @@ func (s *Store) appendAll(ctx context.Context, name string, evs []Event) error {
 	for i := range evs {
 		if _, err := insertEvent(ctx, tx, name, &evs[i]); err != nil {
 			if strings.Contains(err.Error(), "UNIQUE") {
-				return fmt.Errorf("%w: study %q changed in another process; retry", ErrStale, name)
+				return fmt.Errorf("%w: study %q was written by another process since it was loaded; retry", ErrStale, name)
 			}
 			return err
 		}

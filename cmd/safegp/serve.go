@@ -39,7 +39,11 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 			"Serves the studies of FILE over HTTP (JSON):\n"+
 			"  POST /v1/studies                      {\"name\": NAME, \"spec\": {...}}\n"+
 			"  POST /v1/studies/{name}/ask           → {\"ask\", \"index\", \"x\"}\n"+
-			"  POST /v1/studies/{name}/tell          {\"ask\": ID, \"f\": V, \"g\": [...]} or \"index\" for \"ask\"\n"+
+			"  POST /v1/studies/{name}/tell          {\"ask\": ID, \"f\": V, \"g\": [...], \"noise_std\"?: S}, with \"index\": I\n"+
+			"                                        or \"x\": [...] (any point) for \"ask\": a measurement outside the loop\n"+
+			"  POST /v1/studies/{name}/import        earlier measurements, all or none: CSV x1,…,xd,f[,g1,…][,noise_std]\n"+
+			"                                        (text/csv) or a JSON array of tells with \"x\" or \"index\"\n"+
+			"  POST /v1/studies/{name}/posterior     {\"points\": [[...], ...]} → mean, sd and bounds of f and each g\n"+
 			"  POST /v1/studies/{name}/retract       {\"observation\": N}: withdraw a (mistyped) observation\n"+
 			"  GET  /v1/studies/{name}               the summary of safegp study show\n"+
 			"  GET  /v1/studies/{name}/observations\n"+
