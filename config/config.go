@@ -28,6 +28,9 @@ type Model struct {
 	NoiseStd    *float64      `yaml:"noise_std" json:"noise_std"`
 	Delta       *float64      `yaml:"delta" json:"delta"`
 	Beta        *bandit.Beta  `yaml:"beta,omitempty" json:"beta,omitempty"`
+	// Fit, if set, re-estimates the kernels from the observations during
+	// the run (Fit); nil is when: never, the configured kernels throughout.
+	Fit *Fit `yaml:"fit,omitempty" json:"fit,omitempty"`
 }
 
 // Check checks the section for m constraints. drawn says that the problem
@@ -68,6 +71,23 @@ func (s *Model) Check(m int, drawn bool) error {
 	// A decoded β is checked by its UnmarshalYAML; one built in Go is not.
 	if b := s.Beta; b != nil && !b.Paper && !(b.Value > 0 && problem.InRange(b.Value)) {
 		return bad("beta", `want "paper" or a finite number > 0, got %v`, b.Value)
+	}
+	if s.Fit != nil {
+		if err := s.Fit.check(); err != nil {
+			return fielderr.Under("fit", err)
+		}
+	}
+	if s.Fit.Active() {
+		if s.Objective != nil {
+			if err := CheckFitKernel(*s.Objective); err != nil {
+				return fielderr.Under("objective", err)
+			}
+		}
+		for i, k := range s.Constraints {
+			if err := CheckFitKernel(k); err != nil {
+				return fielderr.Under(fmt.Sprintf("constraints[%d]", i), err)
+			}
+		}
 	}
 	return nil
 }

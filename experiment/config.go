@@ -124,6 +124,22 @@ func (c *Config) Check() error {
 	if err := fielderr.Recast(ErrConfig, "model", c.Model.Check(len(p.Thresholds), p.Generate != nil)); err != nil {
 		return err
 	}
+	if g := p.Generate; g != nil && c.Model.Fit.Active() {
+		// The model's kernels default to the drawing ones: those are the
+		// blocks a fit re-estimates.
+		if c.Model.Objective == nil {
+			if err := config.CheckFitKernel(g.Objective); err != nil {
+				return fielderr.Recast(ErrConfig, "problem.generate.objective", err)
+			}
+		}
+		for i, k := range g.Constraints {
+			if c.Model.Constraints == nil {
+				if err := config.CheckFitKernel(k); err != nil {
+					return fielderr.Recast(ErrConfig, fmt.Sprintf("problem.generate.constraints[%d]", i), err)
+				}
+			}
+		}
+	}
 	if p.Generate != nil {
 		// A problem file's dimension is known once it is read (ReadProblem).
 		if err := fielderr.Recast(ErrConfig, "model", c.Model.CheckDim(p.Generate.Dim())); err != nil {
@@ -197,6 +213,9 @@ func (c *Config) checkAlgorithms() error {
 	for i := range c.Algorithms {
 		a := &c.Algorithms[i]
 		if err := a.Check(c.Horizon); err != nil {
+			return fielderr.Recast(ErrConfig, fmt.Sprintf("algorithms[%d]", i), err)
+		}
+		if err := config.CheckFitAlgorithm(a, c.Model.Fit); err != nil {
 			return fielderr.Recast(ErrConfig, fmt.Sprintf("algorithms[%d]", i), err)
 		}
 		if j, dup := labels[a.DisplayLabel()]; dup {

@@ -4,8 +4,10 @@ import (
 	"fmt"
 
 	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/fit"
 	"github.com/safegp/safegp/gp"
 	"github.com/safegp/safegp/internal/memlimit"
+	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/problem"
 )
 
@@ -68,6 +70,18 @@ func (c *Config) Plan(fixed *problem.Problem, workers int, limit int64, keepRuns
 		}
 	}
 	perRun = memlimit.Add(perRun, runBytes(T))
+	if f := c.Model.Fit; f.Active() {
+		// A run that refits keeps its observations, and a fit of all of
+		// them (fit.Bytes, one worker: the runs are the parallel part)
+		// holds its matrices while it runs, besides the policy's.
+		name := "se"
+		for _, k := range append([]kernel.Spec{c.objectiveKernel()}, c.constraintKernels()...) {
+			if k.Kernel != "se" {
+				name = k.Kernel
+			}
+		}
+		perRun = memlimit.Add(perRun, fit.Bytes(min(rows, fit.MaxPoints), d, f.ARD, name, 1), memlimit.Mul(int64(rows), 8*int64(2*(d+m)+4)+160))
+	}
 	perReal := memlimit.Add(inst, memlimit.Mul(int64(A), runBytes(T)))
 	chunk := R
 	if perReal > 0 {

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/config"
 	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/problem"
@@ -24,8 +26,18 @@ type Run struct {
 	Violations        int       `json:"violations"`
 	SafeSetSize       []int     `json:"safe_set_size"`
 	ExplorationRounds int       `json:"exploration_rounds"`
+	// Fits are the fits of model.fit made during the run (none without
+	// it: the field is then left out of results.json).
+	Fits []RunFit `json:"fits,omitempty"`
 
 	violationRounds []int // 0-based rounds that violated a constraint
+}
+
+// RunFit is one fit of a run: made before round Round (1-based), on the
+// warm-start rows and the rounds played before it.
+type RunFit struct {
+	Round int `json:"round"`
+	config.FitRecord
 }
 
 // Results is the content of results.json.
@@ -57,6 +69,7 @@ const (
 	streamProblem = 1
 	streamNoise   = 2
 	streamPolicy  = 3
+	streamFit     = 4 // the seed of a run's fits (model.fit)
 )
 
 func stream(seed uint64, r, purpose int) *rand.Rand {
@@ -106,6 +119,11 @@ type Setting struct {
 	// WarmStart, if not empty, are earlier measurements Play tells the
 	// policy before round 1 (problem.warm_start): shared, read only.
 	WarmStart []bandit.Observation
+	// Used is the model section with the kernels Model was built from
+	// (the generator's by default); with Used.Fit active, Play refits
+	// them during the run from FitSeed (model.fit).
+	Used    config.Model
+	FitSeed uint64
 }
 
 // Setting is what every algorithm knows of realization r: the model
@@ -126,8 +144,14 @@ func (c *Config) Setting(r int, in Instance) *Setting {
 	// Each GP's σ from the kernels used, the generator's by default.
 	used := c.Model
 	used.Objective, used.Constraints = &of, c.constraintKernels()
+	var fitSeed uint64
+	if used.Fit.Active() {
+		fitSeed = stream(c.Seed, r, streamFit).Uint64()
+	}
 	return &Setting{
 		WarmStart: warm,
+		Used:      used,
+		FitSeed:   fitSeed,
 		Model: bandit.Model{
 			Objective: kf, Constraints: kg,
 			NoiseStd: *c.Model.NoiseStd, NoiseStds: used.NoiseStds(),
@@ -296,7 +320,25 @@ func Play(s *bandit.Spec, st *Setting, p *problem.Problem, info *problem.Info, n
 		}
 	}
 	obs := bandit.Observation{G: make([]float64, p.M())}
+	// With model.fit, the observations so far (the warm start's, then
+	// the rounds'), which each fit is made on and the refitted policy is
+	// told again.
+	ft := fitter{used: st.Used, on: st.Used.Fit.Active()}
+	if ft.on {
+		ft.hist = make([]bandit.Observation, 0, len(st.WarmStart)+T)
+		for _, o := range st.WarmStart {
+			if o.X == nil {
+				o.X = p.X[o.Index]
+			}
+			ft.hist = append(ft.hist, o)
+		}
+	}
 	for t := 0; t < T; t++ {
+		if ft.on && ft.used.Fit.Due(len(run.Fits), len(ft.hist), ft.since, len(p.Seed)) {
+			if pol, err = ft.refit(s, st, pol, run, t+1); err != nil {
+				return nil, fmt.Errorf("%s, round %d: model.fit: %w", s.DisplayLabel(), t+1, err)
+			}
+		}
 		ask, err := pol.Ask()
 		if err != nil {
 			return nil, fmt.Errorf("%s, round %d: %w", s.DisplayLabel(), t+1, err)
@@ -338,6 +380,12 @@ func Play(s *bandit.Spec, st *Setting, p *problem.Problem, info *problem.Info, n
 		if err := pol.Tell(ask.ID, obs); err != nil {
 			return nil, fmt.Errorf("%s, round %d: %w", s.DisplayLabel(), t+1, err)
 		}
+		if ft.on {
+			o := obs
+			o.G, o.Index, o.X = slices.Clone(obs.G), a, p.X[a]
+			ft.hist = append(ft.hist, o)
+			ft.since++
+		}
 		if watch != nil {
 			if err := watch(t+1, pol); err != nil {
 				return nil, err
@@ -347,6 +395,67 @@ func Play(s *bandit.Spec, st *Setting, p *problem.Problem, info *problem.Info, n
 	pol.Inspect(&view, bandit.SafeSet)
 	run.ExplorationRounds = view.ExplorationRounds
 	return run, nil
+}
+
+// fitter refits a run's model (model.fit): used is the model section in
+// force, hist the observations so far, since the rounds since the last fit.
+type fitter struct {
+	on    bool
+	used  config.Model
+	hist  []bandit.Observation
+	since int
+}
+
+// refit fits the model on the observations so far and returns the policy
+// rebuilt with the fitted kernels, told every observation again in order
+// (outside the loop, id 0): the same way a study rebuilds its policy. A
+// skipped fit (config.FitModel) keeps pol. The fit's record is appended to
+// run.Fits; its restarts run on this goroutine (Workers 1), the runs being
+// parallel already, and its result does not depend on that.
+func (ft *fitter) refit(s *bandit.Spec, st *Setting, pol bandit.Policy, run *Run, round int) (bandit.Policy, error) {
+	m := len(ft.used.Constraints)
+	data := config.FitData{X: make([][]float64, len(ft.hist)), Y: make([][]float64, 1+m)}
+	for j := range data.Y {
+		data.Y[j] = make([]float64, len(ft.hist))
+	}
+	known := true
+	for k, o := range ft.hist {
+		data.X[k], data.Y[0][k] = o.X, o.F
+		for i, g := range o.G {
+			data.Y[1+i][k] = g
+		}
+		known = known && o.NoiseVar > 0
+	}
+	if known {
+		data.NoiseVar = make([]float64, len(ft.hist))
+		for k, o := range ft.hist {
+			data.NoiseVar[k] = o.NoiseVar
+		}
+	}
+	rec := config.FitModel(&ft.used, data, st.FitSeed, len(run.Fits)+1, 1, 0)
+	run.Fits = append(run.Fits, RunFit{Round: round, FitRecord: rec})
+	ft.since = 0
+	if rec.Skipped != "" {
+		return pol, nil
+	}
+	used, err := ft.used.WithFit(&rec)
+	if err != nil {
+		return nil, err
+	}
+	ft.used = used
+	model := st.Model
+	model.Objective, model.Constraints = used.Kernels()
+	model.NoiseStds = used.NoiseStds()
+	np, err := bandit.New(s, model, st.Set, st.Truth, st.Options)
+	if err != nil {
+		return nil, err
+	}
+	for k, o := range ft.hist {
+		if err := np.Tell(0, o); err != nil {
+			return nil, fmt.Errorf("observation %d told again: %w", k+1, err)
+		}
+	}
+	return np, nil
 }
 
 // parallel calls fn(0) … fn(n−1) on up to workers goroutines and returns

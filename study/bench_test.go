@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/safegp/safegp/study"
@@ -47,6 +48,10 @@ func fill(b *testing.B, v *study.Service, t int) {
 }
 
 func setup(b *testing.B, n, t int) (string, *study.Service) {
+	return setupSpec(b, benchSpec(n), t)
+}
+
+func setupSpec(b *testing.B, spec string, t int) (string, *study.Service) {
 	path := filepath.Join(b.TempDir(), "bench.db")
 	st, err := study.Open(path, study.OpenOptions{Create: true})
 	if err != nil {
@@ -54,7 +59,7 @@ func setup(b *testing.B, n, t int) (string, *study.Service) {
 	}
 	b.Cleanup(func() { st.Close() })
 	v := study.NewService(st, study.ServiceOptions{})
-	s, err := study.ParseSpec([]byte(benchSpec(n)))
+	s, err := study.ParseSpec([]byte(spec))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -76,6 +81,35 @@ func BenchmarkAsk(b *testing.B) {
 	for _, n := range []int{32, 100} { // N = 1 024 and 10 000
 		b.Run(fmt.Sprintf("N=%d/t=500", n*n), func(b *testing.B) {
 			_, v := setup(b, n, 500)
+			ctx := context.Background()
+			for b.Loop() {
+				a, err := v.Ask(ctx, "s")
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				f, g := benchTruth(a.X)
+				id := a.Ask
+				if _, err := v.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+		})
+	}
+}
+
+// BenchmarkAskFit times an ask that fits the model first (model.fit,
+// every: 1 from min_points = t: the t observations are told without fits,
+// then every ask fits on all of them, one fit per GP — f and g — with the
+// default 5 restarts on GOMAXPROCS workers), on N = 1 024 actions. The
+// tell that follows is outside the timer; each ask fits on one more
+// observation than the last, a difference within the noise at these t.
+func BenchmarkAskFit(b *testing.B) {
+	for _, t := range []int{50, 200} {
+		b.Run(fmt.Sprintf("N=1024/t=%d", t), func(b *testing.B) {
+			spec := strings.Replace(benchSpec(32), "  delta: 0.01\n", fmt.Sprintf("  delta: 0.01\n  fit: {when: {every: 1}, min_points: %d}\n", t), 1)
+			_, v := setupSpec(b, spec, t)
 			ctx := context.Background()
 			for b.Loop() {
 				a, err := v.Ask(ctx, "s")

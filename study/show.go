@@ -41,6 +41,11 @@ type Summary struct {
 
 	// ObjectiveThreshold is h_f when f ≥ h_f is a safety condition.
 	ObjectiveThreshold *float64 `json:"objective_threshold,omitempty"`
+
+	// Model is the model in force of a study with a fit block
+	// (model.fit): configured or fitted, and the kernels; nil without
+	// one, whose model is the spec's throughout.
+	Model *ModelInfo `json:"model,omitempty"`
 }
 
 // Best is the best safe action so far: the argmax of the lower confidence
@@ -100,6 +105,7 @@ func (v *Service) Show(ctx context.Context, name string) (*Summary, error) {
 		if p := s.firstPending(); p != 0 {
 			sum.Pending = &p
 		}
+		sum.Model = s.modelInfo()
 		sum.SafeSetSize = snap.SafeSetSize
 		// Known safe: the policy's safe set, which SGP-UCB's D^s_t may
 		// leave empty early on, plus the seed set and the actions
@@ -169,13 +175,16 @@ type Export struct {
 	Constraints  int           `json:"-"`
 	Observations []Observation `json:"observations"`
 	Retractions  []Retraction  `json:"retractions"`
+	// Fits are the fits of the model (model.fit), in order; left out
+	// when there are none.
+	Fits []FitInfo `json:"fits,omitempty"`
 }
 
 // Export returns a study's record.
 func (v *Service) Export(ctx context.Context, name string) (*Export, error) {
 	var x *Export
 	err := v.with(ctx, name, func(s *Study) error {
-		x = &Export{Dim: len(s.res.X[0]), Constraints: len(s.res.Spec.Thresholds), Observations: s.observations(), Retractions: s.retractions()}
+		x = &Export{Dim: len(s.res.X[0]), Constraints: len(s.res.Spec.Thresholds), Observations: s.observations(), Retractions: s.retractions(), Fits: s.fitInfos()}
 		return nil
 	})
 	return x, err
@@ -263,7 +272,8 @@ func ExportCSV(x *Export) []byte {
 }
 
 // ExportJSON renders a study's record as a JSON object
-// {"observations": […], "retractions": […]}.
+// {"observations": […], "retractions": […]}, with "fits": […] after them
+// when the model was fitted (model.fit).
 func ExportJSON(x *Export) ([]byte, error) {
 	b, err := json.MarshalIndent(x, "", "  ")
 	if err != nil {

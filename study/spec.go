@@ -257,6 +257,9 @@ func (s *Spec) checkAlgorithm() error {
 	if err := a.Check(s.Horizon); err != nil {
 		return fielderr.Recast(ErrSpec, "algorithm", err)
 	}
+	if err := config.CheckFitAlgorithm(a, s.Model.Fit); err != nil {
+		return fielderr.Recast(ErrSpec, "algorithm", err)
+	}
 	switch {
 	case a.Name == "gp-ucb-oracle":
 		return fielderr.New(ErrSpec, "algorithm.name", "gp-ucb-oracle needs the true safe set, which a study never has")

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/safegp/safegp/config"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
 
@@ -111,6 +112,36 @@ var migrations = []string{
 	// that old studies replay identically; ADD COLUMN keeps the rows and
 	// indexes as they are.
 	`ALTER TABLE events ADD COLUMN noise_std REAL CHECK (noise_std IS NULL OR noise_std >= 0); -- a tell's own noise standard deviation; NULL: the model's σ`,
+	// Version 5: fits of the model (model.fit), recorded as events of
+	// kind 'fit' whose model column holds the fitted kernels and their
+	// log marginal likelihoods (JSON), so that a study replays the
+	// recorded parameters instead of fitting again. SQLite cannot change
+	// a CHECK constraint, so the table is rebuilt with its rows, as for
+	// version 2; a fit event has no action (idx NULL) and the point [].
+	`CREATE TABLE events_v5 (
+		study     TEXT    NOT NULL REFERENCES studies(name),
+		seq       INTEGER NOT NULL,              -- per-study order of asks, tells, retractions and fits
+		kind      TEXT    NOT NULL CHECK (kind IN ('ask', 'tell', 'retract', 'fit')),
+		ask       INTEGER,                       -- an ask's own id (= seq); a tell's ask, or NULL
+		idx       INTEGER,                       -- the action's index in the decision set; NULL: a point outside it, or a fit
+		x         TEXT    NOT NULL,              -- the point, JSON [x1…] (a retraction: the retracted tell's; a fit: [])
+		f         REAL,
+		g         TEXT,                          -- JSON [g1…], tells only
+		violation INTEGER NOT NULL DEFAULT 0,
+		created   TEXT    NOT NULL,
+		ref       INTEGER,                       -- a retraction's observation: the seq of the tell it retracts
+		noise_std REAL CHECK (noise_std IS NULL OR noise_std >= 0), -- a tell's own noise standard deviation; NULL: the model's σ
+		model     TEXT,                          -- a fit's record, JSON (config.FitRecord)
+		CHECK ((kind = 'retract') = (ref IS NOT NULL)),
+		CHECK ((kind = 'fit') = (model IS NOT NULL)),
+		PRIMARY KEY (study, seq)
+	);
+	INSERT INTO events_v5 (study, seq, kind, ask, idx, x, f, g, violation, created, ref, noise_std)
+		SELECT study, seq, kind, ask, idx, x, f, g, violation, created, ref, noise_std FROM events;
+	DROP TABLE events;
+	ALTER TABLE events_v5 RENAME TO events;
+	CREATE UNIQUE INDEX one_tell_per_ask ON events(study, ask) WHERE kind = 'tell' AND ask IS NOT NULL;
+	CREATE UNIQUE INDEX one_retraction_per_observation ON events(study, ref) WHERE kind = 'retract';`,
 }
 
 // Store is a SQLite file holding any number of studies.
@@ -325,7 +356,7 @@ func (s *Store) migrate() error {
 	return nil
 }
 
-// Event is one recorded ask, tell or retraction.
+// Event is one recorded ask, tell, retraction or fit.
 type Event struct {
 	Seq   int    `json:"seq"`
 	Kind  string `json:"kind"`          // ask, tell or retract
@@ -338,10 +369,13 @@ type Event struct {
 	G []float64 `json:"g,omitempty"`
 	// NoiseStd is a tell's own noise standard deviation, nil for the
 	// model's σ.
-	NoiseStd  *float64  `json:"noise_std,omitempty"`
-	Violation bool      `json:"violation,omitempty"`
-	Ref       int       `json:"ref,omitempty"` // a retraction's observation: the Seq of the tell it retracts
-	Created   time.Time `json:"created"`
+	NoiseStd  *float64 `json:"noise_std,omitempty"`
+	Violation bool     `json:"violation,omitempty"`
+	// Fit is a fit event's record: the kernels fitted (or why the fit
+	// was skipped), applied as recorded on replay.
+	Fit     *config.FitRecord `json:"fit,omitempty"`
+	Ref     int               `json:"ref,omitempty"` // a retraction's observation: the Seq of the tell it retracts
+	Created time.Time         `json:"created"`
 }
 
 // stored is a study's row.
@@ -392,7 +426,7 @@ func (s *Store) load(ctx context.Context, name string) (*stored, []Event, error)
 	// The x of an action's row repeats the stored action: it is read only
 	// for a point outside the decision set (idx NULL), so that reopening
 	// a long study does not allocate a string per event.
-	ref, x, noise := "ref", "CASE WHEN idx IS NULL THEN x END", "noise_std"
+	ref, x, noise, model := "ref", "CASE WHEN idx IS NULL THEN x END", "noise_std", "model"
 	if s.version < 2 {
 		ref = "NULL"
 	}
@@ -402,7 +436,10 @@ func (s *Store) load(ctx context.Context, name string) (*stored, []Event, error)
 	if s.version < 4 {
 		noise = "NULL"
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, kind, ask, idx, `+x+`, f, g, violation, created, `+ref+`, `+noise+` FROM events WHERE study = ? ORDER BY seq`, name)
+	if s.version < 5 {
+		model = "NULL"
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, kind, ask, idx, `+x+`, f, g, violation, created, `+ref+`, `+noise+`, `+model+` FROM events WHERE study = ? ORDER BY seq`, name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -414,12 +451,12 @@ func (s *Store) load(ctx context.Context, name string) (*stored, []Event, error)
 	var (
 		ask, idx, retracted sql.NullInt64
 		f, noiseStd         sql.NullFloat64
-		g, point            sql.NullString
+		g, point, fitted    sql.NullString
 		at                  string
 		r                   Event
 	)
 	for rows.Next() {
-		if err := rows.Scan(&r.Seq, &r.Kind, &ask, &idx, &point, &f, &g, &r.Violation, &at, &retracted, &noiseStd); err != nil {
+		if err := rows.Scan(&r.Seq, &r.Kind, &ask, &idx, &point, &f, &g, &r.Violation, &at, &retracted, &noiseStd, &fitted); err != nil {
 			return nil, nil, err
 		}
 		e := Event{Seq: r.Seq, Kind: r.Kind, Violation: r.Violation, Ask: int(ask.Int64), F: f.Float64, Ref: int(retracted.Int64)}
@@ -428,6 +465,15 @@ func (s *Store) load(ctx context.Context, name string) (*stored, []Event, error)
 			e.NoiseStd = &v
 		}
 		switch {
+		case r.Kind == "fit":
+			e.Index = -1
+			if !fitted.Valid {
+				return nil, nil, fmt.Errorf("study %q: event %d: a fit without its record", name, e.Seq)
+			}
+			e.Fit = new(config.FitRecord)
+			if err := json.Unmarshal([]byte(fitted.String), e.Fit); err != nil {
+				return nil, nil, fmt.Errorf("study %q: event %d: fit record: %w", name, e.Seq, err)
+			}
 		case idx.Valid:
 			// The index names the point: the stored actions' own row.
 			if idx.Int64 < 0 || idx.Int64 >= int64(len(st.actions)) {
@@ -510,7 +556,7 @@ func insertEvent(ctx context.Context, db interface {
 			noise = *e.NoiseStd
 		}
 	}
-	var idx any
+	var idx, model any
 	if e.Index >= 0 {
 		idx = e.Index
 	}
@@ -518,8 +564,15 @@ func insertEvent(ctx context.Context, db interface {
 	if err != nil {
 		return nil, fmt.Errorf("study %q: event %d: point: %w", name, e.Seq, err)
 	}
-	return db.ExecContext(ctx, `INSERT INTO events (study, seq, kind, ask, idx, x, f, g, violation, created, ref, noise_std) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		name, e.Seq, e.Kind, ask, idx, string(x), f, g, e.Violation, e.Created.UTC().Format(time.RFC3339Nano), ref, noise)
+	if e.Kind == "fit" {
+		b, err := json.Marshal(e.Fit)
+		if err != nil {
+			return nil, fmt.Errorf("study %q: event %d: fit record: %w", name, e.Seq, err)
+		}
+		model, x = string(b), []byte("[]")
+	}
+	return db.ExecContext(ctx, `INSERT INTO events (study, seq, kind, ask, idx, x, f, g, violation, created, ref, noise_std, model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		name, e.Seq, e.Kind, ask, idx, string(x), f, g, e.Violation, e.Created.UTC().Format(time.RFC3339Nano), ref, noise, model)
 }
 
 // Events returns a study's recorded asks, tells and retractions in order.

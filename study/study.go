@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/config"
 	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/problem"
 )
@@ -93,6 +94,13 @@ type Study struct {
 	outside   int
 	maxMemory int64 // the service's MaxMemory: 0, none
 	created   time.Time
+	// model is the model in force: the spec's, with the kernels of the
+	// last fit that was not skipped (model.fit). fits lists the fit
+	// events, sinceFit counts the tells since the last (retracted ones
+	// too: a retraction does not undo a fit).
+	model    config.Model
+	fits     []int // seqs of the fit events
+	sinceFit int
 }
 
 // pendingAsk is an ask handed out and not yet told: the study's id (the
@@ -142,8 +150,8 @@ func newStudy(name string, st *stored, events []Event, maxMemory int64) (*Study,
 		}
 	}
 	s := &Study{name: name, res: res, asks: map[int]int{}, told: map[int]bool{}, tells: map[int]int{},
-		retracted: map[int]int{}, withdrawn: map[int]int{}, created: st.created, maxMemory: maxMemory}
-	if s.pol, err = newPolicy(res, 0, tells); err != nil {
+		retracted: map[int]int{}, withdrawn: map[int]int{}, created: st.created, maxMemory: maxMemory, model: res.Spec.Model}
+	if s.pol, err = newPolicy(res, &s.model, 0, tells); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
 	for _, e := range events {
@@ -154,25 +162,30 @@ func newStudy(name string, st *stored, events []Event, maxMemory int64) (*Study,
 	return s, nil
 }
 
-// newPolicy builds the study's policy. Its random stream is fixed by the
-// spec's seed and the number of retractions before it, so that a policy
-// rebuilt after a retraction does not repeat the draws of the first.
+// newPolicy builds the study's policy with the model m in force (the
+// spec's, or fitted). Its random stream is fixed by the spec's seed and
+// the number of rebuilds before it (retractions, and fits in the upper
+// bits), so that a rebuilt policy does not repeat the draws of the first.
 //
 // expect is the number of observations about to be fed (a replay's
 // tells): room for them is made at once instead of by doubling.
-func newPolicy(r *Resolved, retracts, expect int) (bandit.Policy, error) {
+func newPolicy(r *Resolved, m *config.Model, rebuilds, expect int) (bandit.Policy, error) {
 	s := r.Spec
+	kf, kg := r.Kernels.F, r.Kernels.G
+	if m.Objective != s.Model.Objective {
+		kf, kg = m.Kernels() // fitted
+	}
 	return bandit.New(&s.Algorithm,
 		bandit.Model{
-			Objective: r.Kernels.F, Constraints: r.Kernels.G,
-			NoiseStd: *s.Model.NoiseStd, NoiseStds: s.Model.NoiseStds(),
-			Delta: *s.Model.Delta, Beta: *s.Model.Beta,
+			Objective: kf, Constraints: kg,
+			NoiseStd: *m.NoiseStd, NoiseStds: m.NoiseStds(),
+			Delta: *m.Delta, Beta: *m.Beta,
 		},
 		bandit.DecisionSet{X: r.X, Seed: r.Seed},
 		nil, // a real system: no ground truth
 		bandit.Options{
 			Thresholds: s.Thresholds, ObjectiveThreshold: s.ObjectiveThreshold, Epsilon: r.Epsilon, Horizon: s.Horizon,
-			Rand: rand.New(rand.NewPCG(s.Seed, policyStream+uint64(retracts))),
+			Rand: rand.New(rand.NewPCG(s.Seed, policyStream+uint64(rebuilds))),
 			Grow: true, Expect: expect, // a study may stop long before its horizon
 		})
 }
@@ -232,6 +245,7 @@ func (s *Study) apply(e Event) error {
 		s.tells[e.Seq] = len(s.events)
 		s.events = append(s.events, e)
 		s.nObs++
+		s.sinceFit++
 		if e.Index < 0 {
 			s.outside++
 		}
@@ -257,6 +271,24 @@ func (s *Study) apply(e Event) error {
 		s.pending = s.pending[:0]
 		s.retracts++
 		s.events = append(s.events, e)
+		return s.rebuild()
+	case "fit":
+		// A fit is made at an ask with none pending, and its record is
+		// applied as recorded: never fitted again on replay.
+		if len(s.pending) > 0 || e.Fit == nil {
+			return fmt.Errorf("%w: event %d: a fit with an ask pending, or without its record", ErrReplay, e.Seq)
+		}
+		m, err := s.model.WithFit(e.Fit)
+		if err != nil {
+			return fmt.Errorf("%w: event %d: %w", ErrReplay, e.Seq, err)
+		}
+		s.fits = append(s.fits, e.Seq)
+		s.sinceFit = 0
+		s.events = append(s.events, e)
+		if e.Fit.Skipped != "" {
+			return nil // the model stays as it was, and so does the policy
+		}
+		s.model = m
 		return s.rebuild()
 	default:
 		return fmt.Errorf("%w: event %d: unknown kind %q", ErrReplay, e.Seq, e.Kind)
@@ -847,7 +879,7 @@ func (v *Service) Create(ctx context.Context, name string, r *Resolved) error {
 			return err
 		}
 	}
-	if _, err := newPolicy(r, 0, 0); err != nil {
+	if _, err := newPolicy(r, &r.Spec.Model, 0, 0); err != nil {
 		return fmt.Errorf("%w: %v", ErrSpec, err)
 	}
 	spec := *r.Spec
@@ -872,6 +904,9 @@ func (v *Service) Ask(ctx context.Context, name string) (*AskAnswer, error) {
 		}
 		if s.nObs >= s.res.Spec.Horizon {
 			return fmt.Errorf("%w: study %q has its %d observations (retract one to free a round, or create a new study to go on)", ErrHorizon, s.name, s.res.Spec.Horizon)
+		}
+		if err := v.fitIfDue(ctx, s); err != nil {
+			return err
 		}
 		// The policy's ask stays pending in it: apply takes it again.
 		pa, err := s.pol.Ask()
@@ -944,7 +979,7 @@ func (s *Study) violated(e *Event) (constraints []int, objective bool) {
 // set; at a point outside it, the policy's prediction there (O(t²) per
 // GP, bandit.Predictor).
 func (s *Study) warnings(e *Event) []string {
-	model := s.res.Spec.Model
+	model := s.model           // the kernels in force: configured or fitted
 	sigma := model.NoiseStds() // each GP's σ: its kernel block's, or the model's
 	var f bandit.Posterior
 	var g []bandit.Posterior
@@ -989,7 +1024,7 @@ func (s *Study) warnings(e *Event) []string {
 // given) — the same on the live path and on replay, so that the asks
 // recorded after a retraction replay exactly.
 func (s *Study) rebuild() error {
-	pol, err := newPolicy(s.res, s.retracts, s.nObs)
+	pol, err := newPolicy(s.res, &s.model, s.retracts+len(s.fits)<<20, s.nObs)
 	if err != nil {
 		return fmt.Errorf("%w: rebuild the policy: %w", ErrReplay, err)
 	}
@@ -1029,7 +1064,7 @@ func (v *Service) Retract(ctx context.Context, name string, observation int) (*R
 		k, ok := s.tells[observation]
 		if !ok {
 			if observation >= 1 && observation <= len(s.events) {
-				return fmt.Errorf("%w: event %d of study %q is a%s, not an observation", ErrUnknownObservation, observation, s.name, map[string]string{"ask": "n ask", "retract": " retraction"}[s.events[observation-1].Kind])
+				return fmt.Errorf("%w: event %d of study %q is a%s, not an observation", ErrUnknownObservation, observation, s.name, map[string]string{"ask": "n ask", "retract": " retraction", "fit": " fit of the model"}[s.events[observation-1].Kind])
 			}
 			return fmt.Errorf("%w: study %q has no observation %d", ErrUnknownObservation, s.name, observation)
 		}

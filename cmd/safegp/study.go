@@ -460,7 +460,36 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 		} else {
 			fmt.Fprintln(w, "best safe action: none yet (empty safe set)")
 		}
+		if m := sum.Model; m != nil {
+			writeModel(w, m)
+		}
 		return nil
+	}
+}
+
+// writeModel prints the model in force of a study with a fit block: the
+// rule, the last fit that changed it (when, on how many observations, each
+// GP's log marginal likelihood) and the kernels, as JSON blocks one can
+// paste into a spec.
+func writeModel(w io.Writer, m *study.ModelInfo) {
+	if m.Last == nil {
+		fmt.Fprintf(w, "model: as configured (fit: %s; %d fit(s) so far)\n", m.Fit, m.Fits)
+	} else {
+		lml := make([]string, len(m.Last.LML))
+		for j, v := range m.Last.LML {
+			name := "f"
+			if j > 0 {
+				name = fmt.Sprintf("g%d", j)
+			}
+			lml[j] = fmt.Sprintf("%s %.4g", name, v)
+		}
+		fmt.Fprintf(w, "model: fitted by event %d on %d observations (fit: %s; %d fit(s) so far); log marginal likelihood %s\n", m.Last.Seq, m.Last.Points, m.Fit, m.Fits, strings.Join(lml, ", "))
+	}
+	b, _ := json.Marshal(m.Objective)
+	fmt.Fprintf(w, "  objective: %s\n", b)
+	for i, k := range m.Constraints {
+		b, _ := json.Marshal(k)
+		fmt.Fprintf(w, "  constraints[%d]: %s\n", i, b)
 	}
 }
 

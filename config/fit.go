@@ -1,0 +1,284 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/fit"
+	"github.com/safegp/safegp/internal/fielderr"
+	"github.com/safegp/safegp/internal/strictyaml"
+	"github.com/safegp/safegp/kernel"
+)
+
+// Fit is the model section's fit block (model.fit): when the learner
+// re-estimates its kernels' hyperparameters from its own observations
+// (package fit), and how. The configured kernels are the model until the
+// first fit. Refitting during a run voids the confidence guarantees of
+// SPEC §3, which assume the kernel known (README, "Fitting the model
+// during a run").
+type Fit struct {
+	When      *FitWhen `yaml:"when" json:"when"`
+	ARD       bool     `yaml:"ard,omitempty" json:"ard,omitempty"`
+	Restarts  *int     `yaml:"restarts,omitempty" json:"restarts,omitempty"`
+	Prior     *string  `yaml:"prior,omitempty" json:"prior,omitempty"`
+	MinPoints *int     `yaml:"min_points,omitempty" json:"min_points,omitempty"`
+}
+
+// FitWhen is the fit rule: never (the zero value), once on the first
+// observations (Seed), or after every Every tells (the first fit as for
+// Seed).
+type FitWhen struct {
+	Seed  bool
+	Every int
+}
+
+// Never reports whether the rule never fits.
+func (w FitWhen) Never() bool { return !w.Seed && w.Every == 0 }
+
+// String is the rule as configured: never, seed or {every: k}.
+func (w FitWhen) String() string {
+	switch {
+	case w.Seed:
+		return "seed"
+	case w.Every > 0:
+		return fmt.Sprintf("{every: %d}", w.Every)
+	}
+	return "never"
+}
+
+// MarshalJSON writes "never", "seed" or {"every": k}: what UnmarshalYAML
+// reads back (a stored study's spec is JSON, read as YAML).
+func (w FitWhen) MarshalJSON() ([]byte, error) {
+	if w.Every > 0 {
+		return json.Marshal(map[string]int{"every": w.Every})
+	}
+	return json.Marshal(w.String())
+}
+
+// UnmarshalYAML accepts never, seed or {every: k} with k ≥ 1.
+func (w *FitWhen) UnmarshalYAML(n *yaml.Node) error {
+	*w = FitWhen{}
+	const want = "want never, seed or {every: k}"
+	var word string
+	if n.Kind == yaml.ScalarNode && n.Decode(&word) == nil {
+		switch word {
+		case "never":
+			return nil
+		case "seed":
+			w.Seed = true
+			return nil
+		}
+		return strictyaml.Errorf(n, "", "%s, got %s", want, strictyaml.Describe(n))
+	}
+	if n.Kind != yaml.MappingNode {
+		return strictyaml.Errorf(n, "", "%s, got %s", want, strictyaml.Describe(n))
+	}
+	var f struct {
+		Every *int `yaml:"every"`
+	}
+	if err := strictyaml.DecodeNode(n, &f); err != nil {
+		return err
+	}
+	switch {
+	case f.Every == nil:
+		return strictyaml.Errorf(n, "", "%s: every is missing", want)
+	case *f.Every < 1 || *f.Every > MaxHorizon:
+		return strictyaml.Errorf(n, "every", "want an integer in 1…%d (tells between fits), got %d", MaxHorizon, *f.Every)
+	}
+	w.Every = *f.Every
+	return nil
+}
+
+// Active reports whether the block asks for fits (given, and not never).
+func (f *Fit) Active() bool { return f != nil && f.When != nil && !f.When.Never() }
+
+// check checks the block; errors name keys relative to it (when,
+// restarts, …).
+func (f *Fit) check() error {
+	bad := func(key, format string, args ...any) error { return fielderr.New(ErrInvalid, key, format, args...) }
+	if f.When == nil {
+		return bad("when", "missing: never, seed or {every: k}")
+	}
+	if f.When.Every < 0 || f.When.Every > MaxHorizon {
+		// A decoded rule is checked by its UnmarshalYAML; one built in Go is not.
+		return bad("when.every", "want an integer in 1…%d, got %d", MaxHorizon, f.When.Every)
+	}
+	if f.Restarts != nil && (*f.Restarts < 1 || *f.Restarts > fit.MaxRestarts) {
+		return bad("restarts", "want an integer in 1…%d, got %d", fit.MaxRestarts, *f.Restarts)
+	}
+	if f.Prior != nil {
+		if _, err := fit.ParsePrior(*f.Prior); err != nil {
+			return bad("prior", "want default or none, got %q", *f.Prior)
+		}
+	}
+	if f.MinPoints != nil && (*f.MinPoints < 2 || *f.MinPoints > fit.MaxPoints) {
+		return bad("min_points", "want an integer in 2…%d (a fit needs 2 points at least, and takes %d at most), got %d", fit.MaxPoints, fit.MaxPoints, *f.MinPoints)
+	}
+	return nil
+}
+
+// CheckFitKernel refuses a kernel block a fit cannot re-estimate: package
+// fit fits the stationary se, matern32 and matern52 only. The error names
+// the key "kernel", relative to the block.
+func CheckFitKernel(k kernel.Spec) error {
+	switch k.Kernel {
+	case "se", "matern32", "matern52":
+		return nil
+	}
+	return fielderr.New(ErrInvalid, "kernel", "%s cannot be fitted: model.fit re-estimates se, matern32 and matern52 kernels (leave model.fit out, or set when: never, to keep this kernel as configured)", k.Kernel)
+}
+
+// Options returns the fit's options for the kernel family name (Check
+// first): Restarts and Prior as configured, else fit's defaults.
+func (f *Fit) Options(name string, seed uint64, workers int, maxMemory int64) fit.Options {
+	o := fit.Options{Kernel: name, ARD: f.ARD, Seed: seed, Workers: workers, MaxMemory: maxMemory}
+	if f.Restarts != nil {
+		o.Restarts = *f.Restarts
+	}
+	if f.Prior != nil {
+		o.Prior, _ = fit.ParsePrior(*f.Prior)
+	}
+	return o
+}
+
+// Due reports whether a fit is due before the next round: fits is the
+// number of fits so far, points the observations the fit would use,
+// since the observations told since the last fit, and seedSize |D^w|,
+// which sets min_points' default max(2, |D^w|). The first fit comes at
+// the first round with min_points observations; with every: k the next
+// ones after every k more.
+func (f *Fit) Due(fits, points, since, seedSize int) bool {
+	if !f.Active() {
+		return false
+	}
+	if fits == 0 {
+		return points >= f.MinPointsOr(seedSize)
+	}
+	return f.When.Every > 0 && since >= f.When.Every
+}
+
+// MinPointsOr is min_points, or its default max(2, seedSize).
+func (f *Fit) MinPointsOr(seedSize int) int {
+	if f.MinPoints != nil {
+		return *f.MinPoints
+	}
+	return max(2, seedSize)
+}
+
+// Mix derives the seed of fit number n (1, 2, …) of one function (gp: 0
+// for f, 1+i for g_i) from a root seed: SplitMix64's finalizer over the
+// three, so that fits of different numbers and functions draw distinct
+// start points.
+func Mix(root uint64, n, gp int) uint64 {
+	x := root ^ (uint64(n)<<32 | uint64(gp)) + 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// CheckFitAlgorithm refuses an algorithm that needs the true kernel
+// together with an active fit: exploration: theory computes T' from the
+// configured kernels before the run (Theorems 2 and 4), which a fitted
+// model replaces. The error names the key "exploration", relative to the
+// algorithm.
+func CheckFitAlgorithm(a *bandit.Spec, f *Fit) error {
+	if f.Active() && a.Exploration.Theory {
+		return fielderr.New(ErrInvalid, "exploration", "theory computes T' from the true kernel before the run, and model.fit (when: %s) replaces the kernel during it: give exploration {fixed: n} or {plateau: …}, or leave model.fit out", f.When)
+	}
+	return nil
+}
+
+// FitRecord is one fit of the model's kernels during a run, as recorded
+// (a study's fit event, a run's results): the kernels fitted, with each
+// block's noise_std — the fitted σ, or with known noise the configured
+// one — and each GP's log marginal likelihood at them; or, if the fit
+// could not be made, why (Skipped), and the model stays as it was.
+type FitRecord struct {
+	Points      int           `json:"points"` // observations fitted on
+	Objective   *kernel.Spec  `json:"objective,omitempty"`
+	Constraints []kernel.Spec `json:"constraints,omitempty"`
+	// LML is log p(y | θ) of each GP at its fitted θ: [0] for f, [1+i]
+	// for g_i.
+	LML     []float64 `json:"lml,omitempty"`
+	Skipped string    `json:"skipped,omitempty"`
+}
+
+// FitData is what a fit is made on: the points of the observations in
+// force, the values of f (Y[0]) and of each g_i (Y[1+i]) there, and each
+// observation's known noise variance — nil unless every observation
+// carries one, in which case the noise is fitted too.
+type FitData struct {
+	X        [][]float64
+	Y        [][]float64
+	NoiseVar []float64
+}
+
+// FitModel fits the kernels of the model m (Check and Resolve first; its
+// fit block active) to data, one fit.Fit per GP with the block's kernel
+// family, and returns the record. A fit that cannot be made — more than
+// fit.MaxPoints observations, a memory estimate above maxMemory (0:
+// memlimit's default), data a fit refuses or no restart converging — is
+// returned as a record with Skipped saying why, so that a run goes on
+// with the model it has; the record is the same on every machine that
+// gets the same error. seed is the run's fit seed, n the fit's number
+// (1, 2, …): fit n of GP j starts from Mix(seed, n, j).
+func FitModel(m *Model, data FitData, seed uint64, n, workers int, maxMemory int64) FitRecord {
+	rec := FitRecord{Points: len(data.X)}
+	if len(data.X) > fit.MaxPoints {
+		rec.Skipped = fmt.Sprintf("%d observations, more than the %d a fit takes: the model stays as it was", len(data.X), fit.MaxPoints)
+		return rec
+	}
+	blocks := append([]kernel.Spec{*m.Objective}, m.Constraints...)
+	var out []kernel.Spec
+	for j, b := range blocks {
+		r, err := fit.Fit(data.X, data.Y[j], data.NoiseVar, m.Fit.Options(b.Kernel, Mix(seed, n, j), workers, maxMemory))
+		if err != nil {
+			name := "f"
+			if j > 0 {
+				name = fmt.Sprintf("g%d", j)
+			}
+			return FitRecord{Points: len(data.X), Skipped: fmt.Sprintf("fit of %s: %v: the model stays as it was", name, err)}
+		}
+		s := r.Spec
+		if s.NoiseStd == nil {
+			// Known noise: the block keeps the σ it had, for what no
+			// observation carries.
+			s.NoiseStd = b.NoiseStd
+			if s.NoiseStd == nil {
+				v := *m.NoiseStd
+				s.NoiseStd = &v
+			}
+		}
+		out = append(out, s)
+		rec.LML = append(rec.LML, r.LogMarginalLikelihood)
+	}
+	rec.Objective, rec.Constraints = &out[0], out[1:]
+	return rec
+}
+
+// WithFit returns the model with the kernels of the record (the model
+// itself for a skipped fit), checked: a stored record that does not make
+// kernels of the model's shape is an error.
+func (s Model) WithFit(r *FitRecord) (Model, error) {
+	if r.Skipped != "" {
+		return s, nil
+	}
+	if r.Objective == nil || len(r.Constraints) != len(s.Constraints) || len(r.LML) != 1+len(s.Constraints) {
+		return s, fmt.Errorf("%w: fit record: want the kernels of f and of %d constraints", ErrInvalid, len(s.Constraints))
+	}
+	for i, k := range append([]kernel.Spec{*r.Objective}, r.Constraints...) {
+		if _, err := kernel.New(k); err != nil {
+			return s, fmt.Errorf("%w: fit record: kernel %d: %w", ErrInvalid, i, err)
+		}
+		if k.NoiseStd == nil || !(*k.NoiseStd >= 0) {
+			return s, fmt.Errorf("%w: fit record: kernel %d: noise_std missing", ErrInvalid, i)
+		}
+	}
+	o := *r.Objective
+	s.Objective = &o
+	s.Constraints = append([]kernel.Spec(nil), r.Constraints...)
+	return s, nil
+}

@@ -1,0 +1,129 @@
+package config_test
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/safegp/safegp/config"
+	"github.com/safegp/safegp/internal/strictyaml"
+	"github.com/safegp/safegp/kernel"
+)
+
+// TestFitDecode: the fit block's forms decode, and read back from their
+// JSON (a stored study's spec is JSON, read as YAML) to the same rule;
+// bad forms are one error naming the key path.
+func TestFitDecode(t *testing.T) {
+	type doc struct {
+		Model config.Model `yaml:"model"`
+	}
+	for _, tc := range []struct {
+		yaml string
+		want string // the rule's String, or the error's key path
+		bad  bool
+	}{
+		{"{when: never}", "never", false},
+		{"{when: seed}", "seed", false},
+		{"{when: {every: 5}}", "{every: 5}", false},
+		{"{when: {every: 5}, ard: true, restarts: 3, prior: none, min_points: 4}", "{every: 5}", false},
+		{"{when: often}", "model.fit.when", true},
+		{"{when: {every: 0}}", "model.fit.when.every", true},
+		{"{when: {every: 2.5}}", "model.fit.when.every", true},
+		{"{when: {every: 2, seed: 1}}", `model.fit.when: unknown key "seed"`, true},
+		{"{when: [seed]}", "model.fit.when", true},
+		{"{when: seed, extra: 1}", `model.fit: unknown key "extra"`, true},
+	} {
+		var d doc
+		err := strictyaml.Decode([]byte("model: {noise_std: 0.1, delta: 0.1, fit: "+tc.yaml+"}"), &d)
+		if tc.bad {
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s: %v, want an error naming %s", tc.yaml, err, tc.want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.yaml, err)
+			continue
+		}
+		if got := d.Model.Fit.When.String(); got != tc.want {
+			t.Errorf("%s: rule %s, want %s", tc.yaml, got, tc.want)
+		}
+		js, _ := json.Marshal(d.Model)
+		var back doc
+		if err := strictyaml.Decode(append(append([]byte(`{"model": `), js...), '}'), &back); err != nil || back.Model.Fit.When.String() != tc.want {
+			t.Errorf("%s: JSON %s reads back as %v (%v)", tc.yaml, js, back.Model.Fit, err)
+		}
+	}
+}
+
+// TestFitCheck: Model.Check refuses a fit block's bad values and kernels a
+// fit cannot re-estimate, naming the keys; a block with when: never
+// accepts any kernel.
+func TestFitCheck(t *testing.T) {
+	i := func(v int) *int { return &v }
+	s := func(v string) *string { return &v }
+	seed := &config.FitWhen{Seed: true}
+	for _, tc := range []struct {
+		name string
+		fit  config.Fit
+		k    string // the constraint's kernel
+		want string // "" for no error
+	}{
+		{"ok", config.Fit{When: seed}, "se", ""},
+		{"missing when", config.Fit{}, "se", "fit.when"},
+		{"restarts 0", config.Fit{When: seed, Restarts: i(0)}, "se", "fit.restarts"},
+		{"restarts 1001", config.Fit{When: seed, Restarts: i(1001)}, "se", "fit.restarts"},
+		{"prior", config.Fit{When: seed, Prior: s("flat")}, "se", "fit.prior"},
+		{"min_points 1", config.Fit{When: seed, MinPoints: i(1)}, "se", "fit.min_points"},
+		{"every < 0 (Go)", config.Fit{When: &config.FitWhen{Every: -1}}, "se", "fit.when.every"},
+		{"linear", config.Fit{When: seed}, "linear", "constraints[0].kernel"},
+		{"polynomial", config.Fit{When: &config.FitWhen{Every: 3}}, "polynomial", "constraints[0].kernel"},
+		{"linear, never", config.Fit{When: &config.FitWhen{}}, "linear", ""},
+	} {
+		m := model()
+		m.Constraints = []kernel.Spec{{Kernel: tc.k, Lengthscale: kernel.Iso(1)}}
+		if tc.k != "se" {
+			m.Constraints[0].Lengthscale = nil
+		}
+		if tc.k == "polynomial" {
+			d := 2
+			m.Constraints[0].Degree = &d
+		}
+		f := tc.fit
+		m.Fit = &f
+		err := m.Check(1, false)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && (!errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v, want ErrInvalid naming %s", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestFitDue: the rule's schedule — the first fit at min_points (default
+// max(2, |D^w|)), then with every: k after k observations.
+func TestFitDue(t *testing.T) {
+	three := 3
+	for _, tc := range []struct {
+		name                         string
+		fit                          *config.Fit
+		fits, points, since, seedSet int
+		want                         bool
+	}{
+		{"nil", nil, 0, 10, 10, 1, false},
+		{"never", &config.Fit{When: &config.FitWhen{}}, 0, 10, 10, 1, false},
+		{"seed, too few", &config.Fit{When: &config.FitWhen{Seed: true}}, 0, 4, 4, 5, false},
+		{"seed, |D^w|", &config.Fit{When: &config.FitWhen{Seed: true}}, 0, 5, 5, 5, true},
+		{"seed, default 2", &config.Fit{When: &config.FitWhen{Seed: true}}, 0, 2, 2, 1, true},
+		{"seed, once", &config.Fit{When: &config.FitWhen{Seed: true}}, 1, 50, 48, 1, false},
+		{"min_points", &config.Fit{When: &config.FitWhen{Seed: true}, MinPoints: &three}, 0, 2, 2, 1, false},
+		{"every, not yet", &config.Fit{When: &config.FitWhen{Every: 3}}, 1, 9, 2, 1, false},
+		{"every, due", &config.Fit{When: &config.FitWhen{Every: 3}}, 1, 9, 3, 1, true},
+	} {
+		if got := tc.fit.Due(tc.fits, tc.points, tc.since, tc.seedSet); got != tc.want {
+			t.Errorf("%s: due %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package study
+
+import (
+	"context"
+	"time"
+
+	"github.com/safegp/safegp/config"
+	"github.com/safegp/safegp/kernel"
+)
+
+// fitIfDue fits the model when model.fit says a fit is due before the
+// coming ask (config.Fit.Due: the first at min_points observations in
+// force, then with every: k after k more tells), records the fit as an
+// event and applies it: the policy is rebuilt with the fitted kernels
+// from the observations in force. Call with no ask pending.
+//
+// The fit uses every observation in force: its point, f and each g_i,
+// one fit per GP. The noise is known — each observation's own noise_std —
+// when every one of them carries it; otherwise it is fitted, with the
+// tells' own noise_std ignored (a fit takes one noise model for all
+// points). A fit that cannot be made (more than fit.MaxPoints
+// observations, the memory limit, data a fit refuses) is recorded as
+// skipped, with the reason, and the study goes on with the model it has.
+func (v *Service) fitIfDue(ctx context.Context, s *Study) error {
+	f := s.res.Spec.Model.Fit
+	if !f.Due(len(s.fits), s.nObs, s.sinceFit, len(s.res.Seed)) {
+		return nil
+	}
+	rec := config.FitModel(&s.model, s.fitData(), s.res.Spec.Seed, len(s.fits)+1, 0, s.maxMemory)
+	e := Event{Seq: len(s.events) + 1, Kind: "fit", Index: -1, X: []float64{}, Fit: &rec, Created: time.Now().UTC()}
+	if err := v.store.append(ctx, s.name, &e); err != nil {
+		return writeFailed(err)
+	}
+	return s.apply(e)
+}
+
+// fitData gathers the observations in force for a fit.
+func (s *Study) fitData() config.FitData {
+	m := len(s.res.Spec.Thresholds)
+	d := config.FitData{X: make([][]float64, 0, s.nObs), Y: make([][]float64, 1+m)}
+	known := true
+	for _, e := range s.events {
+		if e.Kind != "tell" || s.retracted[e.Seq] != 0 {
+			continue
+		}
+		d.X = append(d.X, e.X)
+		d.Y[0] = append(d.Y[0], e.F)
+		for i, g := range e.G {
+			d.Y[1+i] = append(d.Y[1+i], g)
+		}
+		known = known && e.NoiseStd != nil
+		if known {
+			d.NoiseVar = append(d.NoiseVar, *e.NoiseStd**e.NoiseStd)
+		}
+	}
+	if !known {
+		d.NoiseVar = nil
+	}
+	return d
+}
+
+// FitInfo is one fit of a study's model, as shown and exported: the fit
+// event's seq, when it was made, and its record.
+type FitInfo struct {
+	Seq int `json:"seq"`
+	config.FitRecord
+	Created time.Time `json:"created"`
+}
+
+// ModelInfo is the model in force of a study with a fit block: the rule,
+// whether the kernels are the configured or fitted ones, and the kernels.
+type ModelInfo struct {
+	Fit    config.FitWhen `json:"fit"`    // the rule: "never", "seed" or {"every": k}
+	Source string         `json:"source"` // configured, or fitted
+	Fits   int            `json:"fits"`   // fits made (skipped ones too)
+	// Last is the last fit that changed the model, nil while the kernels
+	// are the configured ones.
+	Last        *FitInfo      `json:"last,omitempty"`
+	Objective   *kernel.Spec  `json:"objective"`
+	Constraints []kernel.Spec `json:"constraints"`
+	NoiseStd    float64       `json:"noise_std"` // the section's σ, for a block without its own
+}
+
+// fitInfos lists the study's fits in order.
+func (s *Study) fitInfos() []FitInfo {
+	var out []FitInfo
+	for _, seq := range s.fits {
+		e := s.events[seq-1]
+		out = append(out, FitInfo{Seq: e.Seq, FitRecord: *e.Fit, Created: e.Created})
+	}
+	return out
+}
+
+// modelInfo is the model in force, nil for a study without a fit block.
+func (s *Study) modelInfo() *ModelInfo {
+	f := s.res.Spec.Model.Fit
+	if f == nil {
+		return nil
+	}
+	var when config.FitWhen
+	if f.When != nil {
+		when = *f.When
+	}
+	mi := &ModelInfo{Fit: when, Source: "configured", Fits: len(s.fits), Objective: s.model.Objective, Constraints: s.model.Constraints, NoiseStd: *s.model.NoiseStd}
+	for _, fi := range s.fitInfos() {
+		if fi.Skipped == "" {
+			mi.Source = "fitted"
+			last := fi
+			mi.Last = &last
+		}
+	}
+	if mi.Constraints == nil {
+		mi.Constraints = []kernel.Spec{}
+	}
+	return mi
+}
