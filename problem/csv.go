@@ -41,7 +41,7 @@ func ReadCSV(r io.Reader) (*Problem, error) {
 		}
 	}
 	if len(p.X) < 2 {
-		return nil, fmt.Errorf("%w: decision set: needs at least 2 actions, got %d", ErrInvalid, len(p.X))
+		return nil, fmt.Errorf("%w: needs at least 2 rows below the header (actions of a problem, points of a fit), got %d", ErrInvalid, len(p.X))
 	}
 	return p, nil
 }

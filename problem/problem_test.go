@@ -33,7 +33,7 @@ func TestReadCSV(t *testing.T) {
 		{"f,g1\n1,2\n3,4\n", `first column must be x1, got "f"`},
 		{"x1,x3,f,g1\n", `column 2 must be x2 or f, got "x3"`},
 		{"x1,g1\n", `column 2 must be x2 or f, got "g1"`},
-		{"x1,f\n", "needs at least 2 actions"},
+		{"x1,f\n", "needs at least 2 rows"},
 		{"x1,f,g1,noise_std\n0,1,1,-0.5\n1,2,1,0\n", "column noise_std: -0.5 is negative"},
 		{"x1,f,noise_std,seed\n", `unexpected column "seed"`},
 		{"x1,f,g1,seed,extra\n", `unexpected column "extra"`},

@@ -96,7 +96,7 @@ func fitCmd(args []string, stdout, stderr io.Writer) error {
 			noiseVar[i] = s * s
 		}
 	}
-	if p.N() > 1000 {
+	if p.N() > 1000 && p.N() <= fit.MaxPoints {
 		fmt.Fprintf(stderr, "safegp fit: %d points: each GP's fit costs O(t³) per evaluation and may take minutes\n", p.N())
 	}
 	cols := append([][]float64{p.F}, p.G...)

@@ -127,7 +127,7 @@ func TestBadInput(t *testing.T) {
 		{name: "constraint count", from: "thresholds: [0.0]", to: "thresholds: [0.0, 0.0]", want: []string{"thresholds", "2"}, is: experiment.ErrConfig},
 		{name: "empty seed set", csv: strings.Replace(goodCSV, "0,0.1,1,1", "0,0.1,1,0", 1), want: []string{"seed set", "empty"}, is: problem.ErrInvalid},
 		{name: "unsafe seed", csv: strings.Replace(goodCSV, "0,0.1,1,1", "0,0.1,-1,1", 1), want: []string{"seed action 0", "g1", "-1"}, is: problem.ErrInvalid},
-		{name: "one action", csv: "x1,f,g1,seed\n0,0.1,1,1\n", want: []string{"at least 2 actions", "1"}, is: problem.ErrInvalid},
+		{name: "one action", csv: "x1,f,g1,seed\n0,0.1,1,1\n", want: []string{"at least 2 rows", "1"}, is: problem.ErrInvalid},
 		{name: "empty eps-safe set", from: "epsilon: 0.01", to: "epsilon: 5", want: []string{"ε-safe", "5"}, is: problem.ErrNoSafeOptimum},
 		{name: "unknown algorithm", from: "name: gp-ucb-oracle", to: "name: gp-ucb-orakel", want: []string{"algorithms[1].name", "gp-ucb-orakel"}, is: bandit.ErrConfig},
 		{name: "exploration theory", from: "exploration: {fixed: 5}", to: "exploration: theory", want: []string{"algorithms[0]", "exploration: theory", "seed set too small", "λ̃_− = 0"}, is: theory.ErrSeedTooSmall},
