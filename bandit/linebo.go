@@ -17,8 +17,8 @@ type Box struct {
 	Seeds  [][]float64  // known-safe points inside the box, at least one
 }
 
-// check validates the box: errors wrap ErrConfig.
-func (b *Box) check() error {
+// Check validates the box and its seeds: errors wrap ErrConfig.
+func (b *Box) Check() error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
 	}
@@ -137,7 +137,7 @@ func NewBox(s *Spec, model Model, box Box, opt Options) (Policy, error) {
 	if s.Name != "line-bo" {
 		return nil, fmt.Errorf("%w: name: %s needs a finite decision set; on a box the algorithm is one of %v", ErrConfig, s.Name, BoxNames)
 	}
-	if err := box.check(); err != nil {
+	if err := box.Check(); err != nil {
 		return nil, err
 	}
 	l := s.LineOptions()
