@@ -269,6 +269,8 @@ func New(s *Spec, model Model, set DecisionSet, truth *Truth, opt Options) (Poli
 		}
 		v := map[string]variant{"safeopt": variantSafeOpt, "safeopt-mc": variantMC, "stageopt": variantStage}[s.Name]
 		r = newSafeOpt(newModels(model, set, opt, true), v, s.Exploration, lipschitz, lip)
+	case "line-bo":
+		return nil, fmt.Errorf("%w: name: line-bo runs on a box domain (decision_set: {box: …}, NewBox), not on a finite decision set", ErrConfig)
 	default:
 		return nil, fmt.Errorf("%w: name: unknown algorithm %q", ErrConfig, s.Name)
 	}

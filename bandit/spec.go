@@ -3,7 +3,9 @@ package bandit
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 
@@ -256,10 +258,68 @@ type Spec struct {
 	KeepSeed    bool        `yaml:"keep_seed,omitempty" json:"keep_seed,omitempty"`
 	SafeSet     string      `yaml:"safe_set,omitempty" json:"safe_set,omitempty"`
 	Lipschitz   *Lipschitz  `yaml:"lipschitz,omitempty" json:"lipschitz,omitempty"`
+
+	// The options of line-bo (Kirschner et al. 2019), the one algorithm
+	// of box domains (NewBox); every other algorithm refuses them. Inner
+	// names the algorithm run on each line (default safeopt); the other
+	// options of the spec (phase1, exploration, keep_seed, safe_set,
+	// lipschitz) are passed through to it unchanged. Direction is
+	// coordinate (default), random or ascent; Points the grid points of a
+	// line (default 300); PerLine the evaluations of a line (default 20);
+	// Tolerance the relative gap that ends a line early (default 0.01).
+	// Zero values (nil) mean the defaults: read them with LineOptions.
+	Inner     string   `yaml:"inner,omitempty" json:"inner,omitempty"`
+	Direction string   `yaml:"direction,omitempty" json:"direction,omitempty"`
+	Points    *int     `yaml:"points,omitempty" json:"points,omitempty"`
+	PerLine   *int     `yaml:"per_line,omitempty" json:"per_line,omitempty"`
+	Tolerance *float64 `yaml:"tolerance,omitempty" json:"tolerance,omitempty"`
 }
+
+// Line is line-bo's configuration with the defaults filled in.
+type Line struct {
+	Inner     Spec // the inner algorithm: Name and the passed-through options
+	Direction string
+	Points    int
+	PerLine   int
+	Tolerance float64
+}
+
+// LineOptions returns line-bo's options with their defaults: inner
+// safeopt, direction coordinate, 300 points, 20 evaluations per line,
+// tolerance 0.01.
+func (s *Spec) LineOptions() Line {
+	l := Line{Inner: *s, Direction: s.Direction, Points: 300, PerLine: 20, Tolerance: 0.01}
+	l.Inner.Name, l.Inner.Label = s.Inner, ""
+	l.Inner.Inner, l.Inner.Direction, l.Inner.Points, l.Inner.PerLine, l.Inner.Tolerance = "", "", nil, nil, nil
+	if l.Inner.Name == "" {
+		l.Inner.Name = "safeopt"
+	}
+	if l.Direction == "" {
+		l.Direction = "coordinate"
+	}
+	if s.Points != nil {
+		l.Points = *s.Points
+	}
+	if s.PerLine != nil {
+		l.PerLine = *s.PerLine
+	}
+	if s.Tolerance != nil {
+		l.Tolerance = *s.Tolerance
+	}
+	return l
+}
+
+// maxLinePoints caps points: a line's policy holds N×N covariances.
+const maxLinePoints = 1 << 14
 
 // Names lists the algorithm names New accepts.
 var Names = []string{"sgp-ucb", "naive-sgp-ucb", "gp-ucb-oracle", "safeopt", "safeopt-mc", "stageopt"}
+
+// BoxNames lists the algorithm names NewBox accepts.
+var BoxNames = []string{"line-bo"}
+
+// LineInners lists the algorithms line-bo runs on a line.
+var LineInners = []string{"safeopt", "sgp-ucb", "stageopt", "safeopt-mc"}
 
 // DisplayLabel is the label, defaulting to the name.
 func (s *Spec) DisplayLabel() string {
@@ -281,11 +341,16 @@ func (s *Spec) Check(horizon int) error {
 			"keep_seed":   s.KeepSeed,
 			"safe_set":    s.SafeSet != "",
 			"lipschitz":   s.Lipschitz != nil,
+			"inner":       s.Inner != "",
+			"direction":   s.Direction != "",
+			"points":      s.Points != nil,
+			"per_line":    s.PerLine != nil,
+			"tolerance":   s.Tolerance != nil,
 		}
 		for _, k := range keys {
 			delete(set, k)
 		}
-		for _, k := range []string{"phase1", "exploration", "keep_seed", "safe_set", "lipschitz"} {
+		for _, k := range []string{"phase1", "exploration", "keep_seed", "safe_set", "lipschitz", "inner", "direction", "points", "per_line", "tolerance"} {
 			if set[k] {
 				return bad(k, "not an option of %s", s.Name)
 			}
@@ -313,8 +378,10 @@ func (s *Spec) Check(horizon int) error {
 		if err := only(); err != nil {
 			return err
 		}
+	case "line-bo":
+		return s.checkLine(horizon)
 	case "":
-		return bad("name", "missing (one of %v)", Names)
+		return bad("name", "missing (one of %v)", append(slices.Clip(Names), BoxNames...))
 	case "safeopt", "safeopt-mc", "stageopt":
 		keys := []string{"safe_set", "lipschitz"}
 		if s.Name != "safeopt" {
@@ -341,7 +408,46 @@ func (s *Spec) Check(horizon int) error {
 			}
 		}
 	default:
-		return bad("name", "unknown algorithm %q (one of %v)", s.Name, Names)
+		return bad("name", "unknown algorithm %q (one of %v)", s.Name, append(slices.Clip(Names), BoxNames...))
+	}
+	return nil
+}
+
+// checkLine checks line-bo's options and its inner algorithm's: the
+// passed-through keys are checked as the inner algorithm's own, and an
+// inner algorithm that needs the true functions is refused, since a box
+// has none.
+func (s *Spec) checkLine(horizon int) error {
+	bad := func(key string, format string, args ...any) error {
+		return fielderr.New(ErrConfig, key, format, args...)
+	}
+	l := s.LineOptions()
+	if !slices.Contains(LineInners, l.Inner.Name) {
+		if l.Inner.Name == "gp-ucb-oracle" {
+			return bad("inner", "gp-ucb-oracle needs the true safe set, which a box domain does not have (one of %v)", LineInners)
+		}
+		return bad("inner", "%q is not an algorithm line-bo runs on a line (one of %v)", l.Inner.Name, LineInners)
+	}
+	switch l.Direction {
+	case "coordinate", "random", "ascent":
+	default:
+		return bad("direction", "unknown rule %q (coordinate, random, ascent)", l.Direction)
+	}
+	if l.Points < 2 || l.Points > maxLinePoints {
+		return bad("points", "want an integer in 2…%d, got %d", maxLinePoints, l.Points)
+	}
+	if l.PerLine < 1 {
+		return bad("per_line", "want an integer ≥ 1, got %d", l.PerLine)
+	}
+	if !(l.Tolerance >= 0) || math.IsInf(l.Tolerance, 0) {
+		return bad("tolerance", "want a finite number ≥ 0, got %v", l.Tolerance)
+	}
+	if err := l.Inner.Check(horizon); err != nil {
+		return fmt.Errorf("inner %s: %w", l.Inner.Name, err)
+	}
+	in := &l.Inner
+	if (in.Name == "safeopt" || in.Name == "safeopt-mc" || in.Name == "stageopt") && in.SafeSet != "gp" && (in.Lipschitz == nil || in.Lipschitz.Auto) {
+		return bad("lipschitz", "inner %s in lipschitz mode (safe_set: lipschitz, the default) needs lipschitz: <number> on a box: auto needs the true functions, which a box domain does not have (or give safe_set: gp)", in.Name)
 	}
 	return nil
 }

@@ -196,6 +196,10 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 	if err := h.svc.Create(r.Context(), name, res); err != nil {
 		return err
 	}
+	if res.Box != nil {
+		writeJSON(w, http.StatusCreated, map[string]any{"study": name, "box": res.Box.Bounds, "seed_points": res.Box.Seeds})
+		return nil
+	}
 	writeJSON(w, http.StatusCreated, map[string]any{"study": name, "actions": len(res.X), "seed_actions": res.Seed})
 	return nil
 }

@@ -214,7 +214,7 @@ func (v *Service) Posterior(ctx context.Context, name string, points [][]float64
 	}
 	var ans *PosteriorAnswer
 	err := v.with(ctx, name, func(s *Study) error {
-		d, m := len(s.res.X[0]), len(s.res.Spec.Thresholds)
+		d, m := s.res.Dim(), len(s.res.Spec.Thresholds)
 		for k, p := range points {
 			if len(p) != d {
 				return fmt.Errorf("%w: point %d has %d coordinates, the study's actions have %d", ErrBadPoints, k+1, len(p), d)

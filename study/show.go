@@ -20,14 +20,16 @@ import (
 // f ≥ h_f with an objective threshold); it is never nil, since the seed
 // set is not empty.
 type Summary struct {
-	Study       string `json:"study"`
-	Algorithm   string `json:"algorithm"`
-	Actions     int    `json:"actions"`
-	Dim         int    `json:"d"`
-	Constraints int    `json:"constraints"`
-	Horizon     int    `json:"horizon"`
-	Rounds      int    `json:"rounds"`    // observations in force (not retracted)
-	Retracted   int    `json:"retracted"` // observations retracted
+	Study     string `json:"study"`
+	Algorithm string `json:"algorithm"`
+	Actions   int    `json:"actions"` // 0 for a box
+	// Box is a box decision set's bounds, [lo_j, hi_j] per dimension.
+	Box         [][2]float64 `json:"box,omitempty"`
+	Dim         int          `json:"d"`
+	Constraints int          `json:"constraints"`
+	Horizon     int          `json:"horizon"`
+	Rounds      int          `json:"rounds"`    // observations in force (not retracted)
+	Retracted   int          `json:"retracted"` // observations retracted
 	// Outside counts the observations in force at points outside the
 	// decision set (told by x or imported), OwnNoise those told with
 	// their own noise_std.
@@ -98,7 +100,7 @@ func (v *Service) Show(ctx context.Context, name string) (*Summary, error) {
 		s.pol.Inspect(&snap, bandit.Full)
 		a := s.res.Spec.Algorithm
 		sum = &Summary{
-			Study: s.name, Algorithm: a.DisplayLabel(), Actions: len(s.res.X), Dim: len(s.res.X[0]),
+			Study: s.name, Algorithm: a.DisplayLabel(), Actions: len(s.res.X), Dim: s.res.Dim(),
 			Constraints: len(s.res.Spec.Thresholds), ObjectiveThreshold: s.res.Spec.ObjectiveThreshold, Horizon: s.res.Spec.Horizon,
 			Rounds: s.nObs, Retracted: len(s.retracted), Violations: s.viol, Created: s.created,
 		}
@@ -107,6 +109,27 @@ func (v *Service) Show(ctx context.Context, name string) (*Summary, error) {
 		}
 		sum.Model = s.modelInfo()
 		sum.SafeSetSize = snap.SafeSetSize
+		if s.res.Box != nil {
+			// A box: the safe set is the current line's (0 between
+			// lines), and the best safe point line-bo's, argmax ℓ_f
+			// over the seeds and the observed points safe under the
+			// model (bandit.Best), at index −1.
+			sum.Box = s.res.Box.Bounds
+			for _, e := range s.events {
+				if e.Kind == "tell" && s.retracted[e.Seq] == 0 && e.NoiseStd != nil {
+					sum.OwnNoise++
+				}
+			}
+			if x, lf, ok := bandit.Best(s.pol); ok {
+				var pr bandit.Prediction
+				mean := 0.0 // Predict takes every observed point
+				if s.pol.(bandit.Predictor).Predict(&pr, [][]float64{x}) == nil {
+					mean = pr.F.Mean[0]
+				}
+				sum.Best = &Best{Index: -1, X: x, LowerF: lf, MeanF: mean}
+			}
+			return nil
+		}
 		// Known safe: the policy's safe set, which SGP-UCB's D^s_t may
 		// leave empty early on, plus the seed set and the actions
 		// measured safe.
@@ -184,7 +207,7 @@ type Export struct {
 func (v *Service) Export(ctx context.Context, name string) (*Export, error) {
 	var x *Export
 	err := v.with(ctx, name, func(s *Study) error {
-		x = &Export{Dim: len(s.res.X[0]), Constraints: len(s.res.Spec.Thresholds), Observations: s.observations(), Retractions: s.retractions(), Fits: s.fitInfos()}
+		x = &Export{Dim: s.res.Dim(), Constraints: len(s.res.Spec.Thresholds), Observations: s.observations(), Retractions: s.retractions(), Fits: s.fitInfos()}
 		return nil
 	})
 	return x, err

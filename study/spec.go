@@ -27,14 +27,17 @@ const (
 
 // Spec is a study's specification (YAML or JSON, strict).
 type Spec struct {
-	DecisionSet DecisionSet  `yaml:"decision_set" json:"decision_set"`
-	SeedActions []int        `yaml:"seed_actions,omitempty" json:"seed_actions,omitempty"`
-	Thresholds  []float64    `yaml:"thresholds" json:"thresholds"`
-	Epsilon     *float64     `yaml:"epsilon,omitempty" json:"epsilon,omitempty"`
-	Model       config.Model `yaml:"model" json:"model"`
-	Algorithm   bandit.Spec  `yaml:"algorithm" json:"algorithm"`
-	Horizon     int          `yaml:"horizon" json:"horizon"`
-	Seed        uint64       `yaml:"seed" json:"seed"`
+	DecisionSet DecisionSet `yaml:"decision_set" json:"decision_set"`
+	SeedActions []int       `yaml:"seed_actions,omitempty" json:"seed_actions,omitempty"`
+	// SeedPoints are the known-safe points of a box decision set (at
+	// least one); a finite decision set takes seed_actions instead.
+	SeedPoints [][]float64  `yaml:"seed_points,omitempty" json:"seed_points,omitempty"`
+	Thresholds []float64    `yaml:"thresholds" json:"thresholds"`
+	Epsilon    *float64     `yaml:"epsilon,omitempty" json:"epsilon,omitempty"`
+	Model      config.Model `yaml:"model" json:"model"`
+	Algorithm  bandit.Spec  `yaml:"algorithm" json:"algorithm"`
+	Horizon    int          `yaml:"horizon" json:"horizon"`
+	Seed       uint64       `yaml:"seed" json:"seed"`
 
 	// ObjectiveThreshold is h_f: f ≥ h_f is one more safety condition
 	// (SPEC §5, "Safe objective"); with it Thresholds may be empty.
@@ -47,6 +50,13 @@ type DecisionSet struct {
 	File    string      `yaml:"file,omitempty" json:"file,omitempty"`
 	Grid    *Grid       `yaml:"grid,omitempty" json:"grid,omitempty"`
 	Actions [][]float64 `yaml:"actions,omitempty" json:"actions,omitempty"`
+	// Box is a continuous decision set, ∏_j [lo_j, hi_j], for line-bo.
+	Box *BoxSpec `yaml:"box,omitempty" json:"box,omitempty"`
+}
+
+// BoxSpec is a box decision set: [lo_j, hi_j] per dimension, lo_j < hi_j.
+type BoxSpec struct {
+	Bounds [][2]float64 `yaml:"bounds" json:"bounds"`
 }
 
 // Grid is a Cartesian grid: Points[j] evenly spaced values on Bounds[j].
@@ -55,9 +65,12 @@ type Grid = problem.GridSpec
 // Resolved is a checked specification with its actions and seed set read
 // in, so that a stored study never depends on the file again.
 type Resolved struct {
-	Spec    *Spec
-	X       [][]float64
-	Seed    []int
+	Spec *Spec
+	X    [][]float64 // the actions of a finite decision set; nil for a box
+	Seed []int
+	// Box is the box decision set with its seed points, nil for a finite
+	// decision set.
+	Box     *bandit.Box
 	Epsilon float64
 	Kernels struct {
 		F kernel.Kernel
@@ -71,6 +84,12 @@ type Resolved struct {
 // decision set, and one Inspect snapshot. Observations outside the decision
 // set hold more in each GP (their rows of L): BytesWith counts them.
 func (r *Resolved) Bytes() int64 {
+	if r.Box != nil {
+		d, m, T := int64(r.Dim()), int64(len(r.Spec.Thresholds)), int64(r.Spec.Horizon)
+		pol := bandit.BoxBytes(&r.Spec.Algorithm, r.Dim(), len(r.Spec.Thresholds), r.Spec.Horizon, r.Spec.ObjectiveThreshold != nil)
+		events := memlimit.Mul(2*T, 160+8*m+8*d)
+		return memlimit.Add(pol, events)
+	}
 	n, d, m, T := int64(len(r.X)), int64(0), int64(len(r.Spec.Thresholds)), int64(r.Spec.Horizon)
 	if n > 0 {
 		d = int64(len(r.X[0]))
@@ -90,6 +109,9 @@ func (r *Resolved) Bytes() int64 {
 // row of L in every GP, up to horizon floats (gp.OutsideBytes), which the
 // policy's estimate leaves out since the in-set rows of L live in V.
 func (r *Resolved) BytesWith(outside int) int64 {
+	if r.Box != nil {
+		return r.Bytes() // BoxBytes counts every observation outside any set
+	}
 	d := 0
 	if len(r.X) > 0 {
 		d = len(r.X[0])
@@ -107,7 +129,10 @@ func (r *Resolved) CheckMemory(limit int64) error {
 // CheckMemoryWith is CheckMemory for a study holding outside observations
 // at points outside its decision set (BytesWith).
 func (r *Resolved) CheckMemoryWith(limit int64, outside int) error {
-	what := fmt.Sprintf("a study of algorithm %s on decision_set (N = %d actions in %d-D) with %d constraint(s) and horizon %d", r.Spec.Algorithm.DisplayLabel(), len(r.X), len(r.X[0]), len(r.Spec.Thresholds), r.Spec.Horizon)
+	what := fmt.Sprintf("a study of algorithm %s on decision_set (N = %d actions in %d-D) with %d constraint(s) and horizon %d", r.Spec.Algorithm.DisplayLabel(), len(r.X), r.Dim(), len(r.Spec.Thresholds), r.Spec.Horizon)
+	if r.Box != nil {
+		what = fmt.Sprintf("a study of algorithm %s on a %d-D box with %d constraint(s) and horizon %d", r.Spec.Algorithm.DisplayLabel(), r.Dim(), len(r.Spec.Thresholds), r.Spec.Horizon)
+	}
 	if outside > 0 {
 		what += fmt.Sprintf(", %d observation(s) at points outside the decision set", min(outside, r.Spec.Horizon))
 	}
@@ -158,8 +183,21 @@ func (s *Spec) Resolve(dir string) (*Resolved, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.Seed, err = s.seedSet(fileSeed, len(r.X)); err != nil {
-		return nil, err
+	if r.Box != nil {
+		if s.SeedActions != nil {
+			return nil, fielderr.New(ErrSpec, "seed_actions", "a box decision set has no actions: give seed_points")
+		}
+		r.Box.Seeds = s.SeedPoints
+		if err := r.Box.Check(); err != nil {
+			return nil, fielderr.Recast(ErrSpec, "seed_points", err)
+		}
+	} else {
+		if s.SeedPoints != nil {
+			return nil, fielderr.New(ErrSpec, "seed_points", "only for a box decision set: a finite one takes seed_actions")
+		}
+		if r.Seed, err = s.seedSet(fileSeed, len(r.X)); err != nil {
+			return nil, err
+		}
 	}
 	if err := fielderr.Recast(ErrSpec, "", config.CheckSafety(s.Thresholds, s.ObjectiveThreshold)); err != nil {
 		return nil, err
@@ -177,7 +215,7 @@ func (s *Spec) Resolve(dir string) (*Resolved, error) {
 	if err := fielderr.Recast(ErrSpec, "model", s.Model.Check(len(s.Thresholds), false)); err != nil {
 		return nil, err
 	}
-	if err := fielderr.Recast(ErrSpec, "model", s.Model.CheckDim(len(r.X[0]))); err != nil {
+	if err := fielderr.Recast(ErrSpec, "model", s.Model.CheckDim(r.Dim())); err != nil {
 		return nil, err
 	}
 	s.Model.Resolve(nil, nil)
@@ -188,7 +226,24 @@ func (s *Spec) Resolve(dir string) (*Resolved, error) {
 	if err := s.checkAlgorithm(); err != nil {
 		return nil, err
 	}
+	switch box := s.Algorithm.Name == "line-bo"; {
+	case box && r.Box == nil:
+		return nil, fielderr.New(ErrSpec, "algorithm.name", "line-bo runs on a box decision set (decision_set: {box: {bounds: …}}), not on a finite one")
+	case !box && r.Box != nil:
+		return nil, fielderr.New(ErrSpec, "algorithm.name", "%s needs a finite decision set; on a box the algorithm is line-bo", s.Algorithm.Name)
+	}
 	return r, nil
+}
+
+// Dim is the dimension of the decision set's points.
+func (r *Resolved) Dim() int {
+	if r.Box != nil {
+		return len(r.Box.Bounds)
+	}
+	if len(r.X) == 0 {
+		return 0
+	}
+	return len(r.X[0])
 }
 
 // readDecisionSet fills r.X from the one decision set given and returns
@@ -196,15 +251,19 @@ func (s *Spec) Resolve(dir string) (*Resolved, error) {
 func (r *Resolved) readDecisionSet(dir string) (fileSeed []int, err error) {
 	ds := r.Spec.DecisionSet
 	n := 0
-	for _, given := range []bool{ds.File != "", ds.Grid != nil, ds.Actions != nil} {
+	for _, given := range []bool{ds.File != "", ds.Grid != nil, ds.Actions != nil, ds.Box != nil} {
 		if given {
 			n++
 		}
 	}
 	if n != 1 {
-		return nil, fielderr.New(ErrSpec, "decision_set", "give exactly one of file, grid and actions")
+		return nil, fielderr.New(ErrSpec, "decision_set", "give exactly one of file, grid, actions and box")
 	}
 	switch {
+	case ds.Box != nil:
+		r.Box = &bandit.Box{Bounds: ds.Box.Bounds}
+		// Checked with the seed points (Resolve).
+		return nil, nil
 	case ds.File != "":
 		path := ds.File
 		if !filepath.IsAbs(path) {

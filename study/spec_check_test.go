@@ -25,7 +25,7 @@ func TestResolveRefusals(t *testing.T) {
 		name, from, to, want string
 		is                   error
 	}{
-		{"two decision sets", grid, `{"grid": {"bounds": [[0, 4]], "points": [21]}, "actions": [[0], [1]]}`, "decision_set: give exactly one of file, grid and actions", study.ErrSpec},
+		{"two decision sets", grid, `{"grid": {"bounds": [[0, 4]], "points": [21]}, "actions": [[0], [1]]}`, "decision_set: give exactly one of file, grid, actions and box", study.ErrSpec},
 		{"grid lengths", grid, `{"grid": {"bounds": [[0, 4]], "points": [21, 3]}}`, "decision_set.grid: bounds and points must have the same length ≥ 1, got 1 and 2", study.ErrSpec},
 		{"grid axis empty", grid, `{"grid": {"bounds": [[0, 4]], "points": [0]}}`, "decision_set.grid.points[0]: ", study.ErrSpec},
 		{"grid too large", grid, `{"grid": {"bounds": [[0, 4], [0, 4]], "points": [1001, 1000]}}`, "decision_set.grid.points: at most 1000000 actions in all", study.ErrSpec},

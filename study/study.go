@@ -129,8 +129,10 @@ func newStudy(name string, st *stored, events []Event, maxMemory int64) (*Study,
 		return nil, fmt.Errorf("study %q: stored spec: %w", name, err)
 	}
 	// The stored actions and seeds stand in for the original file.
-	spec.DecisionSet = DecisionSet{Actions: st.actions}
-	spec.SeedActions = st.seeds
+	if spec.DecisionSet.Box == nil {
+		spec.DecisionSet = DecisionSet{Actions: st.actions}
+		spec.SeedActions = st.seeds
+	} // a box study's stored spec has its bounds and seed points, and no actions
 	res, err := spec.Resolve("")
 	if err != nil {
 		return nil, fmt.Errorf("study %q: stored spec: %w", name, err)
@@ -175,19 +177,23 @@ func newPolicy(r *Resolved, m *config.Model, rebuilds, expect int) (bandit.Polic
 	if m.Objective != s.Model.Objective {
 		kf, kg = m.Kernels() // fitted
 	}
-	return bandit.New(&s.Algorithm,
-		bandit.Model{
-			Objective: kf, Constraints: kg,
-			NoiseStd: *m.NoiseStd, NoiseStds: m.NoiseStds(),
-			Delta: *m.Delta, Beta: *m.Beta,
-		},
+	model := bandit.Model{
+		Objective: kf, Constraints: kg,
+		NoiseStd: *m.NoiseStd, NoiseStds: m.NoiseStds(),
+		Delta: *m.Delta, Beta: *m.Beta,
+	}
+	opt := bandit.Options{
+		Thresholds: s.Thresholds, ObjectiveThreshold: s.ObjectiveThreshold, Epsilon: r.Epsilon, Horizon: s.Horizon,
+		Rand: rand.New(rand.NewPCG(s.Seed, policyStream+uint64(rebuilds))),
+		Grow: true, Expect: expect, // a study may stop long before its horizon
+	}
+	if r.Box != nil {
+		return bandit.NewBox(&s.Algorithm, model, *r.Box, opt)
+	}
+	return bandit.New(&s.Algorithm, model,
 		bandit.DecisionSet{X: r.X, Seed: r.Seed},
 		nil, // a real system: no ground truth
-		bandit.Options{
-			Thresholds: s.Thresholds, ObjectiveThreshold: s.ObjectiveThreshold, Epsilon: r.Epsilon, Horizon: s.Horizon,
-			Rand: rand.New(rand.NewPCG(s.Seed, policyStream+uint64(rebuilds))),
-			Grow: true, Expect: expect, // a study may stop long before its horizon
-		})
+		opt)
 }
 
 // observation is a tell event as the policy takes it: the point of a tell
@@ -609,11 +615,21 @@ func (s *Study) validateAt(t *TellRequest, seq int, horizon bool) (Event, error)
 		// the experiment has been run.
 		e.Ask, e.Index, e.X = *t.Ask, s.events[i].Index, s.events[i].X
 	case t.Index != nil || t.X != nil:
+		if t.Index != nil && s.res.Box != nil {
+			return e, fmt.Errorf("%w: study %q has a box decision set, without action indices: tell by ask or by x", ErrBadTell, s.name)
+		}
 		if t.Index != nil && (*t.Index < 0 || *t.Index >= len(s.res.X)) {
 			return e, fmt.Errorf("%w: index %d outside the decision set's 0…%d", ErrBadTell, *t.Index, len(s.res.X)-1)
 		}
-		if d := len(s.res.X[0]); t.X != nil && len(t.X) != d {
+		if d := s.res.Dim(); t.X != nil && len(t.X) != d {
 			return e, fmt.Errorf("%w: x has %d coordinates, the decision set's actions have %d", ErrBadTell, len(t.X), d)
+		}
+		if b := s.res.Box; b != nil {
+			for j, v := range t.X {
+				if lh := b.Bounds[j]; !(v >= lh[0] && v <= lh[1]) {
+					return e, fmt.Errorf("%w: x%d = %v is outside the box's [%v, %v]", ErrBadTell, j+1, v, lh[0], lh[1])
+				}
+			}
 		}
 		for j, v := range t.X {
 			if !problem.InRange(v) {
@@ -883,8 +899,10 @@ func (v *Service) Create(ctx context.Context, name string, r *Resolved) error {
 		return fmt.Errorf("%w: %v", ErrSpec, err)
 	}
 	spec := *r.Spec
-	spec.DecisionSet = DecisionSet{Actions: r.X}
-	spec.SeedActions = nil
+	if r.Box == nil {
+		spec.DecisionSet = DecisionSet{Actions: r.X}
+		spec.SeedActions = nil
+	}
 	js, err := json.Marshal(&spec)
 	if err != nil {
 		return err

@@ -215,7 +215,11 @@ func createFlags(*flag.FlagSet) func(*studySession) error {
 		if err := retryWrite(func() error { return svc.Create(s.ctx, s.name, res) }); err != nil {
 			return err
 		}
-		fmt.Fprintf(s.stdout, "created study %q in %s: %d actions, %d seed actions\n", s.name, s.db, len(res.X), len(res.Seed))
+		if res.Box != nil {
+			fmt.Fprintf(s.stdout, "created study %q in %s: a %d-D box, %d seed points\n", s.name, s.db, res.Dim(), len(res.Box.Seeds))
+		} else {
+			fmt.Fprintf(s.stdout, "created study %q in %s: %d actions, %d seed actions\n", s.name, s.db, len(res.X), len(res.Seed))
+		}
 		return nil
 	}
 }
@@ -444,7 +448,11 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 		if hf := sum.ObjectiveThreshold; hf != nil {
 			safety += fmt.Sprintf(" and f ≥ %g", *hf)
 		}
-		fmt.Fprintf(w, "study %s: %s on %d actions in %d-D, %s, horizon %d\n", sum.Study, sum.Algorithm, sum.Actions, sum.Dim, safety, sum.Horizon)
+		if sum.Box != nil {
+			fmt.Fprintf(w, "study %s: %s on the %d-D box %v, %s, horizon %d\n", sum.Study, sum.Algorithm, sum.Dim, sum.Box, safety, sum.Horizon)
+		} else {
+			fmt.Fprintf(w, "study %s: %s on %d actions in %d-D, %s, horizon %d\n", sum.Study, sum.Algorithm, sum.Actions, sum.Dim, safety, sum.Horizon)
+		}
 		fmt.Fprintf(w, "rounds: %d, violations: %d, safe set: %d actions\n", sum.Rounds, sum.Violations, sum.SafeSetSize)
 		if sum.Outside > 0 || sum.OwnNoise > 0 {
 			fmt.Fprintf(w, "of these: %d at points outside the decision set, %d with their own noise_std\n", sum.Outside, sum.OwnNoise)
@@ -456,7 +464,11 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 			fmt.Fprintf(w, "pending ask: %d\n", *sum.Pending)
 		}
 		if sum.Best != nil {
-			fmt.Fprintf(w, "best safe action: %d at %v, lower bound %.4g, mean %.4g\n", sum.Best.Index, sum.Best.X, sum.Best.LowerF, sum.Best.MeanF)
+			if sum.Best.Index < 0 {
+				fmt.Fprintf(w, "best safe point: %v, lower bound %.4g, mean %.4g\n", sum.Best.X, sum.Best.LowerF, sum.Best.MeanF)
+			} else {
+				fmt.Fprintf(w, "best safe action: %d at %v, lower bound %.4g, mean %.4g\n", sum.Best.Index, sum.Best.X, sum.Best.LowerF, sum.Best.MeanF)
+			}
 		} else {
 			fmt.Fprintln(w, "best safe action: none yet (empty safe set)")
 		}
@@ -548,7 +560,11 @@ func plotFlags(fs *flag.FlagSet) func(*studySession) error {
 				kept = append(kept, o)
 			}
 		}
-		if err := plotStudy(*out, s.name, x, h, hf, kept, snap); err != nil {
+		plotFn := func() error { return plotStudy(*out, s.name, x, h, hf, kept, snap) }
+		if x == nil { // a box decision set
+			plotFn = func() error { return plotBox(*out, s.name, kept) }
+		}
+		if err := plotFn(); err != nil {
 			return err
 		}
 		fmt.Fprintf(s.stdout, "wrote %s\n", *out)

@@ -197,3 +197,92 @@ func plot2D(name string, x [][]float64, obs []study.Observation, snap bandit.Sna
 	}
 	return []*gplot.Plot{mean, set}, nil
 }
+
+// plotBox draws a box study's observations: for d ≤ 2 the observed points
+// coloured by f (d = 1: f against x1), and for any d the best safe value
+// against evaluations — the largest f among the observations so far not
+// flagged as violations.
+func plotBox(out, name string, obs []study.Observation) error {
+	ext := strings.ToLower(filepath.Ext(out))
+	if ext != ".png" && ext != ".svg" {
+		return fmt.Errorf("--out %s: want a .png or .svg file", out)
+	}
+	if len(obs) == 0 {
+		return fmt.Errorf("plot: study %s has no observations yet", name)
+	}
+	var panels []*gplot.Plot
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, o := range obs {
+		lo, hi = math.Min(lo, o.F), math.Max(hi, o.F)
+	}
+	if hi <= lo {
+		hi = lo + 1
+	}
+	switch d := len(obs[0].X); d {
+	case 1:
+		p := gplot.New()
+		p.Title.Text = fmt.Sprintf("%s: observations", name)
+		p.X.Label.Text, p.Y.Label.Text = "x1", "f"
+		var pts plotter.XYs
+		for _, o := range obs {
+			pts = append(pts, plotter.XY{X: o.X[0], Y: o.F})
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return err
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3), Shape: draw.CrossGlyph{}}
+		p.Add(sc)
+		panels = append(panels, p)
+	case 2:
+		cmap := moreland.SmoothBlueRed()
+		cmap.SetMin(lo)
+		cmap.SetMax(hi)
+		p := gplot.New()
+		p.Title.Text = fmt.Sprintf("%s: observations coloured by f (blue %.3g … red %.3g)", name, lo, hi)
+		p.X.Label.Text, p.Y.Label.Text = "x1", "x2"
+		for _, o := range obs {
+			c, err := cmap.At(o.F)
+			if err != nil {
+				c = color.Gray{128}
+			}
+			sc, err := plotter.NewScatter(plotter.XYs{{X: o.X[0], Y: o.X[1]}})
+			if err != nil {
+				return err
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
+			p.Add(sc)
+		}
+		panels = append(panels, p)
+	}
+	best := gplot.New()
+	best.Title.Text = fmt.Sprintf("%s: best safe value", name)
+	best.X.Label.Text, best.Y.Label.Text = "evaluations", "best f measured safe"
+	var pts plotter.XYs
+	b := math.Inf(-1)
+	for k, o := range obs {
+		if !o.Violation {
+			b = math.Max(b, o.F)
+		}
+		if !math.IsInf(b, -1) {
+			pts = append(pts, plotter.XY{X: float64(k + 1), Y: b})
+		}
+	}
+	if len(pts) > 0 {
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return err
+		}
+		best.Add(l)
+	}
+	panels = append(panels, best)
+	dir, err := os.MkdirTemp(filepath.Dir(out), ".safegp-plot-*")
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	if err := plot.SaveRow(panels, dir, "fig"); err != nil {
+		return err
+	}
+	return os.Rename(filepath.Join(dir, "fig"+ext), out)
+}

@@ -1,0 +1,564 @@
+package bandit
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/safegp/safegp/gp"
+	"github.com/safegp/safegp/internal/vec"
+)
+
+// Box is a continuous decision set, the box ∏_j [lo_j, hi_j], with the
+// points known to be safe that a box policy starts from.
+type Box struct {
+	Bounds [][2]float64 // [lo_j, hi_j] per dimension, lo_j < hi_j, d ≥ 1
+	Seeds  [][]float64  // known-safe points inside the box, at least one
+}
+
+// Check validates the box and its seeds: errors wrap ErrConfig.
+func (b *Box) Check() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
+	}
+	d := len(b.Bounds)
+	if d == 0 {
+		return bad("box: no bounds: give [lo, hi] for every dimension")
+	}
+	for j, lh := range b.Bounds {
+		if !finite(lh[0]) || !finite(lh[1]) {
+			return bad("box: bounds of dimension %d, [%v, %v]: want finite numbers", j+1, lh[0], lh[1])
+		}
+		if !(lh[0] < lh[1]) {
+			return bad("box: bounds of dimension %d, [%v, %v]: want lo < hi", j+1, lh[0], lh[1])
+		}
+	}
+	if len(b.Seeds) == 0 {
+		return bad("box: no seed point: give at least one point known to be safe")
+	}
+	for k, x := range b.Seeds {
+		if len(x) != d {
+			return bad("box: seed point %d has %d coordinates, the box has %d dimensions", k+1, len(x), d)
+		}
+		if j := b.outside(x); j >= 0 {
+			return bad("box: seed point %d, %v, is outside the box in dimension %d, [%v, %v]", k+1, x, j+1, b.Bounds[j][0], b.Bounds[j][1])
+		}
+	}
+	return nil
+}
+
+// outside returns the first dimension in which x is not a finite number
+// within the bounds, or −1 when x is in the box.
+func (b *Box) outside(x []float64) int {
+	for j, v := range x {
+		if !(v >= b.Bounds[j][0] && v <= b.Bounds[j][1]) {
+			return j
+		}
+	}
+	return -1
+}
+
+// BoxBytes estimates the memory of line-bo (spec s) on a box of d
+// dimensions with m constraints, an objective threshold when hf, at the
+// horizon: the inner policy of a line of N = points + horizon actions (the
+// grid and, at most, every observation on it) holding horizon observations
+// at points outside any set (t²/2 floats of L per GP, and their points),
+// and the global GPs over the seeds with the same observations.
+func BoxBytes(s *Spec, d, m, horizon int, hf bool) int64 {
+	l := s.LineOptions()
+	n := l.Points + horizon
+	t := int64(horizon)
+	gps := int64(m + 1)
+	outside := gps * gp.OutsideBytes(d, horizon, horizon)
+	line := Bytes(&l.Inner, n, m, hf, horizon, true) + outside + 8*int64(n)*int64(d+4)
+	global := gps*gp.Bytes(1, horizon, false) + outside
+	// The observations kept: the point, f, the g_i.
+	obs := t * int64(8*(d+m+1)+64)
+	return line + global + obs
+}
+
+// lineBO is line-bo (Kirschner, Mutný, Hiller, Ischebeck and Krause,
+// Adaptive and Safe Bayesian Optimization in High Dimensions via
+// One-Dimensional Subspaces, ICML 2019, Algorithm 1): it optimizes along
+// one line through the best safe point at a time, and on a line runs a
+// finite-set policy (the inner algorithm, built by New) on the line's grid.
+type lineBO struct {
+	line  Line
+	model Model
+	box   Box
+	opt   Options
+	d     int
+
+	// f and g are the global GPs, over the seeds as their decision set
+	// (which fixes the jitter floor as a finite policy's on the same
+	// kernel), with every observation at its point: for the best safe
+	// point, the ascent direction and Predict.
+	f *gp.Model
+	g []*gp.Model
+
+	obs  []boxObs // every observation told, in order
+	last int      // the ID of the last ask handed out
+	ask  *Ask     // the pending ask, nil for none
+	// inner is the current line's policy, nil before the first line and
+	// after a line has ended (the next Ask starts a new one).
+	inner    Policy
+	innerAsk int         // the inner policy's ID of the pending ask
+	lineX    [][]float64 // the current line's points
+	evals    int         // the current line's evaluations (its asks told)
+	lines    int         // lines started so far
+	snap     Snapshot    // scratch of the line-end rule
+}
+
+// boxObs is one observation told to line-bo, with its own copies.
+type boxObs struct {
+	x []float64
+	o Observation
+}
+
+// NewBox builds the policy spec s names on the box box with the GP model
+// model: line-bo, the only box policy. The spec must pass Check; any
+// other algorithm, and an inner algorithm that needs the true functions,
+// is refused with an error wrapping ErrConfig. opt is as for New (Rand
+// must not be nil for direction: random and inner sgp-ucb: every draw of
+// the policy comes from it, in the order of the calls).
+//
+// Asks have Index −1 and X the point (the policy's own copy). Tell with
+// the ask's ID takes the measurement there, Tell(0, o) one made outside
+// the loop at o.X (Index −1), which must be in the box. Inspect reports
+// the current line's inner policy: Safe and the posteriors are over the
+// line's finite set (LinePoints); between lines — before the first ask
+// and after a line has ended — it writes only the round. Predict reads
+// the global GPs, with √β_t of a grid of Points actions.
+func NewBox(s *Spec, model Model, box Box, opt Options) (Policy, error) {
+	if err := s.Check(opt.Horizon); err != nil {
+		return nil, err
+	}
+	if s.Name != "line-bo" {
+		return nil, fmt.Errorf("%w: name: %s needs a finite decision set; on a box the algorithm is one of %v", ErrConfig, s.Name, BoxNames)
+	}
+	if err := box.Check(); err != nil {
+		return nil, err
+	}
+	l := s.LineOptions()
+	if l.Direction == "random" && opt.Rand == nil {
+		return nil, fmt.Errorf("%w: line-bo: direction: random draws its directions at random and needs a random stream", ErrConfig)
+	}
+	// The seeds as a finite set check the model and options as New does;
+	// the inner policy built on them checks the inner spec's needs (a
+	// random stream for sgp-ucb's phase 1, the theory length's input).
+	seedSet := DecisionSet{X: box.Seeds}
+	for i := range box.Seeds {
+		seedSet.Seed = append(seedSet.Seed, i)
+	}
+	if err := check(&model, &seedSet, &opt); err != nil {
+		return nil, err
+	}
+	if l.Inner.Name == "sgp-ucb" && opt.Rand == nil {
+		return nil, fmt.Errorf("%w: line-bo: inner sgp-ucb needs a random stream", ErrConfig)
+	}
+	if _, err := New(&l.Inner, model, seedSet, nil, Options{
+		Thresholds: opt.Thresholds, ObjectiveThreshold: opt.ObjectiveThreshold, Epsilon: opt.Epsilon,
+		Horizon: 1, Rand: opt.Rand, Grow: true,
+	}); err != nil {
+		return nil, fmt.Errorf("line-bo: inner %s: %w", l.Inner.Name, err)
+	}
+	b := &lineBO{line: l, model: model, opt: opt, d: len(box.Bounds)}
+	b.box.Bounds = slices.Clone(box.Bounds)
+	for _, x := range box.Seeds {
+		b.box.Seeds = append(b.box.Seeds, slices.Clone(x))
+	}
+	b.f = gp.New(model.Objective, b.box.Seeds, model.Sigma(0))
+	for k, kg := range model.Constraints {
+		b.g = append(b.g, gp.New(kg, b.box.Seeds, model.Sigma(1+k)))
+	}
+	for _, g := range b.gps() {
+		g.GrowTo(opt.Horizon + max(opt.WarmStart, 0))
+		g.Reserve(min(max(opt.Expect, 8), opt.Horizon+max(opt.WarmStart, 0)))
+	}
+	return b, nil
+}
+
+func (b *lineBO) gps() []*gp.Model { return append([]*gp.Model{b.f}, b.g...) }
+
+// Ask implements Policy: the pending ask, or the inner policy's choice on
+// the current line, starting a new line first when none is running.
+func (b *lineBO) Ask() (Ask, error) {
+	if b.ask != nil {
+		return *b.ask, nil
+	}
+	if b.inner == nil {
+		if err := b.startLine(); err != nil {
+			return Ask{}, err
+		}
+	}
+	a, err := b.inner.Ask()
+	if err != nil {
+		return Ask{}, fmt.Errorf("line-bo: line %d: %w", b.lines, err)
+	}
+	b.last++
+	b.innerAsk = a.ID
+	b.ask = &Ask{ID: b.last, X: slices.Clone(a.X), Index: -1}
+	return *b.ask, nil
+}
+
+// Tell implements Policy. A measurement is told to the global GPs and to
+// the current line's policy; a line's ask told counts as one of its
+// evaluations, after which the line-end rule is checked.
+func (b *lineBO) Tell(id int, o Observation) error {
+	var x []float64
+	switch {
+	case id < 0 || id > b.last:
+		return fmt.Errorf("%w: %d was never handed out (asks so far: %d)", ErrUnknownAsk, id, b.last)
+	case id > 0:
+		if b.ask == nil || b.ask.ID != id {
+			return fmt.Errorf("%w: ask %d was told already", ErrUnknownAsk, id)
+		}
+		x = b.ask.X
+	default:
+		if o.Index >= 0 {
+			return fmt.Errorf("%w: index %d: a box has no action indices; give the point (Index −1)", ErrObservation, o.Index)
+		}
+		x = o.X
+		if x == nil {
+			return fmt.Errorf("%w: a measurement outside the loop on a box needs its point", ErrObservation)
+		}
+		if len(x) != b.d {
+			return fmt.Errorf("%w: point of %d coordinates, the box has %d dimensions", ErrObservation, len(x), b.d)
+		}
+		if j := b.box.outside(x); j >= 0 {
+			return fmt.Errorf("%w: point %v is outside the box in dimension %d, [%v, %v]", ErrObservation, x, j+1, b.box.Bounds[j][0], b.box.Bounds[j][1])
+		}
+	}
+	if err := b.checkValues(&o); err != nil {
+		if id > 0 {
+			return fmt.Errorf("ask %d: %w", id, err)
+		}
+		return err
+	}
+	x = slices.Clone(x)
+	rec := boxObs{x: x, o: Observation{F: o.F, G: slices.Clone(o.G), NoiseVar: o.NoiseVar, X: x, Index: -1}}
+	b.obs = append(b.obs, rec)
+	nv := gpNoise(o.NoiseVar)
+	b.f.AddAt(x, o.F, nv)
+	for k, g := range b.g {
+		g.AddAt(x, o.G[k], nv)
+	}
+	if b.inner == nil {
+		return nil
+	}
+	innerID := 0
+	if id > 0 {
+		innerID = b.innerAsk
+		b.ask = nil
+		b.evals++
+	}
+	if err := b.inner.Tell(innerID, rec.o); err != nil {
+		// Checked above: the inner policy takes what line-bo takes.
+		return fmt.Errorf("line-bo: line %d: %w", b.lines, err)
+	}
+	if id > 0 && b.lineEnds() {
+		b.inner, b.lineX = nil, nil
+	}
+	return nil
+}
+
+// checkValues checks a measurement's values as models.check does.
+func (b *lineBO) checkValues(o *Observation) error {
+	if len(o.G) != len(b.model.Constraints) {
+		return fmt.Errorf("%w: %d constraint values for %d constraints", ErrObservation, len(o.G), len(b.model.Constraints))
+	}
+	if !finite(o.F) {
+		return fmt.Errorf("%w: f = %v is not a finite number", ErrObservation, o.F)
+	}
+	for i, z := range o.G {
+		if !finite(z) {
+			return fmt.Errorf("%w: g%d = %v is not a finite number", ErrObservation, i+1, z)
+		}
+	}
+	if !(o.NoiseVar >= 0) || math.IsInf(o.NoiseVar, 0) {
+		return fmt.Errorf("%w: noise variance %v: want a finite number ≥ 0 (0: the model's)", ErrObservation, o.NoiseVar)
+	}
+	return nil
+}
+
+// lineEnds is the line-end rule: per_line evaluations, or
+// max_{S} u_f − ℓ_f(x̂) < tolerance·|ℓ_f(x̂)| over the line's safe set S,
+// x̂ = argmax_S ℓ_f the best safe point of the line. The LineBO code
+// (febo/algorithms/subdomainbo/subdomainbo.py, SubDomainBO._line_solver_stop)
+// stops when max ucb on the line − lcb(best_x) < 0.01·mean(best_x); the
+// issue's form takes ℓ_f's magnitude, so that a negative objective does
+// not end every line at once.
+func (b *lineBO) lineEnds() bool {
+	if b.evals >= b.line.PerLine {
+		return true
+	}
+	b.inner.Inspect(&b.snap, Full)
+	s := &b.snap
+	maxU, best := math.Inf(-1), -1
+	for i, in := range s.Safe {
+		if !in {
+			continue
+		}
+		maxU = math.Max(maxU, s.F.Mean[i]+s.SqrtBeta*s.F.Std[i])
+		if best < 0 || s.LowerF[i] > s.LowerF[best] {
+			best = i
+		}
+	}
+	if best < 0 {
+		return false
+	}
+	lb := s.LowerF[best]
+	return maxU-lb < b.line.Tolerance*math.Abs(lb)
+}
+
+// Inspect implements Policy: the current line's inner policy, or only the
+// round between lines.
+func (b *lineBO) Inspect(dst *Snapshot, d Detail) {
+	if b.inner != nil {
+		b.inner.Inspect(dst, d)
+		return
+	}
+	*dst = Snapshot{Round: len(b.obs) + 1, Safe: dst.Safe[:0], F: Posterior{Mean: dst.F.Mean[:0], Std: dst.F.Std[:0]}, G: dst.G[:0], LowerF: dst.LowerF[:0]}
+}
+
+// LinePoints returns the current line's points (the inner policy's
+// decision set, which Inspect's Safe and posteriors index), or nil
+// between lines, for a policy NewBox built; nil for any other.
+func LinePoints(p Policy) [][]float64 {
+	if b, ok := p.(*lineBO); ok {
+		return b.lineX
+	}
+	return nil
+}
+
+// Predict implements Predictor with the global GPs.
+func (b *lineBO) Predict(dst *Prediction, x [][]float64) error {
+	for k, p := range x {
+		if len(p) != b.d {
+			return fmt.Errorf("%w: point %d has %d coordinates, the box has %d dimensions", ErrPoint, k+1, len(p), b.d)
+		}
+		for j, v := range p {
+			if !finite(v) {
+				return fmt.Errorf("%w: point %d: coordinate %d is %v", ErrPoint, k+1, j+1, v)
+			}
+		}
+	}
+	dst.SqrtBeta = b.sqrtBeta()
+	predict(&dst.F, b.f, x)
+	dst.G = slices.Grow(dst.G[:0], len(b.g))[:len(b.g)]
+	for k, g := range b.g {
+		predict(&dst.G[k], g, x)
+	}
+	return nil
+}
+
+// sqrtBeta is √β_t of the coming round for a grid of Points actions: the
+// β the global safety check uses (a line's own N adds the observed points
+// on it, so its β is at least this one).
+func (b *lineBO) sqrtBeta() float64 {
+	return math.Sqrt(b.model.Beta.At(len(b.obs)+1, len(b.model.Constraints), b.line.Points, b.model.Delta))
+}
+
+// Best returns the best safe point of a policy NewBox built (see
+// bestSafe) and its lower bound ℓ_f, and false for any other policy.
+func Best(p Policy) ([]float64, float64, bool) {
+	b, ok := p.(*lineBO)
+	if !ok {
+		return nil, 0, false
+	}
+	cand, safe, lower := b.candidates()
+	i := bestSafe(safe, lower)
+	return slices.Clone(cand[i]), lower[i], true
+}
+
+// candidates returns the seeds and the observed points, whether each is
+// known to be safe — a seed, or ℓ of every safety condition ≥ its
+// threshold under the global GPs — and ℓ_f at each. It costs O(P·t²) for
+// P = seeds + t points.
+func (b *lineBO) candidates() (pts [][]float64, safe []bool, lower []float64) {
+	pts = append(pts, b.box.Seeds...)
+	for _, o := range b.obs {
+		pts = append(pts, o.x)
+	}
+	n := len(pts)
+	safe, lower = make([]bool, n), make([]float64, n)
+	sqb := b.sqrtBeta()
+	mean, vr := make([]float64, n), make([]float64, n)
+	bound := func(g *gp.Model, dst []float64) {
+		g.Predict(mean, vr, pts)
+		for i := range dst {
+			dst[i] = mean[i] - sqb*math.Sqrt(math.Max(vr[i], 0))
+		}
+	}
+	bound(b.f, lower)
+	seeds := len(b.box.Seeds)
+	for i := range safe {
+		safe[i] = true
+		if hf := b.opt.ObjectiveThreshold; hf != nil && i >= seeds {
+			safe[i] = lower[i] >= *hf // NaN is not safe
+		}
+	}
+	lg := make([]float64, n)
+	for k, g := range b.g {
+		bound(g, lg)
+		for i := seeds; i < n; i++ {
+			safe[i] = safe[i] && lg[i] >= b.opt.Thresholds[k]
+		}
+	}
+	return pts, safe, lower
+}
+
+// bestSafe is argmax ℓ_f over the safe candidates, the first on ties;
+// the seeds are first and always safe.
+func bestSafe(safe []bool, lower []float64) int {
+	best := 0
+	for i, in := range safe {
+		if in && lower[i] > lower[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+// startLine starts the next line (Kirschner et al. 2019, Algorithm 1): it
+// goes through the best safe point x̂ in the next direction, clipped to the
+// box, and its inner policy is New(inner) on the line's points — Points
+// grid points and every seed and observed point on the line — with every
+// observation so far told to it (Tell(0) with its point, Index −1), and
+// the known-safe points of the line as its seed set.
+func (b *lineBO) startLine() error {
+	cand, safe, lower := b.candidates()
+	xb := cand[bestSafe(safe, lower)]
+	v := b.direction(xb)
+	b.lines++
+
+	// The line x̂ + s·v for s in [sLo, sHi], clipped to the box.
+	sLo, sHi := math.Inf(-1), math.Inf(1)
+	for j, vj := range v {
+		if vj == 0 {
+			continue
+		}
+		a, c := (b.box.Bounds[j][0]-xb[j])/vj, (b.box.Bounds[j][1]-xb[j])/vj
+		sLo, sHi = math.Max(sLo, math.Min(a, c)), math.Min(sHi, math.Max(a, c))
+	}
+	sLo, sHi = math.Min(sLo, 0), math.Max(sHi, 0)
+	type point struct {
+		s    float64
+		x    []float64
+		seed bool
+	}
+	var pts []point
+	n := b.line.Points
+	for i := range n {
+		s := sLo + (sHi-sLo)*float64(i)/float64(n-1)
+		x := make([]float64, b.d)
+		for j := range x {
+			// Clamped: rounding must not put a grid point outside the box.
+			x[j] = min(max(xb[j]+s*v[j], b.box.Bounds[j][0]), b.box.Bounds[j][1])
+		}
+		pts = append(pts, point{s: s, x: x})
+	}
+	// Seeds and observed points on the line: within lineTol of it
+	// (relative to the box's diagonal), at their own coordinates.
+	var diag float64
+	for _, lh := range b.box.Bounds {
+		diag += (lh[1] - lh[0]) * (lh[1] - lh[0])
+	}
+	tol := lineTol * math.Sqrt(diag)
+	r := make([]float64, b.d)
+	for i, p := range cand {
+		var s float64
+		for j := range r {
+			s += (p[j] - xb[j]) * v[j]
+		}
+		for j := range r {
+			r[j] = p[j] - xb[j] - s*v[j]
+		}
+		if math.Sqrt(vec.Dot(r, r)) > tol {
+			continue
+		}
+		pts = append(pts, point{s: s, x: p, seed: safe[i]})
+	}
+	sort.SliceStable(pts, func(i, j int) bool { return pts[i].s < pts[j].s })
+	// One action per distinct point: a seed or observed point replaces a
+	// grid point equal to it, and is kept safe if any copy is.
+	var set DecisionSet
+	for _, p := range pts {
+		if k := len(set.X) - 1; k >= 0 && slices.Equal(set.X[k], p.x) {
+			if p.seed && (len(set.Seed) == 0 || set.Seed[len(set.Seed)-1] != k) {
+				set.Seed = append(set.Seed, k)
+			}
+			continue
+		}
+		if p.seed {
+			set.Seed = append(set.Seed, len(set.X))
+		}
+		set.X = append(set.X, p.x)
+	}
+	t := len(b.obs)
+	opt := b.opt
+	opt.Horizon = max(b.opt.Horizon, t+b.line.PerLine)
+	opt.Grow, opt.Expect, opt.WarmStart = true, t, 0
+	inner, err := New(&b.line.Inner, b.model, set, nil, opt)
+	if err != nil {
+		return fmt.Errorf("line-bo: line %d: %w", b.lines, err)
+	}
+	for k := range b.obs {
+		if err := inner.Tell(0, b.obs[k].o); err != nil {
+			return fmt.Errorf("line-bo: line %d: observation %d: %w", b.lines, k+1, err)
+		}
+	}
+	b.inner, b.lineX, b.evals = inner, set.X, 0
+	return nil
+}
+
+// lineTol is the distance from a line, relative to the box's diagonal,
+// within which a seed or observed point lies on it.
+const lineTol = 1e-9
+
+// direction returns the unit direction of the next line through x̂
+// (Kirschner et al. 2019, §3): coordinate cycles through e_1 … e_d;
+// random draws z ~ N(0, I_d) from the random stream, scales z_j by the
+// box's width hi_j − lo_j (as the LineBO code's get_random_direction
+// does) and normalizes; ascent is the gradient of f's posterior mean at x̂
+// by central differences of gp.PredictAt with step 10⁻⁴·(hi_j − lo_j) per
+// coordinate (the paper's descent variant, for a maximum), and the
+// coordinate rule's direction when the gradient is zero or not finite
+// (no data yet).
+func (b *lineBO) direction(xb []float64) []float64 {
+	d := b.d
+	v := make([]float64, d)
+	coordinate := func() []float64 {
+		clear(v)
+		v[(b.lines)%d] = 1
+		return v
+	}
+	switch b.line.Direction {
+	case "random":
+		for j := range v {
+			v[j] = b.opt.Rand.NormFloat64() * (b.box.Bounds[j][1] - b.box.Bounds[j][0])
+		}
+	case "ascent":
+		x := slices.Clone(xb)
+		for j := range v {
+			h := 1e-4 * (b.box.Bounds[j][1] - b.box.Bounds[j][0])
+			x[j] = xb[j] + h
+			up, _ := b.f.PredictAt(x)
+			x[j] = xb[j] - h
+			down, _ := b.f.PredictAt(x)
+			x[j] = xb[j]
+			v[j] = (up - down) / (2 * h)
+		}
+	default:
+		return coordinate()
+	}
+	norm := math.Sqrt(vec.Dot(v, v))
+	if !(norm > 0) || math.IsInf(norm, 0) {
+		return coordinate()
+	}
+	for j := range v {
+		v[j] /= norm
+	}
+	return v
+}

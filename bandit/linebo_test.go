@@ -1,0 +1,356 @@
+package bandit_test
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/internal/strictyaml"
+	"github.com/safegp/safegp/kernel"
+)
+
+// boxFuncs are the test's f and g on [−1, 2]²: g ≥ 0 is safe around the
+// seed (0.2, 0.3).
+func boxF(x []float64) float64 { return -(x[0]-1)*(x[0]-1) - (x[1]-0.5)*(x[1]-0.5) }
+func boxG(x []float64) float64 { return 1.2 - x[0]*x[0] - x[1]*x[1] }
+
+func boxModel() bandit.Model {
+	se := kernel.SE{Variance: 1, Lengthscale: 0.7}
+	return bandit.Model{Objective: se, Constraints: []kernel.Kernel{se}, NoiseStd: 0.05, Delta: 0.1, Beta: bandit.Beta{Value: 4}}
+}
+
+func testBox() bandit.Box {
+	return bandit.Box{Bounds: [][2]float64{{-1, 2}, {-1, 2}}, Seeds: [][]float64{{0.2, 0.3}}}
+}
+
+func boxOpt(seed uint64) bandit.Options {
+	return bandit.Options{Thresholds: []float64{0}, Horizon: 60, Rand: rand.New(rand.NewPCG(seed, 7))}
+}
+
+// TestLineStepIsInner is the correctness requirement: one line
+// step of line-bo equals the inner algorithm run by hand with New on the
+// same grid, told the same observations — so line-bo's safety on a line
+// is exactly the inner algorithm's.
+func TestLineStepIsInner(t *testing.T) {
+	cases := []struct {
+		name  string
+		inner bandit.Spec
+	}{
+		{"safeopt gp", bandit.Spec{Name: "safeopt", SafeSet: "gp"}},
+		{"safeopt lipschitz", bandit.Spec{Name: "safeopt", Lipschitz: &bandit.Lipschitz{Value: 3}}},
+		{"sgp-ucb", bandit.Spec{Name: "sgp-ucb", Exploration: bandit.Exploration{Fixed: ptr(3)}}},
+		{"stageopt", bandit.Spec{Name: "stageopt", SafeSet: "gp", Exploration: bandit.Exploration{Fixed: ptr(5)}}},
+		{"safeopt-mc", bandit.Spec{Name: "safeopt-mc", SafeSet: "gp", Exploration: bandit.Exploration{Fixed: ptr(5)}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			spec := c.inner
+			spec.Name, spec.Inner, spec.Points, spec.PerLine = "line-bo", c.inner.Name, ptr(41), ptr(4)
+			box := testBox()
+			pol, err := bandit.NewBox(&spec, boxModel(), box, boxOpt(3))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Measurements outside the loop, at random points near the seed.
+			r := rand.New(rand.NewPCG(9, 9))
+			var told []bandit.Observation
+			tell := func(id int, x []float64) {
+				o := bandit.Observation{F: boxF(x), G: []float64{boxG(x)}, X: slices.Clone(x), Index: -1}
+				if id == 0 {
+					if err := pol.Tell(0, o); err != nil {
+						t.Fatal(err)
+					}
+				} else if err := pol.Tell(id, bandit.Observation{F: o.F, G: o.G}); err != nil {
+					t.Fatal(err)
+				}
+				told = append(told, o)
+			}
+			for range 6 {
+				tell(0, []float64{0.2 + 0.4*r.Float64() - 0.2, 0.3 + 0.4*r.Float64() - 0.2})
+			}
+			xb, _, _ := bandit.Best(pol)
+			a, err := pol.Ask()
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The first line: through x̂ along e_1, clipped to [−1, 2].
+			const n = 41
+			lo, hi := box.Bounds[0][0], box.Bounds[0][1]
+			sLo, sHi := lo-xb[0], hi-xb[0]
+			type pt struct {
+				s    float64
+				x    []float64
+				seed bool
+			}
+			var pts []pt
+			for i := range n {
+				s := sLo + (sHi-sLo)*float64(i)/float64(n-1)
+				pts = append(pts, pt{s, []float64{min(max(xb[0]+s, lo), hi), min(max(xb[1]+0*s, lo), hi)}, false})
+			}
+			pts = append(pts, pt{0, slices.Clone(xb), true}) // x̂, the only point on the line
+			sort.SliceStable(pts, func(i, j int) bool { return pts[i].s < pts[j].s })
+			var set bandit.DecisionSet
+			for i, p := range pts {
+				if p.seed {
+					set.Seed = append(set.Seed, i)
+				}
+				set.X = append(set.X, p.x)
+			}
+			if d := cmp.Diff(set.X, bandit.LinePoints(pol)); d != "" {
+				t.Fatalf("line points (-by hand +line-bo):\n%s", d)
+			}
+			opt := boxOpt(3)
+			opt.Horizon, opt.Grow, opt.Expect = 60, true, len(told)
+			// The hand-run inner policy draws from its own stream, seeded
+			// as line-bo's: coordinate directions draw nothing.
+			inner, err := bandit.New(&c.inner, boxModel(), set, nil, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range told {
+				if err := inner.Tell(0, o); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Every step of the line, inspected and asked.
+			for step := range 4 {
+				var want, got bandit.Snapshot
+				inner.Inspect(&want, bandit.Full)
+				pol.Inspect(&got, bandit.Full)
+				if d := cmp.Diff(want, got); d != "" {
+					t.Fatalf("step %d: snapshot (-inner +line-bo):\n%s", step, d)
+				}
+				b, err := inner.Ask()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(a.X, b.X) || a.Index != -1 {
+					t.Fatalf("step %d: line-bo asks %v (index %d), the inner algorithm %v", step, a.X, a.Index, b.X)
+				}
+				x := a.X
+				if err := inner.Tell(b.ID, bandit.Observation{F: boxF(x), G: []float64{boxG(x)}}); err != nil {
+					t.Fatal(err)
+				}
+				tell(a.ID, x)
+				if step < 3 {
+					if a, err = pol.Ask(); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			// per_line = 4: the line has ended.
+			if bandit.LinePoints(pol) != nil {
+				t.Error("the line goes on after per_line evaluations")
+			}
+		})
+	}
+}
+
+// TestLineBOReproducible: the same calls and seed give the same asks, for
+// every direction rule, and the asks stay in the box.
+func TestLineBOReproducible(t *testing.T) {
+	for _, dir := range []string{"coordinate", "random", "ascent"} {
+		run := func() [][]float64 {
+			s := &bandit.Spec{Name: "line-bo", Direction: dir, SafeSet: "gp", Points: ptr(30), PerLine: ptr(3)}
+			pol, err := bandit.NewBox(s, boxModel(), testBox(), boxOpt(5))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var xs [][]float64
+			for range 12 {
+				a, err := pol.Ask()
+				if err != nil {
+					t.Fatal(err)
+				}
+				for j, v := range a.X {
+					if v < -1 || v > 2 {
+						t.Fatalf("%s: ask %v outside the box in dimension %d", dir, a.X, j+1)
+					}
+				}
+				xs = append(xs, a.X)
+				if err := pol.Tell(a.ID, bandit.Observation{F: boxF(a.X), G: []float64{boxG(a.X)}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return xs
+		}
+		if d := cmp.Diff(run(), run()); d != "" {
+			t.Errorf("%s: two runs differ:\n%s", dir, d)
+		}
+	}
+}
+
+// TestLineBOCoordinate: coordinate lines cycle through e_1 … e_d and pass
+// through the best safe point.
+func TestLineBOCoordinate(t *testing.T) {
+	s := &bandit.Spec{Name: "line-bo", SafeSet: "gp", Points: ptr(11), PerLine: ptr(2), Tolerance: ptr(0.0)}
+	pol, err := bandit.NewBox(s, boxModel(), testBox(), boxOpt(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range 4 {
+		xb, _, _ := bandit.Best(pol)
+		a, err := pol.Ask()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pts := bandit.LinePoints(pol)
+		fixed := 1 - line%2 // the coordinate the line does not move
+		for _, p := range pts {
+			if p[fixed] != xb[fixed] {
+				t.Fatalf("line %d: point %v leaves x̂ = %v in coordinate %d", line+1, p, xb, fixed+1)
+			}
+		}
+		if !slices.ContainsFunc(pts, func(p []float64) bool { return slices.Equal(p, xb) }) {
+			t.Errorf("line %d does not contain x̂ = %v", line+1, xb)
+		}
+		for k := range 2 {
+			if k > 0 {
+				if a, err = pol.Ask(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := pol.Tell(a.ID, bandit.Observation{F: boxF(a.X), G: []float64{boxG(a.X)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if bandit.LinePoints(pol) != nil {
+			t.Fatalf("line %d goes on after per_line = 2 evaluations", line+1)
+		}
+	}
+}
+
+// TestLineBOEndsEarly: a tolerance that every gap is below ends each line
+// after its first evaluation.
+func TestLineBOEndsEarly(t *testing.T) {
+	s := &bandit.Spec{Name: "line-bo", SafeSet: "gp", Points: ptr(11), Tolerance: ptr(1e9)}
+	pol, err := bandit.NewBox(s, boxModel(), testBox(), boxOpt(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := pol.Ask()
+	if err := pol.Tell(a.ID, bandit.Observation{F: 0.5, G: []float64{1}}); err != nil {
+		t.Fatal(err)
+	}
+	if bandit.LinePoints(pol) != nil {
+		t.Error("the line goes on with a gap below the tolerance")
+	}
+}
+
+// TestBoxBadInput: one clear error each, and no panic.
+func TestBoxBadInput(t *testing.T) {
+	good := bandit.Spec{Name: "line-bo", SafeSet: "gp"}
+	cases := []struct {
+		name string
+		spec bandit.Spec
+		box  bandit.Box
+		opt  func(*bandit.Options)
+		want string
+	}{
+		{"lo = hi", good, bandit.Box{Bounds: [][2]float64{{0, 0}}, Seeds: [][]float64{{0}}}, nil, "want lo < hi"},
+		{"lo > hi", good, bandit.Box{Bounds: [][2]float64{{0, 1}, {2, 1}}, Seeds: [][]float64{{0, 1}}}, nil, "bounds of dimension 2"},
+		{"no bounds", good, bandit.Box{Seeds: [][]float64{{0}}}, nil, "no bounds"},
+		{"nan bound", good, bandit.Box{Bounds: [][2]float64{{math.NaN(), 1}}, Seeds: [][]float64{{0}}}, nil, "finite"},
+		{"no seed", good, bandit.Box{Bounds: [][2]float64{{0, 1}}}, nil, "no seed point"},
+		{"seed outside", good, bandit.Box{Bounds: [][2]float64{{0, 1}, {0, 1}}, Seeds: [][]float64{{0.5, 1.5}}}, nil, "outside the box in dimension 2"},
+		{"seed wrong dimension", good, bandit.Box{Bounds: [][2]float64{{0, 1}, {0, 1}}, Seeds: [][]float64{{0.5}}}, nil, "seed point 1 has 1 coordinates"},
+		{"finite algorithm on a box", bandit.Spec{Name: "safeopt", SafeSet: "gp"}, testBox(), nil, "needs a finite decision set"},
+		{"oracle inside", bandit.Spec{Name: "line-bo", Inner: "gp-ucb-oracle"}, testBox(), nil, "needs the true safe set"},
+		{"lipschitz auto inside", bandit.Spec{Name: "line-bo"}, testBox(), nil, "auto needs the true functions"},
+		{"lipschitz auto given", bandit.Spec{Name: "line-bo", Inner: "stageopt", Exploration: bandit.Exploration{Fixed: ptr(1)}, Lipschitz: &bandit.Lipschitz{Auto: true}}, testBox(), nil, "auto needs the true functions"},
+		{"random without stream", bandit.Spec{Name: "line-bo", SafeSet: "gp", Direction: "random"}, testBox(), func(o *bandit.Options) { o.Rand = nil }, "needs a random stream"},
+		{"sgp-ucb without stream", bandit.Spec{Name: "line-bo", Inner: "sgp-ucb", Exploration: bandit.Exploration{Fixed: ptr(2)}}, testBox(), func(o *bandit.Options) { o.Rand = nil }, "needs a random stream"},
+		{"inner option checked", bandit.Spec{Name: "line-bo", Inner: "sgp-ucb"}, testBox(), nil, "inner sgp-ucb"},
+		{"points", bandit.Spec{Name: "line-bo", SafeSet: "gp", Points: ptr(1)}, testBox(), nil, "points"},
+		{"per_line", bandit.Spec{Name: "line-bo", SafeSet: "gp", PerLine: ptr(0)}, testBox(), nil, "per_line"},
+		{"tolerance", bandit.Spec{Name: "line-bo", SafeSet: "gp", Tolerance: ptr(-1.0)}, testBox(), nil, "tolerance"},
+		{"direction", bandit.Spec{Name: "line-bo", SafeSet: "gp", Direction: "diagonal"}, testBox(), nil, "direction"},
+		{"ard lengthscales", good, bandit.Box{Bounds: [][2]float64{{0, 1}, {0, 1}, {0, 1}}, Seeds: [][]float64{{0, 0, 0}}}, nil, "lengthscales"},
+	}
+	for _, c := range cases {
+		opt := boxOpt(1)
+		if c.opt != nil {
+			c.opt(&opt)
+		}
+		model := boxModel()
+		if c.name == "ard lengthscales" {
+			model.Objective = kernel.SE{Variance: 1, ARD: []float64{1, 1}}
+		}
+		_, err := bandit.NewBox(&c.spec, model, c.box, opt)
+		if !errors.Is(err, bandit.ErrConfig) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want ErrConfig containing %q", c.name, err, c.want)
+		}
+	}
+	// line-bo on a finite decision set.
+	_, err := bandit.New(&good, boxModel(), bandit.DecisionSet{X: [][]float64{{0}, {1}}, Seed: []int{0}}, nil, boxOpt(1))
+	if !errors.Is(err, bandit.ErrConfig) || !strings.Contains(err.Error(), "box domain") {
+		t.Errorf("line-bo on a finite set: %v", err)
+	}
+	// The line-bo keys on another algorithm.
+	for _, s := range []bandit.Spec{{Name: "safeopt", Inner: "safeopt"}, {Name: "safeopt", Points: ptr(3)}, {Name: "gp-ucb-oracle", Direction: "random"}} {
+		if err := s.Check(10); !errors.Is(err, bandit.ErrConfig) || !strings.Contains(err.Error(), "not an option of") {
+			t.Errorf("%+v: %v", s, err)
+		}
+	}
+}
+
+// TestBoxBadTell: tells a box cannot take are errors that change nothing.
+func TestBoxBadTell(t *testing.T) {
+	pol, err := bandit.NewBox(&bandit.Spec{Name: "line-bo", SafeSet: "gp", Points: ptr(11)}, boxModel(), testBox(), boxOpt(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a0, _ := pol.Ask()
+	for _, c := range []struct {
+		id   int
+		o    bandit.Observation
+		want string
+	}{
+		{0, bandit.Observation{F: 1, G: []float64{1}, X: []float64{3, 0}, Index: -1}, "outside the box"},
+		{0, bandit.Observation{F: 1, G: []float64{1}, X: []float64{0}, Index: -1}, "1 coordinates"},
+		{0, bandit.Observation{F: 1, G: []float64{1}, Index: 2}, "no action indices"},
+		{0, bandit.Observation{F: 1, G: []float64{1}, Index: -1}, "needs its point"},
+		{0, bandit.Observation{F: math.NaN(), G: []float64{1}, X: []float64{0, 0}, Index: -1}, "not a finite"},
+		{a0.ID, bandit.Observation{F: 1}, "constraint values"},
+		{7, bandit.Observation{F: 1, G: []float64{1}}, "never handed out"},
+	} {
+		if err := pol.Tell(c.id, c.o); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("tell %d %+v: %v, want %q", c.id, c.o, err, c.want)
+		}
+	}
+	if a, _ := pol.Ask(); a.ID != a0.ID || !slices.Equal(a.X, a0.X) {
+		t.Errorf("after bad tells the pending ask is %+v, was %+v", a, a0)
+	}
+}
+
+// TestLineBOSpecYAML decodes the line-bo keys and refuses them elsewhere.
+func TestLineBOSpecYAML(t *testing.T) {
+	var s bandit.Spec
+	in := "{name: line-bo, inner: stageopt, safe_set: gp, exploration: {fixed: 3}, direction: ascent, points: 100, per_line: 5, tolerance: 0}"
+	if err := strictyaml.Decode([]byte(in), &s); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(10); err != nil {
+		t.Fatal(err)
+	}
+	l := s.LineOptions()
+	want := bandit.Line{Inner: bandit.Spec{Name: "stageopt", SafeSet: "gp", Exploration: bandit.Exploration{Fixed: ptr(3)}}, Direction: "ascent", Points: 100, PerLine: 5, Tolerance: 0}
+	if d := cmp.Diff(want, l); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	var def bandit.Spec
+	if err := yaml.Unmarshal([]byte("{name: line-bo}"), &def); err != nil {
+		t.Fatal(err)
+	}
+	if l := def.LineOptions(); l.Inner.Name != "safeopt" || l.Direction != "coordinate" || l.Points != 300 || l.PerLine != 20 || l.Tolerance != 0.01 {
+		t.Errorf("defaults %+v", l)
+	}
+}
