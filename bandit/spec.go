@@ -256,6 +256,13 @@ type Spec struct {
 	KeepSeed    bool        `yaml:"keep_seed,omitempty" json:"keep_seed,omitempty"`
 	SafeSet     string      `yaml:"safe_set,omitempty" json:"safe_set,omitempty"`
 	Lipschitz   *Lipschitz  `yaml:"lipschitz,omitempty" json:"lipschitz,omitempty"`
+	// PLACEHOLDER (box_contract.go): line-bo's keys, as the contract of
+	// issue 11 names them; the real policy's declaration replaces these.
+	Inner     string  `yaml:"inner,omitempty" json:"inner,omitempty"`
+	Direction string  `yaml:"direction,omitempty" json:"direction,omitempty"`
+	Points    int     `yaml:"points,omitempty" json:"points,omitempty"`
+	PerLine   int     `yaml:"per_line,omitempty" json:"per_line,omitempty"`
+	Tolerance float64 `yaml:"tolerance,omitempty" json:"tolerance,omitempty"`
 }
 
 // Names lists the algorithm names New accepts.
@@ -292,7 +299,13 @@ func (s *Spec) Check(horizon int) error {
 		}
 		return nil
 	}
+	// PLACEHOLDER (box_contract.go): line-bo and its keys.
+	if k := s.hasBoxKeys(); k != "" && s.Name != "line-bo" {
+		return bad(k, "not an option of %s", s.Name)
+	}
 	switch s.Name {
+	case "line-bo":
+		return s.checkLineBO()
 	case "sgp-ucb":
 		if err := only("phase1", "exploration", "keep_seed"); err != nil {
 			return err
