@@ -39,6 +39,7 @@ type Config struct {
 
 	dir  string     // folder of the config file: problem.file is relative to it
 	warm *WarmStart // problem.warm_start's content, read by ReadProblem
+	fn   *function  // problem.function, checked (nil without one)
 }
 
 // WarmStart is problem.warm_start's content as every algorithm is told
@@ -70,6 +71,11 @@ type ProblemConfig struct {
 	// condition (SPEC §5, "Safe objective"); with it Thresholds may be
 	// empty, for a problem without constraints.
 	ObjectiveThreshold *float64 `yaml:"objective_threshold,omitempty" json:"objective_threshold,omitempty"`
+
+	// Function is a built-in benchmark (problem/bench) on its box, in
+	// place of file and generate; SeedPoints draws its seed points.
+	Function   *FunctionConfig `yaml:"function,omitempty" json:"function,omitempty"`
+	SeedPoints *SeedPoints     `yaml:"seed_points,omitempty" json:"seed_points,omitempty"`
 }
 
 // ModelConfig is the learner's GP model, the section an experiment shares
@@ -118,10 +124,41 @@ func (c *Config) Check() error {
 		return err
 	}
 	p := &c.Problem
+	c.fn = nil
+	if p.Function != nil {
+		if err := c.checkFunction(); err != nil {
+			return err
+		}
+		for _, v := range []struct {
+			key string
+			err error
+		}{
+			{"problem", config.CheckSafety(nil, p.ObjectiveThreshold)},
+			{"problem.epsilon", config.CheckNonNegative(p.Epsilon)},
+			{"problem.noise_std", config.CheckNonNegative(p.NoiseStd)},
+		} {
+			if v.err != nil {
+				return fielderr.Recast(ErrConfig, v.key, v.err)
+			}
+		}
+		if c.Model.Fit.Active() {
+			return fielderr.New(ErrConfig, "model.fit", "not offered with problem.function")
+		}
+		if err := c.checkAlgorithms(); err != nil {
+			return err
+		}
+		return c.checkDomains()
+	}
+	if p.SeedPoints != nil {
+		return fielderr.New(ErrConfig, "problem.seed_points", "only with problem.function")
+	}
 	if err := p.check(); err != nil {
 		return err
 	}
 	if err := fielderr.Recast(ErrConfig, "model", c.Model.Check(len(p.Thresholds), p.Generate != nil)); err != nil {
+		return err
+	}
+	if err := c.checkDomains(); err != nil {
 		return err
 	}
 	if g := p.Generate; g != nil && c.Model.Fit.Active() {
@@ -173,7 +210,7 @@ func (p *ProblemConfig) check() error {
 	}
 	switch {
 	case p.File == "" && p.Generate == nil:
-		return bad("problem", "give file or generate")
+		return bad("problem", "give file, generate or function")
 	case p.File != "" && p.Generate != nil:
 		return bad("problem", "give file or generate, not both")
 	case p.Generate != nil && p.SeedActions != nil:

@@ -31,7 +31,7 @@ func TestConfigCheck(t *testing.T) {
 		{"too many realizations", regimeConfig, "realizations: 6", "realizations: 2000000", "realizations: must be at most 1000000, got 2000000", experiment.ErrConfig},
 		{"too many rounds", regimeConfig, "realizations: 6\nhorizon: 60", "realizations: 1000000\nhorizon: 1000", "realizations: 1000000 realizations × 3 algorithms × 1000 rounds", experiment.ErrConfig},
 		{"file and generate", regimeConfig, "problem:\n", "problem:\n  file: p.csv\n", "problem: give file or generate, not both", experiment.ErrConfig},
-		{"neither", fileProblem, "  file: p.csv\n", "", "problem: give file or generate", experiment.ErrConfig},
+		{"neither", fileProblem, "  file: p.csv\n", "", "problem: give file, generate or function", experiment.ErrConfig},
 		{"seed actions for a drawn problem", regimeConfig, "problem:\n", "problem:\n  seed_actions: [1]\n", "problem.seed_actions: only for a problem file", experiment.ErrConfig},
 		{"no thresholds", regimeConfig, "  thresholds: [0.0]\n", "", "problem.thresholds: missing", experiment.ErrConfig},
 		{"huge threshold", regimeConfig, "thresholds: [0.0]", "thresholds: [1e200]", "problem.thresholds[0]: must be a finite number within ±1e100, got 1e+200", experiment.ErrConfig},

@@ -40,6 +40,9 @@ func (c *Config) Plan(fixed *problem.Problem, workers int, limit int64, keepRuns
 	var inst, draw int64 // per realization: its problem; the peak of drawing one
 	var shared int64     // held throughout: the problem file
 	where := "problem.file"
+	if c.fn != nil {
+		return c.planFunction(workers, limit, keepRuns)
+	}
 	if fixed != nil {
 		n, d = fixed.N(), fixed.Dim()
 		shared = problem.Bytes(n, d, m)

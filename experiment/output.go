@@ -22,6 +22,14 @@ type Curve struct {
 	MeanAvg, StdAvg           []float64
 	MeanAvgReach, StdAvgReach []float64
 	Violations                []float64
+	// Function marks a benchmark function's curve (problem.function):
+	// MeanBest and SEBest are the mean and standard error over
+	// realizations of the best safe value after round t+1, MeanSimple
+	// and SESimple those of the simple regret (nil when f* is unknown);
+	// the regret averages are nil.
+	Function             bool
+	MeanBest, SEBest     []float64
+	MeanSimple, SESimple []float64
 }
 
 // Summarize computes one Curve per label, in configuration order. The
@@ -31,7 +39,7 @@ func Summarize(res *Results) []Curve {
 	if len(res.Runs) == 0 {
 		return nil
 	}
-	s := newSummarizer(len(res.Runs[0].Regret))
+	s := newSummarizer(max(len(res.Runs[0].Regret), len(res.Runs[0].BestSafe)))
 	for i := range res.Runs {
 		s.add(&res.Runs[i])
 	}
@@ -42,6 +50,9 @@ func Summarize(res *Results) []Curve {
 func SummaryCSV(curves []Curve) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
+	if len(curves) > 0 && curves[0].Function {
+		return functionCSV(curves)
+	}
 	w.Write([]string{"label", "round", "mean_avg_regret", "std_avg_regret", "mean_avg_reachable_regret", "std_avg_reachable_regret", "mean_violations"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, c := range curves {
@@ -76,6 +87,9 @@ func Write(dir string, res *Results, title string) error {
 // mean R_t/t per label with a ±1 std band.
 func RegretFigure(title string) func(tmp string, curves []Curve) error {
 	return func(tmp string, curves []Curve) error {
+		if len(curves) > 0 && curves[0].Function {
+			return functionFigure(tmp, title, curves)
+		}
 		p, err := plot.Bands(title, "round t", "average regret R_t / t", RegretSeries(curves))
 		if err != nil {
 			return err

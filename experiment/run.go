@@ -17,15 +17,26 @@ import (
 
 // Run is one algorithm played on one realization (SPEC §9).
 type Run struct {
-	Algorithm         string    `json:"algorithm"`
-	Label             string    `json:"label"`
-	Realization       int       `json:"realization"`
-	Actions           []int     `json:"actions"`
-	Regret            []float64 `json:"regret"`
-	ReachableRegret   []float64 `json:"reachable_regret"`
+	Algorithm   string `json:"algorithm"`
+	Label       string `json:"label"`
+	Realization int    `json:"realization"`
+	// Actions, Regret, ReachableRegret and SafeSetSize are those of a
+	// finite problem (never empty there: T ≥ 1); a benchmark function's
+	// runs (problem.function) have Points, Values, BestSafe and
+	// SimpleRegret instead (PlayFunction).
+	Actions           []int     `json:"actions,omitempty"`
+	Regret            []float64 `json:"regret,omitempty"`
+	ReachableRegret   []float64 `json:"reachable_regret,omitempty"`
 	Violations        int       `json:"violations"`
-	SafeSetSize       []int     `json:"safe_set_size"`
+	SafeSetSize       []int     `json:"safe_set_size,omitempty"`
 	ExplorationRounds int       `json:"exploration_rounds"`
+	// Points are the points played, Values f there (exact), BestSafe
+	// the best safe value after each round and SimpleRegret f* minus it
+	// (PlayFunction's definitions).
+	Points       [][]float64 `json:"points,omitempty"`
+	Values       []float64   `json:"values,omitempty"`
+	BestSafe     []float64   `json:"best_safe,omitempty"`
+	SimpleRegret []float64   `json:"simple_regret,omitempty"`
 	// Fits are the fits of model.fit made during the run (none without
 	// it: the field is then left out of results.json).
 	Fits []RunFit `json:"fits,omitempty"`
@@ -89,11 +100,20 @@ func splitmix(x uint64) uint64 {
 type Instance struct {
 	Problem *problem.Problem
 	Info    *problem.Info
+	// A benchmark function's (problem.function): the seed points, the
+	// best f among them; Problem and Info are then its grid problem, nil
+	// without a grid.
+	Seeds    [][]float64
+	SeedBest float64
+	noiseStd float64
 }
 
 // Instance draws (or reads) the problem of realization r; fixed, if not
 // nil, is the problem file's content, shared by every realization.
 func (c *Config) Instance(r int, fixed *problem.Problem) (Instance, error) {
+	if c.fn != nil {
+		return c.functionInstance(r)
+	}
 	p := fixed
 	if p == nil {
 		var err error
@@ -106,7 +126,7 @@ func (c *Config) Instance(r int, fixed *problem.Problem) (Instance, error) {
 	if err != nil {
 		return Instance{}, fmt.Errorf("realization %d: %w", r, err)
 	}
-	return Instance{p, info}, nil
+	return Instance{Problem: p, Info: info}, nil
 }
 
 // Setting is what every algorithm of a realization is built from:
@@ -248,7 +268,13 @@ func execute(ctx context.Context, c *Config, opt Options, keepRuns bool, sized f
 		err = parallel(ctx, plan.Workers, len(runs), func(j int) error {
 			a, k := j/nr, j%nr
 			r := lo + k
-			run, err := Play(&c.Algorithms[a], c.Setting(r, insts[k]), insts[k].Problem, insts[k].Info, c.Noise(r), nil)
+			var run *Run
+			var err error
+			if c.fn != nil {
+				run, err = PlayFunction(&c.Algorithms[a], c.functionSetting(r, insts[k]), c.fn, insts[k], c.Noise(r))
+			} else {
+				run, err = Play(&c.Algorithms[a], c.Setting(r, insts[k]), insts[k].Problem, insts[k].Info, c.Noise(r), nil)
+			}
 			if err != nil {
 				return fmt.Errorf("algorithms[%d] (%s), realization %d: %w", a, c.Algorithms[a].DisplayLabel(), r, err)
 			}

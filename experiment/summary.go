@@ -22,6 +22,8 @@ type acc struct {
 	avgM, avgQ     []float64
 	reachM, reachQ []float64
 	violM, violQ   []float64
+	function       bool // runs on a benchmark function (Run.Points)
+	known          bool // with f*, so with the simple regret
 }
 
 func newSummarizer(T int) *summarizer {
@@ -39,11 +41,22 @@ func (s *summarizer) add(r *Run) {
 	}
 	var cum, cumR, v float64
 	next := 0 // index into r.violationRounds
+	if r.Points != nil {
+		// A benchmark function's run: the best safe value and the simple
+		// regret take the places of the two averages.
+		a.function, a.known = true, r.SimpleRegret != nil
+		copy(s.avg, r.BestSafe)
+		if a.known {
+			copy(s.reach, r.SimpleRegret)
+		}
+	}
 	for t := 0; t < s.T; t++ {
-		cum += r.Regret[t]
-		cumR += r.ReachableRegret[t]
-		s.avg[t] = cum / float64(t+1)
-		s.reach[t] = cumR / float64(t+1)
+		if r.Points == nil {
+			cum += r.Regret[t]
+			cumR += r.ReachableRegret[t]
+			s.avg[t] = cum / float64(t+1)
+			s.reach[t] = cumR / float64(t+1)
+		}
 		if next < len(r.violationRounds) && r.violationRounds[next] == t {
 			v++
 			next++
@@ -71,6 +84,14 @@ func (s *summarizer) curves() []Curve {
 	out := make([]Curve, 0, len(s.order))
 	for _, l := range s.order {
 		a := s.labels[l]
+		if a.function {
+			c := Curve{Label: l, Function: true, Violations: a.violM, MeanBest: a.avgM, SEBest: se(a.avgQ, a.n)}
+			if a.known {
+				c.MeanSimple, c.SESimple = a.reachM, se(a.reachQ, a.n)
+			}
+			out = append(out, c)
+			continue
+		}
 		out = append(out, Curve{
 			Label:   l,
 			MeanAvg: a.avgM, StdAvg: std(a.avgQ, a.n),
@@ -79,6 +100,15 @@ func (s *summarizer) curves() []Curve {
 		})
 	}
 	return out
+}
+
+// se is the standard error of the mean, std/√n (0 for one realization).
+func se(m2 []float64, n float64) []float64 {
+	s := std(m2, n)
+	for t := range s {
+		s[t] /= math.Sqrt(n)
+	}
+	return s
 }
 
 func std(m2 []float64, n float64) []float64 {

@@ -190,7 +190,11 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	title := fmt.Sprintf("%s: mean ± 1 std over %d realizations", strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0])), cfg.Realizations)
+	spread := "std"
+	if cfg.Problem.Function != nil {
+		spread = "standard error" // a benchmark function's figure (experiment.PlayFunction)
+	}
+	title := fmt.Sprintf("%s: mean ± 1 %s over %d realizations", strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0])), spread, cfg.Realizations)
 	if err := experiment.WriteWithOptions(*out, res, experiment.WriteOptions{Figures: experiment.RegretFigure(title), Force: *force}); err != nil {
 		return err
 	}

@@ -1,0 +1,459 @@
+package experiment
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	gplot "gonum.org/v1/plot"
+
+	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/internal/fielderr"
+	"github.com/safegp/safegp/internal/memlimit"
+	"github.com/safegp/safegp/kernel"
+	"github.com/safegp/safegp/plot"
+	"github.com/safegp/safegp/problem"
+	"github.com/safegp/safegp/problem/bench"
+)
+
+// ErrNoSeedPoint marks a realization whose seed points could not be drawn:
+// too few uniform draws of the box reached problem.seed_points.min_f.
+var ErrNoSeedPoint = errors.New("no seed point found")
+
+// MaxGridActions caps problem.function.decision_set.grid: the finite
+// reference algorithms hold N×N matrices (safe_set: gp).
+const MaxGridActions = 20_000
+
+// DefaultMaxTries is problem.seed_points.max_tries when not given.
+const DefaultMaxTries = 1_000_000
+
+// FunctionConfig is problem.function: a built-in benchmark of the LineBO
+// paper's protocol (package problem/bench), played on its box by line-bo
+// and, with decision_set.grid, on a grid of the box by the finite-set
+// algorithms (SafeOpt as the 2-D reference).
+type FunctionConfig struct {
+	Name string `yaml:"name" json:"name"`
+	// Dim is the dimension: the benchmark's own when 0 (camelback 2,
+	// hartmann6 6); gaussian needs one.
+	Dim         int          `yaml:"dim,omitempty" json:"dim,omitempty"`
+	DecisionSet *FunctionSet `yaml:"decision_set,omitempty" json:"decision_set,omitempty"`
+}
+
+// FunctionSet overrides the benchmark's box and adds a grid on it.
+type FunctionSet struct {
+	Box  *BoxSpec  `yaml:"box,omitempty" json:"box,omitempty"`
+	Grid *GridSize `yaml:"grid,omitempty" json:"grid,omitempty"`
+}
+
+// BoxSpec is a box domain: bounds[j] = [lo_j, hi_j].
+type BoxSpec struct {
+	Bounds [][2]float64 `yaml:"bounds" json:"bounds"`
+}
+
+// GridSize is the grid of the box the finite-set algorithms play on:
+// points[j] evenly spaced values on the box's bounds[j] (problem.Grid),
+// plus the realization's seed points.
+type GridSize struct {
+	Points []int `yaml:"points" json:"points"`
+}
+
+// SeedPoints is problem.seed_points: Count points drawn uniformly in the
+// box, per realization from its problem stream, keeping those with
+// f ≥ MinF (rejection sampling, at most MaxTries draws in all) — febo's
+// BenchmarkEnvironment._get_random_initial_point with random_x0_min_value
+// (kirschnj/LineBO, febo/environment/benchmarks/benchmarks.py).
+type SeedPoints struct {
+	Count    int     `yaml:"count" json:"count"`
+	MinF     float64 `yaml:"min_f" json:"min_f"`
+	MaxTries int     `yaml:"max_tries,omitempty" json:"max_tries,omitempty"`
+}
+
+// function is a checked problem.function: the benchmark, the box and
+// the grid (nil without one).
+type function struct {
+	f      *bench.Function
+	bounds [][2]float64
+	grid   []int
+	fstar  float64
+	known  bool // f* is the max over the box (a point of XStar is in it)
+}
+
+// checkFunction checks problem.function and problem.seed_points and
+// resolves them into c.fn.
+func (c *Config) checkFunction() error {
+	p := &c.Problem
+	bad := func(key, format string, args ...any) error { return fielderr.New(ErrConfig, key, format, args...) }
+	switch {
+	case p.File != "" || p.Generate != nil:
+		return bad("problem", "give one of file, generate and function")
+	case p.SeedActions != nil:
+		return bad("problem.seed_actions", "only for a problem file; use problem.seed_points")
+	case p.WarmStart != "":
+		return bad("problem.warm_start", "only with problem.file")
+	case len(p.Thresholds) != 0:
+		return bad("problem.thresholds", "a benchmark function has no constraints: its safety condition is objective_threshold (f ≥ h_f)")
+	case p.SeedPoints == nil:
+		return bad("problem.seed_points", "missing: give {count: k, min_f: v}")
+	}
+	fc := p.Function
+	f, err := bench.Lookup(fc.Name, fc.Dim)
+	if err != nil {
+		return fielderr.Recast(ErrConfig, "problem.function", err)
+	}
+	fn := &function{f: f, bounds: f.Bounds}
+	if ds := fc.DecisionSet; ds != nil {
+		if ds.Box != nil {
+			b := ds.Box.Bounds
+			if len(b) != f.Dim {
+				return bad("problem.function.decision_set.box.bounds", "%d intervals for %s in %d dimensions", len(b), f.Name, f.Dim)
+			}
+			for j, v := range b {
+				if !problem.InRange(v[0]) || !problem.InRange(v[1]) || !(v[0] < v[1]) {
+					return bad(fmt.Sprintf("problem.function.decision_set.box.bounds[%d]", j), "want finite lo < hi within ±1e100, got %v", v)
+				}
+			}
+			fn.bounds = b
+		}
+		if ds.Grid != nil {
+			g := problem.GridSpec{Bounds: fn.bounds, Points: ds.Grid.Points}
+			if len(g.Points) != f.Dim {
+				return bad("problem.function.decision_set.grid.points", "%d counts for %s in %d dimensions", len(g.Points), f.Name, f.Dim)
+			}
+			if err := g.Check(MaxGridActions, " (finite-set algorithms hold N×N matrices)"); err != nil {
+				return fielderr.Recast(ErrConfig, "problem.function.decision_set.grid", err)
+			}
+			fn.grid = ds.Grid.Points
+		}
+	}
+	for _, x := range f.XStar {
+		if inBox(x, fn.bounds) {
+			fn.fstar, fn.known = f.FStar, true
+		}
+	}
+	sp := p.SeedPoints
+	switch {
+	case sp.Count < 1 || sp.Count > 1000:
+		return bad("problem.seed_points.count", "want 1…1000, got %d", sp.Count)
+	case !problem.InRange(sp.MinF):
+		return bad("problem.seed_points.min_f", "want a finite number, got %v", sp.MinF)
+	case p.ObjectiveThreshold != nil && sp.MinF < *p.ObjectiveThreshold:
+		return bad("problem.seed_points.min_f", "%v is below objective_threshold %v: a seed point must be safe", sp.MinF, *p.ObjectiveThreshold)
+	case sp.MaxTries < 0:
+		return bad("problem.seed_points.max_tries", "must be ≥ 0 (0: %d), got %d", DefaultMaxTries, sp.MaxTries)
+	}
+	if err := fielderr.Recast(ErrConfig, "model", c.Model.Check(0, false)); err != nil {
+		return err
+	}
+	if err := fielderr.Recast(ErrConfig, "model", c.Model.CheckDim(f.Dim)); err != nil {
+		return err
+	}
+	c.fn = fn
+	return nil
+}
+
+// checkDomains checks that each algorithm has its kind of domain: line-bo
+// a box (problem.function), the finite-set algorithms a finite set.
+func (c *Config) checkDomains() error {
+	for i := range c.Algorithms {
+		a := &c.Algorithms[i]
+		key := fmt.Sprintf("algorithms[%d]", i)
+		switch {
+		case a.Name == "line-bo" && c.fn == nil:
+			return fielderr.New(ErrConfig, key, "line-bo plays on a box: give problem.function")
+		case a.Name != "line-bo" && c.fn != nil && c.fn.grid == nil:
+			return fielderr.New(ErrConfig, key, "%s plays on a finite decision set, and problem.function has only a box: give problem.function.decision_set.grid", a.Name)
+		case a.Name == "gp-ucb-oracle" && c.fn != nil:
+			return fielderr.New(ErrConfig, key, "gp-ucb-oracle needs a true safe set of the grid; not offered on a benchmark function")
+		}
+	}
+	return nil
+}
+
+func inBox(x []float64, b [][2]float64) bool {
+	for j, v := range x {
+		if v < b[j][0] || v > b[j][1] {
+			return false
+		}
+	}
+	return true
+}
+
+// Seeds draws the seed points of realization r (problem.seed_points).
+func (c *Config) seeds(rng *rand.Rand) ([][]float64, error) {
+	sp, fn := c.Problem.SeedPoints, c.fn
+	tries := sp.MaxTries
+	if tries == 0 {
+		tries = DefaultMaxTries
+	}
+	d := fn.f.Dim
+	out := make([][]float64, 0, sp.Count)
+	x := make([]float64, d)
+	for k := 0; k < tries && len(out) < sp.Count; k++ {
+		for j, b := range fn.bounds {
+			x[j] = b[0] + (b[1]-b[0])*rng.Float64()
+		}
+		if fn.f.Eval(x) >= sp.MinF {
+			out = append(out, append([]float64(nil), x...))
+		}
+	}
+	if len(out) < sp.Count {
+		return nil, fmt.Errorf("%w: problem.seed_points: %d of %d points with f ≥ %v in %d uniform draws of the box; lower min_f or raise max_tries", ErrNoSeedPoint, len(out), sp.Count, sp.MinF, tries)
+	}
+	return out, nil
+}
+
+// functionInstance draws realization r's seed points and, with a grid,
+// builds the finite problem the finite-set algorithms play: the grid and
+// the seed points, appended as the seed set (febo's SafeOpt starts from
+// its x0 beside its grid: febo/algorithms/safeopt.py, SafeOpt).
+func (c *Config) functionInstance(r int) (Instance, error) {
+	seeds, err := c.seeds(stream(c.Seed, r, streamProblem))
+	if err != nil {
+		return Instance{}, fmt.Errorf("realization %d: %w", r, err)
+	}
+	in := Instance{Seeds: seeds, SeedBest: math.Inf(-1), noiseStd: c.Problem.NoiseStd}
+	for _, x := range seeds {
+		in.SeedBest = math.Max(in.SeedBest, c.fn.f.Eval(x))
+	}
+	if c.fn.grid == nil {
+		return in, nil
+	}
+	x := append(problem.Grid(c.fn.bounds, c.fn.grid), seeds...)
+	p := &problem.Problem{X: x, F: make([]float64, len(x)), G: [][]float64{}, H: []float64{}, HF: c.Problem.ObjectiveThreshold, Epsilon: c.Problem.Epsilon, NoiseStd: c.Problem.NoiseStd}
+	for i, xi := range x {
+		p.F[i] = c.fn.f.Eval(xi)
+	}
+	for k := range seeds {
+		p.Seed = append(p.Seed, len(x)-len(seeds)+k)
+	}
+	info, err := p.Analyze()
+	if err != nil {
+		return Instance{}, fmt.Errorf("realization %d: problem.function.decision_set.grid: %w", r, err)
+	}
+	in.Problem, in.Info = p, info
+	return in, nil
+}
+
+// functionSetting is Setting for a benchmark function.
+func (c *Config) functionSetting(r int, in Instance) *Setting {
+	kf, _ := kernel.New(*c.Model.Objective)
+	st := &Setting{
+		Used: c.Model,
+		Model: bandit.Model{
+			Objective: kf, NoiseStd: *c.Model.NoiseStd, NoiseStds: c.Model.NoiseStds(),
+			Delta: *c.Model.Delta, Beta: c.beta(),
+		},
+		Options: bandit.Options{
+			Thresholds: []float64{}, ObjectiveThreshold: c.Problem.ObjectiveThreshold, Epsilon: c.Problem.Epsilon,
+			Horizon: c.Horizon, Rand: stream(c.Seed, r, streamPolicy),
+		},
+	}
+	if in.Problem != nil {
+		st.Set = bandit.DecisionSet{X: in.Problem.X, Seed: in.Problem.Seed}
+		st.Truth = &bandit.Truth{Safe: in.Info.SafeTrue, Lipschitz: in.Info.Lipschitz}
+	}
+	return st
+}
+
+// PlayFunction drives one policy for the horizon's rounds on a benchmark
+// function: line-bo on the box (bandit.NewBox), any other algorithm on
+// the grid problem of in. Each round: ask → point x → f(x) + noise (one
+// normal draw a round from noise when problem.noise_std > 0, so every
+// algorithm of a realization meets the same draws) → tell. It records the
+// point, f(x), violations (f(x) < h_f), the best safe value and the simple
+// regret.
+//
+// The best safe value after round t is the largest f(x_s), s ≤ t, among
+// the points played that truly satisfy f ≥ h_f (every point without an
+// objective threshold), and the seed points' f, known safe starting
+// points, before any: so it is defined from round 1. The simple regret is
+// f* − best safe value, with f* the benchmark's known maximum over the
+// box (left out when the box excludes every known maximizer).
+func PlayFunction(s *bandit.Spec, st *Setting, fn *function, in Instance, noise *rand.Rand) (*Run, error) {
+	var pol bandit.Policy
+	var err error
+	if s.Name == "line-bo" {
+		pol, err = bandit.NewBox(s, st.Model, bandit.Box{Bounds: fn.bounds, Seeds: in.Seeds}, st.Options)
+	} else {
+		pol, err = bandit.New(s, st.Model, st.Set, st.Truth, st.Options)
+	}
+	if err != nil {
+		return nil, err
+	}
+	T, d := st.Options.Horizon, fn.f.Dim
+	run := &Run{
+		Algorithm: s.Name, Label: s.DisplayLabel(),
+		Points: make([][]float64, T), Values: make([]float64, T), BestSafe: make([]float64, T),
+	}
+	if fn.known {
+		run.SimpleRegret = make([]float64, T)
+	}
+	pts := make([]float64, T*d)
+	hf := st.Options.ObjectiveThreshold
+	sd := in.noiseStd
+	best := in.SeedBest
+	obs := bandit.Observation{G: []float64{}}
+	for t := 0; t < T; t++ {
+		ask, err := pol.Ask()
+		if err != nil {
+			return nil, fmt.Errorf("%s, round %d: %w", s.DisplayLabel(), t+1, err)
+		}
+		x := ask.X
+		if len(x) != d || !inBox(x, fn.bounds) {
+			return nil, fmt.Errorf("%s chose the point %v outside the box in round %d", s.DisplayLabel(), x, t+1)
+		}
+		p := pts[t*d : (t+1)*d : (t+1)*d]
+		copy(p, x)
+		run.Points[t] = p
+		v := fn.f.Eval(x)
+		run.Values[t] = v
+		safe := hf == nil || v >= *hf
+		if !safe {
+			run.Violations++
+			run.violationRounds = append(run.violationRounds, t)
+		} else if v > best {
+			best = v
+		}
+		run.BestSafe[t] = best
+		if fn.known {
+			run.SimpleRegret[t] = fn.fstar - best
+		}
+		obs.F = v
+		if sd > 0 {
+			obs.F += sd * noise.NormFloat64()
+		}
+		if err := pol.Tell(ask.ID, obs); err != nil {
+			return nil, fmt.Errorf("%s, round %d: %w", s.DisplayLabel(), t+1, err)
+		}
+	}
+	var view bandit.Snapshot
+	pol.Inspect(&view, bandit.SafeSet)
+	run.ExplorationRounds = view.ExplorationRounds
+	return run, nil
+}
+
+// functionRunBytes is what one run on a benchmark function holds: the
+// points (d floats and a slice header a round) and three series.
+func functionRunBytes(T, d int) int64 {
+	return memlimit.Add(memlimit.Mul(int64(T), 8*int64(d)+24+24), 256)
+}
+
+// planFunction is Plan for a benchmark function: the grid problem per
+// realization (with a grid), each algorithm's policy (bandit.BoxBytes for
+// line-bo, bandit.Bytes on the grid otherwise), the runs.
+func (c *Config) planFunction(workers int, limit int64, keepRuns bool) (Plan, error) {
+	R, T, A := c.Realizations, c.Horizon, len(c.Algorithms)
+	d := c.fn.f.Dim
+	hf := c.Problem.ObjectiveThreshold != nil
+	n := 0
+	if c.fn.grid != nil {
+		n = (&problem.GridSpec{Points: c.fn.grid}).Size() + c.Problem.SeedPoints.Count
+	}
+	var perRun int64
+	heavy := 0
+	for i := range c.Algorithms {
+		s := &c.Algorithms[i]
+		var b int64
+		if s.Name == "line-bo" {
+			b = bandit.BoxBytes(s, d, 0, T, hf)
+		} else {
+			b = bandit.Bytes(s, n, 0, hf, T, false)
+		}
+		if b > perRun {
+			perRun, heavy = b, i
+		}
+	}
+	rb := functionRunBytes(T, d)
+	perRun = memlimit.Add(perRun, rb)
+	perReal := memlimit.Add(problem.Bytes(n, d, 0), memlimit.Mul(int64(A), rb))
+	chunk := int(min(int64(R), max(1, chunkBudget/max(perReal, 1))))
+	base := memlimit.Add(memlimit.Mul(int64(A), 48, int64(T)), memlimit.Mul(int64(chunk), perReal))
+	if keepRuns {
+		base = memlimit.Add(base, memlimit.Mul(int64(R)*int64(A), rb))
+	}
+	need := func(w int) int64 { return memlimit.Add(base, memlimit.Mul(int64(w), perRun)) }
+	w := max(1, min(workers, R*A))
+	for w > 1 && limit > 0 && need(w) > limit {
+		w--
+	}
+	p := Plan{Workers: w, Chunk: chunk, Bytes: need(w)}
+	what := fmt.Sprintf("problem.function (%s in %d-D, grid of N = %d points), horizon (T = %d) and algorithms[%d] (%s)", c.fn.f.Name, d, n, T, heavy, c.Algorithms[heavy].DisplayLabel())
+	if err := memlimit.Check(p.Bytes, limit, what); err != nil {
+		return p, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return p, nil
+}
+
+// functionCSV renders summary.csv for a benchmark function: per label and
+// round (evaluation), the mean and standard error over realizations of
+// the best safe value and of the simple regret (empty without f*), and
+// the mean violations so far.
+func functionCSV(curves []Curve) []byte {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write([]string{"label", "round", "mean_best_safe", "se_best_safe", "mean_simple_regret", "se_simple_regret", "mean_violations"})
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for _, c := range curves {
+		for t := range c.MeanBest {
+			ms, ss := "", ""
+			if c.MeanSimple != nil {
+				ms, ss = f(c.MeanSimple[t]), f(c.SESimple[t])
+			}
+			w.Write([]string{c.Label, strconv.Itoa(t + 1), f(c.MeanBest[t]), f(c.SEBest[t]), ms, ss, f(c.Violations[t])})
+		}
+	}
+	w.Flush()
+	return b.Bytes()
+}
+
+// functionFigure writes regret.png/.svg for a benchmark function: side by
+// side, the best safe value, the simple regret (with f* known) and the
+// mean violations against evaluations, mean ± 1 standard error.
+func functionFigure(tmp, title string, curves []Curve) error {
+	series := func(mean, se func(c Curve) []float64) []plot.Series {
+		var s []plot.Series
+		for _, c := range curves {
+			m := mean(c)
+			if m == nil {
+				return nil
+			}
+			x := make([]float64, len(m))
+			for t := range x {
+				x[t] = float64(t + 1)
+			}
+			s = append(s, plot.Series{Label: c.Label, X: x, Mean: m, Std: se(c)})
+		}
+		return s
+	}
+	none := func(Curve) []float64 { return nil }
+	panels := []struct {
+		y      string
+		mean   func(Curve) []float64
+		spread func(Curve) []float64
+	}{
+		{"best safe value", func(c Curve) []float64 { return c.MeanBest }, func(c Curve) []float64 { return c.SEBest }},
+		{"simple regret f* − best safe", func(c Curve) []float64 { return c.MeanSimple }, func(c Curve) []float64 { return c.SESimple }},
+		{"violations so far (mean)", func(c Curve) []float64 { return c.Violations }, none},
+	}
+	var ps []*gplot.Plot
+	for k, pn := range panels {
+		s := series(pn.mean, pn.spread)
+		if s == nil {
+			continue
+		}
+		t := ""
+		if k == 0 {
+			t = title
+		}
+		p, err := plot.Bands(t, "evaluations", pn.y, s)
+		if err != nil {
+			return err
+		}
+		ps = append(ps, p)
+	}
+	return plot.SaveRow(ps, tmp, "regret")
+}

@@ -1,0 +1,153 @@
+// Package bench holds the benchmark functions of the LineBO paper's
+// protocol (Kirschner, Mutný, Hiller, Ischebeck, Krause, ICML 2019,
+// arXiv 1902.03229) as its code, kirschnj/LineBO (the febo package),
+// defines them for maximization: each with its box, its known maximum and,
+// where known, where it is attained.
+//
+// Every function is evaluated at any point of its dimension without
+// allocating; the definitions cite the febo file and class they follow.
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// ErrUnknown marks a benchmark name or dimension that does not exist.
+var ErrUnknown = errors.New("unknown benchmark")
+
+// Names lists the benchmarks Lookup knows.
+var Names = []string{"camelback", "hartmann6", "gaussian"}
+
+// MaxDim bounds the dimension of the gaussian benchmark, the one whose
+// dimension is free.
+const MaxDim = 1000
+
+// Function is one benchmark: f on the box Bounds, maximized.
+type Function struct {
+	Name   string
+	Dim    int
+	Bounds [][2]float64
+	// FStar is max f over the box; XStar the points where it is attained
+	// (one or more, to the precision the literature gives them).
+	FStar float64
+	XStar [][]float64
+	eval  func(x []float64) float64
+}
+
+// Eval returns f(x); x must have Dim coordinates (it is not checked: the
+// callers are hot loops that checked their points once).
+func (f *Function) Eval(x []float64) float64 { return f.eval(x) }
+
+// Lookup returns benchmark name in dimension dim; dim 0 means the
+// benchmark's own (2 for camelback, 6 for hartmann6; gaussian needs one).
+func Lookup(name string, dim int) (*Function, error) {
+	switch name {
+	case "camelback":
+		if dim != 0 && dim != 2 {
+			return nil, fmt.Errorf("%w: camelback is 2-dimensional, got dim %d", ErrUnknown, dim)
+		}
+		return &Function{
+			Name: name, Dim: 2, Bounds: [][2]float64{{-2, 2}, {-1, 1}},
+			FStar: camelbackMax,
+			XStar: [][]float64{{0.0898, -0.7126}, {-0.0898, 0.7126}},
+			eval:  camelback,
+		}, nil
+	case "hartmann6":
+		if dim != 0 && dim != 6 {
+			return nil, fmt.Errorf("%w: hartmann6 is 6-dimensional, got dim %d", ErrUnknown, dim)
+		}
+		b := make([][2]float64, 6)
+		for j := range b {
+			b[j] = [2]float64{0, 1}
+		}
+		return &Function{
+			Name: name, Dim: 6, Bounds: b,
+			FStar: hartmannXStarValue / hartmannScale,
+			XStar: [][]float64{{0.20169, 0.150011, 0.476874, 0.275332, 0.311652, 0.6573}},
+			eval:  hartmann6,
+		}, nil
+	case "gaussian":
+		if dim < 1 || dim > MaxDim {
+			return nil, fmt.Errorf("%w: gaussian needs a dim in 1…%d, got %d", ErrUnknown, MaxDim, dim)
+		}
+		b := make([][2]float64, dim)
+		for j := range b {
+			b[j] = [2]float64{-1, 1}
+		}
+		return &Function{Name: name, Dim: dim, Bounds: b, FStar: 1, XStar: [][]float64{make([]float64, dim)}, eval: gaussian}, nil
+	}
+	return nil, fmt.Errorf("%w %q (one of %v)", ErrUnknown, name, Names)
+}
+
+// camelbackMax is febo's Camelback._max_value (1.03162842), to the
+// digits of the six-hump camel's minimum −1.0316284535 (Dixon and Szegő
+// 1978, as tabulated by Surjanovic and Bingham's library).
+const camelbackMax = 1.0316284534898774
+
+// camelback is the six-hump camel function negated and clipped below at
+// −2.5, on [−2, 2] × [−1, 1]: febo/environment/benchmarks/functions.py,
+// class Camelback, f: max(−y, −2.5) with
+// y = (4 − 2.1x² + x⁴/3)x² + xy + (−4 + 4y²)y².
+func camelback(x []float64) float64 {
+	a, b := x[0], x[1]
+	a2, b2 := a*a, b*b
+	y := (4-2.1*a2+a2*a2/3)*a2 + a*b + (-4+4*b2)*b2
+	return math.Max(-y, -2.5)
+}
+
+// Hartmann-6's constants (hpolib.benchmarks.synthetic_functions.Hartmann6,
+// the function febo wraps; the same as Surjanovic and Bingham's).
+var (
+	hartmannAlpha = [4]float64{1.0, 1.2, 3.0, 3.2}
+	hartmannA     = [4][6]float64{
+		{10, 3, 17, 3.50, 1.7, 8},
+		{0.05, 10, 17, 0.1, 8, 14},
+		{3, 3.5, 1.7, 10, 17, 8},
+		{17, 8, 0.05, 10, 0.1, 14},
+	}
+	hartmannP = [4][6]float64{
+		{0.1312, 0.1696, 0.5569, 0.0124, 0.8283, 0.5886},
+		{0.2329, 0.4135, 0.8307, 0.3736, 0.1004, 0.9991},
+		{0.2348, 0.1451, 0.3522, 0.2883, 0.3047, 0.6650},
+		{0.4047, 0.8828, 0.8732, 0.5743, 0.1091, 0.0381},
+	}
+)
+
+const (
+	// hartmannScale is hpolib's f_opt magnitude, 3.32237: febo's
+	// Hartmann6 (febo/environment/benchmarks/hpolib.py) divides −H6 by
+	// it (_old_max_value = −f_opt), so that the maximum is about 1.
+	hartmannScale = 3.32237
+	// hartmannXStarValue is −H6 at the XStar given (to 6 digits), as
+	// computed by hartmann6 itself (TestFunctions checks it).
+	hartmannXStarValue = 3.322368011391339
+)
+
+// hartmann6 is −H6(x)/3.32237 on [0, 1]⁶ with
+// H6(x) = −Σ_i α_i exp(−Σ_j A_ij (x_j − P_ij)²): febo's Hartmann6
+// (febo/environment/benchmarks/hpolib.py, HpolibBenchmark.f negates
+// hpolib's value, Hartmann6.f divides by 3.32237).
+func hartmann6(x []float64) float64 {
+	var s float64
+	for i := range hartmannAlpha {
+		var e float64
+		for j := 0; j < 6; j++ {
+			d := x[j] - hartmannP[i][j]
+			e += hartmannA[i][j] * d * d
+		}
+		s += hartmannAlpha[i] * math.Exp(-e)
+	}
+	return s / hartmannScale
+}
+
+// gaussian is exp(−4‖x‖²) on [−1, 1]^d, maximum 1 at 0: febo's Gaussian
+// (febo/environment/benchmarks/functions.py, class Gaussian, f).
+func gaussian(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v * v
+	}
+	return math.Exp(-4 * s)
+}

@@ -1,0 +1,94 @@
+package bench
+
+import (
+	"errors"
+	"math"
+	"testing"
+)
+
+// TestFunctions checks each benchmark at its known optima and at a few
+// points computed by hand, after febo's sign and scaling.
+func TestFunctions(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		dim  int
+		x    []float64
+		want float64
+		tol  float64
+	}{
+		// The six-hump camel's minima −1.0316 at (±0.0898, ∓0.7126), negated.
+		{"camelback", 2, []float64{0.0898, -0.7126}, 1.0316, 1e-4},
+		{"camelback", 2, []float64{-0.0898, 0.7126}, 1.0316, 1e-4},
+		{"camelback", 0, []float64{0, 0}, 0, 0},
+		// (2, 1): y = (4 − 8.4 + 16/3)·4 + 2 + 0 = 5.7333…, clipped at −2.5.
+		{"camelback", 2, []float64{2, 1}, -2.5, 0},
+		// (1, 0): y = 4 − 2.1 + 1/3 = 2.2333…, f = −2.2333….
+		{"camelback", 2, []float64{1, 0}, -(4 - 2.1 + 1.0/3), 1e-15},
+		// Hartmann-6's minimum −3.32237 at x*, divided by −3.32237.
+		{"hartmann6", 6, []float64{0.20169, 0.150011, 0.476874, 0.275332, 0.311652, 0.6573}, 1, 1e-5},
+		{"hartmann6", 0, []float64{0.20169, 0.150011, 0.476874, 0.275332, 0.311652, 0.6573}, hartmannXStarValue / hartmannScale, 1e-15},
+		{"gaussian", 3, []float64{0, 0, 0}, 1, 0},
+		{"gaussian", 2, []float64{0.5, 0.5}, math.Exp(-2), 1e-15},
+	} {
+		f, err := Lookup(c.name, c.dim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.Eval(c.x); math.Abs(got-c.want) > c.tol {
+			t.Errorf("%s%v = %.10g, want %.10g ± %g", c.name, c.x, got, c.want, c.tol)
+		}
+		for _, xs := range f.XStar {
+			if got := f.Eval(xs); math.Abs(got-f.FStar) > 1e-4 {
+				t.Errorf("%s at XStar %v = %.10g, FStar %.10g", c.name, xs, got, f.FStar)
+			}
+		}
+	}
+}
+
+// TestFStarIsMax samples each box: no point beats FStar.
+func TestFStarIsMax(t *testing.T) {
+	for _, name := range Names {
+		f, err := Lookup(name, 4)
+		if name != "gaussian" {
+			f, err = Lookup(name, 0)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := make([]float64, f.Dim)
+		// A deterministic low-discrepancy sweep (Weyl sequence).
+		for k := 1; k <= 20000; k++ {
+			for j := range x {
+				frac := math.Mod(float64(k)*math.Sqrt(float64(2+3*j)), 1)
+				x[j] = f.Bounds[j][0] + frac*(f.Bounds[j][1]-f.Bounds[j][0])
+			}
+			if v := f.Eval(x); v > f.FStar+1e-9 {
+				t.Fatalf("%s%v = %v > FStar %v", name, x, v, f.FStar)
+			}
+		}
+	}
+}
+
+func TestLookupErrors(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		dim  int
+	}{{"camelback", 3}, {"hartmann6", 2}, {"gaussian", 0}, {"gaussian", MaxDim + 1}, {"branin", 2}} {
+		if _, err := Lookup(c.name, c.dim); !errors.Is(err, ErrUnknown) {
+			t.Errorf("Lookup(%q, %d) = %v, want ErrUnknown", c.name, c.dim, err)
+		}
+	}
+}
+
+func TestEvalDoesNotAllocate(t *testing.T) {
+	for _, name := range Names {
+		f, _ := Lookup(name, 6)
+		if name == "camelback" {
+			f, _ = Lookup(name, 2)
+		}
+		x := make([]float64, f.Dim)
+		if n := testing.AllocsPerRun(100, func() { f.Eval(x) }); n != 0 {
+			t.Errorf("%s: %v allocations per Eval", name, n)
+		}
+	}
+}
