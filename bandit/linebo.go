@@ -107,6 +107,7 @@ type lineBO struct {
 	lineX    [][]float64 // the current line's points
 	evals    int         // the current line's evaluations (its asks told)
 	lines    int         // lines started so far
+	prevBest []float64   // x̂ the previous line went through (ascent's stall test)
 	snap     Snapshot    // scratch of the line-end rule
 }
 
@@ -141,8 +142,8 @@ func NewBox(s *Spec, model Model, box Box, opt Options) (Policy, error) {
 		return nil, err
 	}
 	l := s.LineOptions()
-	if l.Direction == "random" && opt.Rand == nil {
-		return nil, fmt.Errorf("%w: line-bo: direction: random draws its directions at random and needs a random stream", ErrConfig)
+	if (l.Direction == "random" || l.Direction == "ascent") && opt.Rand == nil {
+		return nil, fmt.Errorf("%w: line-bo: direction: %s draws (some of) its directions at random and needs a random stream", ErrConfig, l.Direction)
 	}
 	// The seeds as a finite set check the model and options as New does;
 	// the inner policy built on them checks the inner spec's needs (a
@@ -431,6 +432,7 @@ func (b *lineBO) startLine() error {
 	cand, safe, lower := b.candidates()
 	xb := cand[bestSafe(safe, lower)]
 	v := b.direction(xb)
+	b.prevBest = append(b.prevBest[:0], xb...)
 	b.lines++
 
 	// The line x̂ + s·v for s in [sLo, sHi], clipped to the box.
@@ -525,7 +527,12 @@ const lineTol = 1e-9
 // by central differences of gp.PredictAt with step 10⁻⁴·(hi_j − lo_j) per
 // coordinate (the paper's descent variant, for a maximum), and the
 // coordinate rule's direction when the gradient is zero or not finite
-// (no data yet).
+// (no data yet). When the previous line did not move x̂ — the line search
+// along the gradient found nothing better, so the gradient at x̂, and with
+// it the next line, would be the same again — ascent takes a random
+// direction instead, as the LineBO code does when its step falls under
+// 2 % of the trust region (febo/algorithms/subdomainbo/subdomainbo.py,
+// AscentLineBO): without it a run stalls on one line for good.
 func (b *lineBO) direction(xb []float64) []float64 {
 	d := b.d
 	v := make([]float64, d)
@@ -534,7 +541,11 @@ func (b *lineBO) direction(xb []float64) []float64 {
 		v[(b.lines)%d] = 1
 		return v
 	}
-	switch b.line.Direction {
+	dir := b.line.Direction
+	if dir == "ascent" && b.prevBest != nil && slices.Equal(b.prevBest, xb) {
+		dir = "random"
+	}
+	switch dir {
 	case "random":
 		for j := range v {
 			v[j] = b.opt.Rand.NormFloat64() * (b.box.Bounds[j][1] - b.box.Bounds[j][0])

@@ -273,7 +273,11 @@ func inspectFile(abs string) (int, error) {
 	case n < len(sqliteHeader) || !bytes.Equal(head[:len(sqliteHeader)], []byte(sqliteHeader)):
 		return 0, fmt.Errorf("%w: not a SQLite database", ErrNotStudyDB)
 	}
-	params := []string{"mode=ro"}
+	// A busy timeout (a setting of the connection, nothing written) lets
+	// the check wait out another process's write or checkpoint instead of
+	// failing at once with SQLITE_BUSY, which is no reason to call the
+	// file foreign (TestConcurrentTellsOfOneAsk raced into it).
+	params := []string{"mode=ro", fmt.Sprintf("_pragma=busy_timeout(%d)", DefaultBusyTimeout.Milliseconds())}
 	// Even a read-only connection to a database in WAL mode (header
 	// bytes 18 and 19 = 2) creates the -wal and -shm files beside it, and
 	// leaves them. Without a -wal file every page is in the database
@@ -287,6 +291,9 @@ func inspectFile(abs string) (int, error) {
 	}
 	defer db.Close()
 	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('schema_version', 'studies', 'events')`)
+	if ErrBusy(err) {
+		return 0, err // held by another writer past the timeout: worth a retry, not foreign
+	}
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrNotStudyDB, err)
 	}
