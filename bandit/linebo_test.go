@@ -264,7 +264,7 @@ func TestBoxBadInput(t *testing.T) {
 		{"seed wrong dimension", good, bandit.Box{Bounds: [][2]float64{{0, 1}, {0, 1}}, Seeds: [][]float64{{0.5}}}, nil, "seed point 1 has 1 coordinates"},
 		{"finite algorithm on a box", bandit.Spec{Name: "safeopt", SafeSet: "gp"}, testBox(), nil, "needs a finite decision set"},
 		{"oracle inside", bandit.Spec{Name: "line-bo", Inner: "gp-ucb-oracle"}, testBox(), nil, "needs the true safe set"},
-		{"lipschitz auto inside", bandit.Spec{Name: "line-bo"}, testBox(), nil, "auto needs the true functions"},
+		{"lipschitz auto inside", bandit.Spec{Name: "line-bo", SafeSet: "lipschitz"}, testBox(), nil, "auto needs the true functions"},
 		{"lipschitz auto given", bandit.Spec{Name: "line-bo", Inner: "stageopt", Exploration: bandit.Exploration{Fixed: ptr(1)}, Lipschitz: &bandit.Lipschitz{Auto: true}}, testBox(), nil, "auto needs the true functions"},
 		{"random without stream", bandit.Spec{Name: "line-bo", SafeSet: "gp", Direction: "random"}, testBox(), func(o *bandit.Options) { o.Rand = nil }, "needs a random stream"},
 		{"sgp-ucb without stream", bandit.Spec{Name: "line-bo", Inner: "sgp-ucb", Exploration: bandit.Exploration{Fixed: ptr(2)}}, testBox(), func(o *bandit.Options) { o.Rand = nil }, "needs a random stream"},
@@ -352,5 +352,23 @@ func TestLineBOSpecYAML(t *testing.T) {
 	}
 	if l := def.LineOptions(); l.Inner.Name != "safeopt" || l.Direction != "coordinate" || l.Points != 300 || l.PerLine != 20 || l.Tolerance != 0.01 {
 		t.Errorf("defaults %+v", l)
+	}
+}
+
+// TestLineBODefaults: {name: line-bo} alone runs: its inner safeopt's safe
+// set defaults to the GP's on a box, where lipschitz: auto (the finite
+// default) has no true functions to read.
+func TestLineBODefaults(t *testing.T) {
+	s := bandit.Spec{Name: "line-bo"}
+	if err := s.Check(50); err != nil {
+		t.Fatal(err)
+	}
+	l := s.LineOptions()
+	if l.Inner.Name != "safeopt" || l.Inner.SafeSet != "gp" || l.Direction != "coordinate" || l.Points != 300 || l.PerLine != 20 || l.Tolerance != 0.01 {
+		t.Errorf("defaults %+v", l)
+	}
+	withL := bandit.Spec{Name: "line-bo", Lipschitz: &bandit.Lipschitz{Value: 2}}
+	if given := withL.LineOptions(); given.Inner.SafeSet != "" {
+		t.Errorf("a Lipschitz constant given: safe_set %q, want lipschitz mode", given.Inner.SafeSet)
 	}
 }

@@ -294,6 +294,15 @@ func (s *Spec) LineOptions() Line {
 	if l.Inner.Name == "" {
 		l.Inner.Name = "safeopt"
 	}
+	// A box has no true functions, so the SafeOpt family's default
+	// lipschitz: auto cannot run there: its safe set defaults to the GP's
+	// (safe_set: gp), unless a Lipschitz constant or a mode is given.
+	switch l.Inner.Name {
+	case "safeopt", "safeopt-mc", "stageopt":
+		if l.Inner.SafeSet == "" && l.Inner.Lipschitz == nil {
+			l.Inner.SafeSet = "gp"
+		}
+	}
 	if l.Direction == "" {
 		l.Direction = "coordinate"
 	}

@@ -112,7 +112,7 @@ func TestBoxSpecBad(t *testing.T) {
 		{"no seed", "seed_points: [[0.2, 0.3]]\n", "", "no seed point"},
 		{"seed actions", "seed_points: [[0.2, 0.3]]", "seed_actions: [0]", "seed_points"},
 		{"finite algorithm", "{name: line-bo, inner: safeopt, safe_set: gp, direction: random, points: 50, per_line: 3}", "{name: safeopt, safe_set: gp}", "finite decision set"},
-		{"inner needs truth", "inner: safeopt, safe_set: gp", "inner: safeopt", "auto needs the true"},
+		{"inner needs truth", "inner: safeopt, safe_set: gp", "inner: safeopt, safe_set: lipschitz", "auto needs the true"},
 		{"oracle inside", "inner: safeopt, safe_set: gp", "inner: gp-ucb-oracle", "true safe set"},
 		{"line-bo on a grid", "decision_set: {box: {bounds: [[-1, 2], [-1, 2]]}}\nseed_points: [[0.2, 0.3]]", "decision_set: {grid: {bounds: [[0, 1]], points: [5]}}\nseed_actions: [0]", "box decision set"},
 	}
