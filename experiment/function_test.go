@@ -173,3 +173,54 @@ func BenchmarkHartmann6Example(b *testing.B) {
 		}
 	}
 }
+
+// TestFunctionsSafeWithExactObservations: the same for every built-in
+// benchmark, line-bo with each direction rule: exact observations, the
+// LineBO code's kernel (se, ℓ = 0.2, v = 1), β = 4, its thresholds
+// (hartmann6: f ≥ 0.3 with seeds at f ≥ 0.5, config/hartmann6_constraint.yaml;
+// gaussian, which has no constrained config there: f ≥ 0.1 with seeds at
+// f ≥ 0.2), 6 seeds × 150 evaluations.
+func TestFunctionsSafeWithExactObservations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 54 line-bo runs")
+	}
+	for _, c := range []struct{ function, hf, minF string }{
+		{"{name: camelback}", "0", "0.2"},
+		{"{name: hartmann6}", "0.3", "0.5"},
+		{"{name: gaussian, dim: 3}", "0.1", "0.2"},
+	} {
+		t.Run(c.function, func(t *testing.T) {
+			cfg := `seed: 5
+realizations: 6
+horizon: 150
+problem:
+  function: ` + c.function + `
+  objective_threshold: ` + c.hf + `
+  noise_std: 0
+  seed_points: {count: 1, min_f: ` + c.minF + `}
+model:
+  objective: {kernel: se, lengthscale: 0.2, variance: 1}
+  noise_std: 0.2
+  delta: 0.01
+  beta: 4
+algorithms:
+  - {name: line-bo, label: coordinate, direction: coordinate}
+  - {name: line-bo, label: random, direction: random}
+  - {name: line-bo, label: ascent, direction: ascent}
+`
+			conf, err := experiment.Parse(strings.NewReader(cfg), ".")
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := experiment.Execute(context.Background(), conf, experiment.Options{Workers: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range res.Runs {
+				if r.Violations != 0 {
+					t.Errorf("%s, realization %d: %d violations with exact observations", r.Label, r.Realization, r.Violations)
+				}
+			}
+		})
+	}
+}
