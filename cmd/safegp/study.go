@@ -216,7 +216,7 @@ func createFlags(*flag.FlagSet) func(*studySession) error {
 			return err
 		}
 		if res.Box != nil {
-			fmt.Fprintf(s.stdout, "created study %q in %s: a %d-D box, %d seed points\n", s.name, s.db, res.Dim(), len(res.Box.Seeds))
+			fmt.Fprintf(s.stdout, "created study %q in %s: a %d-D box, %d seed point(s)\n", s.name, s.db, res.Dim(), len(res.Box.Seeds))
 		} else {
 			fmt.Fprintf(s.stdout, "created study %q in %s: %d actions, %d seed actions\n", s.name, s.db, len(res.X), len(res.Seed))
 		}
@@ -449,7 +449,7 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 			safety += fmt.Sprintf(" and f ≥ %g", *hf)
 		}
 		if sum.Box != nil {
-			fmt.Fprintf(w, "study %s: %s on the %d-D box %v, %s, horizon %d\n", sum.Study, sum.Algorithm, sum.Dim, sum.Box, safety, sum.Horizon)
+			fmt.Fprintf(w, "study %s: %s on the %d-D box %s, %s, horizon %d\n", sum.Study, sum.Algorithm, sum.Dim, jsonText(sum.Box), safety, sum.Horizon)
 		} else {
 			fmt.Fprintf(w, "study %s: %s on %d actions in %d-D, %s, horizon %d\n", sum.Study, sum.Algorithm, sum.Actions, sum.Dim, safety, sum.Horizon)
 		}
@@ -465,7 +465,7 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 		}
 		if sum.Best != nil {
 			if sum.Best.Index < 0 {
-				fmt.Fprintf(w, "best safe point: %v, lower bound %.4g, mean %.4g\n", sum.Best.X, sum.Best.LowerF, sum.Best.MeanF)
+				fmt.Fprintf(w, "best safe point: %s, lower bound %.4g, mean %.4g\n", jsonText(sum.Best.X), sum.Best.LowerF, sum.Best.MeanF)
 			} else {
 				fmt.Fprintf(w, "best safe action: %d at %v, lower bound %.4g, mean %.4g\n", sum.Best.Index, sum.Best.X, sum.Best.LowerF, sum.Best.MeanF)
 			}
@@ -570,4 +570,14 @@ func plotFlags(fs *flag.FlagSet) func(*studySession) error {
 		fmt.Fprintf(s.stdout, "wrote %s\n", *out)
 		return nil
 	}
+}
+
+// jsonText writes v as JSON ([0.5,1] rather than Go's [0.5 1]), the form
+// the rest of the study commands print and take.
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }
