@@ -302,16 +302,31 @@ func (s *Study) apply(e Event) error {
 	return nil
 }
 
-// AskAnswer is what ask returns.
+// AskAnswer is what ask returns. On a box domain there are no actions:
+// Index is −1 and the JSON answer has no "index", only the point.
 type AskAnswer struct {
 	Ask   int       `json:"ask"`
 	Index int       `json:"index"`
 	X     []float64 `json:"x"`
+
+	box bool // the study's domain is a box: no index in the JSON
+}
+
+// MarshalJSON writes {"ask", "index", "x"}, or {"ask", "x"} on a box.
+func (a AskAnswer) MarshalJSON() ([]byte, error) {
+	if a.box {
+		return json.Marshal(struct {
+			Ask int       `json:"ask"`
+			X   []float64 `json:"x"`
+		}{a.Ask, a.X})
+	}
+	type plain AskAnswer
+	return json.Marshal(plain(a))
 }
 
 func (s *Study) answer(ask int) *AskAnswer {
 	e := s.events[s.asks[ask]]
-	return &AskAnswer{Ask: e.Ask, Index: e.Index, X: e.X}
+	return &AskAnswer{Ask: e.Ask, Index: e.Index, X: e.X, box: s.res.Box != nil}
 }
 
 // TellRequest is an observation: of the action of ask Ask, or one made

@@ -45,7 +45,8 @@ seed: 1
 			t.Fatal(err)
 		}
 		var a study.AskAnswer
-		if err := json.Unmarshal([]byte(out), &a); err != nil || a.Index != -1 || len(a.X) != 3 {
+		// A box has no actions: the answer names the point, no index.
+		if err := json.Unmarshal([]byte(out), &a); err != nil || strings.Contains(out, "index") || len(a.X) != 3 {
 			t.Fatalf("ask %q: %+v %v", out, a, err)
 		}
 		if _, err := do("study", "tell", "--db", db, "--ask", itoa(a.Ask), "--f", "0.5", "--g", "0.3"); err != nil {
