@@ -231,7 +231,7 @@ func (b *lineBO) Tell(id int, o Observation) error {
 			return fmt.Errorf("%w: point %v is outside the box in dimension %d, [%v, %v]", ErrObservation, x, j+1, b.box.Bounds[j][0], b.box.Bounds[j][1])
 		}
 	}
-	if err := b.checkValues(&o); err != nil {
+	if err := checkValues(&b.model, &o); err != nil {
 		if id > 0 {
 			return fmt.Errorf("ask %d: %w", id, err)
 		}
@@ -264,24 +264,6 @@ func (b *lineBO) Tell(id int, o Observation) error {
 	return nil
 }
 
-// checkValues checks a measurement's values as models.check does.
-func (b *lineBO) checkValues(o *Observation) error {
-	if len(o.G) != len(b.model.Constraints) {
-		return fmt.Errorf("%w: %d constraint values for %d constraints", ErrObservation, len(o.G), len(b.model.Constraints))
-	}
-	if !finite(o.F) {
-		return fmt.Errorf("%w: f = %v is not a finite number", ErrObservation, o.F)
-	}
-	for i, z := range o.G {
-		if !finite(z) {
-			return fmt.Errorf("%w: g%d = %v is not a finite number", ErrObservation, i+1, z)
-		}
-	}
-	if !(o.NoiseVar >= 0) || math.IsInf(o.NoiseVar, 0) {
-		return fmt.Errorf("%w: noise variance %v: want a finite number ≥ 0 (0: the model's)", ErrObservation, o.NoiseVar)
-	}
-	return nil
-}
 
 // lineEnds is the line-end rule: per_line evaluations, or
 // max_{S} u_f − ℓ_f(x̂) < tolerance·|ℓ_f(x̂)| over the line's safe set S,

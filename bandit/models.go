@@ -66,12 +66,12 @@ func (m *models) beta() {
 	m.sqb = math.Sqrt(m.model.Beta.At(m.t+1, len(m.model.Constraints), len(m.set.X), m.model.Delta))
 }
 
-// check validates a measurement at action idx (−1: at point x outside the
-// decision set) before anything changes, so that gp never meets input it
-// would panic on: errors wrap ErrObservation.
-func (m *models) check(idx int, x []float64, o *Observation) error {
-	if len(o.G) != len(m.model.Constraints) {
-		return fmt.Errorf("%w: %d constraint values for %d constraints", ErrObservation, len(o.G), len(m.model.Constraints))
+// checkValues checks a measurement's values for model: one per
+// constraint, finite, and a finite noise variance ≥ 0. Errors wrap
+// ErrObservation.
+func checkValues(model *Model, o *Observation) error {
+	if len(o.G) != len(model.Constraints) {
+		return fmt.Errorf("%w: %d constraint values for %d constraints", ErrObservation, len(o.G), len(model.Constraints))
 	}
 	if !finite(o.F) {
 		return fmt.Errorf("%w: f = %v is not a finite number", ErrObservation, o.F)
@@ -83,6 +83,16 @@ func (m *models) check(idx int, x []float64, o *Observation) error {
 	}
 	if !(o.NoiseVar >= 0) || math.IsInf(o.NoiseVar, 0) {
 		return fmt.Errorf("%w: noise variance %v: want a finite number ≥ 0 (0: the model's)", ErrObservation, o.NoiseVar)
+	}
+	return nil
+}
+
+// check validates a measurement at action idx (−1: at point x outside the
+// decision set) before anything changes, so that gp never meets input it
+// would panic on: errors wrap ErrObservation.
+func (m *models) check(idx int, x []float64, o *Observation) error {
+	if err := checkValues(&m.model, o); err != nil {
+		return err
 	}
 	n, d := len(m.set.X), len(m.set.X[0])
 	switch {
