@@ -264,7 +264,6 @@ func (b *lineBO) Tell(id int, o Observation) error {
 	return nil
 }
 
-
 // lineEnds is the line-end rule: per_line evaluations, or
 // max_{S} u_f − ℓ_f(x̂) < tolerance·|ℓ_f(x̂)| over the line's safe set S,
 // x̂ = argmax_S ℓ_f the best safe point of the line. The LineBO code
