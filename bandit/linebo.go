@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/safegp/safegp/gp"
 	"github.com/safegp/safegp/internal/vec"
@@ -64,7 +65,8 @@ func (b *Box) outside(x []float64) int {
 // horizon: the inner policy of a line of N = points + horizon actions (the
 // grid and, at most, every observation on it) holding horizon observations
 // at points outside any set (t²/2 floats of L per GP, and their points),
-// and the global GPs over the seeds with the same observations.
+// and the global GPs over the seeds with the same observations, tracking
+// the observed points.
 func BoxBytes(s *Spec, d, m, horizon int, hf bool) int64 {
 	l := s.LineOptions()
 	n := l.Points + horizon
@@ -72,7 +74,10 @@ func BoxBytes(s *Spec, d, m, horizon int, hf bool) int64 {
 	gps := int64(m + 1)
 	outside := gps * gp.OutsideBytes(d, horizon, horizon)
 	line := Bytes(&l.Inner, n, m, hf, horizon, true) + outside + 8*int64(n)*int64(d+4)
-	global := gps*gp.Bytes(1, horizon, false) + outside
+	// Each global GP tracks every observed point (gp.Model.Track): up to
+	// t floats of L⁻¹k(X_t, x), a copy of x and its posterior each.
+	tracked := gps * 8 * (t*t + t*int64(d+8))
+	global := gps*gp.Bytes(1, horizon, false) + outside + tracked
 	// The observations kept: the point, f, the g_i.
 	obs := t * int64(8*(d+m+1)+64)
 	return line + global + obs
@@ -176,6 +181,10 @@ func NewBox(s *Spec, model Model, box Box, opt Options) (Policy, error) {
 	for _, g := range b.gps() {
 		g.GrowTo(opt.Horizon + max(opt.WarmStart, 0))
 		g.Reserve(min(max(opt.Expect, 8), opt.Horizon+max(opt.WarmStart, 0)))
+		// The candidates for x̂: their bounds are kept current (Track).
+		for _, x := range b.box.Seeds {
+			g.Track(x)
+		}
 	}
 	return b, nil
 }
@@ -242,8 +251,10 @@ func (b *lineBO) Tell(id int, o Observation) error {
 	b.obs = append(b.obs, rec)
 	nv := gpNoise(o.NoiseVar)
 	b.f.AddAt(x, o.F, nv)
+	b.f.Track(x)
 	for k, g := range b.g {
 		g.AddAt(x, o.G[k], nv)
+		g.Track(x)
 	}
 	if b.inner == nil {
 		return nil
@@ -356,7 +367,9 @@ func Best(p Policy) ([]float64, float64, bool) {
 
 // candidates returns the seeds and the observed points, whether each is
 // known to be safe — a seed, or ℓ of every safety condition ≥ its
-// threshold under the global GPs — and ℓ_f at each. It costs O(P·t²) for
+// threshold under the global GPs — and ℓ_f at each. The global GPs track
+// every candidate (gp.Model.Track: the posterior Predict would give, kept
+// current at O(t) per candidate and observation), so it costs O(P) for
 // P = seeds + t points.
 func (b *lineBO) candidates() (pts [][]float64, safe []bool, lower []float64) {
 	pts = append(pts, b.box.Seeds...)
@@ -366,11 +379,10 @@ func (b *lineBO) candidates() (pts [][]float64, safe []bool, lower []float64) {
 	n := len(pts)
 	safe, lower = make([]bool, n), make([]float64, n)
 	sqb := b.sqrtBeta()
-	mean, vr := make([]float64, n), make([]float64, n)
 	bound := func(g *gp.Model, dst []float64) {
-		g.Predict(mean, vr, pts)
 		for i := range dst {
-			dst[i] = mean[i] - sqb*math.Sqrt(math.Max(vr[i], 0))
+			mean, vr := g.Tracked(i)
+			dst[i] = mean - sqb*math.Sqrt(math.Max(vr, 0))
 		}
 	}
 	bound(b.f, lower)
@@ -483,17 +495,99 @@ func (b *lineBO) startLine() error {
 	opt := b.opt
 	opt.Horizon = max(b.opt.Horizon, t+b.line.PerLine)
 	opt.Grow, opt.Expect, opt.WarmStart = true, t, 0
-	inner, err := New(&b.line.Inner, b.model, set, nil, opt)
-	if err != nil {
-		return fmt.Errorf("line-bo: line %d: %w", b.lines, err)
-	}
-	for k := range b.obs {
-		if err := inner.Tell(0, b.obs[k].o); err != nil {
-			return fmt.Errorf("line-bo: line %d: observation %d: %w", b.lines, k+1, err)
+	var inner Policy
+	if pre := b.moved(set, opt); pre != nil {
+		p, err := newPolicy(&b.line.Inner, b.model, set, nil, opt, pre)
+		if err != nil {
+			return fmt.Errorf("line-bo: line %d: %w", b.lines, err)
 		}
+		inner = p
+	} else {
+		p, err := New(&b.line.Inner, b.model, set, nil, opt)
+		if err != nil {
+			return fmt.Errorf("line-bo: line %d: %w", b.lines, err)
+		}
+		for k := range b.obs {
+			if err := p.Tell(0, b.obs[k].o); err != nil {
+				return fmt.Errorf("line-bo: line %d: observation %d: %w", b.lines, k+1, err)
+			}
+		}
+		inner = p
 	}
 	b.inner, b.lineX, b.evals = inner, set.X, 0
 	return nil
+}
+
+// moved returns the inner policy's GPs on the line's set, moved there
+// from the global GPs with gp.Model.OnSet (O(N·t²) each, no re-solving,
+// concurrently), or nil when New and a tell of every observation must
+// build them. The global GPs were told the same observations in the same
+// order as the inner policy would be (AddAt each), so their L and L⁻¹y
+// are the inner GPs' to the bit, and OnSet accumulates V, μ and σ² in
+// Add's order: the moved GPs are the ones the tells would build, when the
+// noise settings agree (the jitter floor depends on the set's prior
+// variances; a stationary kernel's are all equal). The kept covariance is
+// K − VᵀV accumulated in the order of the tells' rank-one updates, so it
+// is the same too. The inner policy's state must depend on the final
+// posterior alone (historyFree): lipschitz mode intersects bounds over
+// the rounds, and the plateau rule watches the safe-set size round by
+// round.
+func (b *lineBO) moved(set DecisionSet, opt Options) *prebuilt {
+	in := &b.line.Inner
+	t := len(b.obs)
+	if t == 0 || !historyFree(in) {
+		return nil
+	}
+	global := b.gps()
+	for j, g := range global {
+		k := b.model.Objective
+		if j > 0 {
+			k = b.model.Constraints[j-1]
+		}
+		fresh := gp.New(k, set.X, b.model.Sigma(j))
+		if fresh.Jitter() != g.Jitter() || fresh.NoiseVar() != g.NoiseVar() {
+			return nil
+		}
+	}
+	// The safety GPs of gp mode keep their covariance (newSafeOpt): made
+	// here, concurrently, newSafeOpt's call is a no-op.
+	keep := func(j int) bool {
+		return in.Name != "sgp-ucb" && in.Name != "naive-sgp-ucb" && (j > 0 || opt.ObjectiveThreshold != nil)
+	}
+	rows := opt.Horizon + max(opt.WarmStart, 0)
+	moved := make([]*gp.Model, len(global))
+	move := func(j int) {
+		o := global[j].OnSet(set.X)
+		o.GrowTo(rows)
+		o.Reserve(min(opt.Expect, rows))
+		if keep(j) {
+			o.KeepCovariance()
+		}
+		moved[j] = o
+	}
+	var wg sync.WaitGroup
+	for j := 1; j < len(global); j++ {
+		wg.Go(func() { move(j) })
+	}
+	move(0)
+	wg.Wait()
+	return &prebuilt{f: moved[0], g: moved[1:], t: t}
+}
+
+// historyFree reports whether a policy New builds from spec s is, after
+// tells, a function of its GPs' posterior and the number of tells alone:
+// sgp-ucb and the SafeOpt family in gp mode, without the plateau rule.
+func historyFree(s *Spec) bool {
+	if s.Exploration.Plateau != nil {
+		return false
+	}
+	switch s.Name {
+	case "sgp-ucb", "naive-sgp-ucb":
+		return true
+	case "safeopt", "safeopt-mc", "stageopt":
+		return s.SafeSet == "gp"
+	}
+	return false
 }
 
 // lineTol is the distance from a line, relative to the box's diagonal,

@@ -58,6 +58,31 @@ func newModels(model Model, set DecisionSet, opt Options, withG bool) *models {
 	return m
 }
 
+// prebuilt are GPs of f and every g_i over a decision set that already
+// hold t observations, for newModelsFrom.
+type prebuilt struct {
+	f *gp.Model
+	g []*gp.Model
+	t int
+}
+
+// newModelsFrom is newModels(model, set, opt, true), or with pre's GPs
+// and observation count when pre is not nil: the models a policy built on
+// set would hold after pre.t tells, when the GPs are those it would build.
+func newModelsFrom(model Model, set DecisionSet, opt Options, pre *prebuilt) *models {
+	if pre == nil {
+		return newModels(model, set, opt, true)
+	}
+	m := &models{set: set, model: model, opt: opt, f: pre.f, g: pre.g, t: pre.t}
+	for k, g := range m.g {
+		m.safety = append(m.safety, safetyGP{gp: g, j: 1 + k, h: opt.Thresholds[k]})
+	}
+	if hf := opt.ObjectiveThreshold; hf != nil {
+		m.safety = append(m.safety, safetyGP{gp: m.f, j: 0, h: *hf})
+	}
+	return m
+}
+
 // beta sets √β_t for the coming round t = observations + 1. The union
 // bound of SPEC §3 counts the GPs, m+1: an objective threshold adds a
 // safety condition but no GP (f's is read twice), so β_t is the same with

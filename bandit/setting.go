@@ -209,6 +209,14 @@ func check(model *Model, set *DecisionSet, opt *Options) error {
 // system, required by gp-ucb-oracle and `lipschitz: auto`. The spec must
 // pass Check; New checks the rest and returns errors wrapping ErrConfig.
 func New(s *Spec, model Model, set DecisionSet, truth *Truth, opt Options) (Policy, error) {
+	return newPolicy(s, model, set, truth, opt, nil)
+}
+
+// newPolicy is New, with the GPs of f and the g_i given by pre when not
+// nil: pre's models already hold pre.t observations on set (see
+// newModelsFrom); the caller checks that the rule's state after those
+// observations depends on their posterior alone (historyFree).
+func newPolicy(s *Spec, model Model, set DecisionSet, truth *Truth, opt Options, pre *prebuilt) (Policy, error) {
 	if err := s.Check(opt.Horizon); err != nil {
 		return nil, err
 	}
@@ -239,13 +247,16 @@ func New(s *Spec, model Model, set DecisionSet, truth *Truth, opt Options) (Poli
 			// Phase 1 plays uniformly random seed actions (SPEC §4).
 			return nil, fmt.Errorf("%w: %s draws its phase-1 actions at random and needs a random stream", ErrConfig, s.Name)
 		}
-		r = newSGPUCB(newModels(model, set, opt, true), uncertainty, rule, s.KeepSeed)
+		r = newSGPUCB(newModelsFrom(model, set, opt, pre), uncertainty, rule, s.KeepSeed)
 	case "gp-ucb-oracle":
 		if truth == nil || truth.Safe == nil {
 			return nil, fmt.Errorf("%w: gp-ucb-oracle needs the true safe set, which this problem does not provide", ErrConfig)
 		}
 		if len(truth.Safe) != n {
 			return nil, fmt.Errorf("%w: true safe set of %d flags for %d actions", ErrConfig, len(truth.Safe), n)
+		}
+		if pre != nil {
+			return nil, fmt.Errorf("bandit: gp-ucb-oracle takes no prebuilt GPs")
 		}
 		o, err := newOracle(newModels(model, set, opt, false), truth.Safe)
 		if err != nil {
@@ -268,7 +279,7 @@ func New(s *Spec, model Model, set DecisionSet, truth *Truth, opt Options) (Poli
 			}
 		}
 		v := map[string]variant{"safeopt": variantSafeOpt, "safeopt-mc": variantMC, "stageopt": variantStage}[s.Name]
-		r = newSafeOpt(newModels(model, set, opt, true), v, s.Exploration, lipschitz, lip)
+		r = newSafeOpt(newModelsFrom(model, set, opt, pre), v, s.Exploration, lipschitz, lip)
 	case "line-bo":
 		return nil, fmt.Errorf("%w: name: line-bo runs on a box domain (decision_set: {box: …}, NewBox), not on a finite decision set", ErrConfig)
 	default:

@@ -3,6 +3,7 @@ package gp
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -64,6 +65,19 @@ type Model struct {
 	sigma []float64   // N×N posterior covariance, when kept (KeepCovariance)
 	rows  int         // observations v, a, l, pts, y, nv and col have room for
 	maxT  int         // with GrowTo: the most observations rows are grown to
+
+	// tracked are points outside D whose posterior the model keeps
+	// current (Track).
+	tracked []trackedPoint
+	lscr    []float64 // scratch: one row of L
+}
+
+// trackedPoint is one point Track follows: w = L⁻¹k(X_t, x) and the
+// posterior there.
+type trackedPoint struct {
+	x        []float64
+	w        []float64
+	mean, vr float64
 }
 
 // New returns the prior model for kernel k on decision set x, with
@@ -222,6 +236,11 @@ func (m *Model) T() int { return len(m.a) }
 // NoiseVar is the noise variance Observe uses (σ², raised to the jitter
 // floor).
 func (m *Model) NoiseVar() float64 { return m.noiseVar }
+
+// Jitter is the least noise variance the model uses: for New,
+// JitterScale·max_D k(x,x), or JitterScale when that maximum is 0; a model
+// made by OnSet keeps its source's.
+func (m *Model) Jitter() float64 { return m.jitter }
 
 // Kernel returns the model's kernel.
 func (m *Model) Kernel() kernel.Kernel { return m.k }
@@ -469,6 +488,56 @@ func (m *Model) record(x []float64, i int, y, nv float64, c []float64, ltt, mu f
 	m.pts = append(m.pts, x)
 	m.y = append(m.y, y)
 	m.nv = append(m.nv, nv)
+	if len(m.tracked) > 0 {
+		t := len(m.a) - 1
+		m.lscr = m.lRow(slices.Grow(m.lscr[:0], t), t)
+		for k := range m.tracked {
+			m.trackRow(&m.tracked[k], t, m.lscr)
+		}
+	}
+}
+
+// Track makes the model keep its posterior at the point x, which need not
+// be in D, current from now on, and returns the point's number for
+// Tracked (0, 1, … in the order of the calls). Adding x costs O(t²) and
+// every observation after it O(t) per point tracked; each point keeps t
+// floats. The values are those Predict would compute at x, to the bit:
+// W = L⁻¹k(X_t, x) accumulated in Predict's order. The model keeps a copy
+// of x, which must be finite and of the model's dimension (Track panics
+// otherwise). OnSet does not carry tracked points over.
+func (m *Model) Track(x []float64) int {
+	m.checkPoint(x, "Track")
+	p := trackedPoint{x: slices.Clone(x), vr: m.k.Eval(x, x), w: make([]float64, 0, max(m.rows, len(m.a)))}
+	for s := range m.a {
+		m.lscr = m.lRow(slices.Grow(m.lscr[:0], s), s)
+		m.trackRow(&p, s, m.lscr)
+	}
+	m.tracked = append(m.tracked, p)
+	return len(m.tracked) - 1
+}
+
+// Tracked returns the posterior mean and variance at tracked point k (the
+// variance may dip below 0 by rounding, as Var's does).
+func (m *Model) Tracked(k int) (mean, variance float64) {
+	p := &m.tracked[k]
+	return p.mean, p.vr
+}
+
+// trackRow appends W[s] for point p, given row s of L below the diagonal
+// in l: (k(x_s, x) − Σ_q L_sq W[q])·(1/L_ss), the terms added in q order
+// and skipped for L_sq = 0 as Predict's Gemv does, then its share of the
+// mean and variance.
+func (m *Model) trackRow(p *trackedPoint, s int, l []float64) {
+	r := m.k.Eval(m.pts[s], p.x)
+	for q, lq := range l {
+		if tmp := -lq; tmp != 0 {
+			r += float64(tmp * p.w[q]) // float64(): no fused multiply-add
+		}
+	}
+	r *= 1 / m.ldiag[s]
+	p.w = append(p.w, r)
+	p.mean += m.a[s] * r
+	p.vr -= r * r
 }
 
 // PredictAt returns the posterior mean and variance of the latent function
@@ -582,10 +651,15 @@ func (m *Model) OnSet(x [][]float64) *Model {
 	o.nv = append(o.nv, m.nv...)
 	o.ldiag = append(o.ldiag, m.ldiag...)
 	o.v = o.v[:t*n]
-	// The rows of L are no columns of the new V: o keeps them all.
+	// The rows of L are no columns of the new V: o keeps them all,
+	// sharing those m keeps as rows (never changed once appended).
 	for s := range t {
+		r := m.lrow[s]
+		if r == nil {
+			r = m.lRow(make([]float64, s), s)
+		}
 		o.lidx = append(o.lidx, -1)
-		o.lrow = append(o.lrow, m.lRow(make([]float64, s), s))
+		o.lrow = append(o.lrow, r)
 	}
 	for s, p := range o.pts {
 		row := o.explained(o.v[s*n:(s+1)*n], p, o.lrow[s])
@@ -660,6 +734,13 @@ func (m *Model) pop() {
 		m.vr[j] += r * r
 	}
 	m.v = m.v[:t*n]
+	for k := range m.tracked {
+		p := &m.tracked[k]
+		r := p.w[t]
+		p.mean -= alpha * r
+		p.vr += r * r
+		p.w = p.w[:t]
+	}
 	m.lidx, m.lrow, m.ldiag = m.lidx[:t], m.lrow[:t], m.ldiag[:t]
 	m.a, m.pts, m.y, m.nv = m.a[:t], m.pts[:t], m.y[:t], m.nv[:t]
 }
