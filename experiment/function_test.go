@@ -160,8 +160,7 @@ func TestSeedPointsCap(t *testing.T) {
 
 // BenchmarkHartmann6Example runs examples/linebo-hartmann6.yaml (10
 // repetitions × T = 400, three direction rules) on two workers: the
-// issue's budget is 30 s on two cores. Meaningful only with the real
-// line-bo (bandit.BoxPlaceholder false).
+// issue's budget is 30 s on two cores (measured: BENCHMARKS.md).
 func BenchmarkHartmann6Example(b *testing.B) {
 	c, err := experiment.Load("../examples/linebo-hartmann6.yaml")
 	if err != nil {
