@@ -557,13 +557,27 @@ func (b *lineBO) moved(set DecisionSet, opt Options) *prebuilt {
 	rows := opt.Horizon + max(opt.WarmStart, 0)
 	moved := make([]*gp.Model, len(global))
 	move := func(j int) {
-		o := global[j].OnSet(set.X)
+		o := moved[j]
+		if o == nil {
+			o = global[j].OnSet(set.X)
+		}
 		o.GrowTo(rows)
 		o.Reserve(min(opt.Expect, rows))
 		if keep(j) {
 			o.KeepCovariance()
 		}
 		moved[j] = o
+	}
+	// A constraint GP with the objective's kernel, points and noise has
+	// its L: its V' and σ² are the objective's (OnSetFrom copies them).
+	if len(global) == 2 {
+		moved[0] = global[0].OnSet(set.X)
+		if c := global[1].OnSetFrom(global[0], moved[0], set.X); c != nil {
+			moved[1] = c
+			move(0)
+			move(1)
+			return &prebuilt{f: moved[0], g: moved[1:], t: t}
+		}
 	}
 	var wg sync.WaitGroup
 	for j := 1; j < len(global); j++ {

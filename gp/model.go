@@ -3,7 +3,10 @@ package gp
 import (
 	"fmt"
 	"math"
+	"reflect"
+	"runtime"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -18,6 +21,10 @@ import (
 // of the Gram matrix well defined for exact observations (σ = 0) of repeated
 // actions, and leaves any σ of practical size untouched.
 const JitterScale = 1e-10
+
+// parWork is the number of multiply-adds below which a product is not
+// worth splitting across goroutines.
+const parWork = 1 << 20
 
 // Model is the posterior of a zero-mean GP over the decision set
 // D = {x_0 … x_{N−1}} after t observations (paper §1.1, SPEC §2), each at
@@ -282,11 +289,27 @@ func (m *Model) KeepCovariance() {
 	if m.sigma != nil {
 		return
 	}
-	n := len(m.x)
+	n, t := len(m.x), len(m.a)
 	sigma := make([]float64, n*n)
-	for i := range n {
-		m.Covariance(sigma[i*n:(i+1)*n], i)
+	// Row i is Covariance's, k(x_i, D) − Vᵀ V[:, i]; the rows are
+	// independent, so large models split them across goroutines (each
+	// row computed exactly as alone: the same floats).
+	rows := func(lo, hi int) {
+		col := make([]float64, t)
+		for i := lo; i < hi; i++ {
+			for s := range t {
+				col[s] = m.v[s*n+i]
+			}
+			m.explained(sigma[i*n:(i+1)*n], m.x[i], col)
+		}
 	}
+	w := min(runtime.GOMAXPROCS(0), n*n*t/parWork+1, n)
+	var wg sync.WaitGroup
+	for k := 1; k < w; k++ {
+		wg.Go(func() { rows(k*n/w, (k+1)*n/w) })
+	}
+	rows(0, n/max(w, 1))
+	wg.Wait()
 	m.sigma = sigma
 }
 
@@ -743,4 +766,52 @@ func (m *Model) pop() {
 	}
 	m.lidx, m.lrow, m.ldiag = m.lidx[:t], m.lrow[:t], m.ldiag[:t]
 	m.a, m.pts, m.y, m.nv = m.a[:t], m.pts[:t], m.y[:t], m.nv[:t]
+}
+
+// OnSetFrom returns what m.OnSet(x) would, given moved = src.OnSet(x) for
+// a model src with m's kernel and the same L (the same observed points
+// and noise variances, and bitwise the same rows of L), or nil when src
+// is not such a model: V' = L⁻¹K(X_t, x) and σ² are then src's floats,
+// copied in O(N·t), and only μ = V'ᵀa is accumulated, in OnSet's order.
+func (m *Model) OnSetFrom(src, moved *Model, x [][]float64) *Model {
+	t, n := len(m.a), len(x)
+	if len(src.a) != t || len(moved.x) != n || !reflect.DeepEqual(m.k, src.k) ||
+		m.noiseVar != src.noiseVar || m.jitter != src.jitter || m.maxT != src.maxT {
+		return nil
+	}
+	for i := range x {
+		if !slices.Equal(x[i], moved.x[i]) {
+			return nil
+		}
+	}
+	for s := range t {
+		if m.ldiag[s] != src.ldiag[s] || m.nv[s] != src.nv[s] || !slices.Equal(m.pts[s], src.pts[s]) {
+			return nil
+		}
+		a, b := m.lRow(make([]float64, s), s), src.lRow(make([]float64, s), s)
+		for q := range a {
+			if math.Float64bits(a[q]) != math.Float64bits(b[q]) {
+				return nil
+			}
+		}
+	}
+	o := newOn(m.k, x)
+	o.noiseVar, o.jitter, o.maxT = m.noiseVar, m.jitter, m.maxT
+	o.reserve(t)
+	o.a = append(o.a, m.a...)
+	o.pts = append(o.pts, m.pts...)
+	o.y = append(o.y, m.y...)
+	o.nv = append(o.nv, m.nv...)
+	o.ldiag = append(o.ldiag, m.ldiag...)
+	o.lidx = append(o.lidx, moved.lidx...)
+	o.lrow = append(o.lrow, moved.lrow...)
+	o.v = append(o.v[:0], moved.v[:t*n]...)
+	copy(o.vr, moved.vr)
+	for s := range t {
+		row, alpha := o.v[s*n:(s+1)*n], o.a[s]
+		for j, r := range row {
+			o.mean[j] += alpha * r
+		}
+	}
+	return o
 }

@@ -1,6 +1,7 @@
 package gp_test
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -96,5 +97,89 @@ func TestOnSetKeepCovarianceIsTells(t *testing.T) {
 				t.Fatalf("covariance (%d, %d): moved %v, told %v", i, j, a[j], b[j])
 			}
 		}
+	}
+}
+
+// TestKeepCovarianceIsCovariance: the kept covariance (its rows split
+// across goroutines) is to the bit each row Covariance computes without
+// it, and what the tells' rank-one updates build, on a set and a history
+// large enough to be split, with observations at actions and elsewhere.
+func TestKeepCovarianceIsCovariance(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	pt := func() []float64 { return []float64{2*r.Float64() - 1, 2*r.Float64() - 1, 2*r.Float64() - 1} }
+	k := kernel.SE{Variance: 1, Lengthscale: 0.7}
+	var set [][]float64
+	for range 203 {
+		set = append(set, pt())
+	}
+	plain, told := gp.New(k, set, 0.1), gp.New(k, set, 0.1)
+	told.KeepCovariance()
+	for s := range 150 {
+		y, nv := r.NormFloat64(), 0.02*r.Float64()+0.001
+		if s%3 == 0 {
+			i := r.IntN(len(set))
+			plain.Add(i, y, nv)
+			told.Add(i, y, nv)
+		} else {
+			x := pt()
+			plain.AddAt(x, y, nv)
+			told.AddAt(x, y, nv)
+		}
+	}
+	kept := plain.OnSet(set)
+	kept.KeepCovariance()
+	row := make([]float64, len(set))
+	for i := range set {
+		want := plain.Covariance(row, i)
+		got, tells := kept.CovarianceRow(i), told.CovarianceRow(i)
+		for j := range want {
+			if math.Float64bits(got[j]) != math.Float64bits(want[j]) || math.Float64bits(tells[j]) != math.Float64bits(want[j]) {
+				t.Fatalf("covariance (%d, %d): kept %v, tells %v, Covariance %v", i, j, got[j], tells[j], want[j])
+			}
+		}
+	}
+}
+
+// TestOnSetFromIsOnSet: a model moved with OnSetFrom from another with the
+// same kernel, points and noise is to the bit what OnSet builds, and one
+// with another kernel is refused.
+func TestOnSetFromIsOnSet(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	pt := func() []float64 { return []float64{2*r.Float64() - 1, 2*r.Float64() - 1} }
+	k := kernel.SE{Variance: 1, Lengthscale: 0.5}
+	seeds, set := [][]float64{pt()}, [][]float64{}
+	for range 40 {
+		set = append(set, pt())
+	}
+	f, g, h := gp.New(k, seeds, 0.1), gp.New(k, seeds, 0.1), gp.New(kernel.SE{Variance: 1, Lengthscale: 0.4}, seeds, 0.1)
+	for range 60 {
+		x := pt()
+		f.AddAt(x, r.NormFloat64(), -1)
+		g.AddAt(x, r.NormFloat64(), -1)
+		h.AddAt(x, r.NormFloat64(), -1)
+	}
+	mf := f.OnSet(set)
+	if h.OnSetFrom(f, mf, set) != nil {
+		t.Fatal("OnSetFrom across kernels")
+	}
+	got, want := g.OnSetFrom(f, mf, set), g.OnSet(set)
+	got.KeepCovariance()
+	want.KeepCovariance()
+	for i := range set {
+		if math.Float64bits(got.Mean()[i]) != math.Float64bits(want.Mean()[i]) || math.Float64bits(got.Var()[i]) != math.Float64bits(want.Var()[i]) {
+			t.Fatalf("action %d: OnSetFrom (%v, %v), OnSet (%v, %v)", i, got.Mean()[i], got.Var()[i], want.Mean()[i], want.Var()[i])
+		}
+		a, b := got.CovarianceRow(i), want.CovarianceRow(i)
+		for j := range a {
+			if math.Float64bits(a[j]) != math.Float64bits(b[j]) {
+				t.Fatalf("covariance (%d, %d)", i, j)
+			}
+		}
+	}
+	x, y := pt(), r.NormFloat64()
+	got.AddAt(x, y, -1)
+	want.AddAt(x, y, -1)
+	if got.Mean()[0] != want.Mean()[0] || got.Var()[3] != want.Var()[3] {
+		t.Fatal("after an observation")
 	}
 }
