@@ -291,26 +291,60 @@ func (m *Model) KeepCovariance() {
 	}
 	n, t := len(m.x), len(m.a)
 	sigma := make([]float64, n*n)
-	// Row i is Covariance's, k(x_i, D) − Vᵀ V[:, i]; the rows are
-	// independent, so large models split them across goroutines (each
-	// row computed exactly as alone: the same floats).
+	// Entry (i, j) is Covariance's, k(x_i, x_j) − Σ_s V[s,i]·V[s,j],
+	// summed over s in order. It equals entry (j, i) to the bit: the
+	// kernels are symmetric to the bit ((x−y)² = (y−x)², xᵀy = yᵀx term by
+	// term), (−a)·b = (−b)·a exactly, and the sums run in the same order.
+	// So only the upper triangle is computed, row i from column i on, and
+	// mirrored: half the work of N full rows, the same floats
+	// (TestKeepCovarianceIsCovariance). The rows are independent, so large
+	// models split them across goroutines, in bands of equal work.
 	rows := func(lo, hi int) {
 		col := make([]float64, t)
 		for i := lo; i < hi; i++ {
 			for s := range t {
 				col[s] = m.v[s*n+i]
 			}
-			m.explained(sigma[i*n:(i+1)*n], m.x[i], col)
+			m.explainedRange(sigma[i*n+i:(i+1)*n], m.x[i], col, i, n)
 		}
 	}
-	w := min(runtime.GOMAXPROCS(0), n*n*t/parWork+1, n)
+	w := min(runtime.GOMAXPROCS(0), n*n*t/(2*parWork)+1, n)
+	// Band k ends at row n·(1 − √(1 − k/w)): the triangle's area, and so
+	// the work, is then split evenly.
+	band := func(k int) int { return int(float64(n) * (1 - math.Sqrt(1-float64(k)/float64(w)))) }
 	var wg sync.WaitGroup
 	for k := 1; k < w; k++ {
-		wg.Go(func() { rows(k*n/w, (k+1)*n/w) })
+		lo, hi := band(k), band(k+1)
+		if k == w-1 {
+			hi = n
+		}
+		wg.Go(func() { rows(lo, hi) })
 	}
-	rows(0, n/max(w, 1))
+	rows(0, min(band(1), n))
+	if w <= 1 {
+		rows(band(1), n)
+	}
 	wg.Wait()
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			sigma[j*n+i] = sigma[i*n+j]
+		}
+	}
 	m.sigma = sigma
+}
+
+// explainedRange is explained for the actions lo … hi−1: it writes
+// k(x, x_j) − Σ_s l_s·V[s, j] into dst (length hi − lo), the same floats
+// as explained's entries j (the sum runs over s in the same order).
+func (m *Model) explainedRange(dst, x, l []float64, lo, hi int) []float64 {
+	n, t := len(m.x), len(l)
+	kernel.Row(m.k, dst, x, m.x[lo:hi])
+	if t == 0 || hi == lo {
+		return dst
+	}
+	vm := blas64.General{Rows: t, Cols: hi - lo, Stride: n, Data: m.v[lo : (t-1)*n+hi]}
+	blas64.Gemv(blas.Trans, -1, vm, blas64.Vector{N: t, Inc: 1, Data: l}, 1, blas64.Vector{N: hi - lo, Inc: 1, Data: dst})
+	return dst
 }
 
 // CovarianceRow returns the posterior covariance between action i and every
@@ -684,16 +718,28 @@ func (m *Model) OnSet(x [][]float64) *Model {
 		o.lidx = append(o.lidx, -1)
 		o.lrow = append(o.lrow, r)
 	}
-	for s, p := range o.pts {
-		row := o.explained(o.v[s*n:(s+1)*n], p, o.lrow[s])
-		inv, alpha := 1/o.ldiag[s], o.a[s]
-		for j := range row {
-			r := row[j] * inv
-			row[j] = r
-			o.mean[j] += alpha * r
-			o.vr[j] -= r * r
+	// Column j of V' (with μ_j and σ²_j) depends on column j of the rows
+	// above it only, so large sets split their columns across goroutines:
+	// each column is computed exactly as alone, the same floats.
+	cols := func(lo, hi int) {
+		for s, p := range o.pts {
+			row := o.explainedRange(o.v[s*n+lo:s*n+hi], p, o.lrow[s], lo, hi)
+			inv, alpha := 1/o.ldiag[s], o.a[s]
+			for j := range row {
+				r := row[j] * inv
+				row[j] = r
+				o.mean[lo+j] += alpha * r
+				o.vr[lo+j] -= r * r
+			}
 		}
 	}
+	w := min(runtime.GOMAXPROCS(0), n*t*t/(2*parWork)+1, n)
+	var wg sync.WaitGroup
+	for k := 1; k < w; k++ {
+		wg.Go(func() { cols(k*n/w, (k+1)*n/w) })
+	}
+	cols(0, n/max(w, 1))
+	wg.Wait()
 	return o
 }
 

@@ -105,9 +105,23 @@ func TestOnSetKeepCovarianceIsTells(t *testing.T) {
 // it, and what the tells' rank-one updates build, on a set and a history
 // large enough to be split, with observations at actions and elsewhere.
 func TestKeepCovarianceIsCovariance(t *testing.T) {
+	// KeepCovariance computes the upper triangle and mirrors it: exact for
+	// every kernel, since each is symmetric to the bit.
+	for _, k := range []kernel.Kernel{
+		kernel.SE{Variance: 1, Lengthscale: 0.7},
+		kernel.SE{Variance: 1.3, ARD: []float64{0.5, 0.9, 1.7}},
+		kernel.Matern32{Variance: 1, Lengthscale: 0.6},
+		kernel.Matern52{Variance: 0.8, ARD: []float64{0.4, 1, 2}},
+		kernel.Linear{Variance: 0.5},
+		kernel.Polynomial{Variance: 0.3, Offset: 1, Degree: 3},
+	} {
+		t.Run(k.Name(), func(t *testing.T) { keepCovarianceIsCovariance(t, k) })
+	}
+}
+
+func keepCovarianceIsCovariance(t *testing.T, k kernel.Kernel) {
 	r := rand.New(rand.NewPCG(7, 8))
 	pt := func() []float64 { return []float64{2*r.Float64() - 1, 2*r.Float64() - 1, 2*r.Float64() - 1} }
-	k := kernel.SE{Variance: 1, Lengthscale: 0.7}
 	var set [][]float64
 	for range 203 {
 		set = append(set, pt())
