@@ -9,11 +9,13 @@ import (
 	"math/rand/v2"
 	"strconv"
 
+	"go.yaml.in/yaml/v3"
 	gplot "gonum.org/v1/plot"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/internal/fielderr"
 	"github.com/safegp/safegp/internal/memlimit"
+	"github.com/safegp/safegp/internal/strictyaml"
 	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/plot"
 	"github.com/safegp/safegp/problem"
@@ -66,10 +68,35 @@ type GridSize struct {
 // f ≥ MinF (rejection sampling, at most MaxTries draws in all) — febo's
 // BenchmarkEnvironment._get_random_initial_point with random_x0_min_value
 // (kirschnj/LineBO, febo/environment/benchmarks/benchmarks.py).
+//
+// Or the seed points are given, the same in every realization, as a list
+// (`seed_points: [[…], …]`, as a study's) or as {points: [[…], …]}: each
+// in the box, and safe (f ≥ objective_threshold), which the truth checks.
 type SeedPoints struct {
-	Count    int     `yaml:"count" json:"count"`
-	MinF     float64 `yaml:"min_f" json:"min_f"`
-	MaxTries int     `yaml:"max_tries,omitempty" json:"max_tries,omitempty"`
+	Count    int         `yaml:"count,omitempty" json:"count,omitempty"`
+	MinF     float64     `yaml:"min_f,omitempty" json:"min_f,omitempty"`
+	MaxTries int         `yaml:"max_tries,omitempty" json:"max_tries,omitempty"`
+	Points   [][]float64 `yaml:"points,omitempty" json:"points,omitempty"`
+}
+
+// UnmarshalYAML accepts {count, min_f[, max_tries]}, {points: [[…], …]}
+// or the list of points itself.
+func (s *SeedPoints) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.SequenceNode {
+		var pts [][]float64
+		if err := strictyaml.DecodeNode(n, &pts); err != nil {
+			return err
+		}
+		*s = SeedPoints{Points: pts}
+		return nil
+	}
+	type plain SeedPoints
+	var v plain
+	if err := strictyaml.DecodeNode(n, &v); err != nil {
+		return err
+	}
+	*s = SeedPoints(v)
+	return nil
 }
 
 // function is a checked problem.function: the benchmark, the box and
@@ -135,7 +162,13 @@ func (c *Config) checkFunction() error {
 		}
 	}
 	sp := p.SeedPoints
+	if sp.Points != nil {
+		if err := checkGivenSeeds(sp, fn, p.ObjectiveThreshold); err != nil {
+			return err
+		}
+	}
 	switch {
+	case sp.Points != nil:
 	case sp.Count < 1 || sp.Count > 1000:
 		return bad("problem.seed_points.count", "want 1…1000, got %d", sp.Count)
 	case !problem.InRange(sp.MinF):
@@ -182,9 +215,43 @@ func inBox(x []float64, b [][2]float64) bool {
 	return true
 }
 
-// Seeds draws the seed points of realization r (problem.seed_points).
+// checkGivenSeeds checks seed points given as a list: 1…1000 of them, no
+// drawing keys beside them, each of the function's dimension, in the box,
+// and safe — f ≥ h_f, read from the benchmark itself.
+func checkGivenSeeds(sp *SeedPoints, fn *function, hf *float64) error {
+	bad := func(key, format string, args ...any) error { return fielderr.New(ErrConfig, key, format, args...) }
+	switch {
+	case sp.Count != 0 || sp.MinF != 0 || sp.MaxTries != 0:
+		return bad("problem.seed_points", "give the points, or count and min_f to draw them, not both")
+	case len(sp.Points) < 1 || len(sp.Points) > 1000:
+		return bad("problem.seed_points", "want 1…1000 points, got %d", len(sp.Points))
+	}
+	for k, x := range sp.Points {
+		key := fmt.Sprintf("problem.seed_points[%d]", k)
+		if len(x) != fn.f.Dim {
+			return bad(key, "a point of %d coordinates for %s in %d dimensions", len(x), fn.f.Name, fn.f.Dim)
+		}
+		if !inBox(x, fn.bounds) {
+			return bad(key, "%v is outside the box %v", x, fn.bounds)
+		}
+		if v := fn.f.Eval(x); hf != nil && !(v >= *hf) {
+			return bad(key, "f = %.6g there, below objective_threshold %v: a seed point must be safe", v, *hf)
+		}
+	}
+	return nil
+}
+
+// Seeds draws the seed points of realization r (problem.seed_points), or
+// returns the given ones.
 func (c *Config) seeds(rng *rand.Rand) ([][]float64, error) {
 	sp, fn := c.Problem.SeedPoints, c.fn
+	if sp.Points != nil {
+		out := make([][]float64, len(sp.Points))
+		for k, x := range sp.Points {
+			out[k] = append([]float64(nil), x...)
+		}
+		return out, nil
+	}
 	tries := sp.MaxTries
 	if tries == 0 {
 		tries = DefaultMaxTries
@@ -351,7 +418,7 @@ func (c *Config) planFunction(workers int, limit int64, keepRuns bool) (Plan, er
 	hf := c.Problem.ObjectiveThreshold != nil
 	n := 0
 	if c.fn.grid != nil {
-		n = (&problem.GridSpec{Points: c.fn.grid}).Size() + c.Problem.SeedPoints.Count
+		n = (&problem.GridSpec{Points: c.fn.grid}).Size() + c.Problem.SeedPoints.Count + len(c.Problem.SeedPoints.Points)
 	}
 	var perRun int64
 	heavy := 0

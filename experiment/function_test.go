@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"github.com/safegp/safegp/kernel"
+	"math"
 	"strings"
 	"testing"
 
@@ -129,6 +130,10 @@ func TestFunctionConfigErrors(t *testing.T) {
 		{"unknown key", "seed_points: {count: 1,", "seed_points: {cuont: 1,", "cuont"},
 		{"box dimension", "decision_set: {grid", "decision_set: {box: {bounds: [[0, 1]]}, grid", "problem.function.decision_set.box.bounds: 1 intervals"},
 		{"constraints", "  objective_threshold: 0\n", "  objective_threshold: 0\n  thresholds: [0]\n", "problem.thresholds"},
+		{"given seed outside the box", "seed_points: {count: 1, min_f: 0.2}", "seed_points: [[0, 1.5]]", "problem.seed_points[0]: [0 1.5] is outside the box"},
+		{"given seed unsafe", "seed_points: {count: 1, min_f: 0.2}", "seed_points: [[0.1, -0.7], [1.9, 0.9]]", "problem.seed_points[1]: f = -2.5 there, below objective_threshold 0"},
+		{"given seed of another dimension", "seed_points: {count: 1, min_f: 0.2}", "seed_points: [[0.1]]", "a point of 1 coordinates for camelback in 2 dimensions"},
+		{"given and drawn", "seed_points: {count: 1, min_f: 0.2}", "seed_points: {count: 1, points: [[0.1, -0.7]]}", "give the points, or count and min_f"},
 		{"line-bo key on safeopt", "{name: safeopt, label: grid, safe_set: gp}", "{name: safeopt, label: grid, direction: random}", "direction: not an option of safeopt"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -221,5 +226,29 @@ algorithms:
 				}
 			}
 		})
+	}
+}
+
+// TestFunctionGivenSeeds: seed points given as a list (as a study's) are
+// every realization's seeds: each run starts its best safe value there.
+func TestFunctionGivenSeeds(t *testing.T) {
+	for _, form := range []string{"seed_points: [[0.1, -0.7]]", "seed_points: {points: [[0.1, -0.7]]}"} {
+		cfg := strings.Replace(strings.Replace(camelConfig, "NOISE", "0", 1), "seed_points: {count: 1, min_f: 0.2}", form, 1)
+		c, err := experiment.Parse(strings.NewReader(cfg), ".")
+		if err != nil {
+			t.Fatalf("%s: %v", form, err)
+		}
+		res, err := experiment.Execute(context.Background(), c, experiment.Options{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// f(0.1, −0.7) of the clipped, negated six-hump camel, by hand:
+		// camel = (4 − 2.1·0.01 + 0.0001/3)·0.01 + 0.1·(−0.7) + (−4 + 4·0.49)·0.49.
+		want := -((4-2.1*0.01+0.0001/3)*0.01 + 0.1*(-0.7) + (-4+4*0.49)*0.49)
+		for _, r := range res.Runs {
+			if r.Label != "grid" && math.Abs(r.BestSafe[0]-want) > 1e-12 && r.BestSafe[0] < want {
+				t.Errorf("%s %s, realization %d: best safe value %v at round 1, below the seed's f %v", form, r.Label, r.Realization, r.BestSafe[0], want)
+			}
+		}
 	}
 }
