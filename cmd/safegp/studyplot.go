@@ -43,15 +43,7 @@ func plotStudy(out, name string, x [][]float64, h []float64, hf *float64, obs []
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp(filepath.Dir(out), ".safegp-plot-*")
-	if err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	if err := plot.SaveRow(panels, dir, "fig"); err != nil {
-		return err
-	}
-	return os.Rename(filepath.Join(dir, "fig"+ext), out)
+	return savePanels(panels, out, ext)
 }
 
 func plot1D(name string, x [][]float64, h []float64, hf *float64, obs []study.Observation, snap bandit.Snapshot) ([]*gplot.Plot, error) {
@@ -276,6 +268,12 @@ func plotBox(out, name string, obs []study.Observation) error {
 		best.Add(l)
 	}
 	panels = append(panels, best)
+	return savePanels(panels, out, ext)
+}
+
+// savePanels writes panels in a row to out (format ext), through a
+// temporary folder beside it, so that out appears whole or not at all.
+func savePanels(panels []*gplot.Plot, out, ext string) error {
 	dir, err := os.MkdirTemp(filepath.Dir(out), ".safegp-plot-*")
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
