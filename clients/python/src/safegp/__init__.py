@@ -1,0 +1,309 @@
+"""Client for the safegp HTTP service (``safegp serve``).
+
+safegp runs safe Gaussian-process bandit optimization as durable ask/tell
+studies. This package talks to its HTTP service with the Python standard
+library only (``urllib`` and ``json``)::
+
+    import safegp
+
+    client = safegp.Client("http://127.0.0.1:8080", token=None)
+    study = client.create_study("gains", spec)   # spec: the JSON form of a study spec
+    for _ in range(15):
+        a = study.ask()                          # Ask(id=1, x=[1.0], index=10)
+        f, g = run_experiment(a.x)
+        study.tell(a, f, [g])
+    print(study.summary())
+
+Every error the server answers is raised as :class:`SafegpError` (or one of
+its subclasses) carrying the server's message and the HTTP status. Numbers
+that are not finite (NaN, ±inf) are refused by the client with
+:class:`ValueError` before anything is sent.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+__all__ = [
+    "Ask",
+    "Client",
+    "Conflict",
+    "NotFound",
+    "SafegpError",
+    "Study",
+    "Unauthorized",
+    "Unavailable",
+    "__version__",
+]
+
+__version__ = "0.1.0"
+
+JSON = Dict[str, Any]
+
+
+class SafegpError(Exception):
+    """An error answered by the server.
+
+    Attributes:
+        status: the HTTP status code (400 bad input, 401 missing or wrong
+            token, 403 non-loopback Host without a token, 404 unknown study,
+            ask, observation or route, 409 conflict, 413 body too large,
+            415 wrong content type, 503 database busy).
+        message: the server's message (the ``error`` field of its answer).
+    """
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(f"safegp: {status}: {message}")
+        self.status = status
+        self.message = message
+
+
+class Unauthorized(SafegpError):
+    """401: a missing or wrong bearer token."""
+
+
+class NotFound(SafegpError):
+    """404: an unknown study, ask, observation or route."""
+
+
+class Conflict(SafegpError):
+    """409: a study that exists, an ask already told or withdrawn, an
+    observation already retracted, a study at its horizon, or a write to the
+    database by another process."""
+
+
+class Unavailable(SafegpError):
+    """503: another process holds the database; retry after
+    :attr:`retry_after` seconds (None when the server did not say)."""
+
+    def __init__(self, status: int, message: str, retry_after: Optional[float] = None) -> None:
+        super().__init__(status, message)
+        self.retry_after = retry_after
+
+
+_CLASSES = {401: Unauthorized, 404: NotFound, 409: Conflict}
+
+
+def _check_finite(value: Any, path: str = "body") -> None:
+    """Raise ValueError if value contains a float that is NaN or infinite."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"safegp: {path} is {value!r}; numbers must be finite")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _check_finite(v, f"{path}.{k}")
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _check_finite(v, f"{path}[{i}]")
+
+
+@dataclass(frozen=True)
+class Ask:
+    """An action the study asks to be measured.
+
+    Attributes:
+        id: the ask's id, passed back to :meth:`Study.tell`.
+        x: the point to measure.
+        index: the action's index in a finite decision set (None for a box).
+    """
+
+    id: int
+    x: List[float]
+    index: Optional[int] = None
+
+
+class Client:
+    """A connection to ``safegp serve``.
+
+    Args:
+        url: the server's base URL, e.g. ``"http://127.0.0.1:8080"``.
+        token: the bearer token (the contents of the server's
+            ``--token-file``), or None for a server without one.
+        timeout: seconds to wait for each answer.
+    """
+
+    def __init__(self, url: str, token: Optional[str] = None, timeout: float = 30.0) -> None:
+        self.url = url.rstrip("/")
+        self.token = token.strip() if token is not None else None
+        self.timeout = timeout
+
+    def request(self, method: str, path: str, body: Any = None) -> Any:
+        """Send one request and return the decoded JSON answer.
+
+        Raises:
+            ValueError: body holds a non-finite number.
+            SafegpError: the server answered with an error status.
+            urllib.error.URLError: the server could not be reached.
+        """
+        headers = {"Accept": "application/json"}
+        data: Optional[bytes] = None
+        if method == "POST":
+            _check_finite(body)
+            data = json.dumps({} if body is None else body, allow_nan=False).encode("utf-8")
+            headers["Content-Type"] = "application/json"
+        if self.token:
+            headers["Authorization"] = "Bearer " + self.token
+        req = urllib.request.Request(self.url + path, data=data, headers=headers, method=method)
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                raw = resp.read()
+        except urllib.error.HTTPError as e:
+            raise _error(e) from None
+        return json.loads(raw) if raw else None
+
+    def health(self) -> JSON:
+        """GET /healthz: ``{"status": "ok"}`` when the server is up."""
+        return self.request("GET", "/healthz")
+
+    def create_study(self, name: str, spec: JSON) -> "Study":
+        """Create a study (POST /v1/studies) and return it.
+
+        Args:
+            name: the study's name.
+            spec: the JSON form of a study spec (see the README's
+                "Specification"), e.g. with ``decision_set``, ``thresholds``,
+                ``model``, ``algorithm``, ``horizon`` and ``seed``.
+
+        Raises:
+            Conflict: a study of that name exists.
+            SafegpError: the spec is refused (400) or another error.
+        """
+        self.request("POST", "/v1/studies", {"name": name, "spec": spec})
+        return Study(self, name)
+
+    def study(self, name: str) -> "Study":
+        """Return a handle on an existing study (no request is sent)."""
+        return Study(self, name)
+
+
+class Study:
+    """A study on the server; obtain one from :meth:`Client.create_study`
+    or :meth:`Client.study`."""
+
+    def __init__(self, client: Client, name: str) -> None:
+        self.client = client
+        self.name = name
+        self._path = "/v1/studies/" + urllib.parse.quote(name, safe="")
+
+    def __repr__(self) -> str:
+        return f"Study({self.name!r})"
+
+    def ask(self) -> Ask:
+        """Ask for the next action to measure (POST …/ask).
+
+        Raises:
+            Conflict: the study is at its horizon.
+        """
+        r = self.client.request("POST", self._path + "/ask")
+        return Ask(id=int(r["ask"]), x=[float(v) for v in r["x"]], index=r.get("index"))
+
+    def tell(
+        self,
+        ask: Union[Ask, int],
+        f: float,
+        g: Sequence[float] = (),
+        noise_std: Optional[float] = None,
+    ) -> JSON:
+        """Report the measurement of an ask (POST …/tell).
+
+        Args:
+            ask: the :class:`Ask` or its id.
+            f: the measured objective.
+            g: the measured constraints, one per threshold (empty for a
+                study without constraints).
+            noise_std: this measurement's noise standard deviation, if it
+                differs from the model's.
+
+        Returns:
+            the server's answer: ``observation``, ``index``, ``violation``,
+            ``rounds`` and possibly ``warnings``.
+
+        Raises:
+            ValueError: f, g or noise_std is not finite.
+            NotFound: an unknown ask.
+            Conflict: the ask was already told or withdrawn.
+        """
+        body: JSON = {"ask": ask.id if isinstance(ask, Ask) else int(ask)}
+        return self._tell(body, f, g, noise_std)
+
+    def tell_at(
+        self,
+        x: Union[Sequence[float], float],
+        f: float,
+        g: Sequence[float] = (),
+        noise_std: Optional[float] = None,
+    ) -> JSON:
+        """Report a measurement outside the ask/tell loop, at point ``x``
+        (a number for a 1-D study), POST …/tell with ``"x"``."""
+        xs = [float(x)] if isinstance(x, (int, float)) else [float(v) for v in x]
+        return self._tell({"x": xs}, f, g, noise_std)
+
+    def tell_index(
+        self, index: int, f: float, g: Sequence[float] = (), noise_std: Optional[float] = None
+    ) -> JSON:
+        """Report a measurement of action ``index`` of a finite decision set
+        outside the ask/tell loop (POST …/tell with ``"index"``)."""
+        return self._tell({"index": int(index)}, f, g, noise_std)
+
+    def _tell(self, body: JSON, f: float, g: Sequence[float], noise_std: Optional[float]) -> JSON:
+        body["f"] = float(f)
+        body["g"] = [float(v) for v in g]
+        if noise_std is not None:
+            body["noise_std"] = float(noise_std)
+        return self.client.request("POST", self._path + "/tell", body)
+
+    def retract(self, observation: int) -> JSON:
+        """Withdraw observation number ``observation`` (POST …/retract)."""
+        return self.client.request("POST", self._path + "/retract", {"observation": int(observation)})
+
+    def import_observations(self, rows: Sequence[JSON]) -> JSON:
+        """Import earlier measurements, all or none (POST …/import): each row
+        ``{"x": [...] or "index": I, "f": V, "g": [...], "noise_std"?: S}``."""
+        return self.client.request("POST", self._path + "/import", list(rows))
+
+    def posterior(self, points: Sequence[Sequence[float]]) -> JSON:
+        """Posterior mean, standard deviation and confidence bounds of f and
+        each g at ``points`` (POST …/posterior)."""
+        return self.client.request(
+            "POST", self._path + "/posterior", {"points": [[float(v) for v in p] for p in points]}
+        )
+
+    def observations(self) -> Any:
+        """Every tell of the study, retracted ones flagged (GET …/observations)."""
+        return self.client.request("GET", self._path + "/observations")
+
+    def summary(self) -> JSON:
+        """The study's summary, as ``safegp study show`` prints it
+        (GET /v1/studies/{name}): rounds, safe set, best safe action, …"""
+        return self.client.request("GET", self._path)
+
+
+def _error(e: urllib.error.HTTPError) -> SafegpError:
+    """Turn an HTTP error answer into a SafegpError carrying its message."""
+    try:
+        raw = e.read()
+    except Exception:  # pragma: no cover - a broken connection
+        raw = b""
+    message = raw.decode("utf-8", "replace").strip() or (e.reason or "")
+    try:
+        decoded = json.loads(raw)
+        if isinstance(decoded, dict) and isinstance(decoded.get("error"), str):
+            message = decoded["error"]
+    except ValueError:
+        pass
+    status = int(e.code)
+    if status == 503:
+        retry: Optional[float] = None
+        try:
+            ra = e.headers.get("Retry-After") if e.headers else None
+            retry = float(ra) if ra is not None else None
+        except ValueError:
+            retry = None
+        return Unavailable(status, str(message), retry)
+    return _CLASSES.get(status, SafegpError)(status, str(message))
