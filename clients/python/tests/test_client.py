@@ -1,0 +1,249 @@
+"""End-to-end tests of the safegp Python client against the real server.
+
+The binary is $SAFEGP_BIN, or is built with ``go build`` from the repository
+holding this file. Each test class starts ``safegp serve`` on a free loopback
+port with a temporary database and stops it afterwards. Standard library only:
+
+    python3 -m unittest discover -s clients/python/tests
+"""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import urllib.request
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "src"))
+
+import safegp  # noqa: E402
+
+REPO = HERE.parent.parent.parent
+
+SPEC = {
+    "decision_set": {"grid": {"bounds": [[0, 4]], "points": [41]}},
+    "seed_actions": [10, 11],
+    "thresholds": [0.0],
+    "model": {
+        "objective": {"kernel": "se", "lengthscale": 1},
+        "constraints": [{"kernel": "se", "lengthscale": 1}],
+        "noise_std": 0.05,
+        "delta": 0.01,
+    },
+    "algorithm": {"name": "safeopt", "safe_set": "gp"},
+    "horizon": 100,
+    "seed": 7,
+}
+
+
+def toy(x):
+    """A toy objective (maximum at x = 2.5) and constraint (safe for |x − 2| ≤ 1.5)."""
+    return -((x - 2.5) ** 2), 1.5 - abs(x - 2.0)
+
+
+_built = None
+
+
+def safegp_binary(tmp):
+    global _built
+    env = os.environ.get("SAFEGP_BIN")
+    if env:
+        return env
+    if _built is None:
+        go = shutil.which("go") or "/usr/local/go/bin/go"
+        out = os.path.join(tmp, "safegp")
+        subprocess.run([go, "build", "-o", out, "./cmd/safegp"], cwd=REPO, check=True)
+        _built = out
+    return _built
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """A ``safegp serve`` process on a free loopback port."""
+
+    def __init__(self, bin_dir, token=None):
+        self.dir = tempfile.mkdtemp(prefix="safegp-py-")
+        args = [safegp_binary(bin_dir), "serve", "--db", os.path.join(self.dir, "t.db")]
+        if token is not None:
+            tf = os.path.join(self.dir, "token.txt")
+            with open(tf, "w") as fh:
+                fh.write(token + "\n")
+            args += ["--token-file", tf]
+        self.url = ""
+        for _ in range(5):  # a free port may be taken between probe and bind
+            port = free_port()
+            self.url = f"http://127.0.0.1:{port}"
+            self.log = open(os.path.join(self.dir, "serve.log"), "w+b")
+            self.proc = subprocess.Popen(args + ["--addr", f"127.0.0.1:{port}"], stderr=self.log)
+            if self._ready():
+                return
+            self.stop(clean=False)
+        raise RuntimeError("safegp serve did not start")
+
+    def _ready(self):
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                return False
+            try:
+                with urllib.request.urlopen(self.url + "/healthz", timeout=1) as r:
+                    if json.load(r).get("status") == "ok":
+                        return True
+            except OSError:
+                time.sleep(0.05)
+        return False
+
+    def stop(self, clean=True):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+        if clean:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class ServerTest(unittest.TestCase):
+    token = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.bin_dir = tempfile.mkdtemp(prefix="safegp-bin-")
+
+    def setUp(self):
+        self.server = Server(self.bin_dir, self.token)
+
+    def tearDown(self):
+        self.server.stop()
+
+
+class TestStudy(ServerTest):
+    def test_whole_study(self):
+        client = safegp.Client(self.server.url)
+        self.assertEqual(client.health(), {"status": "ok"})
+        study = client.create_study("gains", SPEC)
+        violations = 0
+        best = float("-inf")
+        for _ in range(15):
+            a = study.ask()
+            self.assertIsInstance(a, safegp.Ask)
+            self.assertIsInstance(a.index, int)
+            self.assertEqual(len(a.x), 1)
+            f, g = toy(a.x[0])
+            r = study.tell(a, f, [g])
+            violations += r["violation"]
+            best = max(best, f)
+        self.assertGreater(best, -0.1)  # found the region of the maximum at 2.5
+
+        # a measurement outside the loop, by x and by index, then retracted
+        f2, g2 = toy(2.0)
+        r = study.tell_at(2.0, f2, [g2])
+        self.assertEqual(r["index"], 20)
+        r2 = study.tell_index(20, -0.25, [1.5], noise_std=0.1)
+        study.retract(r2["observation"])
+        with self.assertRaises(safegp.Conflict):
+            study.retract(r2["observation"])
+
+        s = study.summary()
+        obs = study.observations()
+        self.assertEqual(s["study"], "gains")
+        self.assertEqual(s["rounds"], 16)
+        self.assertEqual(s["retracted"], 1)
+        self.assertEqual(len(obs), 17)
+        live = [o for o in obs if not o["retracted"]]
+        self.assertEqual(len(live), s["rounds"])
+        self.assertEqual(sum(o["violation"] for o in live), s["violations"])
+        self.assertEqual(s["violations"], violations)
+
+        p = study.posterior([[2.5], [1.0]])
+        self.assertEqual(len(p["points"]), 2)
+        self.assertIn("mean", p["points"][0]["f"])
+
+        # the same study through a fresh handle
+        self.assertEqual(client.study("gains").summary()["rounds"], 16)
+
+    def test_bad_input(self):
+        client = safegp.Client(self.server.url)
+        study = client.create_study("s", SPEC)
+
+        with self.assertRaises(safegp.NotFound) as cm:
+            client.study("nope").ask()
+        self.assertEqual(cm.exception.status, 404)
+        self.assertTrue(cm.exception.message)
+
+        with self.assertRaises(safegp.Conflict) as cm:
+            client.create_study("s", SPEC)
+        self.assertEqual(cm.exception.status, 409)
+        self.assertIn("s", cm.exception.message)
+
+        bad = dict(SPEC, thresholds=[0.0, 1.0])
+        with self.assertRaises(safegp.SafegpError) as cm:
+            client.create_study("bad", bad)
+        self.assertEqual(cm.exception.status, 400)
+
+        a = study.ask()
+        with self.assertRaises(ValueError):
+            study.tell(a, float("nan"), [1.0])
+        with self.assertRaises(ValueError):
+            study.tell(a, 1.0, [float("inf")])
+
+        with self.assertRaises(safegp.NotFound) as cm:
+            study.tell(999, 1.0, [1.0])
+        self.assertEqual(cm.exception.status, 404)
+
+        with self.assertRaises(safegp.SafegpError) as cm:
+            study.tell(a, 1.0, [])  # one constraint expected
+        self.assertEqual(cm.exception.status, 400)
+
+        study.tell(a, -1.0, [1.0])
+        with self.assertRaises(safegp.Conflict):
+            study.tell(a, -1.0, [1.0])  # already told
+
+        with self.assertRaises(safegp.SafegpError) as cm:
+            study.tell_at([1.0, 2.0], 1.0, [1.0])  # two coordinates in a 1-D study
+        self.assertEqual(cm.exception.status, 400)
+
+        # the server itself answers 400 to a NaN that bypasses the client's check
+        req = urllib.request.Request(
+            self.server.url + "/v1/studies/s/tell",
+            data=b'{"ask": 1, "f": NaN, "g": [1]}',
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        with self.assertRaises(urllib.error.HTTPError) as cm:
+            urllib.request.urlopen(req)
+        self.assertEqual(cm.exception.code, 400)
+
+
+class TestToken(ServerTest):
+    token = "s3cret-token"
+
+    def test_token(self):
+        with self.assertRaises(safegp.Unauthorized) as cm:
+            safegp.Client(self.server.url).create_study("t", SPEC)
+        self.assertEqual(cm.exception.status, 401)
+        with self.assertRaises(safegp.Unauthorized):
+            safegp.Client(self.server.url, token="wrong").study("t").summary()
+        study = safegp.Client(self.server.url, token=self.token).create_study("t", SPEC)
+        a = study.ask()
+        f, g = toy(a.x[0])
+        study.tell(a, f, [g])
+        self.assertEqual(study.summary()["rounds"], 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
