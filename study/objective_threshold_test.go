@@ -243,3 +243,40 @@ func TestImportOutsideLimit(t *testing.T) {
 		t.Errorf("after the refused import: %+v, %v; want no observations", sum, err)
 	}
 }
+
+// TestTellWithoutG: over HTTP "g" may be left out exactly where there is
+// nothing to give, a study without constraints (as the CLI takes no --g);
+// a study with constraints refuses it missing, naming it, and records
+// nothing.
+func TestTellWithoutG(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name, spec, want string
+	}{
+		{"no constraints", safeObjectiveSpec, ""},
+		{"one constraint", strings.Replace(strings.Replace(safeObjectiveSpec, "objective_threshold: -1.5", "thresholds: [0]", 1),
+			"  noise_std: 0.05", "  constraints: [{kernel: se, lengthscale: 1}]\n  noise_std: 0.05", 1), `"g" is missing: give the 1 constraint value(s) measured`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v, _ := newService(t, filepath.Join(t.TempDir(), "g.db"))
+			if err := v.Create(ctx, "s", resolved(t, c.spec)); err != nil {
+				t.Fatal(err)
+			}
+			req, err := study.DecodeTell([]byte(`{"index": 10, "f": -0.5}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = v.Tell(ctx, "s", req)
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("tell without g: %v", err)
+			case c.want != "" && (!errors.Is(err, study.ErrBadTell) || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("tell without g: %v, want ErrBadTell saying %q", err, c.want)
+			}
+			sum, err := v.Show(ctx, "s")
+			if want := map[bool]int{true: 1, false: 0}[c.want == ""]; err != nil || sum.Rounds != want {
+				t.Errorf("rounds %d (%v), want %d", sum.Rounds, err, want)
+			}
+		})
+	}
+}

@@ -390,8 +390,12 @@ func DecodeTell(data []byte) (*TellRequest, error) {
 		return nil, fmt.Errorf("%w: %w", ErrBadTell, err)
 	}
 	t.F = &f
-	if t.G, err = jsonNumbers("g", raw.G); err != nil {
-		return nil, err
+	// "g" may be left out only where there is nothing to give: a study
+	// without constraints (validate refuses it missing anywhere else).
+	if raw.G != nil {
+		if t.G, err = jsonNumbers("g", raw.G); err != nil {
+			return nil, err
+		}
 	}
 	if raw.X != nil {
 		if t.X, err = jsonNumbers("x", raw.X); err != nil {
@@ -677,7 +681,10 @@ func (s *Study) validateAt(t *TellRequest, seq int, horizon bool) (Event, error)
 		return e, fmt.Errorf("%w: f must be a finite number within ±1e100", ErrBadTell)
 	}
 	m := len(s.res.Spec.Thresholds)
-	if len(t.G) != m {
+	switch {
+	case t.G == nil && m > 0:
+		return e, fmt.Errorf("%w: \"g\" is missing: give the %d constraint value(s) measured", ErrBadTell, m)
+	case len(t.G) != m:
 		return e, fmt.Errorf("%w: %d constraint values given, the study has %d constraints", ErrBadTell, len(t.G), m)
 	}
 	for i, v := range t.G {
