@@ -320,17 +320,21 @@ func (c *Config) LoadProblem() (*problem.Problem, error) {
 	return p, nil
 }
 
+// open opens a file the configuration names, relative to its folder.
+func (c *Config) open(name string) (*os.File, error) {
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(c.dir, name)
+	}
+	return os.Open(name)
+}
+
 // ReadProblem is LoadProblem without the analysis, whose O(N²) cost a
 // caller may want to weigh first (Plan).
 func (c *Config) ReadProblem() (*problem.Problem, error) {
 	if c.Problem.File == "" {
 		return nil, nil
 	}
-	path := c.Problem.File
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(c.dir, path)
-	}
-	f, err := os.Open(path)
+	f, err := c.open(c.Problem.File)
 	if err != nil {
 		return nil, fmt.Errorf("problem.file: %w", err)
 	}
@@ -378,11 +382,7 @@ func (c *Config) readWarmStart(p *problem.Problem) (*WarmStart, error) {
 	if c.Problem.WarmStart == "" {
 		return nil, nil
 	}
-	path := c.Problem.WarmStart
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(c.dir, path)
-	}
-	f, err := os.Open(path)
+	f, err := c.open(c.Problem.WarmStart)
 	if err != nil {
 		return nil, fielderr.Recast(ErrConfig, "problem.warm_start", err)
 	}

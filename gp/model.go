@@ -680,6 +680,22 @@ func PredictBytes(p, t int) int64 {
 	return 8 * (int64(p)*int64(t) + int64(t) + 1024)
 }
 
+// carry returns the prior over x with this model's noise settings, GrowTo
+// limit and observations (a, points, y, noise variances, L's diagonal),
+// room reserved for them: what OnSet and OnSetFrom start from, before the
+// rows of L and V.
+func (m *Model) carry(x [][]float64) *Model {
+	o := newOn(m.k, x)
+	o.noiseVar, o.jitter, o.maxT = m.noiseVar, m.jitter, m.maxT
+	o.reserve(len(m.a))
+	o.a = append(o.a, m.a...)
+	o.pts = append(o.pts, m.pts...)
+	o.y = append(o.y, m.y...)
+	o.nv = append(o.nv, m.nv...)
+	o.ldiag = append(o.ldiag, m.ldiag...)
+	return o
+}
+
 // OnSet returns a new model over decision set x with this model's kernel,
 // noise settings and observations (points, y, noise variances), in
 // O(N·t²) from L without refactorizing: V' = L⁻¹K(X_t, x) row by row,
@@ -698,15 +714,8 @@ func (m *Model) OnSet(x [][]float64) *Model {
 			}
 		}
 	}
-	o := newOn(m.k, x)
-	o.noiseVar, o.jitter, o.maxT = m.noiseVar, m.jitter, m.maxT
+	o := m.carry(x)
 	t, n := len(m.a), len(x)
-	o.reserve(t)
-	o.a = append(o.a, m.a...)
-	o.pts = append(o.pts, m.pts...)
-	o.y = append(o.y, m.y...)
-	o.nv = append(o.nv, m.nv...)
-	o.ldiag = append(o.ldiag, m.ldiag...)
 	o.v = o.v[:t*n]
 	// The rows of L are no columns of the new V: o keeps them all,
 	// sharing those m keeps as rows (never changed once appended).
@@ -841,14 +850,7 @@ func (m *Model) OnSetFrom(src, moved *Model, x [][]float64) *Model {
 			}
 		}
 	}
-	o := newOn(m.k, x)
-	o.noiseVar, o.jitter, o.maxT = m.noiseVar, m.jitter, m.maxT
-	o.reserve(t)
-	o.a = append(o.a, m.a...)
-	o.pts = append(o.pts, m.pts...)
-	o.y = append(o.y, m.y...)
-	o.nv = append(o.nv, m.nv...)
-	o.ldiag = append(o.ldiag, m.ldiag...)
+	o := m.carry(x)
 	o.lidx = append(o.lidx, moved.lidx...)
 	o.lrow = append(o.lrow, moved.lrow...)
 	o.v = append(o.v[:0], moved.v[:t*n]...)
