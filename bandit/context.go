@@ -67,13 +67,24 @@ type contextual struct {
 	obs  []ctxObs // every observation told, in order
 	last int      // the ID of the last ask handed out
 	ask  *Ask     // the pending ask, nil for none
-	// inner is the current context's policy on innerX = D × {ctx}, nil
-	// before the first SetContext.
-	inner    Policy
+	// cur is the current context's inner policy, nil before the first
+	// SetContext; kept are the inner policies kept for reuse, cur among
+	// them (at most max(opt.KeepContexts, 1)).
+	cur      *inner
+	kept     []*inner
 	innerAsk int // the inner policy's ID of the pending ask
-	innerX   [][]float64
-	ctx      []float64
+	switches int // changes of context so far
 	builds   int // inner policies built so far
+}
+
+// inner is the policy of one context ctx on D × {ctx} (points x), which
+// has been told the first told observations.
+type inner struct {
+	ctx  []float64
+	pol  Policy
+	x    [][]float64
+	told int
+	used int // contextual.switches when it was last made current
 }
 
 // ctxObs is one observation told to a contextual policy, with its own
@@ -106,7 +117,11 @@ type ctxObs struct {
 // outside the loop; observations all made in context c are told again as
 // they were made, so that a run that only ever sees one context is the
 // non-contextual run to the bit. The inner policy is kept while the
-// context stays the same to the bit. β_t's t counts every observation,
+// context stays the same to the bit, and with opt.KeepContexts > 1 the
+// policies of that many contexts are kept for when their context comes
+// again (a simulation drawing from a few contexts): such a policy is told
+// the observations made since it was last current, in order, and is then
+// the policy a rebuild would tell them all to. β_t's t counts every observation,
 // in any context, and so does an exploration phase.
 //
 // Asks have X the point (x, c) (the inner decision set's own slice) and
@@ -206,7 +221,12 @@ func (c *contextual) atContext(xs [][]float64, ctx []float64) [][]float64 {
 func (c *contextual) gps() []*gp.Model { return append([]*gp.Model{c.f}, c.g...) }
 
 // Context implements Contextual.
-func (c *contextual) Context() []float64 { return c.ctx }
+func (c *contextual) Context() []float64 {
+	if c.cur == nil {
+		return nil
+	}
+	return c.cur.ctx
+}
 
 // SetContext implements Contextual.
 func (c *contextual) SetContext(ctx []float64) error {
@@ -218,13 +238,47 @@ func (c *contextual) SetContext(ctx []float64) error {
 			return fmt.Errorf("%w: context value %d is %v", ErrContext, j+1, v)
 		}
 	}
-	if c.inner != nil && sameBits(ctx, c.ctx) {
+	if c.cur != nil && sameBits(ctx, c.cur.ctx) {
 		return nil
 	}
 	if c.ask != nil {
-		return fmt.Errorf("%w: ask %d is pending in context %v: tell it before changing the context to %v", ErrPending, c.ask.ID, c.ctx, ctx)
+		return fmt.Errorf("%w: ask %d is pending in context %v: tell it before changing the context to %v", ErrPending, c.ask.ID, c.cur.ctx, ctx)
 	}
-	return c.build(slices.Clone(ctx))
+	c.switches++
+	for _, in := range c.kept {
+		if sameBits(in.ctx, ctx) {
+			// Kept from an earlier round in this context: told the
+			// observations made since, in order, it is the policy a
+			// rebuild would tell them all to.
+			for in.told < len(c.obs) {
+				if err := in.pol.Tell(0, c.innerObs(&c.obs[in.told], in.ctx)); err != nil {
+					return fmt.Errorf("context %v: observation %d: %w", in.ctx, in.told+1, err)
+				}
+				in.told++
+			}
+			in.used, c.cur = c.switches, in
+			return nil
+		}
+	}
+	in, err := c.build(slices.Clone(ctx))
+	if err != nil {
+		return err
+	}
+	if len(c.kept) >= max(c.opt.KeepContexts, 1) {
+		// The least recently used makes room (the current one included:
+		// it is being left).
+		lru := 0
+		for k, o := range c.kept {
+			if o.used < c.kept[lru].used {
+				lru = k
+			}
+		}
+		c.kept = slices.Delete(c.kept, lru, lru+1)
+	}
+	in.used = c.switches
+	c.kept = append(c.kept, in)
+	c.cur = in
+	return nil
 }
 
 // sameBits reports whether a and b hold the same float64s, bit for bit
@@ -243,12 +297,12 @@ func sameBits(a, b []float64) bool {
 
 // build makes the inner policy of context ctx: New on D × {ctx} with the
 // seed set D^w × {ctx}, holding every observation so far.
-func (c *contextual) build(ctx []float64) error {
+func (c *contextual) build(ctx []float64) (*inner, error) {
 	set := DecisionSet{X: c.atContext(c.set.X, ctx), Seed: c.set.Seed}
 	var truth *Truth
 	if c.truth != nil {
 		if truth = c.truth(ctx); truth == nil {
-			return fmt.Errorf("%w: no ground truth for context %v", ErrContext, ctx)
+			return nil, fmt.Errorf("%w: no ground truth for context %v", ErrContext, ctx)
 		}
 	}
 	t := len(c.obs)
@@ -264,31 +318,30 @@ func (c *contextual) build(ctx []float64) error {
 			break
 		}
 	}
-	var inner Policy
+	var pol Policy
 	if !same {
 		if pre := movedGPs(c.spec, c.model, c.gps(), set, opt); pre != nil {
 			p, err := newPolicy(c.spec, c.model, set, truth, opt, pre)
 			if err != nil {
-				return fmt.Errorf("context %v: %w", ctx, err)
+				return nil, fmt.Errorf("context %v: %w", ctx, err)
 			}
-			inner = p
+			pol = p
 		}
 	}
-	if inner == nil {
+	if pol == nil {
 		p, err := New(c.spec, c.model, set, truth, opt)
 		if err != nil {
-			return fmt.Errorf("context %v: %w", ctx, err)
+			return nil, fmt.Errorf("context %v: %w", ctx, err)
 		}
 		for k := range c.obs {
 			if err := p.Tell(0, c.innerObs(&c.obs[k], ctx)); err != nil {
-				return fmt.Errorf("context %v: observation %d: %w", ctx, k+1, err)
+				return nil, fmt.Errorf("context %v: observation %d: %w", ctx, k+1, err)
 			}
 		}
-		inner = p
+		pol = p
 	}
-	c.inner, c.innerX, c.ctx = inner, set.X, ctx
 	c.builds++
-	return nil
+	return &inner{ctx: ctx, pol: pol, x: set.X, told: t}, nil
 }
 
 // innerObs is observation r as a policy on D × {ctx} takes it outside the
@@ -310,12 +363,12 @@ func (c *contextual) Ask() (Ask, error) {
 	if c.ask != nil {
 		return *c.ask, nil
 	}
-	if c.inner == nil {
+	if c.cur == nil {
 		return Ask{}, fmt.Errorf("%w: no context set: call SetContext with the context observed before Ask", ErrContext)
 	}
-	a, err := c.inner.Ask()
+	a, err := c.cur.pol.Ask()
 	if err != nil {
-		return Ask{}, fmt.Errorf("context %v: %w", c.ctx, err)
+		return Ask{}, fmt.Errorf("context %v: %w", c.cur.ctx, err)
 	}
 	c.last++
 	c.innerAsk = a.ID
@@ -349,17 +402,18 @@ func (c *contextual) Tell(id int, o Observation) error {
 		return err
 	}
 	rec := ctxObs{x: slices.Clone(x), idx: idx, o: Observation{F: o.F, G: slices.Clone(o.G), NoiseVar: o.NoiseVar}}
-	if c.inner != nil {
+	if in := c.cur; in != nil && in.told == len(c.obs) {
 		var err error
 		if id > 0 {
-			err = c.inner.Tell(c.innerAsk, rec.o)
+			err = in.pol.Tell(c.innerAsk, rec.o)
 		} else {
-			err = c.inner.Tell(0, c.innerObs(&rec, c.ctx))
+			err = in.pol.Tell(0, c.innerObs(&rec, in.ctx))
 		}
 		if err != nil {
 			// Checked above: the inner policy takes what this one takes.
-			return fmt.Errorf("context %v: %w", c.ctx, err)
+			return fmt.Errorf("context %v: %w", in.ctx, err)
 		}
+		in.told++
 	}
 	c.obs = append(c.obs, rec)
 	nv := gpNoise(o.NoiseVar)
@@ -381,10 +435,10 @@ func (c *contextual) point(o *Observation) ([]float64, int, error) {
 	case o.Index >= n || o.Index < -1:
 		return nil, 0, fmt.Errorf("%w: index %d outside the decision set's 0…%d (−1: a point (x, c) outside it)", ErrObservation, o.Index, n-1)
 	case o.Index >= 0 && o.X == nil:
-		if c.inner == nil {
+		if c.cur == nil {
 			return nil, 0, fmt.Errorf("%w: action %d without its point (x, c) needs a current context: call SetContext, or give the point", ErrObservation, o.Index)
 		}
-		return c.innerX[o.Index], o.Index, nil
+		return c.cur.x[o.Index], o.Index, nil
 	case o.X == nil:
 		return nil, 0, fmt.Errorf("%w: index −1 names a point (x, c) outside the decision set: give the point", ErrObservation)
 	case len(o.X) != w:
@@ -404,8 +458,8 @@ func (c *contextual) point(o *Observation) ([]float64, int, error) {
 // Inspect implements Policy: the current context's inner policy, or only
 // the round before the first context.
 func (c *contextual) Inspect(dst *Snapshot, d Detail) {
-	if c.inner != nil {
-		c.inner.Inspect(dst, d)
+	if c.cur != nil {
+		c.cur.pol.Inspect(dst, d)
 		return
 	}
 	*dst = Snapshot{Round: len(c.obs) + 1, Safe: dst.Safe[:0], F: Posterior{Mean: dst.F.Mean[:0], Std: dst.F.Std[:0]}, G: dst.G[:0], LowerF: dst.LowerF[:0]}
@@ -438,13 +492,13 @@ func (c *contextual) Predict(dst *Prediction, x [][]float64) error {
 // ContextualBytes estimates the memory of the contextual policy of spec s
 // (NewContextual) over n actions in d dimensions with seeds seed actions,
 // contexts of dc dimensions and m constraints, with an objective threshold
-// when hf, at the horizon: two inner policies (the current one and the
-// next, built before the current one is dropped) on D × {c}, each holding
-// every observation at points outside its set in the worst case (its rows
-// of L, gp.OutsideBytes), with their points; and the global GPs over the
-// seeds with every observation at its point (x, c), and the observations
-// kept.
-func ContextualBytes(s *Spec, n, seeds, d, dc, m int, hf bool, horizon int) int64 {
+// when hf, at the horizon, keeping keep contexts' inner policies
+// (Options.KeepContexts): keep + 1 inner policies (those kept, and the
+// next, built before one is dropped) on D × {c}, each holding every
+// observation at points outside its set in the worst case (its rows of L,
+// gp.OutsideBytes), with their points; and the global GPs over the seeds
+// with every observation at its point (x, c), and the observations kept.
+func ContextualBytes(s *Spec, n, seeds, d, dc, m int, hf bool, horizon, keep int) int64 {
 	w := d + dc
 	gps := int64(m + 1)
 	if s.Name == "gp-ucb-oracle" {
@@ -454,5 +508,5 @@ func ContextualBytes(s *Spec, n, seeds, d, dc, m int, hf bool, horizon int) int6
 	inner := Bytes(s, n, m, hf, horizon, true) + outside + 8*int64(n)*int64(w+3)
 	global := int64(m+1) * (gp.Bytes(seeds, horizon, false) + gp.OutsideBytes(w, horizon, horizon))
 	obs := int64(horizon) * int64(8*(w+m+1)+64)
-	return 2*inner + global + obs
+	return int64(max(keep, 1)+1)*inner + global + obs
 }

@@ -2,6 +2,7 @@ package bandit_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -241,13 +242,22 @@ func denseGP(t *testing.T, k kernel.Kernel, x [][]float64, y, nv []float64, p []
 // Cholesky updates and the dense solve differ by rounding, about
 // κ·1e-16 with the Gram matrix's condition number κ ≤ 1e5 here): Predict
 // at points anywhere, and Inspect over D × {c} of each inner policy,
-// whether moved with OnSet (gp mode) or told again (lipschitz mode).
+// whether moved with OnSet (gp mode), told again (lipschitz mode) or kept
+// and told what came since (Options.KeepContexts).
 func TestContextualPosteriorIsDenseGP(t *testing.T) {
 	cp := newCtxProblem(t, 1, 0.6)
-	for _, s := range []bandit.Spec{{Name: "safeopt", SafeSet: "gp"}, {Name: "safeopt", Lipschitz: &bandit.Lipschitz{Value: 2}}} {
-		t.Run(s.SafeSet, func(t *testing.T) {
+	for _, c := range []struct {
+		s    bandit.Spec
+		keep int
+	}{
+		{bandit.Spec{Name: "safeopt", SafeSet: "gp"}, 1},
+		{bandit.Spec{Name: "safeopt", Lipschitz: &bandit.Lipschitz{Value: 2}}, 1},
+		{bandit.Spec{Name: "safeopt", SafeSet: "gp"}, 3},
+	} {
+		s := c.s
+		t.Run(fmt.Sprint(s.SafeSet, c.keep), func(t *testing.T) {
 			model := cp.model(0.6)
-			opt := bandit.Options{Thresholds: []float64{0}, Horizon: 30}
+			opt := bandit.Options{Thresholds: []float64{0}, Horizon: 30, KeepContexts: c.keep}
 			pol, err := bandit.NewContextual(&s, model, bandit.DecisionSet{X: cp.x, Seed: cp.seed}, 1, opt, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -483,8 +493,18 @@ func TestContextualErrors(t *testing.T) {
 func TestContextualBytes(t *testing.T) {
 	p, info := instance(t, 2)
 	const horizon = 60
-	for _, s := range []bandit.Spec{{Name: "sgp-ucb", Exploration: bandit.Exploration{Fixed: ptr(10)}}, {Name: "safeopt", SafeSet: "gp"}, {Name: "safeopt", Lipschitz: &bandit.Lipschitz{Value: 3}}} {
+	for _, c := range []struct {
+		s    bandit.Spec
+		keep int
+	}{
+		{bandit.Spec{Name: "sgp-ucb", Exploration: bandit.Exploration{Fixed: ptr(10)}}, 1},
+		{bandit.Spec{Name: "safeopt", SafeSet: "gp"}, 1},
+		{bandit.Spec{Name: "safeopt", Lipschitz: &bandit.Lipschitz{Value: 3}}, 1},
+		{bandit.Spec{Name: "safeopt", SafeSet: "gp"}, 3},
+	} {
+		s := c.s
 		e := env(p, info, bandit.PaperBeta, horizon)
+		e.opt.KeepContexts = c.keep
 		model := withContext(e.model, kernel.SE{Variance: 1, Lengthscale: 1}, 2)
 		var before, after runtime.MemStats
 		runtime.GC()
@@ -513,9 +533,61 @@ func TestContextualBytes(t *testing.T) {
 		runtime.ReadMemStats(&after)
 		live := int64(after.HeapAlloc) - int64(before.HeapAlloc)
 		runtime.KeepAlive(pol)
-		est := bandit.ContextualBytes(&s, p.N(), len(p.Seed), 2, 1, 2, false, horizon)
+		est := bandit.ContextualBytes(&s, p.N(), len(p.Seed), 2, 1, 2, false, horizon, c.keep)
 		if live > est || est > 5*live {
-			t.Errorf("%s %s: %d bytes live, estimate %d", s.Name, s.SafeSet, live, est)
+			t.Errorf("%s %s, keep %d: %d bytes live, estimate %d", s.Name, s.SafeSet, c.keep, live, est)
+		}
+	}
+}
+
+// TestContextualKeptIsRebuilt: an inner policy kept for its context and
+// told the observations made since (Options.KeepContexts) is the policy a
+// rebuild tells them all to: for a policy whose state is not its
+// posterior alone (lipschitz mode, the plateau rule), which both build by
+// telling, the asks and the views agree to the bit, round after round, as
+// the contexts come and go.
+func TestContextualKeptIsRebuilt(t *testing.T) {
+	cp := newCtxProblem(t, 4, 0.6)
+	for _, s := range []bandit.Spec{
+		{Name: "safeopt", Lipschitz: &bandit.Lipschitz{Value: 2}},
+		{Name: "sgp-ucb", Phase1: "uncertainty", Exploration: bandit.Exploration{Plateau: &bandit.Plateau{Window: 3, Cap: 12}}},
+	} {
+		build := func(keep int) bandit.Contextual {
+			pol, err := bandit.NewContextual(&s, cp.model(0.6), bandit.DecisionSet{X: cp.x, Seed: cp.seed}, 1, bandit.Options{Thresholds: []float64{0}, Horizon: 40, KeepContexts: keep}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return pol
+		}
+		rebuilt, kept := build(1), build(3)
+		for round := range 40 {
+			k := (round*round + round/3) % 3
+			for _, pol := range []bandit.Contextual{rebuilt, kept} {
+				if err := pol.SetContext(cp.c[k]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			a, err := rebuilt.Ask()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := kept.Ask()
+			if err != nil {
+				t.Fatal(err)
+			}
+			sa, sb := inspect(rebuilt), inspect(kept)
+			if a.Index != b.Index || !slices.Equal(sa.Safe, sb.Safe) || !slices.Equal(sa.F.Mean, sb.F.Mean) || !slices.Equal(sa.LowerF, sb.LowerF) {
+				t.Fatalf("%s, round %d: rebuilt asks %d, kept %d (or their views differ)", s.Name, round+1, a.Index, b.Index)
+			}
+			o := bandit.Observation{F: cp.f[k][a.Index], G: []float64{cp.g[k][a.Index]}}
+			for _, p := range []struct {
+				pol bandit.Contextual
+				id  int
+			}{{rebuilt, a.ID}, {kept, b.ID}} {
+				if err := p.pol.Tell(p.id, o); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
 	}
 }

@@ -82,6 +82,12 @@ type Options struct {
 	// the loop on top of the horizon's rounds (an experiment's warm
 	// start): the GPs make room for Horizon + WarmStart observations.
 	WarmStart int
+	// KeepContexts, for NewContextual, is how many contexts' inner
+	// policies are kept for reuse when their context comes again, least
+	// recently used out first: for a simulation drawing from a few
+	// contexts, one per context. At most 1 (the default), the current
+	// one only, rebuilt at every change of context.
+	KeepContexts int
 }
 
 // Bytes estimates the memory a policy of spec s over n actions with m

@@ -69,7 +69,7 @@ func (r *Resolved) contextBytes() int64 {
 	n, d, dc := len(r.X), r.Dim(), len(r.Spec.Context.Names)
 	m, T := len(r.Spec.Thresholds), r.Spec.Horizon
 	x := memlimit.Mul(int64(n), 8*int64(d)+24)
-	pol := bandit.ContextualBytes(&r.Spec.Algorithm, n, len(r.Seed), d, dc, m, r.Spec.ObjectiveThreshold != nil, T)
+	pol := bandit.ContextualBytes(&r.Spec.Algorithm, n, len(r.Seed), d, dc, m, r.Spec.ObjectiveThreshold != nil, T, 1)
 	events := memlimit.Mul(2*int64(T), 184+8*int64(m+dc))
 	points := memlimit.Mul(int64(T), 8*int64(d)+24)
 	snap := memlimit.Mul(int64(n), 8*(2*int64(m+1)+1)+1)
