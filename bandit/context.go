@@ -59,10 +59,14 @@ type contextual struct {
 
 	// f and g are the global GPs, over D^w × {0} as their decision set
 	// (which fixes the jitter floor as a finite policy's on the same
-	// stationary kernel), holding every observation at its point (x, c):
-	// for Predict, and to move onto D × {c} when the context changes.
-	f *gp.Model
-	g []*gp.Model
+	// stationary kernel), holding the first inGlobal observations at their
+	// points (x, c): for Predict, and to move onto D × {c} when a new
+	// context comes. They are told the observations only when needed
+	// (global), since each costs a forward substitution, O(t²): a run
+	// that keeps its contexts' policies rarely needs them.
+	f        *gp.Model
+	g        []*gp.Model
+	inGlobal int
 
 	obs  []ctxObs // every observation told, in order
 	last int      // the ID of the last ask handed out
@@ -220,6 +224,19 @@ func (c *contextual) atContext(xs [][]float64, ctx []float64) [][]float64 {
 
 func (c *contextual) gps() []*gp.Model { return append([]*gp.Model{c.f}, c.g...) }
 
+// global returns the global GPs, told every observation so far.
+func (c *contextual) global() []*gp.Model {
+	for ; c.inGlobal < len(c.obs); c.inGlobal++ {
+		r := &c.obs[c.inGlobal]
+		nv := gpNoise(r.o.NoiseVar)
+		c.f.AddAt(r.x, r.o.F, nv)
+		for k, g := range c.g {
+			g.AddAt(r.x, r.o.G[k], nv)
+		}
+	}
+	return c.gps()
+}
+
 // Context implements Contextual.
 func (c *contextual) Context() []float64 {
 	if c.cur == nil {
@@ -320,7 +337,7 @@ func (c *contextual) build(ctx []float64) (*inner, error) {
 	}
 	var pol Policy
 	if !same {
-		if pre := movedGPs(c.spec, c.model, c.gps(), set, opt); pre != nil {
+		if pre := movedGPs(c.spec, c.model, c.global(), set, opt); pre != nil {
 			p, err := newPolicy(c.spec, c.model, set, truth, opt, pre)
 			if err != nil {
 				return nil, fmt.Errorf("context %v: %w", ctx, err)
@@ -416,11 +433,6 @@ func (c *contextual) Tell(id int, o Observation) error {
 		in.told++
 	}
 	c.obs = append(c.obs, rec)
-	nv := gpNoise(o.NoiseVar)
-	c.f.AddAt(rec.x, o.F, nv)
-	for k, g := range c.g {
-		g.AddAt(rec.x, o.G[k], nv)
-	}
 	if id > 0 {
 		c.ask = nil
 	}
@@ -481,6 +493,7 @@ func (c *contextual) Predict(dst *Prediction, x [][]float64) error {
 	// √β_t of the coming round t = observations + 1 over N actions, as
 	// the inner policy's.
 	dst.SqrtBeta = math.Sqrt(c.model.Beta.At(len(c.obs)+1, len(c.model.Constraints), len(c.set.X), c.model.Delta))
+	c.global()
 	predict(&dst.F, c.f, x)
 	dst.G = slices.Grow(dst.G[:0], len(c.g))[:len(c.g)]
 	for k, g := range c.g {
