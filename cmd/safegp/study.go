@@ -28,7 +28,8 @@ is in the README). Commands:
                        print the next action to try, as JSON {"ask", "index", "x"};
                        asking again before telling returns the same ask; a study
                        with a context takes the value of each context variable
-                       measured now, and answers with it ("context")
+                       measured now, and answers with it ("context"); its seed
+                       set is assumed safe in every context
   tell --ask ID --f V --g V1[,V2…] [--noise-std S]
   tell --index I --f V --g V1[,V2…]   an observation made outside the loop,
   tell --x X1[,X2…] --f V --g V1[,V2…]   at an action or at any point;

@@ -81,8 +81,9 @@ class NotFound(SafegpError):
 
 class Conflict(SafegpError):
     """409: a study that exists, an ask already told or withdrawn, an
-    observation already retracted, a study at its horizon, or a write to the
-    database by another process."""
+    observation already retracted, a study at its horizon, an ask in another
+    context while one is pending, or a write to the database by another
+    process."""
 
 
 class Unavailable(SafegpError):
