@@ -367,6 +367,14 @@ func TestContextImportShowExport(t *testing.T) {
 	if c := obs[2].Context; c["temperature"] != 20 || obs[2].Index != 3 {
 		t.Errorf("imported JSON row: %+v", obs[2])
 	}
+	// A retraction rebuilds the policy: its view stays in the last ask's
+	// context.
+	if _, err := v.Retract(ctx, "c", obs[1].Seq); err != nil {
+		t.Fatal(err)
+	}
+	if sum, err := v.Show(ctx, "c"); err != nil || sum.Context["temperature"] != 20 || sum.Best == nil || sum.Rounds != 3 {
+		t.Errorf("after a retraction: %+v (%v)", sum, err)
+	}
 	// The posterior depends on the context it is taken in.
 	p1, err := v.PosteriorIn(ctx, "c", [][]float64{{1}}, c1)
 	if err != nil {

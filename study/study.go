@@ -1092,6 +1092,18 @@ func (s *Study) rebuild() error {
 			}
 		}
 	}
+	if s.res.ContextKernel != nil {
+		// The view goes on in the context of the last ask (show, plot),
+		// as the policy rebuilt had it.
+		for k := len(s.events) - 1; k >= 0; k-- {
+			if e := &s.events[k]; e.Kind == "ask" {
+				if err := pol.(bandit.Contextual).SetContext(e.Context); err != nil {
+					return fmt.Errorf("%w: rebuild the policy: event %d: %w", ErrReplay, e.Seq, err)
+				}
+				break
+			}
+		}
+	}
 	s.pol = pol
 	return nil
 }
