@@ -78,7 +78,6 @@ type contextual struct {
 	kept     []*inner
 	innerAsk int // the inner policy's ID of the pending ask
 	switches int // changes of context so far
-	builds   int // inner policies built so far
 }
 
 // inner is the policy of one context ctx on D × {ctx} (points x), which
@@ -124,9 +123,9 @@ type ctxObs struct {
 // context stays the same to the bit, and with opt.KeepContexts > 1 the
 // policies of that many contexts are kept for when their context comes
 // again (a simulation drawing from a few contexts): such a policy is told
-// the observations made since it was last current, in order, and is then
-// the policy a rebuild would tell them all to. β_t's t counts every observation,
-// in any context, and so does an exploration phase.
+// the observations made since it was last current, in order, which
+// leaves it as a rebuild telling them all would. β_t's t counts every
+// observation, in any context, and so does an exploration phase.
 //
 // Asks have X the point (x, c) (the inner decision set's own slice) and
 // Index the action of D. Tell with an ask's ID takes the measurement
@@ -357,7 +356,6 @@ func (c *contextual) build(ctx []float64) (*inner, error) {
 		}
 		pol = p
 	}
-	c.builds++
 	return &inner{ctx: ctx, pol: pol, x: set.X, told: t}, nil
 }
 
