@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/config"
@@ -244,50 +243,36 @@ func ParseContext(s string) (map[string]float64, error) {
 // AskIn fails with ErrContextPending naming it: tell it first (its
 // measurement was made in its own context).
 func (v *Service) AskIn(ctx context.Context, name string, values map[string]float64) (*AskAnswer, error) {
-	var a *AskAnswer
-	err := v.with(ctx, name, func(s *Study) error {
-		c, err := s.contextValues(values, "an ask")
-		if err != nil {
-			return err
-		}
-		if p := s.firstPending(); p != 0 {
-			if pc := s.events[s.asks[p]].Context; !sameContext(pc, c) {
-				return fmt.Errorf("%w: ask %d of study %q is pending in context %s; tell its measurement first, then ask in context %s", ErrContextPending, p, s.name, jsonText(s.res.contextMap(pc)), jsonText(s.res.contextMap(c)))
-			}
-			a = s.answer(p)
-			return nil
-		}
-		if s.nObs >= s.res.Spec.Horizon {
-			return fmt.Errorf("%w: study %q has its %d observations (retract one to free a round, or create a new study to go on)", ErrHorizon, s.name, s.res.Spec.Horizon)
-		}
-		if err := v.fitIfDue(ctx, s); err != nil {
-			return err
-		}
-		if c != nil {
-			if err := s.pol.(bandit.Contextual).SetContext(c); err != nil {
-				return fmt.Errorf("%w: %w", ErrReplay, err)
-			}
-		}
-		// The policy's ask stays pending in it: apply takes it again.
-		pa, err := s.pol.Ask()
-		if err != nil {
-			return fmt.Errorf("%w: %w", ErrReplay, err)
-		}
-		seq := len(s.events) + 1
-		e := Event{Seq: seq, Kind: "ask", Ask: seq, Index: pa.Index, X: pa.X, Context: c, Created: time.Now().UTC()}
-		if c != nil {
-			e.X = s.res.X[pa.Index] // the action; pa.X is (x, c)
-		}
-		if err := v.store.append(ctx, name, &e); err != nil {
-			return writeFailed(err)
-		}
-		if err := s.apply(e); err != nil {
-			return err
-		}
-		a = s.answer(seq)
+	return v.ask(ctx, name, values)
+}
+
+// pendingIn refuses, with ErrContextPending, an ask in context c while
+// ask p is pending in another.
+func (s *Study) pendingIn(p int, c []float64) error {
+	if pc := s.events[s.asks[p]].Context; !sameContext(pc, c) {
+		return fmt.Errorf("%w: ask %d of study %q is pending in context %s; tell its measurement first, then ask in context %s", ErrContextPending, p, s.name, jsonText(s.res.contextMap(pc)), jsonText(s.res.contextMap(c)))
+	}
+	return nil
+}
+
+// setContext tells the policy the context c of the coming ask (nil:
+// none, a study without a context).
+func (s *Study) setContext(c []float64) error {
+	if c == nil {
 		return nil
-	})
-	return a, err
+	}
+	if err := s.pol.(bandit.Contextual).SetContext(c); err != nil {
+		return fmt.Errorf("%w: %w", ErrReplay, err)
+	}
+	return nil
+}
+
+// inContext records context c (nil: none) in ask event e, whose X is then
+// the action (the policy's ask is at (x, c)).
+func (s *Study) inContext(e *Event, c []float64) {
+	if c != nil {
+		e.Context, e.X = c, s.res.X[e.Index]
+	}
 }
 
 // jsonText is v as JSON, for messages.

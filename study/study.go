@@ -969,7 +969,51 @@ func (v *Service) Create(ctx context.Context, name string, r *Resolved) error {
 // takes at most its horizon's worth of observations: once it has them, Ask
 // fails with ErrHorizon. A study with a context asks with AskIn.
 func (v *Service) Ask(ctx context.Context, name string) (*AskAnswer, error) {
-	return v.AskIn(ctx, name, nil)
+	return v.ask(ctx, name, nil)
+}
+
+// ask is Ask, and AskIn with the context values (nil: none).
+func (v *Service) ask(ctx context.Context, name string, values map[string]float64) (*AskAnswer, error) {
+	var a *AskAnswer
+	err := v.with(ctx, name, func(s *Study) error {
+		c, err := s.contextValues(values, "an ask")
+		if err != nil {
+			return err
+		}
+		if p := s.firstPending(); p != 0 {
+			if err := s.pendingIn(p, c); err != nil {
+				return err
+			}
+			a = s.answer(p)
+			return nil
+		}
+		if s.nObs >= s.res.Spec.Horizon {
+			return fmt.Errorf("%w: study %q has its %d observations (retract one to free a round, or create a new study to go on)", ErrHorizon, s.name, s.res.Spec.Horizon)
+		}
+		if err := v.fitIfDue(ctx, s); err != nil {
+			return err
+		}
+		if err := s.setContext(c); err != nil {
+			return err
+		}
+		// The policy's ask stays pending in it: apply takes it again.
+		pa, err := s.pol.Ask()
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrReplay, err)
+		}
+		seq := len(s.events) + 1
+		e := Event{Seq: seq, Kind: "ask", Ask: seq, Index: pa.Index, X: pa.X, Created: time.Now().UTC()}
+		s.inContext(&e, c)
+		if err := v.store.append(ctx, name, &e); err != nil {
+			return writeFailed(err)
+		}
+		if err := s.apply(e); err != nil {
+			return err
+		}
+		a = s.answer(seq)
+		return nil
+	})
+	return a, err
 }
 
 // Tell records an observation in one transaction and feeds it to the
