@@ -7,4 +7,11 @@
 // constraint whose GP is the objective's own, so there may be no
 // constraint at all. β_t's union bound counts GPs, not conditions, and is
 // unchanged by it (SPEC §3).
+//
+// Contexts (NewContextual): when each round comes with a context c the
+// caller observes and does not choose, the GPs model f and the g_i on
+// (x, c) with a product kernel k_x·k_c (kernel.Product), and each round's
+// decision set is D × {c}; a finite policy runs on it, rebuilt from the
+// GPs whenever the context changes. The seed set is assumed safe in every
+// context.
 package bandit

@@ -41,7 +41,8 @@ var (
 //     Asks already carry IDs and Tell already takes any pending ask, so
 //     callers do not change; B = 1 is the behaviour described above.
 //   - A new decision set for an existing model's data (the lines of a box,
-//     one context after another). Build the policy on the new set and
+//     one context after another: NewBox and NewContextual do this). Build
+//     the policy on the new set and
 //     tell it the earlier measurements with id 0, each with its point
 //     (Observation.X, Index −1): the GPs condition on points outside the
 //     set, so nothing is lost. Those observations count as rounds in β_t

@@ -82,6 +82,12 @@ type Options struct {
 	// the loop on top of the horizon's rounds (an experiment's warm
 	// start): the GPs make room for Horizon + WarmStart observations.
 	WarmStart int
+	// KeepContexts, for NewContextual, is how many contexts' inner
+	// policies are kept for reuse when their context comes again, least
+	// recently used out first: for a simulation drawing from a few
+	// contexts, one per context. At most 1 (the default), the current
+	// one only, rebuilt at every change of context.
+	KeepContexts int
 }
 
 // Bytes estimates the memory a policy of spec s over n actions with m
@@ -125,30 +131,10 @@ func check(model *Model, set *DecisionSet, opt *Options) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
 	}
-	n := len(set.X)
-	if n == 0 {
-		return bad("empty decision set")
+	if err := checkSet(set); err != nil {
+		return err
 	}
 	d := len(set.X[0])
-	if d == 0 {
-		return bad("action 0 has no coordinates")
-	}
-	for i, x := range set.X {
-		if len(x) != d {
-			return bad("action %d has %d coordinates, action 0 has %d", i, len(x), d)
-		}
-	}
-	if len(set.Seed) == 0 {
-		return bad("empty seed set: a policy needs at least one action known to be safe")
-	}
-	for k, i := range set.Seed {
-		if i < 0 || i >= n {
-			return bad("seed action %d outside the decision set's 0…%d", i, n-1)
-		}
-		if k > 0 && i <= set.Seed[k-1] {
-			return bad("seed actions must be ascending and distinct, got %d after %d", i, set.Seed[k-1])
-		}
-	}
 	if model.Objective == nil {
 		return bad("no objective kernel")
 	}
@@ -193,12 +179,50 @@ func check(model *Model, set *DecisionSet, opt *Options) error {
 		if l := kernel.ARD(k); l != nil && len(l) != d {
 			return bad("the %s kernel has %d lengthscales for %d input dimensions", name, len(l), d)
 		}
+		if p, ok := k.(kernel.Product); ok {
+			if err := p.CheckDim(d); err != nil {
+				return bad("the %s kernel: %v", name, err)
+			}
+		}
 		// A kernel that overflows on D (a high-degree polynomial far from
 		// the origin) would turn every bound into NaN.
 		for i, x := range set.X {
 			if v := k.Eval(x, x); math.IsNaN(v) || math.IsInf(v, 0) {
 				return bad("the %s kernel is not finite at action %d: k(x,x) = %v", name, i, v)
 			}
+		}
+	}
+	return nil
+}
+
+// checkSet validates a decision set and its seed set: errors wrap
+// ErrConfig.
+func checkSet(set *DecisionSet) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
+	}
+	n := len(set.X)
+	if n == 0 {
+		return bad("empty decision set")
+	}
+	d := len(set.X[0])
+	if d == 0 {
+		return bad("action 0 has no coordinates")
+	}
+	for i, x := range set.X {
+		if len(x) != d {
+			return bad("action %d has %d coordinates, action 0 has %d", i, len(x), d)
+		}
+	}
+	if len(set.Seed) == 0 {
+		return bad("empty seed set: a policy needs at least one action known to be safe")
+	}
+	for k, i := range set.Seed {
+		if i < 0 || i >= n {
+			return bad("seed action %d outside the decision set's 0…%d", i, n-1)
+		}
+		if k > 0 && i <= set.Seed[k-1] {
+			return bad("seed actions must be ascending and distinct, got %d after %d", i, set.Seed[k-1])
 		}
 	}
 	return nil

@@ -2,7 +2,8 @@
 // configuration (package experiment) and a study's specification (package
 // study) share, so that both check them one way (SPEC §8, §9): the model
 // section, the horizon, the thresholds with the optional objective
-// threshold h_f (CheckSafety), and ε. It sits below both, so that
+// threshold h_f (CheckSafety), ε, and the names and kernel of contexts
+// (Context, CheckContextNames). It sits below both, so that
 // neither imports the other.
 //
 // Errors name the key relative to the section they check and unwrap to

@@ -69,6 +69,9 @@ type RuleLength struct {
 // Bound computes the BoundReport of realization r. feat picks the feature
 // map for stationary constraint kernels.
 func Bound(c *Config, r int, feat theory.Features) (*BoundReport, error) {
+	if c.Problem.Context != nil {
+		return nil, fielderr.New(ErrConfig, "problem.context", "the bounds of SPEC §7 (Theorems 1, 2 and 4) are for a problem without contexts: compute them on the configuration without problem.context")
+	}
 	if c.Model.Fit.Active() {
 		// The bounds of SPEC §7 hold for the kernels the model knows; a
 		// model refitted during the run has no such bound (README,

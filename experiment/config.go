@@ -76,6 +76,11 @@ type ProblemConfig struct {
 	// place of file and generate; SeedPoints draws its seed points.
 	Function   *FunctionConfig `yaml:"function,omitempty" json:"function,omitempty"`
 	SeedPoints *SeedPoints     `yaml:"seed_points,omitempty" json:"seed_points,omitempty"`
+
+	// Context simulates contexts for a generated problem (ContextConfig):
+	// each round's context is drawn and told to the algorithm before it
+	// asks, and the regret is contextual.
+	Context *ContextConfig `yaml:"context,omitempty" json:"context,omitempty"`
 }
 
 // ModelConfig is the learner's GP model, the section an experiment shares
@@ -126,6 +131,9 @@ func (c *Config) Check() error {
 	p := &c.Problem
 	c.fn = nil
 	if p.Function != nil {
+		if p.Context != nil {
+			return fielderr.New(ErrConfig, "problem.context", "only with problem.generate: a benchmark function has no contexts")
+		}
 		if err := c.checkFunction(); err != nil {
 			return err
 		}
@@ -183,7 +191,10 @@ func (c *Config) Check() error {
 			return err
 		}
 	}
-	return c.checkAlgorithms()
+	if err := c.checkAlgorithms(); err != nil {
+		return err
+	}
+	return c.checkContext()
 }
 
 // checkSize bounds the realizations, the horizon and the rounds to store.

@@ -1,4 +1,9 @@
 // Package experiment reads an experiment configuration, runs every
 // algorithm on every realization of a problem in parallel and
 // deterministically, and writes the results (SPEC §6, §9).
+//
+// With problem.context (context.go), a drawn problem depends on a context
+// drawn each round and told to every algorithm before it asks
+// (PlayContext), and the regret is contextual: against the safe optimum of
+// the round's context.
 package experiment

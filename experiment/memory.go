@@ -51,6 +51,13 @@ func (c *Config) Plan(fixed *problem.Problem, workers int, limit int64, keepRuns
 		n, d = g.Size(), g.Dim()
 		inst, draw = problem.Bytes(n, d, m), g.DrawBytes()
 		where = "problem.generate.decision_set"
+		if cc := c.Problem.Context; cc != nil {
+			// A problem per context, drawn jointly on the N·|C| points
+			// (x, c).
+			inst = memlimit.Mul(int64(len(cc.Values)), inst)
+			draw = g.ContextDrawBytes(len(cc.Values), len(cc.Names))
+			where += fmt.Sprintf(" × problem.context.values (%d contexts)", len(cc.Values))
+		}
 	}
 	// A warm start adds its rows to every GP's, and those at points
 	// outside the decision set their rows of L (gp.OutsideBytes); the
@@ -68,6 +75,11 @@ func (c *Config) Plan(fixed *problem.Problem, workers int, limit int64, keepRuns
 			gps = 1
 		}
 		b := memlimit.Add(bandit.Bytes(&c.Algorithms[i], n, m, c.Problem.ObjectiveThreshold != nil, rows, false), memlimit.Mul(gps, gp.OutsideBytes(d, rows, outside)))
+		if cc := c.Problem.Context; cc != nil {
+			// The contextual policy (bandit.NewContextual); at most every
+			// action is a seed.
+			b = bandit.ContextualBytes(&c.Algorithms[i], n, n, d, len(cc.Names), m, c.Problem.ObjectiveThreshold != nil, rows, keepContexts(len(cc.Values)))
+		}
 		if b > perRun {
 			perRun, heavy = b, i
 		}

@@ -40,6 +40,9 @@ type Run struct {
 	// Fits are the fits of model.fit made during the run (none without
 	// it: the field is then left out of results.json).
 	Fits []RunFit `json:"fits,omitempty"`
+	// Contexts are the rounds' contexts with problem.context: indices
+	// into problem.context.values (PlayContext).
+	Contexts []int `json:"contexts,omitempty"`
 
 	violationRounds []int // 0-based rounds that violated a constraint
 }
@@ -106,6 +109,9 @@ type Instance struct {
 	Seeds    [][]float64
 	SeedBest float64
 	noiseStd float64
+	// Context is a contextual problem's realization (problem.context):
+	// Problem and Info are then those of its first context.
+	Context *ContextInstance
 }
 
 // Instance draws (or reads) the problem of realization r; fixed, if not
@@ -113,6 +119,9 @@ type Instance struct {
 func (c *Config) Instance(r int, fixed *problem.Problem) (Instance, error) {
 	if c.fn != nil {
 		return c.functionInstance(r)
+	}
+	if c.Problem.Context != nil {
+		return c.contextInstance(r)
 	}
 	p := fixed
 	if p == nil {
@@ -270,9 +279,12 @@ func execute(ctx context.Context, c *Config, opt Options, keepRuns bool, sized f
 			r := lo + k
 			var run *Run
 			var err error
-			if c.fn != nil {
+			switch {
+			case c.fn != nil:
 				run, err = PlayFunction(&c.Algorithms[a], c.functionSetting(r, insts[k]), c.fn, insts[k], c.Noise(r))
-			} else {
+			case insts[k].Context != nil:
+				run, err = PlayContext(&c.Algorithms[a], c.contextSetting(r, insts[k]), insts[k].Context, c.Problem.Context.Probabilities, c.Noise(r), c.Contexts(r), nil)
+			default:
 				run, err = Play(&c.Algorithms[a], c.Setting(r, insts[k]), insts[k].Problem, insts[k].Info, c.Noise(r), nil)
 			}
 			if err != nil {
@@ -384,25 +396,7 @@ func Play(s *bandit.Spec, st *Setting, p *problem.Problem, info *problem.Info, n
 			run.Violations++
 			run.violationRounds = append(run.violationRounds, t)
 		}
-		y, z := p.F[a], obs.G
-		for i := range z {
-			z[i] = p.G[i][a]
-		}
-		switch {
-		case p.NoiseStds != nil:
-			sd := p.NoiseStds[a]
-			y += sd * noise.NormFloat64()
-			for i := range z {
-				z[i] += sd * noise.NormFloat64()
-			}
-			obs.NoiseVar = bandit.KnownNoise(sd)
-		case p.NoiseStd > 0:
-			y += p.NoiseStd * noise.NormFloat64()
-			for i := range z {
-				z[i] += p.NoiseStd * noise.NormFloat64()
-			}
-		}
-		obs.F = y
+		measure(p, a, noise, &obs)
 		if err := pol.Tell(ask.ID, obs); err != nil {
 			return nil, fmt.Errorf("%s, round %d: %w", s.DisplayLabel(), t+1, err)
 		}
@@ -421,6 +415,32 @@ func Play(s *bandit.Spec, st *Setting, p *problem.Problem, info *problem.Info, n
 	pol.Inspect(&view, bandit.SafeSet)
 	run.ExplorationRounds = view.ExplorationRounds
 	return run, nil
+}
+
+// measure writes into obs the measurement of action a of p: f and every
+// g_i there, each with its noise drawn from noise (1 + m normal draws when
+// there is noise; with per-action noise, the action's σ, told as the
+// measurement's known variance). It does not allocate.
+func measure(p *problem.Problem, a int, noise *rand.Rand, obs *bandit.Observation) {
+	y, z := p.F[a], obs.G
+	for i := range z {
+		z[i] = p.G[i][a]
+	}
+	switch {
+	case p.NoiseStds != nil:
+		sd := p.NoiseStds[a]
+		y += sd * noise.NormFloat64()
+		for i := range z {
+			z[i] += sd * noise.NormFloat64()
+		}
+		obs.NoiseVar = bandit.KnownNoise(sd)
+	case p.NoiseStd > 0:
+		y += p.NoiseStd * noise.NormFloat64()
+		for i := range z {
+			z[i] += p.NoiseStd * noise.NormFloat64()
+		}
+	}
+	obs.F = y
 }
 
 // fitter refits a run's model (model.fit): used is the model section in

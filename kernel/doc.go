@@ -6,4 +6,8 @@
 // must number the decision set's dimension (CheckDim). A Spec, the
 // configuration form, may also carry the noise σ of the measurements of
 // the function it models (noise_std), in place of the model's.
+//
+// Product is the kernel k_x·k_c of a GP on points (x, c) with a context c
+// (NewContext builds k_c: stationary, variance 1), which equals k_x to the
+// bit when the contexts are equal.
 package kernel

@@ -8,4 +8,8 @@
 // is defined with f added to the list of constraint functions
 // (Problem.Safety). A problem then needs no constraint: files
 // x1…xd,f[,seed] are read as such.
+//
+// A contextual problem (Contextual, GenerateContext) is one problem per
+// context of a finite set C, drawn jointly on D × C, sharing the decision
+// set and a seed set safe in every context.
 package problem

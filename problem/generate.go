@@ -234,6 +234,22 @@ func Generate(s *GenerateSpec, h []float64, eps, noiseStd float64, rng *rand.Ran
 // actions are safe for f too; with it the spec may have no constraints.
 // The draws are those of Generate: only their acceptance changes.
 func GenerateHF(s *GenerateSpec, h []float64, hf *float64, eps, noiseStd float64, rng *rand.Rand) (*Problem, error) {
+	ps, err := generate(s, h, hf, eps, noiseStd, nil, nil, rng)
+	if err != nil {
+		return nil, err
+	}
+	return ps[0], nil
+}
+
+// generate is GenerateHF, and GenerateContext for contexts cs (nil: none)
+// with the context kernel kc: f and each g_i are drawn jointly on the
+// points (x, c) for c in cs, context by context, with the product kernels
+// k·kc, and one problem per context is returned, all with the decision
+// set and the seed set — drawn from the actions safe in every context. For
+// one context the draws are those without contexts to the bit: the
+// product kernel is k on equal contexts (kernel.Product), and the random
+// numbers are drawn in the same order.
+func generate(s *GenerateSpec, h []float64, hf *float64, eps, noiseStd float64, cs [][]float64, kc kernel.Kernel, rng *rand.Rand) ([]*Problem, error) {
 	if err := s.Check(); err != nil {
 		return nil, err
 	}
@@ -250,6 +266,13 @@ func GenerateHF(s *GenerateSpec, h []float64, hf *float64, eps, noiseStd float64
 	kg := make([]kernel.Kernel, len(s.Constraints))
 	for i, c := range s.Constraints {
 		kg[i], _ = kernel.New(c)
+	}
+	if cs != nil {
+		d := s.Dim()
+		kf = kernel.Product{X: kf, C: kc, D: d}
+		for i, k := range kg {
+			kg[i] = kernel.Product{X: k, C: kc, D: d}
+		}
 	}
 	var x [][]float64
 	if s.DecisionSet.Kind == "grid" {
@@ -270,54 +293,81 @@ func GenerateHF(s *GenerateSpec, h []float64, hf *float64, eps, noiseStd float64
 				}
 			}
 		}
-		p := &Problem{X: x, H: h, HF: hf, Epsilon: eps, NoiseStd: noiseStd}
-		var err error
-		if p.F, err = SampleGP(kf, x, rng); err != nil {
+		pts := x
+		if cs != nil {
+			pts = atContexts(x, cs)
+		}
+		fv, err := SampleGP(kf, pts, rng)
+		if err != nil {
 			return nil, fmt.Errorf("objective: %w", err)
 		}
+		gv := make([][]float64, len(kg))
 		for i, k := range kg {
-			g, err := SampleGP(k, x, rng)
-			if err != nil {
+			if gv[i], err = SampleGP(k, pts, rng); err != nil {
 				return nil, fmt.Errorf("constraints[%d]: %w", i, err)
 			}
-			p.G = append(p.G, g)
 		}
-		if !p.chooseSeed(&s.SeedSet, rng) {
+		// One problem per context: its block of the joint draw.
+		n, nc := len(x), max(len(cs), 1)
+		ps := make([]*Problem, nc)
+		safe := make([]bool, n)
+		for i := range safe {
+			safe[i] = true
+		}
+		for k := range ps {
+			p := &Problem{X: x, H: h, HF: hf, Epsilon: eps, NoiseStd: noiseStd, F: fv[k*n : (k+1)*n : (k+1)*n]}
+			for i := range gv {
+				p.G = append(p.G, gv[i][k*n:(k+1)*n:(k+1)*n])
+			}
+			for i, ok := range p.SafeSet(0) {
+				safe[i] = safe[i] && ok
+			}
+			ps[k] = p
+		}
+		seed, ok := chooseSeed(safe, &s.SeedSet, rng)
+		if !ok {
 			continue
 		}
-		if _, ok := Argmax(p.F, p.SafeSet(eps)); !ok {
+		for _, p := range ps {
+			p.Seed = seed
+			if _, ok = Argmax(p.F, p.SafeSet(eps)); !ok {
+				break
+			}
+		}
+		if !ok {
 			continue
 		}
-		if err := p.Validate(); err != nil {
-			return nil, err
+		for _, p := range ps {
+			if err := p.Validate(); err != nil {
+				return nil, err
+			}
 		}
-		return p, nil
+		return ps, nil
 	}
 	return nil, fmt.Errorf("%w: no draw in %d had a non-empty ε-safe set and enough safe actions for the seed set", ErrNoSafeOptimum, MaxDraws)
 }
 
-// chooseSeed fills p.Seed; false asks for a redraw.
-func (p *Problem) chooseSeed(s *SeedSetSpec, rng *rand.Rand) bool {
-	safe := p.SafeSet(0)
+// chooseSeed draws the seed set from the actions safe marks (D^s_0, or
+// those safe in every context); false asks for a redraw.
+func chooseSeed(safe []bool, s *SeedSetSpec, rng *rand.Rand) ([]int, bool) {
 	if s.All {
-		p.Seed = p.Seed[:0]
+		var seed []int
 		for i, ok := range safe {
 			if ok {
-				p.Seed = append(p.Seed, i)
+				seed = append(seed, i)
 			}
 		}
-		return true
+		return seed, true
 	}
 	if s.Indices != nil {
 		seed := append([]int(nil), s.Indices...)
 		sort.Ints(seed)
 		for _, i := range seed {
 			if i < 0 || i >= len(safe) || !safe[i] {
-				return false
+				return nil, false
 			}
 		}
-		p.Seed = seed
-		return true
+		return seed, true
 	}
 	var pool []int
 	for i, ok := range safe {
@@ -328,16 +378,16 @@ func (p *Problem) chooseSeed(s *SeedSetSpec, rng *rand.Rand) bool {
 	lo, hi := s.Size[0], s.Size[len(s.Size)-1]
 	k := lo + rng.IntN(hi-lo+1)
 	if len(pool) < k {
-		return false
+		return nil, false
 	}
 	// Partial Fisher–Yates: the first k of a uniform permutation.
 	for i := 0; i < k; i++ {
 		j := i + rng.IntN(len(pool)-i)
 		pool[i], pool[j] = pool[j], pool[i]
 	}
-	p.Seed = append([]int(nil), pool[:k]...)
-	sort.Ints(p.Seed)
-	return true
+	seed := append([]int(nil), pool[:k]...)
+	sort.Ints(seed)
+	return seed, true
 }
 
 // UnitBall draws n points uniformly in the unit ball of R^d: a Gaussian

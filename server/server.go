@@ -154,9 +154,11 @@ func status(err error) int {
 	case errors.Is(err, study.ErrNotFound), errors.Is(err, study.ErrUnknownAsk), errors.Is(err, study.ErrUnknownObservation):
 		return http.StatusNotFound
 	case errors.Is(err, study.ErrExists), errors.Is(err, study.ErrAlreadyTold), errors.Is(err, study.ErrStale),
-		errors.Is(err, study.ErrHorizon), errors.Is(err, study.ErrWithdrawn), errors.Is(err, study.ErrAlreadyRetracted):
+		errors.Is(err, study.ErrHorizon), errors.Is(err, study.ErrWithdrawn), errors.Is(err, study.ErrAlreadyRetracted),
+		errors.Is(err, study.ErrContextPending):
 		return http.StatusConflict
-	case errors.Is(err, study.ErrBadTell), errors.Is(err, study.ErrBadRetract), errors.Is(err, study.ErrBadImport), errors.Is(err, study.ErrBadPoints), errors.Is(err, study.ErrSpec), errors.Is(err, study.ErrBadName), errors.Is(err, errBadRequest):
+	case errors.Is(err, study.ErrBadTell), errors.Is(err, study.ErrBadRetract), errors.Is(err, study.ErrBadImport), errors.Is(err, study.ErrBadPoints), errors.Is(err, study.ErrSpec), errors.Is(err, study.ErrBadName), errors.Is(err, errBadRequest),
+		errors.Is(err, study.ErrBadContext):
 		return http.StatusBadRequest
 	case errors.Is(err, context.Canceled):
 		return 499 // client closed the request
@@ -243,11 +245,18 @@ func decodeCreate(body []byte) (name string, spec *study.Spec, err error) {
 	return *req.Name, spec, nil
 }
 
+// ask answers the next ask; the body is empty or {}, or for a study with
+// a context {"context": {NAME: VALUE, …}}, the context measured now.
 func (h *handler) ask(w http.ResponseWriter, r *http.Request) error {
-	if _, err := readBody(w, r, MaxBody); err != nil {
+	body, err := readBody(w, r, MaxBody)
+	if err != nil {
 		return err
 	}
-	a, err := h.svc.Ask(r.Context(), r.PathValue("name"))
+	req, err := study.DecodeAsk(body)
+	if err != nil {
+		return err
+	}
+	a, err := h.svc.AskIn(r.Context(), r.PathValue("name"), req.Context)
 	if err != nil {
 		return err
 	}
@@ -315,17 +324,18 @@ func (h *handler) importData(w http.ResponseWriter, r *http.Request) error {
 }
 
 // posterior answers the posterior at the points of a JSON body
-// {"points": [[…], …]}; it changes nothing (POST for the body's size).
+// {"points": [[…], …]} (with "context": {…} for a study with a context);
+// it changes nothing (POST for the body's size).
 func (h *handler) posterior(w http.ResponseWriter, r *http.Request) error {
 	body, err := readBody(w, r, MaxDataBody)
 	if err != nil {
 		return err
 	}
-	pts, err := study.DecodePoints(body)
+	req, err := study.DecodePosterior(body)
 	if err != nil {
 		return err
 	}
-	a, err := h.svc.Posterior(r.Context(), r.PathValue("name"), pts)
+	a, err := h.svc.PosteriorIn(r.Context(), r.PathValue("name"), req.Points, req.Context)
 	if err != nil {
 		return err
 	}

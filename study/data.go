@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/internal/memlimit"
@@ -25,23 +26,12 @@ const MaxPoints = MaxActions
 
 // ParseImportCSV reads measurements to import in the problem-file format
 // x1…xd,f[,g1…gm][,noise_std] (problem.ReadData: a seed column is refused)
-// as tells outside the loop at their points. Errors wrap ErrBadImport and
-// name the line.
+// as tells outside the loop at their points. For a study with a context,
+// the columns between x1…xd and f are its context variables, by name
+// (x1,x2,temperature,load,f,g1): each row's context. Errors wrap
+// ErrBadImport and name the line.
 func ParseImportCSV(r io.Reader) ([]TellRequest, error) {
-	data, _, _, err := problem.ReadData(r)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadImport, err)
-	}
-	rows := make([]TellRequest, len(data.X))
-	for k := range rows {
-		f := data.F[k]
-		rows[k] = TellRequest{X: data.X[k], F: &f, G: data.G[k]}
-		if data.NoiseStds != nil {
-			v := data.NoiseStds[k]
-			rows[k].NoiseStd = &v
-		}
-	}
-	return rows, nil
+	return parseImportCSV(r)
 }
 
 // DecodeImport decodes a JSON array of tell objects to import, each as
@@ -166,9 +156,12 @@ type PointPosterior struct {
 // asked, from every observation in force (at actions and at points
 // outside the decision set), with √β_t of the coming round.
 type PosteriorAnswer struct {
-	Round    int              `json:"round"` // the coming round t = observations in force + 1
-	SqrtBeta float64          `json:"sqrt_beta"`
-	Points   []PointPosterior `json:"points"`
+	Round    int     `json:"round"` // the coming round t = observations in force + 1
+	SqrtBeta float64 `json:"sqrt_beta"`
+	// Context is the context the points are taken in, for a study with a
+	// context.
+	Context map[string]float64 `json:"context,omitempty"`
+	Points  []PointPosterior   `json:"points"`
 }
 
 // DecodePoints decodes a posterior request {"points": [[x1, …], …]}
@@ -180,11 +173,17 @@ func DecodePoints(data []byte) ([][]float64, error) {
 	if err := decodeObject(data, &raw); err != nil {
 		return nil, fmt.Errorf("%w: want {\"points\": [[x1, …], …]}: %w", ErrBadPoints, err)
 	}
-	if raw.Points == nil || raw.Points[0] != '[' {
+	return decodePoints(raw.Points)
+}
+
+// decodePoints parses the "points" field: an array of arrays of JSON
+// numbers. Errors wrap ErrBadPoints.
+func decodePoints(raw json.RawMessage) ([][]float64, error) {
+	if raw == nil || raw[0] != '[' {
 		return nil, fmt.Errorf("%w: \"points\" must be an array of points [[x1, …], …]", ErrBadPoints)
 	}
 	var elems []json.RawMessage
-	if err := json.Unmarshal(raw.Points, &elems); err != nil {
+	if err := json.Unmarshal(raw, &elems); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadPoints, err)
 	}
 	pts := make([][]float64, len(elems))
@@ -206,6 +205,14 @@ func DecodePoints(data []byte) ([][]float64, error) {
 // bandit.PredictBytes) must fit in the service's memory limit, else the
 // request is refused with the estimate. Errors wrap ErrBadPoints.
 func (v *Service) Posterior(ctx context.Context, name string, points [][]float64) (*PosteriorAnswer, error) {
+	return v.PosteriorIn(ctx, name, points, nil)
+}
+
+// PosteriorIn is Posterior for a study with a context: the points are
+// actions x (of the decision set's dimension), and values are the context
+// they are taken in, the value of every context variable (Posterior gives
+// none). The answer names the context.
+func (v *Service) PosteriorIn(ctx context.Context, name string, points [][]float64, values map[string]float64) (*PosteriorAnswer, error) {
 	if len(points) == 0 {
 		return nil, fmt.Errorf("%w: no points", ErrBadPoints)
 	}
@@ -228,21 +235,36 @@ func (v *Service) Posterior(ctx context.Context, name string, points [][]float64
 		// The answer (P points with 4(m+1) numbers each) and the
 		// scratch of one GP's prediction at a time.
 		est := memlimit.Add(bandit.PredictBytes(m, len(points), s.nObs), memlimit.Mul(int64(len(points)), 8*int64(4*(m+1)+d)+80))
+		if dc := len(s.res.contextNames()); dc > 0 {
+			// The points (x, c) the policy takes.
+			est = memlimit.Add(est, memlimit.Mul(int64(len(points)), 8*int64(d+dc)+24))
+		}
 		if v.opt.MaxMemory != 0 {
 			what := fmt.Sprintf("the posterior of study %q at %d points (t = %d observations)", s.name, len(points), s.nObs)
 			if err := memlimit.Check(est, v.opt.MaxMemory, what); err != nil {
 				return fmt.Errorf("%w: %w; ask for fewer points at a time", ErrBadPoints, err)
 			}
 		}
+		c, err := s.contextValues(values, "the posterior")
+		if err != nil {
+			return err
+		}
+		at := points
+		if c != nil {
+			at = make([][]float64, len(points))
+			for k, p := range points {
+				at[k] = append(slices.Clip(p), c...)
+			}
+		}
 		var pr bandit.Prediction
-		if err := s.pol.(bandit.Predictor).Predict(&pr, points); err != nil {
+		if err := s.pol.(bandit.Predictor).Predict(&pr, at); err != nil {
 			return fmt.Errorf("%w: %w", ErrBadPoints, err)
 		}
 		bound := func(p *bandit.Posterior, k int) Bound {
 			mu, sd := p.Mean[k], p.Std[k]
 			return Bound{Mean: mu, Std: sd, Lower: mu - pr.SqrtBeta*sd, Upper: mu + pr.SqrtBeta*sd}
 		}
-		ans = &PosteriorAnswer{Round: s.nObs + 1, SqrtBeta: pr.SqrtBeta, Points: make([]PointPosterior, len(points))}
+		ans = &PosteriorAnswer{Round: s.nObs + 1, SqrtBeta: pr.SqrtBeta, Context: s.res.contextMap(c), Points: make([]PointPosterior, len(points))}
 		for k, p := range points {
 			pp := PointPosterior{X: p, F: bound(&pr.F, k), G: make([]Bound, len(pr.G))}
 			for i := range pr.G {

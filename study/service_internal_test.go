@@ -440,7 +440,8 @@ func TestMigrateFromVersion2(t *testing.T) {
 func sameEvent(a, b Event) bool {
 	return a.Seq == b.Seq && a.Kind == b.Kind && a.Ask == b.Ask && a.Index == b.Index && slices.Equal(a.X, b.X) &&
 		a.F == b.F && slices.Equal(a.G, b.G) && a.Violation == b.Violation && a.Ref == b.Ref &&
-		(a.NoiseStd == nil) == (b.NoiseStd == nil) && (a.NoiseStd == nil || *a.NoiseStd == *b.NoiseStd)
+		(a.NoiseStd == nil) == (b.NoiseStd == nil) && (a.NoiseStd == nil || *a.NoiseStd == *b.NoiseStd) &&
+		slices.Equal(a.Context, b.Context)
 }
 
 // TestMigrateFromVersion3: a database of schema 3 (no noise_std column)

@@ -48,6 +48,12 @@ type Summary struct {
 	// (model.fit): configured or fitted, and the kernels; nil without
 	// one, whose model is the spec's throughout.
 	Model *ModelInfo `json:"model,omitempty"`
+
+	// ContextNames are the context variables of a study with a context,
+	// and Context the context of its last ask, in which SafeSetSize and
+	// Best are taken: nil before the first ask, and Best with it.
+	ContextNames []string           `json:"context_names,omitempty"`
+	Context      map[string]float64 `json:"context,omitempty"`
 }
 
 // Best is the best safe action so far: the argmax of the lower confidence
@@ -70,8 +76,11 @@ type Observation struct {
 	Ask   int       `json:"ask,omitempty"`
 	Index int       `json:"index"`
 	X     []float64 `json:"x"`
-	F     float64   `json:"f"`
-	G     []float64 `json:"g"`
+	// Context is the context the measurement was made in, for a study
+	// with a context.
+	Context map[string]float64 `json:"context,omitempty"`
+	F       float64            `json:"f"`
+	G       []float64          `json:"g"`
 	// NoiseStd is the tell's own noise standard deviation, absent when
 	// the tell used the model's σ.
 	NoiseStd  *float64 `json:"noise_std,omitempty"`
@@ -109,6 +118,22 @@ func (v *Service) Show(ctx context.Context, name string) (*Summary, error) {
 		}
 		sum.Model = s.modelInfo()
 		sum.SafeSetSize = snap.SafeSetSize
+		var current []float64 // the context of the policy's view
+		if names := s.res.contextNames(); names != nil {
+			sum.ContextNames = names
+			current = s.pol.(bandit.Contextual).Context()
+			sum.Context = s.res.contextMap(current)
+			if current == nil {
+				// No ask yet: no context, no safe set to choose from.
+				for _, e := range s.events {
+					if e.Kind == "tell" && s.retracted[e.Seq] == 0 {
+						sum.OwnNoise += btoi(e.NoiseStd != nil)
+						sum.Outside += btoi(e.Index < 0)
+					}
+				}
+				return nil
+			}
+		}
 		if s.res.Box != nil {
 			// A box: the safe set is the current line's (0 between
 			// lines), and the best safe point line-bo's, argmax ℓ_f
@@ -144,10 +169,11 @@ func (v *Service) Show(ctx context.Context, name string) (*Summary, error) {
 			if e.NoiseStd != nil {
 				sum.OwnNoise++
 			}
-			// A point outside the decision set is no action to choose.
+			// A point outside the decision set is no action to choose;
+			// with a context, an action measured safe is safe in its own.
 			if e.Index < 0 {
 				sum.Outside++
-			} else if !e.Violation {
+			} else if !e.Violation && sameContext(e.Context, current) {
 				safe[e.Index] = true
 			}
 		}
@@ -174,7 +200,7 @@ func (s *Study) observations() []Observation {
 	for _, e := range s.events {
 		if e.Kind == "tell" {
 			r := s.retracted[e.Seq]
-			obs = append(obs, Observation{Seq: e.Seq, Ask: e.Ask, Index: e.Index, X: e.X, F: e.F, G: e.G, NoiseStd: e.NoiseStd, Violation: e.Violation,
+			obs = append(obs, Observation{Seq: e.Seq, Ask: e.Ask, Index: e.Index, X: e.X, Context: s.res.contextMap(e.Context), F: e.F, G: e.G, NoiseStd: e.NoiseStd, Violation: e.Violation,
 				Retracted: r != 0, RetractedBy: r, Created: e.Created})
 		}
 	}
@@ -194,8 +220,11 @@ func (s *Study) retractions() []Retraction {
 // Export is a study's record for export: its observations (retracted ones
 // flagged) and its retractions.
 type Export struct {
-	Dim          int           `json:"-"`
-	Constraints  int           `json:"-"`
+	Dim         int `json:"-"`
+	Constraints int `json:"-"`
+	// ContextNames are a study's context variables: CSV columns after
+	// x1…xd.
+	ContextNames []string      `json:"-"`
 	Observations []Observation `json:"observations"`
 	Retractions  []Retraction  `json:"retractions"`
 	// Fits are the fits of the model (model.fit), in order; left out
@@ -207,7 +236,7 @@ type Export struct {
 func (v *Service) Export(ctx context.Context, name string) (*Export, error) {
 	var x *Export
 	err := v.with(ctx, name, func(s *Study) error {
-		x = &Export{Dim: s.res.Dim(), Constraints: len(s.res.Spec.Thresholds), Observations: s.observations(), Retractions: s.retractions(), Fits: s.fitInfos()}
+		x = &Export{Dim: s.res.Dim(), Constraints: len(s.res.Spec.Thresholds), ContextNames: s.res.contextNames(), Observations: s.observations(), Retractions: s.retractions(), Fits: s.fitInfos()}
 		return nil
 	})
 	return x, err
@@ -215,14 +244,40 @@ func (v *Service) Export(ctx context.Context, name string) (*Export, error) {
 
 // Inspect returns the study's decision set, thresholds, observations
 // (retracted ones flagged) and the policy's view of the coming round (for
-// plots).
+// plots). For a study with a context these are the view and the
+// observations of the context of its last ask; before the first ask it
+// fails with ErrBadContext.
 func (v *Service) Inspect(ctx context.Context, name string) (x [][]float64, h []float64, obs []Observation, snap bandit.Snapshot, err error) {
 	err = v.with(ctx, name, func(s *Study) error {
 		x, h, obs = s.res.X, s.res.Spec.Thresholds, s.observations()
+		if s.res.ContextKernel != nil {
+			current := s.pol.(bandit.Contextual).Context()
+			if current == nil {
+				return fmt.Errorf("%w: study %q has no context yet: its view is that of the context of its last ask (ask first)", ErrBadContext, s.name)
+			}
+			kept := obs[:0]
+			for k, e := range s.tellEvents() {
+				if sameContext(e.Context, current) {
+					kept = append(kept, obs[k])
+				}
+			}
+			obs = kept
+		}
 		s.pol.Inspect(&snap, bandit.Full)
 		return nil
 	})
 	return
+}
+
+// tellEvents lists the study's tell events, in the order of observations.
+func (s *Study) tellEvents() []*Event {
+	var out []*Event
+	for k := range s.events {
+		if s.events[k].Kind == "tell" {
+			out = append(out, &s.events[k])
+		}
+	}
+	return out
 }
 
 // Safety returns a study's safety conditions: the thresholds h_i, one per
@@ -237,7 +292,8 @@ func (v *Service) Safety(ctx context.Context, name string) (h []float64, hf *flo
 }
 
 // ExportCSV renders a study's record as CSV, one row per event in order:
-// seq, kind (tell or retract), ask, index, x1…xd, f, g1…gm, noise_std (a
+// seq, kind (tell or retract), ask, index, x1…xd, the context variables of
+// a study with a context (by name), f, g1…gm, noise_std (a
 // tell's own, empty for the model's σ), violation, retracted_by (a tell's
 // retraction, if any), retracts (a retraction's observation), created.
 // The observations in force are the rows of kind tell with an empty
@@ -249,6 +305,7 @@ func ExportCSV(x *Export) []byte {
 	for j := 1; j <= x.Dim; j++ {
 		head = append(head, "x"+strconv.Itoa(j))
 	}
+	head = append(head, x.ContextNames...)
 	head = append(head, "f")
 	for i := 1; i <= x.Constraints; i++ {
 		head = append(head, "g"+strconv.Itoa(i))
@@ -264,7 +321,7 @@ func ExportCSV(x *Export) []byte {
 	rets := x.Retractions
 	write := func(r Retraction) {
 		row := []string{strconv.Itoa(r.Seq), "retract", "", strconv.Itoa(r.Index)}
-		row = append(row, make([]string, x.Dim+1+x.Constraints+3)...)
+		row = append(row, make([]string, x.Dim+len(x.ContextNames)+1+x.Constraints+3)...)
 		w.Write(append(row, strconv.Itoa(r.Observation), r.Created.Format(time.RFC3339Nano)))
 	}
 	for _, o := range x.Observations {
@@ -275,6 +332,9 @@ func ExportCSV(x *Export) []byte {
 		row := []string{strconv.Itoa(o.Seq), "tell", strconv.Itoa(o.Ask), strconv.Itoa(o.Index)}
 		for _, v := range o.X {
 			row = append(row, f(v))
+		}
+		for _, n := range x.ContextNames {
+			row = append(row, f(o.Context[n]))
 		}
 		row = append(row, f(o.F))
 		for _, g := range o.G {

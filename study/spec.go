@@ -42,6 +42,13 @@ type Spec struct {
 	// ObjectiveThreshold is h_f: f ≥ h_f is one more safety condition
 	// (SPEC §5, "Safe objective"); with it Thresholds may be empty.
 	ObjectiveThreshold *float64 `yaml:"objective_threshold,omitempty" json:"objective_threshold,omitempty"`
+
+	// Context, if set, names the context variables measured before each
+	// ask (a temperature, a load) and their kernel k_c: every ask takes
+	// their values, and the GPs model f and the g_i on (x, c) with the
+	// product kernel k_x·k_c (see context.go). The seed set is assumed
+	// safe in every context.
+	Context *config.Context `yaml:"context,omitempty" json:"context,omitempty"`
 }
 
 // DecisionSet is one of: a CSV file (columns x1 … xd, optional seed), a
@@ -76,6 +83,9 @@ type Resolved struct {
 		F kernel.Kernel
 		G []kernel.Kernel
 	}
+	// ContextKernel is k_c of a study with a context, nil without one;
+	// Kernels are then the products k_x·k_c on (x, c).
+	ContextKernel kernel.Kernel
 }
 
 // Bytes estimates the memory the study holds when it reaches its horizon:
@@ -84,6 +94,9 @@ type Resolved struct {
 // decision set, and one Inspect snapshot. Observations outside the decision
 // set hold more in each GP (their rows of L): BytesWith counts them.
 func (r *Resolved) Bytes() int64 {
+	if r.ContextKernel != nil {
+		return r.contextBytes()
+	}
 	if r.Box != nil {
 		d, m, T := int64(r.Dim()), int64(len(r.Spec.Thresholds)), int64(r.Spec.Horizon)
 		pol := bandit.BoxBytes(&r.Spec.Algorithm, r.Dim(), len(r.Spec.Thresholds), r.Spec.Horizon, r.Spec.ObjectiveThreshold != nil)
@@ -109,8 +122,10 @@ func (r *Resolved) Bytes() int64 {
 // row of L in every GP, up to horizon floats (gp.OutsideBytes), which the
 // policy's estimate leaves out since the in-set rows of L live in V.
 func (r *Resolved) BytesWith(outside int) int64 {
-	if r.Box != nil {
-		return r.Bytes() // BoxBytes counts every observation outside any set
+	if r.Box != nil || r.ContextKernel != nil {
+		// BoxBytes and ContextualBytes count every observation outside
+		// any set.
+		return r.Bytes()
 	}
 	d := 0
 	if len(r.X) > 0 {
@@ -231,6 +246,9 @@ func (s *Spec) Resolve(dir string) (*Resolved, error) {
 		return nil, fielderr.New(ErrSpec, "algorithm.name", "line-bo runs on a box decision set (decision_set: {box: {bounds: …}}), not on a finite one")
 	case !box && r.Box != nil:
 		return nil, fielderr.New(ErrSpec, "algorithm.name", "%s needs a finite decision set; on a box the algorithm is line-bo", s.Algorithm.Name)
+	}
+	if err := r.resolveContext(); err != nil {
+		return nil, err
 	}
 	return r, nil
 }

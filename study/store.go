@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -142,7 +143,19 @@ var migrations = []string{
 	ALTER TABLE events_v5 RENAME TO events;
 	CREATE UNIQUE INDEX one_tell_per_ask ON events(study, ask) WHERE kind = 'tell' AND ask IS NOT NULL;
 	CREATE UNIQUE INDEX one_retraction_per_observation ON events(study, ref) WHERE kind = 'retract';`,
+	contextMigration,
 }
+
+// contextMigration adds the context of an ask or a tell (a spec's
+// context block): its values, JSON [c1…] in the order of context.names. A
+// new column, NULL in every existing row — a study without a context —
+// so that old studies replay identically; ADD COLUMN keeps the rows and
+// indexes as they are.
+const contextMigration = `ALTER TABLE events ADD COLUMN context TEXT; -- an ask's or a tell's context values, JSON [c1…] in the order of the spec's context.names; NULL: no context`
+
+// contextVersion is the schema version from which events have a context
+// column: where contextMigration stands in the list.
+var contextVersion = slices.Index(migrations, contextMigration) + 1
 
 // Store is a SQLite file holding any number of studies.
 type Store struct {
@@ -378,6 +391,10 @@ type Event struct {
 	// model's σ.
 	NoiseStd  *float64 `json:"noise_std,omitempty"`
 	Violation bool     `json:"violation,omitempty"`
+	// Context is the context of an ask or a tell of a study with a
+	// context: the values of its variables in the order of the spec's
+	// context.names; nil without one.
+	Context []float64 `json:"context,omitempty"`
 	// Fit is a fit event's record: the kernels fitted (or why the fit
 	// was skipped), applied as recorded on replay.
 	Fit     *config.FitRecord `json:"fit,omitempty"`
@@ -433,7 +450,7 @@ func (s *Store) load(ctx context.Context, name string) (*stored, []Event, error)
 	// The x of an action's row repeats the stored action: it is read only
 	// for a point outside the decision set (idx NULL), so that reopening
 	// a long study does not allocate a string per event.
-	ref, x, noise, model := "ref", "CASE WHEN idx IS NULL THEN x END", "noise_std", "model"
+	ref, x, noise, model, cx := "ref", "CASE WHEN idx IS NULL THEN x END", "noise_std", "model", "context"
 	if s.version < 2 {
 		ref = "NULL"
 	}
@@ -446,7 +463,10 @@ func (s *Store) load(ctx context.Context, name string) (*stored, []Event, error)
 	if s.version < 5 {
 		model = "NULL"
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, kind, ask, idx, `+x+`, f, g, violation, created, `+ref+`, `+noise+`, `+model+` FROM events WHERE study = ? ORDER BY seq`, name)
+	if s.version < contextVersion {
+		cx = "NULL"
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, kind, ask, idx, `+x+`, f, g, violation, created, `+ref+`, `+noise+`, `+model+`, `+cx+` FROM events WHERE study = ? ORDER BY seq`, name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -459,11 +479,12 @@ func (s *Store) load(ctx context.Context, name string) (*stored, []Event, error)
 		ask, idx, retracted sql.NullInt64
 		f, noiseStd         sql.NullFloat64
 		g, point, fitted    sql.NullString
+		ctxv                sql.NullString
 		at                  string
 		r                   Event
 	)
 	for rows.Next() {
-		if err := rows.Scan(&r.Seq, &r.Kind, &ask, &idx, &point, &f, &g, &r.Violation, &at, &retracted, &noiseStd, &fitted); err != nil {
+		if err := rows.Scan(&r.Seq, &r.Kind, &ask, &idx, &point, &f, &g, &r.Violation, &at, &retracted, &noiseStd, &fitted, &ctxv); err != nil {
 			return nil, nil, err
 		}
 		e := Event{Seq: r.Seq, Kind: r.Kind, Violation: r.Violation, Ask: int(ask.Int64), F: f.Float64, Ref: int(retracted.Int64)}
@@ -494,6 +515,11 @@ func (s *Store) load(ctx context.Context, name string) (*stored, []Event, error)
 			}
 		default:
 			return nil, nil, fmt.Errorf("study %q: event %d has neither an action nor a point", name, e.Seq)
+		}
+		if ctxv.Valid {
+			if err := json.Unmarshal([]byte(ctxv.String), &e.Context); err != nil || e.Context == nil {
+				return nil, nil, fmt.Errorf("study %q: event %d: context %.40q: want a JSON array of numbers: %v", name, e.Seq, ctxv.String, err)
+			}
 		}
 		if g.Valid {
 			if err := json.Unmarshal([]byte(g.String), &e.G); err != nil {
@@ -563,9 +589,16 @@ func insertEvent(ctx context.Context, db interface {
 			noise = *e.NoiseStd
 		}
 	}
-	var idx, model any
+	var idx, model, cx any
 	if e.Index >= 0 {
 		idx = e.Index
+	}
+	if e.Context != nil {
+		b, err := json.Marshal(e.Context)
+		if err != nil {
+			return nil, fmt.Errorf("study %q: event %d: context: %w", name, e.Seq, err)
+		}
+		cx = string(b)
 	}
 	x, err := json.Marshal(e.X)
 	if err != nil {
@@ -578,8 +611,8 @@ func insertEvent(ctx context.Context, db interface {
 		}
 		model, x = string(b), []byte("[]")
 	}
-	return db.ExecContext(ctx, `INSERT INTO events (study, seq, kind, ask, idx, x, f, g, violation, created, ref, noise_std, model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		name, e.Seq, e.Kind, ask, idx, string(x), f, g, e.Violation, e.Created.UTC().Format(time.RFC3339Nano), ref, noise, model)
+	return db.ExecContext(ctx, `INSERT INTO events (study, seq, kind, ask, idx, x, f, g, violation, created, ref, noise_std, model, context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		name, e.Seq, e.Kind, ask, idx, string(x), f, g, e.Violation, e.Created.UTC().Format(time.RFC3339Nano), ref, noise, model, cx)
 }
 
 // Events returns a study's recorded asks, tells and retractions in order.

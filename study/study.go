@@ -190,6 +190,13 @@ func newPolicy(r *Resolved, m *config.Model, rebuilds, expect int) (bandit.Polic
 	if r.Box != nil {
 		return bandit.NewBox(&s.Algorithm, model, *r.Box, opt)
 	}
+	if r.ContextKernel != nil {
+		// The seed set is assumed safe in every context (README,
+		// "Contexts").
+		return bandit.NewContextual(&s.Algorithm, model,
+			bandit.DecisionSet{X: r.X, Seed: r.Seed}, len(s.Context.Names), opt,
+			nil) // a real system: no ground truth
+	}
 	return bandit.New(&s.Algorithm, model,
 		bandit.DecisionSet{X: r.X, Seed: r.Seed},
 		nil, // a real system: no ground truth
@@ -197,14 +204,14 @@ func newPolicy(r *Resolved, m *config.Model, rebuilds, expect int) (bandit.Polic
 }
 
 // observation is a tell event as the policy takes it: the point of a tell
-// outside the loop comes with it.
+// outside the loop comes with it, (x, c) with a context.
 func observation(e *Event) bandit.Observation {
 	o := bandit.Observation{F: e.F, G: e.G}
 	if e.NoiseStd != nil {
 		o.NoiseVar = bandit.KnownNoise(*e.NoiseStd)
 	}
 	if e.Ask == 0 {
-		o.Index, o.X = e.Index, e.X
+		o.Index, o.X = e.Index, pointOf(e)
 	}
 	return o
 }
@@ -215,6 +222,13 @@ func observation(e *Event) bandit.Observation {
 func (s *Study) apply(e Event) error {
 	switch e.Kind {
 	case "ask":
+		if e.Context != nil {
+			// The context the ask was made in: the same as the policy's
+			// live (SetContext keeps its state then), a new one on replay.
+			if err := s.pol.(bandit.Contextual).SetContext(e.Context); err != nil {
+				return fmt.Errorf("%w: event %d: %w", ErrReplay, e.Seq, err)
+			}
+		}
 		a, err := s.pol.Ask()
 		if err != nil {
 			return fmt.Errorf("%w: event %d: %w", ErrReplay, e.Seq, err)
@@ -237,7 +251,7 @@ func (s *Study) apply(e Event) error {
 				return fmt.Errorf("%w: event %d tells ask %d, which is not pending", ErrReplay, e.Seq, e.Ask)
 			}
 			// The ask fixes the point the policy observes.
-			if a := s.events[s.asks[e.Ask]]; a.Index != e.Index || !slices.Equal(a.X, e.X) {
+			if a := s.events[s.asks[e.Ask]]; a.Index != e.Index || !slices.Equal(a.X, e.X) || !sameContext(a.Context, e.Context) {
 				return fmt.Errorf("%w: event %d tells ask %d at action %d, the ask was action %d", ErrReplay, e.Seq, e.Ask, e.Index, a.Index)
 			}
 		}
@@ -308,6 +322,9 @@ type AskAnswer struct {
 	Ask   int       `json:"ask"`
 	Index int       `json:"index"`
 	X     []float64 `json:"x"`
+	// Context is the context the ask was made in, for a study with a
+	// context: X is the action to run in it.
+	Context map[string]float64 `json:"context,omitempty"`
 
 	box bool // the study's domain is a box: no index in the JSON
 }
@@ -326,7 +343,7 @@ func (a AskAnswer) MarshalJSON() ([]byte, error) {
 
 func (s *Study) answer(ask int) *AskAnswer {
 	e := s.events[s.asks[ask]]
-	return &AskAnswer{Ask: e.Ask, Index: e.Index, X: e.X, box: s.res.Box != nil}
+	return &AskAnswer{Ask: e.Ask, Index: e.Index, X: e.X, Context: s.res.contextMap(e.Context), box: s.res.Box != nil}
 }
 
 // TellRequest is an observation: of the action of ask Ask, or one made
@@ -342,6 +359,10 @@ type TellRequest struct {
 	// (known, heteroscedastic noise), used on the diagonal of its GP
 	// rows instead of the model's σ; nil for the model's σ.
 	NoiseStd *float64 `json:"noise_std,omitempty"`
+	// Context is the context a measurement outside the loop was made in,
+	// for a study with a context (required there, refused elsewhere); a
+	// tell of an ask has the ask's context and takes none.
+	Context map[string]float64 `json:"context,omitempty"`
 }
 
 // DecodeTell decodes a JSON tell request strictly: unknown fields, trailing
@@ -363,6 +384,7 @@ func DecodeTell(data []byte) (*TellRequest, error) {
 		F        json.RawMessage `json:"f"`
 		G        json.RawMessage `json:"g"`
 		NoiseStd json.RawMessage `json:"noise_std"`
+		Context  json.RawMessage `json:"context"`
 	}
 	if err := decodeObject(data, &raw); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadTell, err)
@@ -417,6 +439,9 @@ func DecodeTell(data []byte) (*TellRequest, error) {
 			return nil, err
 		}
 		t.NoiseStd = &v
+	}
+	if t.Context, err = decodeContext(raw.Context); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadTell, err)
 	}
 	return &t, nil
 }
@@ -630,9 +655,12 @@ func (s *Study) validateAt(t *TellRequest, seq int, horizon bool) (Event, error)
 		if r := s.withdrawn[*t.Ask]; r != 0 {
 			return e, fmt.Errorf("%w: ask %d of study %q was withdrawn by retraction %d, since it was chosen with the retracted value; ask again (if you ran it already, tell the measurement with index %d instead)", ErrWithdrawn, *t.Ask, s.name, r, s.events[i].Index)
 		}
+		if t.Context != nil {
+			return e, fmt.Errorf("%w: context: a tell of an ask has the ask's context; leave it out", ErrBadTell)
+		}
 		// A tell of an ask handed out is accepted even at the horizon:
 		// the experiment has been run.
-		e.Ask, e.Index, e.X = *t.Ask, s.events[i].Index, s.events[i].X
+		e.Ask, e.Index, e.X, e.Context = *t.Ask, s.events[i].Index, s.events[i].X, s.events[i].Context
 	case t.Index != nil || t.X != nil:
 		if t.Index != nil && s.res.Box != nil {
 			return e, fmt.Errorf("%w: study %q has a box decision set, without action indices: tell by ask or by x", ErrBadTell, s.name)
@@ -655,6 +683,11 @@ func (s *Study) validateAt(t *TellRequest, seq int, horizon bool) (Event, error)
 				return e, fmt.Errorf("%w: x%d = %v is not a finite number within ±1e100", ErrBadTell, j+1, v)
 			}
 		}
+		c, err := s.contextValues(t.Context, "a tell outside the loop")
+		if err != nil {
+			return e, fmt.Errorf("%w: %w", ErrBadTell, err)
+		}
+		e.Context = c
 		// The pending asks keep their places within the horizon.
 		if held := s.nObs + len(s.pending); horizon && held >= s.res.Spec.Horizon {
 			return e, fmt.Errorf("%w: study %q has %d observations and %d pending ask(s) for a horizon of %d; an observation outside the loop would exceed it", ErrHorizon, s.name, s.nObs, held-s.nObs, s.res.Spec.Horizon)
@@ -934,11 +967,23 @@ func (v *Service) Create(ctx context.Context, name string, r *Resolved) error {
 
 // Ask returns the pending ask, or records and returns a new one. A study
 // takes at most its horizon's worth of observations: once it has them, Ask
-// fails with ErrHorizon.
+// fails with ErrHorizon. A study with a context asks with AskIn.
 func (v *Service) Ask(ctx context.Context, name string) (*AskAnswer, error) {
+	return v.ask(ctx, name, nil)
+}
+
+// ask is Ask, and AskIn with the context values (nil: none).
+func (v *Service) ask(ctx context.Context, name string, values map[string]float64) (*AskAnswer, error) {
 	var a *AskAnswer
 	err := v.with(ctx, name, func(s *Study) error {
+		c, err := s.contextValues(values, "an ask")
+		if err != nil {
+			return err
+		}
 		if p := s.firstPending(); p != 0 {
+			if err := s.pendingIn(p, c); err != nil {
+				return err
+			}
 			a = s.answer(p)
 			return nil
 		}
@@ -948,6 +993,9 @@ func (v *Service) Ask(ctx context.Context, name string) (*AskAnswer, error) {
 		if err := v.fitIfDue(ctx, s); err != nil {
 			return err
 		}
+		if err := s.setContext(c); err != nil {
+			return err
+		}
 		// The policy's ask stays pending in it: apply takes it again.
 		pa, err := s.pol.Ask()
 		if err != nil {
@@ -955,6 +1003,7 @@ func (v *Service) Ask(ctx context.Context, name string) (*AskAnswer, error) {
 		}
 		seq := len(s.events) + 1
 		e := Event{Seq: seq, Kind: "ask", Ask: seq, Index: pa.Index, X: pa.X, Created: time.Now().UTC()}
+		s.inContext(&e, c)
 		if err := v.store.append(ctx, name, &e); err != nil {
 			return writeFailed(err)
 		}
@@ -1024,17 +1073,27 @@ func (s *Study) warnings(e *Event) []string {
 	var f bandit.Posterior
 	var g []bandit.Posterior
 	at, j := fmt.Sprintf("action %d", e.Index), e.Index
-	if e.Index >= 0 {
+	if e.Context != nil {
+		at = fmt.Sprintf("%s in context %s", at, jsonText(s.res.contextMap(e.Context)))
+	}
+	if e.Index >= 0 && e.Context == nil {
 		var snap bandit.Snapshot
 		s.pol.Inspect(&snap, bandit.Full)
 		f, g = snap.F, snap.G
 	} else {
 		var pr bandit.Prediction
-		if err := s.pol.(bandit.Predictor).Predict(&pr, [][]float64{e.X}); err != nil {
+		// A point outside the decision set, or any point (x, c) of a
+		// study with a context, whose policy views one context at a time.
+		if err := s.pol.(bandit.Predictor).Predict(&pr, [][]float64{pointOf(e)}); err != nil {
 			return nil // validate checked the point: not reached
 		}
-		f, g = pr.F, pr.G
-		at, j = fmt.Sprintf("point %v", e.X), 0
+		f, g, j = pr.F, pr.G, 0
+		if e.Index < 0 {
+			at = fmt.Sprintf("point %v", e.X)
+			if e.Context != nil {
+				at = fmt.Sprintf("%s in context %s", at, jsonText(s.res.contextMap(e.Context)))
+			}
+		}
 	}
 	var out []string
 	check := func(name string, gpj int, v float64, p bandit.Posterior) {
@@ -1071,9 +1130,21 @@ func (s *Study) rebuild() error {
 	for _, e := range s.events {
 		if e.Kind == "tell" && s.retracted[e.Seq] == 0 {
 			o := observation(&e)
-			o.Index, o.X = e.Index, e.X
+			o.Index, o.X = e.Index, pointOf(&e)
 			if err := pol.Tell(0, o); err != nil {
 				return fmt.Errorf("%w: rebuild the policy: event %d: %w", ErrReplay, e.Seq, err)
+			}
+		}
+	}
+	if s.res.ContextKernel != nil {
+		// The view goes on in the context of the last ask (show, plot),
+		// as the policy rebuilt had it.
+		for k := len(s.events) - 1; k >= 0; k-- {
+			if e := &s.events[k]; e.Kind == "ask" {
+				if err := pol.(bandit.Contextual).SetContext(e.Context); err != nil {
+					return fmt.Errorf("%w: rebuild the policy: event %d: %w", ErrReplay, e.Seq, err)
+				}
+				break
 			}
 		}
 	}

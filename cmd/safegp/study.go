@@ -24,21 +24,29 @@ const studyUsage = `Usage: safegp study COMMAND --db FILE [--study NAME] ...
 Durable ask/tell studies for tuning a real system (the specification format
 is in the README). Commands:
   create SPEC.yaml     create a study from a specification
-  ask                  print the next action to try, as JSON {"ask", "index", "x"};
-                       asking again before telling returns the same ask
+  ask [--context NAME=V,…]
+                       print the next action to try, as JSON {"ask", "index", "x"};
+                       asking again before telling returns the same ask; a study
+                       with a context takes the value of each context variable
+                       measured now, and answers with it ("context"); its seed
+                       set is assumed safe in every context
   tell --ask ID --f V --g V1[,V2…] [--noise-std S]
   tell --index I --f V --g V1[,V2…]   an observation made outside the loop,
   tell --x X1[,X2…] --f V --g V1[,V2…]   at an action or at any point;
                        --noise-std S: the measurement's own noise standard
                        deviation (default: the model's noise_std); no --g for
                        a study whose only safety condition is
-                       objective_threshold, f ≥ h_f
+                       objective_threshold, f ≥ h_f; --context NAME=V,… the
+                       context of a --index or --x measurement (a study with
+                       a context; a tell of an ask has the ask's)
   import DATA.csv      add earlier measurements (warm start), before or during
                        the study, all rows or none: columns x1…xd,f[,g1…gm]
-                       [,noise_std]; they count as observations, not asks
-  posterior POINTS.csv [--json]
+                       [,noise_std], with a study's context variables by name
+                       between x1…xd and f; they count as observations, not asks
+  posterior POINTS.csv [--json] [--context NAME=V,…]
                        posterior mean, sd and bounds of f and each g at the
-                       points of POINTS.csv (columns x1…xd), from every
+                       points of POINTS.csv (columns x1…xd), in the context
+                       given for a study with a context, from every
                        observation; changes nothing
   retract --observation N
                        withdraw observation N (the "observation" a tell printed),
@@ -224,15 +232,34 @@ func createFlags(*flag.FlagSet) func(*studySession) error {
 	}
 }
 
-func askFlags(*flag.FlagSet) func(*studySession) error {
+// contextFlag declares --context on fs: the context values NAME=V,…
+// of a study with a context.
+func contextFlag(fs *flag.FlagSet) *string {
+	return fs.String("context", "", "the context `NAME=V,…` measured (a study with a context), e.g. temperature=21.5,load=0.3")
+}
+
+// contextValues parses --context when given, nil otherwise.
+func contextValues(s *studySession, c *string) (map[string]float64, error) {
+	if !s.given["context"] {
+		return nil, nil
+	}
+	return study.ParseContext(*c)
+}
+
+func askFlags(fs *flag.FlagSet) func(*studySession) error {
+	c := contextFlag(fs)
 	return func(s *studySession) error {
+		values, err := contextValues(s, c)
+		if err != nil {
+			return err
+		}
 		svc, done, err := s.open(study.OpenOptions{})
 		if err != nil {
 			return err
 		}
 		defer done()
 		var a *study.AskAnswer
-		if err := retryWrite(func() (err error) { a, err = svc.Ask(s.ctx, s.name); return err }); err != nil {
+		if err := retryWrite(func() (err error) { a, err = svc.AskIn(s.ctx, s.name, values); return err }); err != nil {
 			return err
 		}
 		return json.NewEncoder(s.stdout).Encode(a)
@@ -246,8 +273,13 @@ func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 	f := fs.Float64("f", 0, "the observed objective `value`")
 	g := fs.String("g", "", "the observed constraint `values`, comma-separated (none for a study without constraints)")
 	noise := fs.Float64("noise-std", 0, "the measurement's own noise standard `deviation` ≥ 0 (default: the model's noise_std)")
+	c := contextFlag(fs)
 	return func(s *studySession) error {
 		req := &study.TellRequest{F: f}
+		var err error
+		if req.Context, err = contextValues(s, c); err != nil {
+			return fmt.Errorf("%w: %w", study.ErrBadTell, err)
+		}
 		if btoi(s.given["ask"])+btoi(s.given["index"])+btoi(s.given["x"]) != 1 {
 			return fmt.Errorf("%w: give exactly one of --ask, --index and --x", study.ErrBadTell)
 		}
@@ -340,7 +372,12 @@ func importFlags(*flag.FlagSet) func(*studySession) error {
 
 func posteriorFlags(fs *flag.FlagSet) func(*studySession) error {
 	asJSON := fs.Bool("json", false, "print JSON")
+	c := contextFlag(fs)
 	return func(s *studySession) error {
+		values, err := contextValues(s, c)
+		if err != nil {
+			return err
+		}
 		f, err := os.Open(s.pos[0])
 		if err != nil {
 			return fmt.Errorf("posterior: %w", err)
@@ -358,7 +395,7 @@ func posteriorFlags(fs *flag.FlagSet) func(*studySession) error {
 			return err
 		}
 		defer done()
-		a, err := svc.Posterior(s.ctx, s.name, pts)
+		a, err := svc.PosteriorIn(s.ctx, s.name, pts, values)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.pos[0], err)
 		}
@@ -376,6 +413,9 @@ func posteriorFlags(fs *flag.FlagSet) func(*studySession) error {
 // comment line first.
 func writePosterior(w io.Writer, a *study.PosteriorAnswer) error {
 	fmt.Fprintf(w, "# round %d, sqrt_beta %.17g\n", a.Round, a.SqrtBeta)
+	if a.Context != nil {
+		fmt.Fprintf(w, "# context %s\n", jsonText(a.Context))
+	}
 	cw := csv.NewWriter(w)
 	var head []string
 	for j := range a.Points[0].X {
@@ -453,6 +493,13 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 		} else {
 			fmt.Fprintf(w, "study %s: %s on %d actions in %d-D, %s, horizon %d\n", sum.Study, sum.Algorithm, sum.Actions, sum.Dim, safety, sum.Horizon)
 		}
+		if sum.ContextNames != nil {
+			current := "none yet (no ask)"
+			if sum.Context != nil {
+				current = jsonText(sum.Context) + " (the last ask's: the safe set and the best action below are in it)"
+			}
+			fmt.Fprintf(w, "context: %s; current %s\n", strings.Join(sum.ContextNames, ", "), current)
+		}
 		fmt.Fprintf(w, "rounds: %d, violations: %d, safe set: %d actions\n", sum.Rounds, sum.Violations, sum.SafeSetSize)
 		if sum.Outside > 0 || sum.OwnNoise > 0 {
 			fmt.Fprintf(w, "of these: %d at points outside the decision set, %d with their own noise_std\n", sum.Outside, sum.OwnNoise)
@@ -469,6 +516,8 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 			} else {
 				fmt.Fprintf(w, "best safe action: %d at %v, lower bound %.4g, mean %.4g\n", sum.Best.Index, sum.Best.X, sum.Best.LowerF, sum.Best.MeanF)
 			}
+		} else if sum.ContextNames != nil && sum.Context == nil {
+			fmt.Fprintln(w, "best safe action: none yet (no context: ask first)")
 		} else {
 			fmt.Fprintln(w, "best safe action: none yet (empty safe set)")
 		}

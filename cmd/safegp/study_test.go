@@ -17,10 +17,10 @@ import (
 func TestStudyCommands(t *testing.T) {
 	want := map[string][]string{
 		"create":    nil,
-		"ask":       nil,
-		"tell":      {"ask", "f", "g", "index", "noise-std", "x"},
+		"ask":       {"context"},
+		"tell":      {"ask", "context", "f", "g", "index", "noise-std", "x"},
 		"import":    nil,
-		"posterior": {"json"},
+		"posterior": {"context", "json"},
 		"retract":   {"observation"},
 		"show":      {"json"},
 		"export":    {"format"},

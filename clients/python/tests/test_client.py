@@ -229,6 +229,71 @@ class TestStudy(ServerTest):
         self.assertEqual(cm.exception.code, 400)
 
 
+CONTEXT_SPEC = dict(
+    SPEC,
+    context={"names": ["temperature"], "kernel": {"kernel": "se", "lengthscale": 10}},
+)
+
+
+def toy_at(x, temperature):
+    """toy, shifted by the temperature: the safe region and the maximum
+    move left as it warms (safe for |x − 2 + T/20| ≤ 1.5)."""
+    return toy(x + temperature / 20)
+
+
+class TestContextStudy(ServerTest):
+    def test_context_study(self):
+        client = safegp.Client(self.server.url)
+        study = client.create_study("ctx", CONTEXT_SPEC)
+        temperatures = [0.0, 10.0, 20.0]
+        for k in range(12):
+            t = temperatures[k % 3]
+            a = study.ask(context={"temperature": t})
+            self.assertEqual(a.context, {"temperature": t})
+            self.assertEqual(study.ask(context={"temperature": t}).id, a.id)  # pending
+            with self.assertRaises(safegp.Conflict) as cm:
+                study.ask(context={"temperature": t + 1})  # another context while a is pending
+            self.assertIn("ask %d" % a.id, cm.exception.message)
+            f, g = toy_at(a.x[0], t)
+            r = study.tell(a, f, [g])
+            self.assertFalse(r["violation"])
+
+        # outside the loop, in a context of their own
+        f, g = toy_at(1.5, 5.0)
+        study.tell_at(1.5, f, [g], context={"temperature": 5.0})
+        f, g = toy_at(2.0, 15.0)
+        study.tell_index(20, f, [g], context={"temperature": 15.0})
+        study.import_observations([{"x": [1.7], "f": -0.64, "g": [1.2], "context": {"temperature": 0}}])
+
+        obs = study.observations()
+        self.assertEqual(len(obs), 15)
+        self.assertEqual([o["context"]["temperature"] for o in obs[:4]], [0, 10, 20, 0])
+        self.assertEqual(obs[13]["context"], {"temperature": 15})
+        s = study.summary()
+        self.assertEqual(s["context_names"], ["temperature"])
+        self.assertEqual(s["context"], {"temperature": 20})
+        p = study.posterior([[2.0]], context={"temperature": 10})
+        self.assertEqual(p["context"], {"temperature": 10})
+
+        # bad contexts: named by the server, refused by the client
+        for bad, word in [(None, "context is missing"), ({}, "context.temperature is missing"),
+                          ({"temperature": 1, "load": 2}, "context.load is not a context variable")]:
+            with self.assertRaises(safegp.SafegpError) as cm:
+                study.ask(context=bad)
+            self.assertEqual(cm.exception.status, 400)
+            self.assertIn(word, cm.exception.message)
+        with self.assertRaises(ValueError):
+            study.ask(context={"temperature": float("nan")})
+        with self.assertRaises(safegp.SafegpError) as cm:
+            study.tell_at(1.0, 1.0, [1.0])  # outside the loop, without its context
+        self.assertEqual(cm.exception.status, 400)
+        plain = client.create_study("plain", SPEC)
+        with self.assertRaises(safegp.SafegpError) as cm:
+            plain.ask(context={"temperature": 1})
+        self.assertEqual(cm.exception.status, 400)
+        self.assertIn("has no context", cm.exception.message)
+
+
 class TestToken(ServerTest):
     token = "s3cret-token"
 

@@ -14,6 +14,13 @@ library only (``urllib`` and ``json``)::
         study.tell(a, f, [g])
     print(study.summary())
 
+A study whose spec has a ``context`` block (variables measured before each
+ask, such as a temperature) asks with their values, and answers in that
+context; the seed set is assumed safe in every context::
+
+    a = study.ask(context={"temperature": 21.5, "load": 0.3})
+    study.tell(a, f, [g])                 # the ask's context
+
 Every error the server answers is raised as :class:`SafegpError` (or one of
 its subclasses) carrying the server's message and the HTTP status. Numbers
 that are not finite (NaN, ±inf) are refused by the client with
@@ -28,7 +35,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 __all__ = [
     "Ask",
@@ -74,8 +81,9 @@ class NotFound(SafegpError):
 
 class Conflict(SafegpError):
     """409: a study that exists, an ask already told or withdrawn, an
-    observation already retracted, a study at its horizon, or a write to the
-    database by another process."""
+    observation already retracted, a study at its horizon, an ask in another
+    context while one is pending, or a write to the database by another
+    process."""
 
 
 class Unavailable(SafegpError):
@@ -111,11 +119,14 @@ class Ask:
         id: the ask's id, passed back to :meth:`Study.tell`.
         x: the point to measure.
         index: the action's index in a finite decision set (None for a box).
+        context: the context the ask was made in, by variable name (None for
+            a study without a context).
     """
 
     id: int
     x: List[float]
     index: Optional[int] = None
+    context: Optional[Dict[str, float]] = None
 
 
 class Client:
@@ -194,14 +205,33 @@ class Study:
     def __repr__(self) -> str:
         return f"Study({self.name!r})"
 
-    def ask(self) -> Ask:
+    def ask(self, context: Optional[Mapping[str, float]] = None) -> Ask:
         """Ask for the next action to measure (POST …/ask).
 
+        Args:
+            context: for a study with a context, the value of every context
+                variable measured now, e.g. ``{"temperature": 21.5}``; the
+                action is chosen for that context (the seed set is assumed
+                safe in every context). None for a study without one.
+
         Raises:
-            Conflict: the study is at its horizon.
+            ValueError: a context value is not finite.
+            Conflict: the study is at its horizon, or an ask is pending in
+                another context (tell it first).
+            SafegpError: 400 for a context missing a variable, naming one
+                the study does not have, or given to a study without one.
         """
-        r = self.client.request("POST", self._path + "/ask")
-        return Ask(id=int(r["ask"]), x=[float(v) for v in r["x"]], index=r.get("index"))
+        body: Optional[JSON] = None
+        if context is not None:
+            body = {"context": _context(context)}
+        r = self.client.request("POST", self._path + "/ask", body)
+        c = r.get("context")
+        return Ask(
+            id=int(r["ask"]),
+            x=[float(v) for v in r["x"]],
+            index=r.get("index"),
+            context={k: float(v) for k, v in c.items()} if c is not None else None,
+        )
 
     def tell(
         self,
@@ -238,24 +268,41 @@ class Study:
         f: float,
         g: Sequence[float] = (),
         noise_std: Optional[float] = None,
+        context: Optional[Mapping[str, float]] = None,
     ) -> JSON:
         """Report a measurement outside the ask/tell loop, at point ``x``
-        (a number for a 1-D study), POST …/tell with ``"x"``."""
+        (a number for a 1-D study), POST …/tell with ``"x"``; ``context``:
+        the context it was made in, for a study with a context."""
         xs = [float(x)] if isinstance(x, (int, float)) else [float(v) for v in x]
-        return self._tell({"x": xs}, f, g, noise_std)
+        return self._tell({"x": xs}, f, g, noise_std, context)
 
     def tell_index(
-        self, index: int, f: float, g: Sequence[float] = (), noise_std: Optional[float] = None
+        self,
+        index: int,
+        f: float,
+        g: Sequence[float] = (),
+        noise_std: Optional[float] = None,
+        context: Optional[Mapping[str, float]] = None,
     ) -> JSON:
         """Report a measurement of action ``index`` of a finite decision set
-        outside the ask/tell loop (POST …/tell with ``"index"``)."""
-        return self._tell({"index": int(index)}, f, g, noise_std)
+        outside the ask/tell loop (POST …/tell with ``"index"``); ``context``:
+        the context it was made in, for a study with a context."""
+        return self._tell({"index": int(index)}, f, g, noise_std, context)
 
-    def _tell(self, body: JSON, f: float, g: Sequence[float], noise_std: Optional[float]) -> JSON:
+    def _tell(
+        self,
+        body: JSON,
+        f: float,
+        g: Sequence[float],
+        noise_std: Optional[float],
+        context: Optional[Mapping[str, float]] = None,
+    ) -> JSON:
         body["f"] = float(f)
         body["g"] = [float(v) for v in g]
         if noise_std is not None:
             body["noise_std"] = float(noise_std)
+        if context is not None:
+            body["context"] = _context(context)
         return self.client.request("POST", self._path + "/tell", body)
 
     def retract(self, observation: int) -> JSON:
@@ -264,15 +311,20 @@ class Study:
 
     def import_observations(self, rows: Sequence[JSON]) -> JSON:
         """Import earlier measurements, all or none (POST …/import): each row
-        ``{"x": [...] or "index": I, "f": V, "g": [...], "noise_std"?: S}``."""
+        ``{"x": [...] or "index": I, "f": V, "g": [...], "noise_std"?: S}``,
+        with ``"context": {...}`` for a study with a context."""
         return self.client.request("POST", self._path + "/import", list(rows))
 
-    def posterior(self, points: Sequence[Sequence[float]]) -> JSON:
+    def posterior(
+        self, points: Sequence[Sequence[float]], context: Optional[Mapping[str, float]] = None
+    ) -> JSON:
         """Posterior mean, standard deviation and confidence bounds of f and
-        each g at ``points`` (POST …/posterior)."""
-        return self.client.request(
-            "POST", self._path + "/posterior", {"points": [[float(v) for v in p] for p in points]}
-        )
+        each g at ``points`` (POST …/posterior), taken in ``context`` for a
+        study with a context."""
+        body: JSON = {"points": [[float(v) for v in p] for p in points]}
+        if context is not None:
+            body["context"] = _context(context)
+        return self.client.request("POST", self._path + "/posterior", body)
 
     def observations(self) -> Any:
         """Every tell of the study, retracted ones flagged (GET …/observations)."""
@@ -282,6 +334,14 @@ class Study:
         """The study's summary, as ``safegp study show`` prints it
         (GET /v1/studies/{name}): rounds, safe set, best safe action, …"""
         return self.client.request("GET", self._path)
+
+
+def _context(context: Mapping[str, float]) -> Dict[str, float]:
+    """A context as the server takes it: names to floats (refused by the
+    client with ValueError when not finite, before anything is sent)."""
+    out = {str(k): float(v) for k, v in context.items()}
+    _check_finite(out, "context")
+    return out
 
 
 def _error(e: urllib.error.HTTPError) -> SafegpError:

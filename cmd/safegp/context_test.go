@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/safegp/safegp/study"
+)
+
+// specContext is spec1D with a context: the temperature and the load.
+const specContext = spec1D + `context:
+  names: [temperature, load]
+  kernel: {kernel: se, lengthscale: [10, 0.5]}
+`
+
+// TestStudyCLIContext drives a study with a context through the command
+// line: ask --context, tells of the ask and outside the loop in a context,
+// an import with context columns, show, posterior and export; a context
+// missing, extra or not a number is refused naming it, and changes
+// nothing.
+func TestStudyCLIContext(t *testing.T) {
+	dir := t.TempDir()
+	spec := writeFile(t, dir, "spec.yaml", specContext)
+	db := dir + "/s.db"
+	do := func(args ...string) (string, error) {
+		var stdout, stderr bytes.Buffer
+		err := run(append(args, "--db", db), &stdout, &stderr)
+		return stdout.String(), err
+	}
+	must := func(args ...string) string {
+		t.Helper()
+		out, err := do(args...)
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return out
+	}
+	must("study", "create", spec)
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"study", "ask"}, "context is missing"},
+		{[]string{"study", "ask", "--context", "temperature=21.5"}, "context.load is missing"},
+		{[]string{"study", "ask", "--context", "temperature=21.5,load=0.3,humidity=4"}, "context.humidity is not a context variable"},
+		{[]string{"study", "ask", "--context", "temperature=NaN,load=0.3"}, "context.temperature = NaN"},
+		{[]string{"study", "ask", "--context", "temperature=warm,load=0.3"}, `context.temperature = "warm" is not a number`},
+		{[]string{"study", "ask", "--context", "temperature"}, "not name=value"},
+		{[]string{"study", "tell", "--index", "3", "--f", "1", "--g", "1,1"}, "context is missing"},
+		{[]string{"study", "posterior", writeFile(t, dir, "p.csv", "x1\n1\n2\n")}, "context is missing"},
+	} {
+		_, err := do(c.args...)
+		if !errors.Is(err, study.ErrBadContext) || exitCode(err) != 1 || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%v: %v (exit %d), want exit 1 mentioning %q", c.args, err, exitCode(err), c.msg)
+		}
+	}
+	if out := must("study", "show"); !strings.Contains(out, "context: temperature, load; current none yet") || !strings.Contains(out, "rounds: 0") {
+		t.Errorf("show after bad input:\n%s", out)
+	}
+	var a study.AskAnswer
+	if err := json.Unmarshal([]byte(must("study", "ask", "--context", "temperature=21.5,load=0.3")), &a); err != nil || a.Context["temperature"] != 21.5 || a.Context["load"] != 0.3 {
+		t.Fatalf("ask: %+v (%v)", a, err)
+	}
+	if _, err := do("study", "ask", "--context", "temperature=22,load=0.3"); !errors.Is(err, study.ErrContextPending) {
+		t.Errorf("ask in another context with an ask pending: %v", err)
+	}
+	must("study", "tell", "--ask", itoa(a.Ask), "--f", "0.3", "--g", "0.5,0.2")
+	must("study", "tell", "--x", "1.23", "--f", "0.1", "--g", "0.4,0.1", "--context", "temperature=18,load=0.1")
+	must("study", "import", writeFile(t, dir, "seed.csv", "x1,temperature,load,f,g1,g2\n1.5,19,0.2,0.2,0.5,0.1\n"))
+	out := must("study", "show")
+	if !strings.Contains(out, `current {"load":0.3,"temperature":21.5}`) || !strings.Contains(out, "rounds: 3") || !strings.Contains(out, "best safe action:") {
+		t.Errorf("show:\n%s", out)
+	}
+	out = must("study", "posterior", writeFile(t, dir, "q.csv", "x1\n1.5\n"), "--context", "temperature=19,load=0.2")
+	if !strings.Contains(out, `# context {"load":0.2,"temperature":19}`) || !strings.Contains(out, "x1,f_mean") {
+		t.Errorf("posterior:\n%s", out)
+	}
+	out = must("study", "export", "--format", "csv")
+	if !strings.Contains(out, "x1,temperature,load,f,g1,g2") || !strings.Contains(out, ",1.23,18,0.1,0.1,0.4,0.1,") {
+		t.Errorf("export:\n%s", out)
+	}
+	if _, err := do("study", "plot", "--out", dir+"/fig.png"); err != nil {
+		t.Errorf("plot in the last ask's context: %v", err)
+	}
+}

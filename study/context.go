@@ -1,0 +1,433 @@
+package study
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/config"
+	"github.com/safegp/safegp/internal/fielderr"
+	"github.com/safegp/safegp/internal/memlimit"
+	"github.com/safegp/safegp/kernel"
+	"github.com/safegp/safegp/problem"
+)
+
+// Errors of contexts (a spec's `context` block).
+var (
+	// ErrBadContext marks context values a study cannot take: a name
+	// missing or unknown, a value not a finite number, a context given to
+	// a study without one or left out of a study with one.
+	ErrBadContext = errors.New("invalid context")
+	// ErrContextPending marks an ask in one context while an ask handed
+	// out in another is pending: tell it (or retract) first.
+	ErrContextPending = errors.New("ask pending in another context")
+)
+
+// resolveContext checks a spec's context block and builds k_c and the
+// product kernels k_x·k_c on (x, c). A context needs a finite decision
+// set (line-bo has no contextual form), configured kernels (model.fit
+// would have to fit k_c too, which it does not) and an exploration rule
+// other than theory (Theorems 2 and 4 are for a constraint on D).
+func (r *Resolved) resolveContext() error {
+	s := r.Spec
+	c := s.Context
+	if c == nil {
+		return nil
+	}
+	if err := c.Check(); err != nil {
+		return fielderr.Recast(ErrSpec, "context", err)
+	}
+	switch {
+	case r.Box != nil:
+		return fielderr.New(ErrSpec, "context", "not offered on a box decision set: line-bo has no contextual form; give a finite decision set (grid, actions or file)")
+	case s.Model.Fit.Active():
+		return fielderr.New(ErrSpec, "model.fit", "not offered with a context: a fit would have to estimate the context kernel too, which it does not; leave model.fit out (or when: never)")
+	case s.Algorithm.Exploration.Theory:
+		return fielderr.New(ErrSpec, "algorithm.exploration", "theory is not offered with a context: Theorems 2 and 4 bound T' for a constraint on D, not on D × contexts; give {fixed: n} or {plateau: …}")
+	}
+	kc, _ := kernel.NewContext(c.Kernel, len(c.Names))
+	r.ContextKernel = kc
+	r.Kernels.F, r.Kernels.G = config.Products(r.Kernels.F, r.Kernels.G, kc, r.Dim())
+	return nil
+}
+
+// contextBytes is Bytes for a study with a context: the decision set, the
+// contextual policy (bandit.ContextualBytes: two inner policies, and the
+// global GPs holding every observation at its point (x, c)), the events
+// with their contexts and one Inspect snapshot.
+func (r *Resolved) contextBytes() int64 {
+	n, d, dc := len(r.X), r.Dim(), len(r.Spec.Context.Names)
+	m, T := len(r.Spec.Thresholds), r.Spec.Horizon
+	x := memlimit.Mul(int64(n), 8*int64(d)+24)
+	pol := bandit.ContextualBytes(&r.Spec.Algorithm, n, len(r.Seed), d, dc, m, r.Spec.ObjectiveThreshold != nil, T, 1)
+	events := memlimit.Mul(2*int64(T), 184+8*int64(m+dc))
+	points := memlimit.Mul(int64(T), 8*int64(d)+24)
+	snap := memlimit.Mul(int64(n), 8*(2*int64(m+1)+1)+1)
+	return memlimit.Add(x, pol, events, points, snap)
+}
+
+// contextNames is the study's context variables, nil without a context.
+func (r *Resolved) contextNames() []string {
+	if r.Spec.Context == nil {
+		return nil
+	}
+	return r.Spec.Context.Names
+}
+
+// contextValues checks the context values given to the study for what
+// (an ask, a tell, the posterior) and returns them in the order of the
+// spec's names; nil for a study without a context, which refuses any.
+// Errors wrap ErrBadContext and name the variable.
+func (s *Study) contextValues(given map[string]float64, what string) ([]float64, error) {
+	names := s.res.contextNames()
+	switch {
+	case names == nil && given != nil:
+		return nil, fmt.Errorf("%w: context: study %q has no context: leave it out", ErrBadContext, s.name)
+	case names == nil:
+		return nil, nil
+	case given == nil:
+		return nil, fmt.Errorf("%w: context is missing: %s of study %q takes the value of every context variable (%s)", ErrBadContext, what, s.name, strings.Join(names, ", "))
+	}
+	c := make([]float64, len(names))
+	for j, n := range names {
+		v, ok := given[n]
+		if !ok {
+			return nil, fmt.Errorf("%w: context.%s is missing: %s of study %q takes the value of every context variable (%s)", ErrBadContext, n, what, s.name, strings.Join(names, ", "))
+		}
+		if !problem.InRange(v) {
+			return nil, fmt.Errorf("%w: context.%s = %v is not a finite number within ±1e100", ErrBadContext, n, v)
+		}
+		c[j] = v
+	}
+	if len(given) > len(names) {
+		var extra []string
+		for n := range given {
+			if !slices.Contains(names, n) {
+				extra = append(extra, n)
+			}
+		}
+		sort.Strings(extra)
+		return nil, fmt.Errorf("%w: context.%s is not a context variable of study %q (%s)", ErrBadContext, extra[0], s.name, strings.Join(names, ", "))
+	}
+	return c, nil
+}
+
+// contextMap is a study's context values by name, nil for none.
+func (r *Resolved) contextMap(c []float64) map[string]float64 {
+	if c == nil {
+		return nil
+	}
+	m := make(map[string]float64, len(c))
+	for j, n := range r.contextNames() {
+		m[n] = c[j]
+	}
+	return m
+}
+
+// pointOf is the point the policy takes for event e: its x, or (x, c)
+// with its context.
+func pointOf(e *Event) []float64 {
+	if e.Context == nil {
+		return e.X
+	}
+	return append(slices.Clip(e.X), e.Context...)
+}
+
+// sameContext reports whether two contexts are the same values, bit for
+// bit (what the contextual policy keeps its inner policy for).
+func sameContext(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for j := range a {
+		if math.Float64bits(a[j]) != math.Float64bits(b[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+// AskRequest is the body of an ask: the context values of a study with a
+// context, by name ({"context": {"temperature": 21.5, "load": 0.3}}).
+type AskRequest struct {
+	Context map[string]float64 `json:"context,omitempty"`
+}
+
+// DecodeAsk decodes an ask's JSON body strictly: empty, {} or
+// {"context": {NAME: NUMBER, …}}, every value a JSON number within
+// float64's range (never null, a string or NaN). Errors wrap
+// ErrBadContext and name the field.
+func DecodeAsk(data []byte) (*AskRequest, error) {
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return &AskRequest{}, nil
+	}
+	var raw struct {
+		Context json.RawMessage `json:"context"`
+	}
+	if err := decodeObject(data, &raw); err != nil {
+		return nil, fmt.Errorf("%w: want {} or {\"context\": {…}}: %w", ErrBadContext, err)
+	}
+	c, err := decodeContext(raw.Context)
+	if err != nil {
+		return nil, err
+	}
+	return &AskRequest{Context: c}, nil
+}
+
+// decodeContext parses a "context" field strictly: absent (nil), or an
+// object whose every value is a JSON number. Errors wrap ErrBadContext.
+func decodeContext(raw json.RawMessage) (map[string]float64, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	if raw[0] != '{' {
+		return nil, fmt.Errorf("%w: \"context\" must be an object {\"name\": value, …}, got %s", ErrBadContext, jsonKind(raw))
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, fmt.Errorf("%w: \"context\": %w", ErrBadContext, JSONError(err))
+	}
+	names := make([]string, 0, len(fields))
+	for n := range fields {
+		names = append(names, n)
+	}
+	sort.Strings(names) // the first bad value named is the same every time
+	c := make(map[string]float64, len(fields))
+	for _, n := range names {
+		v, err := jsonNumber("context."+n, fields[n])
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadContext, err)
+		}
+		c[n] = v
+	}
+	return c, nil
+}
+
+// ParseContext parses context values written name=value,name=value (the
+// command line's --context). Errors wrap ErrBadContext.
+func ParseContext(s string) (map[string]float64, error) {
+	c := map[string]float64{}
+	for _, kv := range strings.Split(s, ",") {
+		name, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		name, val = strings.TrimSpace(name), strings.TrimSpace(val)
+		if !ok || name == "" {
+			return nil, fmt.Errorf("%w: %q is not name=value (give --context temperature=21.5,load=0.3)", ErrBadContext, kv)
+		}
+		if _, dup := c[name]; dup {
+			return nil, fmt.Errorf("%w: context.%s is given twice", ErrBadContext, name)
+		}
+		v, err := strconv.ParseFloat(val, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%w: context.%s = %q is not a number", ErrBadContext, name, val)
+		}
+		c[name] = v
+	}
+	return c, nil
+}
+
+// AskIn is Ask for a study with a context: the values of every context
+// variable measured now (Ask gives none). The ask is chosen from the
+// decision set in that context, D × {c}, with what every context taught
+// the model (the product kernel k_x·k_c), and is recorded with its context.
+// The seed set is assumed safe in every context. An ask pending in the
+// same context is returned again; with one pending in another context
+// AskIn fails with ErrContextPending naming it: tell it first (its
+// measurement was made in its own context).
+func (v *Service) AskIn(ctx context.Context, name string, values map[string]float64) (*AskAnswer, error) {
+	return v.ask(ctx, name, values)
+}
+
+// pendingIn refuses, with ErrContextPending, an ask in context c while
+// ask p is pending in another.
+func (s *Study) pendingIn(p int, c []float64) error {
+	if pc := s.events[s.asks[p]].Context; !sameContext(pc, c) {
+		return fmt.Errorf("%w: ask %d of study %q is pending in context %s; tell its measurement first, then ask in context %s", ErrContextPending, p, s.name, jsonText(s.res.contextMap(pc)), jsonText(s.res.contextMap(c)))
+	}
+	return nil
+}
+
+// setContext tells the policy the context c of the coming ask (nil:
+// none, a study without a context).
+func (s *Study) setContext(c []float64) error {
+	if c == nil {
+		return nil
+	}
+	if err := s.pol.(bandit.Contextual).SetContext(c); err != nil {
+		return fmt.Errorf("%w: %w", ErrReplay, err)
+	}
+	return nil
+}
+
+// inContext records context c (nil: none) in ask event e, whose X is then
+// the action (the policy's ask is at (x, c)).
+func (s *Study) inContext(e *Event, c []float64) {
+	if c != nil {
+		e.Context, e.X = c, s.res.X[e.Index]
+	}
+}
+
+// jsonText is v as JSON, for messages.
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// PosteriorRequest is a posterior request: the points x, and for a study
+// with a context the context values they are taken in.
+type PosteriorRequest struct {
+	Points  [][]float64
+	Context map[string]float64
+}
+
+// DecodePosterior decodes a posterior request {"points": [[x1, …], …]}
+// with, for a study with a context, "context": {NAME: NUMBER, …}, strictly.
+// Errors wrap ErrBadPoints, or ErrBadContext for the context.
+func DecodePosterior(data []byte) (*PosteriorRequest, error) {
+	var raw struct {
+		Points  json.RawMessage `json:"points"`
+		Context json.RawMessage `json:"context"`
+	}
+	if err := decodeObject(data, &raw); err != nil {
+		return nil, fmt.Errorf("%w: want {\"points\": [[x1, …], …]} (and \"context\": {…} for a study with a context): %w", ErrBadPoints, err)
+	}
+	pts, err := decodePoints(raw.Points)
+	if err != nil {
+		return nil, err
+	}
+	c, err := decodeContext(raw.Context)
+	if err != nil {
+		return nil, err
+	}
+	return &PosteriorRequest{Points: pts, Context: c}, nil
+}
+
+// contextColumns splits a data file's header x1…xd, NAMES…, f, … into
+// the positions of its context columns (those between the x's and f that
+// are not data columns) and the header without them.
+func contextColumns(h []string) (cols []int, rest []string) {
+	i := 0
+	for i < len(h) && strings.TrimPrefix(h[i], "\ufeff") == "x"+strconv.Itoa(i+1) {
+		i++
+	}
+	for j := i; j < len(h); j++ {
+		if config.CheckContextNames(h[j:j+1]) != nil {
+			break // f, or a column ReadData names in its error
+		}
+		cols = append(cols, j)
+	}
+	for j, n := range h {
+		if !slices.Contains(cols, j) {
+			rest = append(rest, n)
+		}
+	}
+	return cols, rest
+}
+
+// parseImportCSV reads an import in the format x1…xd[,NAMES…],f[,g1…gm]
+// [,noise_std]: the columns between the x's and f are context variables,
+// their values given to each row's tell as its context. The other columns
+// go to problem.ReadData through a pipe, one record at a time, so that a
+// file is never held twice. Errors wrap ErrBadImport and name the line and
+// column.
+func parseImportCSV(r io.Reader) ([]TellRequest, error) {
+	cr := csv.NewReader(r)
+	cr.TrimLeadingSpace = true
+	cr.Comment = '#'
+	header, err := cr.Read()
+	if err != nil {
+		if err == io.EOF {
+			return nil, fmt.Errorf("%w: empty file, want a header row x1…xd[,context names…],f[,g1…gm][,noise_std]", ErrBadImport)
+		}
+		return nil, fmt.Errorf("%w: %w", ErrBadImport, err)
+	}
+	for i := range header {
+		header[i] = strings.TrimSpace(header[i])
+	}
+	cols, rest := contextColumns(header)
+	pr, pw := io.Pipe()
+	var ctxs [][]float64
+	done := make(chan error, 1)
+	go func() {
+		cw := csv.NewWriter(pw)
+		err := cw.Write(rest)
+		for row := 2; err == nil; row++ {
+			var rec []string
+			if rec, err = cr.Read(); err != nil {
+				break
+			}
+			if len(cols) > 0 && len(rec) == len(header) {
+				if (len(ctxs)+1)*len(cols) > problem.MaxValues {
+					err = fmt.Errorf("line %d: more than %d context values in the file; a file this large does not fit in memory", row, problem.MaxValues)
+					break
+				}
+				c := make([]float64, len(cols))
+				for k, j := range cols {
+					v, perr := strconv.ParseFloat(strings.TrimSpace(rec[j]), 64)
+					if perr != nil || !problem.InRange(v) {
+						err = fmt.Errorf("line %d, column %s: %q is not a finite number within ±1e100", row, header[j], rec[j])
+						break
+					}
+					c[k] = v
+				}
+				if err != nil {
+					break
+				}
+				ctxs = append(ctxs, c)
+				kept := rec[:0:0]
+				for j, v := range rec {
+					if !slices.Contains(cols, j) {
+						kept = append(kept, v)
+					}
+				}
+				rec = kept
+			}
+			if err = cw.Write(rec); err == nil {
+				cw.Flush()
+				err = cw.Error()
+			}
+		}
+		if err == io.EOF {
+			err = nil
+		}
+		cw.Flush()
+		done <- err
+		pw.CloseWithError(err)
+	}()
+	data, _, _, rerr := problem.ReadData(pr)
+	pr.CloseWithError(io.ErrClosedPipe) // stops the writer if ReadData stopped early
+	werr := <-done
+	switch {
+	case werr != nil && !errors.Is(werr, io.ErrClosedPipe):
+		return nil, fmt.Errorf("%w: %w", ErrBadImport, werr)
+	case rerr != nil:
+		return nil, fmt.Errorf("%w: %w", ErrBadImport, rerr)
+	}
+	rows := make([]TellRequest, len(data.X))
+	for k := range rows {
+		f := data.F[k]
+		rows[k] = TellRequest{X: data.X[k], F: &f, G: data.G[k]}
+		if data.NoiseStds != nil {
+			v := data.NoiseStds[k]
+			rows[k].NoiseStd = &v
+		}
+		if cols != nil {
+			rows[k].Context = make(map[string]float64, len(cols))
+			for i, j := range cols {
+				rows[k].Context[header[j]] = ctxs[k][i]
+			}
+		}
+	}
+	return rows, nil
+}

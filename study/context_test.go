@@ -1,0 +1,424 @@
+package study_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/safegp/safegp/study"
+)
+
+// ctxSpec is a 1-D study whose asks take the temperature (and, with two,
+// the load): replaySpec's grid, seeds and model, with alg and a context.
+func ctxSpec(alg, context string) string {
+	s := replaySpec(alg)
+	if context == "" {
+		return s
+	}
+	return strings.TrimSuffix(s, "}") + `, "context": ` + context + `}`
+}
+
+const (
+	oneContext = `{"names": ["temperature"], "kernel": {"kernel": "se", "lengthscale": 5}}`
+	twoContext = `{"names": ["temperature", "load"], "kernel": {"kernel": "matern52", "lengthscale": [5, 0.5]}}`
+)
+
+// ctxTruth is the system in context (temperature, load): f peaks at
+// x = 3 − T/10, g ≥ 0 for x ≤ 3.5 − T/10 − load.
+func ctxTruth(x float64, c map[string]float64) (float64, []float64) {
+	s := c["temperature"]/10 + c["load"]
+	return -(x - 3 + c["temperature"]/10) * (x - 3 + c["temperature"]/10), []float64{1 - math.Pow((x+s)/3.5, 4)}
+}
+
+// TestContextOneContextAsksAsWithout: a study with a context whose every
+// ask is made in the same context asks exactly what the same study without
+// a context asks — with tells outside the loop by index and at points, an
+// import before the first ask, and a retraction (which rebuilds the
+// policy) on the way.
+func TestContextOneContextAsksAsWithout(t *testing.T) {
+	ctx := context.Background()
+	temp := map[string]float64{"temperature": 21.5}
+	for name, alg := range replaySpecs {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			plain, _ := newService(t, filepath.Join(dir, "plain.db"))
+			with, _ := newService(t, filepath.Join(dir, "context.db"))
+			if err := plain.Create(ctx, "s", resolved(t, ctxSpec(alg, ""))); err != nil {
+				t.Fatal(err)
+			}
+			if err := with.Create(ctx, "s", resolved(t, ctxSpec(alg, oneContext))); err != nil {
+				t.Fatal(err)
+			}
+			both := func(do func(v *study.Service, c map[string]float64) error) {
+				t.Helper()
+				if err := do(plain, nil); err != nil {
+					t.Fatal(err)
+				}
+				if err := do(with, temp); err != nil {
+					t.Fatal(err)
+				}
+			}
+			imp := func(x, f, g float64) study.TellRequest {
+				return study.TellRequest{X: []float64{x}, F: &f, G: []float64{g}}
+			}
+			both(func(v *study.Service, c map[string]float64) error {
+				rows := []study.TellRequest{imp(1, -4, 0.9), imp(1.05, -3.8, 0.9)} // an action, a point off the grid
+				for k := range rows {
+					rows[k].Context = c
+				}
+				_, err := v.Import(ctx, "s", rows)
+				return err
+			})
+			var typo int
+			for round := 1; round <= 20; round++ {
+				a, err := plain.Ask(ctx, "s")
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := with.AskIn(ctx, "s", temp)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a.Ask != b.Ask || a.Index != b.Index || !slices.Equal(a.X, b.X) || b.Context["temperature"] != 21.5 {
+					t.Fatalf("round %d: ask %+v, with a context %+v", round, a, b)
+				}
+				f, g := truth(a.X[0])
+				both(func(v *study.Service, _ map[string]float64) error {
+					_, err := v.Tell(ctx, "s", &study.TellRequest{Ask: &a.Ask, F: &f, G: g})
+					return err
+				})
+				switch round {
+				case 5:
+					both(func(v *study.Service, c map[string]float64) error {
+						i, f := 13, -3.0
+						_, err := v.Tell(ctx, "s", &study.TellRequest{Index: &i, F: &f, G: []float64{0.4}, Context: c})
+						return err
+					})
+				case 8:
+					both(func(v *study.Service, c map[string]float64) error {
+						f := -2.0
+						a, err := v.Tell(ctx, "s", &study.TellRequest{X: []float64{1.23}, F: &f, G: []float64{50}, Context: c})
+						if err == nil {
+							typo = a.Observation
+						}
+						return err
+					})
+				case 12:
+					both(func(v *study.Service, _ map[string]float64) error {
+						_, err := v.Retract(ctx, "s", typo)
+						return err
+					})
+				}
+			}
+		})
+	}
+}
+
+// TestContextReplay: a study asked in changing contexts, told outside the
+// loop in other contexts, then reopened from a copy of its database
+// (replayed from the records: each ask's context set before it is asked
+// again) suggests the same next ask as the study kept in memory.
+func TestContextReplay(t *testing.T) {
+	ctx := context.Background()
+	for name, alg := range replaySpecs {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "live.db")
+			live, _ := newService(t, path)
+			if err := live.Create(ctx, "s", resolved(t, ctxSpec(alg, twoContext))); err != nil {
+				t.Fatal(err)
+			}
+			contexts := []map[string]float64{{"temperature": 20, "load": 0.1}, {"temperature": 25, "load": 0.3}, {"temperature": 20, "load": 0.1}, {"temperature": 10, "load": 0}}
+			copies := 0
+			compare := func(when string, c map[string]float64) {
+				t.Helper()
+				copies++
+				cp := filepath.Join(dir, fmt.Sprint("copy", copies, ".db"))
+				copyDB(t, path, cp)
+				reopened, _ := newService(t, cp)
+				want, err := live.AskIn(ctx, "s", c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := reopened.AskIn(ctx, "s", c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Ask != want.Ask || got.Index != want.Index {
+					t.Fatalf("%s: reopened, the next ask is %+v; kept in memory, %+v", when, got, want)
+				}
+				f, g := ctxTruth(want.X[0], c)
+				if _, err := live.Tell(ctx, "s", &study.TellRequest{Ask: &want.Ask, F: &f, G: g}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for k := range 12 {
+				compare(fmt.Sprint("round ", k+1), contexts[k%len(contexts)])
+				if k == 4 {
+					i, f := 12, -3.0
+					_, g := ctxTruth(1.2, contexts[1])
+					if _, err := live.Tell(ctx, "s", &study.TellRequest{Index: &i, F: &f, G: g, Context: contexts[1]}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if k == 7 {
+					f := -2.0
+					if _, err := live.Tell(ctx, "s", &study.TellRequest{X: []float64{0.77}, F: &f, G: []float64{0.5}, Context: map[string]float64{"temperature": 30, "load": 0.2}}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			obs, err := live.Observations(ctx, "s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := obs[len(obs)-1].Context; c["temperature"] != contexts[11%4]["temperature"] || c["load"] != contexts[11%4]["load"] {
+				t.Errorf("the last tell of an ask has context %v, want the ask's %v", c, contexts[11%4])
+			}
+		})
+	}
+}
+
+// TestContextBadInput: a context missing, with a name too many, not a
+// number, given to a study without one, or differing from a pending ask's
+// is refused, naming the variable, and changes nothing.
+func TestContextBadInput(t *testing.T) {
+	ctx := context.Background()
+	v, st := newService(t, filepath.Join(t.TempDir(), "s.db"))
+	if err := v.Create(ctx, "c", resolved(t, ctxSpec(replaySpecs["stageopt gp"], twoContext))); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Create(ctx, "plain", resolved(t, ctxSpec(replaySpecs["stageopt gp"], ""))); err != nil {
+		t.Fatal(err)
+	}
+	good := map[string]float64{"temperature": 20, "load": 0.1}
+	f := 1.0
+	bad := []struct {
+		name  string
+		study string
+		c     map[string]float64
+		want  error
+		msg   string
+	}{
+		{"none", "c", nil, study.ErrBadContext, "context is missing"},
+		{"missing", "c", map[string]float64{"temperature": 20}, study.ErrBadContext, "context.load is missing"},
+		{"extra", "c", map[string]float64{"temperature": 20, "load": 0.1, "humidity": 3}, study.ErrBadContext, "context.humidity is not a context variable"},
+		{"NaN", "c", map[string]float64{"temperature": math.NaN(), "load": 0.1}, study.ErrBadContext, "context.temperature = NaN"},
+		{"Inf", "c", map[string]float64{"temperature": 20, "load": math.Inf(1)}, study.ErrBadContext, "context.load = +Inf"},
+		{"study without", "plain", good, study.ErrBadContext, "has no context"},
+	}
+	before, _ := st.Events(ctx, "c")
+	for _, c := range bad {
+		if _, err := v.AskIn(ctx, c.study, c.c); !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("ask, %s: %v, want %v with %q", c.name, err, c.want, c.msg)
+		}
+		i := 3
+		if _, err := v.Tell(ctx, c.study, &study.TellRequest{Index: &i, F: &f, G: []float64{0}, Context: c.c}); !errors.Is(err, c.want) || !errors.Is(err, study.ErrBadTell) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("tell, %s: %v, want %v and ErrBadTell with %q", c.name, err, c.want, c.msg)
+		}
+		if _, err := v.PosteriorIn(ctx, c.study, [][]float64{{1}}, c.c); !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("posterior, %s: %v, want %v with %q", c.name, err, c.want, c.msg)
+		}
+	}
+	if after, _ := st.Events(ctx, "c"); len(after) != len(before) {
+		t.Errorf("bad input recorded %d events", len(after)-len(before))
+	}
+	a, err := v.AskIn(ctx, "c", good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := v.AskIn(ctx, "c", map[string]float64{"temperature": 20, "load": 0.1}); err != nil || again.Ask != a.Ask {
+		t.Errorf("the same context with ask %d pending: %+v, %v", a.Ask, again, err)
+	}
+	if _, err := v.AskIn(ctx, "c", map[string]float64{"temperature": 21, "load": 0.1}); !errors.Is(err, study.ErrContextPending) || !strings.Contains(err.Error(), fmt.Sprintf("ask %d", a.Ask)) {
+		t.Errorf("another context with ask %d pending: %v, want ErrContextPending naming it", a.Ask, err)
+	}
+	if _, err := v.Tell(ctx, "c", &study.TellRequest{Ask: &a.Ask, F: &f, G: []float64{0}, Context: good}); !errors.Is(err, study.ErrBadTell) || !strings.Contains(err.Error(), "the ask's context") {
+		t.Errorf("a tell of an ask with a context: %v", err)
+	}
+	if _, err := v.Tell(ctx, "c", &study.TellRequest{Ask: &a.Ask, F: &f, G: []float64{0}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.AskIn(ctx, "c", map[string]float64{"temperature": 21, "load": 0.1}); err != nil {
+		t.Errorf("another context once the ask is told: %v", err)
+	}
+
+	// The JSON forms.
+	for _, c := range []struct{ body, msg string }{
+		{`{"context": {"temperature": "20", "load": 0.1}}`, "context.temperature must be a number, got a string"},
+		{`{"context": {"temperature": null, "load": 0.1}}`, "context.temperature is null"},
+		{`{"context": [20, 0.1]}`, `"context" must be an object`},
+		{`{"context": null}`, `"context" must be an object`},
+		{`{"context": {"temperature": 1e999}}`, "outside the range of a float64"},
+		{`{"contexts": {}}`, `unknown field "contexts"`},
+		{`[1]`, "want a JSON object"},
+	} {
+		if _, err := study.DecodeAsk([]byte(c.body)); !errors.Is(err, study.ErrBadContext) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("DecodeAsk(%s): %v, want ErrBadContext with %q", c.body, err, c.msg)
+		}
+		if _, err := study.DecodeTell([]byte(`{"index": 1, "f": 1, "g": [0], ` + strings.TrimPrefix(c.body, "{"))); strings.HasPrefix(c.body, `{"context"`) && (!errors.Is(err, study.ErrBadTell) || !strings.Contains(err.Error(), c.msg)) {
+			t.Errorf("DecodeTell with %s: %v, want ErrBadTell with %q", c.body, err, c.msg)
+		}
+	}
+	for _, body := range []string{``, `{}`, ` `} {
+		if r, err := study.DecodeAsk([]byte(body)); err != nil || r.Context != nil {
+			t.Errorf("DecodeAsk(%q): %+v, %v; want no context", body, r, err)
+		}
+	}
+	if r, err := study.DecodeAsk([]byte(`{"context": {"temperature": 20.5, "load": -1}}`)); err != nil || r.Context["temperature"] != 20.5 || r.Context["load"] != -1 {
+		t.Errorf("DecodeAsk: %+v, %v", r, err)
+	}
+	for _, c := range []struct{ s, msg string }{{"temperature", "not name=value"}, {"temperature=x", "not a number"}, {"t=1,t=2", "given twice"}, {"=1", "not name=value"}} {
+		if _, err := study.ParseContext(c.s); !errors.Is(err, study.ErrBadContext) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("ParseContext(%q): %v, want %q", c.s, err, c.msg)
+		}
+	}
+	if c, err := study.ParseContext(" temperature = 21.5 ,load=0.3"); err != nil || c["temperature"] != 21.5 || c["load"] != 0.3 {
+		t.Errorf("ParseContext: %v, %v", c, err)
+	}
+}
+
+// TestContextImportShowExport: an import with context columns (CSV) and
+// contexts (JSON), the contexts in the observations, the export's columns
+// and the summary's context.
+func TestContextImportShowExport(t *testing.T) {
+	ctx := context.Background()
+	v, _ := newService(t, filepath.Join(t.TempDir(), "s.db"))
+	if err := v.Create(ctx, "c", resolved(t, ctxSpec(replaySpecs["stageopt gp"], twoContext))); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := v.Show(ctx, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sum.ContextNames, []string{"temperature", "load"}) || sum.Context != nil || sum.Best != nil {
+		t.Errorf("before any ask: context names %v, context %v, best %v", sum.ContextNames, sum.Context, sum.Best)
+	}
+	rows, err := study.ParseImportCSV(strings.NewReader("x1,temperature,load,f,g1\n1,20,0.1,-4,0.9\n1.05,25,0.3,-3.8,0.8\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[1].Context["temperature"] != 25 || rows[1].Context["load"] != 0.3 || *rows[1].F != -3.8 || rows[1].X[0] != 1.05 {
+		t.Fatalf("parsed %+v", rows)
+	}
+	js, err := study.DecodeImport([]byte(`[{"index": 3, "f": -5, "g": [0.9], "context": {"temperature": 20, "load": 0.1}}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ans, err := v.Import(ctx, "c", append(rows, js...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ans.Imported != 3 || ans.Outside != 1 {
+		t.Errorf("import: %+v", ans)
+	}
+	for _, c := range []struct{ csv, msg string }{
+		{"x1,temperature,f,g1\n1,20,-4,0.9\n", "context.load is missing"},
+		{"x1,temperature,load,humidity,f,g1\n1,20,0.1,3,-4,0.9\n", "context.humidity is not a context variable"},
+		{"x1,f,g1\n1,-4,0.9\n", "context is missing"},
+	} {
+		rows, err := study.ParseImportCSV(strings.NewReader(c.csv))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := v.Import(ctx, "c", rows); !errors.Is(err, study.ErrBadImport) || !errors.Is(err, study.ErrBadContext) || !strings.Contains(err.Error(), "row 1") || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("import %q: %v, want ErrBadImport naming row 1 and %q", c.csv, err, c.msg)
+		}
+	}
+	if _, err := study.ParseImportCSV(strings.NewReader("x1,temperature,f,g1\n1,NaN,-4,0.9\n")); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), "line 2, column temperature") {
+		t.Errorf("a NaN context cell: %v", err)
+	}
+	if _, err := study.ParseImportCSV(strings.NewReader("x1,temperature,f,g1\n1,20,-4\n")); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("a short row: %v", err)
+	}
+
+	c1 := map[string]float64{"temperature": 20, "load": 0.1}
+	a, err := v.AskIn(ctx, "c", c1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, g := ctxTruth(a.X[0], c1)
+	if _, err := v.Tell(ctx, "c", &study.TellRequest{Ask: &a.Ask, F: &f, G: g}); err != nil {
+		t.Fatal(err)
+	}
+	sum, err = v.Show(ctx, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Context["temperature"] != 20 || sum.Context["load"] != 0.1 || sum.Best == nil || sum.Rounds != 4 || sum.Outside != 1 {
+		t.Errorf("summary: %+v", sum)
+	}
+	x, err := v.Export(ctx, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	csv := string(study.ExportCSV(x))
+	lines := strings.Split(strings.TrimSpace(csv), "\n")
+	if !strings.HasPrefix(lines[0], "seq,kind,ask,index,x1,temperature,load,f,g1,") || !strings.Contains(lines[2], ",1.05,25,0.3,-3.8,0.8,") {
+		t.Errorf("export CSV:\n%s", csv)
+	}
+	// The export's columns import again: x1, the context, f, g1.
+	obs, _ := v.Observations(ctx, "c")
+	if c := obs[2].Context; c["temperature"] != 20 || obs[2].Index != 3 {
+		t.Errorf("imported JSON row: %+v", obs[2])
+	}
+	// A retraction rebuilds the policy: its view stays in the last ask's
+	// context.
+	if _, err := v.Retract(ctx, "c", obs[1].Seq); err != nil {
+		t.Fatal(err)
+	}
+	if sum, err := v.Show(ctx, "c"); err != nil || sum.Context["temperature"] != 20 || sum.Best == nil || sum.Rounds != 3 {
+		t.Errorf("after a retraction: %+v (%v)", sum, err)
+	}
+	// The posterior depends on the context it is taken in.
+	p1, err := v.PosteriorIn(ctx, "c", [][]float64{{1}}, c1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := v.PosteriorIn(ctx, "c", [][]float64{{1}}, map[string]float64{"temperature": 90, "load": 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p1.Context["temperature"] != 20 || p1.Points[0].F.Std >= p2.Points[0].F.Std {
+		t.Errorf("posterior at x = 1: σ_f %v in the observed context, %v far from every observation", p1.Points[0].F.Std, p2.Points[0].F.Std)
+	}
+}
+
+// TestContextSpecErrors: a context block is checked like the rest of the
+// spec, errors naming the key.
+func TestContextSpecErrors(t *testing.T) {
+	base := replaySpec(replaySpecs["stageopt gp"])
+	with := func(s, c string) string { return strings.TrimSuffix(s, "}") + `, "context": ` + c + `}` }
+	for _, c := range []struct{ spec, msg string }{
+		{with(base, `{"names": [], "kernel": {"kernel": "se", "lengthscale": 1}}`), "context.names: missing"},
+		{with(base, `{"names": ["t", "t"], "kernel": {"kernel": "se", "lengthscale": 1}}`), `context.names[1]: "t" is also names[0]`},
+		{with(base, `{"names": ["f"], "kernel": {"kernel": "se", "lengthscale": 1}}`), `context.names[0]: "f" is the name of a data column`},
+		{with(base, `{"names": ["x2"], "kernel": {"kernel": "se", "lengthscale": 1}}`), `context.names[0]: "x2" is the name of a data column`},
+		{with(base, `{"names": ["1t"], "kernel": {"kernel": "se", "lengthscale": 1}}`), `context.names[0]: "1t" is not a name`},
+		{with(base, `{"names": ["t"], "kernel": {"kernel": "se", "lengthscale": [1, 2]}}`), "context.kernel.lengthscale: 2 lengthscales for 1 context dimensions"},
+		{with(base, `{"names": ["t"], "kernel": {"kernel": "se", "lengthscale": 1, "variance": 2}}`), "context.kernel.variance: fixed to 1"},
+		{with(base, `{"names": ["t"], "kernel": {"kernel": "linear"}}`), "context.kernel.kernel: a context kernel must be stationary"},
+		{with(base, `{"names": ["t"]}`), "context.kernel.kernel: missing"},
+		{with(base, `{"names": ["t"], "kernel": {"kernel": "se", "lengthscale": 1}, "values": [[1]]}`), "values"},
+		{with(replaySpec(`{"name": "sgp-ucb", "phase1": "uniform", "exploration": "theory"}`), `{"names": ["t"], "kernel": {"kernel": "se", "lengthscale": 1}}`), "algorithm.exploration: theory is not offered with a context"},
+		{with(`{"decision_set": {"box": {"bounds": [[0, 4]]}}, "seed_points": [[1]], "thresholds": [0.0],
+	 "model": {"objective": {"kernel": "se", "lengthscale": 1}, "constraints": [{"kernel": "se", "lengthscale": 1}], "noise_std": 0.05, "delta": 0.01},
+	 "algorithm": {"name": "line-bo", "lipschitz": 2}, "horizon": 60, "seed": 5}`, `{"names": ["t"], "kernel": {"kernel": "se", "lengthscale": 1}}`), "context: not offered on a box"},
+		{with(`{"decision_set": {"grid": {"bounds": [[0, 4]], "points": [41]}}, "seed_actions": [10, 11, 12], "thresholds": [0.0],
+	 "model": {"objective": {"kernel": "se", "lengthscale": 1}, "constraints": [{"kernel": "se", "lengthscale": 1}], "noise_std": 0.05, "delta": 0.01, "fit": {"when": "seed"}},
+	 "algorithm": {"name": "safeopt", "safe_set": "gp"}, "horizon": 60, "seed": 5}`, `{"names": ["t"], "kernel": {"kernel": "se", "lengthscale": 1}}`), "model.fit: not offered with a context"},
+	} {
+		s, err := study.ParseSpec([]byte(c.spec))
+		if err == nil {
+			_, err = s.Resolve(".")
+		}
+		if !errors.Is(err, study.ErrSpec) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: %v, want ErrSpec with %q", c.msg, err, c.msg)
+		}
+	}
+}
