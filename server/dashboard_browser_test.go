@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/safegp/safegp/study"
 )
 
 var (
@@ -218,6 +219,23 @@ func TestDashboardInBrowser(t *testing.T) {
 	pend := eval[string](t, ctx, `document.querySelector('#pending tbody tr').textContent`)
 	if p := vw.Pending[0]; !strings.HasPrefix(pend, fmt.Sprintf("%d%d", p.Ask, p.Index)) {
 		t.Errorf("pending asks table row %q, want ask %d at action %d", pend, p.Ask, p.Index)
+	}
+
+	// The page follows the study: tell the pending ask, and within a poll
+	// (3 s) the page shows one more observation and no ask pending. Polls
+	// of the unchanged study (answered 304) redraw nothing: two draws in
+	// all.
+	f, g := truth(vw.Pending[0].X[0])
+	ask := vw.Pending[0].Ask
+	if _, err := fx.svc.Tell(context.Background(), "pump-1d", &study.TellRequest{Ask: &ask, F: &f, G: []float64{g}}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the page to show the new observation", fmt.Sprintf(`document.querySelectorAll("figure.progress-f circle.obs").length === %d`, n+1))
+	if got := count(t, ctx, "#pending tbody tr"); got != 0 {
+		t.Errorf("pump-1d after the tell: %d pending asks shown, want none", got)
+	}
+	if renders := eval[string](t, ctx, `document.documentElement.dataset.renders`); renders != "2" {
+		t.Errorf("pump-1d drawn %s times, want 2 (the load, the tell)", renders)
 	}
 
 	// The list, through the link in the header.

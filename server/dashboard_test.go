@@ -279,3 +279,30 @@ func TestDashboardPage(t *testing.T) {
 		t.Errorf("the list without the token: %d, want 401", code)
 	}
 }
+
+// TestDashboardViewETag: the view carries an ETag of the study's version;
+// asked again with it, the server answers 304 without a body until the
+// study changes, then the new view with a new ETag.
+func TestDashboardViewETag(t *testing.T) {
+	c, _ := newServer(t, "")
+	create(c, "a")
+	code, hd, first := get(t, c.url, "", "/v1/studies/a/view")
+	etag := hd.Get("ETag")
+	if code != 200 || etag == "" {
+		t.Fatalf("view: %d, ETag %q", code, etag)
+	}
+	if code, hd, body := get(t, c.url, "", "/v1/studies/a/view", "If-None-Match", etag); code != http.StatusNotModified || len(body) != 0 || hd.Get("ETag") != etag {
+		t.Errorf("view with its ETag: %d, %d bytes, ETag %q; want 304, none, %q", code, len(body), hd.Get("ETag"), etag)
+	}
+	if code, _, again := get(t, c.url, "", "/v1/studies/a/view"); code != 200 || string(again) != string(first) {
+		t.Errorf("view again (from the cache): %d, same body %v", code, string(again) == string(first))
+	}
+	_, a := c.do("POST", "/v1/studies/a/ask", "")
+	code, hd, after := get(t, c.url, "", "/v1/studies/a/view", "If-None-Match", etag)
+	if code != 200 || hd.Get("ETag") == etag || string(after) == string(first) || !strings.Contains(string(after), fmt.Sprintf(`"pending":[{"ask":%v`, a["ask"])) {
+		t.Errorf("view after an ask, with the old ETag: %d, ETag %q (was %q): %.300s", code, hd.Get("ETag"), etag, after)
+	}
+	if code, _, _ := get(t, c.url, "", "/v1/studies/nope/view", "If-None-Match", etag); code != 404 {
+		t.Errorf("an unknown study with an ETag: %d, want 404", code)
+	}
+}

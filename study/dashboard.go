@@ -160,6 +160,11 @@ const ViewMaxActions = 10_000
 
 // View is what the dashboard draws of one study, read at one moment.
 type View struct {
+	// Version is the number of events the study had recorded (Service.
+	// Version): a study's state is a function of its events, so two views
+	// of one version are the same. It is −1 when the study changed while
+	// it was read (the view is then a tell behind in places).
+	Version int      `json:"version"`
 	Summary *Summary `json:"summary"`
 	// Thresholds are the h_i, one per constraint; the objective's h_f,
 	// when f ≥ h_f is a safety condition, is Summary.ObjectiveThreshold.
@@ -232,10 +237,15 @@ func (v *Service) View(ctx context.Context, name string) (*View, error) {
 			return nil, err
 		}
 		err = v.with(ctx, name, func(s *Study) error {
-			if len(s.events) != before && try < 3 {
+			moved := len(s.events) != before
+			if moved && try < 3 {
 				return errMoved
 			}
 			view = s.view(sum)
+			view.Version = before
+			if moved {
+				view.Version = -1
+			}
 			return nil
 		})
 		if errors.Is(err, errMoved) {
@@ -246,6 +256,18 @@ func (v *Service) View(ctx context.Context, name string) (*View, error) {
 		}
 		return view, nil
 	}
+}
+
+// Version returns the number of events a study has recorded, the
+// Version of its View now: it grows with every ask, tell, retraction and
+// fit. Like View, it first reloads a study another process wrote to.
+func (v *Service) Version(ctx context.Context, name string) (int, error) {
+	if err := v.reloadIfBehind(ctx, name); err != nil {
+		return 0, err
+	}
+	n := 0
+	err := v.with(ctx, name, func(s *Study) error { n = len(s.events); return nil })
+	return n, err
 }
 
 // reloadIfBehind drops the loaded copy of a study when the records hold

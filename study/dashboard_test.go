@@ -2,6 +2,7 @@ package study_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -260,5 +261,49 @@ func TestViewFollowsAnotherProcess(t *testing.T) {
 	}
 	if len(vw.Observations) != 5 || vw.Summary.Rounds != 5 {
 		t.Errorf("view after another process told 3 more: %d observations, %d rounds; want 5", len(vw.Observations), vw.Summary.Rounds)
+	}
+}
+
+// TestViewVersion: the version counts the events; a study's view at one
+// version is the same JSON whenever it is read, by this service or by
+// another that replayed the records (what a cache of encoded views keyed
+// by version relies on), and differs after a tell.
+func TestViewVersion(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "s.db")
+	v, _ := newService(t, path)
+	if err := v.Create(ctx, "s", resolved(t, specYAML)); err != nil {
+		t.Fatal(err)
+	}
+	drive(t, v, "s", 5)
+	if _, err := v.Ask(ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	encode := func(v *study.Service) (int, string) {
+		t.Helper()
+		vw, err := v.View(ctx, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(vw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return vw.Version, string(b)
+	}
+	ver, first := encode(v)
+	if n, err := v.Version(ctx, "s"); err != nil || n != ver || ver != 11 {
+		t.Fatalf("versions %d (Version) and %d (View), want 11 events (%v)", n, ver, err)
+	}
+	if _, again := encode(v); again != first {
+		t.Errorf("two views of version %d differ", ver)
+	}
+	replayed, _ := newService(t, path)
+	if _, again := encode(replayed); again != first {
+		t.Errorf("the view of version %d differs after a replay:\n%s\n%s", ver, first, again)
+	}
+	drive(t, v, "s", 1) // tells the pending ask: one event
+	if ver2, after := encode(v); ver2 != ver+1 || after == first {
+		t.Errorf("after a tell: version %d, want %d, and a new view", ver2, ver+1)
 	}
 }

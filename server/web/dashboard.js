@@ -21,6 +21,7 @@
   let timer = 0;
   let generation = 0; // the newest refresh; older answers are dropped
   let lastText = ''; // the last answer drawn: an unchanged one is not redrawn
+  let lastETag = ''; // its ETag, sent with the next poll of the same view
   let uid = 0; // ids of clip paths and patterns
 
   // ---- formatting ----
@@ -69,11 +70,15 @@
     history.replaceState(null, '', location.pathname + location.search + '#' + (keep.join('&') || '/'));
   }
 
-  async function api(path) {
+  // api GETs path: its text and ETag, or null when the server says the
+  // answer is still the one of etag (304, a study that did not change).
+  async function api(path, etag) {
     const headers = { Accept: 'application/json' };
     const tok = sessionStorage.getItem(TOKEN_KEY);
     if (tok) headers.Authorization = 'Bearer ' + tok;
+    if (etag) headers['If-None-Match'] = etag;
     const resp = await fetch(path, { headers, cache: 'no-store', credentials: 'omit' });
+    if (resp.status === 304) return null;
     const text = await resp.text();
     if (!resp.ok) {
       let msg = resp.status + ' ' + resp.statusText;
@@ -82,7 +87,7 @@
       err.status = resp.status;
       throw err;
     }
-    return text;
+    return { text, etag: resp.headers.get('ETag') || '' };
   }
 
   function route() {
@@ -100,16 +105,18 @@
     clearTimeout(timer);
     const my = ++generation;
     const r = route();
+    const key = r.study ? 'study:' + r.study : 'list';
+    const shown = document.documentElement.dataset.rendered === key;
     try {
-      const text = early ? await early : await api(dataURL(r));
+      const got = early ? await early : await api(dataURL(r), shown ? lastETag : '');
       if (my !== generation) return;
-      const key = r.study ? 'study:' + r.study : 'list';
-      if (text !== lastText || document.documentElement.dataset.rendered !== key) {
-        const data = JSON.parse(text);
+      if (got && (got.text !== lastText || !shown)) {
+        const data = JSON.parse(got.text);
         if (r.study) renderStudy(data); else renderList(data.studies);
-        lastText = text;
+        lastText = got.text;
         rendered(key);
       }
+      if (got) lastETag = got.etag;
       updated.className = 'updated';
       updated.textContent = 'updated ' + when(Date.now()).slice(11) + (document.hidden ? '' : ' · every ' + POLL_MS / 1000 + ' s');
       schedule();
@@ -117,7 +124,7 @@
       if (my !== generation) return;
       if (err.status === 401) return showToken(err.message);
       if (err.status === 404 || err.status === 400 || err.status === 403) {
-        lastText = '';
+        lastText = lastETag = '';
         rendered('error');
         app.innerHTML = `<p class="error">${esc(err.message)}</p><p><a href="#/">All studies</a></p>`;
         return;
@@ -149,7 +156,7 @@
   }
 
   function showToken(message) {
-    lastText = '';
+    lastText = lastETag = '';
     const had = sessionStorage.getItem(TOKEN_KEY);
     crumbs.textContent = '';
     updated.textContent = '';
@@ -232,7 +239,8 @@
     const p = v.posterior;
     if (p && s.d === 1) {
       html += posterior1D(p, obs, v, -1) + progress(obs, s, -1, v.thresholds);
-      p.g.forEach((_, i) => { html += posterior1D(p, obs, v, i) + progress(obs, s, i, v.thresholds); });
+      // gp-ucb-oracle models f only: no posterior of the g_i.
+      v.thresholds.forEach((_, i) => { html += (p.g[i] ? posterior1D(p, obs, v, i) : '') + progress(obs, s, i, v.thresholds); });
       html += bestSoFar(obs);
     } else if (p && s.d === 2) {
       html += heatmap(p, obs, v) + progress(obs, s, -1, v.thresholds) + bestSoFar(obs);
@@ -592,7 +600,7 @@
     app = document.getElementById('app');
     crumbs = document.getElementById('crumbs');
     updated = document.getElementById('updated');
-    window.addEventListener('hashchange', () => { takeToken(); lastText = ''; refresh(); });
+    window.addEventListener('hashchange', () => { takeToken(); lastText = lastETag = ''; refresh(); });
     document.addEventListener('visibilitychange', () => { if (document.hidden) clearTimeout(timer); else refresh(); });
     refresh(early);
   });
