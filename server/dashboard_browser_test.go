@@ -240,8 +240,8 @@ func TestDashboardInBrowser(t *testing.T) {
 
 	// The list, through the link in the header.
 	goTo(t, ctx, "#/", "list")
-	if got := count(t, ctx, "#study-list tbody tr"); got != 5 {
-		t.Errorf("list: %d rows, want 5 studies", got)
+	if got := count(t, ctx, "#study-list tbody tr"); got != 6 {
+		t.Errorf("list: %d rows, want 6 studies", got)
 	}
 	if got := eval[string](t, ctx, `document.querySelector('#study-list a[href="#/study/pump-1d"]').closest('tr').cells[4].textContent`); got != strconv.Itoa(viol) {
 		t.Errorf("list: pump-1d shows %s violations, want %d", got, viol)
@@ -283,6 +283,16 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	if s := eval[string](t, ctx, `document.getElementById('pending').textContent`); s != "no ask pending" {
 		t.Errorf("fresh: pending asks %q", s)
+	}
+
+	// 2-D actions that are no grid: a dot per action, the safe ones
+	// ringed (the seeds, at first).
+	goTo(t, ctx, "#/study/scatter-2d", "study:scatter-2d")
+	if got := count(t, ctx, "figure.heatmap circle.cell"); got != 50 {
+		t.Errorf("scatter-2d: %d dots, want one per action (50)", got)
+	}
+	if got := count(t, ctx, "figure.heatmap circle.cell[stroke]"); got < 3 {
+		t.Errorf("scatter-2d: %d safe actions ringed, want the 3 seeds at least", got)
 	}
 
 	// A box: best value against evaluations, parallel coordinates, no

@@ -2,10 +2,12 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/safegp/safegp/server"
@@ -88,6 +90,22 @@ horizon: 1200
 seed: 11
 `
 
+// scatterSpec is twoDSpec on 50 points of the unit square drawn at random
+// (a fixed stream), seeded at the first three.
+func scatterSpec() string {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var b strings.Builder
+	b.WriteString("decision_set: {actions: [")
+	for k := range 50 {
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "[%.3f, %.3f]", 0.3+0.4*rng.Float64(), 0.3+0.4*rng.Float64())
+	}
+	b.WriteString("]}\nseed_actions: [0, 1, 2]\n")
+	return b.String() + twoDSpec[strings.Index(twoDSpec, "thresholds:"):]
+}
+
 // dashFixture holds the served studies and what the pages must show.
 type dashFixture struct {
 	url   string
@@ -104,8 +122,8 @@ func newDashFixture(t testing.TB) *dashFixture {
 	}
 	t.Cleanup(func() { st.Close() })
 	svc := study.NewService(st, study.ServiceOptions{})
-	// fresh has no observation yet.
-	for name, spec := range map[string]string{"pump-1d": oneDSpec, "valve-2d": twoDSpec, "beam-box": boxSpec, "long-1000": longSpec, "fresh": twoDSpec} {
+	// fresh has no observation yet; scatter-2d's 50 actions are no grid.
+	for name, spec := range map[string]string{"pump-1d": oneDSpec, "valve-2d": twoDSpec, "beam-box": boxSpec, "long-1000": longSpec, "fresh": twoDSpec, "scatter-2d": scatterSpec()} {
 		parsed, err := study.ParseSpec([]byte(spec))
 		if err != nil {
 			t.Fatal(err)

@@ -89,7 +89,7 @@ func TestDashboardData(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := fmt.Sprint(names(l.Studies))
-			if got != "[beam-box fresh large long-1000 pump-1d valve-2d]" {
+			if got != "[beam-box fresh large long-1000 pump-1d scatter-2d valve-2d]" {
 				t.Errorf("studies %s", got)
 			}
 			for _, s := range l.Studies {

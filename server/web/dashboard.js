@@ -65,9 +65,14 @@
     const parts = location.hash.replace(/^#/, '').split('&');
     const keep = parts.filter((p) => !p.startsWith('token='));
     if (keep.length === parts.length) return;
-    const tok = decodeURIComponent(parts.find((p) => p.startsWith('token=')).slice(6));
+    const tok = decode(parts.find((p) => p.startsWith('token=')).slice(6));
     if (tok) sessionStorage.setItem(TOKEN_KEY, tok);
     history.replaceState(null, '', location.pathname + location.search + '#' + (keep.join('&') || '/'));
+  }
+
+  // decode undoes percent-encoding, leaving a malformed string as it is.
+  function decode(s) {
+    try { return decodeURIComponent(s); } catch (e) { return s; }
   }
 
   // api GETs path: its text and ETag, or null when the server says the
@@ -93,7 +98,7 @@
   function route() {
     const path = location.hash.replace(/^#/, '').split('&')[0];
     const m = /^\/study\/([^/]+)$/.exec(path);
-    return m ? { study: decodeURIComponent(m[1]) } : { study: null };
+    return m ? { study: decode(m[1]) } : { study: null };
   }
 
   const dataURL = (r) => (r.study ? 'v1/studies/' + encodeURIComponent(r.study) + '/view' : 'v1/studies');
@@ -356,6 +361,8 @@
     return (d.obs.length ? dot('obs', C.obs) : '') + (d['obs violation'].length ? dot('obs violation', C.bad) : '') +
       (d['obs retracted'].length ? `<path class="obs retracted" ${paint['obs retracted']} d="${d['obs retracted'].join('')}"/>` : '');
   }
+  // none says so in an empty plot.
+  const none = (s, list, what = 'no observation yet') => (list.length ? '' : `<text x="${s.m.l + s.iw / 2}" y="${s.m.t + s.ih / 2}" text-anchor="middle" font-size="13" fill="${C.axis}">${what}</text>`);
   const radius = (n) => (n > 300 ? 2.2 : n > 60 ? 3 : 3.8);
   const hline = (s, y, cls, color) => `<line class="${cls}" x1="${s.m.l}" x2="${s.m.l + s.iw}" y1="${s.y(y)}" y2="${s.y(y)}" stroke="${color}" stroke-width="1.8" stroke-dasharray="6 3"/>`;
 
@@ -373,8 +380,8 @@
       title: `${name} of each observation` + (h != null ? ` (threshold ${fmt(h)})` : ''),
       legend: [['obs', 'observation'], ['bad', i < 0 ? 'violation' : `${name} &lt; ${fmt(h)}`], ['retracted', 'retracted']].concat(h != null ? [['threshold', 'threshold']] : []),
       xlabel: 'observation (in the order told)', ylabel: plain,
-      xdom: [0.5, Math.max(obs.length, 1) + 0.5], ydom: extent(ys),
-      draw: (sc) => (h != null ? hline(sc, h, 'threshold', C.threshold) : '') +
+      xdom: [0.5, Math.max(obs.length, 1) + 0.5], ydom: extent(ys), xticks: obs.length ? null : [],
+      draw: (sc) => none(sc, obs) + (h != null ? hline(sc, h, 'threshold', C.threshold) : '') +
         marks(obs, (o) => sc.x(o.k), (o) => sc.y(val(o)), i < 0 ? (o) => o.violation : (o) => o.g[i] < h, r, plain, val),
     });
   }
@@ -400,9 +407,9 @@
       cls: 'best', title: 'Best safe f so far',
       legend: [['best', 'best f among safe observations']],
       xlabel: 'evaluations', ylabel: 'best f',
-      xdom: [0.5, n + 0.5], ydom: extent(pts.map((q) => q[1])),
+      xdom: [0.5, n + 0.5], ydom: extent(pts.map((q) => q[1])), xticks: obs.length ? null : [],
       draw: (s) => {
-        if (!pts.length) return '';
+        if (!pts.length) return none(s, pts, obs.length ? 'no safe observation yet' : undefined);
         let d = `M${s.x(pts[0][0])} ${s.y(pts[0][1])}`;
         for (let j = 1; j < pts.length; j++) d += `H${s.x(pts[j][0])}V${s.y(pts[j][1])}`;
         d += `H${s.x(n + 0.5)}`;
