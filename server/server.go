@@ -54,6 +54,7 @@ func Handler(svc *study.Service, opt Options) http.Handler {
 	mux.Handle("POST /v1/studies/{name}/posterior", h.auth(h.posterior))
 	mux.Handle("GET /v1/studies/{name}", h.auth(h.show))
 	mux.Handle("GET /v1/studies/{name}/observations", h.auth(h.observations))
+	h.dashboardRoutes(mux) // dashboard.go: the page at / and its read-only data
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Errorf("no route %s %s", r.Method, r.URL.Path))
 	})

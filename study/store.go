@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/safegp/safegp/config"
@@ -162,6 +163,9 @@ type Store struct {
 	db       *sql.DB
 	version  int  // schema version of the file
 	readOnly bool // opened with ReadOnly
+	// listed caches what List reads of each study's spec, which never
+	// changes: name → listStatic (dashboard.go).
+	listed sync.Map
 }
 
 // OpenOptions say what Open may do to the file.

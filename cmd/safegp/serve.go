@@ -47,6 +47,9 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 			"  POST /v1/studies/{name}/retract       {\"observation\": N}: withdraw a (mistyped) observation\n"+
 			"  GET  /v1/studies/{name}               the summary of safegp study show\n"+
 			"  GET  /v1/studies/{name}/observations\n"+
+			"  GET  /v1/studies                      every study with its counts (the dashboard's list)\n"+
+			"  GET  /v1/studies/{name}/view          what the dashboard draws of a study; changes nothing\n"+
+			"  GET  /                                the dashboard, a read-only web page (token: open /#token=TOKEN)\n"+
 			"  GET  /healthz\n\nFlags:\n")
 		fs.PrintDefaults()
 	}

@@ -1,0 +1,215 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/safegp/safegp/server"
+	"github.com/safegp/safegp/study"
+)
+
+// The studies the dashboard tests draw: made through study.Service, as
+// `safegp serve` would have recorded them.
+
+// dashToken is the fixture server's bearer token.
+const dashToken = "dash-t0ken"
+
+// A pump: f (flow) peaks at x = 3, the pressure margin g ≥ 0 for x ≤ 3.5
+// (the server tests' truth).
+const oneDSpec = `decision_set: {grid: {bounds: [[0, 4]], points: [81]}}
+seed_actions: [20, 22]
+thresholds: [0.0]
+model:
+  objective: {kernel: se, lengthscale: 0.8}
+  constraints: [{kernel: se, lengthscale: 0.8}]
+  noise_std: 0.05
+  delta: 0.01
+  beta: 4
+algorithm: {name: sgp-ucb, phase1: uniform, exploration: {fixed: 6}}
+horizon: 60
+seed: 7
+`
+
+// A valve with two settings on a 30 × 30 grid; safe inside a disc.
+const twoDSpec = `decision_set: {grid: {bounds: [[0, 1], [0, 1]], points: [30, 30]}}
+seed_actions: [300, 301, 330]
+thresholds: [0.0]
+model:
+  objective: {kernel: se, lengthscale: 0.25}
+  constraints: [{kernel: se, lengthscale: 0.25}]
+  noise_std: 0.02
+  delta: 0.01
+  beta: 4
+algorithm: {name: safeopt, safe_set: gp}
+horizon: 60
+seed: 3
+`
+
+func twoDTruth(x []float64) (float64, []float64) {
+	f := math.Exp(-((x[0]-0.7)*(x[0]-0.7) + (x[1]-0.6)*(x[1]-0.6)) / 0.08)
+	return f, []float64{0.5 - math.Hypot(x[0]-0.4, x[1]-0.45)}
+}
+
+const boxSpec = `decision_set: {box: {bounds: [[-1, 2], [-1, 2], [0, 1]]}}
+seed_points: [[0.2, 0.3, 0.5]]
+thresholds: [0.0]
+model:
+  objective: {kernel: se, lengthscale: 0.7}
+  constraints: [{kernel: se, lengthscale: 0.7}]
+  noise_std: 0.05
+  delta: 0.1
+  beta: 4
+algorithm: {name: line-bo, inner: safeopt, safe_set: gp, direction: random, points: 50, per_line: 3}
+horizon: 40
+seed: 5
+`
+
+func boxTruth(x []float64) (float64, []float64) {
+	return -(x[0]-1)*(x[0]-1) - (x[1]-0.5)*(x[1]-0.5) - 0.3*(x[2]-0.5)*(x[2]-0.5), []float64{1.2 - x[0]*x[0] - x[1]*x[1]}
+}
+
+// The long study: 1 000 measurements imported at the actions of a 1-D
+// grid of 200, with noise; those beyond x = 3.5 violate g ≥ 0.
+const longSpec = `decision_set: {grid: {bounds: [[0, 4]], points: [200]}}
+seed_actions: [50]
+thresholds: [0.0]
+model:
+  objective: {kernel: se, lengthscale: 0.8}
+  constraints: [{kernel: se, lengthscale: 0.8}]
+  noise_std: 0.1
+  delta: 0.01
+  beta: 4
+algorithm: {name: sgp-ucb, phase1: uniform, exploration: {fixed: 5}}
+horizon: 1200
+seed: 11
+`
+
+// scatterSpec is twoDSpec on 50 points of the unit square drawn at random
+// (a fixed stream), seeded at the first three.
+func scatterSpec() string {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var b strings.Builder
+	b.WriteString("decision_set: {actions: [")
+	for k := range 50 {
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "[%.3f, %.3f]", 0.3+0.4*rng.Float64(), 0.3+0.4*rng.Float64())
+	}
+	b.WriteString("]}\nseed_actions: [0, 1, 2]\n")
+	return b.String() + twoDSpec[strings.Index(twoDSpec, "thresholds:"):]
+}
+
+// dashFixture holds the served studies and what the pages must show.
+type dashFixture struct {
+	url   string
+	svc   *study.Service
+	store *study.Store
+}
+
+func newDashFixture(t testing.TB) *dashFixture {
+	t.Helper()
+	ctx := context.Background()
+	st, err := study.Open(filepath.Join(t.TempDir(), "dash.db"), study.OpenOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	svc := study.NewService(st, study.ServiceOptions{})
+	// fresh has no observation yet; scatter-2d's 50 actions are no grid.
+	for name, spec := range map[string]string{"pump-1d": oneDSpec, "valve-2d": twoDSpec, "beam-box": boxSpec, "long-1000": longSpec, "fresh": twoDSpec, "scatter-2d": scatterSpec()} {
+		parsed, err := study.ParseSpec([]byte(spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := parsed.Resolve("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := svc.Create(ctx, name, res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Measured with noise of sd 0.03 (the model's 0.05 covers it).
+	noise := rand.New(rand.NewPCG(3, 4))
+	one := func(x []float64) (float64, []float64) {
+		f, g := truth(x[0])
+		return f + 0.03*noise.NormFloat64(), []float64{g + 0.03*noise.NormFloat64()}
+	}
+	loop(t, svc, "pump-1d", 17, one)
+	// A measurement beyond the safe region (a violation, told by index),
+	// one mistyped and retracted, and an ask left pending: 20 observations.
+	tellIndex(t, svc, "pump-1d", 78, one)
+	tellIndex(t, svc, "pump-1d", 40, func([]float64) (float64, []float64) { return 1.2, []float64{0.5} })
+	obs, err := svc.Observations(ctx, "pump-1d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Retract(ctx, "pump-1d", obs[len(obs)-1].Seq); err != nil {
+		t.Fatal(err)
+	}
+	loop(t, svc, "pump-1d", 1, one)
+	if _, err := svc.Ask(ctx, "pump-1d"); err != nil {
+		t.Fatal(err)
+	}
+
+	loop(t, svc, "valve-2d", 14, twoDTruth)
+	tellIndex(t, svc, "valve-2d", 29*30+29, twoDTruth) // the far corner: a violation
+	if _, err := svc.Ask(ctx, "valve-2d"); err != nil {
+		t.Fatal(err)
+	}
+
+	loop(t, svc, "beam-box", 12, boxTruth)
+
+	rng := rand.New(rand.NewPCG(1, 2))
+	rows := make([]study.TellRequest, 1000)
+	for k := range rows {
+		i := rng.IntN(200)
+		f, g := truth(4 * float64(i) / 199)
+		f += 0.1 * rng.NormFloat64()
+		rows[k] = study.TellRequest{Index: &i, F: &f, G: []float64{g + 0.1*rng.NormFloat64()}}
+	}
+	if _, err := svc.Import(ctx, "long-1000", rows); err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(server.Handler(svc, server.Options{Token: dashToken}))
+	t.Cleanup(ts.Close)
+	return &dashFixture{url: ts.URL, svc: svc, store: st}
+}
+
+// loop runs rounds of ask and tell against the truth.
+func loop(t testing.TB, svc *study.Service, name string, rounds int, truth func([]float64) (float64, []float64)) {
+	t.Helper()
+	ctx := context.Background()
+	for range rounds {
+		a, err := svc.Ask(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, g := truth(a.X)
+		id := a.Ask
+		if _, err := svc.Tell(ctx, name, &study.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// tellIndex tells a measurement outside the loop at action i.
+func tellIndex(t testing.TB, svc *study.Service, name string, i int, truth func([]float64) (float64, []float64)) {
+	t.Helper()
+	ctx := context.Background()
+	vw, err := svc.View(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, g := truth(vw.Posterior.X[i])
+	if _, err := svc.Tell(ctx, name, &study.TellRequest{Index: &i, F: &f, G: g}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,350 @@
+package study
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/safegp/safegp/bandit"
+)
+
+// The dashboard's reads (server's GET /v1/studies and
+// GET /v1/studies/{name}/view). Neither asks, tells, fits nor draws a
+// random number: they read the records and inspect the policy
+// (bandit.Policy.Inspect, which never changes what the policy will ask).
+
+// StudyInfo is one line of the list of a store's studies, read from the
+// records by one query without loading any study (loading replays every
+// event and takes a place among the studies held open).
+type StudyInfo struct {
+	Study       string `json:"study"`
+	Algorithm   string `json:"algorithm"` // the algorithm's label, else its name
+	Box         bool   `json:"box"`       // a box decision set (line-bo), else a finite one
+	Actions     int    `json:"actions"`   // the finite decision set's size; 0 for a box
+	Dim         int    `json:"d"`
+	Constraints int    `json:"constraints"`
+	Horizon     int    `json:"horizon"`
+	Rounds      int    `json:"rounds"`     // observations in force (not retracted)
+	Retracted   int    `json:"retracted"`  // observations retracted
+	Violations  int    `json:"violations"` // among the observations in force
+	Pending     int    `json:"pending"`    // asks handed out, not told and not withdrawn
+	// Created is when the study was created, Updated the time of its
+	// last event (Created when it has none).
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+}
+
+// List returns every study of the store with its counts, by name. It reads
+// the records and loads no study, so listing leaves the studies held open
+// as they were. The counts follow the rules a loaded study keeps
+// (Study.apply): a retraction takes its observation out of the rounds and
+// the violations and withdraws every ask pending at the time, so the
+// pending asks are the asks after the last retraction that no tell
+// answers.
+func (v *Service) List(ctx context.Context) ([]StudyInfo, error) {
+	return v.store.list(ctx)
+}
+
+// listStatic is what the list shows of a study's spec. A spec never
+// changes, and reading it is the expensive part of a listing — a finite
+// study's stored spec repeats its actions: 0.7 s for a million actions —
+// so the store reads it once per study (Store.listed).
+type listStatic struct {
+	algorithm                 string
+	box                       bool
+	actions, dim, constraints int
+	horizon                   int
+}
+
+func (s *Store) list(ctx context.Context) ([]StudyInfo, error) {
+	// The violations of the observations in force need the retractions'
+	// ref column (schema 2); before it there were no retractions.
+	inForce := `NOT EXISTS (SELECT 1 FROM events r WHERE r.study = t.study AND r.kind = 'retract' AND r.ref = t.seq)`
+	if s.version < 2 {
+		inForce = "1"
+	}
+	// The subqueries use the indexes: the primary key (study, seq),
+	// one_tell_per_ask and one_retraction_per_observation.
+	q := `SELECT s.name, s.created,
+		COALESCE(c.tells, 0), COALESCE(c.retracts, 0),
+		(SELECT created FROM events e WHERE e.study = s.name ORDER BY seq DESC LIMIT 1),
+		COALESCE(v.n, 0), COALESCE(p.n, 0)
+	FROM studies s
+	LEFT JOIN (SELECT study, SUM(kind = 'tell') AS tells, SUM(kind = 'retract') AS retracts FROM events GROUP BY study) c
+		ON c.study = s.name
+	LEFT JOIN (SELECT t.study, COUNT(*) AS n FROM events t WHERE t.kind = 'tell' AND t.violation = 1 AND ` + inForce + ` GROUP BY t.study) v
+		ON v.study = s.name
+	LEFT JOIN (SELECT a.study, COUNT(*) AS n FROM events a
+		LEFT JOIN (SELECT study, MAX(seq) AS seq FROM events WHERE kind = 'retract' GROUP BY study) lr ON lr.study = a.study
+		WHERE a.kind = 'ask' AND a.seq > COALESCE(lr.seq, 0)
+			AND NOT EXISTS (SELECT 1 FROM events t WHERE t.study = a.study AND t.kind = 'tell' AND t.ask = a.seq)
+		GROUP BY a.study) p
+		ON p.study = s.name
+	ORDER BY s.name`
+	rows, err := s.db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("list studies: %w", err)
+	}
+	defer rows.Close()
+	list := []StudyInfo{}
+	for rows.Next() {
+		var (
+			in      StudyInfo
+			created string
+			updated *string
+			tells   int
+		)
+		if err := rows.Scan(&in.Study, &created, &tells, &in.Retracted, &updated, &in.Violations, &in.Pending); err != nil {
+			return nil, fmt.Errorf("list studies: %w", err)
+		}
+		in.Rounds = tells - in.Retracted
+		in.Created, _ = time.Parse(time.RFC3339Nano, created)
+		in.Updated = in.Created
+		if updated != nil {
+			in.Updated, _ = time.Parse(time.RFC3339Nano, *updated)
+		}
+		list = append(list, in)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list studies: %w", err)
+	}
+	rows.Close()
+	for i := range list {
+		st, err := s.listStatic(ctx, list[i].Study)
+		if err != nil {
+			return nil, err
+		}
+		in := &list[i]
+		in.Algorithm, in.Box, in.Actions, in.Dim, in.Constraints, in.Horizon = st.algorithm, st.box, st.actions, st.dim, st.constraints, st.horizon
+	}
+	return list, nil
+}
+
+// listStatic returns what the list shows of a study's spec, read once.
+// The scalars are read with SQLite's JSON functions, so that neither the
+// spec nor the actions are decoded in Go.
+func (s *Store) listStatic(ctx context.Context, name string) (listStatic, error) {
+	if st, ok := s.listed.Load(name); ok {
+		return st.(listStatic), nil
+	}
+	var (
+		st              listStatic
+		boxDim, actions *int64
+	)
+	err := s.db.QueryRowContext(ctx, `SELECT
+		COALESCE(json_extract(spec, '$.algorithm.label'), json_extract(spec, '$.algorithm.name'), ''),
+		COALESCE(json_extract(spec, '$.horizon'), 0),
+		COALESCE(json_array_length(spec, '$.thresholds'), 0),
+		json_array_length(spec, '$.decision_set.box.bounds'),
+		json_array_length(actions),
+		COALESCE(json_array_length(actions, '$[0]'), 0)
+	FROM studies WHERE name = ?`, name).Scan(&st.algorithm, &st.horizon, &st.constraints, &boxDim, &actions, &st.dim)
+	if err != nil {
+		return st, fmt.Errorf("list studies: study %q: %w", name, err)
+	}
+	if boxDim != nil {
+		st.box, st.dim = true, int(*boxDim)
+	} else if actions != nil {
+		st.actions = int(*actions)
+	}
+	s.listed.Store(name, st)
+	return st, nil
+}
+
+// ViewMaxActions bounds the decision sets whose posterior View includes:
+// each action costs the answer about a hundred bytes of JSON per GP, and
+// the page an SVG element.
+const ViewMaxActions = 10_000
+
+// View is what the dashboard draws of one study, read at one moment.
+type View struct {
+	// Version is the number of events the study had recorded (Service.
+	// Version): a study's state is a function of its events, so two views
+	// of one version are the same. It is −1 when the study changed while
+	// it was read (the view is then a tell behind in places).
+	Version int      `json:"version"`
+	Summary *Summary `json:"summary"`
+	// Thresholds are the h_i, one per constraint; the objective's h_f,
+	// when f ≥ h_f is a safety condition, is Summary.ObjectiveThreshold.
+	Thresholds []float64 `json:"thresholds"`
+	// Observations are every tell in order, retracted ones flagged.
+	Observations []Observation `json:"observations"`
+	// Pending are the asks handed out and not yet told, oldest first.
+	Pending []PendingAsk `json:"pending"`
+	// Seeds are the seed points: the seed actions' points of a finite
+	// decision set (D^w), a box's seed points.
+	Seeds [][]float64 `json:"seeds"`
+	// Posterior is the policy's view of the coming round over a finite
+	// decision set of dimension 1 or 2 with at most ViewMaxActions
+	// actions; nil otherwise, and PosteriorSkipped says why.
+	Posterior        *SetPosterior `json:"posterior,omitempty"`
+	PosteriorSkipped string        `json:"posterior_skipped,omitempty"`
+}
+
+// PendingAsk is an ask handed out and not yet told.
+type PendingAsk struct {
+	Ask     int       `json:"ask"`
+	Index   int       `json:"index"` // −1 on a box
+	X       []float64 `json:"x"`
+	Created time.Time `json:"created"`
+}
+
+// SetPosterior is a policy's view of the coming round over the finite
+// decision set X (bandit.Snapshot with Full detail): the posteriors of f and
+// of every g_i (none for gp-ucb-oracle, which models f only), √β_t, so that
+// mean ± SqrtBeta·std are the confidence bounds the policy uses (SPEC §3),
+// and its safe set.
+type SetPosterior struct {
+	Round    int                `json:"round"`
+	X        [][]float64        `json:"x"`
+	SqrtBeta float64            `json:"sqrt_beta"`
+	F        bandit.Posterior   `json:"f"`
+	G        []bandit.Posterior `json:"g"`
+	Safe     []bool             `json:"safe"`
+	Seed     []int              `json:"seed"` // indices of D^w in X
+}
+
+// errMoved says a study changed between the reads of one View.
+var errMoved = errors.New("study changed while it was read")
+
+// View returns what the dashboard draws of a study: the summary of Show,
+// the thresholds, the observations, the pending asks and, for a small
+// finite decision set of dimension 1 or 2, the posterior and the safe set
+// over it. It asks nothing, fits nothing and draws no random number, so
+// viewing a study never changes its next ask.
+//
+// A study another process wrote to since the service loaded it (a
+// `safegp study tell` on the same file) is reloaded from the records
+// first, so that a page polling View follows a study run from anywhere.
+func (v *Service) View(ctx context.Context, name string) (*View, error) {
+	if err := v.reloadIfBehind(ctx, name); err != nil {
+		return nil, err
+	}
+	var view *View
+	// Show takes the study's lock on its own: the events counted before
+	// and after it tell whether a tell came in between, and the view is
+	// read again then (a few times at most: a study told faster than it
+	// is read is shown a tell behind, which the next poll catches up).
+	for try := 0; ; try++ {
+		before := 0
+		if err := v.with(ctx, name, func(s *Study) error { before = len(s.events); return nil }); err != nil {
+			return nil, err
+		}
+		sum, err := v.Show(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		err = v.with(ctx, name, func(s *Study) error {
+			moved := len(s.events) != before
+			if moved && try < 3 {
+				return errMoved
+			}
+			view = s.view(sum)
+			view.Version = before
+			if moved {
+				view.Version = -1
+			}
+			return nil
+		})
+		if errors.Is(err, errMoved) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return view, nil
+	}
+}
+
+// Version returns the number of events a study has recorded, the
+// Version of its View now: it grows with every ask, tell, retraction and
+// fit. Like View, it first reloads a study another process wrote to.
+func (v *Service) Version(ctx context.Context, name string) (int, error) {
+	if err := v.reloadIfBehind(ctx, name); err != nil {
+		return 0, err
+	}
+	n := 0
+	err := v.with(ctx, name, func(s *Study) error { n = len(s.events); return nil })
+	return n, err
+}
+
+// reloadIfBehind drops the loaded copy of a study when the records hold
+// events it does not (another process wrote), so that the next use
+// replays them. One indexed read of the last sequence number.
+func (v *Service) reloadIfBehind(ctx context.Context, name string) error {
+	if err := CheckName(name); err != nil {
+		return err
+	}
+	var last int
+	if err := v.store.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events WHERE study = ?`, name).Scan(&last); err != nil {
+		return fmt.Errorf("study %q: last event: %w", name, err)
+	}
+	err := v.with(ctx, name, func(s *Study) error {
+		if len(s.events) < last {
+			// with drops the copy on ErrStale.
+			return fmt.Errorf("%w: study %q has %d events on file, %d loaded", ErrStale, name, last, len(s.events))
+		}
+		return nil
+	})
+	if errors.Is(err, ErrStale) {
+		return nil
+	}
+	return err
+}
+
+// view assembles the View of s, with the summary sum read at the same
+// state.
+func (s *Study) view(sum *Summary) *View {
+	vw := &View{Summary: sum, Thresholds: s.res.Spec.Thresholds, Observations: s.observations(), Pending: []PendingAsk{}}
+	if vw.Thresholds == nil {
+		vw.Thresholds = []float64{}
+	}
+	for _, p := range s.pending {
+		e := s.events[s.asks[p.ask]]
+		vw.Pending = append(vw.Pending, PendingAsk{Ask: e.Ask, Index: e.Index, X: e.X, Created: e.Created})
+	}
+	if s.res.Box != nil {
+		vw.Seeds = s.res.Box.Seeds
+		vw.PosteriorSkipped = "a box decision set: line-bo's posteriors live on its lines; the page shows the best value and the observations instead"
+		return vw
+	}
+	vw.Seeds = make([][]float64, len(s.res.Seed))
+	for k, i := range s.res.Seed {
+		vw.Seeds[k] = s.res.X[i]
+	}
+	switch n, d := len(s.res.X), s.res.Dim(); {
+	case d > 2:
+		vw.PosteriorSkipped = fmt.Sprintf("the decision set has dimension %d: the page draws the posterior over sets of dimension 1 or 2", d)
+		return vw
+	case n > ViewMaxActions:
+		vw.PosteriorSkipped = fmt.Sprintf("the decision set has %d actions, more than the %d the page draws", n, ViewMaxActions)
+		return vw
+	}
+	var snap bandit.Snapshot
+	s.pol.Inspect(&snap, bandit.Full)
+	if !viewFinitePosteriors(snap.F) || !viewFinitePosteriors(snap.G...) || !viewFinite(snap.SqrtBeta) {
+		// JSON has no NaN or Inf; not expected of a GP's posterior.
+		vw.PosteriorSkipped = "the posterior holds a value that is not a finite number"
+		return vw
+	}
+	vw.Posterior = &SetPosterior{Round: snap.Round, X: s.res.X, SqrtBeta: snap.SqrtBeta, F: snap.F, G: snap.G, Safe: snap.Safe, Seed: s.res.Seed}
+	if vw.Posterior.G == nil {
+		vw.Posterior.G = []bandit.Posterior{}
+	}
+	return vw
+}
+
+func viewFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+func viewFinitePosteriors(ps ...bandit.Posterior) bool {
+	for _, p := range ps {
+		for i := range p.Mean {
+			if !viewFinite(p.Mean[i]) || !viewFinite(p.Std[i]) {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,309 @@
+package study_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/safegp/safegp/study"
+)
+
+// TestViewLeavesTheNextAskAlone drives two copies of each study with the
+// same measurements; one is viewed and listed before and after every ask
+// and tell, the other never. Their asks must be the same throughout: the
+// uniform phase 1 and line-bo's random directions draw random numbers, so
+// a view that asked or drew would shift them, and every fourth round
+// brings a measurement outside the loop, after which an ask chosen
+// before it would show. The fit block makes an ask
+// fit every 3 tells: a view must not record that fit (nor anything else).
+func TestViewLeavesTheNextAskAlone(t *testing.T) {
+	fitted := strings.Replace(specYAML, "  beta: 4\n", "  beta: 4\n  fit: {when: {every: 3}, min_points: 3}\n", 1)
+	for _, tc := range []struct {
+		name, spec string
+		rounds     int
+		point      func(x []float64) (float64, []float64)
+	}{
+		{"sgp-ucb", specYAML, 14, func(x []float64) (float64, []float64) { return truth(x[0]) }},
+		{"sgp-ucb with fits", fitted, 10, func(x []float64) (float64, []float64) { return truth(x[0]) }},
+		{"line-bo", boxSpecYAML, 10, boxTruth},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			dir := t.TempDir()
+			viewed, store := newService(t, filepath.Join(dir, "viewed.db"))
+			plain, _ := newService(t, filepath.Join(dir, "plain.db"))
+			for _, v := range []*study.Service{viewed, plain} {
+				if err := v.Create(ctx, "s", resolved(t, tc.spec)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// look views and lists the study, and checks that nothing
+			// was recorded meanwhile (an ask, or a fit falling due).
+			look := func() {
+				t.Helper()
+				before, err := store.Events(ctx, "s")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := viewed.View(ctx, "s"); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := viewed.List(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if after, err := store.Events(ctx, "s"); err != nil || len(after) != len(before) {
+					t.Fatalf("viewing recorded %d events (%v)", len(after)-len(before), err)
+				}
+			}
+			for round := 1; round <= tc.rounds; round++ {
+				look()
+				a, err := viewed.Ask(ctx, "s")
+				if err != nil {
+					t.Fatal(err)
+				}
+				look()
+				b, err := plain.Ask(ctx, "s")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a.Ask != b.Ask || a.Index != b.Index || !slices.Equal(a.X, b.X) {
+					t.Fatalf("round %d: the viewed study asks %+v, the other %+v", round, a, b)
+				}
+				f, g := tc.point(a.X)
+				for _, v := range []*study.Service{viewed, plain} {
+					id := a.Ask
+					if _, err := v.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				look()
+				if round%4 != 0 {
+					continue
+				}
+				// A measurement outside the loop: a view that left an
+				// ask pending in the policy would have the next ask
+				// chosen before it.
+				x := []float64{0.4 + 0.1*float64(round)}
+				if len(a.X) == 2 {
+					x = append(x, 0.3)
+				}
+				f, g = tc.point(x)
+				for _, v := range []*study.Service{viewed, plain} {
+					if _, err := v.Tell(ctx, "s", &study.TellRequest{X: x, F: &f, G: g}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				look()
+			}
+		})
+	}
+}
+
+// TestListCountsAsTheStudy: the list's counts, read from the records by
+// SQL, equal the loaded study's (Show), across violations, a retraction
+// that withdraws a pending ask, a new pending ask, and a box study.
+func TestListCountsAsTheStudy(t *testing.T) {
+	ctx := context.Background()
+	v, _ := newService(t, filepath.Join(t.TempDir(), "s.db"))
+	for name, spec := range map[string]string{"a": specYAML, "b": boxSpecYAML, "empty": specYAML} {
+		if err := v.Create(ctx, name, resolved(t, spec)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	drive(t, v, "a", 6)
+	// Two measurements outside the loop, violations both (g < 0 beyond
+	// x = 3.5), then an ask left pending, withdrawn by the retraction of
+	// the second (events 1–12 are the six rounds, 13 and 14 the tells).
+	for _, i := range []int{20, 19} {
+		f, g := truth(float64(i) * 0.2)
+		idx := i
+		if _, err := v.Tell(ctx, "a", &study.TellRequest{Index: &idx, F: &f, G: g}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := v.Ask(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Retract(ctx, "a", 14); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Ask(ctx, "a"); err != nil { // pending again
+		t.Fatal(err)
+	}
+	f0, g0 := boxTruth([]float64{0.1, 0.1})
+	if _, err := v.Tell(ctx, "b", &study.TellRequest{X: []float64{0.1, 0.1}, F: &f0, G: g0}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Ask(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	list, err := v.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := fmt.Sprint(names(list)); names != "[a b empty]" {
+		t.Fatalf("list names %s", names)
+	}
+	for _, in := range list {
+		sum, err := v.Show(ctx, in.Study)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pending := 0
+		if sum.Pending != nil {
+			pending = 1
+		}
+		want := study.StudyInfo{Study: sum.Study, Algorithm: sum.Algorithm, Box: sum.Box != nil, Actions: sum.Actions, Dim: sum.Dim,
+			Constraints: sum.Constraints, Horizon: sum.Horizon, Rounds: sum.Rounds, Retracted: sum.Retracted,
+			Violations: sum.Violations, Pending: pending, Created: in.Created, Updated: in.Updated}
+		if in != want {
+			t.Errorf("list has %+v, the study %+v", in, want)
+		}
+		if !in.Created.Equal(sum.Created) || in.Updated.Before(in.Created) {
+			t.Errorf("%s: created %v (show %v), updated %v", in.Study, in.Created, sum.Created, in.Updated)
+		}
+	}
+	// The case the counts must catch: a violation in force, a retraction,
+	// a pending ask after it.
+	if a := list[0]; a.Violations != 1 || a.Retracted != 1 || a.Pending != 1 || a.Rounds != 7 {
+		t.Errorf("study a: %+v, want 7 rounds, 1 violation, 1 retracted, 1 pending", a)
+	}
+}
+
+func names(list []study.StudyInfo) []string {
+	var out []string
+	for _, in := range list {
+		out = append(out, in.Study)
+	}
+	return out
+}
+
+// TestViewPosterior: the posterior is given over finite sets of dimension
+// 1 and 2 up to ViewMaxActions actions, and skipped with a reason for a
+// larger set, a higher dimension and a box.
+func TestViewPosterior(t *testing.T) {
+	ctx := context.Background()
+	v, _ := newService(t, filepath.Join(t.TempDir(), "s.db"))
+	grid := func(g string) string {
+		return strings.Replace(specYAML, "{grid: {bounds: [[0, 4]], points: [21]}}", g, 1)
+	}
+	for _, tc := range []struct {
+		name, spec string
+		actions    int    // with a posterior: its size
+		skipped    string // else a word of the reason
+	}{
+		{"one", specYAML, 21, ""},
+		{"two", grid("{grid: {bounds: [[0, 4], [0, 1]], points: [21, 5]}}"), 105, ""},
+		{"cap", grid(fmt.Sprintf("{grid: {bounds: [[0, 4]], points: [%d]}}", study.ViewMaxActions)), study.ViewMaxActions, ""},
+		{"large", grid(fmt.Sprintf("{grid: {bounds: [[0, 4]], points: [%d]}}", study.ViewMaxActions+1)), 0, "10001 actions"},
+		{"three", grid("{grid: {bounds: [[0, 4], [0, 1], [0, 1]], points: [21, 2, 2]}}"), 0, "dimension 3"},
+		{"box", boxSpecYAML, 0, "box"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := v.Create(ctx, tc.name, resolved(t, tc.spec)); err != nil {
+				t.Fatal(err)
+			}
+			a, err := v.Ask(ctx, tc.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vw, err := v.View(ctx, tc.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(vw.Pending) != 1 || vw.Pending[0].Ask != a.Ask || !slices.Equal(vw.Pending[0].X, a.X) {
+				t.Errorf("pending %+v, want ask %+v", vw.Pending, a)
+			}
+			if len(vw.Thresholds) != 1 || vw.Summary == nil || vw.Summary.Study != tc.name || len(vw.Seeds) != 1 {
+				t.Errorf("view %+v", vw)
+			}
+			if tc.skipped != "" {
+				if vw.Posterior != nil || !strings.Contains(vw.PosteriorSkipped, tc.skipped) {
+					t.Errorf("posterior %v, skipped %q: want it skipped for %q", vw.Posterior != nil, vw.PosteriorSkipped, tc.skipped)
+				}
+				return
+			}
+			p := vw.Posterior
+			if p == nil {
+				t.Fatalf("no posterior: %s", vw.PosteriorSkipped)
+			}
+			n := tc.actions
+			if len(p.X) != n || len(p.F.Mean) != n || len(p.F.Std) != n || len(p.Safe) != n || len(p.G) != 1 || len(p.G[0].Mean) != n || p.SqrtBeta != 2 {
+				t.Errorf("posterior sizes x %d, f %d/%d, safe %d, g %d, √β %v; want %d actions, one constraint, √β = 2 (beta: 4)",
+					len(p.X), len(p.F.Mean), len(p.F.Std), len(p.Safe), len(p.G), p.SqrtBeta, n)
+			}
+		})
+	}
+}
+
+// TestViewFollowsAnotherProcess: a study told through another service on
+// the same file (another process) shows the tell in the next View.
+func TestViewFollowsAnotherProcess(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "s.db")
+	server, _ := newService(t, path)
+	cli, _ := newService(t, path)
+	if err := server.Create(ctx, "s", resolved(t, specYAML)); err != nil {
+		t.Fatal(err)
+	}
+	drive(t, server, "s", 2)
+	if vw, err := server.View(ctx, "s"); err != nil || len(vw.Observations) != 2 {
+		t.Fatalf("view: %v", err)
+	}
+	drive(t, cli, "s", 3)
+	vw, err := server.View(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vw.Observations) != 5 || vw.Summary.Rounds != 5 {
+		t.Errorf("view after another process told 3 more: %d observations, %d rounds; want 5", len(vw.Observations), vw.Summary.Rounds)
+	}
+}
+
+// TestViewVersion: the version counts the events; a study's view at one
+// version is the same JSON whenever it is read, by this service or by
+// another that replayed the records (what a cache of encoded views keyed
+// by version relies on), and differs after a tell.
+func TestViewVersion(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "s.db")
+	v, _ := newService(t, path)
+	if err := v.Create(ctx, "s", resolved(t, specYAML)); err != nil {
+		t.Fatal(err)
+	}
+	drive(t, v, "s", 5)
+	if _, err := v.Ask(ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	encode := func(v *study.Service) (int, string) {
+		t.Helper()
+		vw, err := v.View(ctx, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(vw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return vw.Version, string(b)
+	}
+	ver, first := encode(v)
+	if n, err := v.Version(ctx, "s"); err != nil || n != ver || ver != 11 {
+		t.Fatalf("versions %d (Version) and %d (View), want 11 events (%v)", n, ver, err)
+	}
+	if _, again := encode(v); again != first {
+		t.Errorf("two views of version %d differ", ver)
+	}
+	replayed, _ := newService(t, path)
+	if _, again := encode(replayed); again != first {
+		t.Errorf("the view of version %d differs after a replay:\n%s\n%s", ver, first, again)
+	}
+	drive(t, v, "s", 1) // tells the pending ask: one event
+	if ver2, after := encode(v); ver2 != ver+1 || after == first {
+		t.Errorf("after a tell: version %d, want %d, and a new view", ver2, ver+1)
+	}
+}

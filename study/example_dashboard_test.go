@@ -1,0 +1,48 @@
+package study_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/safegp/safegp/study"
+)
+
+// The dashboard's reads: List summarizes every study from the records,
+// View gives what the page draws of one. Neither changes a study.
+func ExampleService_View() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "safegp-example-*")
+	defer os.RemoveAll(dir)
+	st, _ := study.Open(filepath.Join(dir, "studies.db"), study.OpenOptions{Create: true})
+	defer st.Close()
+	v := study.NewService(st, study.ServiceOptions{})
+	spec, _ := study.ParseSpec([]byte(specYAML)) // 21 actions on [0, 4], one constraint
+	res, _ := spec.Resolve(".")
+	if err := v.Create(ctx, "gains", res); err != nil {
+		panic(err)
+	}
+	for _, i := range []int{10, 12} { // measurements at x = 2 and 2.4
+		f, g := truth(res.X[i][0])
+		if _, err := v.Tell(ctx, "gains", &study.TellRequest{Index: &i, F: &f, G: g}); err != nil {
+			panic(err)
+		}
+	}
+	if _, err := v.Ask(ctx, "gains"); err != nil {
+		panic(err)
+	}
+
+	list, _ := v.List(ctx)
+	for _, s := range list {
+		fmt.Printf("%s: %s, %d actions, %d/%d rounds, %d pending\n", s.Study, s.Algorithm, s.Actions, s.Rounds, s.Horizon, s.Pending)
+	}
+	view, _ := v.View(ctx, "gains")
+	p := view.Posterior
+	fmt.Printf("%d observations, thresholds %v, pending ask %d\n", len(view.Observations), view.Thresholds, view.Pending[0].Ask)
+	fmt.Printf("posterior over %d actions, √β = %g, mean of f at x = %g: %.2f\n", len(p.X), p.SqrtBeta, p.X[11][0], p.F.Mean[11])
+	// Output:
+	// gains: sgp-ucb, 21 actions, 2/30 rounds, 1 pending
+	// 2 observations, thresholds [0], pending ask 3
+	// posterior over 21 actions, √β = 2, mean of f at x = 2.2: -0.69
+}
