@@ -48,6 +48,7 @@ func Handler(svc *study.Service, opt Options) http.Handler {
 	})
 	mux.Handle("POST /v1/studies", h.auth(h.create))
 	mux.Handle("POST /v1/studies/{name}/ask", h.auth(h.ask))
+	mux.Handle("POST /v1/studies/{name}/heartbeat", h.auth(h.heartbeat))
 	mux.Handle("POST /v1/studies/{name}/tell", h.auth(h.tell))
 	mux.Handle("POST /v1/studies/{name}/retract", h.auth(h.retract))
 	mux.Handle("POST /v1/studies/{name}/import", h.auth(h.importData, "application/json", "text/csv"))
@@ -154,9 +155,11 @@ func status(err error) int {
 	case errors.Is(err, study.ErrNotFound), errors.Is(err, study.ErrUnknownAsk), errors.Is(err, study.ErrUnknownObservation):
 		return http.StatusNotFound
 	case errors.Is(err, study.ErrExists), errors.Is(err, study.ErrAlreadyTold), errors.Is(err, study.ErrStale),
-		errors.Is(err, study.ErrHorizon), errors.Is(err, study.ErrWithdrawn), errors.Is(err, study.ErrAlreadyRetracted):
+		errors.Is(err, study.ErrHorizon), errors.Is(err, study.ErrWithdrawn), errors.Is(err, study.ErrAlreadyRetracted),
+		errors.Is(err, study.ErrNoAsk):
 		return http.StatusConflict
-	case errors.Is(err, study.ErrBadTell), errors.Is(err, study.ErrBadRetract), errors.Is(err, study.ErrBadImport), errors.Is(err, study.ErrBadPoints), errors.Is(err, study.ErrSpec), errors.Is(err, study.ErrBadName), errors.Is(err, errBadRequest):
+	case errors.Is(err, study.ErrBadTell), errors.Is(err, study.ErrBadRetract), errors.Is(err, study.ErrBadImport), errors.Is(err, study.ErrBadPoints), errors.Is(err, study.ErrSpec), errors.Is(err, study.ErrBadName), errors.Is(err, errBadRequest),
+		errors.Is(err, study.ErrBadAsk):
 		return http.StatusBadRequest
 	case errors.Is(err, context.Canceled):
 		return 499 // client closed the request
@@ -241,18 +244,6 @@ func decodeCreate(body []byte) (name string, spec *study.Spec, err error) {
 		return "", nil, fmt.Errorf("%w: decision_set.file: over HTTP give the actions inline (decision_set: {actions: [[…], …]}) or a grid", study.ErrSpec)
 	}
 	return *req.Name, spec, nil
-}
-
-func (h *handler) ask(w http.ResponseWriter, r *http.Request) error {
-	if _, err := readBody(w, r, MaxBody); err != nil {
-		return err
-	}
-	a, err := h.svc.Ask(r.Context(), r.PathValue("name"))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, a)
-	return nil
 }
 
 func (h *handler) tell(w http.ResponseWriter, r *http.Request) error {

@@ -24,8 +24,19 @@ const studyUsage = `Usage: safegp study COMMAND --db FILE [--study NAME] ...
 Durable ask/tell studies for tuning a real system (the specification format
 is in the README). Commands:
   create SPEC.yaml     create a study from a specification
-  ask                  print the next action to try, as JSON {"ask", "index", "x"};
-                       asking again before telling returns the same ask
+  ask [--count K] [--lease SECONDS]
+                       print the next action to try, as JSON {"ask", "index", "x"};
+                       asking again before telling returns the same ask.
+                       --count K: a batch of up to K (1 … 64) asks to measure
+                       in parallel, as {"asks": [...]}: the pending ones first,
+                       then new ones, all in the safe set of the observations
+                       so far and spread apart. --lease S: each ask handed out
+                       is leased for S seconds ("lease_until"): no other ask
+                       hands it out until the lease ends or it is told, so
+                       parallel workers each get their own
+  heartbeat --ask ID --lease SECONDS
+                       renew the lease of pending ask ID: it then ends SECONDS
+                       from now
   tell --ask ID --f V --g V1[,V2…] [--noise-std S]
   tell --index I --f V --g V1[,V2…]   an observation made outside the loop,
   tell --x X1[,X2…] --f V --g V1[,V2…]   at an action or at any point;
@@ -52,7 +63,9 @@ database and refuses any other file without writing to it. show, export,
 plot and posterior only read it.
 
 A study takes at most horizon observations (retracted ones do not count):
-ask then refuses. A tell of an ask already handed out is always accepted;
+ask then refuses, and hands out no more asks than the horizon leaves room
+for beside the pending ones. A tell of an ask already handed out is always
+accepted, leased or not;
 a tell --index or --x, or an import, is refused when it would exceed the
 horizon, counting a pending ask. A tell warns on stderr about a value more than 6 posterior
 standard deviations from the model's mean: retract it if it is a typo.
@@ -118,6 +131,7 @@ type studyCommand struct {
 var studyCommands = map[string]studyCommand{
 	"create":    {args: 1, flags: createFlags},
 	"ask":       {flags: askFlags},
+	"heartbeat": {flags: heartbeatFlags},
 	"tell":      {flags: tellFlags},
 	"import":    {args: 1, flags: importFlags},
 	"posterior": {args: 1, flags: posteriorFlags},
@@ -224,15 +238,44 @@ func createFlags(*flag.FlagSet) func(*studySession) error {
 	}
 }
 
-func askFlags(*flag.FlagSet) func(*studySession) error {
+func askFlags(fs *flag.FlagSet) func(*studySession) error {
+	count := fs.Int("count", 0, "hand out up to `k` asks (1 … 64) and print {\"asks\": [...]}")
+	lease := fs.Float64("lease", 0, "lease the asks for `SECONDS`: no other ask hands them out until then (renew with heartbeat)")
 	return func(s *studySession) error {
+		opt := study.AskOptions{Count: *count, LeaseSeconds: *lease}
+		if s.given["count"] && *count < 1 {
+			return fmt.Errorf("%w: --count %d: want 1 … %d asks", study.ErrBadAsk, *count, study.MaxBatch)
+		}
 		svc, done, err := s.open(study.OpenOptions{})
 		if err != nil {
 			return err
 		}
 		defer done()
-		var a *study.AskAnswer
-		if err := retryWrite(func() (err error) { a, err = svc.Ask(s.ctx, s.name); return err }); err != nil {
+		var as []*study.AskAnswer
+		if err := retryWrite(func() (err error) { as, err = svc.AskBatch(s.ctx, s.name, opt); return err }); err != nil {
+			return err
+		}
+		if s.given["count"] {
+			return json.NewEncoder(s.stdout).Encode(study.BatchAnswer{Asks: as})
+		}
+		return json.NewEncoder(s.stdout).Encode(as[0])
+	}
+}
+
+func heartbeatFlags(fs *flag.FlagSet) func(*studySession) error {
+	askID := fs.Int("ask", 0, "the pending ask `id` whose lease to renew")
+	lease := fs.Float64("lease", 0, "the lease then ends `SECONDS` from now")
+	return func(s *studySession) error {
+		if !s.given["ask"] || !s.given["lease"] {
+			return fmt.Errorf("%w: --ask and --lease are required", study.ErrBadAsk)
+		}
+		svc, done, err := s.open(study.OpenOptions{})
+		if err != nil {
+			return err
+		}
+		defer done()
+		var a *study.LeaseAnswer
+		if err := retryWrite(func() (err error) { a, err = svc.Heartbeat(s.ctx, s.name, *askID, *lease); return err }); err != nil {
 			return err
 		}
 		return json.NewEncoder(s.stdout).Encode(a)
@@ -460,7 +503,10 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 		if sum.Retracted > 0 {
 			fmt.Fprintf(w, "retracted: %d observation(s), counted nowhere above\n", sum.Retracted)
 		}
-		if sum.Pending != nil {
+		switch {
+		case len(sum.PendingAsks) > 1:
+			fmt.Fprintf(w, "pending asks: %s\n", strings.ReplaceAll(strings.Trim(jsonText(sum.PendingAsks), "[]"), ",", ", "))
+		case sum.Pending != nil:
 			fmt.Fprintf(w, "pending ask: %d\n", *sum.Pending)
 		}
 		if sum.Best != nil {
