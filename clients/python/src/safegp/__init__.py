@@ -14,6 +14,13 @@ library only (``urllib`` and ``json``)::
         study.tell(a, f, [g])
     print(study.summary())
 
+Parallel workers take batches of asks, each leased so that no other worker
+gets it while the lease runs::
+
+    for a in study.ask_batch(4, lease_seconds=600):
+        ...                                      # measure a.x, heartbeat if slow
+        study.tell(a, f, [g])
+
 Every error the server answers is raised as :class:`SafegpError` (or one of
 its subclasses) carrying the server's message and the HTTP status. Numbers
 that are not finite (NaN, ±inf) are refused by the client with
@@ -111,11 +118,24 @@ class Ask:
         id: the ask's id, passed back to :meth:`Study.tell`.
         x: the point to measure.
         index: the action's index in a finite decision set (None for a box).
+        lease_until: the end of the ask's lease, RFC 3339 in UTC (e.g.
+            ``"2026-03-01T12:00:30.000Z"``), when it was asked with
+            ``lease_seconds``; None otherwise.
     """
 
     id: int
     x: List[float]
     index: Optional[int] = None
+    lease_until: Optional[str] = None
+
+    @staticmethod
+    def _from(r: JSON) -> "Ask":
+        return Ask(
+            id=int(r["ask"]),
+            x=[float(v) for v in r["x"]],
+            index=r.get("index"),
+            lease_until=r.get("lease_until"),
+        )
 
 
 class Client:
@@ -194,14 +214,63 @@ class Study:
     def __repr__(self) -> str:
         return f"Study({self.name!r})"
 
-    def ask(self) -> Ask:
+    def ask(self, lease_seconds: Optional[float] = None) -> Ask:
         """Ask for the next action to measure (POST …/ask).
 
+        Without a lease, asking again before telling returns the same ask.
+
+        Args:
+            lease_seconds: lease the ask for that long (> 0, at most a
+                week): no other ask call gets it until the lease ends or it
+                is told; renew it with :meth:`heartbeat`.
+
         Raises:
-            Conflict: the study is at its horizon.
+            Conflict: the study is at its horizon, or every pending ask is
+                leased and no other can be handed out.
         """
-        r = self.client.request("POST", self._path + "/ask")
-        return Ask(id=int(r["ask"]), x=[float(v) for v in r["x"]], index=r.get("index"))
+        body: JSON = {}
+        if lease_seconds is not None:
+            body["lease_seconds"] = float(lease_seconds)
+        return Ask._from(self.client.request("POST", self._path + "/ask", body))
+
+    def ask_batch(self, count: int, lease_seconds: Optional[float] = None) -> List[Ask]:
+        """Ask for up to ``count`` actions to measure in parallel
+        (POST …/ask with ``"count"``).
+
+        The pending asks not leased to another caller come first, oldest
+        first, then new ones: every one in the safe set of the observations
+        so far, spread apart (the policy conditions its variance on the
+        pending asks). The batch is shorter when the horizon or the safe set
+        leaves no room for more.
+
+        Args:
+            count: the most asks to return, 1 … 64.
+            lease_seconds: lease every ask returned for that long, as for
+                :meth:`ask`, so that parallel workers each get their own.
+
+        Raises:
+            Conflict: the study is at its horizon, or nothing can be handed
+                out (every pending ask is leased).
+        """
+        body: JSON = {"count": int(count)}
+        if lease_seconds is not None:
+            body["lease_seconds"] = float(lease_seconds)
+        r = self.client.request("POST", self._path + "/ask", body)
+        return [Ask._from(a) for a in r["asks"]]
+
+    def heartbeat(self, ask: Union[Ask, int], lease_seconds: float) -> JSON:
+        """Renew the lease of a pending ask: it then ends ``lease_seconds``
+        from now (POST …/heartbeat).
+
+        Returns:
+            the server's answer, ``{"ask": id, "lease_until": "…"}``.
+
+        Raises:
+            NotFound: an unknown ask.
+            Conflict: the ask was already told or withdrawn.
+        """
+        body: JSON = {"ask": ask.id if isinstance(ask, Ask) else int(ask), "lease_seconds": float(lease_seconds)}
+        return self.client.request("POST", self._path + "/heartbeat", body)
 
     def tell(
         self,
