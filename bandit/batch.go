@@ -3,10 +3,10 @@ package bandit
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/safegp/safegp/gp"
-	"github.com/safegp/safegp/internal/argmax"
 )
 
 // MaxBatch is the most asks a policy holds pending at once: AskNew hands
@@ -62,16 +62,17 @@ type Batcher interface {
 }
 
 // BatchBytes estimates the scratch of batches of up to MaxBatch asks for
-// a policy of spec s over n actions with m constraints: the hallucinated
-// variance of every GP (gp.HallucinatedBytes) and the pending flags.
+// a policy of spec s over n actions with m constraints and at most
+// horizon observations: the hallucinated variance of every GP
+// (gp.HallucinatedBytes), the candidates and the pending flags.
 // bandit.Bytes leaves it out (a simulation never batches); a study, which
 // may, adds it.
-func BatchBytes(s *Spec, n, m int) int64 {
+func BatchBytes(s *Spec, n, m, horizon int) int64 {
 	gps := int64(m + 1)
 	if s.Name == "gp-ucb-oracle" {
 		gps = 1
 	}
-	return gps*gp.HallucinatedBytes(n, MaxBatch) + int64(n) + 64*MaxBatch
+	return gps*gp.HallucinatedBytes(n, MaxBatch, horizon) + 9*int64(n) + 64*MaxBatch
 }
 
 // BoxBatchBytes is BatchBytes for line-bo (spec s) on a box with m
@@ -79,23 +80,38 @@ func BatchBytes(s *Spec, n, m int) int64 {
 // Points + horizon actions (see BoxBytes).
 func BoxBatchBytes(s *Spec, m, horizon int) int64 {
 	l := s.LineOptions()
-	return BatchBytes(&l.Inner, l.Points+horizon, m)
+	return BatchBytes(&l.Inner, l.Points+horizon, m, horizon)
 }
 
 // hallucination is a policy's batch state: the actions pending, in the
-// order handed out, and per GP the variance conditioned on them. It is
-// brought up to date lazily, for the GPs a choice reads only, and kept
-// between AskNew calls so that each adds one point; a tell invalidates
-// it (dirty), since the GPs and the pending asks change.
+// order handed out, and per GP the variance conditioned on them at the
+// candidates of the coming choice (the actions it may choose: the real
+// safe set or a part of it), which is all a choice reads. It is brought
+// up to date lazily, for the GPs a choice reads only, and kept between
+// AskNew calls so that each adds one point; a tell invalidates it
+// (dirty), since the GPs, the candidates and the pending asks change.
 type hallucination struct {
 	pending   []int  // the pending actions, oldest first
 	isPending []bool // per action, nil until the first batch
 	dirty     bool   // a tell since: rebuild from the loop's pending asks
 	gps       []gp.Hallucinated
-	reset     []bool // per GP: Reset before the next use
-	js        []int  // scratch: the GPs to bring up to date
-	free      []int  // scratch: seeds not pending
+	// kind is, per GP, the candidate set its rows are (one of the cand
+	// constants; 0: to be reset): within a round each set is fixed.
+	kind []int
+	js   []int // scratch: the GPs to bring up to date
+	rows []int // scratch: the candidates
+	free []int // scratch: seeds not pending
 }
+
+// The candidate sets a choice hallucinates on.
+const (
+	candSeed      = 1 + iota // the seed set D^w
+	candPhase2               // SGP-UCB's phase 2: D^s_t (with the seeds for keep_seed)
+	candTrueSafe             // the oracle's D^s_0
+	candGM                   // SafeOpt's G_t ∪ M_t
+	candExpanders            // StageOpt's G_t
+	candSafe                 // S_t
+)
 
 // sync makes the pending actions those of the asks pending (oldest
 // first): after a tell it starts over, else it appends the asks handed
@@ -105,16 +121,14 @@ func (m *models) sync(pending []Ask) {
 	if h.isPending == nil {
 		h.isPending = make([]bool, len(m.set.X))
 		h.gps = make([]gp.Hallucinated, 1+len(m.g))
-		h.reset = make([]bool, len(h.gps))
+		h.kind = make([]int, len(h.gps))
 	}
 	if h.dirty || len(h.pending) > len(pending) {
 		for _, i := range h.pending {
 			h.isPending[i] = false
 		}
 		h.pending = h.pending[:0]
-		for j := range h.reset {
-			h.reset[j] = true
-		}
+		clear(h.kind)
 		h.dirty = false
 	}
 	for _, a := range pending[len(h.pending):] {
@@ -134,75 +148,113 @@ func (m *models) gpAt(j int) *gp.Model {
 	return m.g[j-1]
 }
 
+// candidates lists the actions with in(i), ascending, in the scratch
+// rows, and returns it.
+func (m *models) candidates(in func(i int) bool) []int {
+	rows := m.hall.rows[:0]
+	for i := range m.set.X {
+		if in(i) {
+			rows = append(rows, i)
+		}
+	}
+	m.hall.rows = rows
+	return rows
+}
+
 // hallucinate brings the hallucinated variance of the GPs js (0: f, 1+k:
-// g_k) up to the pending actions: each adds the points pending since it
-// was last brought up, at O(N·t) each. Several GPs with much to add run
-// concurrently, as observe does.
-func (m *models) hallucinate(js []int) {
+// g_k) at the candidates rows, of kind kind, up to the pending actions:
+// each adds the points pending since it was last brought up, at O(R·t)
+// for R candidates. Several GPs with much to add run concurrently, as
+// observe does.
+func (m *models) hallucinate(js, rows []int, kind int) {
 	h := &m.hall
 	work := 0
 	for _, j := range js {
 		g := m.gpAt(j)
-		if h.reset[j] || !h.gps[j].Current(g) {
-			h.gps[j].Reset(g)
-			h.reset[j] = false
+		if h.kind[j] != kind || !h.gps[j].Current(g) {
+			h.gps[j].ResetRows(g, rows)
+			h.kind[j] = kind
 		}
 		work += len(h.pending) - h.gps[j].Len()
 	}
-	bring := func(j int) {
-		hg := &h.gps[j]
-		for _, i := range h.pending[hg.Len():] {
-			hg.Add(i)
-		}
-	}
-	if len(js) < 2 || work*m.f.N()*max(m.t, 1) < parallelObserve {
+	if len(js) < 2 || work*len(rows)*max(m.t, 1) < parallelObserve {
 		for _, j := range js {
-			bring(j)
+			h.bring(j)
 		}
 		return
 	}
 	var wg sync.WaitGroup
 	for _, j := range js[1:] {
-		wg.Go(func() { bring(j) })
+		wg.Go(func() { h.bring(j) })
 	}
-	bring(js[0])
+	h.bring(js[0])
 	wg.Wait()
 }
 
-// hallucinateF brings f's hallucinated variance up to date.
-func (m *models) hallucinateF() {
-	m.hall.js = append(m.hall.js[:0], 0)
-	m.hallucinate(m.hall.js)
+// bring adds to GP j's hallucination the points pending since.
+func (h *hallucination) bring(j int) {
+	hg := &h.gps[j]
+	for _, i := range h.pending[hg.Len():] {
+		hg.Add(i)
+	}
 }
 
-// hallucinateSafety brings the hallucinated variance of the GPs of the
-// safety conditions up to date (f's with an objective threshold).
-func (m *models) hallucinateSafety() {
+// hallucinateF brings f's hallucinated variance at rows up to date.
+func (m *models) hallucinateF(rows []int, kind int) {
+	m.hall.js = append(m.hall.js[:0], 0)
+	m.hallucinate(m.hall.js, rows, kind)
+}
+
+// hallucinateSafety brings the hallucinated variance at rows of the GPs
+// of the safety conditions up to date (f's with an objective threshold).
+func (m *models) hallucinateSafety(rows []int, kind int) {
 	js := m.hall.js[:0]
 	for _, c := range m.safety {
-		js = append(js, c.j)
+		if !slices.Contains(js, c.j) {
+			js = append(js, c.j)
+		}
 	}
 	m.hall.js = js
-	m.hallucinate(js)
+	m.hallucinate(js, rows, kind)
 }
 
-// hallucinateAll brings every GP's hallucinated variance up to date.
-func (m *models) hallucinateAll() {
+// hallucinateAll brings every GP's hallucinated variance at rows up to
+// date.
+func (m *models) hallucinateAll(rows []int, kind int) {
 	js := m.hall.js[:0]
 	for j := range m.hall.gps {
 		js = append(js, j)
 	}
 	m.hall.js = js
-	m.hallucinate(js)
+	m.hallucinate(js, rows, kind)
 }
 
-// hallStd is GP j's hallucinated posterior standard deviation at action i.
-func (m *models) hallStd(j, i int) float64 {
-	return math.Sqrt(math.Max(m.hall.gps[j].Var()[i], 0))
+// hallStd is GP j's hallucinated posterior standard deviation at row r of
+// its candidates.
+func (m *models) hallStd(j, r int) float64 {
+	return math.Sqrt(math.Max(m.hall.gps[j].Var()[r], 0))
 }
 
-// hallUpperF is u_f with the hallucinated σ_f.
-func (m *models) hallUpperF(i int) float64 { return m.f.Mean()[i] + m.sqb*m.hallStd(0, i) }
+// hallUpperF is u_f with the hallucinated σ_f at action i, row r.
+func (m *models) hallUpperF(r, i int) float64 { return m.f.Mean()[i] + m.sqb*m.hallStd(0, r) }
+
+// argmaxRows returns the candidate of rows not pending with the largest
+// score(r, i) — r its row, i the action — the lowest action on ties, and
+// its row; −1, −1 when every candidate is pending. A NaN score loses to
+// any number (internal/argmax's rule).
+func (m *models) argmaxRows(rows []int, score func(r, i int) float64) (best, row int) {
+	best, row = -1, -1
+	bv := 0.0
+	for r, i := range rows {
+		if m.hall.isPending[i] {
+			continue
+		}
+		if v := score(r, i); best < 0 || v > bv || (bv != bv && v == v) {
+			best, row, bv = i, r, v
+		}
+	}
+	return best, row
+}
 
 // AskNew implements Batcher.
 func (l *loop) AskNew() (Ask, bool, error) {
@@ -249,36 +301,38 @@ func (s *sgpUCB) chooseNew() int {
 			}
 			return free[s.opt.Rand.IntN(len(free))]
 		}
-		s.hallucinateSafety()
-		return argmax.Func(len(s.set.X), s.freeSeed, s.hallConstraintStd)
+		rows := s.candidates(s.inSeed)
+		s.hallucinateSafety(rows, candSeed)
+		a, _ := s.argmaxRows(rows, s.hallConstraintStd)
+		return a
 	}
-	s.hallucinateF()
+	in, kind := s.inPhase2, candPhase2
 	if s.size == 0 && !s.keepSeed {
 		// D^s_t is empty: the seed set, as choose falls back to.
-		return argmax.Func(len(s.set.X), s.freeSeed, s.hallUpperF)
+		in, kind = s.inSeed, candSeed
 	}
-	return argmax.Func(len(s.set.X), s.freeInPhase2, s.hallUpperF)
+	rows := s.candidates(in)
+	s.hallucinateF(rows, kind)
+	a, _ := s.argmaxRows(rows, s.hallUpperF)
+	return a
 }
 
-func (s *sgpUCB) freeSeed(i int) bool     { return s.isSeed[i] && s.free(i) }
-func (s *sgpUCB) freeInPhase2(i int) bool { return s.inPhase2(i) && s.free(i) }
-
-// hallConstraintStd is constraintStd with the hallucinated σ.
-func (s *sgpUCB) hallConstraintStd(i int) float64 {
+// hallConstraintStd is constraintStd with the hallucinated σ at row r.
+func (s *sgpUCB) hallConstraintStd(r, _ int) float64 {
 	u := 0.0
 	for _, c := range s.safety {
-		u = max(u, s.hallStd(c.j, i))
+		u = max(u, s.hallStd(c.j, r))
 	}
 	return u
 }
 
 // chooseNew implements rule: argmax over D^s_0 of the hallucinated u_f.
 func (o *oracle) chooseNew() int {
-	o.hallucinateF()
-	return argmax.Func(len(o.set.X), o.freeTrueSafe, o.hallUpperF)
+	rows := o.candidates(o.inTrueSafe)
+	o.hallucinateF(rows, candTrueSafe)
+	a, _ := o.argmaxRows(rows, o.hallUpperF)
+	return a
 }
-
-func (o *oracle) freeTrueSafe(i int) bool { return o.safe[i] && o.free(i) }
 
 // chooseNew implements rule, as choose does on the real S_t, M_t and G_t.
 func (o *safeOpt) chooseNew() int {
@@ -286,22 +340,27 @@ func (o *safeOpt) chooseNew() int {
 	switch {
 	case o.variant == variantSafeOpt || (o.variant == variantMC && o.phase.in(t)):
 		o.sets(t, true)
-		o.hallucinateAll()
-		return o.argmax(o.hallWidth, o.freeGM)
+		rows := o.candidates(o.inGM)
+		o.hallucinateAll(rows, candGM)
+		a, _ := o.argmaxRows(rows, o.hallWidth)
+		return a
 	case o.variant == variantMC:
 		return o.argmax(o.loF, o.freeSafe)
 	case o.phase.in(t):
 		o.sets(t, false)
-		o.hallucinateSafety()
-		if a := o.argmax(o.hallConstraintWidth, o.freeExpander); a >= 0 && o.hallConstraintWidth(a) > o.eps {
+		rows := o.candidates(o.inExpanders)
+		o.hallucinateSafety(rows, candExpanders)
+		if a, r := o.argmaxRows(rows, o.hallConstraintWidth); a >= 0 && o.hallConstraintWidth(r, a) > o.eps {
 			return a
 		}
 		// Every expander left is within ε under the hallucination:
 		// stage 2's choice for this ask, without ending stage 1, which
 		// only the real widths end (choose).
 	}
-	o.hallucinateF()
-	return o.argmax(o.hallHiF, o.freeSafe)
+	rows := o.candidates(o.inSafe)
+	o.hallucinateF(rows, candSafe)
+	a, _ := o.argmaxRows(rows, o.hallHiF)
+	return a
 }
 
 // sets computes M_t (when withM) and G_t for round t unless choose or an
@@ -318,16 +377,14 @@ func (o *safeOpt) sets(t int, withM bool) {
 	}
 }
 
-func (o *safeOpt) freeSafe(i int) bool     { return o.safe[i] && o.free(i) }
-func (o *safeOpt) freeGM(i int) bool       { return o.inGM(i) && o.free(i) }
-func (o *safeOpt) freeExpander(i int) bool { return o.inG[i] && o.free(i) }
+func (o *safeOpt) freeSafe(i int) bool { return o.safe[i] && o.free(i) }
 
-// hallBounds is [ℓ_j, u_j] at action i with GP j's hallucinated σ: in
-// lipschitz mode intersected with the bounds kept so far, and replacing
-// them when the two are disjoint, as bounds does.
-func (o *safeOpt) hallBounds(j, i int) (l, u float64) {
+// hallBounds is [ℓ_j, u_j] at action i, row r, with GP j's hallucinated
+// σ: in lipschitz mode intersected with the bounds kept so far, and
+// replacing them when the two are disjoint, as bounds does.
+func (o *safeOpt) hallBounds(j, r, i int) (l, u float64) {
 	mean := o.gps[j].model.Mean()[i]
-	w := o.sqb * o.hallStd(j, i)
+	w := o.sqb * o.hallStd(j, r)
 	l, u = mean-w, mean+w
 	if o.lip {
 		if nl, nu := math.Max(o.lo[j][i], l), math.Min(o.hi[j][i], u); nl <= nu {
@@ -338,27 +395,27 @@ func (o *safeOpt) hallBounds(j, i int) (l, u float64) {
 }
 
 // hallWidth is width with the hallucinated bounds.
-func (o *safeOpt) hallWidth(i int) float64 {
+func (o *safeOpt) hallWidth(r, i int) float64 {
 	w := math.Inf(-1)
 	for j, g := range o.gps {
-		l, u := o.hallBounds(j, i)
+		l, u := o.hallBounds(j, r, i)
 		w = math.Max(w, (u-l)/scale(g.prior[i]))
 	}
 	return w
 }
 
 // hallConstraintWidth is constraintWidth with the hallucinated bounds.
-func (o *safeOpt) hallConstraintWidth(i int) float64 {
+func (o *safeOpt) hallConstraintWidth(r, i int) float64 {
 	w := math.Inf(-1)
 	for _, c := range o.safety {
-		l, u := o.hallBounds(c.j, i)
+		l, u := o.hallBounds(c.j, r, i)
 		w = math.Max(w, (u-l)/scale(o.gps[c.j].prior[i]))
 	}
 	return w
 }
 
 // hallHiF is u_f with the hallucinated σ_f.
-func (o *safeOpt) hallHiF(i int) float64 {
-	_, u := o.hallBounds(0, i)
+func (o *safeOpt) hallHiF(r, i int) float64 {
+	_, u := o.hallBounds(0, r, i)
 	return u
 }

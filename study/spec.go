@@ -99,7 +99,7 @@ func (r *Resolved) Bytes() int64 {
 	x := memlimit.Mul(n, 8*d+24)
 	pol := bandit.Bytes(&r.Spec.Algorithm, len(r.X), len(r.Spec.Thresholds), r.Spec.ObjectiveThreshold != nil, r.Spec.Horizon, true)
 	// The scratch of a batch of MaxBatch asks (AskBatch).
-	batch := bandit.BatchBytes(&r.Spec.Algorithm, len(r.X), len(r.Spec.Thresholds))
+	batch := bandit.BatchBytes(&r.Spec.Algorithm, len(r.X), len(r.Spec.Thresholds), r.Spec.Horizon)
 	events := memlimit.Mul(2*T, 160+8*m) // an ask and a tell a round
 	// Any tell may be at a point outside the decision set: its event and
 	// each of the m+1 GPs keep a copy (gp.Bytes counts the headers).
