@@ -23,8 +23,17 @@ func batchSpec(alg string, h int) string {
 }
 
 func batchTruth(x []float64) (float64, []float64) {
+	if len(x) == 2 { // batchBoxSpec's
+		return -(x[0]-1)*(x[0]-1) - (x[1]-0.5)*(x[1]-0.5), []float64{1.2 - x[0]*x[0] - x[1]*x[1]}
+	}
 	return -(x[0] - 2.5) * (x[0] - 2.5), []float64{1.5 - abs(x[0]-2)}
 }
+
+// batchBoxSpec is a line-bo study on a 2-D box (safe within radius 1.1
+// of the origin) with 8 evaluations per line.
+const batchBoxSpec = `{"decision_set": {"box": {"bounds": [[-1, 2], [-1, 2]]}}, "seed_points": [[0.2, 0.3]], "thresholds": [0.0],
+ "model": {"objective": {"kernel": "se", "lengthscale": 0.7}, "constraints": [{"kernel": "se", "lengthscale": 0.7}], "noise_std": 0.05, "delta": 0.1, "beta": 4},
+ "algorithm": {"name": "line-bo", "inner": "safeopt", "safe_set": "gp", "direction": "random", "points": 50, "per_line": 8}, "horizon": 200, "seed": 5}`
 
 func abs(v float64) float64 { return max(v, -v) }
 
@@ -340,13 +349,16 @@ func TestBatchReplay(t *testing.T) {
 		`{"name": "safeopt-mc", "lipschitz": 2, "exploration": {"fixed": 5}}`,
 	}
 	ctx := context.Background()
-	for k, alg := range algs {
+	for k, alg := range append(algs, "box") {
 		t.Run(fmt.Sprint(k), func(t *testing.T) {
 			c := &fakeClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 			path := filepath.Join(t.TempDir(), "b.db")
 			v, done := batchService(t, path, c)
 			defer done()
 			spec := batchSpec(alg, 200)
+			if alg == "box" {
+				spec = batchBoxSpec
+			}
 			if k%2 == 1 {
 				// A fit every 5 tells: fits happen only at an ask call
 				// with nothing pending.
@@ -374,8 +386,13 @@ func TestBatchReplay(t *testing.T) {
 					}
 				}
 				if round == 3 {
-					idx, f, g := 12, -1.0, []float64{0.3}
-					if _, err := v.Tell(ctx, "s", &TellRequest{Index: &idx, F: &f, G: g}); err != nil {
+					req := &TellRequest{X: []float64{1.2}}
+					if alg == "box" {
+						req.X = []float64{0.1, 0.1}
+					}
+					f, g := batchTruth(req.X)
+					req.F, req.G = &f, g
+					if _, err := v.Tell(ctx, "s", req); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -410,7 +427,7 @@ func TestBatchReplay(t *testing.T) {
 			if len(live.pending) == 0 || !slices.Equal(live.pending, r.pending) {
 				t.Fatalf("replayed pending asks %v, live %v", r.pending, live.pending)
 			}
-			if !slices.EqualFunc(live.batcher().Pending(), r.batcher().Pending(), func(a, b bandit.Ask) bool { return a.Index == b.Index }) {
+			if !slices.EqualFunc(live.batcher().Pending(), r.batcher().Pending(), func(a, b bandit.Ask) bool { return a.Index == b.Index && slices.Equal(a.X, b.X) }) {
 				t.Fatalf("the policies' pending asks differ: live %v, replayed %v", live.batcher().Pending(), r.batcher().Pending())
 			}
 			var want []int
@@ -420,7 +437,7 @@ func TestBatchReplay(t *testing.T) {
 			for range 5 {
 				la, lok, lerr := live.batcher().AskNew()
 				ra, rok, rerr := r.batcher().AskNew()
-				if lerr != nil || rerr != nil || lok != rok || la.Index != ra.Index {
+				if lerr != nil || rerr != nil || lok != rok || la.Index != ra.Index || !slices.Equal(la.X, ra.X) {
 					t.Fatalf("next asks: live %d (%v, %v), replayed %d (%v, %v)", la.Index, lok, lerr, ra.Index, rok, rerr)
 				}
 			}
