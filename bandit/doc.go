@@ -7,4 +7,8 @@
 // constraint whose GP is the objective's own, so there may be no
 // constraint at all. β_t's union bound counts GPs, not conditions, and is
 // unchanged by it (SPEC §3).
+//
+// Every policy also hands out batches of asks to measure in parallel
+// (Batcher): within the safe set of the real observations, spread by the
+// variance conditioned on the asks pending (GP-BUCB).
 package bandit

@@ -1,4 +1,5 @@
-// Package server serves studies over HTTP as JSON: create, ask, tell,
-// retract, show and list observations, with bearer-token authentication,
-// size-limited bodies and structured logs.
+// Package server serves studies over HTTP as JSON: create, ask (one, or a
+// batch with leases, and heartbeats renewing them), tell, retract, show
+// and list observations, with bearer-token authentication, size-limited
+// bodies and structured logs.
 package server
