@@ -102,86 +102,26 @@ func (v *Service) AskBatch(ctx context.Context, name string, opt AskOptions) ([]
 				return err
 			}
 		}
-		var (
-			hand   []int   // the asks to hand out: pending ones, then new ones
-			events []Event // the new asks' events
-			until  int64   // the lease's end, Unix ms (0: none)
-		)
+		b := &batchCall{s: s, count: opt.Count}
 		now := v.now()
 		if opt.LeaseSeconds > 0 {
-			until = leaseEnd(now, opt.LeaseSeconds)
+			b.until = leaseEnd(now, opt.LeaseSeconds)
 		}
-		err := v.store.inLeaseTx(ctx, name, len(s.events), func(lt *leaseTx) error {
-			leases, err := lt.leases()
-			if err != nil {
-				return err
+		var err error
+		if len(s.pending) == 0 && b.until == 0 {
+			// Nothing pending and no lease to give: no lease to read
+			// or honour (leases hold pending asks only), and a conflict
+			// on the new events' sequence numbers detects another
+			// process's writes, as for any append. A plain ask after a
+			// tell is then one insert, as it always was.
+			if err = b.askNew(); err == nil && len(b.events) == 1 {
+				err = v.store.append(ctx, name, &b.events[0])
+			} else if err == nil {
+				err = v.store.appendAll(ctx, name, b.events)
 			}
-			held := int64(0) // the first running lease's end, for ErrNoAsk
-			pending := make(map[int]bool, len(s.pending))
-			for _, p := range s.pending {
-				pending[p.ask] = true
-				end, leased := leases[p.ask]
-				if leased && end > now.UnixMilli() {
-					if held == 0 || end < held {
-						held = end
-					}
-					continue
-				}
-				if len(hand) < opt.Count {
-					hand = append(hand, p.ask)
-				}
-			}
-			// Leases of asks no longer pending (told, withdrawn) mean
-			// nothing: drop them.
-			for ask := range leases {
-				if !pending[ask] {
-					if err := lt.drop(ask); err != nil {
-						return err
-					}
-				}
-			}
-			room := s.res.Spec.Horizon - s.nObs - len(s.pending)
-			b := s.batcher()
-			created := time.Now().UTC()
-			for len(hand) < opt.Count && len(events) < room {
-				a, ok, err := b.AskNew()
-				if err != nil {
-					return fmt.Errorf("%w: %w", ErrReplay, err)
-				}
-				if !ok {
-					break
-				}
-				seq := len(s.events) + len(events) + 1
-				events = append(events, Event{Seq: seq, Kind: "ask", Ask: seq, Index: a.Index, X: a.X, Created: created})
-				hand = append(hand, seq)
-			}
-			if len(hand) == 0 {
-				if s.nObs >= s.res.Spec.Horizon {
-					return fmt.Errorf("%w: study %q has its %d observations (retract one to free a round, or create a new study to go on)", ErrHorizon, s.name, s.res.Spec.Horizon)
-				}
-				why := "the policy has no further distinct action to suggest beside them"
-				if room <= 0 {
-					why = fmt.Sprintf("with the %d observations they fill the horizon of %d", s.nObs, s.res.Spec.Horizon)
-				}
-				return fmt.Errorf("%w: study %q: its %d pending ask(s) are leased, the first until %s, and %s; retry when a lease ends (or tell one)", ErrNoAsk, s.name, len(s.pending), leaseTime(held), why)
-			}
-			for i := range events {
-				if err := lt.insert(&events[i]); err != nil {
-					return err
-				}
-			}
-			for _, ask := range hand {
-				if until > 0 {
-					err = lt.set(ask, until)
-				} else if _, leased := leases[ask]; leased {
-					err = lt.drop(ask)
-				}
-				if err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		} else {
+			err = v.store.inLeaseTx(ctx, name, len(s.events), func(lt *leaseTx) error { return b.leased(lt, now) })
+		}
 		switch {
 		case errors.Is(err, ErrHorizon) || errors.Is(err, ErrNoAsk):
 			return err // nothing asked of the policy, nothing written
@@ -190,21 +130,117 @@ func (v *Service) AskBatch(ctx context.Context, name string, opt AskOptions) ([]
 			// from them (Service.with).
 			return writeFailed(err)
 		}
-		for _, e := range events {
+		for _, e := range b.events {
 			if err := s.apply(e); err != nil {
 				return err
 			}
 		}
-		for _, ask := range hand {
+		for _, ask := range b.hand {
 			a := s.answer(ask)
-			if until > 0 {
-				a.LeaseUntil = leaseTime(until)
+			if b.until > 0 {
+				a.LeaseUntil = leaseTime(b.until)
 			}
 			out = append(out, a)
 		}
 		return nil
 	})
 	return out, err
+}
+
+// batchCall is one AskBatch on a study.
+type batchCall struct {
+	s      *Study
+	count  int
+	until  int64   // the lease's end, Unix ms (0: none)
+	hand   []int   // the asks to hand out: pending ones, then new ones
+	events []Event // the new asks' events
+	held   int64   // the first running lease's end, for ErrNoAsk
+}
+
+// leased is AskBatch within the lease transaction lt: the available
+// pending asks, then new ones; the events and leases written.
+func (b *batchCall) leased(lt *leaseTx, now time.Time) error {
+	s := b.s
+	leases, err := lt.leases()
+	if err != nil {
+		return err
+	}
+	pending := make(map[int]bool, len(s.pending))
+	for _, p := range s.pending {
+		pending[p.ask] = true
+		end, leased := leases[p.ask]
+		if leased && end > now.UnixMilli() {
+			if b.held == 0 || end < b.held {
+				b.held = end
+			}
+			continue
+		}
+		if len(b.hand) < b.count {
+			b.hand = append(b.hand, p.ask)
+		}
+	}
+	// Leases of asks no longer pending (told, withdrawn) mean nothing:
+	// drop them.
+	for ask := range leases {
+		if !pending[ask] {
+			if err := lt.drop(ask); err != nil {
+				return err
+			}
+		}
+	}
+	if err := b.askNew(); err != nil {
+		return err
+	}
+	for i := range b.events {
+		if err := lt.insert(&b.events[i]); err != nil {
+			return err
+		}
+	}
+	for _, ask := range b.hand {
+		if b.until > 0 {
+			err = lt.set(ask, b.until)
+		} else if _, leased := leases[ask]; leased {
+			err = lt.drop(ask)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// askNew has the policy hand out new asks after the pending ones in
+// hand, until count, the horizon or its last distinct candidate, and
+// makes their events; it fails with ErrHorizon or ErrNoAsk when there is
+// nothing at all to hand out.
+func (b *batchCall) askNew() error {
+	s := b.s
+	room := s.res.Spec.Horizon - s.nObs - len(s.pending)
+	pol := s.batcher()
+	created := time.Now().UTC()
+	for len(b.hand) < b.count && len(b.events) < room {
+		a, ok, err := pol.AskNew()
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrReplay, err)
+		}
+		if !ok {
+			break
+		}
+		seq := len(s.events) + len(b.events) + 1
+		b.events = append(b.events, Event{Seq: seq, Kind: "ask", Ask: seq, Index: a.Index, X: a.X, Created: created})
+		b.hand = append(b.hand, seq)
+	}
+	if len(b.hand) > 0 {
+		return nil
+	}
+	if s.nObs >= s.res.Spec.Horizon {
+		return fmt.Errorf("%w: study %q has its %d observations (retract one to free a round, or create a new study to go on)", ErrHorizon, s.name, s.res.Spec.Horizon)
+	}
+	why := "the policy has no further distinct action to suggest beside them"
+	if room <= 0 {
+		why = fmt.Sprintf("with the %d observations they fill the horizon of %d", s.nObs, s.res.Spec.Horizon)
+	}
+	return fmt.Errorf("%w: study %q: its %d pending ask(s) are leased, the first until %s, and %s; retry when a lease ends (or tell one)", ErrNoAsk, s.name, len(s.pending), leaseTime(b.held), why)
 }
 
 // batcher is the study's policy as a Batcher: every policy New and

@@ -101,3 +101,25 @@ func leaseEnd(now time.Time, secs float64) int64 {
 	d := time.Duration(secs * float64(time.Second))
 	return now.Add(d + time.Millisecond - 1).UnixMilli()
 }
+
+// appendRetraction records a retraction and drops the study's leases in
+// one transaction: a retraction withdraws every pending ask, and a lease
+// holds a pending ask only.
+func (s *Store) appendRetraction(ctx context.Context, name string, e *Event) error {
+	if s.readOnly {
+		return fmt.Errorf("study %q: the database was opened read-only", name)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	lt := &leaseTx{tx: tx, ctx: ctx, name: name}
+	if err := lt.insert(e); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM leases WHERE study = ?`, name); err != nil {
+		return err
+	}
+	return tx.Commit()
+}

@@ -1081,10 +1081,10 @@ type RetractAnswer struct {
 
 // Retract records that an observation (a tell's sequence number) must no
 // longer count — a mistyped measurement — and rebuilds the policy without
-// it. The observation stays in the records, flagged. A pending ask is
-// withdrawn, since it was chosen with the retracted value. Retracting an
-// unknown observation, an ask, or an observation retracted already is an
-// error that changes nothing.
+// it. The observation stays in the records, flagged. The pending asks are
+// withdrawn, since they were chosen with the retracted value, and their
+// leases dropped. Retracting an unknown observation, an ask, or an
+// observation retracted already is an error that changes nothing.
 func (v *Service) Retract(ctx context.Context, name string, observation int) (*RetractAnswer, error) {
 	var ans *RetractAnswer
 	err := v.with(ctx, name, func(s *Study) error {
@@ -1100,7 +1100,7 @@ func (v *Service) Retract(ctx context.Context, name string, observation int) (*R
 		}
 		e := Event{Seq: len(s.events) + 1, Kind: "retract", Ref: observation, Index: s.events[k].Index, X: s.events[k].X, Created: time.Now().UTC()}
 		pending := s.firstPending()
-		if err := v.store.append(ctx, name, &e); err != nil {
+		if err := v.store.appendRetraction(ctx, name, &e); err != nil {
 			return writeFailed(err)
 		}
 		if err := s.apply(e); err != nil {
