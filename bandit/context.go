@@ -70,13 +70,17 @@ type contextual struct {
 
 	obs  []ctxObs // every observation told, in order
 	last int      // the ID of the last ask handed out
-	ask  *Ask     // the pending ask, nil for none
+	// pending are the asks pending, oldest first (a batch: Batcher), and
+	// innerIDs the current inner policy's IDs of them: every pending ask
+	// is the current context's, as SetContext refuses to leave a context
+	// with asks pending.
+	pending  []Ask
+	innerIDs []int
 	// cur is the current context's inner policy, nil before the first
 	// SetContext; kept are the inner policies kept for reuse, cur among
 	// them (at most max(opt.KeepContexts, 1)).
 	cur      *inner
 	kept     []*inner
-	innerAsk int // the inner policy's ID of the pending ask
 	switches int // changes of context so far
 }
 
@@ -257,8 +261,8 @@ func (c *contextual) SetContext(ctx []float64) error {
 	if c.cur != nil && sameBits(ctx, c.cur.ctx) {
 		return nil
 	}
-	if c.ask != nil {
-		return fmt.Errorf("%w: ask %d is pending in context %v: tell it before changing the context to %v", ErrPending, c.ask.ID, c.cur.ctx, ctx)
+	if len(c.pending) > 0 {
+		return fmt.Errorf("%w: ask %d is pending in context %v: tell it before changing the context to %v", ErrPending, c.pending[0].ID, c.cur.ctx, ctx)
 	}
 	c.switches++
 	for _, in := range c.kept {
@@ -375,35 +379,50 @@ func (c *contextual) innerObs(r *ctxObs, ctx []float64) Observation {
 // Ask implements Policy: the pending ask, or the current context's
 // choice. Before the first SetContext it fails with ErrContext.
 func (c *contextual) Ask() (Ask, error) {
-	if c.ask != nil {
-		return *c.ask, nil
+	if len(c.pending) > 0 {
+		return c.pending[0], nil
 	}
+	a, _, err := c.AskNew()
+	return a, err
+}
+
+// AskNew implements Batcher: the current context's inner policy's next
+// ask of a batch (the pending asks are all in this context).
+func (c *contextual) AskNew() (Ask, bool, error) {
 	if c.cur == nil {
-		return Ask{}, fmt.Errorf("%w: no context set: call SetContext with the context observed before Ask", ErrContext)
+		return Ask{}, false, fmt.Errorf("%w: no context set: call SetContext with the context observed before Ask", ErrContext)
 	}
-	a, err := c.cur.pol.Ask()
+	a, ok, err := c.cur.pol.(Batcher).AskNew()
 	if err != nil {
-		return Ask{}, fmt.Errorf("context %v: %w", c.cur.ctx, err)
+		return Ask{}, false, fmt.Errorf("context %v: %w", c.cur.ctx, err)
+	}
+	if !ok {
+		return Ask{}, false, nil
 	}
 	c.last++
-	c.innerAsk = a.ID
-	c.ask = &Ask{ID: c.last, X: a.X, Index: a.Index}
-	return *c.ask, nil
+	out := Ask{ID: c.last, X: a.X, Index: a.Index}
+	c.pending = append(c.pending, out)
+	c.innerIDs = append(c.innerIDs, a.ID)
+	return out, true, nil
 }
+
+// Pending implements Batcher.
+func (c *contextual) Pending() []Ask { return c.pending }
 
 // Tell implements Policy. A measurement is told to the current context's
 // policy and to the global GPs.
 func (c *contextual) Tell(id int, o Observation) error {
 	var x []float64
-	idx := -1
+	idx, k := -1, -1
 	switch {
 	case id < 0 || id > c.last:
 		return fmt.Errorf("%w: %d was never handed out (asks so far: %d)", ErrUnknownAsk, id, c.last)
 	case id > 0:
-		if c.ask == nil || c.ask.ID != id {
+		k = slices.IndexFunc(c.pending, func(a Ask) bool { return a.ID == id })
+		if k < 0 {
 			return fmt.Errorf("%w: ask %d was told already", ErrUnknownAsk, id)
 		}
-		x, idx = c.ask.X, c.ask.Index
+		x, idx = c.pending[k].X, c.pending[k].Index
 	default:
 		var err error
 		if x, idx, err = c.point(&o); err != nil {
@@ -420,7 +439,7 @@ func (c *contextual) Tell(id int, o Observation) error {
 	if in := c.cur; in != nil && in.told == len(c.obs) {
 		var err error
 		if id > 0 {
-			err = in.pol.Tell(c.innerAsk, rec.o)
+			err = in.pol.Tell(c.innerIDs[k], rec.o)
 		} else {
 			err = in.pol.Tell(0, c.innerObs(&rec, in.ctx))
 		}
@@ -432,7 +451,8 @@ func (c *contextual) Tell(id int, o Observation) error {
 	}
 	c.obs = append(c.obs, rec)
 	if id > 0 {
-		c.ask = nil
+		c.pending = slices.Delete(c.pending, k, k+1)
+		c.innerIDs = slices.Delete(c.innerIDs, k, k+1)
 	}
 	return nil
 }

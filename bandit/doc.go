@@ -14,4 +14,8 @@
 // decision set is D × {c}; a finite policy runs on it, rebuilt from the
 // GPs whenever the context changes. The seed set is assumed safe in every
 // context.
+//
+// Every policy also hands out batches of asks to measure in parallel
+// (Batcher): within the safe set of the real observations, spread by the
+// variance conditioned on the asks pending (GP-BUCB).
 package bandit

@@ -103,11 +103,15 @@ type lineBO struct {
 
 	obs  []boxObs // every observation told, in order
 	last int      // the ID of the last ask handed out
-	ask  *Ask     // the pending ask, nil for none
+	// pending are the asks handed out and not yet told, oldest first,
+	// and innerAsk the inner policy's ID of each (of the line it was
+	// asked on).
+	pending  []Ask
+	innerAsk []int
 	// inner is the current line's policy, nil before the first line and
-	// after a line has ended (the next Ask starts a new one).
+	// after a line has ended (the next Ask with nothing pending starts a
+	// new one).
 	inner    Policy
-	innerAsk int         // the inner policy's ID of the pending ask
 	lineX    [][]float64 // the current line's points
 	evals    int         // the current line's evaluations (its asks told)
 	lines    int         // lines started so far
@@ -193,8 +197,8 @@ func (b *lineBO) gps() []*gp.Model { return append([]*gp.Model{b.f}, b.g...) }
 // Ask implements Policy: the pending ask, or the inner policy's choice on
 // the current line, starting a new line first when none is running.
 func (b *lineBO) Ask() (Ask, error) {
-	if b.ask != nil {
-		return *b.ask, nil
+	if len(b.pending) > 0 {
+		return b.pending[0], nil
 	}
 	if b.inner == nil {
 		if err := b.startLine(); err != nil {
@@ -205,25 +209,59 @@ func (b *lineBO) Ask() (Ask, error) {
 	if err != nil {
 		return Ask{}, fmt.Errorf("line-bo: line %d: %w", b.lines, err)
 	}
-	b.last++
-	b.innerAsk = a.ID
-	b.ask = &Ask{ID: b.last, X: slices.Clone(a.X), Index: -1}
-	return *b.ask, nil
+	return b.hand(a), nil
 }
+
+// hand records the inner policy's ask a as a pending ask of line-bo and
+// returns it.
+func (b *lineBO) hand(a Ask) Ask {
+	b.last++
+	out := Ask{ID: b.last, X: slices.Clone(a.X), Index: -1}
+	b.pending = append(b.pending, out)
+	b.innerAsk = append(b.innerAsk, a.ID)
+	return out
+}
+
+// AskNew implements Batcher: a new ask on the current line, chosen by the
+// inner policy's AskNew, or ok false when the line is over (ended while
+// asks were pending) or would end with the asks pending (per_line of them
+// handed out).
+func (b *lineBO) AskNew() (Ask, bool, error) {
+	if len(b.pending) == 0 {
+		a, err := b.Ask()
+		return a, err == nil, err
+	}
+	if b.inner == nil || b.evals+len(b.pending) >= b.line.PerLine || len(b.pending) >= MaxBatch {
+		return Ask{}, false, nil
+	}
+	a, ok, err := b.inner.(Batcher).AskNew()
+	if err != nil {
+		return Ask{}, false, fmt.Errorf("line-bo: line %d: %w", b.lines, err)
+	}
+	if !ok {
+		return Ask{}, false, nil
+	}
+	return b.hand(a), true, nil
+}
+
+// Pending implements Batcher.
+func (b *lineBO) Pending() []Ask { return b.pending }
 
 // Tell implements Policy. A measurement is told to the global GPs and to
 // the current line's policy; a line's ask told counts as one of its
 // evaluations, after which the line-end rule is checked.
 func (b *lineBO) Tell(id int, o Observation) error {
 	var x []float64
+	pk := -1 // the ask's place among the pending
 	switch {
 	case id < 0 || id > b.last:
 		return fmt.Errorf("%w: %d was never handed out (asks so far: %d)", ErrUnknownAsk, id, b.last)
 	case id > 0:
-		if b.ask == nil || b.ask.ID != id {
+		pk = slices.IndexFunc(b.pending, func(a Ask) bool { return a.ID == id })
+		if pk < 0 {
 			return fmt.Errorf("%w: ask %d was told already", ErrUnknownAsk, id)
 		}
-		x = b.ask.X
+		x = b.pending[pk].X
 	default:
 		if o.Index >= 0 {
 			return fmt.Errorf("%w: index %d: a box has no action indices; give the point (Index −1)", ErrObservation, o.Index)
@@ -255,13 +293,18 @@ func (b *lineBO) Tell(id int, o Observation) error {
 		g.AddAt(x, o.G[k], nv)
 		g.Track(x)
 	}
+	innerID := 0
+	if pk >= 0 {
+		innerID = b.innerAsk[pk]
+		b.pending = slices.Delete(b.pending, pk, pk+1)
+		b.innerAsk = slices.Delete(b.innerAsk, pk, pk+1)
+	}
 	if b.inner == nil {
+		// Between lines, or an ask of a line that ended while it was
+		// pending: the next line is built from every observation.
 		return nil
 	}
-	innerID := 0
 	if id > 0 {
-		innerID = b.innerAsk
-		b.ask = nil
 		b.evals++
 	}
 	if err := b.inner.Tell(innerID, rec.o); err != nil {

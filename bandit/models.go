@@ -25,6 +25,9 @@ type models struct {
 	safety []safetyGP
 	t      int // observations so far
 	sqb    float64
+	// hall is the batch state: the actions pending and the GPs'
+	// variance conditioned on them (batch.go).
+	hall hallucination
 }
 
 // safetyGP is one safety condition ℓ(x) ≥ h on a GP of the model.

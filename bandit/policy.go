@@ -28,18 +28,23 @@ var (
 // coming round — its safe set and posteriors — without choosing and
 // without randomness, so that inspecting never changes what it will ask.
 //
-// The state changes only in Tell and in Ask's own random draws, so that
+// The state changes only in Tell and in the asks handed out (with their
+// own random draws), so that
 // replaying the same calls rebuilds the same state (a study's replay
 // relies on it). Bad input to Tell is an error and changes nothing.
 //
-// Two extensions fit this seam and are not built yet:
+// Two extensions fit this seam:
 //
-//   - Batches. An option B > 1 would let Ask hand out up to B asks before
-//     any is told, each chosen as if the pending ones had been observed at
-//     their posterior mean (hallucinated observations, as in GP-BUCB,
-//     Desautels et al. 2014); the next Ask returns the oldest pending one.
-//     Asks already carry IDs and Tell already takes any pending ask, so
-//     callers do not change; B = 1 is the behaviour described above.
+//   - Batches (Batcher, which every policy of New and NewBox implements).
+//     AskNew hands out a new ask while others are pending, up to
+//     MaxBatch of them; Ask keeps returning the oldest pending one and
+//     Tell takes any pending ask, in any order, so callers that ask one
+//     at a time do not change. With nothing pending AskNew is Ask. The
+//     safe set (and the SafeOpt family's maximizers and expanders) come
+//     from the real observations only; the choice among them reads the
+//     variance conditioned also on the pending points as hallucinated
+//     observations (GP-BUCB, Desautels et al. 2014), which spreads the
+//     batch.
 //   - A new decision set for an existing model's data (the lines of a box,
 //     one context after another: NewBox and NewContextual do this). Build
 //     the policy on the new set and
@@ -191,6 +196,10 @@ type rule interface {
 	// choose and inspect only read the state.
 	prepare()
 	inspect(dst *Snapshot, d Detail)
+	// chooseNew returns the action of a new ask while others are pending
+	// (m.hall holds them), or −1 when no further distinct action may be
+	// chosen (batch.go).
+	chooseNew() int
 }
 
 // loop is the ask/tell bookkeeping of every policy: ask IDs, the asks
@@ -199,7 +208,7 @@ type loop struct {
 	rule    rule
 	m       *models
 	last    int   // the ID of the last ask handed out
-	pending []Ask // handed out and not yet told, oldest first; one at most for now
+	pending []Ask // handed out and not yet told, oldest first
 }
 
 // Ask implements Policy.
@@ -249,6 +258,7 @@ func (l *loop) Tell(id int, o Observation) error {
 		x = m.set.X[idx]
 	}
 	m.observe(idx, x, &o)
+	m.hall.dirty = true // the GPs moved, and the pending asks may have
 	if k >= 0 {
 		l.pending = append(l.pending[:k], l.pending[k+1:]...)
 	}

@@ -39,6 +39,9 @@ type safeOpt struct {
 	// updated is the round update last prepared: S_t grows from S_{t−1},
 	// so it must be computed exactly once per round.
 	updated int
+	// mRound and gRound are the rounds M_t and G_t were last computed
+	// for: the asks of a batch share them (batch.go).
+	mRound, gRound int
 }
 
 // gpView names a model's parts the set computations read.
@@ -106,11 +109,13 @@ func (o *safeOpt) choose() (int, error) {
 	case o.variant == variantSafeOpt || (o.variant == variantMC && o.phase.in(t)):
 		o.maximizers()
 		o.expanders()
+		o.mRound, o.gRound = t, t
 		a = o.argmax(o.width, o.inGM)
 	case o.variant == variantMC:
 		a = o.argmax(o.loF, o.inSafe)
 	case o.phase.in(t):
 		o.expanders()
+		o.gRound = t
 		a = o.argmax(o.constraintWidth, o.inExpanders)
 		if a < 0 || o.constraintWidth(a) <= o.eps {
 			o.phase.stop(t)

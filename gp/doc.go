@@ -3,5 +3,7 @@
 // Observations may lie outside the set and carry their own noise variance;
 // the model keeps the Cholesky factor of their Gram matrix, so that it can
 // move its data onto another set (Model.OnSet) and score them
-// (Model.LogMarginalLikelihood) without refactorizing.
+// (Model.LogMarginalLikelihood) without refactorizing. Hallucinated
+// conditions its variance on pending points whose values are not known
+// yet (GP-BUCB's batches).
 package gp

@@ -33,7 +33,7 @@ func TestContextRoutes(t *testing.T) {
 		{"a string", "/v1/studies/c/ask", `{"context": {"temperature": "21.5", "load": 0.3}}`, "context.temperature must be a number", 400},
 		{"null", "/v1/studies/c/ask", `{"context": {"temperature": null, "load": 0.3}}`, "context.temperature is null", 400},
 		{"a list", "/v1/studies/c/ask", `{"context": [21.5, 0.3]}`, "must be an object", 400},
-		{"an unknown field", "/v1/studies/c/ask", `{"context": {"temperature": 21.5, "load": 0.3}, "count": 2}`, "unknown field", 400},
+		{"an unknown field", "/v1/studies/c/ask", `{"context": {"temperature": 21.5, "load": 0.3}, "counts": 2}`, "unknown field", 400},
 		{"a study without", "/v1/studies/plain/ask", `{"context": {"temperature": 21.5, "load": 0.3}}`, "has no context", 400},
 		{"tell without its context", "/v1/studies/c/tell", `{"index": 3, "f": 1, "g": [1]}`, "context is missing", 400},
 		{"tell with a bad one", "/v1/studies/c/tell", `{"index": 3, "f": 1, "g": [1], "context": {"temperature": 1}}`, "context.load is missing", 400},

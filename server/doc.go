@@ -1,6 +1,7 @@
-// Package server serves studies over HTTP as JSON: create, ask, tell,
-// retract, show and list observations, with bearer-token authentication,
-// size-limited bodies and structured logs.
+// Package server serves studies over HTTP as JSON: create, ask (one, or a
+// batch with leases, and heartbeats renewing them; in a context for a
+// study with one), tell, retract, show and list observations, with
+// bearer-token authentication, size-limited bodies and structured logs.
 //
 // It also serves a read-only dashboard at / (dashboard.go): a page
 // embedded from web/ (HTML, one script, one stylesheet; no external

@@ -48,6 +48,7 @@ func Handler(svc *study.Service, opt Options) http.Handler {
 	})
 	mux.Handle("POST /v1/studies", h.auth(h.create))
 	mux.Handle("POST /v1/studies/{name}/ask", h.auth(h.ask))
+	mux.Handle("POST /v1/studies/{name}/heartbeat", h.auth(h.heartbeat))
 	mux.Handle("POST /v1/studies/{name}/tell", h.auth(h.tell))
 	mux.Handle("POST /v1/studies/{name}/retract", h.auth(h.retract))
 	mux.Handle("POST /v1/studies/{name}/import", h.auth(h.importData, "application/json", "text/csv"))
@@ -156,10 +157,10 @@ func status(err error) int {
 		return http.StatusNotFound
 	case errors.Is(err, study.ErrExists), errors.Is(err, study.ErrAlreadyTold), errors.Is(err, study.ErrStale),
 		errors.Is(err, study.ErrHorizon), errors.Is(err, study.ErrWithdrawn), errors.Is(err, study.ErrAlreadyRetracted),
-		errors.Is(err, study.ErrContextPending):
+		errors.Is(err, study.ErrContextPending), errors.Is(err, study.ErrNoAsk):
 		return http.StatusConflict
 	case errors.Is(err, study.ErrBadTell), errors.Is(err, study.ErrBadRetract), errors.Is(err, study.ErrBadImport), errors.Is(err, study.ErrBadPoints), errors.Is(err, study.ErrSpec), errors.Is(err, study.ErrBadName), errors.Is(err, errBadRequest),
-		errors.Is(err, study.ErrBadContext):
+		errors.Is(err, study.ErrBadContext), errors.Is(err, study.ErrBadAsk):
 		return http.StatusBadRequest
 	case errors.Is(err, context.Canceled):
 		return 499 // client closed the request
@@ -244,25 +245,6 @@ func decodeCreate(body []byte) (name string, spec *study.Spec, err error) {
 		return "", nil, fmt.Errorf("%w: decision_set.file: over HTTP give the actions inline (decision_set: {actions: [[…], …]}) or a grid", study.ErrSpec)
 	}
 	return *req.Name, spec, nil
-}
-
-// ask answers the next ask; the body is empty or {}, or for a study with
-// a context {"context": {NAME: VALUE, …}}, the context measured now.
-func (h *handler) ask(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(w, r, MaxBody)
-	if err != nil {
-		return err
-	}
-	req, err := study.DecodeAsk(body)
-	if err != nil {
-		return err
-	}
-	a, err := h.svc.AskIn(r.Context(), r.PathValue("name"), req.Context)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, a)
-	return nil
 }
 
 func (h *handler) tell(w http.ResponseWriter, r *http.Request) error {

@@ -156,33 +156,6 @@ func sameContext(a, b []float64) bool {
 	return true
 }
 
-// AskRequest is the body of an ask: the context values of a study with a
-// context, by name ({"context": {"temperature": 21.5, "load": 0.3}}).
-type AskRequest struct {
-	Context map[string]float64 `json:"context,omitempty"`
-}
-
-// DecodeAsk decodes an ask's JSON body strictly: empty, {} or
-// {"context": {NAME: NUMBER, …}}, every value a JSON number within
-// float64's range (never null, a string or NaN). Errors wrap
-// ErrBadContext and name the field.
-func DecodeAsk(data []byte) (*AskRequest, error) {
-	if len(strings.TrimSpace(string(data))) == 0 {
-		return &AskRequest{}, nil
-	}
-	var raw struct {
-		Context json.RawMessage `json:"context"`
-	}
-	if err := decodeObject(data, &raw); err != nil {
-		return nil, fmt.Errorf("%w: want {} or {\"context\": {…}}: %w", ErrBadContext, err)
-	}
-	c, err := decodeContext(raw.Context)
-	if err != nil {
-		return nil, err
-	}
-	return &AskRequest{Context: c}, nil
-}
-
 // decodeContext parses a "context" field strictly: absent (nil), or an
 // object whose every value is a JSON number. Errors wrap ErrBadContext.
 func decodeContext(raw json.RawMessage) (map[string]float64, error) {
@@ -243,7 +216,11 @@ func ParseContext(s string) (map[string]float64, error) {
 // AskIn fails with ErrContextPending naming it: tell it first (its
 // measurement was made in its own context).
 func (v *Service) AskIn(ctx context.Context, name string, values map[string]float64) (*AskAnswer, error) {
-	return v.ask(ctx, name, values)
+	as, err := v.AskBatch(ctx, name, AskOptions{Count: 1, Context: values})
+	if err != nil {
+		return nil, err
+	}
+	return as[0], nil
 }
 
 // pendingIn refuses, with ErrContextPending, an ask in context c while

@@ -258,8 +258,14 @@ func TestContextBadInput(t *testing.T) {
 		{`{"contexts": {}}`, `unknown field "contexts"`},
 		{`[1]`, "want a JSON object"},
 	} {
-		if _, err := study.DecodeAsk([]byte(c.body)); !errors.Is(err, study.ErrBadContext) || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("DecodeAsk(%s): %v, want ErrBadContext with %q", c.body, err, c.msg)
+		// A context's own errors are ErrBadContext; a body that is no
+		// ask request at all (an unknown field, no object) ErrBadAsk.
+		want := study.ErrBadContext
+		if !strings.HasPrefix(c.body, `{"context"`) {
+			want = study.ErrBadAsk
+		}
+		if _, err := study.DecodeAsk([]byte(c.body)); !errors.Is(err, want) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("DecodeAsk(%s): %v, want %v with %q", c.body, err, want, c.msg)
 		}
 		if _, err := study.DecodeTell([]byte(`{"index": 1, "f": 1, "g": [0], ` + strings.TrimPrefix(c.body, "{"))); strings.HasPrefix(c.body, `{"context"`) && (!errors.Is(err, study.ErrBadTell) || !strings.Contains(err.Error(), c.msg)) {
 			t.Errorf("DecodeTell with %s: %v, want ErrBadTell with %q", c.body, err, c.msg)

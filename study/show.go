@@ -33,9 +33,12 @@ type Summary struct {
 	// Outside counts the observations in force at points outside the
 	// decision set (told by x or imported), OwnNoise those told with
 	// their own noise_std.
-	Outside     int       `json:"outside"`
-	OwnNoise    int       `json:"own_noise"`
-	Pending     *int      `json:"pending"` // the ask awaiting its tell
+	Outside  int  `json:"outside"`
+	OwnNoise int  `json:"own_noise"`
+	Pending  *int `json:"pending"` // the oldest ask awaiting its tell
+	// PendingAsks lists every ask awaiting its tell, oldest first (a
+	// batch holds several).
+	PendingAsks []int     `json:"pending_asks,omitempty"`
 	SafeSetSize int       `json:"safe_set_size"`
 	Best        *Best     `json:"best"`
 	Violations  int       `json:"violations"` // among the observations in force
@@ -115,6 +118,9 @@ func (v *Service) Show(ctx context.Context, name string) (*Summary, error) {
 		}
 		if p := s.firstPending(); p != 0 {
 			sum.Pending = &p
+		}
+		for _, p := range s.pending {
+			sum.PendingAsks = append(sum.PendingAsks, p.ask)
 		}
 		sum.Model = s.modelInfo()
 		sum.SafeSetSize = snap.SafeSetSize

@@ -90,7 +90,8 @@ type Resolved struct {
 
 // Bytes estimates the memory the study holds when it reaches its horizon:
 // the decision set, the policy (bandit.Bytes, rows grown as observations
-// come), the recorded events, the copies of points told outside the
+// come) with the scratch of a full batch (bandit.BatchBytes), the
+// recorded events, the copies of points told outside the
 // decision set, and one Inspect snapshot. Observations outside the decision
 // set hold more in each GP (their rows of L): BytesWith counts them.
 func (r *Resolved) Bytes() int64 {
@@ -100,8 +101,9 @@ func (r *Resolved) Bytes() int64 {
 	if r.Box != nil {
 		d, m, T := int64(r.Dim()), int64(len(r.Spec.Thresholds)), int64(r.Spec.Horizon)
 		pol := bandit.BoxBytes(&r.Spec.Algorithm, r.Dim(), len(r.Spec.Thresholds), r.Spec.Horizon, r.Spec.ObjectiveThreshold != nil)
+		batch := bandit.BoxBatchBytes(&r.Spec.Algorithm, len(r.Spec.Thresholds), r.Spec.Horizon)
 		events := memlimit.Mul(2*T, 160+8*m+8*d)
-		return memlimit.Add(pol, events)
+		return memlimit.Add(pol, batch, events)
 	}
 	n, d, m, T := int64(len(r.X)), int64(0), int64(len(r.Spec.Thresholds)), int64(r.Spec.Horizon)
 	if n > 0 {
@@ -109,12 +111,14 @@ func (r *Resolved) Bytes() int64 {
 	}
 	x := memlimit.Mul(n, 8*d+24)
 	pol := bandit.Bytes(&r.Spec.Algorithm, len(r.X), len(r.Spec.Thresholds), r.Spec.ObjectiveThreshold != nil, r.Spec.Horizon, true)
+	// The scratch of a batch of MaxBatch asks (AskBatch).
+	batch := bandit.BatchBytes(&r.Spec.Algorithm, len(r.X), len(r.Spec.Thresholds), r.Spec.Horizon)
 	events := memlimit.Mul(2*T, 160+8*m) // an ask and a tell a round
 	// Any tell may be at a point outside the decision set: its event and
 	// each of the m+1 GPs keep a copy (gp.Bytes counts the headers).
 	points := memlimit.Mul(T, (m+2)*8*d+24)
 	snap := memlimit.Mul(n, 8*(2*(m+1)+1)+1)
-	return memlimit.Add(x, pol, events, points, snap)
+	return memlimit.Add(x, pol, batch, events, points, snap)
 }
 
 // BytesWith is Bytes for a study that holds outside observations at

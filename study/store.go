@@ -144,6 +144,17 @@ var migrations = []string{
 	ALTER TABLE events_v5 RENAME TO events;
 	CREATE UNIQUE INDEX one_tell_per_ask ON events(study, ask) WHERE kind = 'tell' AND ask IS NOT NULL;
 	CREATE UNIQUE INDEX one_retraction_per_observation ON events(study, ref) WHERE kind = 'retract';`,
+	// Version 6: leases of pending asks (batches handed to parallel
+	// workers). Operational state, not part of a study's replay: a row
+	// says that the ask is held until then, and a row of an ask no longer
+	// pending (told, withdrawn) is ignored and removed at the next ask.
+	`CREATE TABLE leases (
+		study TEXT    NOT NULL REFERENCES studies(name),
+		ask   INTEGER NOT NULL,                  -- a pending ask (its event's seq)
+		until INTEGER NOT NULL,                  -- the end of the lease, Unix time in milliseconds
+		PRIMARY KEY (study, ask)
+	) WITHOUT ROWID;`,
+	// Version 7: contextMigration.
 	contextMigration,
 }
 

@@ -84,8 +84,8 @@ type Study struct {
 	withdrawn map[int]int  // ask id → seq of the retraction that withdrew it while pending
 	retracts  int          // retractions so far
 	// pending holds the asks handed out and not yet told (nor withdrawn),
-	// oldest first. A study hands out one at a time, so it holds one at
-	// most for now; the policy's seam allows more (bandit.Policy).
+	// oldest first: the policy's pending asks (bandit.Batcher.Pending),
+	// in the same order.
 	pending []pendingAsk
 	nObs    int // observations not retracted
 	viol    int // violations among them
@@ -218,7 +218,8 @@ func observation(e *Event) bandit.Observation {
 
 // apply feeds one recorded event to the policy, the same way live and on
 // replay: an ask event takes the policy's ask (live, the one Service.Ask
-// just recorded; on replay, a new one), which must be the recorded point.
+// or AskBatch just recorded; on replay, a new one: nextAsk), which must be
+// the recorded point.
 func (s *Study) apply(e Event) error {
 	switch e.Kind {
 	case "ask":
@@ -229,7 +230,7 @@ func (s *Study) apply(e Event) error {
 				return fmt.Errorf("%w: event %d: %w", ErrReplay, e.Seq, err)
 			}
 		}
-		a, err := s.pol.Ask()
+		a, err := s.nextAsk()
 		if err != nil {
 			return fmt.Errorf("%w: event %d: %w", ErrReplay, e.Seq, err)
 		}
@@ -325,17 +326,22 @@ type AskAnswer struct {
 	// Context is the context the ask was made in, for a study with a
 	// context: X is the action to run in it.
 	Context map[string]float64 `json:"context,omitempty"`
+	// LeaseUntil is the end of the ask's lease, RFC 3339 in UTC with
+	// milliseconds, when the ask call asked for one (AskOptions).
+	LeaseUntil string `json:"lease_until,omitempty"`
 
 	box bool // the study's domain is a box: no index in the JSON
 }
 
-// MarshalJSON writes {"ask", "index", "x"}, or {"ask", "x"} on a box.
+// MarshalJSON writes {"ask", "index", "x"}, or {"ask", "x"} on a box,
+// with "lease_until" when the ask is leased.
 func (a AskAnswer) MarshalJSON() ([]byte, error) {
 	if a.box {
 		return json.Marshal(struct {
-			Ask int       `json:"ask"`
-			X   []float64 `json:"x"`
-		}{a.Ask, a.X})
+			Ask        int       `json:"ask"`
+			X          []float64 `json:"x"`
+			LeaseUntil string    `json:"lease_until,omitempty"`
+		}{a.Ask, a.X, a.LeaseUntil})
 	}
 	type plain AskAnswer
 	return json.Marshal(plain(a))
@@ -778,6 +784,9 @@ type ServiceOptions struct {
 	// recently used ones are dropped to make room, and while the studies in
 	// use fill it, loading another fails with ErrOverloaded.
 	MaxMemory int64
+	// Now is the clock of the leases (AskOptions.LeaseSeconds):
+	// time.Now when nil. Tests give a fake one.
+	Now func() time.Time
 }
 
 // DefaultMaxOpen is the default of ServiceOptions.MaxOpen.
@@ -965,55 +974,17 @@ func (v *Service) Create(ctx context.Context, name string, r *Resolved) error {
 	return v.store.create(ctx, name, js, r.X, r.Seed)
 }
 
-// Ask returns the pending ask, or records and returns a new one. A study
-// takes at most its horizon's worth of observations: once it has them, Ask
-// fails with ErrHorizon. A study with a context asks with AskIn.
+// Ask returns the oldest pending ask, or records and returns a new one: an
+// AskBatch of one ask without a lease. A study takes at most its
+// horizon's worth of observations: once it has them, Ask fails with
+// ErrHorizon. A pending ask leased by another caller (AskBatch with a
+// lease) is not returned: Ask hands out a new one beside it.
 func (v *Service) Ask(ctx context.Context, name string) (*AskAnswer, error) {
-	return v.ask(ctx, name, nil)
-}
-
-// ask is Ask, and AskIn with the context values (nil: none).
-func (v *Service) ask(ctx context.Context, name string, values map[string]float64) (*AskAnswer, error) {
-	var a *AskAnswer
-	err := v.with(ctx, name, func(s *Study) error {
-		c, err := s.contextValues(values, "an ask")
-		if err != nil {
-			return err
-		}
-		if p := s.firstPending(); p != 0 {
-			if err := s.pendingIn(p, c); err != nil {
-				return err
-			}
-			a = s.answer(p)
-			return nil
-		}
-		if s.nObs >= s.res.Spec.Horizon {
-			return fmt.Errorf("%w: study %q has its %d observations (retract one to free a round, or create a new study to go on)", ErrHorizon, s.name, s.res.Spec.Horizon)
-		}
-		if err := v.fitIfDue(ctx, s); err != nil {
-			return err
-		}
-		if err := s.setContext(c); err != nil {
-			return err
-		}
-		// The policy's ask stays pending in it: apply takes it again.
-		pa, err := s.pol.Ask()
-		if err != nil {
-			return fmt.Errorf("%w: %w", ErrReplay, err)
-		}
-		seq := len(s.events) + 1
-		e := Event{Seq: seq, Kind: "ask", Ask: seq, Index: pa.Index, X: pa.X, Created: time.Now().UTC()}
-		s.inContext(&e, c)
-		if err := v.store.append(ctx, name, &e); err != nil {
-			return writeFailed(err)
-		}
-		if err := s.apply(e); err != nil {
-			return err
-		}
-		a = s.answer(seq)
-		return nil
-	})
-	return a, err
+	as, err := v.AskBatch(ctx, name, AskOptions{Count: 1})
+	if err != nil {
+		return nil, err
+	}
+	return as[0], nil
 }
 
 // Tell records an observation in one transaction and feeds it to the
@@ -1165,10 +1136,10 @@ type RetractAnswer struct {
 
 // Retract records that an observation (a tell's sequence number) must no
 // longer count — a mistyped measurement — and rebuilds the policy without
-// it. The observation stays in the records, flagged. A pending ask is
-// withdrawn, since it was chosen with the retracted value. Retracting an
-// unknown observation, an ask, or an observation retracted already is an
-// error that changes nothing.
+// it. The observation stays in the records, flagged. The pending asks are
+// withdrawn, since they were chosen with the retracted value, and their
+// leases dropped. Retracting an unknown observation, an ask, or an
+// observation retracted already is an error that changes nothing.
 func (v *Service) Retract(ctx context.Context, name string, observation int) (*RetractAnswer, error) {
 	var ans *RetractAnswer
 	err := v.with(ctx, name, func(s *Study) error {
@@ -1184,7 +1155,7 @@ func (v *Service) Retract(ctx context.Context, name string, observation int) (*R
 		}
 		e := Event{Seq: len(s.events) + 1, Kind: "retract", Ref: observation, Index: s.events[k].Index, X: s.events[k].X, Created: time.Now().UTC()}
 		pending := s.firstPending()
-		if err := v.store.append(ctx, name, &e); err != nil {
+		if err := v.store.appendRetraction(ctx, name, &e); err != nil {
 			return writeFailed(err)
 		}
 		if err := s.apply(e); err != nil {

@@ -24,12 +24,22 @@ const studyUsage = `Usage: safegp study COMMAND --db FILE [--study NAME] ...
 Durable ask/tell studies for tuning a real system (the specification format
 is in the README). Commands:
   create SPEC.yaml     create a study from a specification
-  ask [--context NAME=V,…]
+  ask [--count K] [--lease SECONDS] [--context NAME=V,…]
                        print the next action to try, as JSON {"ask", "index", "x"};
-                       asking again before telling returns the same ask; a study
+                       asking again before telling returns the same ask.
+                       --count K: a batch of up to K (1 … 64) asks to measure
+                       in parallel, as {"asks": [...]}: the pending ones first,
+                       then new ones, all in the safe set of the observations
+                       so far and spread apart. --lease S: each ask handed out
+                       is leased for S seconds ("lease_until"): no other ask
+                       hands it out until the lease ends or it is told, so
+                       parallel workers each get their own. --context: a study
                        with a context takes the value of each context variable
                        measured now, and answers with it ("context"); its seed
                        set is assumed safe in every context
+  heartbeat --ask ID --lease SECONDS
+                       renew the lease of pending ask ID: it then ends SECONDS
+                       from now
   tell --ask ID --f V --g V1[,V2…] [--noise-std S]
   tell --index I --f V --g V1[,V2…]   an observation made outside the loop,
   tell --x X1[,X2…] --f V --g V1[,V2…]   at an action or at any point;
@@ -60,7 +70,9 @@ database and refuses any other file without writing to it. show, export,
 plot and posterior only read it.
 
 A study takes at most horizon observations (retracted ones do not count):
-ask then refuses. A tell of an ask already handed out is always accepted;
+ask then refuses, and hands out no more asks than the horizon leaves room
+for beside the pending ones. A tell of an ask already handed out is always
+accepted, leased or not;
 a tell --index or --x, or an import, is refused when it would exceed the
 horizon, counting a pending ask. A tell warns on stderr about a value more than 6 posterior
 standard deviations from the model's mean: retract it if it is a typo.
@@ -126,6 +138,7 @@ type studyCommand struct {
 var studyCommands = map[string]studyCommand{
 	"create":    {args: 1, flags: createFlags},
 	"ask":       {flags: askFlags},
+	"heartbeat": {flags: heartbeatFlags},
 	"tell":      {flags: tellFlags},
 	"import":    {args: 1, flags: importFlags},
 	"posterior": {args: 1, flags: posteriorFlags},
@@ -247,19 +260,48 @@ func contextValues(s *studySession, c *string) (map[string]float64, error) {
 }
 
 func askFlags(fs *flag.FlagSet) func(*studySession) error {
+	count := fs.Int("count", 0, "hand out up to `k` asks (1 … 64) and print {\"asks\": [...]}")
+	lease := fs.Float64("lease", 0, "lease the asks for `SECONDS`: no other ask hands them out until then (renew with heartbeat)")
 	c := contextFlag(fs)
 	return func(s *studySession) error {
 		values, err := contextValues(s, c)
 		if err != nil {
 			return err
 		}
+		opt := study.AskOptions{Count: *count, LeaseSeconds: *lease, Context: values}
+		if s.given["count"] && *count < 1 {
+			return fmt.Errorf("%w: --count %d: want 1 … %d asks", study.ErrBadAsk, *count, study.MaxBatch)
+		}
 		svc, done, err := s.open(study.OpenOptions{})
 		if err != nil {
 			return err
 		}
 		defer done()
-		var a *study.AskAnswer
-		if err := retryWrite(func() (err error) { a, err = svc.AskIn(s.ctx, s.name, values); return err }); err != nil {
+		var as []*study.AskAnswer
+		if err := retryWrite(func() (err error) { as, err = svc.AskBatch(s.ctx, s.name, opt); return err }); err != nil {
+			return err
+		}
+		if s.given["count"] {
+			return json.NewEncoder(s.stdout).Encode(study.BatchAnswer{Asks: as})
+		}
+		return json.NewEncoder(s.stdout).Encode(as[0])
+	}
+}
+
+func heartbeatFlags(fs *flag.FlagSet) func(*studySession) error {
+	askID := fs.Int("ask", 0, "the pending ask `id` whose lease to renew")
+	lease := fs.Float64("lease", 0, "the lease then ends `SECONDS` from now")
+	return func(s *studySession) error {
+		if !s.given["ask"] || !s.given["lease"] {
+			return fmt.Errorf("%w: --ask and --lease are required", study.ErrBadAsk)
+		}
+		svc, done, err := s.open(study.OpenOptions{})
+		if err != nil {
+			return err
+		}
+		defer done()
+		var a *study.LeaseAnswer
+		if err := retryWrite(func() (err error) { a, err = svc.Heartbeat(s.ctx, s.name, *askID, *lease); return err }); err != nil {
 			return err
 		}
 		return json.NewEncoder(s.stdout).Encode(a)
@@ -507,7 +549,10 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 		if sum.Retracted > 0 {
 			fmt.Fprintf(w, "retracted: %d observation(s), counted nowhere above\n", sum.Retracted)
 		}
-		if sum.Pending != nil {
+		switch {
+		case len(sum.PendingAsks) > 1:
+			fmt.Fprintf(w, "pending asks: %s\n", strings.ReplaceAll(strings.Trim(jsonText(sum.PendingAsks), "[]"), ",", ", "))
+		case sum.Pending != nil:
 			fmt.Fprintf(w, "pending ask: %d\n", *sum.Pending)
 		}
 		if sum.Best != nil {

@@ -17,7 +17,8 @@ import (
 func TestStudyCommands(t *testing.T) {
 	want := map[string][]string{
 		"create":    nil,
-		"ask":       {"context"},
+		"ask":       {"context", "count", "lease"},
+		"heartbeat": {"ask", "lease"},
 		"tell":      {"ask", "context", "f", "g", "index", "noise-std", "x"},
 		"import":    nil,
 		"posterior": {"context", "json"},
@@ -75,6 +76,8 @@ func TestStudyFlagsCheckedFirst(t *testing.T) {
 		{[]string{"show", "extra"}, 2, ""},
 		{[]string{"create"}, 2, ""},
 		{[]string{"ask", "--bogus"}, 2, ""},
+		{[]string{"ask", "--count", "0"}, 1, "--count 0"},
+		{[]string{"heartbeat", "--ask", "3"}, 1, "--ask and --lease are required"},
 	} {
 		var stdout, stderr bytes.Buffer
 		args := append([]string{"study"}, c.args...)

@@ -294,6 +294,100 @@ class TestContextStudy(ServerTest):
         self.assertIn("has no context", cm.exception.message)
 
 
+class TestBatch(ServerTest):
+    def test_batch_and_leases(self):
+        study = safegp.Client(self.server.url).create_study("b", SPEC)
+        # the seeds are the only safe actions at first: a batch of 2
+        first = study.ask_batch(4)
+        self.assertEqual([a.index for a in first], [10, 11])
+        self.assertTrue(all(a.lease_until is None for a in first))
+        for a in first:
+            f, g = toy(a.x[0])
+            study.tell(a, f, [g])
+        for _ in range(6):  # widen the safe set
+            a = study.ask()
+            f, g = toy(a.x[0])
+            study.tell(a, f, [g])
+        leased = study.ask_batch(3, lease_seconds=60)
+        self.assertEqual(len(leased), 3)
+        self.assertEqual(len({a.index for a in leased}), 3)  # distinct
+        for a in leased:
+            self.assertIsInstance(a.lease_until, str)
+            self.assertTrue(a.lease_until.endswith("Z"))
+        # a plain ask never gets a leased ask
+        plain = study.ask()
+        self.assertNotIn(plain.id, [a.id for a in leased])
+        self.assertIsNone(plain.lease_until)
+        self.assertEqual(study.ask().id, plain.id)  # idempotent without a lease
+        one = study.ask(lease_seconds=30)
+        self.assertEqual(one.id, plain.id)  # the pending, unleased ask, now leased
+        self.assertIsNotNone(one.lease_until)
+
+        r = study.heartbeat(leased[0], 120)
+        self.assertEqual(r["ask"], leased[0].id)
+        self.assertGreater(r["lease_until"], leased[0].lease_until)
+        with self.assertRaises(safegp.NotFound):
+            study.heartbeat(999, 10)
+        f, g = toy(leased[1].x[0])
+        study.tell(leased[1], f, [g])  # a leased ask is told as any
+        with self.assertRaises(safegp.Conflict):
+            study.heartbeat(leased[1], 10)  # told already
+        for bad in (0, 65):
+            with self.assertRaises(safegp.SafegpError) as cm:
+                study.ask_batch(bad)
+            self.assertEqual(cm.exception.status, 400)
+            self.assertIn("count", cm.exception.message)
+        with self.assertRaises(safegp.SafegpError) as cm:
+            study.ask(lease_seconds=-1)
+        self.assertEqual(cm.exception.status, 400)
+        self.assertEqual(study.summary()["pending_asks"], [a.id for a in (leased[0], leased[2], plain)])
+
+    def test_parallel_workers(self):
+        """Workers in threads take leased batches and tell them until the
+        horizon: no ask goes to two workers, and each is told once."""
+        import threading
+
+        spec = dict(SPEC, horizon=16)
+        study = safegp.Client(self.server.url).create_study("w", spec)
+        got = {}  # ask id -> worker
+        told = []
+        errors = []
+        lock = threading.Lock()
+
+        def worker(w):
+            s = safegp.Client(self.server.url).study("w")
+            while True:
+                try:
+                    batch = s.ask_batch(2, lease_seconds=60)
+                except safegp.Conflict as e:
+                    if "horizon" in e.message:
+                        return
+                    time.sleep(0.02)  # every pending ask leased: retry
+                    continue
+                except Exception as e:  # pragma: no cover - reported below
+                    errors.append(repr(e))
+                    return
+                for a in batch:
+                    with lock:
+                        if a.id in got:
+                            errors.append(f"ask {a.id} handed to workers {got[a.id]} and {w}")
+                        got[a.id] = w
+                    f, g = toy(a.x[0])
+                    s.tell(a, f, [g])
+                    with lock:
+                        told.append(a.id)
+
+        threads = [threading.Thread(target=worker, args=(w,)) for w in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        self.assertEqual(errors, [])
+        self.assertEqual(sorted(told), sorted(got))
+        self.assertEqual(len(told), len(set(told)))
+        self.assertEqual(study.summary()["rounds"], 16)
+
+
 class TestToken(ServerTest):
     token = "s3cret-token"
 

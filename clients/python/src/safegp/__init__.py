@@ -21,6 +21,13 @@ context; the seed set is assumed safe in every context::
     a = study.ask(context={"temperature": 21.5, "load": 0.3})
     study.tell(a, f, [g])                 # the ask's context
 
+Parallel workers take batches of asks, each leased so that no other worker
+gets it while the lease runs::
+
+    for a in study.ask_batch(4, lease_seconds=600):
+        ...                                      # measure a.x, heartbeat if slow
+        study.tell(a, f, [g])
+
 Every error the server answers is raised as :class:`SafegpError` (or one of
 its subclasses) carrying the server's message and the HTTP status. Numbers
 that are not finite (NaN, ±inf) are refused by the client with
@@ -121,12 +128,27 @@ class Ask:
         index: the action's index in a finite decision set (None for a box).
         context: the context the ask was made in, by variable name (None for
             a study without a context).
+        lease_until: the end of the ask's lease, RFC 3339 in UTC (e.g.
+            ``"2026-03-01T12:00:30.000Z"``), when it was asked with
+            ``lease_seconds``; None otherwise.
     """
 
     id: int
     x: List[float]
     index: Optional[int] = None
     context: Optional[Dict[str, float]] = None
+    lease_until: Optional[str] = None
+
+    @staticmethod
+    def _from(r: JSON) -> "Ask":
+        c = r.get("context")
+        return Ask(
+            id=int(r["ask"]),
+            x=[float(v) for v in r["x"]],
+            index=r.get("index"),
+            context={k: float(v) for k, v in c.items()} if c is not None else None,
+            lease_until=r.get("lease_until"),
+        )
 
 
 class Client:
@@ -205,10 +227,15 @@ class Study:
     def __repr__(self) -> str:
         return f"Study({self.name!r})"
 
-    def ask(self, context: Optional[Mapping[str, float]] = None) -> Ask:
+    def ask(self, lease_seconds: Optional[float] = None, context: Optional[Mapping[str, float]] = None) -> Ask:
         """Ask for the next action to measure (POST …/ask).
 
+        Without a lease, asking again before telling returns the same ask.
+
         Args:
+            lease_seconds: lease the ask for that long (> 0, at most a
+                week): no other ask call gets it until the lease ends or it
+                is told; renew it with :meth:`heartbeat`.
             context: for a study with a context, the value of every context
                 variable measured now, e.g. ``{"temperature": 21.5}``; the
                 action is chosen for that context (the seed set is assumed
@@ -216,22 +243,63 @@ class Study:
 
         Raises:
             ValueError: a context value is not finite.
-            Conflict: the study is at its horizon, or an ask is pending in
-                another context (tell it first).
+            Conflict: the study is at its horizon, every pending ask is
+                leased and no other can be handed out, or an ask is pending
+                in another context (tell it first).
             SafegpError: 400 for a context missing a variable, naming one
                 the study does not have, or given to a study without one.
         """
-        body: Optional[JSON] = None
+        body: JSON = {}
+        if lease_seconds is not None:
+            body["lease_seconds"] = float(lease_seconds)
         if context is not None:
-            body = {"context": _context(context)}
+            body["context"] = _context(context)
+        return Ask._from(self.client.request("POST", self._path + "/ask", body))
+
+    def ask_batch(
+        self, count: int, lease_seconds: Optional[float] = None, context: Optional[Mapping[str, float]] = None
+    ) -> List[Ask]:
+        """Ask for up to ``count`` actions to measure in parallel
+        (POST …/ask with ``"count"``).
+
+        The pending asks not leased to another caller come first, oldest
+        first, then new ones: every one in the safe set of the observations
+        so far, spread apart (the policy conditions its variance on the
+        pending asks). The batch is shorter when the horizon or the safe set
+        leaves no room for more.
+
+        Args:
+            count: the most asks to return, 1 … 64.
+            lease_seconds: lease every ask returned for that long, as for
+                :meth:`ask`, so that parallel workers each get their own.
+            context: the context measured now, as for :meth:`ask`: the whole
+                batch is for that context.
+
+        Raises:
+            Conflict: the study is at its horizon, or nothing can be handed
+                out (every pending ask is leased).
+        """
+        body: JSON = {"count": int(count)}
+        if lease_seconds is not None:
+            body["lease_seconds"] = float(lease_seconds)
+        if context is not None:
+            body["context"] = _context(context)
         r = self.client.request("POST", self._path + "/ask", body)
-        c = r.get("context")
-        return Ask(
-            id=int(r["ask"]),
-            x=[float(v) for v in r["x"]],
-            index=r.get("index"),
-            context={k: float(v) for k, v in c.items()} if c is not None else None,
-        )
+        return [Ask._from(a) for a in r["asks"]]
+
+    def heartbeat(self, ask: Union[Ask, int], lease_seconds: float) -> JSON:
+        """Renew the lease of a pending ask: it then ends ``lease_seconds``
+        from now (POST …/heartbeat).
+
+        Returns:
+            the server's answer, ``{"ask": id, "lease_until": "…"}``.
+
+        Raises:
+            NotFound: an unknown ask.
+            Conflict: the ask was already told or withdrawn.
+        """
+        body: JSON = {"ask": ask.id if isinstance(ask, Ask) else int(ask), "lease_seconds": float(lease_seconds)}
+        return self.client.request("POST", self._path + "/heartbeat", body)
 
     def tell(
         self,

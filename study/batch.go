@@ -1,0 +1,463 @@
+package study
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/safegp/safegp/bandit"
+)
+
+// Errors of batches and leases.
+var (
+	ErrBadAsk = errors.New("invalid ask request")
+	// ErrNoAsk: an ask call could hand out nothing — every pending ask is
+	// leased to another caller, and the horizon or the policy leaves no
+	// room for a new one. Retry when the leases end.
+	ErrNoAsk = errors.New("no ask available")
+)
+
+// MaxBatch is the most asks one ask call hands out, and the most a study
+// holds pending: the policy's bound (bandit.MaxBatch), whose scratch the
+// study's memory estimate counts.
+const MaxBatch = bandit.MaxBatch
+
+// MaxLeaseSeconds bounds a lease: a week. A worker that needs longer
+// sends heartbeats; a lease beyond it is a unit mistake (milliseconds for
+// seconds) that would lock an ask away for good.
+const MaxLeaseSeconds = 7 * 24 * 3600
+
+// AskOptions are the options of an ask call.
+type AskOptions struct {
+	// Count is the most asks to hand out, 1 … MaxBatch (0: 1).
+	Count int
+	// LeaseSeconds, if not 0, leases every ask handed out for that long
+	// (0 < LeaseSeconds ≤ MaxLeaseSeconds): until it ends, or a tell, no
+	// other ask call hands the ask out again. 0: no lease.
+	LeaseSeconds float64
+	// Context is the context measured now, for a study with a context
+	// (every variable, nothing else; nil for a study without one): the
+	// asks are chosen from D × {c} (AskIn).
+	Context map[string]float64
+}
+
+// check validates the options: errors wrap ErrBadAsk and name the field.
+func (o *AskOptions) check() error {
+	if o.Count == 0 {
+		o.Count = 1
+	}
+	if o.Count < 1 || o.Count > MaxBatch {
+		return fmt.Errorf("%w: count = %d: want 1 … %d asks", ErrBadAsk, o.Count, MaxBatch)
+	}
+	return checkLease("lease_seconds", o.LeaseSeconds, true)
+}
+
+// checkLease accepts a lease length in seconds: a finite number in
+// (0, MaxLeaseSeconds], or 0 when zero (no lease) is allowed.
+func checkLease(field string, v float64, zero bool) error {
+	if v == 0 && zero {
+		return nil
+	}
+	if !(v > 0) || v > MaxLeaseSeconds || math.IsInf(v, 0) {
+		want := "a number of seconds > 0"
+		if zero {
+			want = "a number of seconds ≥ 0 (0: no lease)"
+		}
+		return fmt.Errorf("%w: %s = %v: want %s, at most %d (a week; renew a longer lease with heartbeats)", ErrBadAsk, field, v, want, MaxLeaseSeconds)
+	}
+	return nil
+}
+
+func (v *Service) now() time.Time {
+	if v.opt.Now != nil {
+		return v.opt.Now()
+	}
+	return time.Now()
+}
+
+// AskBatch hands out up to opt.Count asks: first the pending asks that are
+// available — never leased, or whose lease has ended (released) — oldest
+// first, then new ones chosen by the policy as a batch (bandit.Batcher:
+// every one in the safe set of the real observations, spread by the
+// hallucinated variance of the asks pending), until Count, the horizon
+// (observations + pending asks ≤ horizon) or the policy has no further
+// distinct action. Every ask returned gets this call's lease (none when
+// opt.LeaseSeconds is 0, which also drops a released lease); a pending ask
+// whose lease is running is never returned. Without leases this is Ask's
+// behaviour: asking again returns the same pending asks (idempotent
+// retries); with leases, parallel workers each get their own.
+//
+// The new asks are recorded, and the leases written, in one transaction:
+// all or none. The model is fitted (model.fit) only at an ask call that
+// finds no ask pending, as before. It fails with ErrHorizon once the
+// study has its horizon's observations, with ErrNoAsk when it could hand
+// out nothing else, and with ErrBadAsk for options out of range.
+func (v *Service) AskBatch(ctx context.Context, name string, opt AskOptions) ([]*AskAnswer, error) {
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
+	var out []*AskAnswer
+	err := v.with(ctx, name, func(s *Study) error {
+		c, err := s.contextValues(opt.Context, "an ask")
+		if err != nil {
+			return err
+		}
+		// The pending asks are all of one context (the policy chooses
+		// a batch in one): another context waits until they are told.
+		if len(s.pending) > 0 {
+			if err := s.pendingIn(s.pending[0].ask, c); err != nil {
+				return err
+			}
+		}
+		if len(s.pending) == 0 && s.nObs < s.res.Spec.Horizon {
+			if err := v.fitIfDue(ctx, s); err != nil {
+				return err
+			}
+		}
+		if err := s.setContext(c); err != nil {
+			return err
+		}
+		b := &batchCall{s: s, count: opt.Count, context: c}
+		now := v.now()
+		if opt.LeaseSeconds > 0 {
+			b.until = leaseEnd(now, opt.LeaseSeconds)
+		}
+		if len(s.pending) == 0 && b.until == 0 {
+			// Nothing pending and no lease to give: no lease to read
+			// or honour (leases hold pending asks only), and a conflict
+			// on the new events' sequence numbers detects another
+			// process's writes, as for any append. A plain ask after a
+			// tell is then one insert, as it always was.
+			if err = b.askNew(); err == nil && len(b.events) == 1 {
+				err = v.store.append(ctx, name, &b.events[0])
+			} else if err == nil {
+				err = v.store.appendAll(ctx, name, b.events)
+			}
+		} else {
+			err = v.store.inLeaseTx(ctx, name, len(s.events), func(lt *leaseTx) error { return b.leased(lt, now) })
+		}
+		switch {
+		case errors.Is(err, ErrHorizon) || errors.Is(err, ErrNoAsk):
+			return err // nothing asked of the policy, nothing written
+		case err != nil:
+			// The policy may hold asks the records do not: rebuild it
+			// from them (Service.with).
+			return writeFailed(err)
+		}
+		for _, e := range b.events {
+			if err := s.apply(e); err != nil {
+				return err
+			}
+		}
+		for _, ask := range b.hand {
+			a := s.answer(ask)
+			if b.until > 0 {
+				a.LeaseUntil = leaseTime(b.until)
+			}
+			out = append(out, a)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// batchCall is one AskBatch on a study.
+type batchCall struct {
+	s       *Study
+	count   int
+	context []float64 // the asks' context (nil: none)
+	until   int64     // the lease's end, Unix ms (0: none)
+	hand    []int     // the asks to hand out: pending ones, then new ones
+	events  []Event   // the new asks' events
+	held    int64     // the first running lease's end, for ErrNoAsk
+}
+
+// leased is AskBatch within the lease transaction lt: the available
+// pending asks, then new ones; the events and leases written.
+func (b *batchCall) leased(lt *leaseTx, now time.Time) error {
+	s := b.s
+	leases, err := lt.leases()
+	if err != nil {
+		return err
+	}
+	pending := make(map[int]bool, len(s.pending))
+	for _, p := range s.pending {
+		pending[p.ask] = true
+		end, leased := leases[p.ask]
+		if leased && end > now.UnixMilli() {
+			if b.held == 0 || end < b.held {
+				b.held = end
+			}
+			continue
+		}
+		if len(b.hand) < b.count {
+			b.hand = append(b.hand, p.ask)
+		}
+	}
+	// Leases of asks no longer pending (told, withdrawn) mean nothing:
+	// drop them.
+	for ask := range leases {
+		if !pending[ask] {
+			if err := lt.drop(ask); err != nil {
+				return err
+			}
+		}
+	}
+	if err := b.askNew(); err != nil {
+		return err
+	}
+	for i := range b.events {
+		if err := lt.insert(&b.events[i]); err != nil {
+			return err
+		}
+	}
+	for _, ask := range b.hand {
+		if b.until > 0 {
+			err = lt.set(ask, b.until)
+		} else if _, leased := leases[ask]; leased {
+			err = lt.drop(ask)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// askNew has the policy hand out new asks after the pending ones in
+// hand, until count, the horizon or its last distinct candidate, and
+// makes their events; it fails with ErrHorizon or ErrNoAsk when there is
+// nothing at all to hand out.
+func (b *batchCall) askNew() error {
+	s := b.s
+	room := s.res.Spec.Horizon - s.nObs - len(s.pending)
+	pol := s.batcher()
+	created := time.Now().UTC()
+	for len(b.hand) < b.count && len(b.events) < room {
+		a, ok, err := pol.AskNew()
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrReplay, err)
+		}
+		if !ok {
+			break
+		}
+		seq := len(s.events) + len(b.events) + 1
+		b.events = append(b.events, Event{Seq: seq, Kind: "ask", Ask: seq, Index: a.Index, X: a.X, Created: created})
+		s.inContext(&b.events[len(b.events)-1], b.context)
+		b.hand = append(b.hand, seq)
+	}
+	if len(b.hand) > 0 {
+		return nil
+	}
+	if s.nObs >= s.res.Spec.Horizon {
+		return fmt.Errorf("%w: study %q has its %d observations (retract one to free a round, or create a new study to go on)", ErrHorizon, s.name, s.res.Spec.Horizon)
+	}
+	why := "the policy has no further distinct action to suggest beside them"
+	if room <= 0 {
+		why = fmt.Sprintf("with the %d observations they fill the horizon of %d", s.nObs, s.res.Spec.Horizon)
+	}
+	return fmt.Errorf("%w: study %q: its %d pending ask(s) are leased, the first until %s, and %s; retry when a lease ends (or tell one)", ErrNoAsk, s.name, len(s.pending), leaseTime(b.held), why)
+}
+
+// batcher is the study's policy as a Batcher: every policy New and
+// NewBox return is one.
+func (s *Study) batcher() bandit.Batcher { return s.pol.(bandit.Batcher) }
+
+// nextAsk returns the policy's ask for the next ask event: live, the one
+// AskBatch just had it hand out (pending in the policy, not yet in the
+// study); on replay, a new one, chosen as a batch beside the asks pending
+// (AskNew, which with none pending is the policy's Ask).
+func (s *Study) nextAsk() (bandit.Ask, error) {
+	b := s.batcher()
+	if p := b.Pending(); len(p) > len(s.pending) {
+		return p[len(s.pending)], nil
+	}
+	a, ok, err := b.AskNew()
+	if err == nil && !ok {
+		err = fmt.Errorf("the policy has no further distinct action beside the %d pending", len(s.pending))
+	}
+	return a, err
+}
+
+// BatchAnswer is the answer of an ask call that names a count: the asks
+// handed out.
+type BatchAnswer struct {
+	Asks []*AskAnswer `json:"asks"`
+}
+
+// LeaseAnswer is what a heartbeat returns.
+type LeaseAnswer struct {
+	Ask        int    `json:"ask"`
+	LeaseUntil string `json:"lease_until"`
+}
+
+// Heartbeat renews the lease of pending ask ask: it then ends
+// leaseSeconds from now (0 < leaseSeconds ≤ MaxLeaseSeconds), whether it
+// was running, had ended without the ask being handed out again, or the
+// ask had none. Errors: ErrUnknownAsk, ErrAlreadyTold, ErrWithdrawn for an
+// ask that is not pending, ErrBadAsk for the length.
+func (v *Service) Heartbeat(ctx context.Context, name string, ask int, leaseSeconds float64) (*LeaseAnswer, error) {
+	if err := checkLease("lease_seconds", leaseSeconds, false); err != nil {
+		return nil, err
+	}
+	var ans *LeaseAnswer
+	err := v.with(ctx, name, func(s *Study) error {
+		if err := s.checkPending(ask); err != nil {
+			return err
+		}
+		until := leaseEnd(v.now(), leaseSeconds)
+		err := v.store.inLeaseTx(ctx, name, len(s.events), func(lt *leaseTx) error { return lt.set(ask, until) })
+		if err != nil {
+			return writeFailed(err)
+		}
+		ans = &LeaseAnswer{Ask: ask, LeaseUntil: leaseTime(until)}
+		return nil
+	})
+	return ans, err
+}
+
+// checkPending accepts an ask that is pending: errors wrap ErrUnknownAsk,
+// ErrAlreadyTold or ErrWithdrawn, as a tell's would.
+func (s *Study) checkPending(ask int) error {
+	if _, ok := s.asks[ask]; !ok {
+		return fmt.Errorf("%w: %d is not an ask of study %q", ErrUnknownAsk, ask, s.name)
+	}
+	if s.told[ask] {
+		return fmt.Errorf("%w: ask %d of study %q", ErrAlreadyTold, ask, s.name)
+	}
+	if r := s.withdrawn[ask]; r != 0 {
+		return fmt.Errorf("%w: ask %d of study %q was withdrawn by retraction %d, since it was chosen with the retracted value", ErrWithdrawn, ask, s.name, r)
+	}
+	return nil
+}
+
+// AskRequest is the body of an ask call over HTTP: every field optional.
+type AskRequest struct {
+	Count        *int               `json:"count,omitempty"`
+	LeaseSeconds *float64           `json:"lease_seconds,omitempty"`
+	Context      map[string]float64 `json:"context,omitempty"`
+}
+
+// DecodeAsk decodes an ask request strictly: an empty body or {} is one
+// ask without a lease; "count" must be an integer in 1 … MaxBatch,
+// "lease_seconds" a number in [0, MaxLeaseSeconds]; unknown fields, null
+// and trailing data are refused. Errors wrap ErrBadAsk and name the field.
+func DecodeAsk(data []byte) (*AskRequest, error) {
+	var r AskRequest
+	if len(bytesTrim(data)) == 0 {
+		return &r, nil
+	}
+	var raw struct {
+		Count        json.RawMessage `json:"count"`
+		LeaseSeconds json.RawMessage `json:"lease_seconds"`
+		Context      json.RawMessage `json:"context"`
+	}
+	if err := decodeObject(data, &raw); err != nil {
+		return nil, fmt.Errorf("%w: want {} or {\"count\": K, \"lease_seconds\": S, \"context\": {…}}, each optional: %w", ErrBadAsk, err)
+	}
+	c, err := decodeContext(raw.Context)
+	if err != nil {
+		return nil, err
+	}
+	r.Context = c
+	if raw.Count != nil {
+		if raw.Count[0] == 'n' {
+			return nil, fmt.Errorf("%w: count is null: leave it out for one ask", ErrBadAsk)
+		}
+		n, err := jsonInt("count", raw.Count)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadAsk, err)
+		}
+		if n < 1 {
+			return nil, fmt.Errorf("%w: count = %d: want 1 … %d asks", ErrBadAsk, n, MaxBatch)
+		}
+		r.Count = &n
+	}
+	if raw.LeaseSeconds != nil {
+		l, err := decodeLease(raw.LeaseSeconds)
+		if err != nil {
+			return nil, err
+		}
+		r.LeaseSeconds = &l
+	}
+	o := r.Options()
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Options are the request's AskOptions.
+func (r *AskRequest) Options() AskOptions {
+	var o AskOptions
+	if r.Count != nil {
+		o.Count = *r.Count
+	}
+	if r.LeaseSeconds != nil {
+		o.LeaseSeconds = *r.LeaseSeconds
+	}
+	o.Context = r.Context
+	return o
+}
+
+// decodeLease parses "lease_seconds": a JSON number, not null.
+func decodeLease(raw json.RawMessage) (float64, error) {
+	if raw[0] == 'n' {
+		return 0, fmt.Errorf("%w: lease_seconds is null: leave it out for no lease", ErrBadAsk)
+	}
+	l, err := jsonNumber("lease_seconds", raw)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrBadAsk, err)
+	}
+	return l, nil
+}
+
+// HeartbeatRequest is the body of a heartbeat: the ask and the new
+// lease's length, both required.
+type HeartbeatRequest struct {
+	Ask          int     `json:"ask"`
+	LeaseSeconds float64 `json:"lease_seconds"`
+}
+
+// DecodeHeartbeat decodes a heartbeat request strictly: "ask" an integer,
+// "lease_seconds" a number in (0, MaxLeaseSeconds]. Errors wrap ErrBadAsk
+// and name the field.
+func DecodeHeartbeat(data []byte) (*HeartbeatRequest, error) {
+	var raw struct {
+		Ask          json.RawMessage `json:"ask"`
+		LeaseSeconds json.RawMessage `json:"lease_seconds"`
+	}
+	if err := decodeObject(data, &raw); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadAsk, err)
+	}
+	var r HeartbeatRequest
+	var err error
+	if r.Ask, err = jsonInt("ask", raw.Ask); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadAsk, err)
+	}
+	if raw.LeaseSeconds == nil {
+		return nil, fmt.Errorf("%w: \"lease_seconds\" is missing", ErrBadAsk)
+	}
+	if r.LeaseSeconds, err = decodeLease(raw.LeaseSeconds); err != nil {
+		return nil, err
+	}
+	if err := checkLease("lease_seconds", r.LeaseSeconds, false); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// bytesTrim is data without JSON's whitespace around it.
+func bytesTrim(data []byte) []byte {
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+	for len(data) > 0 && isSpace(data[0]) {
+		data = data[1:]
+	}
+	for len(data) > 0 && isSpace(data[len(data)-1]) {
+		data = data[:len(data)-1]
+	}
+	return data
+}
