@@ -14,10 +14,17 @@ var (
 	// ErrContext marks a context SetContext cannot take, and an Ask
 	// before any context was set.
 	ErrContext = errors.New("invalid context")
-	// ErrPending marks a change of context with an ask pending: tell it
-	// first.
+	// ErrPending marks a change of context with asks pending in too many
+	// other contexts (MaxPendingContexts): tell some of them first.
 	ErrPending = errors.New("ask pending")
 )
+
+// MaxPendingContexts is the most contexts other than the current one that
+// may hold asks pending: the inner policy of each is kept until its asks
+// are told (a study's parallel workers in conditions measured apart), and
+// each costs an inner policy's memory (ContextualBytes counts them for a
+// study).
+const MaxPendingContexts = 4
 
 // Contextual is a policy whose decision set is D × {c} for a context c
 // the caller observes before each round and does not choose (SafeOpt's
@@ -31,9 +38,14 @@ type Contextual interface {
 	Predictor
 	// SetContext sets the context of the coming rounds (dimension d_c,
 	// finite values): Ask then chooses from D × {c}. Setting the context
-	// it has is a no-op; another is an error wrapping ErrPending while an
-	// ask is pending (tell it first), ErrContext for a bad context, and
-	// changes nothing then.
+	// it has is a no-op. Asks pending in the context left stay pending:
+	// told later, each is told to the policy of its own context as that
+	// ask (the policy is kept meanwhile), and to the others as a
+	// measurement at its point (x, c). Pending asks of other contexts are
+	// not hallucinated in a batch (Batcher): they are at other points
+	// (x, c'). A new context while asks are pending in MaxPendingContexts
+	// others already is an error wrapping ErrPending, a bad context one
+	// wrapping ErrContext; either changes nothing.
 	SetContext(c []float64) error
 	// Context returns the current context, nil before the first
 	// SetContext. The slice is the policy's own: read it, do not keep it
@@ -70,12 +82,12 @@ type contextual struct {
 
 	obs  []ctxObs // every observation told, in order
 	last int      // the ID of the last ask handed out
-	// pending are the asks pending, oldest first (a batch: Batcher), and
-	// innerIDs the current inner policy's IDs of them: every pending ask
-	// is the current context's, as SetContext refuses to leave a context
-	// with asks pending.
-	pending  []Ask
-	innerIDs []int
+	// pending are the asks pending, oldest first (a batch: Batcher), in
+	// any context, and owner the inner policy that handed out each: it
+	// holds the ask pending (inner.asks) until it is told the ask's
+	// measurement, and is kept while it does.
+	pending []Ask
+	owner   []*inner
 	// cur is the current context's inner policy, nil before the first
 	// SetContext; kept are the inner policies kept for reuse, cur among
 	// them (at most max(opt.KeepContexts, 1)).
@@ -92,6 +104,26 @@ type inner struct {
 	x    [][]float64
 	told int
 	used int // contextual.switches when it was last made current
+	// asks maps the contextual policy's IDs of the asks this policy
+	// handed out, still pending in it, to its own IDs of them.
+	asks map[int]int
+}
+
+// tell tells inner policy in observation r, the next it has not been
+// told: an ask it handed out as that ask, anything else outside the loop.
+func (c *contextual) tell(in *inner, r *ctxObs) error {
+	var err error
+	if id, ok := in.asks[r.ask]; ok && r.ask > 0 {
+		err = in.pol.Tell(id, r.o)
+		delete(in.asks, r.ask)
+	} else {
+		err = in.pol.Tell(0, c.innerObs(r, in.ctx))
+	}
+	if err != nil {
+		return fmt.Errorf("context %v: observation %d: %w", in.ctx, in.told+1, err)
+	}
+	in.told++
+	return nil
 }
 
 // ctxObs is one observation told to a contextual policy, with its own
@@ -101,6 +133,7 @@ type ctxObs struct {
 	x   []float64
 	idx int
 	o   Observation
+	ask int // the ask it answers (this policy's ID), 0 for none
 }
 
 // NewContextual builds the contextual form of the policy spec s names
@@ -261,35 +294,43 @@ func (c *contextual) SetContext(ctx []float64) error {
 	if c.cur != nil && sameBits(ctx, c.cur.ctx) {
 		return nil
 	}
-	if len(c.pending) > 0 {
-		return fmt.Errorf("%w: ask %d is pending in context %v: tell it before changing the context to %v", ErrPending, c.pending[0].ID, c.cur.ctx, ctx)
-	}
-	c.switches++
+	var found *inner
+	holding := 0 // other contexts with asks pending
 	for _, in := range c.kept {
 		if sameBits(in.ctx, ctx) {
-			// Kept from an earlier round in this context: told the
-			// observations made since, in order, it is the policy a
-			// rebuild would tell them all to.
-			for in.told < len(c.obs) {
-				if err := in.pol.Tell(0, c.innerObs(&c.obs[in.told], in.ctx)); err != nil {
-					return fmt.Errorf("context %v: observation %d: %w", in.ctx, in.told+1, err)
-				}
-				in.told++
-			}
-			in.used, c.cur = c.switches, in
-			return nil
+			found = in
+		} else if slices.Contains(c.owner, in) {
+			holding++
 		}
+	}
+	if found == nil && holding > MaxPendingContexts {
+		return fmt.Errorf("%w: asks are pending in %d other contexts (ask %d, in context %v, the oldest): tell some of them before asking in context %v", ErrPending, holding, c.pending[0].ID, c.owner[0].ctx, ctx)
+	}
+	c.switches++
+	if in := found; in != nil {
+		// Kept from an earlier round in this context: told the
+		// observations made since, in order — its own asks' as those
+		// asks — it is the policy a rebuild would tell them all to,
+		// with its pending asks still pending.
+		for in.told < len(c.obs) {
+			if err := c.tell(in, &c.obs[in.told]); err != nil {
+				return err
+			}
+		}
+		in.used, c.cur = c.switches, in
+		return nil
 	}
 	in, err := c.build(slices.Clone(ctx))
 	if err != nil {
 		return err
 	}
-	if len(c.kept) >= max(c.opt.KeepContexts, 1) {
-		// The least recently used makes room (the current one included:
-		// it is being left).
-		lru := 0
+	// The least recently used makes room (the current one included: it
+	// is being left), but not one holding asks pending: their
+	// measurements are told to it as those asks when it comes back.
+	for len(c.kept)-c.holding() >= max(c.opt.KeepContexts, 1) {
+		lru := -1
 		for k, o := range c.kept {
-			if o.used < c.kept[lru].used {
+			if !slices.Contains(c.owner, o) && (lru < 0 || o.used < c.kept[lru].used) {
 				lru = k
 			}
 		}
@@ -299,6 +340,19 @@ func (c *contextual) SetContext(ctx []float64) error {
 	c.kept = append(c.kept, in)
 	c.cur = in
 	return nil
+}
+
+// holding counts the kept inner policies that handed out asks still
+// pending. (One whose asks are all told, but that has not been told so
+// yet, may go: rebuilt, it is told them as observations.)
+func (c *contextual) holding() int {
+	n := 0
+	for _, in := range c.kept {
+		if slices.Contains(c.owner, in) {
+			n++
+		}
+	}
+	return n
 }
 
 // sameBits reports whether a and b hold the same float64s, bit for bit
@@ -360,7 +414,7 @@ func (c *contextual) build(ctx []float64) (*inner, error) {
 		}
 		pol = p
 	}
-	return &inner{ctx: ctx, pol: pol, x: set.X, told: t}, nil
+	return &inner{ctx: ctx, pol: pol, x: set.X, told: t, asks: map[int]int{}}, nil
 }
 
 // innerObs is observation r as a policy on D × {ctx} takes it outside the
@@ -376,18 +430,21 @@ func (c *contextual) innerObs(r *ctxObs, ctx []float64) Observation {
 	return o
 }
 
-// Ask implements Policy: the pending ask, or the current context's
+// Ask implements Policy: the oldest ask pending in the current context, or
+// the current context's
 // choice. Before the first SetContext it fails with ErrContext.
 func (c *contextual) Ask() (Ask, error) {
-	if len(c.pending) > 0 {
-		return c.pending[0], nil
+	for k, a := range c.pending {
+		if c.owner[k] == c.cur {
+			return a, nil
+		}
 	}
 	a, _, err := c.AskNew()
 	return a, err
 }
 
 // AskNew implements Batcher: the current context's inner policy's next
-// ask of a batch (the pending asks are all in this context).
+// ask of a batch, beside the asks pending in this context.
 func (c *contextual) AskNew() (Ask, bool, error) {
 	if c.cur == nil {
 		return Ask{}, false, fmt.Errorf("%w: no context set: call SetContext with the context observed before Ask", ErrContext)
@@ -402,7 +459,8 @@ func (c *contextual) AskNew() (Ask, bool, error) {
 	c.last++
 	out := Ask{ID: c.last, X: a.X, Index: a.Index}
 	c.pending = append(c.pending, out)
-	c.innerIDs = append(c.innerIDs, a.ID)
+	c.owner = append(c.owner, c.cur)
+	c.cur.asks[c.last] = a.ID
 	return out, true, nil
 }
 
@@ -435,24 +493,17 @@ func (c *contextual) Tell(id int, o Observation) error {
 		}
 		return err
 	}
-	rec := ctxObs{x: slices.Clone(x), idx: idx, o: Observation{F: o.F, G: slices.Clone(o.G), NoiseVar: o.NoiseVar}}
+	rec := ctxObs{x: slices.Clone(x), idx: idx, o: Observation{F: o.F, G: slices.Clone(o.G), NoiseVar: o.NoiseVar}, ask: id}
 	if in := c.cur; in != nil && in.told == len(c.obs) {
-		var err error
-		if id > 0 {
-			err = in.pol.Tell(c.innerIDs[k], rec.o)
-		} else {
-			err = in.pol.Tell(0, c.innerObs(&rec, in.ctx))
+		// Checked above: the inner policy takes what this one takes.
+		if err := c.tell(in, &rec); err != nil {
+			return err
 		}
-		if err != nil {
-			// Checked above: the inner policy takes what this one takes.
-			return fmt.Errorf("context %v: %w", in.ctx, err)
-		}
-		in.told++
 	}
 	c.obs = append(c.obs, rec)
 	if id > 0 {
 		c.pending = slices.Delete(c.pending, k, k+1)
-		c.innerIDs = slices.Delete(c.innerIDs, k, k+1)
+		c.owner = slices.Delete(c.owner, k, k+1)
 	}
 	return nil
 }

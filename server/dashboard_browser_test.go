@@ -348,9 +348,12 @@ func TestDashboardInBrowser(t *testing.T) {
 	t.Logf("long-1000 (1 000 observations): navigation start → page drawn and laid out, 5 loads per batch: %v ms; median %.1f ms", batches, last[2])
 	switch {
 	case last[2] <= 300:
-	case raceDetector:
-		// Measured and logged; .ci/run asserts it in a run without -race.
-		t.Logf("not asserted under the race detector (it slows the server about tenfold): run without -race to check ≤ 300 ms")
+	case raceDetector || os.Getenv("SAFEGP_ASSERT_LOAD_TIME") == "":
+		// A time, not a result: measured and logged always, asserted
+		// only when asked, without -race (which slows the server about
+		// tenfold), on a machine running nothing else — .ci/run's step
+		// after the test suite.
+		t.Logf("the 300 ms target is asserted with SAFEGP_ASSERT_LOAD_TIME=1 and without -race (as .ci/run does)")
 	default:
 		t.Errorf("the page of a study with 1 000 observations was drawn %.1f ms after the navigation started (median of 5, in each of %d batches), want ≤ 300", last[2], len(batches))
 	}

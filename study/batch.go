@@ -105,20 +105,10 @@ func (v *Service) AskBatch(ctx context.Context, name string, opt AskOptions) ([]
 		if err != nil {
 			return err
 		}
-		// The pending asks are all of one context (the policy chooses
-		// a batch in one): another context waits until they are told.
-		if len(s.pending) > 0 {
-			if err := s.pendingIn(s.pending[0].ask, c); err != nil {
-				return err
-			}
-		}
 		if len(s.pending) == 0 && s.nObs < s.res.Spec.Horizon {
 			if err := v.fitIfDue(ctx, s); err != nil {
 				return err
 			}
-		}
-		if err := s.setContext(c); err != nil {
-			return err
 		}
 		b := &batchCall{s: s, count: opt.Count, context: c}
 		now := v.now()
@@ -140,7 +130,7 @@ func (v *Service) AskBatch(ctx context.Context, name string, opt AskOptions) ([]
 			err = v.store.inLeaseTx(ctx, name, len(s.events), func(lt *leaseTx) error { return b.leased(lt, now) })
 		}
 		switch {
-		case errors.Is(err, ErrHorizon) || errors.Is(err, ErrNoAsk):
+		case errors.Is(err, ErrHorizon) || errors.Is(err, ErrNoAsk) || errors.Is(err, ErrContextPending):
 			return err // nothing asked of the policy, nothing written
 		case err != nil:
 			// The policy may hold asks the records do not: rebuild it
@@ -186,6 +176,9 @@ func (b *batchCall) leased(lt *leaseTx, now time.Time) error {
 	pending := make(map[int]bool, len(s.pending))
 	for _, p := range s.pending {
 		pending[p.ask] = true
+		if !sameContext(s.events[s.asks[p.ask]].Context, b.context) {
+			continue // pending in another context: not this call's
+		}
 		end, leased := leases[p.ask]
 		if leased && end > now.UnixMilli() {
 			if b.held == 0 || end < b.held {
@@ -237,6 +230,19 @@ func (b *batchCall) askNew() error {
 	pol := s.batcher()
 	created := time.Now().UTC()
 	for len(b.hand) < b.count && len(b.events) < room {
+		if len(b.events) == 0 && b.context != nil {
+			// The policy asks in the context measured; only when it
+			// asks, so that its view stays that of the last ask event's
+			// context otherwise (show, and the view a replay rebuilds).
+			if err := s.setContext(b.context); err != nil {
+				return err
+			}
+			defer func() {
+				if len(b.events) == 0 {
+					s.lastContext()
+				}
+			}()
+		}
 		a, ok, err := pol.AskNew()
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrReplay, err)

@@ -27,9 +27,10 @@ var (
 	// missing or unknown, a value not a finite number, a context given to
 	// a study without one or left out of a study with one.
 	ErrBadContext = errors.New("invalid context")
-	// ErrContextPending marks an ask in one context while an ask handed
-	// out in another is pending: tell it (or retract) first.
-	ErrContextPending = errors.New("ask pending in another context")
+	// ErrContextPending marks an ask in a new context while asks are
+	// pending in bandit.MaxPendingContexts other contexts already: tell
+	// some of them (or retract) first.
+	ErrContextPending = errors.New("asks pending in other contexts")
 )
 
 // resolveContext checks a spec's context block and builds k_c and the
@@ -61,14 +62,16 @@ func (r *Resolved) resolveContext() error {
 }
 
 // contextBytes is Bytes for a study with a context: the decision set, the
-// contextual policy (bandit.ContextualBytes: two inner policies, and the
-// global GPs holding every observation at its point (x, c)), the events
+// contextual policy (bandit.ContextualBytes: the current context's inner
+// policy, the next one, and one for each of up to MaxPendingContexts other
+// contexts holding asks pending; the global GPs holding every observation
+// at its point (x, c)), the events
 // with their contexts and one Inspect snapshot.
 func (r *Resolved) contextBytes() int64 {
 	n, d, dc := len(r.X), r.Dim(), len(r.Spec.Context.Names)
 	m, T := len(r.Spec.Thresholds), r.Spec.Horizon
 	x := memlimit.Mul(int64(n), 8*int64(d)+24)
-	pol := bandit.ContextualBytes(&r.Spec.Algorithm, n, len(r.Seed), d, dc, m, r.Spec.ObjectiveThreshold != nil, T, 1)
+	pol := bandit.ContextualBytes(&r.Spec.Algorithm, n, len(r.Seed), d, dc, m, r.Spec.ObjectiveThreshold != nil, T, 1+bandit.MaxPendingContexts)
 	events := memlimit.Mul(2*int64(T), 184+8*int64(m+dc))
 	points := memlimit.Mul(int64(T), 8*int64(d)+24)
 	snap := memlimit.Mul(int64(n), 8*(2*int64(m+1)+1)+1)
@@ -212,9 +215,11 @@ func ParseContext(s string) (map[string]float64, error) {
 // decision set in that context, D × {c}, with what every context taught
 // the model (the product kernel k_x·k_c), and is recorded with its context.
 // The seed set is assumed safe in every context. An ask pending in the
-// same context is returned again; with one pending in another context
-// AskIn fails with ErrContextPending naming it: tell it first (its
-// measurement was made in its own context).
+// same context (the same values, bit for bit) is returned again; asks
+// pending in other contexts stay pending — each told when its measurement
+// comes, in its own context — unless they are pending in
+// bandit.MaxPendingContexts other contexts already: then AskIn fails with
+// ErrContextPending, naming the oldest.
 func (v *Service) AskIn(ctx context.Context, name string, values map[string]float64) (*AskAnswer, error) {
 	as, err := v.AskBatch(ctx, name, AskOptions{Count: 1, Context: values})
 	if err != nil {
@@ -223,22 +228,15 @@ func (v *Service) AskIn(ctx context.Context, name string, values map[string]floa
 	return as[0], nil
 }
 
-// pendingIn refuses, with ErrContextPending, an ask in context c while
-// ask p is pending in another.
-func (s *Study) pendingIn(p int, c []float64) error {
-	if pc := s.events[s.asks[p]].Context; !sameContext(pc, c) {
-		return fmt.Errorf("%w: ask %d of study %q is pending in context %s; tell its measurement first, then ask in context %s", ErrContextPending, p, s.name, jsonText(s.res.contextMap(pc)), jsonText(s.res.contextMap(c)))
-	}
-	return nil
-}
-
 // setContext tells the policy the context c of the coming ask (nil:
 // none, a study without a context).
 func (s *Study) setContext(c []float64) error {
 	if c == nil {
 		return nil
 	}
-	if err := s.pol.(bandit.Contextual).SetContext(c); err != nil {
+	if err := s.pol.(bandit.Contextual).SetContext(c); errors.Is(err, bandit.ErrPending) {
+		return fmt.Errorf("%w: study %q: %w", ErrContextPending, s.name, err)
+	} else if err != nil {
 		return fmt.Errorf("%w: %w", ErrReplay, err)
 	}
 	return nil

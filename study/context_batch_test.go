@@ -6,17 +6,18 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/study"
 )
 
 // TestContextBatch: batches in a study with a context. A batch is chosen in
 // the context asked, every ask of it distinct and recorded with that
-// context; another context waits until the batch is told (409); a study
-// reopened from its records hands out the same next batch; and in one
-// context throughout, the batches are those of the same study without a
-// context.
+// context; a batch in another context is handed out while the previous
+// one is still pending, which is told after it; and a study reopened from
+// its records hands out the same next batch.
 func TestContextBatch(t *testing.T) {
 	ctx := context.Background()
 	contexts := []map[string]float64{{"temperature": 20, "load": 0.1}, {"temperature": 25, "load": 0.3}, {"temperature": 10, "load": 0}}
@@ -29,6 +30,7 @@ func TestContextBatch(t *testing.T) {
 				t.Fatal(err)
 			}
 			asked := 0
+			var last []*study.AskAnswer
 			defer func() {
 				if asked <= 6 {
 					t.Errorf("6 batches of up to 3 handed out %d asks: no batch had more than one", asked)
@@ -66,17 +68,15 @@ func TestContextBatch(t *testing.T) {
 				if len(slices.Compact(sorted)) != len(idx) {
 					t.Fatalf("round %d: batch %v has an action twice", round, idx)
 				}
-				other := contexts[(round+1)%len(contexts)]
-				if _, err := live.AskBatch(ctx, "s", study.AskOptions{Count: 2, Context: other}); !errors.Is(err, study.ErrContextPending) {
-					t.Fatalf("round %d: a batch in another context with %d asks pending: %v, want ErrContextPending", round, len(as), err)
-				}
-				// Told last first: any order.
-				for k := len(as) - 1; k >= 0; k-- {
-					f, g := ctxTruth(as[k].X[0], c)
-					if _, err := live.Tell(ctx, "s", &study.TellRequest{Ask: &as[k].Ask, F: &f, G: g}); err != nil {
+				// The previous round's batch, in another context, is
+				// told only now, last first: any order, any context.
+				for k := len(last) - 1; k >= 0; k-- {
+					f, g := ctxTruth(last[k].X[0], last[k].Context)
+					if _, err := live.Tell(ctx, "s", &study.TellRequest{Ask: &last[k].Ask, F: &f, G: g}); err != nil {
 						t.Fatal(err)
 					}
 				}
+				last = as
 			}
 		})
 	}
@@ -131,5 +131,40 @@ func TestContextBatchOneContext(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestContextPendingCap: asks may be pending in at most
+// bandit.MaxPendingContexts contexts besides the one asked; beyond, an ask
+// fails with ErrContextPending naming the oldest and records nothing, and
+// once one of them is told the new context is asked.
+func TestContextPendingCap(t *testing.T) {
+	ctx := context.Background()
+	v, st := newService(t, filepath.Join(t.TempDir(), "s.db"))
+	if err := v.Create(ctx, "s", resolved(t, ctxSpec(replaySpecs["stageopt gp"], oneContext))); err != nil {
+		t.Fatal(err)
+	}
+	var asks []*study.AskAnswer
+	for k := range bandit.MaxPendingContexts + 1 {
+		a, err := v.AskIn(ctx, "s", map[string]float64{"temperature": float64(k)})
+		if err != nil {
+			t.Fatalf("context %d with asks pending in %d others: %v", k, k, err)
+		}
+		asks = append(asks, a)
+	}
+	before, _ := st.Events(ctx, "s")
+	next := map[string]float64{"temperature": 99}
+	if _, err := v.AskIn(ctx, "s", next); !errors.Is(err, study.ErrContextPending) || !strings.Contains(err.Error(), fmt.Sprint("ask ", asks[0].Ask)) {
+		t.Fatalf("a context beyond %d others holding asks: %v, want ErrContextPending naming ask %d", bandit.MaxPendingContexts, err, asks[0].Ask)
+	}
+	if after, _ := st.Events(ctx, "s"); len(after) != len(before) {
+		t.Errorf("the refused ask recorded %d events", len(after)-len(before))
+	}
+	f, g := ctxTruth(asks[2].X[0], asks[2].Context)
+	if _, err := v.Tell(ctx, "s", &study.TellRequest{Ask: &asks[2].Ask, F: &f, G: g}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.AskIn(ctx, "s", next); err != nil {
+		t.Errorf("the new context once one of the others' asks is told: %v", err)
 	}
 }

@@ -1107,19 +1107,27 @@ func (s *Study) rebuild() error {
 			}
 		}
 	}
-	if s.res.ContextKernel != nil {
-		// The view goes on in the context of the last ask (show, plot),
-		// as the policy rebuilt had it.
-		for k := len(s.events) - 1; k >= 0; k-- {
-			if e := &s.events[k]; e.Kind == "ask" {
-				if err := pol.(bandit.Contextual).SetContext(e.Context); err != nil {
-					return fmt.Errorf("%w: rebuild the policy: event %d: %w", ErrReplay, e.Seq, err)
-				}
-				break
+	s.pol = pol
+	// The view goes on in the context of the last ask (show, plot), as
+	// the policy rebuilt had it.
+	return s.lastContext()
+}
+
+// lastContext sets a study's contextual policy to the context of its last
+// ask event, the context its view is in (a no-op without a context or
+// before the first ask).
+func (s *Study) lastContext() error {
+	if s.res.ContextKernel == nil {
+		return nil
+	}
+	for k := len(s.events) - 1; k >= 0; k-- {
+		if e := &s.events[k]; e.Kind == "ask" {
+			if err := s.pol.(bandit.Contextual).SetContext(e.Context); err != nil {
+				return fmt.Errorf("%w: event %d: %w", ErrReplay, e.Seq, err)
 			}
+			return nil
 		}
 	}
-	s.pol = pol
 	return nil
 }
 

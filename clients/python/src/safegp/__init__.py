@@ -244,8 +244,8 @@ class Study:
         Raises:
             ValueError: a context value is not finite.
             Conflict: the study is at its horizon, every pending ask is
-                leased and no other can be handed out, or an ask is pending
-                in another context (tell it first).
+                leased and no other can be handed out, or asks are pending
+                in 4 other contexts already (tell some first).
             SafegpError: 400 for a context missing a variable, naming one
                 the study does not have, or given to a study without one.
         """
