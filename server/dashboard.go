@@ -98,17 +98,23 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 // view answers what the study page draws (study.Service.View); it changes
 // nothing. A page polls it every few seconds, in as many tabs as are open,
 // while the study mostly stands still: the answer carries an ETag of the
-// study's version, a request naming it in If-None-Match is answered 304
+// study's version and of its leases (which change without an event: a
+// heartbeat), a request naming it in If-None-Match is answered 304
 // without a body, and the encoded answers of the studies viewed last are
-// kept (viewCache), so that an unchanged study is read with one indexed
-// query and one lock.
+// kept (viewCache), so that an unchanged study is read with two indexed
+// queries and one lock.
 func (h *handler) view(cache *viewCache) func(w http.ResponseWriter, r *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		name := r.PathValue("name")
-		version, err := h.svc.Version(r.Context(), name)
+		n, err := h.svc.Version(r.Context(), name)
 		if err != nil {
 			return err
 		}
+		leases, err := h.svc.LeaseStamp(r.Context(), name)
+		if err != nil {
+			return err
+		}
+		version := viewVersion{n, leases}
 		hd := w.Header()
 		hd.Set("Cache-Control", "no-store")
 		etag := cache.etag(version)
@@ -131,8 +137,9 @@ func (h *handler) view(cache *viewCache) func(w http.ResponseWriter, r *http.Req
 			// kept, and without an ETag.
 			etag = ""
 			if v.Version >= 0 {
-				cache.put(name, v.Version, body)
-				etag = cache.etag(v.Version)
+				version = viewVersion{v.Version, v.LeaseStamp}
+				cache.put(name, version, body)
+				etag = cache.etag(version)
 			}
 		}
 		if etag != "" {
@@ -164,8 +171,15 @@ const (
 	viewCacheBody    = 2 << 20
 )
 
+// viewVersion identifies a study's view: the number of its events and the
+// digest of its leases (study.View.Version and LeaseStamp).
+type viewVersion struct {
+	events int
+	leases uint64
+}
+
 // viewCache keeps the last encoded view of the studies viewed last, by
-// version: a study's view is a function of its events (study.View.Version).
+// version: a study's view is a function of its events and its leases.
 type viewCache struct {
 	// nonce starts every ETag: a new server, perhaps on another database,
 	// never matches the ETags of the one before.
@@ -176,7 +190,7 @@ type viewCache struct {
 }
 
 type cachedView struct {
-	version int
+	version viewVersion
 	body    []byte
 	used    uint64
 }
@@ -187,11 +201,17 @@ func newViewCache() *viewCache {
 	return &viewCache{nonce: hex.EncodeToString(b), entries: map[string]*cachedView{}}
 }
 
-func (c *viewCache) etag(version int) string {
-	return `"` + c.nonce + "-" + strconv.Itoa(version) + `"`
+// etag is "NONCE-EVENTS", with "-LEASES" (hexadecimal) when the study
+// has leases.
+func (c *viewCache) etag(version viewVersion) string {
+	t := `"` + c.nonce + "-" + strconv.Itoa(version.events)
+	if version.leases != 0 {
+		t += "-" + strconv.FormatUint(version.leases, 16)
+	}
+	return t + `"`
 }
 
-func (c *viewCache) get(name string, version int) ([]byte, bool) {
+func (c *viewCache) get(name string, version viewVersion) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[name]
@@ -203,7 +223,7 @@ func (c *viewCache) get(name string, version int) ([]byte, bool) {
 	return e.body, true
 }
 
-func (c *viewCache) put(name string, version int, body []byte) {
+func (c *viewCache) put(name string, version viewVersion, body []byte) {
 	if len(body) > viewCacheBody {
 		return
 	}

@@ -4,8 +4,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
+	"math"
 	"os"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -220,6 +223,16 @@ func TestDashboardInBrowser(t *testing.T) {
 	if p := vw.Pending[0]; !strings.HasPrefix(pend, fmt.Sprintf("%d%d", p.Ask, p.Index)) {
 		t.Errorf("pending asks table row %q, want ask %d at action %d", pend, p.Ask, p.Index)
 	}
+	if got := texts(t, ctx, "#pending th"); got != "[ask action x handed out lease]" {
+		t.Errorf("pump-1d: pending asks table columns %s", got)
+	}
+	if got := texts(t, ctx, "#pending td.lease"); got != "[—]" {
+		t.Errorf("pump-1d: the lease of an ask without one shows %s, want [—]", got)
+	}
+	// Each function's plots together, the best value after them.
+	if got := panels(t, ctx); got != "[posterior-f progress-f posterior-g progress-g best]" {
+		t.Errorf("pump-1d: panels in the order %s", got)
+	}
 
 	// The page follows the study: tell the pending ask, and within a poll
 	// (3 s) the page shows one more observation and no ask pending. Polls
@@ -240,8 +253,8 @@ func TestDashboardInBrowser(t *testing.T) {
 
 	// The list, through the link in the header.
 	goTo(t, ctx, "#/", "list")
-	if got := count(t, ctx, "#study-list tbody tr"); got != 6 {
-		t.Errorf("list: %d rows, want 6 studies", got)
+	if got := count(t, ctx, "#study-list tbody tr"); got != 8 {
+		t.Errorf("list: %d rows, want 8 studies", got)
 	}
 	if got := eval[string](t, ctx, `document.querySelector('#study-list a[href="#/study/pump-1d"]').closest('tr').cells[4].textContent`); got != strconv.Itoa(viol) {
 		t.Errorf("list: pump-1d shows %s violations, want %d", got, viol)
@@ -271,6 +284,19 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	if got := count(t, ctx, "figure.heatmap path.cells"); got < 10 {
 		t.Errorf("valve-2d: %d colour levels in the heat map, want many", got)
+	}
+	if got := panels(t, ctx); got != "[heatmap progress-f progress-g best]" {
+		t.Errorf("valve-2d: panels in the order %s, want f's heat map and progress, then g's, then the best value", got)
+	}
+	// Every observation's marker can be seen: at its centre the page
+	// shows it (or another observation at the same action), not a
+	// pending ask's diamond, a seed's square or the safe set's border.
+	if hidden := eval[[]string](t, ctx, `[...document.querySelectorAll('figure.heatmap circle.obs')].flatMap((c) => {
+		c.scrollIntoView({block: 'center'});
+		const b = c.getBoundingClientRect(), e = document.elementFromPoint(b.x + b.width / 2, b.y + b.height / 2);
+		return e && e.matches('figure.heatmap circle.obs') ? [] : [c.textContent + ' under ' + (e ? e.outerHTML.slice(0, 90) : 'nothing')];
+	})`); len(hidden) != 0 {
+		t.Errorf("valve-2d: %d observations hidden: %s", len(hidden), hidden)
 	}
 
 	// A study without observations yet.
@@ -313,6 +339,75 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	if s := eval[string](t, ctx, `document.getElementById('posterior-skipped').textContent`); !strings.Contains(s, "box") {
 		t.Errorf("beam-box: skipped note %q", s)
+	}
+
+	// A study with a context: the context of the view in the Study card,
+	// the posterior plots' titles and the pending asks; the posteriors
+	// draw only the observations made in it (not those of a context one
+	// bit away), the progress plots all of them.
+	goTo(t, ctx, "#/study/climate-1d", "study:climate-1d")
+	vw4, err := fx.svc.View(context.Background(), "climate-1d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inC1 := 0
+	for _, o := range vw4.Observations {
+		if sameBits(o.Context, climateC1) {
+			inC1++
+		}
+	}
+	if n := len(vw4.Observations); inC1 != 7 || n != 12 || !maps.Equal(vw4.Summary.Context, climateC1) {
+		t.Fatalf("fixture climate-1d: %d of %d observations in the current context %v; want 7 of 12 in %v", inC1, n, vw4.Summary.Context, climateC1)
+	}
+	const c1 = "temperature = 19, load = 0.1"
+	if got := eval[string](t, ctx, `document.getElementById('context').textContent`); got != c1 {
+		t.Errorf("climate-1d: the Study card's context %q, want %q", got, c1)
+	}
+	for _, c := range []struct {
+		sel  string
+		want int
+	}{
+		{"figure.posterior-f circle.obs", inC1},
+		{"figure.posterior-g circle.obs", inC1},
+		{"figure.progress-f circle.obs", 12},
+		{"figure.progress-g circle.obs", 12},
+		{"figure.posterior-f line.pending", 1},
+		{"#pending tbody tr", 1},
+	} {
+		if got := count(t, ctx, c.sel); got != c.want {
+			t.Errorf("climate-1d: %d × %s, want %d", got, c.sel, c.want)
+		}
+	}
+	for _, sel := range []string{"figure.posterior-f h2", "figure.posterior-g h2"} {
+		if got := eval[string](t, ctx, fmt.Sprintf(`document.querySelector(%q).textContent`, sel)); !strings.HasSuffix(got, " in context "+c1) {
+			t.Errorf("climate-1d: title %q, want it to end %q", got, " in context "+c1)
+		}
+	}
+	if got := eval[string](t, ctx, `document.querySelector('figure.posterior-f .shown').textContent`); !strings.HasPrefix(got, "7 of 12 observations drawn") {
+		t.Errorf("climate-1d: the posterior's caption says %q, want 7 of 12 drawn", got)
+	}
+	if got := texts(t, ctx, "#pending td.context"); got != "["+c1+"]" {
+		t.Errorf("climate-1d: pending asks' contexts %s, want [%s]", got, c1)
+	}
+	if got := eval[string](t, ctx, `document.querySelector('#best-observed').previousElementSibling.textContent + ' | ' + document.querySelector('figure.best h2').textContent`); got != "best safe f observed, over all contexts | Best safe f so far, over all contexts" {
+		t.Errorf("climate-1d: the best values are labelled %q, want them over all contexts", got)
+	}
+	// The tooltips name each observation's context, in full.
+	tips := eval[string](t, ctx, `[...document.querySelectorAll('figure.progress-f circle.obs title')].map((e) => e.textContent).join('\n')`)
+	if n := strings.Count(tips, " in context "+c1+"\n"); n != inC1-1 && n != inC1 { // the last one ends without a newline
+		t.Errorf("climate-1d: %d tooltips in context %s, want %d:\n%s", n, c1, inC1, tips)
+	}
+	if !strings.Contains(tips, "in context temperature = 19.000000000000004, load = 0.1") || !strings.Contains(tips, "in context temperature = 25, load = 0.3") {
+		t.Errorf("climate-1d: tooltips without the other contexts:\n%s", tips)
+	}
+
+	// A leased batch: 2 asks leased for 10 min, 1 handed out again
+	// without a lease, 1 released.
+	goTo(t, ctx, "#/study/batch-1d", "study:batch-1d")
+	leases := eval[[]string](t, ctx, `[...document.querySelectorAll('#pending td.lease')].map((e) => e.textContent)`)
+	until := regexp.MustCompile(`^until \d\d:\d\d:\d\d \(in (9|10) min\)$`)
+	if len(leases) != 4 || !until.MatchString(leases[0]) || !until.MatchString(leases[1]) || leases[2] != "—" || leases[3] != "released" {
+		t.Errorf("batch-1d: leases shown %q, want 2 × until HH:MM:SS (in 10 min), —, released", leases)
 	}
 
 	// 1 000 observations: each a marker (one subpath each: above 300 the
@@ -411,6 +506,33 @@ func (c *consoleLog) until(t *testing.T, last string) []chromedp.ConsoleMessage 
 	}
 	t.Fatalf("the console's message %q never came", last)
 	return nil
+}
+
+// texts returns the text of every element sel selects, as [a b …].
+func texts(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	return fmt.Sprint(eval[[]string](t, ctx, fmt.Sprintf(`[...document.querySelectorAll(%q)].map((e) => e.textContent)`, sel)))
+}
+
+// panels returns the study page's plots in order, each by its last class.
+func panels(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	return fmt.Sprint(eval[[]string](t, ctx, `[...document.querySelectorAll('.plots > figure')].map((f) => f.classList[f.classList.length - 1])`))
+}
+
+// sameBits reports whether two contexts are the same values to the bit
+// (as study's sameContext).
+func sameBits(a, b map[string]float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || math.Float64bits(v) != math.Float64bits(w) {
+			return false
+		}
+	}
+	return true
 }
 
 // close4 reports whether text is v written with 4 significant digits.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/safegp/safegp/server"
 	"github.com/safegp/safegp/study"
@@ -106,6 +107,29 @@ func scatterSpec() string {
 	return b.String() + twoDSpec[strings.Index(twoDSpec, "thresholds:"):]
 }
 
+// climateSpec is the pump in a room whose temperature and load change:
+// oneDSpec with a context.
+const climateSpec = oneDSpec + "context: {names: [temperature, load], kernel: {kernel: se, lengthscale: [10, 1]}}\n"
+
+// Contexts of climate-1d: the page draws the view of climateC1, the last
+// ask's. climateNear is climateC1 but for the last bit of the
+// temperature: another context, which 4 digits would write alike.
+var (
+	climateC1   = map[string]float64{"temperature": 19, "load": 0.1}
+	climateC2   = map[string]float64{"temperature": 25, "load": 0.3}
+	climateNear = map[string]float64{"temperature": math.Nextafter(19, 20), "load": 0.1}
+)
+
+// climateTruth is the pump in context c: warmer and more loaded, its
+// optimum and safe region move left by (T − 19)/10 + load − 0.1.
+func climateTruth(c map[string]float64) func([]float64) (float64, []float64) {
+	s := (c["temperature"]-19)/10 + c["load"] - 0.1
+	return func(x []float64) (float64, []float64) {
+		f, g := truth(x[0] + s)
+		return f, []float64{g}
+	}
+}
+
 // dashFixture holds the served studies and what the pages must show.
 type dashFixture struct {
 	url   string
@@ -123,7 +147,8 @@ func newDashFixture(t testing.TB) *dashFixture {
 	t.Cleanup(func() { st.Close() })
 	svc := study.NewService(st, study.ServiceOptions{})
 	// fresh has no observation yet; scatter-2d's 50 actions are no grid.
-	for name, spec := range map[string]string{"pump-1d": oneDSpec, "valve-2d": twoDSpec, "beam-box": boxSpec, "long-1000": longSpec, "fresh": twoDSpec, "scatter-2d": scatterSpec()} {
+	for name, spec := range map[string]string{"pump-1d": oneDSpec, "valve-2d": twoDSpec, "beam-box": boxSpec, "long-1000": longSpec, "fresh": twoDSpec, "scatter-2d": scatterSpec(),
+		"climate-1d": climateSpec, "batch-1d": oneDSpec} {
 		parsed, err := study.ParseSpec([]byte(spec))
 		if err != nil {
 			t.Fatal(err)
@@ -161,11 +186,45 @@ func newDashFixture(t testing.TB) *dashFixture {
 
 	loop(t, svc, "valve-2d", 14, twoDTruth)
 	tellIndex(t, svc, "valve-2d", 29*30+29, twoDTruth) // the far corner: a violation
-	if _, err := svc.Ask(ctx, "valve-2d"); err != nil {
+	a, err := svc.Ask(ctx, "valve-2d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A measurement at the pending ask's action, taken outside the loop:
+	// the heat map draws it under the ask's mark, and must keep it seen.
+	tellIndex(t, svc, "valve-2d", a.Index, twoDTruth)
+
+	loop(t, svc, "beam-box", 12, boxTruth)
+
+	// climate-1d: 5 rounds in C1, 4 in C2, one measurement by index in a
+	// context next to C1, 2 more rounds in C1 and an ask pending there:
+	// 12 observations, 7 of them in C1, the context drawn.
+	loopIn(t, svc, "climate-1d", climateC1, 5)
+	loopIn(t, svc, "climate-1d", climateC2, 4)
+	i := 30
+	f, g := climateTruth(climateNear)([]float64{1.5})
+	if _, err := svc.Tell(ctx, "climate-1d", &study.TellRequest{Index: &i, F: &f, G: g, Context: climateNear}); err != nil {
+		t.Fatal(err)
+	}
+	loopIn(t, svc, "climate-1d", climateC1, 2)
+	if _, err := svc.AskIn(ctx, "climate-1d", climateC1); err != nil {
 		t.Fatal(err)
 	}
 
-	loop(t, svc, "beam-box", 12, boxTruth)
+	// batch-1d: 10 rounds, then a batch of 2 leased for 10 min, a batch of
+	// 2 leased for 1 ms, and once those ended an ask without a lease,
+	// which hands out the older of them again and drops its lease: 4
+	// asks pending, 2 leased, 1 without a lease, 1 released.
+	loop(t, svc, "batch-1d", 10, one)
+	for _, opt := range []study.AskOptions{{Count: 2, LeaseSeconds: 600}, {Count: 2, LeaseSeconds: 0.001}} {
+		if as, err := svc.AskBatch(ctx, "batch-1d", opt); err != nil || len(as) != 2 {
+			t.Fatalf("batch-1d: ask %+v: %d asks (%v)", opt, len(as), err)
+		}
+	}
+	time.Sleep(5 * time.Millisecond)
+	if _, err := svc.AskBatch(ctx, "batch-1d", study.AskOptions{Count: 1}); err != nil {
+		t.Fatal(err)
+	}
 
 	rng := rand.New(rand.NewPCG(1, 2))
 	rows := make([]study.TellRequest, 1000)
@@ -189,6 +248,24 @@ func loop(t testing.TB, svc *study.Service, name string, rounds int, truth func(
 	ctx := context.Background()
 	for range rounds {
 		a, err := svc.Ask(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, g := truth(a.X)
+		id := a.Ask
+		if _, err := svc.Tell(ctx, name, &study.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// loopIn runs rounds of ask and tell in context c.
+func loopIn(t testing.TB, svc *study.Service, name string, c map[string]float64, rounds int) {
+	t.Helper()
+	ctx := context.Background()
+	truth := climateTruth(c)
+	for range rounds {
+		a, err := svc.AskIn(ctx, name, c)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/safegp/safegp/study"
 )
@@ -55,16 +57,19 @@ func TestDashboardData(t *testing.T) {
 
 	type view struct {
 		Summary struct {
-			Study  string `json:"study"`
-			Rounds int    `json:"rounds"`
+			Study   string             `json:"study"`
+			Rounds  int                `json:"rounds"`
+			Context map[string]float64 `json:"context"`
 		} `json:"summary"`
 		Thresholds   []float64 `json:"thresholds"`
 		Observations []struct {
 			Retracted bool `json:"retracted"`
 		} `json:"observations"`
 		Pending []struct {
-			Ask int       `json:"ask"`
-			X   []float64 `json:"x"`
+			Ask        int                `json:"ask"`
+			X          []float64          `json:"x"`
+			Context    map[string]float64 `json:"context"`
+			LeaseUntil string             `json:"lease_until"`
 		} `json:"pending"`
 		Posterior *struct {
 			X    [][]float64 `json:"x"`
@@ -89,7 +94,7 @@ func TestDashboardData(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := fmt.Sprint(names(l.Studies))
-			if got != "[beam-box fresh large long-1000 pump-1d scatter-2d valve-2d]" {
+			if got != "[batch-1d beam-box climate-1d fresh large long-1000 pump-1d scatter-2d valve-2d]" {
 				t.Errorf("studies %s", got)
 			}
 			for _, s := range l.Studies {
@@ -128,6 +133,44 @@ func TestDashboardData(t *testing.T) {
 			}
 			if v.Posterior != nil || !strings.Contains(v.Skipped, "box") || len(v.Observations) != 12 {
 				t.Errorf("box view: posterior %v, skipped %q, %d observations", v.Posterior != nil, v.Skipped, len(v.Observations))
+			}
+		}},
+		{"view with a context", "/v1/studies/climate-1d/view", dashToken, 200, func(t *testing.T, body []byte) {
+			var v view
+			if err := json.Unmarshal(body, &v); err != nil {
+				t.Fatal(err)
+			}
+			if !maps.Equal(v.Summary.Context, climateC1) || len(v.Pending) != 1 || !maps.Equal(v.Pending[0].Context, climateC1) || v.Posterior == nil || len(v.Observations) != 12 {
+				t.Errorf("view of climate-1d: context %v, pending %+v, posterior %v, %d observations; want C1 %v, one ask pending in it, a posterior, 12",
+					v.Summary.Context, v.Pending, v.Posterior != nil, len(v.Observations), climateC1)
+			}
+		}},
+		{"view with leases", "/v1/studies/batch-1d/view", dashToken, 200, func(t *testing.T, body []byte) {
+			var v view
+			if err := json.Unmarshal(body, &v); err != nil {
+				t.Fatal(err)
+			}
+			// The asks in order: 2 leased for 10 min, 1 handed out
+			// again without a lease, 1 released.
+			now := time.Now()
+			var kinds []string
+			for _, p := range v.Pending {
+				until, err := time.Parse(time.RFC3339, p.LeaseUntil)
+				switch {
+				case p.LeaseUntil == "":
+					kinds = append(kinds, "none")
+				case err != nil:
+					kinds = append(kinds, "bad "+p.LeaseUntil)
+				case until.After(now.Add(9 * time.Minute)):
+					kinds = append(kinds, "leased")
+				case until.Before(now):
+					kinds = append(kinds, "released")
+				default:
+					kinds = append(kinds, "other "+p.LeaseUntil)
+				}
+			}
+			if got := fmt.Sprint(kinds); got != "[leased leased none released]" {
+				t.Errorf("pending asks' leases %s, want [leased leased none released]", got)
 			}
 		}},
 		{"view above the cap", "/v1/studies/large/view", dashToken, 200, func(t *testing.T, body []byte) {
@@ -304,5 +347,36 @@ func TestDashboardViewETag(t *testing.T) {
 	}
 	if code, _, _ := get(t, c.url, "", "/v1/studies/nope/view", "If-None-Match", etag); code != 404 {
 		t.Errorf("an unknown study with an ETag: %d, want 404", code)
+	}
+}
+
+// TestDashboardViewETagFollowsLeases: a heartbeat records no event, yet
+// changes the view (the lease's end): the ETag changes with it, so that a
+// page polling with the old one gets the new lease, then 304 again.
+func TestDashboardViewETagFollowsLeases(t *testing.T) {
+	c, _ := newServer(t, "")
+	create(c, "a")
+	if code, body := c.do("POST", "/v1/studies/a/ask", `{"count": 2, "lease_seconds": 60}`); code != 200 {
+		t.Fatalf("ask: %d %v", code, body)
+	}
+	_, hd, first := get(t, c.url, "", "/v1/studies/a/view")
+	etag := hd.Get("ETag")
+	if n := strings.Count(string(first), `"lease_until":`); n != 2 || etag == "" {
+		t.Fatalf("view of 2 leased asks: %d leases, ETag %q: %.400s", n, etag, first)
+	}
+	code, hb := c.do("POST", "/v1/studies/a/heartbeat", `{"ask": 1, "lease_seconds": 600}`)
+	if code != 200 {
+		t.Fatalf("heartbeat: %d %v", code, hb)
+	}
+	code, hd, after := get(t, c.url, "", "/v1/studies/a/view", "If-None-Match", etag)
+	if code != 200 || hd.Get("ETag") == etag || !strings.Contains(string(after), fmt.Sprintf(`"lease_until":%q`, hb["lease_until"])) {
+		t.Fatalf("view after a heartbeat, with the old ETag: %d, ETag %q (was %q), want the new lease %v: %.400s", code, hd.Get("ETag"), etag, hb["lease_until"], after)
+	}
+	var v struct{ Version int }
+	if err := json.Unmarshal(after, &v); err != nil || !strings.Contains(string(first), fmt.Sprintf(`"version":%d`, v.Version)) {
+		t.Errorf("the heartbeat changed the version to %d (%v): it records no event", v.Version, err)
+	}
+	if code, _, _ := get(t, c.url, "", "/v1/studies/a/view", "If-None-Match", hd.Get("ETag")); code != http.StatusNotModified {
+		t.Errorf("view with the new ETag: %d, want 304", code)
 	}
 }

@@ -97,9 +97,12 @@ func (h *handler) auth(fn func(w http.ResponseWriter, r *http.Request) error, ty
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h.opt.Token != "" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			got, ok := bearer(r.Header.Get("Authorization"))
 			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(h.opt.Token)) != 1 {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="safegp"`)
+				// Not kept by a cache: a later request with the
+				// token must reach the server.
+				w.Header().Set("Cache-Control", "no-store")
 				writeError(w, http.StatusUnauthorized, errors.New("missing or wrong bearer token"))
 				return
 			}
@@ -122,6 +125,19 @@ func (h *handler) auth(fn func(w http.ResponseWriter, r *http.Request) error, ty
 			writeError(w, code, err)
 		}
 	})
+}
+
+// bearer returns the token of an Authorization header value
+// "Bearer TOKEN". The scheme is case-insensitive (RFC 9110 §11.1: bearer,
+// BEARER) and one or more spaces may follow it (its credentials rule,
+// auth-scheme [ 1*SP token68 ]).
+func bearer(header string) (string, bool) {
+	scheme, token, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimLeft(token, " ")
+	return token, token != ""
 }
 
 // hasContent reports whether the request declares a body of one of the

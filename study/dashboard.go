@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/safegp/safegp/bandit"
@@ -162,10 +165,16 @@ const ViewMaxActions = 10_000
 type View struct {
 	// Version is the number of events the study had recorded (Service.
 	// Version): a study's state is a function of its events, so two views
-	// of one version are the same. It is −1 when the study changed while
-	// it was read (the view is then a tell behind in places).
-	Version int      `json:"version"`
-	Summary *Summary `json:"summary"`
+	// of one version (and one LeaseStamp) are the same. It is −1 when the
+	// study changed while it was read (the view is then a tell behind in
+	// places).
+	Version int `json:"version"`
+	// LeaseStamp is a digest of the study's leases when the view was
+	// read (Service.LeaseStamp): a lease is set, renewed or dropped
+	// without an event (a heartbeat, a released ask handed out again),
+	// so that Version and LeaseStamp together identify a view.
+	LeaseStamp uint64   `json:"-"`
+	Summary    *Summary `json:"summary"`
 	// Thresholds are the h_i, one per constraint; the objective's h_f,
 	// when f ≥ h_f is a safety condition, is Summary.ObjectiveThreshold.
 	Thresholds []float64 `json:"thresholds"`
@@ -185,10 +194,18 @@ type View struct {
 
 // PendingAsk is an ask handed out and not yet told.
 type PendingAsk struct {
-	Ask     int       `json:"ask"`
-	Index   int       `json:"index"` // −1 on a box
-	X       []float64 `json:"x"`
-	Created time.Time `json:"created"`
+	Ask   int       `json:"ask"`
+	Index int       `json:"index"` // −1 on a box
+	X     []float64 `json:"x"`
+	// Context is the context the ask was chosen in, for a study with a
+	// context (the Summary's Context: the pending asks are all of one).
+	Context map[string]float64 `json:"context,omitempty"`
+	// LeaseUntil is the end of the ask's lease, RFC 3339 in UTC with
+	// milliseconds as the ask call answered it, empty when the ask has
+	// none. A lease past its end is released: the next ask call may hand
+	// the ask out again.
+	LeaseUntil string    `json:"lease_until,omitempty"`
+	Created    time.Time `json:"created"`
 }
 
 // SetPosterior is a policy's view of the coming round over the finite
@@ -241,8 +258,12 @@ func (v *Service) View(ctx context.Context, name string) (*View, error) {
 			if moved && try < 3 {
 				return errMoved
 			}
-			view = s.view(sum)
-			view.Version = before
+			leases, stamp, err := v.store.viewLeases(ctx, name)
+			if err != nil {
+				return err
+			}
+			view = s.view(sum, leases)
+			view.Version, view.LeaseStamp = before, stamp
 			if moved {
 				view.Version = -1
 			}
@@ -270,6 +291,66 @@ func (v *Service) Version(ctx context.Context, name string) (int, error) {
 	return n, err
 }
 
+// LeaseStamp returns a digest of a study's leases, the LeaseStamp of its
+// View now: it changes when a lease is set, renewed or dropped, which
+// records no event and so leaves Version as it was. One indexed read;
+// a name that is no study has no leases (0).
+func (v *Service) LeaseStamp(ctx context.Context, name string) (uint64, error) {
+	if err := CheckName(name); err != nil {
+		return 0, err
+	}
+	_, stamp, err := v.store.viewLeases(ctx, name)
+	return stamp, err
+}
+
+// leaseVersion is the schema version from which the store has the table
+// leases (lease.go); an older file opened read-only has none.
+var leaseVersion = slices.IndexFunc(migrations, func(m string) bool { return strings.Contains(m, "CREATE TABLE leases") }) + 1
+
+// viewLeases reads a study's leases, ask → end in Unix milliseconds, and
+// their digest: FNV-1a over the (ask, end) pairs in the order of the
+// asks, 0 for none. Read-only, and apart from lease.go's transactions,
+// which hand asks out: the view only shows the leases.
+func (s *Store) viewLeases(ctx context.Context, name string) (map[int]int64, uint64, error) {
+	if s.version < leaseVersion {
+		return nil, 0, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT ask, until FROM leases WHERE study = ? ORDER BY ask`, name)
+	if err != nil {
+		return nil, 0, fmt.Errorf("study %q: read the leases: %w", name, err)
+	}
+	defer rows.Close()
+	var (
+		leases map[int]int64
+		buf    [16]byte
+	)
+	h := fnv.New64a()
+	for rows.Next() {
+		var (
+			ask   int
+			until int64
+		)
+		if err := rows.Scan(&ask, &until); err != nil {
+			return nil, 0, fmt.Errorf("study %q: read the leases: %w", name, err)
+		}
+		if leases == nil {
+			leases = map[int]int64{}
+		}
+		leases[ask] = until
+		for k := range 8 {
+			buf[k], buf[8+k] = byte(uint64(ask)>>(8*k)), byte(uint64(until)>>(8*k))
+		}
+		h.Write(buf[:])
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("study %q: read the leases: %w", name, err)
+	}
+	if leases == nil {
+		return nil, 0, nil
+	}
+	return leases, h.Sum64(), nil
+}
+
 // reloadIfBehind drops the loaded copy of a study when the records hold
 // events it does not (another process wrote), so that the next use
 // replays them. One indexed read of the last sequence number.
@@ -295,15 +376,22 @@ func (v *Service) reloadIfBehind(ctx context.Context, name string) error {
 }
 
 // view assembles the View of s, with the summary sum read at the same
-// state.
-func (s *Study) view(sum *Summary) *View {
+// state and the leases, ask → end in Unix milliseconds (viewLeases).
+func (s *Study) view(sum *Summary, leases map[int]int64) *View {
 	vw := &View{Summary: sum, Thresholds: s.res.Spec.Thresholds, Observations: s.observations(), Pending: []PendingAsk{}}
 	if vw.Thresholds == nil {
 		vw.Thresholds = []float64{}
 	}
 	for _, p := range s.pending {
 		e := s.events[s.asks[p.ask]]
-		vw.Pending = append(vw.Pending, PendingAsk{Ask: e.Ask, Index: e.Index, X: e.X, Created: e.Created})
+		pa := PendingAsk{Ask: e.Ask, Index: e.Index, X: e.X, Context: s.res.contextMap(e.Context), Created: e.Created}
+		// The table may still hold the lease of an ask told or
+		// withdrawn (the next ask call drops it): only the pending
+		// asks' are read.
+		if until, ok := leases[e.Ask]; ok {
+			pa.LeaseUntil = leaseTime(until)
+		}
+		vw.Pending = append(vw.Pending, pa)
 	}
 	if s.res.Box != nil {
 		vw.Seeds = s.res.Box.Seeds
@@ -320,6 +408,11 @@ func (s *Study) view(sum *Summary) *View {
 		return vw
 	case n > ViewMaxActions:
 		vw.PosteriorSkipped = fmt.Sprintf("the decision set has %d actions, more than the %d the page draws", n, ViewMaxActions)
+		return vw
+	case s.res.ContextKernel != nil && s.pol.(bandit.Contextual).Context() == nil:
+		// The contextual policy's view is that of the current context
+		// (Inspect gives an empty snapshot without one).
+		vw.PosteriorSkipped = "the study has a context and no ask yet: the posterior is drawn in the context of the last ask"
 		return vw
 	}
 	var snap bandit.Snapshot

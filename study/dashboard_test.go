@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/safegp/safegp/study"
 )
@@ -305,5 +307,137 @@ func TestViewVersion(t *testing.T) {
 	drive(t, v, "s", 1) // tells the pending ask: one event
 	if ver2, after := encode(v); ver2 != ver+1 || after == first {
 		t.Errorf("after a tell: version %d, want %d, and a new view", ver2, ver+1)
+	}
+}
+
+// TestViewContext: a study with a context has no posterior drawn before
+// its first ask (the view is the last ask's context's); after it, the
+// summary and the pending ask carry the ask's context.
+func TestViewContext(t *testing.T) {
+	ctx := context.Background()
+	v, _ := newService(t, filepath.Join(t.TempDir(), "s.db"))
+	if err := v.Create(ctx, "c", resolved(t, ctxSpec(replaySpecs["stageopt gp"], twoContext))); err != nil {
+		t.Fatal(err)
+	}
+	vw, err := v.View(ctx, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vw.Posterior != nil || !strings.Contains(vw.PosteriorSkipped, "context") {
+		t.Errorf("before the first ask: posterior %v, skipped %q; want none, for want of a context", vw.Posterior != nil, vw.PosteriorSkipped)
+	}
+	c1 := map[string]float64{"temperature": 19, "load": 0.1}
+	c2 := map[string]float64{"temperature": 25, "load": 0.3}
+	for _, c := range []map[string]float64{c1, c2} {
+		a, err := v.AskIn(ctx, "c", c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, g := ctxTruth(a.X[0], c)
+		id := a.Ask
+		if _, err := v.Tell(ctx, "c", &study.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, err := v.AskIn(ctx, "c", c1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vw, err = v.View(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	if vw.Posterior == nil || vw.PosteriorSkipped != "" || len(vw.Posterior.F.Mean) != 41 {
+		t.Fatalf("after asks: posterior %v, skipped %q; want one over the 41 actions", vw.Posterior != nil, vw.PosteriorSkipped)
+	}
+	p := vw.Pending
+	if len(p) != 1 || p[0].Ask != a.Ask || !maps.Equal(p[0].Context, c1) || !maps.Equal(vw.Summary.Context, c1) {
+		t.Errorf("pending %+v, summary's context %v; want ask %d in %v", p, vw.Summary.Context, a.Ask, c1)
+	}
+	if got := []map[string]float64{vw.Observations[0].Context, vw.Observations[1].Context}; !maps.Equal(got[0], c1) || !maps.Equal(got[1], c2) {
+		t.Errorf("observations' contexts %v, want %v then %v", got, c1, c2)
+	}
+}
+
+// TestViewLeases: the pending asks carry their leases' ends, and none
+// once handed out again without one; told asks show none; a lease set,
+// renewed or dropped without an event changes LeaseStamp (View's and
+// Service.LeaseStamp's, equal) and not Version.
+func TestViewLeases(t *testing.T) {
+	ctx := context.Background()
+	st, err := study.Open(filepath.Join(t.TempDir(), "s.db"), study.OpenOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	clock := time.Date(2026, 5, 2, 13, 0, 0, 0, time.UTC)
+	v := study.NewService(st, study.ServiceOptions{Now: func() time.Time { return clock }})
+	if err := v.Create(ctx, "s", resolved(t, specYAML)); err != nil {
+		t.Fatal(err)
+	}
+	drive(t, v, "s", 8)
+	// look returns the view's leases, ask → end ("" for none), and
+	// checks its stamp against LeaseStamp.
+	look := func() (map[int]string, *study.View) {
+		t.Helper()
+		vw, err := v.View(ctx, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, err := v.LeaseStamp(ctx, "s"); err != nil || s != vw.LeaseStamp {
+			t.Fatalf("LeaseStamp %x (%v), the view's %x", s, err, vw.LeaseStamp)
+		}
+		m := map[int]string{}
+		for _, p := range vw.Pending {
+			m[p.Ask] = p.LeaseUntil
+		}
+		return m, vw
+	}
+	if _, vw := look(); vw.LeaseStamp != 0 || len(vw.Pending) != 0 {
+		t.Fatalf("no lease yet: stamp %x, %d pending", vw.LeaseStamp, len(vw.Pending))
+	}
+	b, err := v.AskBatch(ctx, "s", study.AskOptions{Count: 3, LeaseSeconds: 120})
+	if err != nil || len(b) != 3 {
+		t.Fatalf("batch: %d asks (%v)", len(b), err)
+	}
+	want := map[int]string{b[0].Ask: "2026-05-02T13:02:00.000Z", b[1].Ask: "2026-05-02T13:02:00.000Z", b[2].Ask: "2026-05-02T13:02:00.000Z"}
+	got, vw := look()
+	if !maps.Equal(got, want) || vw.LeaseStamp == 0 {
+		t.Fatalf("leases %v (stamp %x), want %v", got, vw.LeaseStamp, want)
+	}
+	version, stamp := vw.Version, vw.LeaseStamp
+
+	// A heartbeat: no event, a new end.
+	clock = clock.Add(time.Minute)
+	if _, err := v.Heartbeat(ctx, "s", b[1].Ask, 600); err != nil {
+		t.Fatal(err)
+	}
+	want[b[1].Ask] = "2026-05-02T13:11:00.000Z"
+	if got, vw = look(); !maps.Equal(got, want) || vw.Version != version || vw.LeaseStamp == stamp {
+		t.Fatalf("after a heartbeat: leases %v, version %d (was %d), stamp %x (was %x); want %v, the version kept, a new stamp", got, vw.Version, version, vw.LeaseStamp, stamp, want)
+	}
+	version, stamp = vw.Version, vw.LeaseStamp
+
+	// The other two leases end; an ask without a lease hands the older
+	// out again and drops its lease: no event either.
+	clock = clock.Add(2 * time.Minute)
+	again, err := v.AskBatch(ctx, "s", study.AskOptions{Count: 1})
+	if err != nil || len(again) != 1 || again[0].Ask != b[0].Ask {
+		t.Fatalf("ask after the leases ended: %+v (%v), want ask %d again", again, err, b[0].Ask)
+	}
+	want[b[0].Ask] = ""
+	if got, vw = look(); !maps.Equal(got, want) || vw.Version != version || vw.LeaseStamp == stamp {
+		t.Fatalf("after a released ask was handed out again: leases %v, version %d (was %d), stamp %x (was %x); want %v", got, vw.Version, version, vw.LeaseStamp, stamp, want)
+	}
+
+	// A told ask is no longer pending: its lease, left in the table
+	// until the next ask, is not shown.
+	f, g := truth(b[1].X[0])
+	id := b[1].Ask
+	if _, err := v.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+		t.Fatal(err)
+	}
+	delete(want, b[1].Ask)
+	if got, _ = look(); !maps.Equal(got, want) {
+		t.Errorf("after a tell: leases %v, want %v", got, want)
 	}
 }

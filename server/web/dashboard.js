@@ -23,6 +23,14 @@
   let lastText = ''; // the last answer drawn: an unchanged one is not redrawn
   let lastETag = ''; // its ETag, sent with the next poll of the same view
   let uid = 0; // ids of clip paths and patterns
+  // skew is the server's clock less this one's, in ms, from the Date of
+  // its answers: leases end by the server's clock. 0 while they agree to
+  // within a few seconds (Date is given to the second).
+  let skew = 0;
+  const now = () => Date.now() + skew;
+  // ctxNames are the context variables of the study drawn, in the spec's
+  // order (null: none), for the contexts written in marks' tooltips.
+  let ctxNames = null;
 
   // ---- formatting ----
 
@@ -38,15 +46,35 @@
   }
   const point = (x) => (x.length === 1 ? fmt(x[0]) : '(' + x.map(fmt).join(', ') + ')');
   const r1 = (v) => Math.round(v * 10) / 10;
+  // span writes a duration of s ≥ 0 seconds in its largest unit.
+  const span = (s) => (s < 90 ? Math.round(s) + ' s' : s < 5400 ? Math.round(s / 60) + ' min' : s < 129600 ? Math.round(s / 3600) + ' h' : Math.round(s / 86400) + ' d');
   function ago(iso) {
-    const s = (Date.now() - Date.parse(iso)) / 1000;
+    const s = (now() - Date.parse(iso)) / 1000;
     if (!Number.isFinite(s)) return '–';
     if (s < 5) return 'just now';
-    if (s < 90) return Math.round(s) + ' s ago';
-    if (s < 5400) return Math.round(s / 60) + ' min ago';
-    if (s < 129600) return Math.round(s / 3600) + ' h ago';
+    if (s < 129600) return span(s) + ' ago';
     return when(iso).slice(0, 10);
   }
+  // lease writes a pending ask's lease: the time it ends and how soon, or
+  // released once it has ended (the next ask call may hand the ask out
+  // again), or — without one.
+  function lease(iso) {
+    if (!iso) return '—';
+    const end = Date.parse(iso), s = (end - now()) / 1000;
+    if (!Number.isFinite(s)) return '–';
+    if (s <= 0) return 'released';
+    const at = when(end), today = when(now()).slice(0, 10) === at.slice(0, 10);
+    return `until ${today ? at.slice(11) : at} (in ${span(s)})`;
+  }
+  // The context values are written in full (String: the shortest text
+  // that reads back as the same number): a context is one to the bit, and
+  // two that 4 digits would write alike are two.
+  const ctxValue = (v) => (Number.isFinite(v) ? String(v) : '–');
+  const ctxText = (c, names = ctxNames) => (c && names ? names.map((n) => `${n} = ${ctxValue(c[n])}`).join(', ') : '');
+  // sameCtx is the study's test of one context (study.sameContext):
+  // every value the same float64, which Object.is compares as the study
+  // compares bits (JSON carries a float64 exactly; -0 is not 0).
+  const sameCtx = (a, b, names) => !!a && !!b && names.every((n) => Object.is(a[n], b[n]));
   // when writes a time as local YYYY-MM-DD HH:MM:SS. By hand: the first
   // call of toLocaleString loads the locale data, tens of ms of the page's
   // first draw.
@@ -83,6 +111,13 @@
     if (tok) headers.Authorization = 'Bearer ' + tok;
     if (etag) headers['If-None-Match'] = etag;
     const resp = await fetch(path, { headers, cache: 'no-store', credentials: 'omit' });
+    const date = Date.parse(resp.headers.get('Date') || '');
+    if (Number.isFinite(date)) {
+      // Date is truncated to the second: its midpoint, and no skew
+      // within 2 s (the truncation and the request's time).
+      const d = date + 500 - Date.now();
+      skew = Math.abs(d) > 2000 ? d : 0;
+    }
     if (resp.status === 304) return null;
     const text = await resp.text();
     if (!resp.ok) {
@@ -122,6 +157,7 @@
         rendered(key);
       }
       if (got) lastETag = got.etag;
+      tick();
       updated.className = 'updated';
       updated.textContent = 'updated ' + when(Date.now()).slice(11) + (document.hidden ? '' : ' · every ' + POLL_MS / 1000 + ' s');
       schedule();
@@ -139,6 +175,14 @@
       updated.textContent = 'update failed ' + when(Date.now()).slice(11) + ': ' + err.message;
       schedule();
     }
+  }
+
+  // tick rewrites the times drawn relative to now (handed out 2 min ago,
+  // a lease's end), which change while the data do not: every poll, 304
+  // or not.
+  function tick() {
+    for (const e of app.querySelectorAll('[data-ago]')) e.textContent = ago(e.dataset.ago);
+    for (const e of app.querySelectorAll('[data-until]')) e.textContent = lease(e.dataset.until);
   }
 
   function schedule() {
@@ -197,7 +241,7 @@
       <td class="r num${s.violations ? ' bad' : ''}">${s.violations}</td>
       <td class="r num">${s.pending}</td>
       <td class="r num">${s.retracted}</td>
-      <td>${esc(ago(s.updated))}</td></tr>`).join('');
+      <td data-ago="${esc(s.updated)}">${esc(ago(s.updated))}</td></tr>`).join('');
     app.innerHTML = `<h1>Studies</h1><table class="studies" id="study-list"><thead><tr><th>study</th><th>algorithm</th>
       <th>decision set</th><th class="r">rounds / horizon</th><th class="r">violations</th><th class="r">pending</th>
       <th class="r">retracted</th><th>last event</th></tr></thead><tbody>${rows}</tbody></table>`;
@@ -210,46 +254,62 @@
     document.title = s.study + ' · safegp';
     crumbs.innerHTML = `<a href="#/">studies</a> / ${esc(s.study)}`;
     const obs = v.observations.map((o, k) => ({ ...o, k: k + 1 }));
+    // A study with a context: its posterior, safe set and best point are
+    // those of the current context (the last ask's), and the posterior
+    // plots draw the observations made in it, as `safegp study plot`
+    // does; the progress plots and the best values draw them all.
+    ctxNames = s.context_names || null;
+    const cur = ctxNames && s.context ? s.context : null;
+    const here = ctxNames ? obs.filter((o) => cur && sameCtx(o.context, cur, ctxNames)) : obs;
+    const inCtx = cur ? ' in context ' + esc(ctxText(cur)) : '';
+    const sel = { obs: here, all: obs.length, where: inCtx };
     const domain = s.box ? 'box ' + s.box.map((b) => '[' + fmt(b[0]) + ', ' + fmt(b[1]) + ']').join(' × ') : fmt(s.actions) + ' actions';
     const model = s.model ? (s.model.source === 'fitted' ? `fitted (${s.model.fits} fit${s.model.fits === 1 ? '' : 's'})` : 'configured') : 'as specified';
     const top = bestObserved(obs);
-    const observed = top ? `<dt>best safe f observed</dt><dd class="num" id="best-observed">${fmt(top.f)} (#${top.k}, x = ${esc(point(top.x))})</dd>` : '';
+    const observed = top ? `<dt>best safe f observed${ctxNames ? ', over all contexts' : ''}</dt><dd class="num" id="best-observed">${fmt(top.f)} (#${top.k}, x = ${esc(point(top.x))}${top.context ? ', ' + esc(ctxText(top.context)) : ''})</dd>` : '';
     const best = s.best
       ? `<p class="big num" id="best-x">${s.best.index >= 0 ? 'action ' + s.best.index + ': ' : ''}x = ${esc(point(s.best.x))}</p>
          <dl class="facts"><dt>lower bound ℓ<sub>f</sub></dt><dd class="num" id="best-lower">${fmt(s.best.lower_f)}</dd>
          <dt>mean μ<sub>f</sub></dt><dd class="num" id="best-mean">${fmt(s.best.mean_f)}</dd>${observed}</dl>
-         <p class="note">The safe point with the highest lower confidence bound on f under the model.</p>`
-      : '<p class="note" id="best-x">none yet</p>';
+         <p class="note">The safe point with the highest lower confidence bound on f under the model${inCtx}.</p>`
+      : `<p class="note" id="best-x">none yet${ctxNames && !cur ? ' (a study with a context: the first ask sets it)' : ''}</p>`;
+    const cols = ['ask'].concat(s.box ? [] : ['action'], ['x'], ctxNames ? ['context'] : [], ['handed out', 'lease']);
     const pend = v.pending.length
-      ? `<div class="scroll"><table id="pending"><thead><tr><th>ask</th>${s.box ? '' : '<th>action</th>'}<th>x</th><th>handed out</th></tr></thead><tbody>` +
-        v.pending.map((p) => `<tr><td class="num">${p.ask}</td>${s.box ? '' : `<td class="num">${p.index}</td>`}<td class="num">${esc(point(p.x))}</td><td>${esc(ago(p.created))}</td></tr>`).join('') +
+      ? `<div class="scroll"><table id="pending"><thead><tr>${cols.map((c) => `<th>${c}</th>`).join('')}</tr></thead><tbody>` +
+        v.pending.map((p) => `<tr><td class="num">${p.ask}</td>${s.box ? '' : `<td class="num">${p.index}</td>`}<td class="num">${esc(point(p.x))}</td>` +
+          (ctxNames ? `<td class="context">${esc(ctxText(p.context))}</td>` : '') +
+          `<td data-ago="${esc(p.created)}">${esc(ago(p.created))}</td><td class="lease" data-until="${esc(p.lease_until || '')}"${p.lease_until ? ` title="leased until ${esc(when(p.lease_until))}"` : ''}>${esc(lease(p.lease_until))}</td></tr>`).join('') +
         '</tbody></table></div>'
       : '<p class="note" id="pending">no ask pending</p>';
     const thresholds = v.thresholds.map((h, i) => `g<sub>${i + 1}</sub> ≥ ${fmt(h)}`);
     if (s.objective_threshold != null) thresholds.unshift(`f ≥ ${fmt(s.objective_threshold)}`);
+    const context = ctxNames ? `<dt>context</dt><dd id="context">${cur ? esc(ctxText(cur)) : `none yet (${esc(ctxNames.join(', '))}: the first ask sets it)`}</dd>` : '';
     let html = `<h1>${esc(s.study)}<span class="algo">${esc(s.algorithm)}</span></h1>
       <div class="cards">
         <div class="card"><h2>Study</h2><dl class="facts">
-          <dt>decision set</dt><dd>${esc(domain)}, d = ${s.d}</dd>
+          <dt>decision set</dt><dd>${esc(domain)}, d = ${s.d}</dd>${context}
           <dt>rounds</dt><dd class="num">${s.rounds} / ${s.horizon}<progress max="${s.horizon}" value="${s.rounds}"></progress></dd>
           <dt>violations</dt><dd class="num${s.violations ? ' bad' : ''}" id="violations">${s.violations}</dd>
           <dt>retracted</dt><dd class="num">${s.retracted}</dd>
           <dt>safety</dt><dd>${thresholds.join(', ') || 'none'}</dd>
-          ${s.box ? '' : `<dt>safe set</dt><dd class="num">${s.safe_set_size} of ${s.actions} actions</dd>`}
+          ${s.box || (ctxNames && !cur) ? '' : `<dt>safe set</dt><dd class="num">${s.safe_set_size} of ${s.actions} actions${cur ? ' in this context' : ''}</dd>`}
           <dt>model</dt><dd>${esc(model)}</dd>
           <dt>created</dt><dd>${esc(when(s.created))}</dd></dl></div>
         <div class="card"><h2>Best safe point so far</h2>${best}</div>
-        <div class="card"><h2>Pending asks (${v.pending.length})</h2>${pend}</div>
+        <div class="card pending-card"><h2>Pending asks (${v.pending.length})</h2>${pend}</div>
       </div><div class="plots">`;
+    // Each function's plots together — its posterior, then every
+    // observation of it — and the best value after them.
     const p = v.posterior;
     if (p && s.d === 1) {
-      html += posterior1D(p, obs, v, -1) + progress(obs, s, -1, v.thresholds);
+      html += posterior1D(p, sel, v, -1) + progress(obs, s, -1, v.thresholds);
       // gp-ucb-oracle models f only: no posterior of the g_i.
-      v.thresholds.forEach((_, i) => { html += (p.g[i] ? posterior1D(p, obs, v, i) : '') + progress(obs, s, i, v.thresholds); });
+      v.thresholds.forEach((_, i) => { html += (p.g[i] ? posterior1D(p, sel, v, i) : '') + progress(obs, s, i, v.thresholds); });
       html += bestSoFar(obs);
     } else if (p && s.d === 2) {
-      html += heatmap(p, obs, v) + progress(obs, s, -1, v.thresholds) + bestSoFar(obs);
+      html += heatmap(p, sel, v) + progress(obs, s, -1, v.thresholds);
       v.thresholds.forEach((_, i) => { html += progress(obs, s, i, v.thresholds); });
+      html += bestSoFar(obs);
     } else {
       // A box, or a set without a posterior drawn: the observations.
       html += bestSoFar(obs) + progress(obs, s, -1, v.thresholds);
@@ -260,6 +320,10 @@
     if (v.posterior_skipped) html += `<p class="note" id="posterior-skipped">No posterior drawn: ${esc(v.posterior_skipped)}.</p>`;
     app.innerHTML = html;
   }
+
+  // shownNote says, in a posterior plot of a study with a context, how
+  // many of the observations it draws: those made in the context drawn.
+  const shownNote = (sel) => (ctxNames ? `<p class="note shown">${sel.obs.length} of ${sel.all} observation${sel.all === 1 ? '' : 's'} drawn: those made in this context</p>` : '');
 
   // ---- plots ----
 
@@ -297,6 +361,7 @@
     safe: `<rect x="0" y="1" width="14" height="10" fill="${C.safe}" stroke="${C.safeEdge}"/>`,
     unsafe: `<rect x="0" y="1" width="14" height="10" fill="#fff" stroke="${C.axis}"/><path d="M0 9 L6 1 M5 11 L13 1" stroke="${C.axis}"/>`,
     pending: `<path d="M7 1 L12 6 L7 11 L2 6 Z" fill="${C.pending}"/>`,
+    pendingRing: `<path d="M7 1 L12 6 L7 11 L2 6 Z" fill="none" stroke="${C.pending}" stroke-width="1.5"/>`,
     seed: `<rect x="3" y="2" width="8" height="8" fill="none" stroke="${C.safeEdge}" stroke-width="1.5"/>`,
     best: `<path d="M0 10 H5 V5 H10 V2 H14" fill="none" stroke="${C.best}" stroke-width="2"/>`,
     byF: ['#440154', '#21918c', '#fde725'].map((c, k) => `<rect x="${k * 5}" y="1" width="5" height="10" fill="${c}"/>`).join(''),
@@ -328,7 +393,7 @@
       `<text x="${m.l + iw / 2}" y="${H - 6}" text-anchor="middle" font-size="12" fill="${C.text}">${o.xlabel}</text>` +
       `<text transform="translate(14 ${m.t + ih / 2}) rotate(-90)" text-anchor="middle" font-size="12" fill="${C.text}">${o.ylabel}</text>`;
     const clip = 'clip' + s.id;
-    return `<figure class="plot ${o.cls}${o.wide ? ' wide' : ''}"><figcaption><h2>${o.title}</h2>${legend(o.legend)}</figcaption>` +
+    return `<figure class="plot ${o.cls}${o.wide ? ' wide' : ''}"><figcaption><h2>${o.title}</h2>${legend(o.legend)}${o.note || ''}</figcaption>` +
       `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(o.title.replace(/<[^>]*>/g, ''))}"><defs><clipPath id="${clip}"><rect x="${m.l}" y="${m.t}" width="${iw}" height="${ih}"/></clipPath>${o.defs ? o.defs(s) : ''}</defs>` +
       `${g}<g clip-path="url(#${clip})">${o.draw(s)}</g>${o.after ? o.after(s) : ''}</svg></figure>`;
   }
@@ -349,7 +414,7 @@
     const kind = (o) => (o.retracted ? 'obs retracted' : bad(o) ? 'obs violation' : 'obs');
     if (obs.length <= TITLED) {
       return obs.map((o) => `<circle class="${kind(o)}" ${paint[kind(o)]} cx="${x(o)}" cy="${y(o)}" r="${r}"><title>#${o.k} (event ${o.seq})` +
-        `${o.retracted ? ', retracted' : ''}: ${label} = ${fmt(value(o))} at x = ${esc(point(o.x))}</title></circle>`).join('');
+        `${o.retracted ? ', retracted' : ''}: ${label} = ${fmt(value(o))} at x = ${esc(point(o.x))}${o.context ? ' in context ' + esc(ctxText(o.context)) : ''}</title></circle>`).join('');
     }
     const d = { obs: [], 'obs violation': [], 'obs retracted': [] };
     for (const o of obs) {
@@ -404,7 +469,7 @@
     }
     const n = Math.max(obs.length, 1);
     return frame({
-      cls: 'best', title: 'Best safe f so far',
+      cls: 'best', title: 'Best safe f so far' + (ctxNames ? ', over all contexts' : ''),
       legend: [['best', 'best f among safe observations']],
       xlabel: 'evaluations', ylabel: 'best f',
       xdom: [0.5, n + 0.5], ydom: extent(pts.map((q) => q[1])), xticks: obs.length ? null : [],
@@ -420,8 +485,10 @@
   }
 
   // posterior1D plots the posterior mean ± √β·σ of f (i = −1) or g_i over
-  // a 1-D decision set, the safe set shaded, the observations as dots.
-  function posterior1D(p, obs, v, i) {
+  // a 1-D decision set, the safe set shaded, the observations sel.obs as
+  // dots (with a context, those made in the context drawn, sel.where).
+  function posterior1D(p, sel, v, i) {
+    const obs = sel.obs;
     const s = v.summary;
     const post = i < 0 ? p.f : p.g[i];
     const name = i < 0 ? 'f' : `g<sub>${i + 1}</sub>`, plain = i < 0 ? 'f' : `g${i + 1}`;
@@ -437,7 +504,7 @@
     const r = radius(obs.length);
     return frame({
       cls: i < 0 ? 'posterior posterior-f' : 'posterior posterior-g',
-      title: `Posterior of ${name} over the decision set (round ${p.round})`,
+      title: `Posterior of ${name} over the decision set (round ${p.round})${sel.where}`, note: shownNote(sel),
       legend: [['mean', 'mean'], ['band', '± √β·σ'], ['safe', 'safe set'], ['obs', 'observed'], ['bad', 'violation'], ['pending', 'pending'], ['seed', 'seed']]
         .concat(h != null ? [['threshold', 'threshold']] : []),
       xlabel: 'x', ylabel: plain, xdom: [a, b], ydom: extent(ys),
@@ -493,8 +560,9 @@
   // heatmap draws f's posterior mean over a 2-D decision set: cells on a
   // grid (one per action) when the actions form one, dots otherwise; the
   // unsafe actions hatched, the safe set's border drawn, and the
-  // observations, seeds and pending asks marked.
-  function heatmap(p, obs, v) {
+  // observations sel.obs (as posterior1D), seeds and pending asks marked.
+  function heatmap(p, sel, v) {
+    const obs = sel.obs;
     const n = p.x.length;
     const uniq = (j) => [...new Set(p.x.map((x) => x[j]))].sort((a, b) => a - b);
     const ux = uniq(0), uy = uniq(1);
@@ -511,8 +579,8 @@
     const r = radius(obs.length) + 0.6;
     return frame({
       cls: 'posterior heatmap', w: 600, h: 450, right: 74, top: 20,
-      title: `Posterior mean of f over the decision set (round ${p.round})`,
-      legend: [['safe', 'safe set'], ['unsafe', 'not safe'], ['obs', 'observation'], ['bad', 'violation'], ['pending', 'pending ask'], ['seed', 'seed']],
+      title: `Posterior mean of f over the decision set (round ${p.round})${sel.where}`, note: shownNote(sel),
+      legend: [['safe', 'safe set'], ['unsafe', 'not safe'], ['obs', 'observation'], ['bad', 'violation'], ['pendingRing', 'pending ask'], ['seed', 'seed']],
       xlabel: 'x<tspan font-size="9" dy="3">1</tspan>', ylabel: 'x<tspan font-size="9" dy="3">2</tspan>',
       xdom: [ex[0], ex[ex.length - 1]], ydom: [ey[0], ey[ey.length - 1]],
       defs: (sc) => `<pattern id="hatch${sc.id}" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#fff" fill-opacity="0.35"/><line x1="0" y1="0" x2="0" y2="6" stroke="#fff" stroke-width="2"/></pattern>`,
@@ -549,12 +617,14 @@
           const x = sc.x(p.x[j][0]) - 5, y = sc.y(p.x[j][1]) - 5;
           out += `<rect x="${x}" y="${y}" width="10" height="10" fill="none" stroke="#fff" stroke-width="4"/><rect class="seed" x="${x}" y="${y}" width="10" height="10" fill="none" stroke="${C.safeEdge}" stroke-width="2"><title>seed action ${j}</title></rect>`;
         }
-        out += marks(obs, (o) => sc.x(o.x[0]), (o) => sc.y(o.x[1]), (o) => o.violation, r, 'f', (o) => o.f, true);
+        // The pending asks as hollow diamonds around their actions, under
+        // the observations: an ask often goes to an action observed
+        // already (a seed, early on), whose marks must stay in sight.
         for (const q of v.pending) {
-          const x = sc.x(q.x[0]), y = sc.y(q.x[1]);
-          out += `<path class="pending-mark" d="M${x} ${y - 7}l7 7l-7 7l-7 -7Z" fill="${C.pending}" stroke="#fff" stroke-width="1.5"><title>pending ask ${q.ask}: x = ${esc(point(q.x))}</title></path>`;
+          const x = sc.x(q.x[0]), y = sc.y(q.x[1]), d = `M${x} ${y - 8}l8 8l-8 8l-8 -8Z`;
+          out += `<path d="${d}" fill="none" stroke="#fff" stroke-width="4"/><path class="pending-mark" d="${d}" fill="none" stroke="${C.pending}" stroke-width="2"><title>pending ask ${q.ask}: x = ${esc(point(q.x))}</title></path>`;
         }
-        return out;
+        return out + marks(obs, (o) => sc.x(o.x[0]), (o) => sc.y(o.x[1]), (o) => o.violation, r, 'f', (o) => o.f, true);
       },
       after: (sc) => colorBar(sc, sc.m.l + sc.iw + 12, mlo, mhi, 'mean f'),
     });
