@@ -157,10 +157,10 @@ func status(err error) int {
 		return http.StatusNotFound
 	case errors.Is(err, study.ErrExists), errors.Is(err, study.ErrAlreadyTold), errors.Is(err, study.ErrStale),
 		errors.Is(err, study.ErrHorizon), errors.Is(err, study.ErrWithdrawn), errors.Is(err, study.ErrAlreadyRetracted),
-		errors.Is(err, study.ErrContextPending), errors.Is(err, study.ErrNoAsk):
+		errors.Is(err, study.ErrContextPending), errors.Is(err, study.ErrNoAsk), errors.Is(err, study.ErrLeaseLost):
 		return http.StatusConflict
 	case errors.Is(err, study.ErrBadTell), errors.Is(err, study.ErrBadRetract), errors.Is(err, study.ErrBadImport), errors.Is(err, study.ErrBadPoints), errors.Is(err, study.ErrSpec), errors.Is(err, study.ErrBadName), errors.Is(err, errBadRequest),
-		errors.Is(err, study.ErrBadContext), errors.Is(err, study.ErrBadAsk):
+		errors.Is(err, study.ErrBadContext), errors.Is(err, study.ErrBadAsk), errors.Is(err, study.ErrBadHeartbeat):
 		return http.StatusBadRequest
 	case errors.Is(err, context.Canceled):
 		return 499 // client closed the request

@@ -18,7 +18,7 @@ func TestStudyCommands(t *testing.T) {
 	want := map[string][]string{
 		"create":    nil,
 		"ask":       {"context", "count", "lease"},
-		"heartbeat": {"ask", "lease"},
+		"heartbeat": {"ask", "lease", "lease-token"},
 		"tell":      {"ask", "context", "f", "g", "index", "noise-std", "x"},
 		"import":    nil,
 		"posterior": {"context", "json"},
@@ -77,7 +77,13 @@ func TestStudyFlagsCheckedFirst(t *testing.T) {
 		{[]string{"create"}, 2, ""},
 		{[]string{"ask", "--bogus"}, 2, ""},
 		{[]string{"ask", "--count", "0"}, 1, "--count 0"},
-		{[]string{"heartbeat", "--ask", "3"}, 1, "--ask and --lease are required"},
+		{[]string{"heartbeat", "--ask", "3"}, 2, ""},
+		{[]string{"heartbeat", "--lease", "3"}, 2, ""},
+		{[]string{"heartbeat", "--ask", "3", "--lease", "-1"}, 1, "invalid heartbeat: --lease -1: want a number of seconds > 0"},
+		{[]string{"heartbeat", "--ask", "3", "--lease", "5", "--lease-token", ""}, 1, "invalid heartbeat: --lease-token is empty"},
+		{[]string{"ask", "--count", "1000"}, 1, "invalid ask request: --count 1000: want 1 … 64 asks"},
+		{[]string{"ask", "--lease", "-1"}, 1, "invalid ask request: --lease -1: want a number of seconds ≥ 0 (0: no lease)"},
+		{[]string{"ask", "--lease", "1e9"}, 1, "--lease 1e+09"},
 	} {
 		var stdout, stderr bytes.Buffer
 		args := append([]string{"study"}, c.args...)
