@@ -107,3 +107,28 @@ func TestHeartbeatLeaseToken(t *testing.T) {
 		}
 	}
 }
+
+// TestImportCSVAgainstStudy: a CSV import's header is read against the
+// study's columns (its errors say what the study takes), a study's export
+// is imported with its retracted rows skipped, and a CSV for an unknown
+// study is 404.
+func TestImportCSVAgainstStudy(t *testing.T) {
+	c, _ := newServer(t, "")
+	create(c, "a")
+	code, raw := c.post("/v1/studies/a/import", "text/csv", "x1,temperature,f,g1\n1,20,-4,0.9\n")
+	if code != http.StatusBadRequest || !strings.Contains(string(raw), `unexpected column \"temperature\": the study has no context variables (want x1,f,g1[,noise_std])`) {
+		t.Errorf("a context column for a study without context: %d %s", code, raw)
+	}
+	export := "seq,kind,ask,index,x1,f,g1,noise_std,violation,retracted_by,retracts,created\n" +
+		"2,tell,1,10,1,-4,0.99,,false,3,,2026-03-01T12:00:00Z\n" +
+		"3,retract,,10,,,,,,,2,2026-03-01T12:00:01Z\n" +
+		"5,tell,4,11,1.1,-3.61,0.98,0.02,false,,,2026-03-01T12:00:02Z\n" +
+		"6,tell,0,-1,1.23,-3.1,0.97,,false,,,2026-03-01T12:00:03Z\n"
+	code, raw = c.post("/v1/studies/a/import", "text/csv", export)
+	if code != http.StatusOK || !strings.Contains(string(raw), `"imported":2`) || !strings.Contains(string(raw), `"outside":1`) {
+		t.Fatalf("an export: %d %s, want its 2 observations in force", code, raw)
+	}
+	if code, raw := c.post("/v1/studies/nope/import", "text/csv", "x1,f,g1\n1,-4,0.9\n"); code != http.StatusNotFound {
+		t.Errorf("CSV import into an unknown study: %d %s", code, raw)
+	}
+}

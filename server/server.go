@@ -282,8 +282,9 @@ func (h *handler) retract(w http.ResponseWriter, r *http.Request) error {
 }
 
 // importData adds earlier measurements: a CSV body (text/csv, the
-// problem-file format x1…xd,f[,g1…gm][,noise_std]) or a JSON array of
-// tell objects (application/json), all rows or none.
+// problem-file format x1…xd[,context…],f[,g1…gm][,noise_std], or a study's
+// export) or a JSON array of tell objects (application/json), all rows or
+// none. A CSV header is checked against the study's columns.
 func (h *handler) importData(w http.ResponseWriter, r *http.Request) error {
 	body, err := readBody(w, r, MaxDataBody)
 	if err != nil {
@@ -291,7 +292,14 @@ func (h *handler) importData(w http.ResponseWriter, r *http.Request) error {
 	}
 	var rows []study.TellRequest
 	if hasContent(r, []string{"text/csv"}) {
-		rows, err = study.ParseImportCSV(bytes.NewReader(body))
+		cols, err := h.svc.Columns(r.Context(), r.PathValue("name"))
+		if err != nil {
+			return err
+		}
+		rows, err = study.ParseImportCSV(bytes.NewReader(body), cols)
+		if err != nil {
+			return err
+		}
 	} else {
 		rows, err = study.DecodeImport(body)
 	}

@@ -421,21 +421,26 @@ func btoi(b bool) int {
 
 func importFlags(*flag.FlagSet) func(*studySession) error {
 	return func(s *studySession) error {
-		// Read and check the file before the database is opened.
 		f, err := os.Open(s.pos[0])
 		if err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
-		rows, err := study.ParseImportCSV(f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", s.pos[0], err)
-		}
+		defer f.Close()
 		svc, done, err := s.open(study.OpenOptions{})
 		if err != nil {
 			return err
 		}
 		defer done()
+		// The file is read against the study's columns, so that its
+		// errors say what this study takes (its context variables).
+		cols, err := svc.Columns(s.ctx, s.name)
+		if err != nil {
+			return err
+		}
+		rows, err := study.ParseImportCSV(f, cols)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.pos[0], err)
+		}
 		var a *study.ImportAnswer
 		if err := retryWrite(func() (err error) { a, err = svc.Import(s.ctx, s.name, rows); return err }); err != nil {
 			return fmt.Errorf("%s: %w", s.pos[0], err)

@@ -68,7 +68,9 @@ func TestStudyFlagsCheckedFirst(t *testing.T) {
 		{[]string{"tell", "--f", "1", "--g", "1"}, 1, "--ask, --index and --x"},
 		{[]string{"tell", "--x", "1,abc", "--f", "1", "--g", "1"}, 1, `--x: coordinate 2, "abc", is not a number`},
 		{[]string{"import", filepath.Join(dir, "missing.csv")}, 1, "import: open"},
-		{[]string{"import", writeFile(t, dir, "bad.csv", "x1,f\n1\n")}, 1, "line 2"},
+		// An import file is read against the study's columns: the
+		// database is opened first.
+		{[]string{"import", writeFile(t, dir, "bad.csv", "x1,f\n1\n")}, 1, "none.db: no such file"},
 		{[]string{"posterior", filepath.Join(dir, "missing.csv")}, 1, "posterior: open"},
 		{[]string{"tell", "--ask", "1", "--g", "1"}, 1, "--f is required"},
 		{[]string{"tell", "--ask", "1", "--f", "1", "--g", "1,x"}, 1, `"x" is not a number`},
