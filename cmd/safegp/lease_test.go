@@ -107,3 +107,18 @@ func TestStudyLeaseTokenCLI(t *testing.T) {
 		t.Errorf("retract's stderr %q lacks %q", errOut, want)
 	}
 }
+
+// TestServeUsage: serve --help lists the heartbeat route with its lease
+// token, and says how a study with a context is asked.
+func TestServeUsage(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"serve", "--help"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	usage := stdout.String() + stderr.String()
+	for _, want := range []string{"POST /v1/studies/{name}/heartbeat", `"lease"?: TOKEN`, `"context": {NAME: V, …}`, `"withdrawn_asks"`} {
+		if !strings.Contains(usage, want) {
+			t.Errorf("serve --help lacks %q:\n%s", want, usage)
+		}
+	}
+}

@@ -57,7 +57,9 @@ is in the README). Commands:
   import DATA.csv      add earlier measurements (warm start), before or during
                        the study, all rows or none: columns x1…xd,f[,g1…gm]
                        [,noise_std], with a study's context variables by name
-                       between x1…xd and f; they count as observations, not asks
+                       between x1…xd and f; they count as observations, not asks.
+                       The CSV of export is read too (its observations in
+                       force: a copy of a study into another with the same spec)
   posterior POINTS.csv [--json] [--context NAME=V,…]
                        posterior mean, sd and bounds of f and each g at the
                        points of POINTS.csv (columns x1…xd), in the context
@@ -65,7 +67,8 @@ is in the README). Commands:
                        observation; changes nothing
   retract --observation N
                        withdraw observation N (the "observation" a tell printed),
-                       e.g. a mistyped value: the policy is rebuilt without it
+                       e.g. a mistyped value: the policy is rebuilt without it,
+                       and every pending ask is withdrawn ("withdrawn_asks")
   show [--json]        rounds, safe-set size, best safe action, violations
   export --format csv|json
   plot --out fig.png   posterior of f and g, safe set, observations (1-D and 2-D)
