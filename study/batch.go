@@ -85,9 +85,10 @@ func (v *Service) now() time.Time {
 // every one in the safe set of the real observations, spread by the
 // hallucinated variance of the asks pending), until Count, the horizon
 // (observations + pending asks ≤ horizon) or the policy has no further
-// distinct action. Every ask returned gets this call's lease (none when
-// opt.LeaseSeconds is 0, which also drops a released lease); a pending ask
-// whose lease is running is never returned. Without leases this is Ask's
+// distinct action. Every ask returned gets this call's lease, with a new
+// lease token (none when opt.LeaseSeconds is 0, which also takes a
+// released lease from its former holder: its token no longer renews it);
+// a pending ask whose lease is running is never returned. Without leases this is Ask's
 // behaviour: asking again returns the same pending asks (idempotent
 // retries); with leases, parallel workers each get their own.
 //

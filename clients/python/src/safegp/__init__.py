@@ -90,9 +90,10 @@ class NotFound(SafegpError):
 
 class Conflict(SafegpError):
     """409: a study that exists, an ask already told or withdrawn, an
-    observation already retracted, a study at its horizon, an ask in another
-    context while one is pending, or a write to the database by another
-    process."""
+    observation already retracted, a study at its horizon, no ask available
+    (every pending ask leased), a heartbeat whose lease token is no longer
+    the ask's (it went to another caller), an ask in another context while
+    one is pending, or a write to the database by another process."""
 
 
 class Unavailable(SafegpError):
