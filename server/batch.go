@@ -8,7 +8,7 @@ import (
 
 // ask hands out asks. An empty body (or {}) is one ask, answered as
 // {"ask", "index", "x"}; {"lease_seconds": s} leases it, adding
-// "lease_until"; with "count" the answer is {"asks": [...]}, up to count
+// "lease_until" and "lease" (the lease token); with "count" the answer is {"asks": [...]}, up to count
 // of them (study.Service.AskBatch). A study with a context takes the
 // context measured now, {"context": {NAME: VALUE, …}}, with any of these.
 func (h *handler) ask(w http.ResponseWriter, r *http.Request) error {
@@ -32,8 +32,10 @@ func (h *handler) ask(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// heartbeat renews a pending ask's lease: {"ask": id, "lease_seconds": s}
-// → {"ask": id, "lease_until": …}.
+// heartbeat renews a pending ask's lease: {"ask": id, "lease_seconds": s,
+// "lease"?: token} → {"ask": id, "lease_until": …, "lease": token}; with a
+// token that is no longer the ask's (its lease ended and the ask went to
+// another caller), 409 (study.ErrLeaseLost).
 func (h *handler) heartbeat(w http.ResponseWriter, r *http.Request) error {
 	body, err := readBody(w, r, MaxBody)
 	if err != nil {
@@ -43,7 +45,7 @@ func (h *handler) heartbeat(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	a, err := h.svc.Heartbeat(r.Context(), r.PathValue("name"), req.Ask, req.LeaseSeconds)
+	a, err := h.svc.Heartbeat(r.Context(), r.PathValue("name"), req)
 	if err != nil {
 		return err
 	}

@@ -173,10 +173,10 @@ func status(err error) int {
 		return http.StatusNotFound
 	case errors.Is(err, study.ErrExists), errors.Is(err, study.ErrAlreadyTold), errors.Is(err, study.ErrStale),
 		errors.Is(err, study.ErrHorizon), errors.Is(err, study.ErrWithdrawn), errors.Is(err, study.ErrAlreadyRetracted),
-		errors.Is(err, study.ErrContextPending), errors.Is(err, study.ErrNoAsk):
+		errors.Is(err, study.ErrContextPending), errors.Is(err, study.ErrNoAsk), errors.Is(err, study.ErrLeaseLost):
 		return http.StatusConflict
 	case errors.Is(err, study.ErrBadTell), errors.Is(err, study.ErrBadRetract), errors.Is(err, study.ErrBadImport), errors.Is(err, study.ErrBadPoints), errors.Is(err, study.ErrSpec), errors.Is(err, study.ErrBadName), errors.Is(err, errBadRequest),
-		errors.Is(err, study.ErrBadContext), errors.Is(err, study.ErrBadAsk):
+		errors.Is(err, study.ErrBadContext), errors.Is(err, study.ErrBadAsk), errors.Is(err, study.ErrBadHeartbeat):
 		return http.StatusBadRequest
 	case errors.Is(err, context.Canceled):
 		return 499 // client closed the request
@@ -298,8 +298,9 @@ func (h *handler) retract(w http.ResponseWriter, r *http.Request) error {
 }
 
 // importData adds earlier measurements: a CSV body (text/csv, the
-// problem-file format x1…xd,f[,g1…gm][,noise_std]) or a JSON array of
-// tell objects (application/json), all rows or none.
+// problem-file format x1…xd[,context…],f[,g1…gm][,noise_std], or a study's
+// export) or a JSON array of tell objects (application/json), all rows or
+// none. A CSV header is checked against the study's columns.
 func (h *handler) importData(w http.ResponseWriter, r *http.Request) error {
 	body, err := readBody(w, r, MaxDataBody)
 	if err != nil {
@@ -307,7 +308,14 @@ func (h *handler) importData(w http.ResponseWriter, r *http.Request) error {
 	}
 	var rows []study.TellRequest
 	if hasContent(r, []string{"text/csv"}) {
-		rows, err = study.ParseImportCSV(bytes.NewReader(body))
+		cols, err := h.svc.Columns(r.Context(), r.PathValue("name"))
+		if err != nil {
+			return err
+		}
+		rows, err = study.ParseImportCSV(bytes.NewReader(body), cols)
+		if err != nil {
+			return err
+		}
 	} else {
 		rows, err = study.DecodeImport(body)
 	}

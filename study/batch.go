@@ -52,12 +52,13 @@ func (o *AskOptions) check() error {
 	if o.Count < 1 || o.Count > MaxBatch {
 		return fmt.Errorf("%w: count = %d: want 1 … %d asks", ErrBadAsk, o.Count, MaxBatch)
 	}
-	return checkLease("lease_seconds", o.LeaseSeconds, true)
+	return checkLease(ErrBadAsk, "lease_seconds", o.LeaseSeconds, true)
 }
 
 // checkLease accepts a lease length in seconds: a finite number in
-// (0, MaxLeaseSeconds], or 0 when zero (no lease) is allowed.
-func checkLease(field string, v float64, zero bool) error {
+// (0, MaxLeaseSeconds], or 0 when zero (no lease) is allowed. Errors wrap
+// bad (ErrBadAsk, ErrBadHeartbeat) and name the field.
+func checkLease(bad error, field string, v float64, zero bool) error {
 	if v == 0 && zero {
 		return nil
 	}
@@ -66,7 +67,7 @@ func checkLease(field string, v float64, zero bool) error {
 		if zero {
 			want = "a number of seconds ≥ 0 (0: no lease)"
 		}
-		return fmt.Errorf("%w: %s = %v: want %s, at most %d (a week; renew a longer lease with heartbeats)", ErrBadAsk, field, v, want, MaxLeaseSeconds)
+		return fmt.Errorf("%w: %s = %v: want %s, at most %d (a week; renew a longer lease with heartbeats)", bad, field, v, want, MaxLeaseSeconds)
 	}
 	return nil
 }
@@ -84,9 +85,10 @@ func (v *Service) now() time.Time {
 // every one in the safe set of the real observations, spread by the
 // hallucinated variance of the asks pending), until Count, the horizon
 // (observations + pending asks ≤ horizon) or the policy has no further
-// distinct action. Every ask returned gets this call's lease (none when
-// opt.LeaseSeconds is 0, which also drops a released lease); a pending ask
-// whose lease is running is never returned. Without leases this is Ask's
+// distinct action. Every ask returned gets this call's lease, with a new
+// lease token (none when opt.LeaseSeconds is 0, which also takes a
+// released lease from its former holder: its token no longer renews it);
+// a pending ask whose lease is running is never returned. Without leases this is Ask's
 // behaviour: asking again returns the same pending asks (idempotent
 // retries); with leases, parallel workers each get their own.
 //
@@ -142,10 +144,10 @@ func (v *Service) AskBatch(ctx context.Context, name string, opt AskOptions) ([]
 				return err
 			}
 		}
-		for _, ask := range b.hand {
+		for k, ask := range b.hand {
 			a := s.answer(ask)
 			if b.until > 0 {
-				a.LeaseUntil = leaseTime(b.until)
+				a.LeaseUntil, a.Lease = leaseTime(b.until), b.tokens[k]
 			}
 			out = append(out, a)
 		}
@@ -161,6 +163,7 @@ type batchCall struct {
 	context []float64 // the asks' context (nil: none)
 	until   int64     // the lease's end, Unix ms (0: none)
 	hand    []int     // the asks to hand out: pending ones, then new ones
+	tokens  []string  // their lease tokens, when until is set
 	events  []Event   // the new asks' events
 	held    int64     // the first running lease's end, for ErrNoAsk
 }
@@ -209,9 +212,10 @@ func (b *batchCall) leased(lt *leaseTx, now time.Time) error {
 	}
 	for _, ask := range b.hand {
 		if b.until > 0 {
-			err = lt.set(ask, b.until)
+			b.tokens = append(b.tokens, newLeaseToken())
+			err = lt.set(ask, b.until, b.tokens[len(b.tokens)-1], now)
 		} else if _, leased := leases[ask]; leased {
-			err = lt.drop(ask)
+			err = lt.disown(ask, now)
 		}
 		if err != nil {
 			return err
@@ -294,32 +298,48 @@ type BatchAnswer struct {
 	Asks []*AskAnswer `json:"asks"`
 }
 
-// LeaseAnswer is what a heartbeat returns.
+// LeaseAnswer is what a heartbeat returns: the lease's new end and its
+// token (the one the heartbeat named, kept; a new one for an ask that had
+// no holder's token).
 type LeaseAnswer struct {
 	Ask        int    `json:"ask"`
 	LeaseUntil string `json:"lease_until"`
+	Lease      string `json:"lease"`
 }
 
-// Heartbeat renews the lease of pending ask ask: it then ends
-// leaseSeconds from now (0 < leaseSeconds ≤ MaxLeaseSeconds), whether it
-// was running, had ended without the ask being handed out again, or the
-// ask had none. Errors: ErrUnknownAsk, ErrAlreadyTold, ErrWithdrawn for an
-// ask that is not pending, ErrBadAsk for the length.
-func (v *Service) Heartbeat(ctx context.Context, name string, ask int, leaseSeconds float64) (*LeaseAnswer, error) {
-	if err := checkLease("lease_seconds", leaseSeconds, false); err != nil {
+// Heartbeat renews the lease of pending ask r.Ask: it then ends
+// r.LeaseSeconds from now (0 < LeaseSeconds ≤ MaxLeaseSeconds), whether
+// it was running, had ended without the ask being handed out again, or
+// the ask had none. With r.Lease, the token the ask was handed out with,
+// only its holder renews: once the lease ended and the ask went to
+// another caller, the heartbeat fails with ErrLeaseLost and changes
+// nothing. Without a token it cannot tell holders apart and renews the
+// lease whoever holds it. The lease keeps its token. Errors:
+// ErrUnknownAsk, ErrAlreadyTold, ErrWithdrawn for an ask that is not
+// pending, ErrLeaseLost, ErrBadHeartbeat for the length or the token.
+func (v *Service) Heartbeat(ctx context.Context, name string, r *HeartbeatRequest) (*LeaseAnswer, error) {
+	if err := r.check(); err != nil {
 		return nil, err
 	}
 	var ans *LeaseAnswer
 	err := v.with(ctx, name, func(s *Study) error {
-		if err := s.checkPending(ask); err != nil {
+		if err := s.checkPending(r.Ask); err != nil {
 			return err
 		}
-		until := leaseEnd(v.now(), leaseSeconds)
-		err := v.store.inLeaseTx(ctx, name, len(s.events), func(lt *leaseTx) error { return lt.set(ask, until) })
+		now := v.now()
+		until := leaseEnd(now, r.LeaseSeconds)
+		var token string
+		err := v.store.inLeaseTx(ctx, name, len(s.events), func(lt *leaseTx) (err error) {
+			token, err = lt.renew(r.Ask, r.Lease, until, now)
+			return err
+		})
+		if errors.Is(err, ErrLeaseLost) {
+			return err // nothing written
+		}
 		if err != nil {
 			return writeFailed(err)
 		}
-		ans = &LeaseAnswer{Ask: ask, LeaseUntil: leaseTime(until)}
+		ans = &LeaseAnswer{Ask: r.Ask, LeaseUntil: leaseTime(until), Lease: token}
 		return nil
 	})
 	return ans, err
@@ -421,36 +441,69 @@ func decodeLease(raw json.RawMessage) (float64, error) {
 	return l, nil
 }
 
-// HeartbeatRequest is the body of a heartbeat: the ask and the new
-// lease's length, both required.
+// HeartbeatRequest is a heartbeat: the ask and the new lease's length,
+// both required, and optionally the lease token the ask was handed out
+// with.
 type HeartbeatRequest struct {
 	Ask          int     `json:"ask"`
 	LeaseSeconds float64 `json:"lease_seconds"`
+	// Lease is the token of the ask answer ("lease"): given, only its
+	// holder renews the lease (ErrLeaseLost once the ask went to another
+	// caller); "" renews it whoever holds it.
+	Lease string `json:"lease,omitempty"`
+}
+
+// check validates the request's length and token: errors wrap
+// ErrBadHeartbeat and name the field.
+func (r *HeartbeatRequest) check() error {
+	if err := checkLease(ErrBadHeartbeat, "lease_seconds", r.LeaseSeconds, false); err != nil {
+		return err
+	}
+	if r.Lease != "" {
+		return checkLeaseToken(r.Lease)
+	}
+	return nil
 }
 
 // DecodeHeartbeat decodes a heartbeat request strictly: "ask" an integer,
-// "lease_seconds" a number in (0, MaxLeaseSeconds]. Errors wrap ErrBadAsk
-// and name the field.
+// "lease_seconds" a number in (0, MaxLeaseSeconds], "lease", optional, a
+// lease token (a string of 16 hex digits). Errors wrap ErrBadHeartbeat and
+// name the field.
 func DecodeHeartbeat(data []byte) (*HeartbeatRequest, error) {
 	var raw struct {
 		Ask          json.RawMessage `json:"ask"`
 		LeaseSeconds json.RawMessage `json:"lease_seconds"`
+		Lease        json.RawMessage `json:"lease"`
 	}
 	if err := decodeObject(data, &raw); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadAsk, err)
+		return nil, fmt.Errorf("%w: want {\"ask\": ID, \"lease_seconds\": S, \"lease\"?: TOKEN}: %w", ErrBadHeartbeat, err)
 	}
 	var r HeartbeatRequest
 	var err error
 	if r.Ask, err = jsonInt("ask", raw.Ask); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadAsk, err)
+		return nil, fmt.Errorf("%w: %w", ErrBadHeartbeat, err)
 	}
-	if raw.LeaseSeconds == nil {
-		return nil, fmt.Errorf("%w: \"lease_seconds\" is missing", ErrBadAsk)
+	switch {
+	case raw.LeaseSeconds == nil:
+		return nil, fmt.Errorf("%w: \"lease_seconds\" is missing", ErrBadHeartbeat)
+	case raw.LeaseSeconds[0] == 'n':
+		return nil, fmt.Errorf("%w: lease_seconds is null: give the lease's new length in seconds", ErrBadHeartbeat)
 	}
-	if r.LeaseSeconds, err = decodeLease(raw.LeaseSeconds); err != nil {
-		return nil, err
+	if r.LeaseSeconds, err = jsonNumber("lease_seconds", raw.LeaseSeconds); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadHeartbeat, err)
 	}
-	if err := checkLease("lease_seconds", r.LeaseSeconds, false); err != nil {
+	if raw.Lease != nil {
+		if raw.Lease[0] != '"' {
+			return nil, fmt.Errorf("%w: lease must be the lease token of the ask answer, a string, got %s (leave it out to renew whoever holds the lease)", ErrBadHeartbeat, jsonKind(raw.Lease))
+		}
+		if err := json.Unmarshal(raw.Lease, &r.Lease); err != nil {
+			return nil, fmt.Errorf("%w: lease: %w", ErrBadHeartbeat, JSONError(err))
+		}
+		if r.Lease == "" {
+			return nil, fmt.Errorf("%w: lease is empty: give the ask's lease token, or leave it out", ErrBadHeartbeat)
+		}
+	}
+	if err := r.check(); err != nil {
 		return nil, err
 	}
 	return &r, nil

@@ -154,7 +154,7 @@ func TestAskBatchLeases(t *testing.T) {
 
 	// The second batch's last ask gets a heartbeat at 50 s, for 60 s more.
 	c.advance(50 * time.Second)
-	hb, err := v.Heartbeat(ctx, "s", b2[2].Ask, 60)
+	hb, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: b2[2].Ask, LeaseSeconds: 60})
 	if err != nil || hb.LeaseUntil != leaseTime(c.t.Add(60*time.Second).UnixMilli()) {
 		t.Fatalf("heartbeat: %+v (%v)", hb, err)
 	}
@@ -170,7 +170,7 @@ func TestAskBatchLeases(t *testing.T) {
 	}
 	// A heartbeat of an ended lease whose ask was not handed out again
 	// renews it: b2[1] stays with its worker.
-	if _, err := v.Heartbeat(ctx, "s", b2[1].Ask, 30); err != nil {
+	if _, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: b2[1].Ask, LeaseSeconds: 30}); err != nil {
 		t.Fatal(err)
 	}
 	// A restart keeps the leases: only the never-leased plain ask is
@@ -201,11 +201,11 @@ func TestAskBatchLeases(t *testing.T) {
 	}{
 		{b1[0].Ask, 10, ErrAlreadyTold},
 		{999, 10, ErrUnknownAsk},
-		{b1[1].Ask, 0, ErrBadAsk},
-		{b1[1].Ask, -5, ErrBadAsk},
-		{b1[1].Ask, MaxLeaseSeconds + 1, ErrBadAsk},
+		{b1[1].Ask, 0, ErrBadHeartbeat},
+		{b1[1].Ask, -5, ErrBadHeartbeat},
+		{b1[1].Ask, MaxLeaseSeconds + 1, ErrBadHeartbeat},
 	} {
-		if _, err := v.Heartbeat(ctx, "s", c.ask, c.lease); !errors.Is(err, c.want) {
+		if _, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: c.ask, LeaseSeconds: c.lease}); !errors.Is(err, c.want) {
 			t.Errorf("heartbeat of ask %d for %v s: %v, want %v", c.ask, c.lease, err, c.want)
 		}
 	}
@@ -314,14 +314,14 @@ func TestRetractDropsBatch(t *testing.T) {
 	if n := leaseRows(t, v, "s"); n != 0 {
 		t.Errorf("%d lease rows of withdrawn asks left after the retraction", n)
 	}
-	if r.WithdrawnAsk != b[0].Ask {
-		t.Errorf("retraction withdrew ask %d, want the oldest pending %d", r.WithdrawnAsk, b[0].Ask)
+	if r.WithdrawnAsk != b[0].Ask || !slices.Equal(r.WithdrawnAsks, askIDs(b)) {
+		t.Errorf("retraction withdrew asks %v (first %d), want every pending one %v (first %d)", r.WithdrawnAsks, r.WithdrawnAsk, askIDs(b), b[0].Ask)
 	}
 	for _, a := range b {
 		if err := tellAsk(t, v, "s", a); !errors.Is(err, ErrWithdrawn) {
 			t.Errorf("tell of withdrawn ask %d: %v, want ErrWithdrawn", a.Ask, err)
 		}
-		if _, err := v.Heartbeat(ctx, "s", a.Ask, 10); !errors.Is(err, ErrWithdrawn) {
+		if _, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: a.Ask, LeaseSeconds: 10}); !errors.Is(err, ErrWithdrawn) {
 			t.Errorf("heartbeat of withdrawn ask %d: %v, want ErrWithdrawn", a.Ask, err)
 		}
 	}

@@ -2,11 +2,9 @@ package study
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"sort"
@@ -100,6 +98,18 @@ func (s *Study) contextValues(given map[string]float64, what string) ([]float64,
 	case given == nil:
 		return nil, fmt.Errorf("%w: context is missing: %s of study %q takes the value of every context variable (%s)", ErrBadContext, what, s.name, strings.Join(names, ", "))
 	}
+	// A name the study does not have first: a misspelt variable
+	// (temp=20) is then named as such, not only as the one missing.
+	var extra []string
+	for n := range given {
+		if !slices.Contains(names, n) {
+			extra = append(extra, n)
+		}
+	}
+	if extra != nil {
+		sort.Strings(extra)
+		return nil, fmt.Errorf("%w: context.%s is not a context variable of study %q (%s)", ErrBadContext, extra[0], s.name, strings.Join(names, ", "))
+	}
 	c := make([]float64, len(names))
 	for j, n := range names {
 		v, ok := given[n]
@@ -110,16 +120,6 @@ func (s *Study) contextValues(given map[string]float64, what string) ([]float64,
 			return nil, fmt.Errorf("%w: context.%s = %v is not a finite number within ±1e100", ErrBadContext, n, v)
 		}
 		c[j] = v
-	}
-	if len(given) > len(names) {
-		var extra []string
-		for n := range given {
-			if !slices.Contains(names, n) {
-				extra = append(extra, n)
-			}
-		}
-		sort.Strings(extra)
-		return nil, fmt.Errorf("%w: context.%s is not a context variable of study %q (%s)", ErrBadContext, extra[0], s.name, strings.Join(names, ", "))
 	}
 	return c, nil
 }
@@ -286,123 +286,4 @@ func DecodePosterior(data []byte) (*PosteriorRequest, error) {
 		return nil, err
 	}
 	return &PosteriorRequest{Points: pts, Context: c}, nil
-}
-
-// contextColumns splits a data file's header x1…xd, NAMES…, f, … into
-// the positions of its context columns (those between the x's and f that
-// are not data columns) and the header without them.
-func contextColumns(h []string) (cols []int, rest []string) {
-	i := 0
-	for i < len(h) && strings.TrimPrefix(h[i], "\ufeff") == "x"+strconv.Itoa(i+1) {
-		i++
-	}
-	for j := i; j < len(h); j++ {
-		if config.CheckContextNames(h[j:j+1]) != nil {
-			break // f, or a column ReadData names in its error
-		}
-		cols = append(cols, j)
-	}
-	for j, n := range h {
-		if !slices.Contains(cols, j) {
-			rest = append(rest, n)
-		}
-	}
-	return cols, rest
-}
-
-// parseImportCSV reads an import in the format x1…xd[,NAMES…],f[,g1…gm]
-// [,noise_std]: the columns between the x's and f are context variables,
-// their values given to each row's tell as its context. The other columns
-// go to problem.ReadData through a pipe, one record at a time, so that a
-// file is never held twice. Errors wrap ErrBadImport and name the line and
-// column.
-func parseImportCSV(r io.Reader) ([]TellRequest, error) {
-	cr := csv.NewReader(r)
-	cr.TrimLeadingSpace = true
-	cr.Comment = '#'
-	header, err := cr.Read()
-	if err != nil {
-		if err == io.EOF {
-			return nil, fmt.Errorf("%w: empty file, want a header row x1…xd[,context names…],f[,g1…gm][,noise_std]", ErrBadImport)
-		}
-		return nil, fmt.Errorf("%w: %w", ErrBadImport, err)
-	}
-	for i := range header {
-		header[i] = strings.TrimSpace(header[i])
-	}
-	cols, rest := contextColumns(header)
-	pr, pw := io.Pipe()
-	var ctxs [][]float64
-	done := make(chan error, 1)
-	go func() {
-		cw := csv.NewWriter(pw)
-		err := cw.Write(rest)
-		for row := 2; err == nil; row++ {
-			var rec []string
-			if rec, err = cr.Read(); err != nil {
-				break
-			}
-			if len(cols) > 0 && len(rec) == len(header) {
-				if (len(ctxs)+1)*len(cols) > problem.MaxValues {
-					err = fmt.Errorf("line %d: more than %d context values in the file; a file this large does not fit in memory", row, problem.MaxValues)
-					break
-				}
-				c := make([]float64, len(cols))
-				for k, j := range cols {
-					v, perr := strconv.ParseFloat(strings.TrimSpace(rec[j]), 64)
-					if perr != nil || !problem.InRange(v) {
-						err = fmt.Errorf("line %d, column %s: %q is not a finite number within ±1e100", row, header[j], rec[j])
-						break
-					}
-					c[k] = v
-				}
-				if err != nil {
-					break
-				}
-				ctxs = append(ctxs, c)
-				kept := rec[:0:0]
-				for j, v := range rec {
-					if !slices.Contains(cols, j) {
-						kept = append(kept, v)
-					}
-				}
-				rec = kept
-			}
-			if err = cw.Write(rec); err == nil {
-				cw.Flush()
-				err = cw.Error()
-			}
-		}
-		if err == io.EOF {
-			err = nil
-		}
-		cw.Flush()
-		done <- err
-		pw.CloseWithError(err)
-	}()
-	data, _, _, rerr := problem.ReadData(pr)
-	pr.CloseWithError(io.ErrClosedPipe) // stops the writer if ReadData stopped early
-	werr := <-done
-	switch {
-	case werr != nil && !errors.Is(werr, io.ErrClosedPipe):
-		return nil, fmt.Errorf("%w: %w", ErrBadImport, werr)
-	case rerr != nil:
-		return nil, fmt.Errorf("%w: %w", ErrBadImport, rerr)
-	}
-	rows := make([]TellRequest, len(data.X))
-	for k := range rows {
-		f := data.F[k]
-		rows[k] = TellRequest{X: data.X[k], F: &f, G: data.G[k]}
-		if data.NoiseStds != nil {
-			v := data.NoiseStds[k]
-			rows[k].NoiseStd = &v
-		}
-		if cols != nil {
-			rows[k].Context = make(map[string]float64, len(cols))
-			for i, j := range cols {
-				rows[k].Context[header[j]] = ctxs[k][i]
-			}
-		}
-	}
-	return rows, nil
 }

@@ -315,7 +315,10 @@ func (s *Store) viewLeases(ctx context.Context, name string) (map[int]int64, uin
 	if s.version < leaseVersion {
 		return nil, 0, nil
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT ask, until FROM leases WHERE study = ? ORDER BY ask`, name)
+	// A row without a token is an ask handed out again without a lease
+	// (kept so that the old holder's heartbeat learns it lost the ask):
+	// no lease to show.
+	rows, err := s.db.QueryContext(ctx, `SELECT ask, until FROM leases WHERE study = ? AND token != '' ORDER BY ask`, name)
 	if err != nil {
 		return nil, 0, fmt.Errorf("study %q: read the leases: %w", name, err)
 	}

@@ -408,7 +408,7 @@ func TestViewLeases(t *testing.T) {
 
 	// A heartbeat: no event, a new end.
 	clock = clock.Add(time.Minute)
-	if _, err := v.Heartbeat(ctx, "s", b[1].Ask, 600); err != nil {
+	if _, err := v.Heartbeat(ctx, "s", &study.HeartbeatRequest{Ask: b[1].Ask, LeaseSeconds: 600}); err != nil {
 		t.Fatal(err)
 	}
 	want[b[1].Ask] = "2026-05-02T13:11:00.000Z"

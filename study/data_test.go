@@ -93,7 +93,7 @@ func TestPosteriorMatchesScratch(t *testing.T) {
 			t.Fatal(err)
 		}
 		drive(t, s, "s", 8)
-		rows, err := study.ParseImportCSV(strings.NewReader(importCSV))
+		rows, err := study.ParseImportCSV(strings.NewReader(importCSV), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,7 +206,7 @@ func TestImport(t *testing.T) {
 		if err := s.Create(ctx, "s", resolved(t, specYAML)); err != nil {
 			t.Fatal(err)
 		}
-		rows, err := study.ParseImportCSV(strings.NewReader(importCSV))
+		rows, err := study.ParseImportCSV(strings.NewReader(importCSV), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,7 +247,7 @@ func TestImport(t *testing.T) {
 		{"negative noise", "x1,f,g1,noise_std\n1,1,1,-0.5\n", "line 2, column noise_std"},
 		{"NaN", "x1,f,g1\n1,NaN,1\n", "line 2, column f"},
 	} {
-		if _, err := study.ParseImportCSV(strings.NewReader(c.csv)); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), c.msg) {
+		if _, err := study.ParseImportCSV(strings.NewReader(c.csv), nil); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("CSV %s: %v, want ErrBadImport mentioning %q", c.name, err, c.msg)
 		}
 	}

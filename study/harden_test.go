@@ -38,8 +38,8 @@ func TestDecodeTellStrict(t *testing.T) {
 		{"huge f", `{"ask": 1, "f": 1e400, "g": [1]}`, "f = 1e400 is outside the range"},
 		{"huge g", `{"ask": 1, "f": 1, "g": [-1e309]}`, "g1 = -1e309 is outside the range"},
 		{"fractional ask", `{"ask": 1.5, "f": 1, "g": [1]}`, "ask must be an integer"},
-		{"exponent index", `{"index": 1e1, "f": 1, "g": [1]}`, "index must be an integer"},
-		{"integral fraction", `{"index": 2.0, "f": 1, "g": [1]}`, "index must be an integer"},
+		{"fractional exponent", `{"index": 25e-1, "f": 1, "g": [1]}`, "index must be an integer, got 25e-1"},
+		{"integral beyond 2^53", `{"ask": 1e16, "f": 1, "g": [1]}`, "ask = 1e16 is out of range"},
 		{"null ask", `{"ask": null, "f": 1, "g": [1]}`, "ask is null"},
 		{"null index", `{"index": null, "f": 1, "g": [1]}`, "index is null"},
 		{"string index", `{"index": "3", "f": 1, "g": [1]}`, "index must be a number, got a string"},
@@ -87,6 +87,12 @@ func TestDecodeTellStrict(t *testing.T) {
 		{`{"x": [0.25, -3e1], "f": 2, "g": [1]}`, nil, nil, []float64{0.25, -30}, 2, []float64{1}},
 		{`{"x": [0.25], "f": 2, "g": [1], "noise_std": 0.3}`, nil, nil, []float64{0.25}, 2, []float64{1}},
 		{`{"ask": 1, "f": 2, "g": [1], "noise_std": 0}`, ptr(1), nil, nil, 2, []float64{1}},
+		// An integral number is an integer however it is written
+		// (README, "Limits": 2.0 is 2), as in a specification.
+		{`{"index": 2.0, "f": 1, "g": [1]}`, nil, ptr(2), nil, 1, []float64{1}},
+		{`{"index": 1e1, "f": 1, "g": [1]}`, nil, ptr(10), nil, 1, []float64{1}},
+		{`{"ask": 7.000, "f": 1, "g": [1]}`, ptr(7), nil, nil, 1, []float64{1}},
+		{`{"ask": -2E0, "f": 1, "g": [1]}`, ptr(-2), nil, nil, 1, []float64{1}},
 	}
 	for _, c := range good {
 		req, err := study.DecodeTell([]byte(c.body))

@@ -2,17 +2,67 @@ package study
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 )
 
 // Leases are operational state kept beside the events (schema version 6,
-// table leases): the end of each leased pending ask's lease. They are read
-// and written inside the transaction that hands asks out, which holds the
-// database's write lock from its start (_txlock=immediate), so that two
-// processes serving one study never hand out one leased ask twice.
+// table leases): the end of each leased pending ask's lease and its
+// holder's token. They are read and written inside the transaction that
+// hands asks out, which holds the database's write lock from its start
+// (_txlock=immediate), so that two processes serving one study never hand
+// out one leased ask twice.
+//
+// Every leased hand-out of an ask draws a new token, returned with the ask
+// ("lease"). A worker's heartbeat that names its token renews the lease
+// only while the ask is still its own: once the lease ended and the ask
+// went to another caller, the heartbeat fails with ErrLeaseLost instead of
+// taking the ask back, so that two workers never both believe they hold
+// it. A heartbeat without a token cannot tell holders apart: it renews the
+// lease whoever holds it (the behaviour before tokens).
+
+// Errors of leases.
+var (
+	// ErrBadHeartbeat marks a heartbeat request out of range or
+	// malformed.
+	ErrBadHeartbeat = errors.New("invalid heartbeat")
+	// ErrLeaseLost: a heartbeat named a lease token that is not the ask's
+	// current one — its lease ended and the ask was handed to another
+	// caller. Do not measure it; tell it if it was measured already (the
+	// first tell wins).
+	ErrLeaseLost = errors.New("lease lost")
+)
+
+// leaseTokenLen is the length of a lease token: 16 hex digits, 64 random
+// bits.
+const leaseTokenLen = 16
+
+// newLeaseToken draws a lease token from crypto/rand: unguessable, so
+// that a worker cannot renew another's lease by a slip of a counter.
+func newLeaseToken() string {
+	var b [leaseTokenLen / 2]byte
+	rand.Read(b[:]) // never fails: since Go 1.24 a failing source crashes the program instead
+	return hex.EncodeToString(b[:])
+}
+
+// checkLeaseToken accepts a lease token as an ask answer carries it: 16
+// lowercase hex digits. Errors wrap ErrBadHeartbeat.
+func checkLeaseToken(tok string) error {
+	ok := len(tok) == leaseTokenLen
+	for i := 0; ok && i < len(tok); i++ {
+		c := tok[i]
+		ok = '0' <= c && c <= '9' || 'a' <= c && c <= 'f'
+	}
+	if !ok {
+		return fmt.Errorf("%w: lease token %.40q: want the token of the ask answer (its \"lease\", %d hex digits), or none", ErrBadHeartbeat, tok, leaseTokenLen)
+	}
+	return nil
+}
 
 // leaseTx is one transaction of an ask or heartbeat on study name: it
 // checks first that the study has the n events the caller's state holds
@@ -66,10 +116,50 @@ func (lt *leaseTx) leases() (map[int]int64, error) {
 	return m, rows.Err()
 }
 
-// set leases ask until the Unix millisecond until.
-func (lt *leaseTx) set(ask int, until int64) error {
-	_, err := lt.tx.ExecContext(lt.ctx, `INSERT INTO leases (study, ask, until) VALUES (?, ?, ?) ON CONFLICT (study, ask) DO UPDATE SET until = excluded.until`, lt.name, ask, until)
+// set leases ask until the Unix millisecond until to the holder of token,
+// who got it now.
+func (lt *leaseTx) set(ask int, until int64, token string, now time.Time) error {
+	_, err := lt.tx.ExecContext(lt.ctx, `INSERT INTO leases (study, ask, until, token, since) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (study, ask) DO UPDATE SET until = excluded.until, token = excluded.token, since = excluded.since`,
+		lt.name, ask, until, token, now.UnixMilli())
 	return err
+}
+
+// disown records that ask, whose lease has ended, was handed out again
+// now without a lease: its row stays, ended and without a holder's token,
+// so that the former holder's heartbeat learns that it lost the ask, and
+// when (renew). A second hand-out without a lease changes nothing.
+func (lt *leaseTx) disown(ask int, now time.Time) error {
+	_, err := lt.tx.ExecContext(lt.ctx, `UPDATE leases SET token = '', since = ? WHERE study = ? AND ask = ? AND token != ''`, now.UnixMilli(), lt.name, ask)
+	return err
+}
+
+// renew is a heartbeat of ask: its lease then ends at until. With a token,
+// only the holder of that token renews, keeping it; another token fails
+// with ErrLeaseLost, naming when the ask went to its current holder.
+// Without a token (the heartbeat cannot tell holders apart), the lease is
+// renewed whoever holds it, keeping its token, or given a new one when it
+// has none. It returns the lease's token.
+func (lt *leaseTx) renew(ask int, token string, until int64, now time.Time) (string, error) {
+	var held string
+	var since int64
+	err := lt.tx.QueryRowContext(lt.ctx, `SELECT token, since FROM leases WHERE study = ? AND ask = ?`, lt.name, ask).Scan(&held, &since)
+	found := err == nil
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return "", err
+	}
+	switch {
+	case token != "" && found && token != held:
+		return "", fmt.Errorf("%w: ask %d of study %q was handed to another caller at %s, after your lease ended; do not measure it, or tell it if you already have: the first tell wins", ErrLeaseLost, ask, lt.name, leaseTime(since))
+	case token != "" && !found:
+		return "", fmt.Errorf("%w: ask %d of study %q has no lease under token %s (it was handed out without a lease, or with another token); do not measure it, or tell it if you already have: the first tell wins", ErrLeaseLost, ask, lt.name, token)
+	case found && held != "":
+		_, err := lt.tx.ExecContext(lt.ctx, `UPDATE leases SET until = ? WHERE study = ? AND ask = ?`, until, lt.name, ask)
+		return held, err
+	}
+	// No lease, or one disowned: the caller becomes its holder.
+	token = newLeaseToken()
+	return token, lt.set(ask, until, token, now)
 }
 
 // drop removes ask's lease, if any.

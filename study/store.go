@@ -146,12 +146,15 @@ var migrations = []string{
 	CREATE UNIQUE INDEX one_retraction_per_observation ON events(study, ref) WHERE kind = 'retract';`,
 	// Version 6: leases of pending asks (batches handed to parallel
 	// workers). Operational state, not part of a study's replay: a row
-	// says that the ask is held until then, and a row of an ask no longer
-	// pending (told, withdrawn) is ignored and removed at the next ask.
+	// says that the ask is held until then by the caller that was given
+	// the token, and a row of an ask no longer pending (told, withdrawn)
+	// is ignored and removed at the next ask.
 	`CREATE TABLE leases (
 		study TEXT    NOT NULL REFERENCES studies(name),
 		ask   INTEGER NOT NULL,                  -- a pending ask (its event's seq)
 		until INTEGER NOT NULL,                  -- the end of the lease, Unix time in milliseconds
+		token TEXT    NOT NULL,                  -- the holder's lease token, new at every leased hand-out; '': handed out again without a lease
+		since INTEGER NOT NULL,                  -- when the holder got the ask, Unix time in milliseconds
 		PRIMARY KEY (study, ask)
 	) WITHOUT ROWID;`,
 	// Version 7: contextMigration.

@@ -329,19 +329,24 @@ type AskAnswer struct {
 	// LeaseUntil is the end of the ask's lease, RFC 3339 in UTC with
 	// milliseconds, when the ask call asked for one (AskOptions).
 	LeaseUntil string `json:"lease_until,omitempty"`
+	// Lease is the lease's token, new at every leased hand-out of the
+	// ask: a heartbeat that names it renews the lease only while the ask
+	// is still this caller's (HeartbeatRequest.Lease).
+	Lease string `json:"lease,omitempty"`
 
 	box bool // the study's domain is a box: no index in the JSON
 }
 
 // MarshalJSON writes {"ask", "index", "x"}, or {"ask", "x"} on a box,
-// with "lease_until" when the ask is leased.
+// with "lease_until" and "lease" when the ask is leased.
 func (a AskAnswer) MarshalJSON() ([]byte, error) {
 	if a.box {
 		return json.Marshal(struct {
 			Ask        int       `json:"ask"`
 			X          []float64 `json:"x"`
 			LeaseUntil string    `json:"lease_until,omitempty"`
-		}{a.Ask, a.X, a.LeaseUntil})
+			Lease      string    `json:"lease,omitempty"`
+		}{a.Ask, a.X, a.LeaseUntil, a.Lease})
 	}
 	type plain AskAnswer
 	return json.Marshal(plain(a))
@@ -576,19 +581,32 @@ func jsonNumber(name string, raw json.RawMessage) (float64, error) {
 	return v, nil
 }
 
-// jsonInt parses a JSON integer: a number without fraction or exponent.
+// jsonInt parses a JSON integer. A number written with a fraction or an
+// exponent is one when its value is integral (2.0, 2e0 and 1e1 are 2, 2
+// and 10; 2.5 is refused, never truncated), as everywhere else an integer
+// is meant (README, "Limits"; strictyaml for specifications): JSON has one
+// kind of number, and many encoders write every number as a float.
 func jsonInt(name string, raw json.RawMessage) (int, error) {
-	if _, err := jsonNumber(name, raw); err != nil {
+	f, err := jsonNumber(name, raw)
+	if err != nil {
 		return 0, err
 	}
-	if bytes.ContainsAny(raw, ".eE") {
+	if !bytes.ContainsAny(raw, ".eE") {
+		v, err := strconv.Atoi(string(raw))
+		if err != nil {
+			return 0, fmt.Errorf("%s = %s is out of range", name, raw)
+		}
+		return v, nil
+	}
+	if f != math.Trunc(f) {
 		return 0, fmt.Errorf("%s must be an integer, got %s", name, raw)
 	}
-	v, err := strconv.Atoi(string(raw))
-	if err != nil {
+	// Beyond 2⁵³ a float64 no longer holds every integer: the value
+	// written may not be the one parsed.
+	if math.Abs(f) >= 1<<53 {
 		return 0, fmt.Errorf("%s = %s is out of range", name, raw)
 	}
-	return v, nil
+	return int(f), nil
 }
 
 // RetractRequest names the observation to retract: the "observation"
@@ -1137,8 +1155,11 @@ type RetractAnswer struct {
 	Observation int `json:"observation"` // the observation retracted
 	Index       int `json:"index"`       // its action
 	Rounds      int `json:"rounds"`      // observations in force after the retraction
-	// WithdrawnAsk is the ask that was pending, now withdrawn: it was
-	// chosen with the retracted value.
+	// WithdrawnAsks are the asks that were pending, oldest first, now
+	// withdrawn: they were chosen with the retracted value.
+	WithdrawnAsks []int `json:"withdrawn_asks,omitempty"`
+	// WithdrawnAsk is the first of WithdrawnAsks, kept for clients of
+	// the time when a study held one pending ask at most.
 	WithdrawnAsk int `json:"withdrawn_ask,omitempty"`
 }
 
@@ -1162,14 +1183,19 @@ func (v *Service) Retract(ctx context.Context, name string, observation int) (*R
 			return fmt.Errorf("%w: observation %d of study %q was retracted by event %d", ErrAlreadyRetracted, observation, s.name, r)
 		}
 		e := Event{Seq: len(s.events) + 1, Kind: "retract", Ref: observation, Index: s.events[k].Index, X: s.events[k].X, Created: time.Now().UTC()}
-		pending := s.firstPending()
+		// Every pending ask is withdrawn (apply): name them all.
+		var withdrawn []int
+		for _, p := range s.pending {
+			withdrawn = append(withdrawn, p.ask)
+		}
+		first := s.firstPending()
 		if err := v.store.appendRetraction(ctx, name, &e); err != nil {
 			return writeFailed(err)
 		}
 		if err := s.apply(e); err != nil {
 			return err
 		}
-		ans = &RetractAnswer{Retraction: e.Seq, Observation: observation, Index: e.Index, Rounds: s.nObs, WithdrawnAsk: pending}
+		ans = &RetractAnswer{Retraction: e.Seq, Observation: observation, Index: e.Index, Rounds: s.nObs, WithdrawnAsks: withdrawn, WithdrawnAsk: first}
 		return nil
 	})
 	return ans, err

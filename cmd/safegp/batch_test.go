@@ -113,7 +113,7 @@ func TestStudyBatchCLI(t *testing.T) {
 		{[]string{"ask", "--count", "65"}, study.ErrBadAsk},
 		{[]string{"ask", "--lease", "-3"}, study.ErrBadAsk},
 		{[]string{"heartbeat", "--ask", "999", "--lease", "5"}, study.ErrUnknownAsk},
-		{[]string{"heartbeat", "--ask", itoa(b1[0].Ask), "--lease", "0"}, study.ErrBadAsk},
+		{[]string{"heartbeat", "--ask", itoa(b1[0].Ask), "--lease", "0"}, study.ErrBadHeartbeat},
 	} {
 		if _, err := do(c.args...); !errors.Is(err, c.want) {
 			t.Errorf("%v: %v, want %v", c.args, err, c.want)

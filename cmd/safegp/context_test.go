@@ -46,6 +46,8 @@ func TestStudyCLIContext(t *testing.T) {
 		{[]string{"study", "ask"}, "context is missing"},
 		{[]string{"study", "ask", "--context", "temperature=21.5"}, "context.load is missing"},
 		{[]string{"study", "ask", "--context", "temperature=21.5,load=0.3,humidity=4"}, "context.humidity is not a context variable"},
+		{[]string{"study", "ask", "--context", "temp=20"}, `context.temp is not a context variable of study "default" (temperature, load)`},
+		{[]string{"study", "ask", "--context", "temp=20,load=0.3"}, `context.temp is not a context variable of study "default" (temperature, load)`},
 		{[]string{"study", "ask", "--context", "temperature=NaN,load=0.3"}, "context.temperature = NaN"},
 		{[]string{"study", "ask", "--context", "temperature=warm,load=0.3"}, `context.temperature = "warm" is not a number`},
 		{[]string{"study", "ask", "--context", "temperature"}, "not name=value"},
@@ -55,6 +57,17 @@ func TestStudyCLIContext(t *testing.T) {
 		_, err := do(c.args...)
 		if !errors.Is(err, study.ErrBadContext) || exitCode(err) != 1 || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%v: %v (exit %d), want exit 1 mentioning %q", c.args, err, exitCode(err), c.msg)
+		}
+	}
+	// An import's header is read against the study's columns.
+	for _, c := range []struct{ csv, msg string }{
+		{"x1,f,g1,g2\n1.5,0.2,0.5,0.1\n", "header: columns temperature, load are missing"},
+		{"x1,Temperature,load,f,g1,g2\n1.5,19,0.2,0.2,0.5,0.1\n", "header: column Temperature is not a context variable (temperature, load; want x1,temperature,load,f,g1,g2[,noise_std])"},
+		{"x1,temperature,load,f,g1,g2,violation\n1.5,19,0.2,0.2,0.5,0.1,false\n", `header: unexpected column "violation" (want x1,temperature,load,f,g1,g2[,noise_std])`},
+	} {
+		_, err := do("study", "import", writeFile(t, dir, "bad.csv", c.csv))
+		if !errors.Is(err, study.ErrBadImport) || exitCode(err) != 1 || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("import %q: %v (exit %d), want exit 1 mentioning %q", c.csv, err, exitCode(err), c.msg)
 		}
 	}
 	if out := must("study", "show"); !strings.Contains(out, "context: temperature, load; current none yet") || !strings.Contains(out, "rounds: 0") {
@@ -88,6 +101,13 @@ func TestStudyCLIContext(t *testing.T) {
 	out = must("study", "export", "--format", "csv")
 	if !strings.Contains(out, "x1,temperature,load,f,g1,g2") || !strings.Contains(out, ",1.23,18,0.1,0.1,0.4,0.1,") {
 		t.Errorf("export:\n%s", out)
+	}
+	// The export is what import reads: a copy of the study gets the same
+	// observations.
+	must("study", "create", spec, "--study", "copy")
+	must("study", "import", writeFile(t, dir, "export.csv", out), "--study", "copy")
+	if again := must("study", "export", "--format", "csv", "--study", "copy"); strings.Count(again, ",tell,") != 4 || !strings.Contains(again, ",1.23,18,0.1,0.1,0.4,0.1,") {
+		t.Errorf("the export imported into a copy, exported:\n%s", again)
 	}
 	if _, err := do("study", "plot", "--out", dir+"/fig.png"); err != nil {
 		t.Errorf("plot in the last ask's context: %v", err)

@@ -54,7 +54,7 @@ func TestImportCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, _ := study.ParseImportCSV(strings.NewReader(csv))
+	rows, _ := study.ParseImportCSV(strings.NewReader(csv), nil)
 	f1, f2, noise := -1.8769, 400.0, 0.02
 	for _, err := range []error{
 		live.Create(ctx, "default", res),
@@ -101,8 +101,9 @@ func TestImportCLI(t *testing.T) {
 		{"short row", "x1,f,g1\n1,1,1\n1,1\n", nil, "line 3"},
 		{"negative noise", "x1,f,g1,noise_std\n1,1,1,-0.1\n", nil, "line 2, column noise_std"},
 		{"NaN noise", "x1,f,g1,noise_std\n1,1,1,NaN\n", nil, "line 2, column noise_std"},
-		{"two dimensions", "x1,x2,f,g1\n1,1,1,1\n", nil, "x has 2 coordinates"},
-		{"two constraints", "x1,f,g1,g2\n1,1,1,1\n", nil, "2 constraint values given"},
+		{"two dimensions", "x1,x2,f,g1\n1,1,1,1\n", nil, "header: columns x1…x2: the study's points have 1 coordinate(s) (want x1,f,g1[,noise_std])"},
+		{"two constraints", "x1,f,g1,g2\n1,1,1,1\n", nil, "header: 2 constraint column(s), the study has 1 constraint(s)"},
+		{"a context column", "x1,temperature,f,g1\n1,20,1,1\n", nil, `header: unexpected column "temperature": the study has no context variables`},
 		{"seed column", "x1,f,g1,seed\n1,1,1,1\n", nil, "seed column"},
 		{"past the horizon", "x1,f,g1\n" + strings.Repeat("1,1,1\n", 20), nil, "horizon of 20"},
 		{"tell negative noise", "", []string{"tell", "--x", "1", "--f", "1", "--g", "1", "--noise-std", "-1"}, "noise_std = -1"},

@@ -38,19 +38,26 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(fs.Output(), "Usage: safegp serve --db FILE [--addr HOST:PORT] [--token-file FILE] [--tls-cert FILE --tls-key FILE | --insecure]\n\n"+
 			"Serves the studies of FILE over HTTP (JSON):\n"+
 			"  POST /v1/studies                      {\"name\": NAME, \"spec\": {...}}\n"+
-			"  POST /v1/studies/{name}/ask           → {\"ask\", \"index\", \"x\"}\n"+
+			"  POST /v1/studies/{name}/ask           {} → {\"ask\", \"index\", \"x\"}; {\"lease_seconds\": S} adds \"lease_until\" and\n"+
+			"                                        \"lease\" (the lease token); {\"count\": K, …} → {\"asks\": [...]}, a batch\n"+
+			"  POST /v1/studies/{name}/heartbeat     {\"ask\": ID, \"lease_seconds\": S, \"lease\"?: TOKEN}: renew a lease;\n"+
+			"                                        409 once TOKEN is no longer the ask's (it went to another caller)\n"+
 			"  POST /v1/studies/{name}/tell          {\"ask\": ID, \"f\": V, \"g\": [...], \"noise_std\"?: S}, with \"index\": I\n"+
 			"                                        or \"x\": [...] (any point) for \"ask\": a measurement outside the loop\n"+
 			"  POST /v1/studies/{name}/import        earlier measurements, all or none: CSV x1,…,xd,f[,g1,…][,noise_std]\n"+
-			"                                        (text/csv) or a JSON array of tells with \"x\" or \"index\"\n"+
+			"                                        or a study's export (text/csv), or a JSON array of tells with \"x\" or \"index\"\n"+
 			"  POST /v1/studies/{name}/posterior     {\"points\": [[...], ...]} → mean, sd and bounds of f and each g\n"+
-			"  POST /v1/studies/{name}/retract       {\"observation\": N}: withdraw a (mistyped) observation\n"+
+			"  POST /v1/studies/{name}/retract       {\"observation\": N}: withdraw a (mistyped) observation, and with it\n"+
+			"                                        every pending ask (\"withdrawn_asks\")\n"+
 			"  GET  /v1/studies/{name}               the summary of safegp study show\n"+
 			"  GET  /v1/studies/{name}/observations\n"+
 			"  GET  /v1/studies                      every study with its counts (the dashboard's list)\n"+
 			"  GET  /v1/studies/{name}/view          what the dashboard draws of a study; changes nothing\n"+
 			"  GET  /                                the dashboard, a read-only web page (token: open /#token=TOKEN)\n"+
-			"  GET  /healthz\n\nFlags:\n")
+			"  GET  /healthz\n\n"+
+			"A study with a context (its spec's context block) takes the value of every context variable\n"+
+			"measured now: \"context\": {NAME: V, …} with ask, with a tell by \"index\" or \"x\" and with posterior,\n"+
+			"and as columns between x1…xd and f in an import (README, \"Contexts\").\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	pos, ok, err := parse(fs, args)

@@ -31,15 +31,20 @@ is in the README). Commands:
                        in parallel, as {"asks": [...]}: the pending ones first,
                        then new ones, all in the safe set of the observations
                        so far and spread apart. --lease S: each ask handed out
-                       is leased for S seconds ("lease_until"): no other ask
-                       hands it out until the lease ends or it is told, so
-                       parallel workers each get their own. --context: a study
+                       is leased for S seconds ("lease_until", and its lease
+                       token "lease"): no other ask hands it out until the
+                       lease ends or it is told, so parallel workers each get
+                       their own. --context: a study
                        with a context takes the value of each context variable
                        measured now, and answers with it ("context"); its seed
                        set is assumed safe in every context
-  heartbeat --ask ID --lease SECONDS
+  heartbeat --ask ID --lease SECONDS [--lease-token TOKEN]
                        renew the lease of pending ask ID: it then ends SECONDS
-                       from now
+                       from now. --lease-token: the "lease" the ask was handed
+                       out with; the heartbeat then fails (exit 1) instead of
+                       taking the ask back if its lease ended and the ask went
+                       to another worker. Without it a heartbeat cannot tell
+                       holders apart, and renews the lease whoever holds it
   tell --ask ID --f V --g V1[,V2…] [--noise-std S]
   tell --index I --f V --g V1[,V2…]   an observation made outside the loop,
   tell --x X1[,X2…] --f V --g V1[,V2…]   at an action or at any point;
@@ -52,7 +57,9 @@ is in the README). Commands:
   import DATA.csv      add earlier measurements (warm start), before or during
                        the study, all rows or none: columns x1…xd,f[,g1…gm]
                        [,noise_std], with a study's context variables by name
-                       between x1…xd and f; they count as observations, not asks
+                       between x1…xd and f; they count as observations, not asks.
+                       The CSV of export is read too (its observations in
+                       force: a copy of a study into another with the same spec)
   posterior POINTS.csv [--json] [--context NAME=V,…]
                        posterior mean, sd and bounds of f and each g at the
                        points of POINTS.csv (columns x1…xd), in the context
@@ -60,7 +67,8 @@ is in the README). Commands:
                        observation; changes nothing
   retract --observation N
                        withdraw observation N (the "observation" a tell printed),
-                       e.g. a mistyped value: the policy is rebuilt without it
+                       e.g. a mistyped value: the policy is rebuilt without it,
+                       and every pending ask is withdrawn ("withdrawn_asks")
   show [--json]        rounds, safe-set size, best safe action, violations
   export --format csv|json
   plot --out fig.png   posterior of f and g, safe set, observations (1-D and 2-D)
@@ -269,8 +277,13 @@ func askFlags(fs *flag.FlagSet) func(*studySession) error {
 			return err
 		}
 		opt := study.AskOptions{Count: *count, LeaseSeconds: *lease, Context: values}
-		if s.given["count"] && *count < 1 {
+		// The flags are checked here, so that errors name them rather
+		// than the HTTP fields the service's own checks name.
+		if s.given["count"] && (*count < 1 || *count > study.MaxBatch) {
 			return fmt.Errorf("%w: --count %d: want 1 … %d asks", study.ErrBadAsk, *count, study.MaxBatch)
+		}
+		if err := checkLeaseFlag(study.ErrBadAsk, *lease, true); err != nil {
+			return err
 		}
 		svc, done, err := s.open(study.OpenOptions{})
 		if err != nil {
@@ -288,20 +301,42 @@ func askFlags(fs *flag.FlagSet) func(*studySession) error {
 	}
 }
 
+// checkLeaseFlag accepts --lease: seconds in (0, study.MaxLeaseSeconds],
+// or 0 (no lease) when zero is allowed. Errors wrap bad.
+func checkLeaseFlag(bad error, v float64, zero bool) error {
+	if v == 0 && zero || v > 0 && v <= study.MaxLeaseSeconds {
+		return nil
+	}
+	want := "a number of seconds > 0"
+	if zero {
+		want = "a number of seconds ≥ 0 (0: no lease)"
+	}
+	return fmt.Errorf("%w: --lease %v: want %s, at most %d (a week; renew a longer lease with heartbeat)", bad, v, want, study.MaxLeaseSeconds)
+}
+
 func heartbeatFlags(fs *flag.FlagSet) func(*studySession) error {
-	askID := fs.Int("ask", 0, "the pending ask `id` whose lease to renew")
-	lease := fs.Float64("lease", 0, "the lease then ends `SECONDS` from now")
+	askID := fs.Int("ask", 0, "the pending ask `id` whose lease to renew (required)")
+	lease := fs.Float64("lease", 0, "the lease then ends `SECONDS` from now (required)")
+	token := fs.String("lease-token", "", "the ask's lease `token` (its \"lease\"): renew only while the ask is still yours")
 	return func(s *studySession) error {
 		if !s.given["ask"] || !s.given["lease"] {
-			return fmt.Errorf("%w: --ask and --lease are required", study.ErrBadAsk)
+			fmt.Fprintln(s.stderr, "safegp study heartbeat: --ask ID and --lease SECONDS are required")
+			return errUsage
 		}
+		if err := checkLeaseFlag(study.ErrBadHeartbeat, *lease, false); err != nil {
+			return err
+		}
+		if s.given["lease-token"] && *token == "" {
+			return fmt.Errorf("%w: --lease-token is empty: give the ask's lease token, or leave the flag out", study.ErrBadHeartbeat)
+		}
+		req := &study.HeartbeatRequest{Ask: *askID, LeaseSeconds: *lease, Lease: *token}
 		svc, done, err := s.open(study.OpenOptions{})
 		if err != nil {
 			return err
 		}
 		defer done()
 		var a *study.LeaseAnswer
-		if err := retryWrite(func() (err error) { a, err = svc.Heartbeat(s.ctx, s.name, *askID, *lease); return err }); err != nil {
+		if err := retryWrite(func() (err error) { a, err = svc.Heartbeat(s.ctx, s.name, req); return err }); err != nil {
 			return err
 		}
 		return json.NewEncoder(s.stdout).Encode(a)
@@ -389,21 +424,26 @@ func btoi(b bool) int {
 
 func importFlags(*flag.FlagSet) func(*studySession) error {
 	return func(s *studySession) error {
-		// Read and check the file before the database is opened.
 		f, err := os.Open(s.pos[0])
 		if err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
-		rows, err := study.ParseImportCSV(f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", s.pos[0], err)
-		}
+		defer f.Close()
 		svc, done, err := s.open(study.OpenOptions{})
 		if err != nil {
 			return err
 		}
 		defer done()
+		// The file is read against the study's columns, so that its
+		// errors say what this study takes (its context variables).
+		cols, err := svc.Columns(s.ctx, s.name)
+		if err != nil {
+			return err
+		}
+		rows, err := study.ParseImportCSV(f, cols)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.pos[0], err)
+		}
 		var a *study.ImportAnswer
 		if err := retryWrite(func() (err error) { a, err = svc.Import(s.ctx, s.name, rows); return err }); err != nil {
 			return fmt.Errorf("%s: %w", s.pos[0], err)
@@ -501,8 +541,16 @@ func retractFlags(fs *flag.FlagSet) func(*studySession) error {
 		if err := retryWrite(func() (err error) { a, err = svc.Retract(s.ctx, s.name, *observation); return err }); err != nil {
 			return err
 		}
-		if a.WithdrawnAsk != 0 {
-			fmt.Fprintf(s.stderr, "safegp: ask %d was withdrawn: it was chosen with the retracted value; run safegp study ask for a new one\n", a.WithdrawnAsk)
+		switch w := a.WithdrawnAsks; len(w) {
+		case 0:
+		case 1:
+			fmt.Fprintf(s.stderr, "safegp: ask %d was withdrawn: it was chosen with the retracted value; run safegp study ask for a new one\n", w[0])
+		default:
+			ids := make([]string, len(w))
+			for k, id := range w {
+				ids[k] = strconv.Itoa(id)
+			}
+			fmt.Fprintf(s.stderr, "safegp: asks %s were withdrawn: they were chosen with the retracted value; run safegp study ask for new ones\n", strings.Join(ids, ", "))
 		}
 		return json.NewEncoder(s.stdout).Encode(a)
 	}

@@ -18,7 +18,7 @@ func TestStudyCommands(t *testing.T) {
 	want := map[string][]string{
 		"create":    nil,
 		"ask":       {"context", "count", "lease"},
-		"heartbeat": {"ask", "lease"},
+		"heartbeat": {"ask", "lease", "lease-token"},
 		"tell":      {"ask", "context", "f", "g", "index", "noise-std", "x"},
 		"import":    nil,
 		"posterior": {"context", "json"},
@@ -68,7 +68,9 @@ func TestStudyFlagsCheckedFirst(t *testing.T) {
 		{[]string{"tell", "--f", "1", "--g", "1"}, 1, "--ask, --index and --x"},
 		{[]string{"tell", "--x", "1,abc", "--f", "1", "--g", "1"}, 1, `--x: coordinate 2, "abc", is not a number`},
 		{[]string{"import", filepath.Join(dir, "missing.csv")}, 1, "import: open"},
-		{[]string{"import", writeFile(t, dir, "bad.csv", "x1,f\n1\n")}, 1, "line 2"},
+		// An import file is read against the study's columns: the
+		// database is opened first.
+		{[]string{"import", writeFile(t, dir, "bad.csv", "x1,f\n1\n")}, 1, "none.db: no such file"},
 		{[]string{"posterior", filepath.Join(dir, "missing.csv")}, 1, "posterior: open"},
 		{[]string{"tell", "--ask", "1", "--g", "1"}, 1, "--f is required"},
 		{[]string{"tell", "--ask", "1", "--f", "1", "--g", "1,x"}, 1, `"x" is not a number`},
@@ -77,7 +79,13 @@ func TestStudyFlagsCheckedFirst(t *testing.T) {
 		{[]string{"create"}, 2, ""},
 		{[]string{"ask", "--bogus"}, 2, ""},
 		{[]string{"ask", "--count", "0"}, 1, "--count 0"},
-		{[]string{"heartbeat", "--ask", "3"}, 1, "--ask and --lease are required"},
+		{[]string{"heartbeat", "--ask", "3"}, 2, ""},
+		{[]string{"heartbeat", "--lease", "3"}, 2, ""},
+		{[]string{"heartbeat", "--ask", "3", "--lease", "-1"}, 1, "invalid heartbeat: --lease -1: want a number of seconds > 0"},
+		{[]string{"heartbeat", "--ask", "3", "--lease", "5", "--lease-token", ""}, 1, "invalid heartbeat: --lease-token is empty"},
+		{[]string{"ask", "--count", "1000"}, 1, "invalid ask request: --count 1000: want 1 … 64 asks"},
+		{[]string{"ask", "--lease", "-1"}, 1, "invalid ask request: --lease -1: want a number of seconds ≥ 0 (0: no lease)"},
+		{[]string{"ask", "--lease", "1e9"}, 1, "--lease 1e+09"},
 	} {
 		var stdout, stderr bytes.Buffer
 		args := append([]string{"study"}, c.args...)

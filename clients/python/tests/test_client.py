@@ -347,6 +347,47 @@ class TestBatch(ServerTest):
         self.assertEqual(cm.exception.status, 400)
         self.assertEqual(study.summary()["pending_asks"], [a.id for a in (leased[0], leased[2], plain)])
 
+    def test_lease_token(self):
+        """The review's case (issue 12): worker A's lease ends, worker B is
+        handed the ask; A's heartbeat raises Conflict instead of taking the
+        ask back, B's keeps its token, an id alone renews whoever holds it.
+        Counts must be integers; lease_seconds=0 is no lease; a retraction
+        names every ask it withdraws."""
+        study = safegp.Client(self.server.url).create_study("t", SPEC)
+        a = study.ask(lease_seconds=0.05)
+        self.assertRegex(a.lease_token, r"^[0-9a-f]{16}$")
+        time.sleep(0.2)
+        b = study.ask(lease_seconds=600)
+        self.assertEqual(b.id, a.id)
+        self.assertNotEqual(b.lease_token, a.lease_token)
+        with self.assertRaises(safegp.Conflict) as cm:
+            study.heartbeat(a, 600)
+        self.assertIn("was handed to another caller", cm.exception.message)
+        r = study.heartbeat(b, 600)
+        self.assertEqual(r["lease"], b.lease_token)
+        r = study.heartbeat(b.id, 60)  # no token: renews whoever holds it
+        self.assertEqual(r["lease"], b.lease_token)
+        with self.assertRaises(safegp.Conflict):
+            study.heartbeat(b.id, 60, lease_token=a.lease_token)
+
+        for bad in (2.5, True, "2", float("nan")):
+            with self.assertRaises(ValueError):
+                study.ask_batch(bad)
+        with self.assertRaises(ValueError):
+            study.tell_index(2.5, 0.0, [1.0])
+        second = study.ask_batch(2.0)  # integral: 2 (ask 1 is leased, the other seed is new)
+        self.assertEqual(len(second), 1)
+        self.assertNotEqual(second[0].id, a.id)
+        plain = study.ask(lease_seconds=0)
+        self.assertIsNone(plain.lease_until)
+        self.assertIsNone(plain.lease_token)
+
+        f, g = toy(1.0)
+        r = study.tell_index(10, f, [g])  # a measurement outside the loop, then retracted
+        out = study.retract(r["observation"])
+        self.assertEqual(out["withdrawn_asks"], [a.id, second[0].id])
+        self.assertEqual(out["withdrawn_ask"], a.id)
+
     def test_parallel_workers(self):
         """Workers in threads take leased batches and tell them until the
         horizon: no ask goes to two workers, and each is told once."""

@@ -26,6 +26,7 @@ gets it while the lease runs::
 
     for a in study.ask_batch(4, lease_seconds=600):
         ...                                      # measure a.x, heartbeat if slow
+        study.heartbeat(a, 600)                  # Conflict if the ask went to another worker
         study.tell(a, f, [g])
 
 Every error the server answers is raised as :class:`SafegpError` (or one of
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -88,9 +90,10 @@ class NotFound(SafegpError):
 
 class Conflict(SafegpError):
     """409: a study that exists, an ask already told or withdrawn, an
-    observation already retracted, a study at its horizon, an ask in another
-    context while one is pending, or a write to the database by another
-    process."""
+    observation already retracted, a study at its horizon, no ask available
+    (every pending ask leased), a heartbeat whose lease token is no longer
+    the ask's (it went to another caller), asks pending in 4 other contexts
+    already, or a write to the database by another process."""
 
 
 class Unavailable(SafegpError):
@@ -131,6 +134,10 @@ class Ask:
         lease_until: the end of the ask's lease, RFC 3339 in UTC (e.g.
             ``"2026-03-01T12:00:30.000Z"``), when it was asked with
             ``lease_seconds``; None otherwise.
+        lease_token: the lease's token (the answer's ``"lease"``), new at
+            every leased hand-out; :meth:`Study.heartbeat` sends it, so that
+            a heartbeat after the ask went to another worker fails instead of
+            taking it back. None without a lease.
     """
 
     id: int
@@ -138,6 +145,7 @@ class Ask:
     index: Optional[int] = None
     context: Optional[Dict[str, float]] = None
     lease_until: Optional[str] = None
+    lease_token: Optional[str] = None
 
     @staticmethod
     def _from(r: JSON) -> "Ask":
@@ -148,6 +156,7 @@ class Ask:
             index=r.get("index"),
             context={k: float(v) for k, v in c.items()} if c is not None else None,
             lease_until=r.get("lease_until"),
+            lease_token=r.get("lease"),
         )
 
 
@@ -233,9 +242,9 @@ class Study:
         Without a lease, asking again before telling returns the same ask.
 
         Args:
-            lease_seconds: lease the ask for that long (> 0, at most a
-                week): no other ask call gets it until the lease ends or it
-                is told; renew it with :meth:`heartbeat`.
+            lease_seconds: lease the ask for that long (at most a week): no
+                other ask call gets it until the lease ends or it is told;
+                renew it with :meth:`heartbeat`. None or 0: no lease.
             context: for a study with a context, the value of every context
                 variable measured now, e.g. ``{"temperature": 21.5}``; the
                 action is chosen for that context (the seed set is assumed
@@ -269,17 +278,21 @@ class Study:
         leaves no room for more.
 
         Args:
-            count: the most asks to return, 1 … 64.
+            count: the most asks to return, an integer 1 … 64 (a float
+                only when integral, such as 2.0).
             lease_seconds: lease every ask returned for that long, as for
                 :meth:`ask`, so that parallel workers each get their own.
+                None or 0: no lease.
             context: the context measured now, as for :meth:`ask`: the whole
                 batch is for that context.
 
         Raises:
+            ValueError: count is not an integer (2.5, True, "2"), before
+                anything is sent.
             Conflict: the study is at its horizon, or nothing can be handed
                 out (every pending ask is leased).
         """
-        body: JSON = {"count": int(count)}
+        body: JSON = {"count": _integer(count, "count")}
         if lease_seconds is not None:
             body["lease_seconds"] = float(lease_seconds)
         if context is not None:
@@ -287,18 +300,38 @@ class Study:
         r = self.client.request("POST", self._path + "/ask", body)
         return [Ask._from(a) for a in r["asks"]]
 
-    def heartbeat(self, ask: Union[Ask, int], lease_seconds: float) -> JSON:
+    def heartbeat(self, ask: Union[Ask, int], lease_seconds: float, lease_token: Optional[str] = None) -> JSON:
         """Renew the lease of a pending ask: it then ends ``lease_seconds``
-        from now (POST …/heartbeat).
+        from now (> 0, at most a week; POST …/heartbeat).
+
+        Args:
+            ask: the :class:`Ask`, whose lease token is sent (unless
+                ``lease_token`` is given), or its id, which sends none.
+            lease_seconds: the lease's new length.
+            lease_token: the ask's lease token (``Ask.lease_token``, or the
+                ``"lease"`` of an earlier heartbeat's answer). With a token
+                the heartbeat renews the lease only while the ask is still
+                the caller's: once its lease ended and the ask was handed to
+                another caller, it raises :class:`Conflict`. Without one
+                (an id and no token) it cannot tell holders apart, and
+                renews the lease whoever holds it.
 
         Returns:
-            the server's answer, ``{"ask": id, "lease_until": "…"}``.
+            the server's answer, ``{"ask": id, "lease_until": "…",
+            "lease": token}``.
 
         Raises:
             NotFound: an unknown ask.
-            Conflict: the ask was already told or withdrawn.
+            Conflict: the ask was already told or withdrawn, or (with a
+                token) it was handed to another caller after the lease
+                ended: do not measure it, or tell it if it was measured
+                already (the first tell wins).
         """
-        body: JSON = {"ask": ask.id if isinstance(ask, Ask) else int(ask), "lease_seconds": float(lease_seconds)}
+        body: JSON = {"ask": ask.id if isinstance(ask, Ask) else _integer(ask, "ask"), "lease_seconds": float(lease_seconds)}
+        if lease_token is None and isinstance(ask, Ask):
+            lease_token = ask.lease_token
+        if lease_token is not None:
+            body["lease"] = str(lease_token)
         return self.client.request("POST", self._path + "/heartbeat", body)
 
     def tell(
@@ -327,7 +360,7 @@ class Study:
             NotFound: an unknown ask.
             Conflict: the ask was already told or withdrawn.
         """
-        body: JSON = {"ask": ask.id if isinstance(ask, Ask) else int(ask)}
+        body: JSON = {"ask": ask.id if isinstance(ask, Ask) else _integer(ask, "ask")}
         return self._tell(body, f, g, noise_std)
 
     def tell_at(
@@ -355,7 +388,7 @@ class Study:
         """Report a measurement of action ``index`` of a finite decision set
         outside the ask/tell loop (POST …/tell with ``"index"``); ``context``:
         the context it was made in, for a study with a context."""
-        return self._tell({"index": int(index)}, f, g, noise_std, context)
+        return self._tell({"index": _integer(index, "index")}, f, g, noise_std, context)
 
     def _tell(
         self,
@@ -374,8 +407,15 @@ class Study:
         return self.client.request("POST", self._path + "/tell", body)
 
     def retract(self, observation: int) -> JSON:
-        """Withdraw observation number ``observation`` (POST …/retract)."""
-        return self.client.request("POST", self._path + "/retract", {"observation": int(observation)})
+        """Withdraw observation number ``observation`` (POST …/retract).
+
+        Returns:
+            the server's answer: ``retraction``, ``observation``, ``index``,
+            ``rounds``, and ``withdrawn_asks``, every ask that was pending
+            (all withdrawn, since they were chosen with the retracted value;
+            ``withdrawn_ask`` is the first of them).
+        """
+        return self.client.request("POST", self._path + "/retract", {"observation": _integer(observation, "observation")})
 
     def import_observations(self, rows: Sequence[JSON]) -> JSON:
         """Import earlier measurements, all or none (POST …/import): each row
@@ -402,6 +442,21 @@ class Study:
         """The study's summary, as ``safegp study show`` prints it
         (GET /v1/studies/{name}): rounds, safe set, best safe action, …"""
         return self.client.request("GET", self._path)
+
+
+def _integer(value: Any, name: str) -> int:
+    """An integer argument: an int, or a float that is integral (2.0); a
+    bool, a fraction or anything else raises ValueError, so that a count of
+    2.5 is never sent as 2."""
+    if isinstance(value, bool):
+        raise ValueError(f"safegp: {name} must be an integer, got {value!r}")
+    try:
+        return operator.index(value)  # int, and numpy's integers
+    except TypeError:
+        pass
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    raise ValueError(f"safegp: {name} must be an integer, got {value!r}")
 
 
 def _context(context: Mapping[str, float]) -> Dict[str, float]:
