@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/safegp/safegp/gp"
+	"github.com/safegp/safegp/internal/vec"
 )
 
 // Errors of a contextual policy (NewContextual).
@@ -291,13 +292,13 @@ func (c *contextual) SetContext(ctx []float64) error {
 			return fmt.Errorf("%w: context value %d is %v", ErrContext, j+1, v)
 		}
 	}
-	if c.cur != nil && sameBits(ctx, c.cur.ctx) {
+	if c.cur != nil && vec.SameBits(ctx, c.cur.ctx) {
 		return nil
 	}
 	var found *inner
 	holding := 0 // other contexts with asks pending
 	for _, in := range c.kept {
-		if sameBits(in.ctx, ctx) {
+		if vec.SameBits(in.ctx, ctx) {
 			found = in
 		} else if slices.Contains(c.owner, in) {
 			holding++
@@ -355,20 +356,6 @@ func (c *contextual) holding() int {
 	return n
 }
 
-// sameBits reports whether a and b hold the same float64s, bit for bit
-// (so 0 and −0 differ, as they would as kernel inputs only in sign).
-func sameBits(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for j := range a {
-		if math.Float64bits(a[j]) != math.Float64bits(b[j]) {
-			return false
-		}
-	}
-	return true
-}
-
 // build makes the inner policy of context ctx: New on D × {ctx} with the
 // seed set D^w × {ctx}, holding every observation so far.
 func (c *contextual) build(ctx []float64) (*inner, error) {
@@ -387,7 +374,7 @@ func (c *contextual) build(ctx []float64) (*inner, error) {
 	// that a single-context run is the non-contextual run to the bit.
 	same := true
 	for k := range c.obs {
-		if !sameBits(c.obs[k].x[c.d:], ctx) {
+		if !vec.SameBits(c.obs[k].x[c.d:], ctx) {
 			same = false
 			break
 		}
@@ -422,7 +409,7 @@ func (c *contextual) build(ctx []float64) (*inner, error) {
 // point (x, c).
 func (c *contextual) innerObs(r *ctxObs, ctx []float64) Observation {
 	o := r.o
-	if r.idx >= 0 && sameBits(r.x[c.d:], ctx) {
+	if r.idx >= 0 && vec.SameBits(r.x[c.d:], ctx) {
 		o.Index, o.X = r.idx, nil
 	} else {
 		o.Index, o.X = -1, r.x

@@ -8,6 +8,7 @@ import (
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/config"
 	"github.com/safegp/safegp/internal/fielderr"
+	"github.com/safegp/safegp/internal/vec"
 	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/problem"
 )
@@ -197,7 +198,7 @@ func drawContext(rng *rand.Rand, n int, p []float64) int {
 func PlayContext(s *bandit.Spec, st *Setting, ci *ContextInstance, p []float64, noise, contexts *rand.Rand, watch Watch) (*Run, error) {
 	truth := func(c []float64) *bandit.Truth {
 		for k, v := range ci.Values {
-			if sameValues(v, c) {
+			if vec.SameBits(v, c) {
 				return &bandit.Truth{Safe: ci.Infos[k].SafeTrue, Lipschitz: ci.Infos[k].Lipschitz}
 			}
 		}
@@ -255,18 +256,4 @@ func PlayContext(s *bandit.Spec, st *Setting, ci *ContextInstance, p []float64, 
 	pol.Inspect(&view, bandit.SafeSet)
 	run.ExplorationRounds = view.ExplorationRounds
 	return run, nil
-}
-
-// sameValues reports whether a and b are the same context values, bit
-// for bit.
-func sameValues(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for j := range a {
-		if math.Float64bits(a[j]) != math.Float64bits(b[j]) {
-			return false
-		}
-	}
-	return true
 }

@@ -521,7 +521,7 @@ func panels(t *testing.T, ctx context.Context) string {
 }
 
 // sameBits reports whether two contexts are the same values to the bit
-// (as study's sameContext).
+// (as vec.SameBits).
 func sameBits(a, b map[string]float64) bool {
 	if len(a) != len(b) {
 		return false

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/internal/vec"
 )
 
 // Errors of batches and leases.
@@ -179,7 +180,7 @@ func (b *batchCall) leased(lt *leaseTx, now time.Time) error {
 	pending := make(map[int]bool, len(s.pending))
 	for _, p := range s.pending {
 		pending[p.ask] = true
-		if !sameContext(s.events[s.asks[p.ask]].Context, b.context) {
+		if !vec.SameBits(s.events[s.asks[p.ask]].Context, b.context) {
 			continue // pending in another context: not this call's
 		}
 		end, leased := leases[p.ask]

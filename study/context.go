@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -143,20 +142,6 @@ func pointOf(e *Event) []float64 {
 		return e.X
 	}
 	return append(slices.Clip(e.X), e.Context...)
-}
-
-// sameContext reports whether two contexts are the same values, bit for
-// bit (what the contextual policy keeps its inner policy for).
-func sameContext(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for j := range a {
-		if math.Float64bits(a[j]) != math.Float64bits(b[j]) {
-			return false
-		}
-	}
-	return true
 }
 
 // decodeContext parses a "context" field strictly: absent (nil), or an

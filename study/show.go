@@ -11,6 +11,7 @@ import (
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/internal/argmax"
+	"github.com/safegp/safegp/internal/vec"
 )
 
 // Summary is what show returns. Retracted observations count nowhere but
@@ -179,7 +180,7 @@ func (v *Service) Show(ctx context.Context, name string) (*Summary, error) {
 			// with a context, an action measured safe is safe in its own.
 			if e.Index < 0 {
 				sum.Outside++
-			} else if !e.Violation && sameContext(e.Context, current) {
+			} else if !e.Violation && vec.SameBits(e.Context, current) {
 				safe[e.Index] = true
 			}
 		}
@@ -263,7 +264,7 @@ func (v *Service) Inspect(ctx context.Context, name string) (x [][]float64, h []
 			}
 			kept := obs[:0]
 			for k, e := range s.tellEvents() {
-				if sameContext(e.Context, current) {
+				if vec.SameBits(e.Context, current) {
 					kept = append(kept, obs[k])
 				}
 			}

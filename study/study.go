@@ -19,6 +19,7 @@ import (
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/config"
 	"github.com/safegp/safegp/internal/memlimit"
+	"github.com/safegp/safegp/internal/vec"
 	"github.com/safegp/safegp/problem"
 )
 
@@ -252,7 +253,7 @@ func (s *Study) apply(e Event) error {
 				return fmt.Errorf("%w: event %d tells ask %d, which is not pending", ErrReplay, e.Seq, e.Ask)
 			}
 			// The ask fixes the point the policy observes.
-			if a := s.events[s.asks[e.Ask]]; a.Index != e.Index || !slices.Equal(a.X, e.X) || !sameContext(a.Context, e.Context) {
+			if a := s.events[s.asks[e.Ask]]; a.Index != e.Index || !slices.Equal(a.X, e.X) || !vec.SameBits(a.Context, e.Context) {
 				return fmt.Errorf("%w: event %d tells ask %d at action %d, the ask was action %d", ErrReplay, e.Seq, e.Ask, e.Index, a.Index)
 			}
 		}

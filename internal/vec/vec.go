@@ -23,3 +23,19 @@ func SqDist(x, y []float64) float64 {
 
 // Dist is ‖x − y‖.
 func Dist(x, y []float64) float64 { return math.Sqrt(SqDist(x, y)) }
+
+// SameBits reports whether a and b hold the same float64s, bit for bit: 0
+// and −0 differ, and a NaN equals itself. Contexts are compared so (a
+// contextual policy keeps its inner policy for the same values), since
+// kernel inputs that differ in their last bit are other points.
+func SameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for j := range a {
+		if math.Float64bits(a[j]) != math.Float64bits(b[j]) {
+			return false
+		}
+	}
+	return true
+}

@@ -38,3 +38,23 @@ func TestNoAllocation(t *testing.T) {
 		t.Errorf("%v allocations per call", n)
 	}
 }
+
+func TestSameBits(t *testing.T) {
+	nan := math.NaN()
+	for _, c := range []struct {
+		a, b []float64
+		want bool
+	}{
+		{nil, nil, true},
+		{[]float64{}, nil, true},
+		{[]float64{1, 2}, []float64{1, 2}, true},
+		{[]float64{1, 2}, []float64{1}, false},
+		{[]float64{0}, []float64{math.Copysign(0, -1)}, false}, // equal as numbers, not as bits
+		{[]float64{nan}, []float64{nan}, true},                 // unequal as numbers, the same bits
+		{[]float64{19}, []float64{math.Nextafter(19, 20)}, false},
+	} {
+		if got := vec.SameBits(c.a, c.b); got != c.want {
+			t.Errorf("SameBits(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
