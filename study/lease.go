@@ -76,10 +76,7 @@ type leaseTx struct {
 // inLeaseTx runs fn in one transaction on study name, whose state in
 // memory holds n events, and commits it when fn succeeds.
 func (s *Store) inLeaseTx(ctx context.Context, name string, n int, fn func(lt *leaseTx) error) error {
-	if s.readOnly {
-		return fmt.Errorf("study %q: the database was opened read-only", name)
-	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -196,10 +193,7 @@ func leaseEnd(now time.Time, secs float64) int64 {
 // one transaction: a retraction withdraws every pending ask, and a lease
 // holds a pending ask only.
 func (s *Store) appendRetraction(ctx context.Context, name string, e *Event) error {
-	if s.readOnly {
-		return fmt.Errorf("study %q: the database was opened read-only", name)
-	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, name)
 	if err != nil {
 		return err
 	}

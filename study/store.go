@@ -564,13 +564,19 @@ func (s *Store) append(ctx context.Context, name string, e *Event) error {
 	return err
 }
 
+// begin starts a write transaction for study name, refused on a store
+// opened read-only.
+func (s *Store) begin(ctx context.Context, name string) (*sql.Tx, error) {
+	if s.readOnly {
+		return nil, fmt.Errorf("study %q: the database was opened read-only", name)
+	}
+	return s.db.BeginTx(ctx, nil)
+}
+
 // appendAll records events in one transaction: all or none. A conflict
 // means another process wrote to the study meanwhile, as for append.
 func (s *Store) appendAll(ctx context.Context, name string, evs []Event) error {
-	if s.readOnly {
-		return fmt.Errorf("study %q: the database was opened read-only", name)
-	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx, name)
 	if err != nil {
 		return err
 	}
