@@ -1,0 +1,142 @@
+package spatial_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/safegp/safegp/internal/spatial"
+	"github.com/safegp/safegp/internal/vec"
+)
+
+// brute is the scan the tree replaces.
+func brute(x [][]float64, q []float64, r2 float64) []int {
+	var out []int
+	for i, p := range x {
+		if vec.SqDist(q, p) <= r2 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// TestWithinBrute checks every query against the scan over all points:
+// the same indices, exactly, on random clouds, grids (many ties of
+// coordinates and distances, radii equal to a pair's rounded distance),
+// clustered and large-magnitude points, in d = 1 … 6.
+func TestWithinBrute(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 1))
+	for d := 1; d <= 6; d++ {
+		for _, kind := range []string{"uniform", "grid", "cluster", "large"} {
+			n := 1 + rng.IntN(600)
+			x := make([][]float64, n)
+			for i := range x {
+				x[i] = make([]float64, d)
+				for j := range x[i] {
+					switch kind {
+					case "uniform":
+						x[i][j] = rng.Float64()
+					case "grid":
+						x[i][j] = float64(rng.IntN(5)) * 0.1
+					case "cluster":
+						x[i][j] = 0.3 + 1e-9*rng.NormFloat64()
+					case "large":
+						x[i][j] = 1e8 + rng.Float64()
+					}
+				}
+			}
+			tr := spatial.New(x)
+			if tr.Len() != n {
+				t.Fatalf("Len = %d, want %d", tr.Len(), n)
+			}
+			var buf []int
+			for range 200 {
+				var q []float64
+				var r2 float64
+				switch rng.IntN(4) {
+				case 0: // a point of the set, radius the rounded distance to another
+					q = x[rng.IntN(n)]
+					r2 = vec.SqDist(q, x[rng.IntN(n)])
+				case 1:
+					q = x[rng.IntN(n)]
+					r2 = math.Nextafter(vec.SqDist(q, x[rng.IntN(n)]), 0)
+				case 2: // anywhere, any radius
+					q = make([]float64, d)
+					for j := range q {
+						q[j] = x[rng.IntN(n)][j] + 0.2*rng.NormFloat64()
+					}
+					r2 = 0.1 * rng.ExpFloat64()
+				default:
+					q = x[rng.IntN(n)]
+					r2 = []float64{0, math.Inf(1), math.NaN(), -1}[rng.IntN(4)]
+				}
+				buf = tr.Within(buf, q, r2)
+				got := slices.Clone(buf)
+				slices.Sort(got)
+				if want := brute(x, q, r2); !slices.Equal(got, want) {
+					t.Fatalf("d=%d %s n=%d r2=%v: got %d points, want %d", d, kind, n, r2, len(got), len(want))
+				}
+			}
+		}
+	}
+}
+
+func TestWithinNoAllocation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 2))
+	x := make([][]float64, 2000)
+	for i := range x {
+		x[i] = []float64{rng.Float64(), rng.Float64(), rng.Float64()}
+	}
+	tr := spatial.New(x)
+	buf := make([]int, 0, len(x))
+	if a := testing.AllocsPerRun(100, func() { buf = tr.Within(buf, x[7], 0.05) }); a != 0 {
+		t.Errorf("%v allocations per query", a)
+	}
+}
+
+func TestEmpty(t *testing.T) {
+	tr := spatial.New(nil)
+	if got := tr.Within(nil, []float64{0}, 1); len(got) != 0 {
+		t.Errorf("Within on no points = %v", got)
+	}
+}
+
+func Example() {
+	x := [][]float64{{0, 0}, {1, 0}, {0, 2}, {3, 3}}
+	tr := spatial.New(x)
+	near := tr.Within(nil, []float64{0, 0}, 4) // ‖x − 0‖² ≤ 4
+	slices.Sort(near)
+	fmt.Println(near)
+	// Output: [0 1 2]
+}
+
+// BenchmarkWithin times a query of about 30 neighbours among 10⁴ points
+// of the unit square, against the scan it replaces.
+func BenchmarkWithin(b *testing.B) {
+	rng := rand.New(rand.NewPCG(13, 3))
+	x := make([][]float64, 10000)
+	for i := range x {
+		x[i] = []float64{rng.Float64(), rng.Float64()}
+	}
+	tr := spatial.New(x)
+	r2 := 30 / (math.Pi * float64(len(x)))
+	buf := make([]int, 0, len(x))
+	b.Run("tree", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			buf = tr.Within(buf, x[i%len(x)], r2)
+		}
+	})
+	b.Run("scan", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			buf = buf[:0]
+			q := x[i%len(x)]
+			for j, p := range x {
+				if vec.SqDist(q, p) <= r2 {
+					buf = append(buf, j)
+				}
+			}
+		}
+	})
+}
