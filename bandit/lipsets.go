@@ -18,11 +18,12 @@ var bruteLipschitz = false
 //
 // A pair (x', x) can certify x only within ‖x − x'‖ ≤ (ℓ_{g_i}(x') − h_i)/L_i
 // and make x an expander only within (u_{g_i}(x) − h_i)/L_i (SPEC §5), so
-// each source asks the tree for the actions within reach2 of that radius
+// each source asks the tree for the actions within spatial.Radius2 of that radius
 // and evaluates today's test, the same expression on the same rounded
 // distance, on them only.
 type lipIndex struct {
 	tree *spatial.Tree
+	out  *spatial.Live // the actions outside S_t, the only ones a query wants
 	buf  []int
 	// cov[c][x]: some source of S_{t−1} certifies x for safety condition
 	// c. It only becomes true while the sources' ℓ only grow (S_t only
@@ -52,6 +53,7 @@ type lipIndex struct {
 func newLipIndex(x [][]float64, conditions int) *lipIndex {
 	n := len(x)
 	ix := &lipIndex{tree: spatial.New(x), buf: make([]int, 0, 64), notG: make([]bool, n), clear2: make([]float64, n)}
+	ix.out = ix.tree.NewLive()
 	ix.wit = make([]int, n)
 	for i := range ix.wit {
 		ix.wit[i] = -1
@@ -70,27 +72,6 @@ func newLipIndex(x [][]float64, conditions int) *lipIndex {
 // evaluate the same expression.
 func certifies(b, l, d, h float64) bool { return b-l*d >= h }
 
-// reach2 bounds the squared distance within which certifies(b, l, d, h)
-// can hold, d = √s rounded from the squared distance s: every s above it
-// fails the test. Exactly, the test needs d ≤ (b − h)/L; the roundings of
-// s's square root, L·d and b − L·d each move it by at most 2⁻⁵³
-// relatively, and b − h by 2⁻⁵³·(|b| + |h|), so enlarging the radius by
-// 10⁻¹² relatively and absolutely keeps every pair that passes (the few
-// extra candidates then fail the test itself). L ≤ 0 or NaN, or a radius
-// beyond the float64s, prunes nothing (+Inf).
-func reach2(b, h, l float64) float64 {
-	if !(l > 0) {
-		return math.Inf(1)
-	}
-	num := (b - h) + 1e-12*(math.Abs(b)+math.Abs(h)) + 1e-300
-	r := num / l * (1 + 1e-12)
-	r2 := r*r*(1+1e-12) + 1e-300
-	if math.IsNaN(r2) {
-		return math.Inf(1)
-	}
-	return r2
-}
-
 // fails reports that b − L·d ≥ h fails at every distance d ≥ 0: b < h
 // (or NaN) with L ≥ 0 (+Inf included), since then L·d ≥ 0.
 func fails(b, h, l float64) bool { return !(b >= h) && !(l < 0) }
@@ -104,6 +85,7 @@ func (o *safeOpt) lipSafeSet() {
 	for i, in := range o.safe {
 		if in {
 			o.prev = append(o.prev, i)
+			ix.out.Remove(i)
 		}
 	}
 	for c, sc := range o.safety {
@@ -125,11 +107,11 @@ func (o *safeOpt) lipSafeSet() {
 			if fails(lo[p], h, l) {
 				continue
 			}
-			r2 := reach2(lo[p], h, l)
+			r2 := spatial.Radius2(lo[p], h, l)
 			if r2 < ix.clear2[p] {
 				continue
 			}
-			ix.buf = ix.tree.Within(ix.buf, x[p], r2)
+			ix.buf = ix.out.Within(ix.buf, x[p], r2)
 			near := r2 // no outside point within r2 if none is found
 			for _, i := range ix.buf {
 				if o.safe[i] {
@@ -160,6 +142,9 @@ func (o *safeOpt) lipSafeSet() {
 			}
 		}
 		o.safe[i] = all
+		if all {
+			ix.out.Remove(i)
+		}
 	}
 }
 
@@ -190,10 +175,10 @@ func (o *safeOpt) lipExpander(i int) bool {
 			none = true
 			break
 		}
-		r2 = min(r2, reach2(o.hi[sc.j][i], sc.h, o.l[c]))
+		r2 = min(r2, spatial.Radius2(o.hi[sc.j][i], sc.h, o.l[c]))
 	}
 	if !none {
-		ix.buf = ix.tree.Within(ix.buf, x[i], r2)
+		ix.buf = ix.out.Within(ix.buf, x[i], r2)
 		for _, p := range ix.buf {
 			if !o.safe[p] && o.lipPair(i, p) {
 				ix.notG[i], ix.wit[i] = false, p

@@ -1,6 +1,7 @@
 package spatial
 
 import (
+	"math"
 	"sort"
 
 	"github.com/safegp/safegp/internal/vec"
@@ -24,6 +25,8 @@ type Tree struct {
 	perm  []int     // point indices, each leaf's a contiguous run
 	nodes []node    // nodes[0] is the root
 	box   []float64 // node k's box: lows at box[2dk:], highs at box[2dk+d:]
+	up    []int32   // each node's parent, −1 for the root
+	leaf  []int32   // each point's leaf
 }
 
 // node covers perm[lo:hi]; an inner node's children are left and left+1.
@@ -36,7 +39,7 @@ type node struct {
 // the permutation, about 2n/leafSize nodes and their boxes.
 func Bytes(n, d int) int64 {
 	nodes := int64(2*n/leafSize + 2)
-	return 8*int64(n) + nodes*(12+16*int64(d))
+	return 12*int64(n) + nodes*(16+16*int64(d))
 }
 
 // New builds the tree over x, whose points all have the dimension of
@@ -53,6 +56,18 @@ func New(x [][]float64) *Tree {
 	t.nodes[0] = node{lo: 0, hi: int32(len(x))}
 	t.box = make([]float64, 2*t.d)
 	t.build(0)
+	t.up = make([]int32, len(t.nodes))
+	t.up[0] = -1
+	t.leaf = make([]int32, len(x))
+	for k, n := range t.nodes {
+		if n.left != 0 {
+			t.up[n.left], t.up[n.left+1] = int32(k), int32(k)
+			continue
+		}
+		for _, p := range t.perm[n.lo:n.hi] {
+			t.leaf[p] = int32(k)
+		}
+	}
 	return t
 }
 
@@ -99,6 +114,11 @@ func (t *Tree) Len() int { return len(t.perm) }
 // vec.SqDist(q, p) ≤ r2 (r2 = +Inf: every point; NaN: none) and returns
 // it, in no particular order. It allocates only when dst is too short.
 func (t *Tree) Within(dst []int, q []float64, r2 float64) []int {
+	return t.within(dst, q, r2, nil)
+}
+
+// within is Within over the points of live, or all points if live is nil.
+func (t *Tree) within(dst []int, q []float64, r2 float64, live *Live) []int {
 	dst = dst[:0]
 	if len(t.perm) == 0 || !(r2 >= 0) {
 		return dst
@@ -111,11 +131,17 @@ func (t *Tree) Within(dst []int, q []float64, r2 float64) []int {
 		sp--
 		k := stack[sp]
 		n := t.nodes[k]
+		if live != nil && live.alive[k] == 0 {
+			continue
+		}
 		if t.gap(int(k), q) > r2 {
 			continue
 		}
 		if n.left == 0 {
 			for _, p := range t.perm[n.lo:n.hi] {
+				if live != nil && !live.in[p] {
+					continue
+				}
 				if vec.SqDist(q, t.x[p]) <= r2 {
 					dst = append(dst, p)
 				}
@@ -151,4 +177,73 @@ func (t *Tree) gap(k int, q []float64) float64 {
 		s += g * g
 	}
 	return s*(1-1e-12) - 1e-300
+}
+
+// Live is a subset of a tree's points that only shrinks — the actions
+// outside a safe set that only grows, or not yet reached by a search —
+// with per node the number of its points still in, so that a query skips
+// the parts of the tree already emptied instead of listing their points.
+type Live struct {
+	t     *Tree
+	alive []int32 // points still in, per node
+	in    []bool  // per point
+}
+
+// NewLive returns the set of all the tree's points. It costs
+// LiveBytes(N) memory.
+func (t *Tree) NewLive() *Live {
+	l := &Live{t: t, alive: make([]int32, len(t.nodes)), in: make([]bool, len(t.perm))}
+	for k, n := range t.nodes {
+		l.alive[k] = n.hi - n.lo
+	}
+	for i := range l.in {
+		l.in[i] = true
+	}
+	return l
+}
+
+// LiveBytes estimates the memory of a Live over n points.
+func LiveBytes(n int) int64 { return int64(n) + 4*int64(2*n/leafSize+2) }
+
+// Has reports whether point i is still in the set.
+func (l *Live) Has(i int) bool { return l.in[i] }
+
+// Remove takes point i out of the set (a no-op if it is out already), in
+// O(log N).
+func (l *Live) Remove(i int) {
+	if !l.in[i] {
+		return
+	}
+	l.in[i] = false
+	for k := l.t.leaf[i]; k >= 0; k = l.t.up[k] {
+		l.alive[k]--
+	}
+}
+
+// Within is Tree.Within over the points still in the set.
+func (l *Live) Within(dst []int, q []float64, r2 float64) []int {
+	return l.t.within(dst, q, r2, l)
+}
+
+// Radius2 bounds the squared distance s within which the Lipschitz test
+// b − L·d ≥ h can hold for d = √s rounded (vec.Dist): for every s above it
+// the test fails. Exactly, the test needs d ≤ (b − h)/L; the roundings of
+// the square root, of L·d and of b − L·d each move it by at most 2⁻⁵³
+// relatively, and a b computed as a difference by 2⁻⁵³·(|b| + |h|) more,
+// so enlarging the radius by 10⁻¹² relatively and absolutely keeps every
+// pair that passes (the few extra candidates then fail the test itself).
+// L ≤ 0 or NaN, or a radius beyond the float64s, prunes nothing (+Inf).
+// The safe sets, expanders (SPEC §5) and the ε-reachable set (SPEC §1)
+// search their candidates within it.
+func Radius2(b, h, l float64) float64 {
+	if !(l > 0) {
+		return math.Inf(1)
+	}
+	num := (b - h) + 1e-12*(math.Abs(b)+math.Abs(h)) + 1e-300
+	r := num / l * (1 + 1e-12)
+	r2 := r*r*(1+1e-12) + 1e-300
+	if math.IsNaN(r2) {
+		return math.Inf(1)
+	}
+	return r2
 }

@@ -140,3 +140,89 @@ func BenchmarkWithin(b *testing.B) {
 		}
 	})
 }
+
+// TestLiveBrute removes points in random order and checks every query
+// against the scan over the points left.
+func TestLiveBrute(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 4))
+	for d := 1; d <= 6; d++ {
+		n := 1 + rng.IntN(500)
+		x := make([][]float64, n)
+		for i := range x {
+			x[i] = make([]float64, d)
+			for j := range x[i] {
+				x[i][j] = rng.Float64()
+			}
+		}
+		live := spatial.New(x).NewLive()
+		left := make([]bool, n)
+		for i := range left {
+			left[i] = true
+		}
+		var buf []int
+		for _, i := range rng.Perm(n) {
+			live.Remove(i)
+			live.Remove(i) // twice: a no-op
+			left[i] = false
+			if live.Has(i) {
+				t.Fatalf("point %d still in after Remove", i)
+			}
+			q := x[rng.IntN(n)]
+			r2 := 0.3 * rng.ExpFloat64()
+			buf = live.Within(buf, q, r2)
+			got := slices.Clone(buf)
+			slices.Sort(got)
+			var want []int
+			for j, p := range x {
+				if left[j] && vec.SqDist(q, p) <= r2 {
+					want = append(want, j)
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("d=%d n=%d: got %v, want %v", d, n, got, want)
+			}
+		}
+	}
+}
+
+// TestRadius2 checks that no distance beyond Radius2 passes the test
+// b − L·d ≥ h, at the radius's edge (the largest passing d, found by
+// bisection on the float64s) for random, large and nearly equal b and h.
+func TestRadius2(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 5))
+	pass := func(b, h, l, s float64) bool { return b-l*math.Sqrt(s) >= h }
+	for k := range 20000 {
+		scale := math.Pow(10, float64(rng.IntN(30)-15))
+		h := scale * rng.NormFloat64()
+		b := h + scale*rng.ExpFloat64()
+		if k%3 == 0 {
+			b = h + math.Abs(h)*1e-15*float64(rng.IntN(5)) // b − h a few ulps
+		}
+		l := math.Pow(10, float64(rng.IntN(20)-10)) * rng.ExpFloat64()
+		r2 := spatial.Radius2(b, h, l)
+		// The largest s that passes: bisect on [0, 4·r2] in float64 bits.
+		lo, hi := 0.0, 4*r2+1
+		if !pass(b, h, l, lo) {
+			continue
+		}
+		for range 200 {
+			mid := lo + (hi-lo)/2
+			if mid == lo || mid == hi {
+				break
+			}
+			if pass(b, h, l, mid) {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		if lo > r2 {
+			t.Fatalf("b=%v h=%v L=%v: d² = %v passes, beyond Radius2 = %v", b, h, l, lo, r2)
+		}
+	}
+	for _, c := range []struct{ b, h, l float64 }{{1, 0, 0}, {1, 0, -1}, {1, 0, math.NaN()}, {math.Inf(1), 0, 1}} {
+		if r2 := spatial.Radius2(c.b, c.h, c.l); !math.IsInf(r2, 1) {
+			t.Errorf("Radius2(%v, %v, %v) = %v, want +Inf", c.b, c.h, c.l, r2)
+		}
+	}
+}
