@@ -107,6 +107,10 @@ func (t *Tree) build(k int) {
 	t.build(int(left) + 1)
 }
 
+// Order returns the points in the tree's order, each leaf's together (the
+// tree's own slice: do not modify it).
+func (t *Tree) Order() []int { return t.perm }
+
 // Len is the number of points.
 func (t *Tree) Len() int { return len(t.perm) }
 
@@ -246,4 +250,59 @@ func Radius2(b, h, l float64) float64 {
 		return math.Inf(1)
 	}
 	return r2
+}
+
+// Nodes is the number of the tree's nodes, the length of NodeRange's
+// slices.
+func (t *Tree) Nodes() int { return len(t.nodes) }
+
+// NodeRange returns, per node, the least and the largest of v (one value
+// per point) over the node's points: with the node's box they bound how
+// much v can change between a query point and any point of the node.
+func (t *Tree) NodeRange(v []float64) (lo, hi []float64) {
+	lo, hi = make([]float64, len(t.nodes)), make([]float64, len(t.nodes))
+	// Children come after their parent: fill from the last node up.
+	for k := len(t.nodes) - 1; k >= 0; k-- {
+		n := t.nodes[k]
+		if n.left != 0 {
+			lo[k] = min(lo[n.left], lo[n.left+1])
+			hi[k] = max(hi[n.left], hi[n.left+1])
+			continue
+		}
+		lo[k], hi[k] = v[t.perm[n.lo]], v[t.perm[n.lo]]
+		for _, p := range t.perm[n.lo:n.hi] {
+			lo[k], hi[k] = min(lo[k], v[p]), max(hi[k], v[p])
+		}
+	}
+	return lo, hi
+}
+
+// Search visits every point of the nodes keep accepts, pruning the rest:
+// keep gets a node and a lower bound of vec.SqDist(q, p) for every point p
+// in it (the bound Within prunes with), visit each point of an accepted
+// leaf. keep may change what it accepts as the search goes (a bound that
+// tightens). The search does not allocate.
+func (t *Tree) Search(q []float64, keep func(node int, gap2 float64) bool, visit func(p int)) {
+	if len(t.perm) == 0 {
+		return
+	}
+	var stack [maxDepth]int32
+	sp := 1
+	for sp > 0 {
+		sp--
+		k := stack[sp]
+		if !keep(int(k), t.gap(int(k), q)) {
+			continue
+		}
+		n := t.nodes[k]
+		if n.left == 0 {
+			for _, p := range t.perm[n.lo:n.hi] {
+				visit(p)
+			}
+			continue
+		}
+		stack[sp] = n.left
+		stack[sp+1] = n.left + 1
+		sp += 2
+	}
 }

@@ -226,3 +226,56 @@ func TestRadius2(t *testing.T) {
 		}
 	}
 }
+
+// TestSearch: accepting every node visits every point once; accepting by
+// the bound Within uses visits a superset of Within's answer; NodeRange
+// bounds the values of each point Search reaches through a node.
+func TestSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 6))
+	for d := 1; d <= 6; d++ {
+		n := 1 + rng.IntN(700)
+		x := make([][]float64, n)
+		v := make([]float64, n)
+		for i := range x {
+			x[i] = make([]float64, d)
+			for j := range x[i] {
+				x[i][j] = rng.Float64()
+			}
+			v[i] = rng.NormFloat64()
+		}
+		tr := spatial.New(x)
+		lo, hi := tr.NodeRange(v)
+		if len(lo) != tr.Nodes() || len(hi) != tr.Nodes() {
+			t.Fatalf("NodeRange: %d, %d values for %d nodes", len(lo), len(hi), tr.Nodes())
+		}
+		seen := make([]int, n)
+		tr.Search(x[0], func(k int, _ float64) bool {
+			if lo[k] > hi[k] {
+				t.Fatalf("node %d: range [%v, %v]", k, lo[k], hi[k])
+			}
+			return true
+		}, func(p int) { seen[p]++ })
+		for i, c := range seen {
+			if c != 1 {
+				t.Fatalf("d=%d: point %d visited %d times", d, i, c)
+			}
+		}
+		// v of every point within bounds of the root's range.
+		for _, vi := range v {
+			if vi < lo[0] || vi > hi[0] {
+				t.Fatalf("d=%d: %v outside the root's range [%v, %v]", d, vi, lo[0], hi[0])
+			}
+		}
+		q, r2 := x[rng.IntN(n)], 0.05*rng.ExpFloat64()
+		var got []int
+		tr.Search(q, func(_ int, gap2 float64) bool { return gap2 <= r2 }, func(p int) {
+			if vec.SqDist(q, x[p]) <= r2 {
+				got = append(got, p)
+			}
+		})
+		slices.Sort(got)
+		if want := brute(x, q, r2); !slices.Equal(got, want) {
+			t.Fatalf("d=%d: Search by radius found %d points, want %d", d, len(got), len(want))
+		}
+	}
+}
