@@ -64,4 +64,3 @@ func reachableScan(x [][]float64, g [][]float64, h, l []float64, eps float64, se
 	}
 	return in
 }
-
