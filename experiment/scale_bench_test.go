@@ -1,9 +1,13 @@
 package experiment_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/safegp/safegp/bandit"
@@ -82,4 +86,51 @@ func BenchmarkAnalyze(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkFileScale times issue 13's end-to-end case: sgp-ucb on a problem
+// file of N = 10⁵ actions in the unit disk (benchProblem's f and g), T = 500,
+// one realization, from reading the file to the results (target ≤ 15 s,
+// from about 100 s). The file is written once, outside the timer.
+func BenchmarkFileScale(b *testing.B) {
+	const n = 100000
+	dir := b.TempDir()
+	rng := rand.New(rand.NewPCG(42, n))
+	x := problem.UnitBall(rng, n, 2)
+	var csv strings.Builder
+	csv.WriteString("x1,x2,f,g1,seed\n")
+	seeds := 0
+	for _, xi := range x {
+		f := math.Sin(3*xi[0]) + math.Cos(2*xi[1])
+		g := 0.6 - xi[0]*xi[0] - 0.5*xi[1]*xi[1] + 0.2*math.Sin(7*xi[1])
+		seed := 0
+		if xi[0]*xi[0]+xi[1]*xi[1] < 0.0005 && g >= 0 && seeds < 20 {
+			seed, seeds = 1, seeds+1
+		}
+		fmt.Fprintf(&csv, "%v,%v,%v,%v,%d\n", xi[0], xi[1], f, g, seed)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "p.csv"), []byte(csv.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cfg := `{"seed": 1, "realizations": 1, "horizon": 500,
+ "problem": {"thresholds": [0], "epsilon": 0.01, "noise_std": 0.1, "file": "p.csv"},
+ "model": {"objective": {"kernel": "se", "lengthscale": 1, "variance": 1},
+  "constraints": [{"kernel": "se", "lengthscale": 0.1, "variance": 1}],
+  "noise_std": 0.1, "delta": 0.01},
+ "algorithms": [{"name": "sgp-ucb", "phase1": "uniform", "exploration": {"plateau": {"window": 20, "cap": 100}}}]}`
+	path := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("sgp-ucb/N=100000/T=500", func(b *testing.B) {
+		for b.Loop() {
+			c, err := experiment.Load(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := experiment.Execute(context.Background(), c, experiment.Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
