@@ -3,6 +3,7 @@ package bandit
 import (
 	"math"
 
+	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/internal/spatial"
 	"github.com/safegp/safegp/internal/vec"
 )
@@ -48,6 +49,28 @@ type lipIndex struct {
 	// none. It is tested first: it usually still is one, and the test of
 	// one pair is all it takes (an expander's ball can hold most of D).
 	wit []int
+}
+
+// lipIndexBytes estimates a lipIndex's memory for spec s (0 unless it is
+// of the SafeOpt family in lipschitz mode) over n actions with m
+// constraints and an objective threshold when hf: the tree without its
+// boxes (spatial.Bytes at d = 0; the boxes, at most 4·d bytes an action,
+// are half the size of the decision set the caller already holds), the
+// outside set, and per action 25 bytes and 18 per safety condition.
+func lipIndexBytes(s *Spec, n, m int, hf bool) int64 {
+	switch s.Name {
+	case "safeopt", "safeopt-mc", "stageopt":
+		if s.SafeSet == "gp" {
+			return 0
+		}
+	default:
+		return 0
+	}
+	safety := int64(m)
+	if hf {
+		safety++
+	}
+	return memlimit.Add(spatial.Bytes(n, 0)+spatial.LiveBytes(n), memlimit.Mul(int64(n), 25+18*safety))
 }
 
 func newLipIndex(x [][]float64, conditions int) *lipIndex {
