@@ -2,7 +2,6 @@ package spatial
 
 import (
 	"math"
-	"sort"
 
 	"github.com/safegp/safegp/internal/vec"
 )
@@ -93,18 +92,60 @@ func (t *Tree) build(k int) {
 			wide = j
 		}
 	}
-	part := t.perm[n.lo:n.hi]
-	// A full sort of the node's points along the widest coordinate: the
-	// tree is built once per decision set, and O(N log² N) is well below
-	// one round of a policy at the sizes that need the tree.
-	sort.Slice(part, func(a, c int) bool { return t.x[part[a]][wide] < t.x[part[c]][wide] })
 	mid := n.lo + (n.hi-n.lo)/2
+	t.selectNth(t.perm[n.lo:n.hi], int(mid-n.lo), wide)
 	left := int32(len(t.nodes))
 	t.nodes[k].left = left
 	t.nodes = append(t.nodes, node{lo: n.lo, hi: mid}, node{lo: mid, hi: n.hi})
 	t.box = append(t.box, make([]float64, 4*d)...)
 	t.build(int(left))
 	t.build(int(left) + 1)
+}
+
+// selectNth reorders part so that part[k] has the k-th smallest
+// coordinate j, none after it smaller and none before it larger
+// (Hoare's selection, median-of-three pivots: O(len(part)) expected, and
+// deterministic, so a tree is the same each time it is built).
+func (t *Tree) selectNth(part []int, k, j int) {
+	key := func(i int) float64 { return t.x[part[i]][j] }
+	lo, hi := 0, len(part)-1
+	for hi > lo {
+		mid := lo + (hi-lo)/2
+		// Median of three to part[mid].
+		if key(mid) < key(lo) {
+			part[mid], part[lo] = part[lo], part[mid]
+		}
+		if key(hi) < key(lo) {
+			part[hi], part[lo] = part[lo], part[hi]
+		}
+		if key(hi) < key(mid) {
+			part[hi], part[mid] = part[mid], part[hi]
+		}
+		pivot := key(mid)
+		i, m := lo, hi
+		for i <= m {
+			for key(i) < pivot {
+				i++
+			}
+			for key(m) > pivot {
+				m--
+			}
+			if i <= m {
+				part[i], part[m] = part[m], part[i]
+				i++
+				m--
+			}
+		}
+		// Now part[lo..m] ≤ pivot ≤ part[i..hi], and m < i.
+		switch {
+		case k <= m:
+			hi = m
+		case k >= i:
+			lo = i
+		default:
+			return
+		}
+	}
 }
 
 // Order returns the points in the tree's order, each leaf's together (the

@@ -279,3 +279,35 @@ func TestSearch(t *testing.T) {
 		}
 	}
 }
+
+// ExampleLive: the points not yet reached, as a breadth-first search takes
+// them out.
+func ExampleLive() {
+	x := [][]float64{{0}, {1}, {2}, {5}}
+	live := spatial.New(x).NewLive()
+	live.Remove(0)
+	near := live.Within(nil, []float64{0}, 4.5) // within √4.5 of 0, 0 excluded
+	slices.Sort(near)
+	fmt.Println(near)
+	// Output: [1 2]
+}
+
+// ExampleRadius2: b − L·d ≥ h with b = 1, h = 0, L = 2 holds up to d = 0.5;
+// the squared radius is 0.25, enlarged past the roundings.
+func ExampleRadius2() {
+	r2 := spatial.Radius2(1, 0, 2)
+	fmt.Println(r2 >= 0.25, r2 < 0.25+1e-9)
+	// Output: true true
+}
+
+// BenchmarkNew times building the tree over 10⁵ points of the unit square.
+func BenchmarkNew(b *testing.B) {
+	rng := rand.New(rand.NewPCG(13, 7))
+	x := make([][]float64, 100000)
+	for i := range x {
+		x[i] = []float64{rng.Float64(), rng.Float64()}
+	}
+	for b.Loop() {
+		spatial.New(x)
+	}
+}
