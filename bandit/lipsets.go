@@ -54,9 +54,10 @@ type lipIndex struct {
 // lipIndexBytes estimates a lipIndex's memory for spec s (0 unless it is
 // of the SafeOpt family in lipschitz mode) over n actions with m
 // constraints and an objective threshold when hf: the tree without its
-// boxes (spatial.Bytes at d = 0; the boxes, at most 4·d bytes an action,
-// are half the size of the decision set the caller already holds), the
-// outside set, and per action 25 bytes and 18 per safety condition.
+// boxes (spatial.Bytes at d = 0; the boxes, at most 8·d bytes an action,
+// are no larger than the decision set the caller already holds, whose d
+// Bytes is not told), the outside set, and per action 25 bytes and 18
+// per safety condition.
 func lipIndexBytes(s *Spec, n, m int, hf bool) int64 {
 	switch s.Name {
 	case "safeopt", "safeopt-mc", "stageopt":

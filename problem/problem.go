@@ -10,6 +10,7 @@ import (
 	"github.com/safegp/safegp/internal/argmax"
 	"github.com/safegp/safegp/internal/fielderr"
 	"github.com/safegp/safegp/internal/memlimit"
+	"github.com/safegp/safegp/internal/spatial"
 )
 
 // Sentinel errors, wrapped with context by the functions that return them.
@@ -43,9 +44,12 @@ type Problem struct {
 
 // Bytes estimates the memory of a problem over n actions in d dimensions
 // with m constraints, with its Info: X, f, the g_i, the seed set and three
-// indicator vectors.
+// indicator vectors, and at its peak the analysis's k-d tree (Analyze):
+// the reachable set's live points, or L_i's per-node ranges of f and the
+// g_i, whichever is larger.
 func Bytes(n, d, m int) int64 {
-	return memlimit.Mul(int64(n), 8*int64(d)+24+8*int64(m+1)+8+3)
+	analysis := memlimit.Add(spatial.Bytes(n, d), max(spatial.LiveBytes(n)+8*int64(n), memlimit.Mul(16*int64(m+1), spatial.MaxNodes(n))))
+	return memlimit.Add(memlimit.Mul(int64(n), 8*int64(d)+24+8*int64(m+1)+8+3), analysis)
 }
 
 // N is the number of actions.

@@ -35,11 +35,19 @@ type node struct {
 }
 
 // Bytes estimates the memory of a tree over n points in d dimensions:
-// the permutation, about 2n/leafSize nodes and their boxes.
+// the permutation, each point's leaf, and at most MaxNodes nodes with
+// their boxes and parents, plus an eighth for the allocator's size
+// classes, which round each allocation up by less than that.
 func Bytes(n, d int) int64 {
-	nodes := int64(2*n/leafSize + 2)
-	return 12*int64(n) + nodes*(16+16*int64(d))
+	b := 12*int64(n) + MaxNodes(n)*(16+16*int64(d))
+	return b + b/8 + 256
 }
+
+// MaxNodes bounds the number of nodes of a tree over n points: a node is
+// split only above leafSize points, in halves, so a leaf holds at least
+// leafSize/2 (unless it is the root), there are at most 2n/leafSize
+// leaves, and a binary tree has fewer than twice as many nodes as leaves.
+func MaxNodes(n int) int64 { return int64(4*n/leafSize + 1) }
 
 // New builds the tree over x, whose points all have the dimension of
 // x[0]. It costs O(N log N) time and Bytes(N, d) memory.
@@ -51,9 +59,9 @@ func New(x [][]float64) *Tree {
 	for i := range t.perm {
 		t.perm[i] = i
 	}
-	t.nodes = make([]node, 1, 2*len(x)/leafSize+2)
+	t.nodes = make([]node, 1, MaxNodes(len(x)))
 	t.nodes[0] = node{lo: 0, hi: int32(len(x))}
-	t.box = make([]float64, 2*t.d)
+	t.box = make([]float64, 2*t.d, 2*int64(t.d)*MaxNodes(len(x)))
 	t.build(0)
 	t.up = make([]int32, len(t.nodes))
 	t.up[0] = -1
@@ -97,7 +105,7 @@ func (t *Tree) build(k int) {
 	left := int32(len(t.nodes))
 	t.nodes[k].left = left
 	t.nodes = append(t.nodes, node{lo: n.lo, hi: mid}, node{lo: mid, hi: n.hi})
-	t.box = append(t.box, make([]float64, 4*d)...)
+	t.box = t.box[:len(t.box)+4*d] // within the capacity MaxNodes sets
 	t.build(int(left))
 	t.build(int(left) + 1)
 }
@@ -248,7 +256,10 @@ func (t *Tree) NewLive() *Live {
 }
 
 // LiveBytes estimates the memory of a Live over n points.
-func LiveBytes(n int) int64 { return int64(n) + 4*int64(2*n/leafSize+2) }
+func LiveBytes(n int) int64 {
+	b := int64(n) + 4*MaxNodes(n)
+	return b + b/8 + 64
+}
 
 // Has reports whether point i is still in the set.
 func (l *Live) Has(i int) bool { return l.in[i] }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -309,5 +310,39 @@ func BenchmarkNew(b *testing.B) {
 	}
 	for b.Loop() {
 		spatial.New(x)
+	}
+}
+
+// TestBytes: the tree has at most MaxNodes nodes, and building it
+// allocates no more than Bytes estimates (runtime.MemStats, one
+// goroutine), nor a Live more than LiveBytes.
+func TestBytes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 8))
+	for _, n := range []int{1, 7, 9, 100, 5000, 20000} {
+		for _, d := range []int{1, 3, 6} {
+			x := make([][]float64, n)
+			for i := range x {
+				x[i] = make([]float64, d)
+				for j := range x[i] {
+					x[i][j] = rng.Float64()
+				}
+			}
+			var before, mid, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			tr := spatial.New(x)
+			runtime.ReadMemStats(&mid)
+			tr.NewLive()
+			runtime.ReadMemStats(&after)
+			if int64(tr.Nodes()) > spatial.MaxNodes(n) {
+				t.Errorf("n=%d: %d nodes, MaxNodes %d", n, tr.Nodes(), spatial.MaxNodes(n))
+			}
+			if got, est := int64(mid.TotalAlloc-before.TotalAlloc), spatial.Bytes(n, d); got > est {
+				t.Errorf("n=%d d=%d: New allocated %d bytes, Bytes %d", n, d, got, est)
+			}
+			if got, est := int64(after.TotalAlloc-mid.TotalAlloc), spatial.LiveBytes(n); got > est {
+				t.Errorf("n=%d d=%d: NewLive allocated %d bytes, LiveBytes %d", n, d, got, est)
+			}
+		}
 	}
 }
