@@ -24,6 +24,7 @@ type safeOpt struct {
 	variant variant
 	lip     bool      // safe_set: lipschitz (else gp)
 	l       []float64 // L_i per safety condition (models.safety), lipschitz mode
+	lipIdx  *lipIndex // lipschitz mode's neighbour search (lipsets.go); nil: scan all pairs
 	phase   phase     // t* (SafeOpt-MC) or stage 1 (StageOpt)
 	eps     float64
 
@@ -72,6 +73,9 @@ func newSafeOpt(m *models, v variant, rule Exploration, lip bool, l []float64) *
 		isSeed:  make([]bool, n),
 		inM:     make([]bool, n),
 		inG:     make([]bool, n),
+	}
+	if o.lip && !bruteLipschitz {
+		o.lipIdx = newLipIndex(m.set.X, len(o.safety))
 	}
 	if !o.lip {
 		// The GP expander test reads a covariance row per candidate, of
@@ -191,7 +195,9 @@ func (o *safeOpt) bounds() {
 // g_i range over the safety conditions, f ≥ h_f included.
 func (o *safeOpt) safeSet() {
 	x := o.set.X
-	if o.lip {
+	if o.lipIdx != nil {
+		o.lipSafeSet()
+	} else if o.lip {
 		// S_t = S_{t−1} ∪ ⋂_i ⋃_{x'∈S_{t−1}} {x : ℓ_{g_i,t}(x') − L_i‖x − x'‖ ≥ h_i}
 		o.prev = o.prev[:0]
 		for i, in := range o.safe {
@@ -208,7 +214,7 @@ func (o *safeOpt) safeSet() {
 				lo, hc, l := o.lo[sc.j], sc.h, o.l[c]
 				any := false
 				for _, p := range o.prev {
-					if lo[p]-l*vec.Dist(x[i], x[p]) >= hc { // false for NaN
+					if certifies(lo[p], l, vec.Dist(x[i], x[p]), hc) { // false for NaN
 						any = true
 						break
 					}
@@ -267,12 +273,17 @@ func (o *safeOpt) maximizers() {
 
 // expanders sets G_t ⊆ S_t: the safe actions whose optimistic constraint
 // values (f's with an objective threshold) could certify some action
-// outside S_t. Every candidate is tested.
+// outside S_t. Every candidate is tested (in lipschitz mode, every one
+// within reach: lipExpander).
 func (o *safeOpt) expanders() {
 	x := o.set.X
 	for i, in := range o.safe {
 		o.inG[i] = false
 		if !in || len(o.out) == 0 {
+			continue
+		}
+		if o.lipIdx != nil {
+			o.inG[i] = o.lipExpander(i)
 			continue
 		}
 		if o.lip {
@@ -281,7 +292,7 @@ func (o *safeOpt) expanders() {
 				d := vec.Dist(x[i], x[p])
 				ok := true
 				for c, sc := range o.safety {
-					if !(o.hi[sc.j][i]-o.l[c]*d >= sc.h) {
+					if !certifies(o.hi[sc.j][i], o.l[c], d, sc.h) {
 						ok = false
 						break
 					}

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/safegp/safegp/gp"
+	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/theory"
 )
@@ -122,7 +123,7 @@ func Bytes(s *Spec, n, m int, hf bool, horizon int, grow bool) int64 {
 			total += 8 * safety * int64(n) * int64(n)
 		}
 	}
-	return total
+	return memlimit.Add(total, lipIndexBytes(s, n, m, hf))
 }
 
 // check validates what New is given, so that no policy meets an index out

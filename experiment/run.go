@@ -117,6 +117,13 @@ type Instance struct {
 // Instance draws (or reads) the problem of realization r; fixed, if not
 // nil, is the problem file's content, shared by every realization.
 func (c *Config) Instance(r int, fixed *problem.Problem) (Instance, error) {
+	return c.instance(r, fixed, nil)
+}
+
+// instance is Instance with fixed's analysis, if not nil, shared by every
+// realization of the file (issue 13: at N = 10⁵ the ε-reachable set was
+// computed again per realization); Info is only read downstream.
+func (c *Config) instance(r int, fixed *problem.Problem, fixedInfo *problem.Info) (Instance, error) {
 	if c.fn != nil {
 		return c.functionInstance(r)
 	}
@@ -124,6 +131,9 @@ func (c *Config) Instance(r int, fixed *problem.Problem) (Instance, error) {
 		return c.contextInstance(r)
 	}
 	p := fixed
+	if p != nil && fixedInfo != nil {
+		return Instance{Problem: p, Info: fixedInfo}, nil
+	}
 	if p == nil {
 		var err error
 		p, err = problem.GenerateHF(c.Problem.Generate, c.Problem.Thresholds, c.Problem.ObjectiveThreshold, c.Problem.Epsilon, c.Problem.NoiseStd, stream(c.Seed, r, streamProblem))
@@ -254,9 +264,10 @@ func execute(ctx context.Context, c *Config, opt Options, keepRuns bool, sized f
 	if opt.Chunk > 0 {
 		plan.Chunk = min(plan.Chunk, opt.Chunk)
 	}
+	var fixedInfo *problem.Info
 	if fixed != nil {
-		// Analyzed once here; each realization's Instance reuses L_i.
-		if _, err := fixed.Analyze(); err != nil {
+		// Analyzed once here, shared by every realization.
+		if fixedInfo, err = fixed.Analyze(); err != nil {
 			return plan, fmt.Errorf("problem.file %s: %w", c.Problem.File, err)
 		}
 	}
@@ -267,7 +278,7 @@ func execute(ctx context.Context, c *Config, opt Options, keepRuns bool, sized f
 		insts := make([]Instance, hi-lo)
 		if err := parallel(ctx, plan.Workers, hi-lo, func(k int) error {
 			var err error
-			insts[k], err = c.Instance(lo+k, fixed)
+			insts[k], err = c.instance(lo+k, fixed, fixedInfo)
 			return err
 		}); err != nil {
 			return plan, err

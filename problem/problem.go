@@ -10,7 +10,7 @@ import (
 	"github.com/safegp/safegp/internal/argmax"
 	"github.com/safegp/safegp/internal/fielderr"
 	"github.com/safegp/safegp/internal/memlimit"
-	"github.com/safegp/safegp/internal/vec"
+	"github.com/safegp/safegp/internal/spatial"
 )
 
 // Sentinel errors, wrapped with context by the functions that return them.
@@ -44,9 +44,12 @@ type Problem struct {
 
 // Bytes estimates the memory of a problem over n actions in d dimensions
 // with m constraints, with its Info: X, f, the g_i, the seed set and three
-// indicator vectors.
+// indicator vectors, and at its peak the analysis's k-d tree (Analyze):
+// the reachable set's live points, or L_i's per-node ranges of f and the
+// g_i, whichever is larger.
 func Bytes(n, d, m int) int64 {
-	return memlimit.Mul(int64(n), 8*int64(d)+24+8*int64(m+1)+8+3)
+	analysis := memlimit.Add(spatial.Bytes(n, d), max(spatial.LiveBytes(n)+8*int64(n), memlimit.Mul(16*int64(m+1), spatial.MaxNodes(n))))
+	return memlimit.Add(memlimit.Mul(int64(n), 8*int64(d)+24+8*int64(m+1)+8+3), analysis)
 }
 
 // N is the number of actions.
@@ -246,63 +249,6 @@ func (p *Problem) Analyze() (*Info, error) {
 	r, _ := Argmax(p.F, in.Reachable)
 	in.FReach = p.F[r]
 	return in, nil
-}
-
-// LipschitzConstants returns L_i = max_{x≠x'} |g_i(x) − g_i(x')| / ‖x − x'‖
-// over the decision set (SPEC §1). Pairs of coincident points are skipped.
-// Cost O(N²(d+m)).
-func LipschitzConstants(x [][]float64, g [][]float64) []float64 {
-	l := make([]float64, len(g))
-	for a := range x {
-		for b := a + 1; b < len(x); b++ {
-			dist := vec.Dist(x[a], x[b])
-			if dist == 0 {
-				continue
-			}
-			for c, gc := range g {
-				if q := math.Abs(gc[a]-gc[b]) / dist; q > l[c] {
-					l[c] = q
-				}
-			}
-		}
-	}
-	return l
-}
-
-// Reachable returns the indicator of R̄_ε(S_0), the fixed point of
-// R_ε(S) = S ∪ {x : ∃x' ∈ S ∀i: g_i(x') − ε − L_i‖x − x'‖ ≥ h_i}
-// from S_0 = seed (paper §5). Each member is a source once, so the cost is
-// O(N²·m) however many steps the fixed point takes.
-func Reachable(x [][]float64, g [][]float64, h, l []float64, eps float64, seed []int) []bool {
-	in := make([]bool, len(x))
-	queue := make([]int, 0, len(x))
-	for _, s := range seed {
-		if !in[s] {
-			in[s] = true
-			queue = append(queue, s)
-		}
-	}
-	for q := 0; q < len(queue); q++ {
-		src := queue[q]
-		for j := range x {
-			if in[j] {
-				continue
-			}
-			dist := vec.Dist(x[src], x[j])
-			ok := true
-			for c, gc := range g {
-				if gc[src]-eps-l[c]*dist < h[c] {
-					ok = false
-					break
-				}
-			}
-			if ok {
-				in[j] = true
-				queue = append(queue, j)
-			}
-		}
-	}
-	return in
 }
 
 // MaxMagnitude bounds every value and coordinate a problem, a study or a
