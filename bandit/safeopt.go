@@ -42,6 +42,7 @@ type safeOpt struct {
 	// mRound and gRound are the rounds M_t and G_t were last computed
 	// for: the asks of a batch share them (batch.go).
 	mRound, gRound int
+	gpScratch
 }
 
 // gpView names a model's parts the set computations read.
@@ -73,9 +74,10 @@ func newSafeOpt(m *models, v variant, rule Exploration, lip bool, l []float64) *
 		inM:     make([]bool, n),
 		inG:     make([]bool, n),
 	}
-	if !o.lip {
+	if !o.lip && keepCovariance(n, len(o.safety)) {
 		// The GP expander test reads a covariance row per candidate, of
-		// f's GP too when f ≥ h_f is a safety condition.
+		// f's GP too when f ≥ h_f is a safety condition: kept whole for
+		// small N (safeopt_gp.go).
 		for _, c := range o.safety {
 			c.gp.KeepCovariance()
 		}
@@ -104,6 +106,9 @@ func (o *safeOpt) base() *models { return o.models }
 // choose implements rule.
 func (o *safeOpt) choose() (int, error) {
 	t := o.update()
+	if !o.lip && !gpModeOld {
+		return o.chooseGP(t), nil
+	}
 	var a int
 	switch {
 	case o.variant == variantSafeOpt || (o.variant == variantMC && o.phase.in(t)):
@@ -293,7 +298,7 @@ func (o *safeOpt) expanders() {
 			}
 			continue
 		}
-		o.inG[i] = o.gpExpander(i)
+		o.inG[i] = o.expanderTest(i)
 	}
 }
 
