@@ -25,6 +25,15 @@ func (m *Model) CovarianceAt(dst []float64, i int, idx []int) []float64 {
 		}
 		return dst
 	}
+	if 4*len(idx) >= n {
+		// Most of the row is read: the whole row by Gemv (vectorized
+		// Axpy over contiguous rows of V) is faster than gathering.
+		m.cov = m.Covariance(m.cov, i)
+		for k, j := range idx {
+			dst[k] = m.cov[j]
+		}
+		return dst
+	}
 	x := m.x[i]
 	// kernel.Row on the chosen points computes each entry as it does on
 	// all of D.

@@ -25,16 +25,23 @@ func TestCovarianceAtIsCovariance(t *testing.T) {
 		x := randPoints(rng, 40, 2)
 		m, full := gp.New(k, x, 0.1), gp.New(k, x, 0.1)
 		full.KeepCovariance()
-		idx := []int{0, 3, 4, 17, 39, 3}
-		got, want := make([]float64, len(idx)), make([]float64, 40)
+		// A few actions (gathered) and most of them (a whole row).
+		few, most := []int{0, 3, 4, 17, 39, 3}, make([]int, 0, 40)
+		for j := range 37 {
+			most = append(most, (j*7)%40)
+		}
+		want := make([]float64, 40)
 		for s := range 25 {
 			for _, i := range []int{0, 7, 39} {
-				m.CovarianceAt(got, i, idx)
-				m.Covariance(want, i)
-				kept := full.CovarianceRow(i)
-				for q, j := range idx {
-					if math.Float64bits(got[q]) != math.Float64bits(want[j]) || math.Float64bits(kept[j]) != math.Float64bits(want[j]) {
-						t.Fatalf("kernel %d, t = %d, row %d: at %d CovarianceAt %v, kept %v, Covariance %v", ki, s, i, j, got[q], kept[j], want[j])
+				for _, idx := range [][]int{few, most} {
+					got := make([]float64, len(idx))
+					m.CovarianceAt(got, i, idx)
+					m.Covariance(want, i)
+					kept := full.CovarianceRow(i)
+					for q, j := range idx {
+						if math.Float64bits(got[q]) != math.Float64bits(want[j]) || math.Float64bits(kept[j]) != math.Float64bits(want[j]) {
+							t.Fatalf("kernel %d, t = %d, row %d: at %d CovarianceAt %v, kept %v, Covariance %v", ki, s, i, j, got[q], kept[j], want[j])
+						}
 					}
 				}
 			}
