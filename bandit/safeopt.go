@@ -74,13 +74,15 @@ func newSafeOpt(m *models, v variant, rule Exploration, lip bool, l []float64) *
 		inM:     make([]bool, n),
 		inG:     make([]bool, n),
 	}
-	if !o.lip && keepCovariance(n, len(o.safety)) {
+	if !o.lip && gpModeOld {
 		// The GP expander test reads a covariance row per candidate, of
-		// f's GP too when f ≥ h_f is a safety condition: kept whole for
-		// small N (safeopt_gp.go).
+		// f's GP too when f ≥ h_f is a safety condition: the old path
+		// keeps it whole from the start (safeopt_gp.go keeps it only
+		// where that is cheaper).
 		for _, c := range o.safety {
 			c.gp.KeepCovariance()
 		}
+		o.kept = true
 	}
 	o.gps = append(o.gps, gpView{o.f.Prior(), o.f})
 	for _, g := range o.g {
@@ -149,6 +151,9 @@ func (o *safeOpt) update() int {
 		return t
 	}
 	o.updated = t
+	if !o.lip {
+		o.keepIfCheaper() // the rows of round t − 1 (safeopt_gp.go)
+	}
 	o.beta()
 	o.bounds()
 	o.safeSet()

@@ -12,18 +12,41 @@ import (
 // test comparing the two paths sets it.
 var gpModeOld = false
 
-// keepCovarianceMax is the largest N·(safety GPs) for which gp mode keeps
-// the N×N covariance (gp.Model.KeepCovariance): below it the O(N²)
-// rank-one update per observation is cheaper than the rows the batch path
-// (batch.go, which needs every expander) computes on demand, and it costs at
-// most 8·N² bytes per GP, 8 MB at the limit. Above it the rows are computed
-// on demand, O(t) per entry read.
-var keepCovarianceMax = 1000
+// covarianceBudget is the most memory, in bytes, gp mode spends on the
+// N×N covariance of its safety GPs (8·N² bytes each,
+// gp.Model.KeepCovariance): 256 MiB, N ≤ 5 792 with one constraint. Within
+// it the covariance is kept once computing rows on demand costs more than
+// keeping it would (see keepIfCheaper); beyond it, never.
+var covarianceBudget int64 = 256 << 20
 
-// keepCovariance reports whether gp mode keeps the full covariance of its
-// safety GPs over n actions: see keepCovarianceMax.
-func keepCovariance(n, gps int) bool {
-	return gpModeOld || n*gps <= keepCovarianceMax
+// keepAfter is how many times the O(N²) per-GP cost of keeping the
+// covariance one round the rows computed on demand in a round must cost
+// before the covariance is kept. Keeping it costs N² multiply-adds per
+// observation and GP (the rank-one update) plus N²·t/2 once to build; a
+// row on demand costs t per entry read. A tested variable: the comparison
+// test keeps the covariance after the first round that computed a row.
+var keepAfter int64 = 2
+
+// covarianceBytes is the memory gp mode's kept covariance takes over n
+// actions with gps safety GPs.
+func covarianceBytes(n, gps int) int64 { return 8 * int64(gps) * int64(n) * int64(n) }
+
+// keepIfCheaper keeps the covariance of every safety GP from now on when
+// the rows computed on demand last round (o.work entry·observation
+// products) cost more than keepAfter rounds of keeping it, and it fits in
+// covarianceBudget. The rows are the same floats either way
+// (gp.Model.CovarianceAt), so the choice never changes what is played.
+func (o *safeOpt) keepIfCheaper() {
+	work := o.work
+	o.work = 0
+	n, gps := len(o.set.X), len(o.safety)
+	if o.kept || work <= keepAfter*int64(gps)*int64(n)*int64(n) || covarianceBytes(n, gps) > covarianceBudget {
+		return
+	}
+	for _, c := range o.safety {
+		c.gp.KeepCovariance()
+	}
+	o.kept = true
 }
 
 // gpScratch is the expander test's state in gp mode, reused from round to
@@ -37,6 +60,11 @@ type gpScratch struct {
 	surv, idx  []int     // the reach entries still possible; idx with the candidate appended
 	cov        []float64 // a covariance row at idx
 	cands      []scored  // safe actions in the order argmax meets its maximum
+	// work counts the rows computed on demand since the last
+	// keepIfCheaper, in entry·observation products; kept is set once the
+	// covariance is kept.
+	work int64
+	kept bool
 }
 
 // scored is an action with its score, for sorting candidates.
@@ -110,6 +138,7 @@ func (o *safeOpt) gpExpanderAt(x int) bool {
 		o.idx = append(append(o.idx[:0], o.surv...), x)
 		o.cov = slices.Grow(o.cov[:0], len(o.idx))[:len(o.idx)]
 		row := c.gp.CovarianceAt(o.cov, x, o.idx)
+		o.work += int64(len(o.idx)) * int64(c.gp.T())
 		// gp.Model.Hypothetical's update, the same expressions.
 		cxx := row[len(row)-1]
 		den := math.Max(cxx, 0) + c.gp.NoiseVar()

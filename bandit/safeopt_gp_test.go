@@ -47,13 +47,14 @@ func playGP(t *testing.T, s *Spec, e *setup, f []float64, g [][]float64, T int, 
 // to the bit, on 204 random problems — d = 1 … 6, one and two
 // constraints, a third of them with an objective threshold, β_t = 4 or
 // the paper's, SafeOpt,
-// SafeOpt-MC and StageOpt, the covariance kept (N·GPs ≤ 1 000) or not.
+// SafeOpt-MC and StageOpt, the covariance kept from the second round
+// or never.
 func TestGPModeSameAsFullTest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("204 problems × 3 variants × 2 paths")
 	}
 	const T = 40
-	defer func(k int) { keepCovarianceMax = k }(keepCovarianceMax)
+	defer func(b, k int64) { covarianceBudget, keepAfter = b, k }(covarianceBudget, keepAfter)
 	names := []string{"safeopt", "safeopt-mc", "stageopt"}
 	expanders := 0
 	for seed := uint64(0); seed < 204; seed++ {
@@ -107,10 +108,6 @@ func TestGPModeSameAsFullTest(t *testing.T) {
 			v := f[seedAct] - 0.5
 			hf = &v
 		}
-		gps := m
-		if hf != nil {
-			gps++
-		}
 		for _, name := range names {
 			s := &Spec{Name: name, SafeSet: "gp"}
 			if name != "safeopt" {
@@ -132,17 +129,18 @@ func TestGPModeSameAsFullTest(t *testing.T) {
 					opt:   Options{Thresholds: h, ObjectiveThreshold: hf, Epsilon: 0.05, Horizon: T, Rand: rand.New(rand.NewPCG(seed, 1))},
 				}
 			}
-			// Half of the problems keep the covariance in the new path
-			// too: the lazy search alone, then with rows on demand.
-			keepCovarianceMax = 1000
+			// Half of the problems never keep the covariance in the new
+			// path, half keep it after the first round that computed a
+			// row on demand.
+			covarianceBudget, keepAfter = 0, 0
 			if seed%4 < 2 {
-				keepCovarianceMax = 0
+				covarianceBudget = 1 << 40
 			}
 			gpModeOld = true
 			want := playGP(t, s, env(), f, g, T, seed)
 			gpModeOld = false
 			got := playGP(t, s, env(), f, g, T, seed)
-			keep := n*gps <= keepCovarianceMax
+			keep := covarianceBudget > 0
 			for r := range T {
 				if got.action[r] != want.action[r] || got.size[r] != want.size[r] || got.explored[r] != want.explored[r] {
 					t.Fatalf("seed %d (d = %d, m = %d, N = %d, h_f %v, covariance kept %v) %s round %d: (action, |S|, explored) = (%d, %d, %d), the full test (%d, %d, %d)",

@@ -115,11 +115,18 @@ func Bytes(s *Spec, n, m int, hf bool, horizon int, grow bool) int64 {
 		// lo, hi per GP; prev/out index lists; three flag vectors.
 		total += 8*int64(n)*(2*gps+2) + 3*int64(n)
 		if s.SafeSet == "gp" {
-			safety := int64(m)
+			safety := m
 			if hf {
 				safety++
 			}
-			total += 8 * safety * int64(n) * int64(n)
+			// The expander test's scratch (reach, surv, idx, a row,
+			// the sorted candidates: 7 words an action), and the N×N
+			// covariance of every safety GP where it may be kept
+			// (safeopt_gp.go, within covarianceBudget).
+			total += 56 * int64(n)
+			if c := covarianceBytes(n, safety); c <= covarianceBudget {
+				total += c
+			}
 		}
 	}
 	return total
