@@ -60,6 +60,7 @@ type gpScratch struct {
 	surv, idx  []int     // the reach entries still possible; idx with the candidate appended
 	cov        []float64 // a covariance row at idx
 	cands      []scored  // safe actions in the order argmax meets its maximum
+	one        [1]int    // the candidate, as an index list
 	// work counts the rows computed on demand since the last
 	// keepIfCheaper, in entry·observation products; kept is set once the
 	// covariance is kept.
@@ -125,27 +126,59 @@ func (o *safeOpt) expanderTest(x int) bool {
 
 // gpExpanderAt is gpExpander's decision, the same floats compared, with
 // the covariance rows computed on demand (gp.Model.CovarianceAt) and only
-// where they are read: at the actions of reach for the first safety
-// condition, then for each further one only at the actions that passed
-// every earlier one. Cost O(|reach|·t) per condition, against O(N·t) for
-// a whole row or O(N²) per observation to keep the covariance.
+// where they are read: per safety condition, at the actions of reach that
+// passed every earlier condition and that the bound below does not rule
+// out. Cost O(|reach|) for the bounds and O(t) per covariance entry,
+// against O(N·t) for a whole row or O(N²) per observation to keep the
+// covariance.
+//
+// The bound: the test at x' reads c = Cov(x, x') only through
+// μ(x') + gain·c and σ²(x') − c²/den (gain ≥ 0, den > 0), and every float
+// operation there is monotone, so the computed lower bound at x' is at
+// most the same expressions evaluated with c = B, for any B ≥ |c|. In exact
+// arithmetic |c| ≤ σ(x)σ(x') (Cauchy–Schwarz, the posterior covariance
+// being positive semidefinite); the computed c, σ²(x) and σ²(x') are sums
+// of t + 1 products, each within (t+2)·ε·k of its exact value (ε the unit
+// roundoff, k the prior variances; Higham, Accuracy and Stability of
+// Numerical Algorithms, §3.1), so
+//
+//	B = √((σ²(x) + E·k(x,x))·(σ²(x') + E·k(x',x'))) + E·√(k(x,x)·k(x',x')),
+//	E = 8·(t+2)·ε,
+//
+// bounds the computed |c| with a margin of a factor 8. An x' whose bound
+// fails the test fails it with the computed c too, and is skipped.
 func (o *safeOpt) gpExpanderAt(x int) bool {
 	o.surv = append(o.surv[:0], o.reach...)
+	o.one[0] = x
+	one := o.one[:]
 	for _, c := range o.safety {
 		if len(o.surv) == 0 {
 			return false
 		}
-		o.idx = append(append(o.idx[:0], o.surv...), x)
+		// gp.Model.Hypothetical's update, the same expressions.
+		var cxx [1]float64
+		c.gp.CovarianceAt(cxx[:], x, one)
+		den := math.Max(cxx[0], 0) + c.gp.NoiseVar()
+		gain := o.sqb * c.gp.Std(x) / den
+		mean, vr, prior := c.gp.Mean(), c.gp.Var(), c.gp.Prior()
+		e := 8 * float64(c.gp.T()+2) * 0x1p-53
+		vx, px := math.Max(vr[x], 0)+e*prior[x], prior[x]
+		o.idx = o.idx[:0]
+		for _, p := range o.surv {
+			b := math.Sqrt(vx*(math.Max(vr[p], 0)+e*prior[p])) + e*math.Sqrt(px*prior[p])
+			m, v := mean[p]+gain*b, vr[p]-b*b/den
+			if m-o.sqb*math.Sqrt(math.Max(v, 0)) >= c.h { // false for NaN
+				o.idx = append(o.idx, p)
+			}
+		}
+		if len(o.idx) == 0 {
+			return false
+		}
 		o.cov = slices.Grow(o.cov[:0], len(o.idx))[:len(o.idx)]
 		row := c.gp.CovarianceAt(o.cov, x, o.idx)
-		o.work += int64(len(o.idx)) * int64(c.gp.T())
-		// gp.Model.Hypothetical's update, the same expressions.
-		cxx := row[len(row)-1]
-		den := math.Max(cxx, 0) + c.gp.NoiseVar()
-		gain := o.sqb * c.gp.Std(x) / den
-		mean, vr := c.gp.Mean(), c.gp.Var()
+		o.work += int64(len(o.idx)+1) * int64(c.gp.T())
 		keep := o.surv[:0]
-		for k, p := range o.surv {
+		for k, p := range o.idx {
 			ck := row[k]
 			m, v := mean[p]+gain*ck, vr[p]-ck*ck/den
 			if m-o.sqb*math.Sqrt(math.Max(v, 0)) >= c.h { // false for NaN
