@@ -164,11 +164,16 @@ func (o *safeOpt) gpExpanderAt(x int) bool {
 		e := 8 * float64(c.gp.T()+2) * 0x1p-53
 		vx, px := math.Max(vr[x], 0)+e*prior[x], prior[x]
 		o.idx = o.idx[:0]
-		for _, p := range o.surv {
-			b := math.Sqrt(vx*(math.Max(vr[p], 0)+e*prior[p])) + e*math.Sqrt(px*prior[p])
-			m, v := mean[p]+gain*b, vr[p]-b*b/den
-			if m-o.sqb*math.Sqrt(math.Max(v, 0)) >= c.h { // false for NaN
-				o.idx = append(o.idx, p)
+		if c.gp.CovarianceKept() {
+			// Each entry is a read: the bound would only add work.
+			o.idx = append(o.idx, o.surv...)
+		} else {
+			for _, p := range o.surv {
+				b := math.Sqrt(vx*(math.Max(vr[p], 0)+e*prior[p])) + e*math.Sqrt(px*prior[p])
+				m, v := mean[p]+gain*b, vr[p]-b*b/den
+				if m-o.sqb*math.Sqrt(math.Max(v, 0)) >= c.h { // false for NaN
+					o.idx = append(o.idx, p)
+				}
 			}
 		}
 		if len(o.idx) == 0 {
@@ -176,7 +181,9 @@ func (o *safeOpt) gpExpanderAt(x int) bool {
 		}
 		o.cov = slices.Grow(o.cov[:0], len(o.idx))[:len(o.idx)]
 		row := c.gp.CovarianceAt(o.cov, x, o.idx)
-		o.work += int64(len(o.idx)+1) * int64(c.gp.T())
+		if !c.gp.CovarianceKept() {
+			o.work += int64(len(o.idx)+1) * int64(c.gp.T())
+		}
 		keep := o.surv[:0]
 		for k, p := range o.idx {
 			ck := row[k]

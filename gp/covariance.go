@@ -51,3 +51,7 @@ func (m *Model) CovarianceAt(dst []float64, i int, idx []int) []float64 {
 	}
 	return dst
 }
+
+// CovarianceKept reports whether the model holds the full N×N covariance
+// (KeepCovariance), so that a covariance entry is an O(1) read.
+func (m *Model) CovarianceKept() bool { return m.sigma != nil }
