@@ -151,7 +151,7 @@ func (o *safeOpt) gpExpanderAt(x int) bool {
 	o.surv = append(o.surv[:0], o.reach...)
 	o.one[0] = x
 	one := o.one[:]
-	for _, c := range o.safety {
+	for k, c := range o.safety {
 		if len(o.surv) == 0 {
 			return false
 		}
@@ -179,23 +179,44 @@ func (o *safeOpt) gpExpanderAt(x int) bool {
 		if len(o.idx) == 0 {
 			return false
 		}
-		o.cov = slices.Grow(o.cov[:0], len(o.idx))[:len(o.idx)]
-		row := c.gp.CovarianceAt(o.cov, x, o.idx)
-		if !c.gp.CovarianceKept() {
-			o.work += int64(len(o.idx)+1) * int64(c.gp.T())
+		// The last condition decides: the first action that passes it
+		// makes x an expander, so its entries are computed a chunk at a
+		// time (each entry is the same float whatever the chunk).
+		chunk := len(o.idx)
+		last := k == len(o.safety)-1
+		if last && !c.gp.CovarianceKept() {
+			chunk = expanderChunk
 		}
 		keep := o.surv[:0]
-		for k, p := range o.idx {
-			ck := row[k]
-			m, v := mean[p]+gain*ck, vr[p]-ck*ck/den
-			if m-o.sqb*math.Sqrt(math.Max(v, 0)) >= c.h { // false for NaN
-				keep = append(keep, p)
+		for lo := 0; lo < len(o.idx); lo += chunk {
+			idx := o.idx[lo:min(lo+chunk, len(o.idx))]
+			o.cov = slices.Grow(o.cov[:0], len(idx))[:len(idx)]
+			row := c.gp.CovarianceAt(o.cov, x, idx)
+			if !c.gp.CovarianceKept() {
+				o.work += int64(len(idx)+1) * int64(c.gp.T())
+			}
+			for q, p := range idx {
+				ck := row[q]
+				m, v := mean[p]+gain*ck, vr[p]-ck*ck/den
+				if m-o.sqb*math.Sqrt(math.Max(v, 0)) >= c.h { // false for NaN
+					if last {
+						return true
+					}
+					keep = append(keep, p)
+				}
 			}
 		}
 		o.surv = keep
 	}
 	return len(o.surv) > 0
 }
+
+// expanderChunk is how many covariance entries the expander test's last
+// condition computes at a time: small enough to stop soon after the first
+// action that passes, large enough that each pass over the rows of V
+// (t rows, one gathered entry per action) reads whole cache lines' worth.
+// A variable for the comparison test, which makes chunks small.
+var expanderChunk = 256
 
 // chooseGP is choose in gp mode. SafeOpt (and SafeOpt-MC before t*)
 // plays argmax_{G_t ∪ M_t} w_t: M_t is cheap, so its argmax a_M is found

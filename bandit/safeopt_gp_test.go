@@ -48,13 +48,13 @@ func playGP(t *testing.T, s *Spec, e *setup, f []float64, g [][]float64, T int, 
 // constraints, a third of them with an objective threshold, β_t = 4 or
 // the paper's, SafeOpt,
 // SafeOpt-MC and StageOpt, the covariance kept from the second round
-// or never.
+// or never (and then with rows in chunks of 256 or of 7 entries).
 func TestGPModeSameAsFullTest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("204 problems × 3 variants × 2 paths")
 	}
 	const T = 40
-	defer func(b, k int64) { covarianceBudget, keepAfter = b, k }(covarianceBudget, keepAfter)
+	defer func(b, k int64, c int) { covarianceBudget, keepAfter, expanderChunk = b, k, c }(covarianceBudget, keepAfter, expanderChunk)
 	names := []string{"safeopt", "safeopt-mc", "stageopt"}
 	expanders := 0
 	for seed := uint64(0); seed < 204; seed++ {
@@ -132,9 +132,11 @@ func TestGPModeSameAsFullTest(t *testing.T) {
 			// Half of the problems never keep the covariance in the new
 			// path, half keep it after the first round that computed a
 			// row on demand.
-			covarianceBudget, keepAfter = 0, 0
+			covarianceBudget, keepAfter, expanderChunk = 0, 0, 256
 			if seed%4 < 2 {
 				covarianceBudget = 1 << 40
+			} else if seed%4 == 3 {
+				expanderChunk = 7 // several chunks per test
 			}
 			gpModeOld = true
 			want := playGP(t, s, env(), f, g, T, seed)
