@@ -94,8 +94,8 @@ type Options struct {
 // constraints, and an objective threshold when hf, holds at its horizon
 // (grow as in Options.Grow): its GPs (SPEC §2), and for the SafeOpt family
 // its bounds and, in gp mode, the N×N covariance of every safety condition
-// (f's too with hf). Callers compare it with a limit before building the
-// policy.
+// (f's too with hf) where it may be kept (within covarianceBudget).
+// Callers compare it with a limit before building the policy.
 func Bytes(s *Spec, n, m int, hf bool, horizon int, grow bool) int64 {
 	rows := horizon
 	if grow {
