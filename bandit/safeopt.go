@@ -43,6 +43,7 @@ type safeOpt struct {
 	// mRound and gRound are the rounds M_t and G_t were last computed
 	// for: the asks of a batch share them (batch.go).
 	mRound, gRound int
+	gpScratch
 }
 
 // gpView names a model's parts the set computations read.
@@ -77,12 +78,15 @@ func newSafeOpt(m *models, v variant, rule Exploration, lip bool, l []float64) *
 	if o.lip && !bruteLipschitz {
 		o.lipIdx = newLipIndex(m.set.X, len(o.safety))
 	}
-	if !o.lip {
+	if !o.lip && gpModeOld {
 		// The GP expander test reads a covariance row per candidate, of
-		// f's GP too when f ≥ h_f is a safety condition.
+		// f's GP too when f ≥ h_f is a safety condition: the old path
+		// keeps it whole from the start (safeopt_gp.go keeps it only
+		// where that is cheaper).
 		for _, c := range o.safety {
 			c.gp.KeepCovariance()
 		}
+		o.kept = true
 	}
 	o.gps = append(o.gps, gpView{o.f.Prior(), o.f})
 	for _, g := range o.g {
@@ -108,6 +112,9 @@ func (o *safeOpt) base() *models { return o.models }
 // choose implements rule.
 func (o *safeOpt) choose() (int, error) {
 	t := o.update()
+	if !o.lip && !gpModeOld {
+		return o.chooseGP(t), nil
+	}
 	var a int
 	switch {
 	case o.variant == variantSafeOpt || (o.variant == variantMC && o.phase.in(t)):
@@ -148,6 +155,9 @@ func (o *safeOpt) update() int {
 		return t
 	}
 	o.updated = t
+	if !o.lip {
+		o.keepIfCheaper() // the rows of round t − 1 (safeopt_gp.go)
+	}
 	o.beta()
 	o.bounds()
 	o.safeSet()
@@ -304,7 +314,7 @@ func (o *safeOpt) expanders() {
 			}
 			continue
 		}
-		o.inG[i] = o.gpExpander(i)
+		o.inG[i] = o.expanderTest(i)
 	}
 }
 

@@ -95,8 +95,8 @@ type Options struct {
 // constraints, and an objective threshold when hf, holds at its horizon
 // (grow as in Options.Grow): its GPs (SPEC §2), and for the SafeOpt family
 // its bounds and, in gp mode, the N×N covariance of every safety condition
-// (f's too with hf). Callers compare it with a limit before building the
-// policy.
+// (f's too with hf) where it may be kept (within covarianceBudget).
+// Callers compare it with a limit before building the policy.
 func Bytes(s *Spec, n, m int, hf bool, horizon int, grow bool) int64 {
 	rows := horizon
 	if grow {
@@ -116,11 +116,18 @@ func Bytes(s *Spec, n, m int, hf bool, horizon int, grow bool) int64 {
 		// lo, hi per GP; prev/out index lists; three flag vectors.
 		total += 8*int64(n)*(2*gps+2) + 3*int64(n)
 		if s.SafeSet == "gp" {
-			safety := int64(m)
+			safety := m
 			if hf {
 				safety++
 			}
-			total += 8 * safety * int64(n) * int64(n)
+			// The expander test's scratch (reach, surv, idx, a row,
+			// the sorted candidates: 7 words an action), and the N×N
+			// covariance of every safety GP where it may be kept
+			// (safeopt_gp.go, within covarianceBudget).
+			total += 56 * int64(n)
+			if c := covarianceBytes(n, safety); c <= covarianceBudget {
+				total += c
+			}
 		}
 	}
 	return memlimit.Add(total, lipIndexBytes(s, n, m, hf))

@@ -120,7 +120,7 @@ func (c *Config) Plan(fixed *problem.Problem, workers int, limit int64, keepRuns
 	a := &c.Algorithms[heavy]
 	what := fmt.Sprintf("%s (N = %d actions in %d-D), horizon (T = %d) and algorithms[%d] (%s", where, n, d, T, heavy, a.DisplayLabel())
 	if a.SafeSet == "gp" {
-		what += ", safe_set: gp keeps an N×N covariance per constraint and for an objective threshold"
+		what += ", safe_set: gp may keep an N×N covariance per constraint and for an objective threshold, 256 MiB at most"
 	}
 	what += ")"
 	if draw > perRun {

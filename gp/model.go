@@ -76,7 +76,8 @@ type Model struct {
 	// tracked are points outside D whose posterior the model keeps
 	// current (Track).
 	tracked []trackedPoint
-	lscr    []float64 // scratch: one row of L
+	lscr    []float64   // scratch: one row of L
+	pscr    [][]float64 // scratch: the points CovarianceAt reads
 }
 
 // trackedPoint is one point Track follows: w = L⁻¹k(X_t, x) and the

@@ -57,11 +57,13 @@ func TestSpecStrictValues(t *testing.T) {
 }
 
 // TestSpecMemory: the POST that killed the service (a 1000 × 1000 grid
-// with safeopt in gp mode: 8 TB of covariance) and a 100 × 100 grid with a
-// horizon of 10⁶ are refused by their estimate, naming the keys.
+// with safeopt in gp mode: 8 TB of covariance until issue 13, which keeps
+// none that large, so here with horizon 1 000: 32 GB of V) and a
+// 100 × 100 grid with a horizon of 10⁶ are refused by their estimate,
+// naming the keys.
 func TestSpecMemory(t *testing.T) {
 	for _, c := range []struct{ name, from, to string }{
-		{"safeopt gp on a 1000 × 1000 grid", `{"grid": {"bounds": [[0, 4]], "points": [21]}}, "seed_actions": [10]`,
+		{"safeopt gp on a 1000 × 1000 grid, horizon 1 000", `{"grid": {"bounds": [[0, 4]], "points": [21]}}, "seed_actions": [10]`,
 			`{"grid": {"bounds": [[0, 4], [0, 4]], "points": [1000, 1000]}}, "seed_actions": [10]`},
 		{"horizon 10⁶ on a 100 × 100 grid", `{"grid": {"bounds": [[0, 4]], "points": [21]}}, "seed_actions": [10]`,
 			`{"grid": {"bounds": [[0, 4], [0, 4]], "points": [100, 100]}}, "seed_actions": [10]`},
@@ -70,6 +72,7 @@ func TestSpecMemory(t *testing.T) {
 			spec := strings.Replace(jsonSpec, c.from, c.to, 1)
 			if strings.Contains(c.name, "safeopt") {
 				spec = strings.Replace(spec, `{"name": "sgp-ucb", "phase1": "uniform", "exploration": {"fixed": 4}}`, `{"name": "safeopt", "safe_set": "gp"}`, 1)
+				spec = strings.Replace(spec, `"horizon": 30`, `"horizon": 1000`, 1)
 			} else {
 				spec = strings.Replace(spec, `"horizon": 30`, `"horizon": 1000000`, 1)
 			}
