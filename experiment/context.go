@@ -209,15 +209,8 @@ func PlayContext(s *bandit.Spec, st *Setting, ci *ContextInstance, p []float64, 
 		return nil, err
 	}
 	T := st.Options.Horizon
-	run := &Run{
-		Algorithm:       s.Name,
-		Label:           s.DisplayLabel(),
-		Actions:         make([]int, T),
-		Regret:          make([]float64, T),
-		ReachableRegret: make([]float64, T),
-		SafeSetSize:     make([]int, T),
-		Contexts:        make([]int, T),
-	}
+	run := newRun(s, T)
+	run.Contexts = make([]int, T)
 	var view bandit.Snapshot
 	obs := bandit.Observation{G: make([]float64, ci.Problems[0].M())}
 	for t := 0; t < T; t++ {
@@ -229,20 +222,11 @@ func PlayContext(s *bandit.Spec, st *Setting, ci *ContextInstance, p []float64, 
 		if err != nil {
 			return nil, fmt.Errorf("%s, round %d: %w", s.DisplayLabel(), t+1, err)
 		}
-		pk, info, a := ci.Problems[k], ci.Infos[k], ask.Index
-		if a < 0 || a >= pk.N() {
-			return nil, fmt.Errorf("%s chose action %d outside 0…%d in round %d", s.DisplayLabel(), a, pk.N()-1, t+1)
+		pk, a := ci.Problems[k], ask.Index
+		if err := run.record(s, t, a, pol, &view, pk, ci.Infos[k]); err != nil {
+			return nil, err
 		}
-		pol.Inspect(&view, bandit.SafeSet)
 		run.Contexts[t] = k
-		run.Actions[t] = a
-		run.SafeSetSize[t] = view.SafeSetSize
-		run.Regret[t] = info.FStar - pk.F[a]
-		run.ReachableRegret[t] = info.FReach - pk.F[a]
-		if !pk.Safe(a, 0) {
-			run.Violations++
-			run.violationRounds = append(run.violationRounds, t)
-		}
 		measure(pk, a, noise, &obs)
 		if err := pol.Tell(ask.ID, obs); err != nil {
 			return nil, fmt.Errorf("%s, round %d: %w", s.DisplayLabel(), t+1, err)

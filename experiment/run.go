@@ -325,6 +325,41 @@ func execute(ctx context.Context, c *Config, opt Options, keepRuns bool, sized f
 // error stops the run.
 type Watch func(t int, pol bandit.Policy) error
 
+// newRun is the run of algorithm s over T rounds, its per-round slices
+// made.
+func newRun(s *bandit.Spec, T int) *Run {
+	return &Run{
+		Algorithm:       s.Name,
+		Label:           s.DisplayLabel(),
+		Actions:         make([]int, T),
+		Regret:          make([]float64, T),
+		ReachableRegret: make([]float64, T),
+		SafeSetSize:     make([]int, T),
+	}
+}
+
+// record writes round t of the run: action a of problem p (analysed in
+// info), the policy's safe-set size (read into view, reused), the regrets
+// and whether a violates a safety condition (f ≥ h_f too, with an
+// objective threshold).
+func (run *Run) record(s *bandit.Spec, t, a int, pol bandit.Policy, view *bandit.Snapshot, p *problem.Problem, info *problem.Info) error {
+	if a < 0 || a >= p.N() {
+		// The regret needs f at the action: a simulation's policies
+		// choose within the decision set.
+		return fmt.Errorf("%s chose action %d outside 0…%d in round %d", s.DisplayLabel(), a, p.N()-1, t+1)
+	}
+	pol.Inspect(view, bandit.SafeSet)
+	run.Actions[t] = a
+	run.SafeSetSize[t] = view.SafeSetSize
+	run.Regret[t] = info.FStar - p.F[a]
+	run.ReachableRegret[t] = info.FReach - p.F[a]
+	if !p.Safe(a, 0) {
+		run.Violations++
+		run.violationRounds = append(run.violationRounds, t)
+	}
+	return nil
+}
+
 // Play drives one policy through the ask/tell seam for the horizon's
 // rounds against the true problem, drawing observation noise from noise
 // (1 + m normal draws per round when the noise is not zero). watch, if not
@@ -352,14 +387,7 @@ func Play(s *bandit.Spec, st *Setting, p *problem.Problem, info *problem.Info, n
 		return nil, err
 	}
 	T := st.Options.Horizon
-	run := &Run{
-		Algorithm:       s.Name,
-		Label:           s.DisplayLabel(),
-		Actions:         make([]int, T),
-		Regret:          make([]float64, T),
-		ReachableRegret: make([]float64, T),
-		SafeSetSize:     make([]int, T),
-	}
+	run := newRun(s, T)
 	// One snapshot and one observation for the whole run: Inspect and
 	// Tell reuse them, so that the rounds do not allocate.
 	var view bandit.Snapshot
@@ -393,19 +421,8 @@ func Play(s *bandit.Spec, st *Setting, p *problem.Problem, info *problem.Info, n
 			return nil, fmt.Errorf("%s, round %d: %w", s.DisplayLabel(), t+1, err)
 		}
 		a := ask.Index
-		if a < 0 || a >= p.N() {
-			// The regret needs f at the action: a simulation's policies
-			// choose within the decision set.
-			return nil, fmt.Errorf("%s chose action %d outside 0…%d in round %d", s.DisplayLabel(), a, p.N()-1, t+1)
-		}
-		pol.Inspect(&view, bandit.SafeSet)
-		run.Actions[t] = a
-		run.SafeSetSize[t] = view.SafeSetSize
-		run.Regret[t] = info.FStar - p.F[a]
-		run.ReachableRegret[t] = info.FReach - p.F[a]
-		if !p.Safe(a, 0) { // f ≥ h_f counts too, with an objective threshold
-			run.Violations++
-			run.violationRounds = append(run.violationRounds, t)
+		if err := run.record(s, t, a, pol, &view, p, info); err != nil {
+			return nil, err
 		}
 		measure(p, a, noise, &obs)
 		if err := pol.Tell(ask.ID, obs); err != nil {
