@@ -1,6 +1,7 @@
 package study
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -374,7 +375,7 @@ type AskRequest struct {
 // and trailing data are refused. Errors wrap ErrBadAsk and name the field.
 func DecodeAsk(data []byte) (*AskRequest, error) {
 	var r AskRequest
-	if len(bytesTrim(data)) == 0 {
+	if len(bytes.TrimSpace(data)) == 0 {
 		return &r, nil
 	}
 	var raw struct {
@@ -508,16 +509,4 @@ func DecodeHeartbeat(data []byte) (*HeartbeatRequest, error) {
 		return nil, err
 	}
 	return &r, nil
-}
-
-// bytesTrim is data without JSON's whitespace around it.
-func bytesTrim(data []byte) []byte {
-	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-	for len(data) > 0 && isSpace(data[0]) {
-		data = data[1:]
-	}
-	for len(data) > 0 && isSpace(data[len(data)-1]) {
-		data = data[:len(data)-1]
-	}
-	return data
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -86,7 +85,7 @@ func (s *Store) inLeaseTx(ctx context.Context, name string, n int, fn func(lt *l
 		return err
 	}
 	if last != n {
-		return fmt.Errorf("%w: study %q was written by another process since it was loaded; retry", ErrStale, name)
+		return errWrittenSince(name)
 	}
 	if err := fn(&leaseTx{tx: tx, ctx: ctx, name: name}); err != nil {
 		return err
@@ -168,11 +167,7 @@ func (lt *leaseTx) drop(ask int) error {
 // insert records an event; a conflict means another process wrote to the
 // study, as for Store.append.
 func (lt *leaseTx) insert(e *Event) error {
-	_, err := insertEvent(lt.ctx, lt.tx, lt.name, e)
-	if err != nil && strings.Contains(err.Error(), "UNIQUE") {
-		return fmt.Errorf("%w: study %q was written by another process since it was loaded; retry", ErrStale, lt.name)
-	}
-	return err
+	return insertFresh(lt.ctx, lt.tx, lt.name, e)
 }
 
 // leaseTime formats a lease's end, Unix milliseconds, as RFC 3339 in UTC

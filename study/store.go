@@ -557,9 +557,22 @@ func (s *Store) append(ctx context.Context, name string, e *Event) error {
 	if s.readOnly {
 		return fmt.Errorf("study %q: the database was opened read-only", name)
 	}
-	_, err := insertEvent(ctx, s.db, name, e)
+	return insertFresh(ctx, s.db, name, e)
+}
+
+// errWrittenSince is ErrStale for study name: another process wrote to it
+// since it was loaded.
+func errWrittenSince(name string) error {
+	return fmt.Errorf("%w: study %q was written by another process since it was loaded; retry", ErrStale, name)
+}
+
+// insertFresh is insertEvent for an event the study in memory numbered:
+// a conflict on its sequence number (or a second tell of an ask, a second
+// retraction of an observation) is another process's write (ErrStale).
+func insertFresh(ctx context.Context, db execer, name string, e *Event) error {
+	_, err := insertEvent(ctx, db, name, e)
 	if err != nil && strings.Contains(err.Error(), "UNIQUE") {
-		return fmt.Errorf("%w: study %q was written by another process since it was loaded; retry", ErrStale, name)
+		return errWrittenSince(name)
 	}
 	return err
 }
@@ -582,21 +595,21 @@ func (s *Store) appendAll(ctx context.Context, name string, evs []Event) error {
 	}
 	defer tx.Rollback()
 	for i := range evs {
-		if _, err := insertEvent(ctx, tx, name, &evs[i]); err != nil {
-			if strings.Contains(err.Error(), "UNIQUE") {
-				return fmt.Errorf("%w: study %q was written by another process since it was loaded; retry", ErrStale, name)
-			}
+		if err := insertFresh(ctx, tx, name, &evs[i]); err != nil {
 			return err
 		}
 	}
 	return tx.Commit()
 }
 
+// execer is the store's database or a transaction of it.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
 // insertEvent writes one event row through db (the store or a
 // transaction).
-func insertEvent(ctx context.Context, db interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}, name string, e *Event) (sql.Result, error) {
+func insertEvent(ctx context.Context, db execer, name string, e *Event) (sql.Result, error) {
 	var ask, ref any
 	if e.Ask != 0 {
 		ask = e.Ask
