@@ -3,7 +3,6 @@ package bandit
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sync"
 
 	"github.com/safegp/safegp/gp"
@@ -210,9 +209,7 @@ func (m *models) hallucinateF(rows []int, kind int) {
 func (m *models) hallucinateSafety(rows []int, kind int) {
 	js := m.hall.js[:0]
 	for _, c := range m.safety {
-		if !slices.Contains(js, c.j) {
-			js = append(js, c.j)
-		}
+		js = append(js, c.j) // distinct: 1 … m, and 0 once
 	}
 	m.hall.js = js
 	m.hallucinate(js, rows, kind)

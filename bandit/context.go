@@ -296,16 +296,14 @@ func (c *contextual) SetContext(ctx []float64) error {
 		return nil
 	}
 	var found *inner
-	holding := 0 // other contexts with asks pending
 	for _, in := range c.kept {
 		if vec.SameBits(in.ctx, ctx) {
 			found = in
-		} else if slices.Contains(c.owner, in) {
-			holding++
 		}
 	}
-	if found == nil && holding > MaxPendingContexts {
-		return fmt.Errorf("%w: asks are pending in %d other contexts (ask %d, in context %v, the oldest): tell some of them before asking in context %v", ErrPending, holding, c.pending[0].ID, c.owner[0].ctx, ctx)
+	// A context not kept holds no asks: all the holders are others.
+	if h := c.holding(); found == nil && h > MaxPendingContexts {
+		return fmt.Errorf("%w: asks are pending in %d other contexts (ask %d, in context %v, the oldest): tell some of them before asking in context %v", ErrPending, h, c.pending[0].ID, c.owner[0].ctx, ctx)
 	}
 	c.switches++
 	if in := found; in != nil {

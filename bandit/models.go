@@ -41,13 +41,9 @@ func newModels(model Model, set DecisionSet, opt Options, withG bool) *models {
 	m := &models{set: set, model: model, opt: opt, f: gp.New(model.Objective, set.X, model.Sigma(0))}
 	if withG {
 		for k, kg := range model.Constraints {
-			g := gp.New(kg, set.X, model.Sigma(1+k))
-			m.g = append(m.g, g)
-			m.safety = append(m.safety, safetyGP{gp: g, j: 1 + k, h: opt.Thresholds[k]})
+			m.g = append(m.g, gp.New(kg, set.X, model.Sigma(1+k)))
 		}
-		if hf := opt.ObjectiveThreshold; hf != nil {
-			m.safety = append(m.safety, safetyGP{gp: m.f, j: 0, h: *hf})
-		}
+		m.setSafety()
 	}
 	rows := opt.Horizon + max(opt.WarmStart, 0)
 	for _, g := range append([]*gp.Model{m.f}, m.g...) {
@@ -77,13 +73,19 @@ func newModelsFrom(model Model, set DecisionSet, opt Options, pre *prebuilt) *mo
 		return newModels(model, set, opt, true)
 	}
 	m := &models{set: set, model: model, opt: opt, f: pre.f, g: pre.g, t: pre.t}
+	m.setSafety()
+	return m
+}
+
+// setSafety lists the safety conditions: g_i ≥ h_i on each constraint's
+// GP, then f ≥ h_f on f's with an objective threshold.
+func (m *models) setSafety() {
 	for k, g := range m.g {
-		m.safety = append(m.safety, safetyGP{gp: g, j: 1 + k, h: opt.Thresholds[k]})
+		m.safety = append(m.safety, safetyGP{gp: g, j: 1 + k, h: m.opt.Thresholds[k]})
 	}
-	if hf := opt.ObjectiveThreshold; hf != nil {
+	if hf := m.opt.ObjectiveThreshold; hf != nil {
 		m.safety = append(m.safety, safetyGP{gp: m.f, j: 0, h: *hf})
 	}
-	return m
 }
 
 // beta sets √β_t for the coming round t = observations + 1. The union

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/safegp/safegp/internal/vec"
 	"github.com/safegp/safegp/kernel"
 )
 
@@ -321,10 +322,7 @@ func (m *Model) KeepCovariance() {
 		}
 		wg.Go(func() { rows(lo, hi) })
 	}
-	rows(0, min(band(1), n))
-	if w <= 1 {
-		rows(band(1), n)
-	}
+	rows(0, min(band(1), n)) // band(1) = n when w = 1
 	wg.Wait()
 	for i := range n {
 		for j := i + 1; j < n; j++ {
@@ -840,15 +838,13 @@ func (m *Model) OnSetFrom(src, moved *Model, x [][]float64) *Model {
 			return nil
 		}
 	}
+	ra, rb := make([]float64, t), make([]float64, t) // rows of L, compared
 	for s := range t {
 		if m.ldiag[s] != src.ldiag[s] || m.nv[s] != src.nv[s] || !slices.Equal(m.pts[s], src.pts[s]) {
 			return nil
 		}
-		a, b := m.lRow(make([]float64, s), s), src.lRow(make([]float64, s), s)
-		for q := range a {
-			if math.Float64bits(a[q]) != math.Float64bits(b[q]) {
-				return nil
-			}
+		if !vec.SameBits(m.lRow(ra[:s], s), src.lRow(rb[:s], s)) {
+			return nil
 		}
 	}
 	o := m.carry(x)
