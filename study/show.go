@@ -125,20 +125,20 @@ func (v *Service) Show(ctx context.Context, name string) (*Summary, error) {
 		}
 		sum.Model = s.modelInfo()
 		sum.SafeSetSize = snap.SafeSetSize
+		for _, e := range s.events {
+			if e.Kind == "tell" && s.retracted[e.Seq] == 0 {
+				sum.OwnNoise += btoi(e.NoiseStd != nil)
+				// On a box every point is one: no action to count apart.
+				sum.Outside += btoi(e.Index < 0 && s.res.Box == nil)
+			}
+		}
 		var current []float64 // the context of the policy's view
 		if names := s.res.contextNames(); names != nil {
 			sum.ContextNames = names
 			current = s.pol.(bandit.Contextual).Context()
 			sum.Context = s.res.contextMap(current)
 			if current == nil {
-				// No ask yet: no context, no safe set to choose from.
-				for _, e := range s.events {
-					if e.Kind == "tell" && s.retracted[e.Seq] == 0 {
-						sum.OwnNoise += btoi(e.NoiseStd != nil)
-						sum.Outside += btoi(e.Index < 0)
-					}
-				}
-				return nil
+				return nil // no ask yet: no context, no safe set to choose from
 			}
 		}
 		if s.res.Box != nil {
@@ -147,11 +147,6 @@ func (v *Service) Show(ctx context.Context, name string) (*Summary, error) {
 			// over the seeds and the observed points safe under the
 			// model (bandit.Best), at index −1.
 			sum.Box = s.res.Box.Bounds
-			for _, e := range s.events {
-				if e.Kind == "tell" && s.retracted[e.Seq] == 0 && e.NoiseStd != nil {
-					sum.OwnNoise++
-				}
-			}
 			if x, lf, ok := bandit.Best(s.pol); ok {
 				var pr bandit.Prediction
 				mean := 0.0 // Predict takes every observed point
@@ -170,17 +165,9 @@ func (v *Service) Show(ctx context.Context, name string) (*Summary, error) {
 			safe[i] = true
 		}
 		for _, e := range s.events {
-			if e.Kind != "tell" || s.retracted[e.Seq] != 0 {
-				continue
-			}
-			if e.NoiseStd != nil {
-				sum.OwnNoise++
-			}
 			// A point outside the decision set is no action to choose;
 			// with a context, an action measured safe is safe in its own.
-			if e.Index < 0 {
-				sum.Outside++
-			} else if !e.Violation && vec.SameBits(e.Context, current) {
+			if e.Kind == "tell" && s.retracted[e.Seq] == 0 && e.Index >= 0 && !e.Violation && vec.SameBits(e.Context, current) {
 				safe[e.Index] = true
 			}
 		}
