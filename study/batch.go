@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/safegp/safegp/bandit"
@@ -54,13 +55,14 @@ func (o *AskOptions) check() error {
 	if o.Count < 1 || o.Count > MaxBatch {
 		return fmt.Errorf("%w: count = %d: want 1 … %d asks", ErrBadAsk, o.Count, MaxBatch)
 	}
-	return checkLease(ErrBadAsk, "lease_seconds", o.LeaseSeconds, true)
+	return CheckLease(ErrBadAsk, "lease_seconds", o.LeaseSeconds, true)
 }
 
-// checkLease accepts a lease length in seconds: a finite number in
+// CheckLease accepts a lease length in seconds: a finite number in
 // (0, MaxLeaseSeconds], or 0 when zero (no lease) is allowed. Errors wrap
-// bad (ErrBadAsk, ErrBadHeartbeat) and name the field.
-func checkLease(bad error, field string, v float64, zero bool) error {
+// bad (ErrBadAsk, ErrBadHeartbeat) and name the field (an HTTP field,
+// or a command-line flag).
+func CheckLease(bad error, field string, v float64, zero bool) error {
 	if v == 0 && zero {
 		return nil
 	}
@@ -69,7 +71,11 @@ func checkLease(bad error, field string, v float64, zero bool) error {
 		if zero {
 			want = "a number of seconds ≥ 0 (0: no lease)"
 		}
-		return fmt.Errorf("%w: %s = %v: want %s, at most %d (a week; renew a longer lease with heartbeats)", bad, field, v, want, MaxLeaseSeconds)
+		named := field + " = " // "lease_seconds = 5", "--lease 5"
+		if strings.HasPrefix(field, "-") {
+			named = field + " "
+		}
+		return fmt.Errorf("%w: %s%v: want %s, at most %d (a week; renew a longer lease with heartbeats)", bad, named, v, want, MaxLeaseSeconds)
 	}
 	return nil
 }
@@ -458,7 +464,7 @@ type HeartbeatRequest struct {
 // check validates the request's length and token: errors wrap
 // ErrBadHeartbeat and name the field.
 func (r *HeartbeatRequest) check() error {
-	if err := checkLease(ErrBadHeartbeat, "lease_seconds", r.LeaseSeconds, false); err != nil {
+	if err := CheckLease(ErrBadHeartbeat, "lease_seconds", r.LeaseSeconds, false); err != nil {
 		return err
 	}
 	if r.Lease != "" {

@@ -282,7 +282,7 @@ func askFlags(fs *flag.FlagSet) func(*studySession) error {
 		if s.given["count"] && (*count < 1 || *count > study.MaxBatch) {
 			return fmt.Errorf("%w: --count %d: want 1 … %d asks", study.ErrBadAsk, *count, study.MaxBatch)
 		}
-		if err := checkLeaseFlag(study.ErrBadAsk, *lease, true); err != nil {
+		if err := study.CheckLease(study.ErrBadAsk, "--lease", *lease, true); err != nil {
 			return err
 		}
 		svc, done, err := s.open(study.OpenOptions{})
@@ -301,19 +301,6 @@ func askFlags(fs *flag.FlagSet) func(*studySession) error {
 	}
 }
 
-// checkLeaseFlag accepts --lease: seconds in (0, study.MaxLeaseSeconds],
-// or 0 (no lease) when zero is allowed. Errors wrap bad.
-func checkLeaseFlag(bad error, v float64, zero bool) error {
-	if v == 0 && zero || v > 0 && v <= study.MaxLeaseSeconds {
-		return nil
-	}
-	want := "a number of seconds > 0"
-	if zero {
-		want = "a number of seconds ≥ 0 (0: no lease)"
-	}
-	return fmt.Errorf("%w: --lease %v: want %s, at most %d (a week; renew a longer lease with heartbeat)", bad, v, want, study.MaxLeaseSeconds)
-}
-
 func heartbeatFlags(fs *flag.FlagSet) func(*studySession) error {
 	askID := fs.Int("ask", 0, "the pending ask `id` whose lease to renew (required)")
 	lease := fs.Float64("lease", 0, "the lease then ends `SECONDS` from now (required)")
@@ -323,7 +310,7 @@ func heartbeatFlags(fs *flag.FlagSet) func(*studySession) error {
 			fmt.Fprintln(s.stderr, "safegp study heartbeat: --ask ID and --lease SECONDS are required")
 			return errUsage
 		}
-		if err := checkLeaseFlag(study.ErrBadHeartbeat, *lease, false); err != nil {
+		if err := study.CheckLease(study.ErrBadHeartbeat, "--lease", *lease, false); err != nil {
 			return err
 		}
 		if s.given["lease-token"] && *token == "" {
