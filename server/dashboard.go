@@ -133,14 +133,9 @@ func (h *handler) view(cache *viewCache) func(w http.ResponseWriter, r *http.Req
 				return fmt.Errorf("study %q: encode the view: %w", name, err)
 			}
 			body = append(body, '\n')
-			// A view read while the study changed has version −1: not
-			// kept, and without an ETag.
-			etag = ""
-			if v.Version >= 0 {
-				version = viewVersion{v.Version, v.LeaseStamp}
-				cache.put(name, version, body)
-				etag = cache.etag(version)
-			}
+			version = viewVersion{v.Version, v.LeaseStamp}
+			cache.put(name, version, body)
+			etag = cache.etag(version)
 		}
 		if etag != "" {
 			hd.Set("ETag", etag)

@@ -165,9 +165,8 @@ const ViewMaxActions = 10_000
 type View struct {
 	// Version is the number of events the study had recorded (Service.
 	// Version): a study's state is a function of its events, so two views
-	// of one version (and one LeaseStamp) are the same. It is −1 when the
-	// study changed while it was read (the view is then a tell behind in
-	// places).
+	// of one version (and one LeaseStamp) are the same. View reads it
+	// with the rest in one hold of the study.
 	Version int `json:"version"`
 	// LeaseStamp is a digest of the study's leases when the view was
 	// read (Service.LeaseStamp): a lease is set, renewed or dropped
@@ -223,9 +222,6 @@ type SetPosterior struct {
 	Seed     []int              `json:"seed"` // indices of D^w in X
 }
 
-// errMoved says a study changed between the reads of one View.
-var errMoved = errors.New("study changed while it was read")
-
 // View returns what the dashboard draws of a study: the summary of Show,
 // the thresholds, the observations, the pending asks and, for a small
 // finite decision set of dimension 1 or 2, the posterior and the safe set
@@ -240,43 +236,18 @@ func (v *Service) View(ctx context.Context, name string) (*View, error) {
 		return nil, err
 	}
 	var view *View
-	// Show takes the study's lock on its own: the events counted before
-	// and after it tell whether a tell came in between, and the view is
-	// read again then (a few times at most: a study told faster than it
-	// is read is shown a tell behind, which the next poll catches up).
-	for try := 0; ; try++ {
-		before := 0
-		if err := v.with(ctx, name, func(s *Study) error { before = len(s.events); return nil }); err != nil {
-			return nil, err
-		}
-		sum, err := v.Show(ctx, name)
+	// One hold of the study: the summary, the view and its version are of
+	// one state.
+	err := v.with(ctx, name, func(s *Study) error {
+		leases, stamp, err := v.store.viewLeases(ctx, name)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		err = v.with(ctx, name, func(s *Study) error {
-			moved := len(s.events) != before
-			if moved && try < 3 {
-				return errMoved
-			}
-			leases, stamp, err := v.store.viewLeases(ctx, name)
-			if err != nil {
-				return err
-			}
-			view = s.view(sum, leases)
-			view.Version, view.LeaseStamp = before, stamp
-			if moved {
-				view.Version = -1
-			}
-			return nil
-		})
-		if errors.Is(err, errMoved) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		return view, nil
-	}
+		view = s.view(s.summary(), leases)
+		view.Version, view.LeaseStamp = len(s.events), stamp
+		return nil
+	})
+	return view, err
 }
 
 // Version returns the number of events a study has recorded, the

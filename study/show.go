@@ -109,74 +109,80 @@ type Retraction struct {
 func (v *Service) Show(ctx context.Context, name string) (*Summary, error) {
 	var sum *Summary
 	err := v.with(ctx, name, func(s *Study) error {
-		var snap bandit.Snapshot
-		s.pol.Inspect(&snap, bandit.Full)
-		a := s.res.Spec.Algorithm
-		sum = &Summary{
-			Study: s.name, Algorithm: a.DisplayLabel(), Actions: len(s.res.X), Dim: s.res.Dim(),
-			Constraints: len(s.res.Spec.Thresholds), ObjectiveThreshold: s.res.Spec.ObjectiveThreshold, Horizon: s.res.Spec.Horizon,
-			Rounds: s.nObs, Retracted: len(s.retracted), Violations: s.viol, Created: s.created,
-		}
-		if p := s.firstPending(); p != 0 {
-			sum.Pending = &p
-		}
-		for _, p := range s.pending {
-			sum.PendingAsks = append(sum.PendingAsks, p.ask)
-		}
-		sum.Model = s.modelInfo()
-		sum.SafeSetSize = snap.SafeSetSize
-		for _, e := range s.events {
-			if e.Kind == "tell" && s.retracted[e.Seq] == 0 {
-				sum.OwnNoise += btoi(e.NoiseStd != nil)
-				// On a box every point is one: no action to count apart.
-				sum.Outside += btoi(e.Index < 0 && s.res.Box == nil)
-			}
-		}
-		var current []float64 // the context of the policy's view
-		if names := s.res.contextNames(); names != nil {
-			sum.ContextNames = names
-			current = s.pol.(bandit.Contextual).Context()
-			sum.Context = s.res.contextMap(current)
-			if current == nil {
-				return nil // no ask yet: no context, no safe set to choose from
-			}
-		}
-		if s.res.Box != nil {
-			// A box: the safe set is the current line's (0 between
-			// lines), and the best safe point line-bo's, argmax ℓ_f
-			// over the seeds and the observed points safe under the
-			// model (bandit.Best), at index −1.
-			sum.Box = s.res.Box.Bounds
-			if x, lf, ok := bandit.Best(s.pol); ok {
-				var pr bandit.Prediction
-				mean := 0.0 // Predict takes every observed point
-				if s.pol.(bandit.Predictor).Predict(&pr, [][]float64{x}) == nil {
-					mean = pr.F.Mean[0]
-				}
-				sum.Best = &Best{Index: -1, X: x, LowerF: lf, MeanF: mean}
-			}
-			return nil
-		}
-		// Known safe: the policy's safe set, which SGP-UCB's D^s_t may
-		// leave empty early on, plus the seed set and the actions
-		// measured safe.
-		safe := append([]bool(nil), snap.Safe...)
-		for _, i := range s.res.Seed {
-			safe[i] = true
-		}
-		for _, e := range s.events {
-			// A point outside the decision set is no action to choose;
-			// with a context, an action measured safe is safe in its own.
-			if e.Kind == "tell" && s.retracted[e.Seq] == 0 && e.Index >= 0 && !e.Violation && vec.SameBits(e.Context, current) {
-				safe[e.Index] = true
-			}
-		}
-		if best := argmax.Mask(snap.LowerF, safe); best >= 0 {
-			sum.Best = &Best{Index: best, X: s.res.X[best], LowerF: snap.LowerF[best], MeanF: snap.F.Mean[best]}
-		}
+		sum = s.summary()
 		return nil
 	})
 	return sum, err
+}
+
+// summary is Show's summary of s.
+func (s *Study) summary() *Summary {
+	var snap bandit.Snapshot
+	s.pol.Inspect(&snap, bandit.Full)
+	a := s.res.Spec.Algorithm
+	sum := &Summary{
+		Study: s.name, Algorithm: a.DisplayLabel(), Actions: len(s.res.X), Dim: s.res.Dim(),
+		Constraints: len(s.res.Spec.Thresholds), ObjectiveThreshold: s.res.Spec.ObjectiveThreshold, Horizon: s.res.Spec.Horizon,
+		Rounds: s.nObs, Retracted: len(s.retracted), Violations: s.viol, Created: s.created,
+	}
+	if p := s.firstPending(); p != 0 {
+		sum.Pending = &p
+	}
+	for _, p := range s.pending {
+		sum.PendingAsks = append(sum.PendingAsks, p.ask)
+	}
+	sum.Model = s.modelInfo()
+	sum.SafeSetSize = snap.SafeSetSize
+	for _, e := range s.events {
+		if e.Kind == "tell" && s.retracted[e.Seq] == 0 {
+			sum.OwnNoise += btoi(e.NoiseStd != nil)
+			// On a box every point is one: no action to count apart.
+			sum.Outside += btoi(e.Index < 0 && s.res.Box == nil)
+		}
+	}
+	var current []float64 // the context of the policy's view
+	if names := s.res.contextNames(); names != nil {
+		sum.ContextNames = names
+		current = s.pol.(bandit.Contextual).Context()
+		sum.Context = s.res.contextMap(current)
+		if current == nil {
+			return sum // no ask yet: no context, no safe set to choose from
+		}
+	}
+	if s.res.Box != nil {
+		// A box: the safe set is the current line's (0 between
+		// lines), and the best safe point line-bo's, argmax ℓ_f
+		// over the seeds and the observed points safe under the
+		// model (bandit.Best), at index −1.
+		sum.Box = s.res.Box.Bounds
+		if x, lf, ok := bandit.Best(s.pol); ok {
+			var pr bandit.Prediction
+			mean := 0.0 // Predict takes every observed point
+			if s.pol.(bandit.Predictor).Predict(&pr, [][]float64{x}) == nil {
+				mean = pr.F.Mean[0]
+			}
+			sum.Best = &Best{Index: -1, X: x, LowerF: lf, MeanF: mean}
+		}
+		return sum
+	}
+	// Known safe: the policy's safe set, which SGP-UCB's D^s_t may
+	// leave empty early on, plus the seed set and the actions
+	// measured safe.
+	safe := append([]bool(nil), snap.Safe...)
+	for _, i := range s.res.Seed {
+		safe[i] = true
+	}
+	for _, e := range s.events {
+		// A point outside the decision set is no action to choose;
+		// with a context, an action measured safe is safe in its own.
+		if e.Kind == "tell" && s.retracted[e.Seq] == 0 && e.Index >= 0 && !e.Violation && vec.SameBits(e.Context, current) {
+			safe[e.Index] = true
+		}
+	}
+	if best := argmax.Mask(snap.LowerF, safe); best >= 0 {
+		sum.Best = &Best{Index: best, X: s.res.X[best], LowerF: snap.LowerF[best], MeanF: snap.F.Mean[best]}
+	}
+	return sum
 }
 
 // Observations lists a study's tells in order, retracted ones flagged.
