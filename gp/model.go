@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/safegp/safegp/internal/gemv"
 	"github.com/safegp/safegp/internal/vec"
 	"github.com/safegp/safegp/kernel"
 )
@@ -360,8 +361,9 @@ func (m *Model) explainedRange(dst, x, l []float64, lo, hi int) []float64 {
 	if t == 0 || hi == lo {
 		return dst
 	}
-	vm := blas64.General{Rows: t, Cols: hi - lo, Stride: n, Data: m.v[lo : (t-1)*n+hi]}
-	blas64.Gemv(blas.Trans, -1, vm, blas64.Vector{N: t, Inc: 1, Data: l}, 1, blas64.Vector{N: hi - lo, Inc: 1, Data: dst})
+	// dst −= Vᵀl over the band's columns: gonum's transposed Gemv to the
+	// bit, faster on AVX2 (internal/gemv).
+	gemv.AddNegT(dst, m.v[lo:(t-1)*n+hi], n, l)
 	return dst
 }
 
