@@ -229,7 +229,7 @@ func (m *models) hallucinateAll(rows []int, kind int) {
 // hallStd is GP j's hallucinated posterior standard deviation at row r of
 // its candidates.
 func (m *models) hallStd(j, r int) float64 {
-	return math.Sqrt(math.Max(m.hall.gps[j].Var()[r], 0))
+	return math.Sqrt(max(m.hall.gps[j].Var()[r], 0))
 }
 
 // hallUpperF is u_f with the hallucinated σ_f at action i, row r.

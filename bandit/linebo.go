@@ -424,7 +424,7 @@ func (b *lineBO) candidates() (pts [][]float64, safe []bool, lower []float64) {
 	bound := func(g *gp.Model, dst []float64) {
 		for i := range dst {
 			mean, vr := g.Tracked(i)
-			dst[i] = mean - sqb*math.Sqrt(math.Max(vr, 0))
+			dst[i] = mean - sqb*math.Sqrt(max(vr, 0))
 		}
 	}
 	bound(b.f, lower)

@@ -47,6 +47,10 @@ func newModels(model Model, set DecisionSet, opt Options, withG bool) *models {
 	}
 	rows := opt.Horizon + max(opt.WarmStart, 0)
 	for _, g := range append([]*gp.Model{m.f}, m.g...) {
+		// A policy plays few distinct actions many times: keep their
+		// kernel rows rather than evaluate N kernels per update
+		// (gp.Model.KeepPriorRows; Bytes counts them).
+		g.KeepPriorRows()
 		if opt.Grow {
 			g.GrowTo(rows)
 			g.Reserve(min(opt.Expect, rows))

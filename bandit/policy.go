@@ -301,7 +301,7 @@ func predict(dst *Posterior, g *gp.Model, x [][]float64) {
 	dst.Std = slices.Grow(dst.Std[:0], n)[:n]
 	g.Predict(dst.Mean, dst.Std, x)
 	for i, v := range dst.Std {
-		dst.Std[i] = math.Sqrt(math.Max(v, 0))
+		dst.Std[i] = math.Sqrt(max(v, 0))
 	}
 }
 

@@ -192,7 +192,11 @@ func (o *safeOpt) bounds() {
 			w := o.sqb * g.model.Std(i)
 			l, u := mean[i]-w, mean[i]+w
 			if o.lip {
-				if nl, nu := math.Max(lo[i], l), math.Min(hi[i], u); nl <= nu {
+				// The builtin max and min, inlined, where math.Max and
+				// math.Min are calls: they differ only for NaN against
+				// an infinity, and no bound is NaN (μ and σ of finite
+				// observations; lo starts at −∞, hi at +∞).
+				if nl, nu := max(lo[i], l), min(hi[i], u); nl <= nu {
 					l, u = nl, nu
 				}
 			}
@@ -333,7 +337,7 @@ func (o *safeOpt) gpExpander(x int) bool {
 		ok := true
 		for k := range us {
 			u := &us[k]
-			if !(u.Mean(p)-o.sqb*math.Sqrt(math.Max(u.Var(p), 0)) >= u.h) {
+			if !(u.Mean(p)-o.sqb*math.Sqrt(max(u.Var(p), 0)) >= u.h) {
 				ok = false
 				break
 			}

@@ -176,7 +176,7 @@ func (o *safeOpt) gpExpanderAt(x int) bool {
 			for _, p := range o.surv {
 				b := math.Sqrt(vx*(math.Max(vr[p], 0)+e*prior[p])) + e*math.Sqrt(px*prior[p])
 				m, v := mean[p]+gain*b, vr[p]-b*b/den
-				if m-o.sqb*math.Sqrt(math.Max(v, 0)) >= c.h { // false for NaN
+				if m-o.sqb*math.Sqrt(max(v, 0)) >= c.h { // false for NaN
 					o.idx = append(o.idx, p)
 				}
 			}
@@ -203,7 +203,7 @@ func (o *safeOpt) gpExpanderAt(x int) bool {
 			for q, p := range idx {
 				ck := row[q]
 				m, v := mean[p]+gain*ck, vr[p]-ck*ck/den
-				if m-o.sqb*math.Sqrt(math.Max(v, 0)) >= c.h { // false for NaN
+				if m-o.sqb*math.Sqrt(max(v, 0)) >= c.h { // false for NaN
 					if last {
 						return true
 					}

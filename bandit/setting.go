@@ -115,7 +115,7 @@ func Bytes(s *Spec, n, m int, hf bool, horizon int, grow bool) int64 {
 	}
 	// GPs, safe and seed flags, and a fixed part for the small structures
 	// (measured: under 16 KiB, and about 64 bytes a round).
-	total := gps*gp.Bytes(n, rows, false) + 2*int64(n) + 16<<10 + 64*int64(horizon)
+	total := gps*(gp.Bytes(n, rows, false)+gp.PriorRowsBytes(n, rows)) + 2*int64(n) + 16<<10 + 64*int64(horizon)
 	switch s.Name {
 	case "safeopt", "safeopt-mc", "stageopt":
 		// lo, hi per GP; prev/out index lists; three flag vectors.

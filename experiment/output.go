@@ -137,15 +137,15 @@ func WriteWithOptions(dir string, res *Results, opt WriteOptions) error {
 		R := max(res.Config.Realizations, 1)
 		k := 0
 		var line []byte
-		next := func() ([]byte, error) {
+		next := func() ([]byte, *Run, error) {
 			if k == len(res.Runs) {
-				return nil, io.EOF
+				return nil, nil, io.EOF
 			}
 			run := &res.Runs[k]
 			var err error
 			line, err = appendLine(line[:0], k/R, run)
 			k++
-			return bytes.TrimSuffix(line, []byte{'\n'}), err
+			return bytes.TrimSuffix(line, []byte{'\n'}), run, err
 		}
 		return finishRuns(tmp, cfg, res.Config.Horizon, next)
 	})

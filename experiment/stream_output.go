@@ -87,7 +87,7 @@ func ExecuteToDir(ctx context.Context, c *Config, opt Options, dir string, wopt 
 			s.Seconds = time.Since(start).Seconds()
 			return nil, WriteShardInfo(tmp, &s)
 		}
-		return finishRuns(tmp, cfg, c.Horizon, next)
+		return finishRuns(tmp, cfg, c.Horizon, undecoded(next))
 	})
 	return plan, err
 }
@@ -263,8 +263,11 @@ func copyLines(path string, next func() ([]byte, error)) error {
 // order), runs.jsonl and results.json — {"config": cfg, "runs": […]}, as
 // json.Marshal(&Results{…}) would — into tmp, and returns the summary of
 // the runs (horizon T), decoded one line at a time: the one path of the
-// streamed output and of Merge.
-func finishRuns(tmp string, cfg []byte, T int, next func() ([]byte, error)) ([]Curve, error) {
+// streamed output, of Merge and of WriteWithOptions. next may return the
+// line's run when it holds it (WriteWithOptions), which then is not
+// decoded again: its line is its JSON, and JSON gives back every float
+// (strconv's shortest form round-trips), so the summary is the same.
+func finishRuns(tmp string, cfg []byte, T int, next func() ([]byte, *Run, error)) ([]Curve, error) {
 	fail := func(name string, err error) ([]Curve, error) { return nil, fmt.Errorf("write %s: %w", name, err) }
 	lf, err := os.Create(filepath.Join(tmp, RunsFile))
 	if err != nil {
@@ -282,7 +285,7 @@ func finishRuns(tmp string, cfg []byte, T int, next func() ([]byte, error)) ([]C
 	rw.WriteString(`,"runs":[`)
 	sum := newSummarizer(T)
 	for k := 0; ; k++ {
-		line, err := next()
+		line, run, err := next()
 		if err == io.EOF {
 			break
 		}
@@ -299,9 +302,10 @@ func finishRuns(tmp string, cfg []byte, T int, next func() ([]byte, error)) ([]C
 			rw.WriteByte(',')
 		}
 		rw.Write(js)
-		_, run, err := decodeLine(line)
-		if err != nil {
-			return fail("summary.csv", fmt.Errorf("run %d: %w", k+1, err))
+		if run == nil {
+			if _, run, err = decodeLine(line); err != nil {
+				return fail("summary.csv", fmt.Errorf("run %d: %w", k+1, err))
+			}
 		}
 		sum.add(run)
 	}
@@ -312,6 +316,14 @@ func finishRuns(tmp string, cfg []byte, T int, next func() ([]byte, error)) ([]C
 		}
 	}
 	return sum.curves(), nil
+}
+
+// undecoded is next for finishRuns when only the lines are at hand.
+func undecoded(next func() ([]byte, error)) func() ([]byte, *Run, error) {
+	return func() ([]byte, *Run, error) {
+		line, err := next()
+		return line, nil, err
+	}
 }
 
 // ReadRuns calls fn with every run of dir's runs.jsonl, in order, with

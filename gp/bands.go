@@ -11,15 +11,15 @@ import (
 // rule for hot loops: a goroutine per band would allocate its closure
 // every time).
 type band struct {
-	m         *Model
-	dst, x, l []float64
-	lo, hi    int
-	wg        *sync.WaitGroup
+	m             *Model
+	dst, x, kx, l []float64
+	lo, hi        int
+	wg            *sync.WaitGroup
 }
 
 // run computes the band and reports it done.
 func (b *band) run() {
-	b.m.explainedRange(b.dst, b.x, b.l, b.lo, b.hi)
+	b.m.explainedRange(b.dst, b.x, b.kx, b.l, b.lo, b.hi)
 	b.wg.Done()
 }
 
@@ -49,7 +49,7 @@ func startWorkers() {
 // their queue is full, so a product never blocks on a send), band 0 runs
 // here, and the call returns when all are done. A band is reused only
 // after that, so a worker never reads one being refilled.
-func (m *Model) explainedBands(dst, x, l []float64, w int) {
+func (m *Model) explainedBands(dst, x, kx, l []float64, w int) {
 	startOnce.Do(startWorkers)
 	n := len(m.x)
 	if cap(m.bands) < w {
@@ -58,7 +58,7 @@ func (m *Model) explainedBands(dst, x, l []float64, w int) {
 	bs := m.bands[:w]
 	for k := range bs {
 		lo, hi := k*n/w, (k+1)*n/w
-		bs[k] = band{m: m, dst: dst[lo:hi], x: x, l: l, lo: lo, hi: hi, wg: &m.bandWG}
+		bs[k] = band{m: m, dst: dst[lo:hi], x: x, kx: kx, l: l, lo: lo, hi: hi, wg: &m.bandWG}
 	}
 	m.bandWG.Add(w)
 	for k := 1; k < w; k++ {
@@ -71,6 +71,6 @@ func (m *Model) explainedBands(dst, x, l []float64, w int) {
 	bs[0].run()
 	m.bandWG.Wait()
 	for k := range bs {
-		bs[k].dst, bs[k].x, bs[k].l = nil, nil, nil // keep no caller's slices
+		bs[k].dst, bs[k].x, bs[k].kx, bs[k].l = nil, nil, nil, nil // keep no caller's slices
 	}
 }

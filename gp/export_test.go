@@ -10,3 +10,11 @@ func SetWorkers(w int) (restore func()) {
 	testWorkers = w
 	return func() { testWorkers = old }
 }
+
+// KeptRows is how many prior rows m keeps (KeepPriorRows).
+func KeptRows(m *Model) int {
+	if len(m.x) == 0 {
+		return 0
+	}
+	return len(m.krows) / len(m.x)
+}

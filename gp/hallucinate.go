@@ -406,7 +406,7 @@ const minRun = 4
 // explainedBand is explainedRows for the rows lo … hi−1.
 func (m *Model) explainedBand(dst, x, l []float64, rows []int, runs []run, lo, hi int) {
 	if rows == nil {
-		m.explainedRange(dst[lo:hi], x, l, lo, hi)
+		m.explainedRange(dst[lo:hi], x, nil, l, lo, hi)
 		return
 	}
 	n := len(m.x)

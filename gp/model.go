@@ -77,6 +77,8 @@ type Model struct {
 	cov   []float64   // scratch: one covariance row
 	col   []float64   // scratch: V[:, x] or L⁻¹k(X_t, x)
 	sigma []float64   // N×N posterior covariance, when kept (KeepCovariance)
+	krows []float64   // kept prior rows k(x_i, D), N floats each (KeepPriorRows)
+	kslot []int32     // per action: its row in krows, −1 for none; nil when none are kept
 	rows  int         // observations v, a, l, pts, y, nv and col have room for
 	maxT  int         // with GrowTo: the most observations rows are grown to
 
@@ -181,6 +183,7 @@ func (m *Model) reserve(t int) {
 	if cap(m.col) < t {
 		m.col = make([]float64, 0, t)
 	}
+	m.reservePriorRows(t)
 	m.rows = max(m.rows, t)
 }
 
@@ -284,7 +287,7 @@ func (m *Model) Std(i int) float64 { return m.sd[i] }
 // setStd sets sd from vr for the actions lo … hi−1.
 func (m *Model) setStd(lo, hi int) {
 	for j, v := range m.vr[lo:hi] {
-		m.sd[lo+j] = math.Sqrt(math.Max(v, 0))
+		m.sd[lo+j] = math.Sqrt(max(v, 0))
 	}
 }
 
@@ -327,7 +330,7 @@ func (m *Model) KeepCovariance() {
 			for s := range t {
 				col[s] = m.v[s*n+i]
 			}
-			m.explainedRange(sigma[i*n+i:(i+1)*n], m.x[i], col, i, n)
+			m.explainedRange(sigma[i*n+i:(i+1)*n], m.x[i], nil, col, i, n)
 		}
 	}
 	w := min(runtime.GOMAXPROCS(0), n*n*t/(2*parWork)+1, n)
@@ -354,10 +357,16 @@ func (m *Model) KeepCovariance() {
 
 // explainedRange is explained for the actions lo … hi−1: it writes
 // k(x, x_j) − Σ_s l_s·V[s, j] into dst (length hi − lo), the same floats
-// as explained's entries j (the sum runs over s in the same order).
-func (m *Model) explainedRange(dst, x, l []float64, lo, hi int) []float64 {
+// as explained's entries j (the sum runs over s in the same order). kx,
+// when not nil, is the whole row k(x, D) (KeepPriorRows), copied instead
+// of evaluated.
+func (m *Model) explainedRange(dst, x, kx, l []float64, lo, hi int) []float64 {
 	n, t := len(m.x), len(l)
-	kernel.Row(m.k, dst, x, m.x[lo:hi])
+	if kx != nil {
+		copy(dst, kx[lo:hi])
+	} else {
+		kernel.Row(m.k, dst, x, m.x[lo:hi])
+	}
 	if t == 0 || hi == lo {
 		return dst
 	}
@@ -391,7 +400,7 @@ func (m *Model) Covariance(dst []float64, i int) []float64 {
 		return dst
 	}
 	m.column(i)
-	return m.explained(dst, m.x[i], m.col)
+	return m.explained(dst, m.x[i], m.keptRow(i), m.col)
 }
 
 // column gathers V[:, i] = L⁻¹k(X_t, x_i) into m.col.
@@ -415,17 +424,18 @@ func (m *Model) column(i int) {
 // Entry j is the same float whatever the bands: its kernel entry does not
 // depend on the others, and Gemv's transposed product accumulates column
 // j over the rows of V in an order fixed by t alone
-// (TestAddSameForAnyWorkers).
-func (m *Model) explained(dst, x, l []float64) []float64 {
+// (TestAddSameForAnyWorkers). kx is k(x, D) when the model keeps it
+// (priorRow), else nil.
+func (m *Model) explained(dst, x, kx, l []float64) []float64 {
 	n, t := len(m.x), len(l)
 	w := min(runtime.GOMAXPROCS(0), n*t/parWork+1)
 	if testWorkers > 0 {
 		w = testWorkers
 	}
 	if w = min(w, n); w <= 1 {
-		return m.explainedRange(dst, x, l, 0, n)
+		return m.explainedRange(dst, x, kx, l, 0, n)
 	}
-	m.explainedBands(dst, x, l, w)
+	m.explainedBands(dst, x, kx, l, w)
 	return dst
 }
 
@@ -467,7 +477,7 @@ func (m *Model) Add(i int, y, noiseVar float64) {
 		copy(c, m.sigma[i*n:(i+1)*n]) // the kept covariance has the row
 	} else {
 		m.column(i)
-		m.explained(c, m.x[i], m.col)
+		m.explained(c, m.x[i], m.priorRow(i), m.col)
 	}
 	d := math.Max(c[i], 0) + nv
 	m.record(m.x[i], i, y, nv, c, math.Sqrt(d), m.mean[i])
@@ -495,7 +505,7 @@ func (m *Model) AddAt(x []float64, y, noiseVar float64) {
 	x = append([]float64(nil), x...)
 	m.room()
 	l := m.solveAt(x)
-	c := m.explained(m.nextRow(), x, l)
+	c := m.explained(m.nextRow(), x, nil, l)
 	d := math.Max(m.k.Eval(x, x)-floats.Dot(l, l), 0) + nv
 	m.record(x, -1, y, nv, c, math.Sqrt(d), floats.Dot(l, m.a))
 }
@@ -580,7 +590,10 @@ func (m *Model) record(x []float64, i int, y, nv float64, c []float64, ltt, mu f
 		m.mean[j] += alpha * r
 		v := m.vr[j] - r*r
 		m.vr[j] = v
-		m.sd[j] = math.Sqrt(math.Max(v, 0))
+		// The builtin max is inlined where math.Max is a call (5 % of
+		// a sweep's CPU); against the finite 0 they agree to the bit,
+		// −0 and NaN included.
+		m.sd[j] = math.Sqrt(max(v, 0))
 	}
 	if m.sigma != nil {
 		// Σ ← Σ − v_t v_tᵀ
@@ -778,7 +791,7 @@ func (m *Model) OnSet(x [][]float64) *Model {
 	// each column is computed exactly as alone, the same floats.
 	cols := func(lo, hi int) {
 		for s, p := range o.pts {
-			row := o.explainedRange(o.v[s*n+lo:s*n+hi], p, o.lrow[s], lo, hi)
+			row := o.explainedRange(o.v[s*n+lo:s*n+hi], p, nil, o.lrow[s], lo, hi)
 			inv, alpha := 1/o.ldiag[s], o.a[s]
 			for j := range row {
 				r := row[j] * inv

@@ -17,12 +17,16 @@ import (
 // and kernels, compared bit for bit — mean, variance, V through
 // Covariance, and the marginal likelihood — with the unsplit product.
 // Bit equality is the claim, so there is no tolerance. It also checks
-// that the standard deviation the update keeps is the variance's.
+// that the standard deviation the update keeps is the variance's, and
+// that kept prior rows (KeepPriorRows, before or after Reserve, or grown
+// with the model) change no float: half the actions come from a pool of
+// five, so rows are reused.
 func TestAddSameForAnyWorkers(t *testing.T) {
 	kernels := []kernel.Kernel{
 		kernel.SE{Variance: 1, Lengthscale: 0.3},
 		kernel.Matern32{Variance: 2, Lengthscale: 0.5},
 		kernel.Matern52{Variance: 0.5, Lengthscale: 0.2},
+		kernel.SE{Variance: 1.5, ARD: []float64{0.3, 0.5, 0.7}},
 	}
 	for c := range 24 {
 		rng := rand.New(rand.NewPCG(uint64(c), 77))
@@ -40,6 +44,9 @@ func TestAddSameForAnyWorkers(t *testing.T) {
 		plan := make([]step, steps)
 		for s := range plan {
 			plan[s] = step{i: rng.IntN(n), y: rng.NormFloat64(), nv: -1}
+			if rng.IntN(2) == 0 {
+				plan[s].i = rng.IntN(min(n, 5))
+			}
 			switch rng.IntN(4) {
 			case 0:
 				plan[s].nv = 0.01 + rng.Float64()
@@ -48,9 +55,18 @@ func TestAddSameForAnyWorkers(t *testing.T) {
 				plan[s].p = randPoints(rng, 1, d)[0]
 			}
 		}
-		build := func(w int) *gp.Model {
+		build := func(w int, keepRows bool) *gp.Model {
 			defer gp.SetWorkers(w)()
 			m := gp.New(k, x, 0.1)
+			if c%3 == 0 {
+				m.Reserve(steps)
+			}
+			if keepRows {
+				m.KeepPriorRows()
+			}
+			if c%3 == 1 {
+				m.Reserve(steps)
+			}
 			for s, st := range plan {
 				if s == keepAt {
 					m.KeepCovariance()
@@ -66,10 +82,14 @@ func TestAddSameForAnyWorkers(t *testing.T) {
 			}
 			return m
 		}
-		ref := build(1)
-		for _, w := range []int{2, 3, 7, n + 3} {
-			t.Run(fmt.Sprintf("case%d/N=%d/workers=%d", c, n, w), func(t *testing.T) {
-				m := build(w)
+		ref := build(1, false)
+		for _, run := range []struct {
+			w        int
+			keepRows bool
+		}{{2, false}, {3, false}, {7, false}, {n + 3, false}, {1, true}, {3, true}, {n + 3, true}} {
+			w := run.w
+			t.Run(fmt.Sprintf("case%d/N=%d/workers=%d/rows=%v", c, n, w, run.keepRows), func(t *testing.T) {
+				m := build(w, run.keepRows)
 				same := func(what string, a, b []float64) {
 					t.Helper()
 					for j := range a {
