@@ -624,13 +624,6 @@ func TestGrowToMatchesReserve(t *testing.T) {
 	}
 }
 
-// TestBytes checks the estimate against what a reserved model allocates:
-// Reserve(t) and t observations allocate within the estimate, and the
-// estimate is not more than twice the allocation (so that refusals are
-// not spurious). With t > N the factor L (t²/2 floats) outweighs V, so
-// the estimate must count it. Each case is measured three times and the
-// least kept: other goroutines (the test runner's) only add to
-// TotalAlloc.
 // TestPredictAtDoesNotAllocate: PredictAt runs on the model's scratch
 // row, so a study may call it per tell and a benchmark per point.
 func TestPredictAtDoesNotAllocate(t *testing.T) {
@@ -678,6 +671,13 @@ func TestOutsideBytes(t *testing.T) {
 	}
 }
 
+// TestBytes checks the estimate against what a reserved model allocates:
+// Reserve(t) and t observations allocate within the estimate, and the
+// estimate is not more than twice the allocation (so that refusals are
+// not spurious). With t > N the factor L (t²/2 floats) outweighs V, so
+// the estimate must count it. Each case is measured three times and the
+// least kept: other goroutines (the test runner's) only add to
+// TotalAlloc.
 func TestBytes(t *testing.T) {
 	for _, c := range []struct{ n, t int }{{100, 50}, {1000, 200}, {50, 400}} {
 		x := make([][]float64, c.n)
