@@ -160,8 +160,11 @@ func lineUnit(line []byte) (a, r int, err error) {
 // decodeLine decodes a line's run, with its violation rounds.
 func decodeLine(line []byte) (int, *Run, error) {
 	l := runLine{Run: &Run{}}
-	if err := json.Unmarshal(line, &l); err != nil {
-		return 0, nil, err
+	if !decodeLineFast(line, &l) {
+		l = runLine{Run: &Run{}}
+		if err := json.Unmarshal(line, &l); err != nil {
+			return 0, nil, err
+		}
 	}
 	l.Run.violationRounds = l.ViolationRounds
 	return l.Algorithm, l.Run, nil
