@@ -20,7 +20,9 @@ const command = "sweep"
 // the sweep file's text and folder, from which Merge rebuilds the cells,
 // the table and the figure with no other input. Relative paths in it
 // (base_file, problem files) are read from Dir again at merge time: on
-// the shared volume of a Slurm or Kubernetes job, the same path.
+// the shared volume of a Slurm or Kubernetes job, the same path. Dir is
+// absolute (RunShard makes it so); shard.json written before that may
+// hold it relative, which Merge resolves against its working directory.
 type source struct {
 	Dir  string `json:"dir"`
 	YAML string `json:"yaml"`
@@ -72,7 +74,15 @@ func RunShard(ctx context.Context, s *Sweep, dir string, sh experiment.Shard, op
 	if err != nil {
 		return err
 	}
-	src, err := json.Marshal(source{Dir: s.dir, YAML: string(s.src), Cells: hash})
+	// The folder is recorded absolute: the merge may run from another
+	// working directory (Slurm's merge job, a Kubernetes merge Job) and
+	// must still find base_file and problem files there. Older shards
+	// recorded it as typed; Merge reads those against its own directory.
+	abs, err := filepath.Abs(s.dir)
+	if err != nil {
+		return fmt.Errorf("sweep folder %q: %w", s.dir, err)
+	}
+	src, err := json.Marshal(source{Dir: abs, YAML: string(s.src), Cells: hash})
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,8 @@
 #   deploy/slurm/submit.sh sweep examples/sweep-lengthscale.yaml /shared/out 7 [sbatch options…]
 #
 # Extra arguments go to both sbatch calls (--partition, --account, --time…).
+# N goes to both jobs as an argument, so that a failed task can be rerun on
+# its own with the same N: sbatch --array=3 sweep.sbatch sweep FILE OUT N.
 # Prints the two job ids. SAFEGP (the binary's path) is passed on to the jobs.
 set -euo pipefail
 
@@ -21,7 +23,7 @@ file=$(cd "$(dirname "$file")" && pwd)/$(basename "$file")
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-array=$(sbatch --parsable --array=1-"$n" --chdir="$out" "$@" "$here/sweep.sbatch" "$cmd" "$file" "$out")
+array=$(sbatch --parsable --array=1-"$n" --chdir="$out" "$@" "$here/sweep.sbatch" "$cmd" "$file" "$out" "$n")
 array=${array%%;*}
 merge=$(sbatch --parsable --dependency=afterok:"$array" --kill-on-invalid-dep=yes --chdir="$out" "$@" "$here/merge.sbatch" "$out" "$n")
 merge=${merge%%;*}

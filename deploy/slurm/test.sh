@@ -36,7 +36,7 @@ started=()
 cleanup() {
   if [ "${KEEP:-0}" = 1 ]; then echo "== KEEP=1: daemons left running (pids ${started[*]:-none})"; return; fi
   for pid in "${started[@]:-}"; do
-    [ -n "$pid" ] && kill "$pid" 2> /dev/null || true
+    if [ -n "$pid" ]; then kill "$pid" 2> /dev/null || true; fi
   done
 }
 trap cleanup EXIT
@@ -121,6 +121,7 @@ wait_job() {
 
 echo "== a trivial array"
 mkdir -p "$work/trivial"
+# shellcheck disable=SC2016 # the task expands the variables, not this shell
 jid=$(sbatch --parsable --array=1-3 --chdir="$work/trivial" --output="$work/trivial/%a.out" \
   --wrap 'echo "task $SLURM_ARRAY_TASK_ID of $SLURM_ARRAY_TASK_MIN-$SLURM_ARRAY_TASK_MAX"')
 wait_job "$jid"
@@ -140,8 +141,8 @@ echo "== the unsharded sweep"
 echo "== the sweep as a job array of $n shards, then the merge"
 ids=$("$repo/deploy/slurm/submit.sh" sweep "$sweep" "$work/sharded" "$n")
 echo "$ids"
-array=$(echo "$ids" | sed 's/^array \([0-9]*\).*/\1/')
-merge=$(echo "$ids" | sed 's/.*, merge \([0-9]*\).*/\1/')
+array=${ids#array } array=${array%% *}       # "array ID (…), merge ID (…)"
+merge=${ids##*, merge } merge=${merge%% *}
 wait_job "$array" || { cat "$work"/sharded/safegp-shard-*.out; exit 1; }
 wait_job "$merge" || { cat "$work"/sharded/safegp-merge-*.out; exit 1; }
 
