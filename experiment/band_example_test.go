@@ -17,7 +17,7 @@ func ExampleParseBand() {
 		fmt.Println(b.Describe(30))
 	}
 	// Output:
-	// mean ± 1 standard error over 30 realizations
+	// mean ± 1 SE over 30 realizations
 	// mean ± 1 std over 30 realizations
 	// mean over 30 realizations
 	// band "sd": unknown band (want std, se or none)

@@ -49,7 +49,8 @@ func (b Band) String() string {
 }
 
 // Describe says what a figure with this band over n realizations shows,
-// for its title: "mean ± 1 standard error over 30 realizations".
+// for its title: "mean ± 1 SE over 30 realizations" (SE: standard error;
+// short, so that a title with the configuration's name fits one panel).
 func (b Band) Describe(n int) string {
 	switch b {
 	case BandStd:
@@ -57,7 +58,7 @@ func (b Band) Describe(n int) string {
 	case BandNone:
 		return fmt.Sprintf("mean over %d realizations", n)
 	}
-	return fmt.Sprintf("mean ± 1 standard error over %d realizations", n)
+	return fmt.Sprintf("mean ± 1 SE over %d realizations", n)
 }
 
 // spread turns a per-round sample standard deviation (std) or standard

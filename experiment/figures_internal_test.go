@@ -30,7 +30,7 @@ func TestBandChoice(t *testing.T) {
 		title  string
 	}{
 		{BandStd, "std", 0.3, "mean ± 1 std over 9 realizations"},
-		{BandSE, "se", 0.1, "mean ± 1 standard error over 9 realizations"},
+		{BandSE, "se", 0.1, "mean ± 1 SE over 9 realizations"},
 		{BandNone, "none", 0, "mean over 9 realizations"},
 	}
 	for _, c := range cases {
@@ -47,9 +47,15 @@ func TestBandChoice(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := fig.Panels[0]
-			// The panel's y range reaches the band's top: mean 1 + spread.
-			if got := p.Y.Max; math.Abs(got-(1+c.spread)) > 1e-12 {
-				t.Errorf("%s, function %v: y max %g, want %g", c.name, cv.Function, got, 1+c.spread)
+			// The panel's y range reaches the band's top, mean 1 +
+			// spread; the regret panel's (plot.ShareY's) also leaves 5 %
+			// of the range free above the line at 1: 1 + 0.05·(1 − 0).
+			want := 1 + c.spread
+			if !cv.Function {
+				want = math.Max(want, 1.05)
+			}
+			if got := p.Y.Max; math.Abs(got-want) > 1e-12 {
+				t.Errorf("%s, function %v: y max %g, want %g", c.name, cv.Function, got, want)
 			}
 			title := p.Title.Text
 			if cv.Function {
@@ -60,6 +66,11 @@ func TestBandChoice(t *testing.T) {
 			}
 			if _, err := fig.Check(); err != nil {
 				t.Errorf("%s: %v", c.name, err)
+			}
+			// Laid out, the panel leaves the margin above its line at 1
+			// (the legend's headroom may add more).
+			if lo, hi := p.Y.Min, p.Y.Max; hi < 1+0.05*(1-lo)-1e-12 {
+				t.Errorf("%s, function %v: y range [%g, %g] leaves the line at 1 less than 5 %% margin", c.name, cv.Function, lo, hi)
 			}
 		}
 	}

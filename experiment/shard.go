@@ -222,7 +222,11 @@ func CheckShards(dirs []string) ([]*ShardInfo, []int, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, nil, fmt.Errorf("%w: missing shard %s (given %s)", ErrShards, strings.Join(missing, ", "), strings.Join(dirs, ", "))
+		noun := "shard"
+		if len(missing) > 1 {
+			noun = "shards"
+		}
+		return nil, nil, fmt.Errorf("%w: missing %s %s (given %s)", ErrShards, noun, strings.Join(missing, ", "), strings.Join(dirs, ", "))
 	}
 	owner := make([]int, f.Total)
 	for u := range owner {

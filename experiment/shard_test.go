@@ -173,6 +173,7 @@ func TestMergeRefuses(t *testing.T) {
 	}{
 		{"not a shard", []string{three[0], plain, three[2]}, []string{plain, "is not a shard folder"}},
 		{"missing shard", three[:2], []string{"missing shard 3/3"}},
+		{"missing shards", three[1:2], []string{"missing shards 1/3, 3/3"}},
 		{"overlapping shards", []string{three[0], three[1], three[1], three[2]}, []string{three[1], "both shard 2/3"}},
 		{"different n", []string{three[0], two[1], three[2]}, []string{three[0], two[1], "different n"}},
 		{"different configurations", []string{three[0], three[1], other[2]}, []string{three[0], other[2], "different configurations"}},

@@ -18,7 +18,8 @@ func ExampleStyleOf() {
 	// safeopt-mc plateau
 }
 
-// Two panels on one y axis from 0, one legend, a title across them.
+// Two panels on one y axis from 0 to 5 % above the highest line, one
+// legend, a title across them.
 func ExampleFigure() {
 	x := []float64{1, 2, 3, 4}
 	a, _ := plot.Bands("(a) small seed sets", "round t", "R_t/t", []plot.Series{
@@ -35,5 +36,5 @@ func ExampleFigure() {
 	dir, _ := os.MkdirTemp("", "fig")
 	defer os.RemoveAll(dir)
 	fmt.Println(fig.Save(dir, "regret"), a.Y.Min, b.Y.Max)
-	// Output: <nil> 0 1
+	// Output: <nil> 0 1.05
 }

@@ -6,9 +6,11 @@ import (
 	"image/color"
 	"os"
 	"path/filepath"
+	"strings"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -23,9 +25,13 @@ const (
 	legendGap   = 6 // points between the data area and a legend outside it
 	glyphPad    = 2 // points around a glyph's centre that count as data
 	barWidth    = 0.85 * vg.Inch
+	titleMargin = 2 // points kept free at either end of a title
 	// maxHeadroom is the largest share of a data area's height a legend
 	// may take above the data: more would squash the data.
 	maxHeadroom = 0.4
+	// minShrink is the smallest factor fitText shrinks a one-line title
+	// by before it breaks it: 10 pt to 8.5 pt, the legend's size.
+	minShrink = 0.85
 )
 
 // Figure is a row of panels, PanelWidth × PanelHeight each, with an
@@ -100,7 +106,7 @@ func (f Figure) Check() ([]LegendAt, error) {
 		if at[i].Rect.Size().X == 0 {
 			continue
 		}
-		if covers(p, dataCanvas(p, at[i]), at[i].Rect) {
+		if covers(p, at[i].dc, at[i].Rect) {
 			return at, fmt.Errorf("plot: panel %d %q: %w", i+1, p.Title.Text, ErrLegendCovers)
 		}
 	}
@@ -113,18 +119,33 @@ func (f Figure) layout(c draw.Canvas, paint bool) []LegendAt {
 	if f.Title != "" {
 		sty := panels[0].Title.TextStyle
 		sty.Font.Size = titleSize
-		h := sty.Rectangle(f.Title).Size().Y
+		title, sty := fitText(f.Title, sty, c.Max.X-c.Min.X-2*vg.Points(titleMargin))
+		h := sty.Rectangle(title).Size().Y
 		if paint {
 			sty.XAlign = draw.XCenter
-			c.FillText(sty, vg.Point{X: c.Center().X, Y: c.Max.Y - h}, f.Title)
+			c.FillText(sty, vg.Point{X: c.Center().X, Y: c.Max.Y - h}, title)
 		}
 		c.Max.Y -= h + vg.Points(10)
 	}
+	tiles := draw.Tiles{Rows: 1, Cols: len(panels), PadX: vg.Millimeter * 5, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 3}
 	plots := make([]*gplot.Plot, len(panels))
 	for i, p := range panels {
 		plots[i] = p.Plot
+		// A title wider than its panel is shrunk or wrapped for this
+		// layout only: gonum centres it on the panel and would cut both
+		// ends off at the figure's edges. It may reach over the tiles'
+		// pads by the narrowest of them, PadLeft, at either end.
+		if text, sty := p.Title.Text, p.Title.TextStyle; text != "" {
+			tile := tiles.At(c, i, 0)
+			p.Title.Text, p.Title.TextStyle = fitText(text, sty, tile.Max.X-tile.Min.X+2*tiles.PadLeft-2*vg.Points(titleMargin))
+			defer func() { p.Title.Text, p.Title.TextStyle = text, sty }()
+		}
+		// A panel on a shared axis got its margin from ShareY, which
+		// all its panels must keep.
+		if top, ok := p.lineTop(); ok && !p.shared {
+			p.Y.Max = padTop(p.Y.Min, p.Y.Max, top)
+		}
 	}
-	tiles := draw.Tiles{Rows: 1, Cols: len(panels), PadX: vg.Millimeter * 5, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 3}
 	// Align gives the panels data areas of one height, so that shared y
 	// axes line up.
 	canvases := gplot.Align([][]*gplot.Plot{plots}, tiles, c)
@@ -177,7 +198,9 @@ func (f Figure) layout(c draw.Canvas, paint bool) []LegendAt {
 		if p.Bar != nil && paint {
 			drawBar(p, tile, bar)
 		}
-		at[i].tile = tile
+		// Now, while the title is the one drawn: its height sets the
+		// data area's.
+		at[i].dc = p.DataCanvas(tile)
 	}
 	return at
 }
@@ -205,12 +228,16 @@ func placeLegend(p *Panel, tile draw.Canvas, probe bool) (draw.Canvas, LegendAt)
 			return tile, LegendAt{Rect: r}
 		}
 	}
-	if need := size.Y + 2*in; !probe && !p.shared && need <= maxHeadroom*(dc.Max.Y-dc.Min.Y) {
+	// Above the data, legendGap (not only legendInset) separates the
+	// legend from the data's top, a band's edge as much as a line: a
+	// legend just clear of a band still reads as lying on it.
+	if need := size.Y + in + vg.Points(legendGap); !probe && !p.shared && need <= maxHeadroom*(dc.Max.Y-dc.Min.Y) {
 		old := p.Y.Max
 		p.Y.Max = p.Y.Min + (p.Y.Max-p.Y.Min)/(1-float64(need/(dc.Max.Y-dc.Min.Y)))
 		dc = p.DataCanvas(tile)
 		r := vg.Rectangle{Min: vg.Point{X: dc.Max.X - in - size.X, Y: dc.Max.Y - in - size.Y}, Max: vg.Point{X: dc.Max.X - in, Y: dc.Max.Y - in}}
-		if !covers(p, dc, r) {
+		clear := vg.Rectangle{Min: vg.Point{X: r.Min.X - in, Y: r.Min.Y - in}, Max: r.Max}
+		if !covers(p, dc, clear) {
 			return tile, LegendAt{Rect: r}
 		}
 		p.Y.Max = old
@@ -248,8 +275,6 @@ func candidates(dc draw.Canvas, size vg.Point, in vg.Length) []vg.Point {
 	}
 	return out
 }
-
-func dataCanvas(p *Panel, at LegendAt) draw.Canvas { return p.DataCanvas(at.tile) }
 
 // covers reports whether r meets any of p's data drawn on dc: a line's
 // segment, a glyph (within glyphPad of its centre) or a band (its
@@ -358,4 +383,39 @@ func drawBar(p *Panel, tile, bar draw.Canvas) {
 	bar.Min.Y += want.Min.Y - got.Min.Y
 	bar.Max.Y += want.Max.Y - got.Max.Y
 	bp.Draw(bar)
+}
+
+// fitText returns txt and sty fitted to width: unchanged if it fits on
+// one line; on one line in a font at most minShrink smaller if that fits
+// (a second line would take the height a legend above the data needs);
+// else broken into lines at the first ": " (a name and what the figure
+// shows), or else at spaces, greedily, as fits; and with the font shrunk
+// as far as needed if a line still does not fit (a word wider than
+// width).
+func fitText(txt string, sty text.Style, width vg.Length) (string, text.Style) {
+	w := sty.Width(txt)
+	if width <= 0 || w <= width {
+		return txt, sty
+	}
+	if f := width / w; f >= minShrink {
+		sty.Font.Size *= f
+		return txt, sty
+	}
+	var lines []string
+	if head, tail, ok := strings.Cut(txt, ": "); ok && sty.Width(head+":") <= width && sty.Width(tail) <= width {
+		lines = []string{head + ":", tail}
+	} else {
+		for _, w := range strings.Fields(txt) {
+			if n := len(lines); n > 0 && sty.Width(lines[n-1]+" "+w) <= width {
+				lines[n-1] += " " + w
+			} else {
+				lines = append(lines, w)
+			}
+		}
+	}
+	out := strings.Join(lines, "\n")
+	if w := sty.Width(out); w > width {
+		sty.Font.Size *= width / w
+	}
+	return out, sty
 }

@@ -1,6 +1,8 @@
 package plot
 
 import (
+	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot/vg"
@@ -50,7 +52,7 @@ func TestCheckFindsCoveredData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dc := dataCanvas(p, at[0])
+	dc := at[0].dc
 	if covers(p, dc, at[0].Rect) {
 		t.Fatalf("the placed legend %v covers the line", at[0].Rect)
 	}
@@ -60,5 +62,80 @@ func TestCheckFindsCoveredData(t *testing.T) {
 	mid := vg.Point{X: (dc.Min.X + dc.Max.X - size.X) / 2, Y: (dc.Min.Y + dc.Max.Y - size.Y) / 2}
 	if !covers(p, dc, vg.Rectangle{Min: mid, Max: vg.Point{X: mid.X + size.X, Y: mid.Y + size.Y}}) {
 		t.Error("a legend in the middle of the diagonal is not reported")
+	}
+}
+
+// TestFitText: a title that fits stays as it is; one a little too wide
+// gets a font at most minShrink smaller; a wider one breaks after its
+// "name:", every line within the width, and else between words; a word
+// wider than the width shrinks the font until it fits.
+func TestFitText(t *testing.T) {
+	p := NewPanel("", "", "")
+	sty := p.Title.TextStyle
+	width := PanelWidth - 2*vg.Points(titleMargin)
+	fits := "regime-1-10: mean ± 1 std over 30 realizations"
+	if sty.Width(fits) > width {
+		t.Fatalf("test set-up: %q is wider than %v", fits, width)
+	}
+	if got, gsty := fitText(fits, sty, width); got != fits || gsty.Font.Size != sty.Font.Size {
+		t.Errorf("fitText(%q) = %q at %v pt, want it unchanged", fits, got, gsty.Font.Size)
+	}
+	// 7 % too wide: shrunk by 1/1.07, one line.
+	near := "0-lengthscale=0.05,delta=0.01: mean ± 1 SE over 30 realizations"
+	if f := width / sty.Width(near); f >= 1 || f < minShrink {
+		t.Fatalf("test set-up: %q needs a factor %v, want one in [%v, 1)", near, f, minShrink)
+	}
+	if got, gsty := fitText(near, sty, width); got != near || math.Abs(float64(gsty.Width(got)-width)) > 1e-6 {
+		t.Errorf("fitText(%q) = %q, %v wide, want it on one line exactly %v wide", near, got, gsty.Width(got), width)
+	}
+	wide := "lengthscale=0.05,delta=0.01: mean ± 1 standard error over 30 realizations, sharded"
+	if f := width / sty.Width(wide); f >= minShrink {
+		t.Fatalf("test set-up: %q needs a factor %v ≥ %v", wide, f, minShrink)
+	}
+	want := "lengthscale=0.05,delta=0.01:\nmean ± 1 standard error over 30 realizations, sharded"
+	if got, gsty := fitText(wide, sty, width); got != want || gsty.Font.Size != sty.Font.Size {
+		t.Errorf("fitText(%q) = %q at %v pt, want %q at %v pt", wide, got, gsty.Font.Size, want, sty.Font.Size)
+	}
+	// No ": " to break at: words wrap, each line within the width.
+	long := strings.Repeat("word ", 40)
+	got, gsty := fitText(long, sty, width)
+	if gsty.Width(got) > width || strings.Count(got, "\n") < 2 || strings.Join(strings.Fields(got), " ") != strings.TrimSpace(long) {
+		t.Errorf("fitText(40 words) = %q, %v wide, want its words on lines within %v", got, gsty.Width(got), width)
+	}
+	// One word too wide: the same word, a smaller font, within the width.
+	word := strings.Repeat("x", 200)
+	got, gsty = fitText(word, sty, width)
+	if got != word || gsty.Font.Size >= sty.Font.Size || gsty.Width(got) > width+1e-9 {
+		t.Errorf("fitText(200 x) = %q at %v pt, %v wide; want the word shrunk within %v", got, gsty.Font.Size, gsty.Width(got), width)
+	}
+}
+
+// TestLongTitleLaidOut: a panel's long title is wrapped for the layout
+// only (the panel keeps its text) and its data area is lower by the
+// second line, so Check and Save agree on where the data are.
+func TestLongTitleLaidOut(t *testing.T) {
+	short, err := Bands("name: mean", "x", "y", []Series{{Label: "a", X: []float64{1, 2}, Mean: []float64{0, 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const title = "lengthscale=0.05,delta=0.01: mean ± 1 standard error over 30 realizations"
+	long, err := Bands(title, "x", "y", []Series{{Label: "a", X: []float64{1, 2}, Mean: []float64{0, 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	as, err := Check([]*Panel{short})
+	if err != nil {
+		t.Fatal(err)
+	}
+	al, err := Check([]*Panel{long})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if long.Title.Text != title {
+		t.Errorf("the panel's title became %q", long.Title.Text)
+	}
+	line := long.Title.TextStyle.Height("x\nx") - long.Title.TextStyle.Height("x")
+	if d := as[0].dc.Max.Y - al[0].dc.Max.Y; math.Abs(float64(d-line)) > 1e-9 {
+		t.Errorf("two-line title lowers the data area by %v, want one line, %v", d, line)
 	}
 }

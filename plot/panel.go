@@ -91,9 +91,9 @@ func (p *Panel) Add(ps ...gplot.Plotter) {
 func (p *Panel) Drawn() map[string]Style { return p.drawn }
 
 // ShareY gives panels one y range, the union of theirs (and 0 if zero is
-// set), so that the panels of one figure compare at a glance; SaveRow
-// then keeps it as it is (no headroom for a legend) when there are
-// several.
+// set) with yMargin above the highest line, so that the panels of one
+// figure compare at a glance; SaveRow then keeps it as it is (no headroom
+// for a legend) when there are several.
 func ShareY(zero bool, panels ...*Panel) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	if zero {
@@ -106,9 +106,45 @@ func ShareY(zero bool, panels ...*Panel) {
 		hi = lo + 1 // all zero (no violations): 0 at the bottom, not the middle
 	}
 	for _, p := range panels {
+		if top, ok := p.lineTop(); ok {
+			hi = padTop(lo, hi, top)
+		}
+	}
+	for _, p := range panels {
 		p.Y.Min, p.Y.Max = lo, hi
 		p.shared = len(panels) > 1
 	}
+}
+
+// yMargin is the share of the data's height left free between the
+// highest line or glyph and the top of the data area, so that no line
+// lies on its edge: matplotlib's default margin (axes.ymargin = 0.05).
+// The bottom needs none: gonum draws the x axis its Padding below the
+// data area. Bands do not count: a band may reach the edge (the
+// illustration's seed-set shading spans the whole height on purpose).
+const yMargin = 0.05
+
+// lineTop returns the highest finite y of p's lines and glyphs, and
+// false if it has none.
+func (p *Panel) lineTop() (float64, bool) {
+	top, ok := math.Inf(-1), false
+	for _, set := range [][]plotter.XYs{p.lines, p.points} {
+		for _, xys := range set {
+			for _, v := range xys {
+				if !math.IsNaN(v.Y) && !math.IsInf(v.Y, 0) && v.Y > top {
+					top, ok = v.Y, true
+				}
+			}
+		}
+	}
+	return top, ok
+}
+
+// padTop returns hi raised, where needed, to top + yMargin·(top − lo): a
+// y range [lo, hi] that leaves the margin above a line reaching top.
+// It only ever raises hi, so that applying it twice changes nothing.
+func padTop(lo, hi, top float64) float64 {
+	return math.Max(hi, top+yMargin*(top-lo))
 }
 
 // zeroTicks is gonum's default ticks with a labelled tick at 0 added
@@ -187,7 +223,7 @@ type LegendAt struct {
 	Rect    vg.Rectangle
 	Outside bool
 
-	tile draw.Canvas // the canvas the plot was drawn in
+	dc draw.Canvas // the data area the plot was drawn in
 }
 
 // canvasData returns the panel's recorded data in the coordinates of the

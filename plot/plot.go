@@ -26,7 +26,8 @@ type Series struct {
 }
 
 // Bands returns a panel with one line per series, styled by its label
-// (Styles), and a translucent band of ±Std around it where Std is set.
+// (Styles), and a translucent band of ±Std around it where Std is set;
+// the bands lie under every line.
 func Bands(title, xLabel, yLabel string, series []Series) (*Panel, error) {
 	p := NewPanel(title, xLabel, yLabel)
 	labels := make([]string, len(series))
@@ -34,6 +35,7 @@ func Bands(title, xLabel, yLabel string, series []Series) (*Panel, error) {
 		labels[i] = s.Label
 	}
 	styles := Styles(labels)
+	drawn := make([]Style, len(series))
 	for i, s := range series {
 		if len(s.X) != len(s.Mean) || (s.Std != nil && len(s.Std) != len(s.Mean)) {
 			return nil, fmt.Errorf("plot: series %q: %d x values, %d means, %d stds", s.Label, len(s.X), len(s.Mean), len(s.Std))
@@ -48,22 +50,33 @@ func Bands(title, xLabel, yLabel string, series []Series) (*Panel, error) {
 		if s.Dashed && st.Dashes == nil {
 			st.Dashes = variantDashes[0]
 		}
-		if s.Std != nil && len(s.X) > 0 {
-			ring := make(plotter.XYs, 0, 2*len(s.X))
-			for k := range s.X {
-				ring = append(ring, plotter.XY{X: s.X[k], Y: s.Mean[k] + s.Std[k]})
-			}
-			for k := len(s.X) - 1; k >= 0; k-- {
-				ring = append(ring, plotter.XY{X: s.X[k], Y: s.Mean[k] - s.Std[k]})
-			}
-			band, err := plotter.NewPolygon(ring)
-			if err != nil {
-				return nil, fmt.Errorf("plot: series %q: %w", s.Label, err)
-			}
-			band.Color = color.NRGBA{st.Color.R, st.Color.G, st.Color.B, 50}
-			band.LineStyle.Width = 0
-			p.Add(band)
+		drawn[i] = st
+	}
+	// Every band first, then every line: gonum draws in the order of
+	// Add, and a translucent band drawn after another series' line would
+	// veil it.
+	for i, s := range series {
+		if s.Std == nil || len(s.X) == 0 {
+			continue
 		}
+		ring := make(plotter.XYs, 0, 2*len(s.X))
+		for k := range s.X {
+			ring = append(ring, plotter.XY{X: s.X[k], Y: s.Mean[k] + s.Std[k]})
+		}
+		for k := len(s.X) - 1; k >= 0; k-- {
+			ring = append(ring, plotter.XY{X: s.X[k], Y: s.Mean[k] - s.Std[k]})
+		}
+		band, err := plotter.NewPolygon(ring)
+		if err != nil {
+			return nil, fmt.Errorf("plot: series %q: %w", s.Label, err)
+		}
+		c := drawn[i].Color
+		band.Color = color.NRGBA{c.R, c.G, c.B, 50}
+		band.LineStyle.Width = 0
+		p.Add(band)
+	}
+	for i, s := range series {
+		st := drawn[i]
 		pts := make(plotter.XYs, len(s.X))
 		for k := range s.X {
 			pts[k] = plotter.XY{X: s.X[k], Y: s.Mean[k]}

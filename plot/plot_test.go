@@ -174,8 +174,15 @@ func TestShareYAndZeroTick(t *testing.T) {
 	a, _ := plot.Bands("a", "t", "y", []plot.Series{{Label: "a", X: x, Mean: []float64{3, 3, 3, 3, 3, 3, 3, 3, 3, 3.7}}})
 	b, _ := plot.Bands("b", "t", "y", []plot.Series{{Label: "b", X: x, Mean: []float64{0.2, 1, 1, 1, 1, 1, 1, 1, 1, 1}}})
 	plot.ShareY(true, a, b)
-	if a.Y.Min != 0 || b.Y.Min != 0 || a.Y.Max != 3.7 || b.Y.Max != 3.7 {
-		t.Fatalf("y ranges [%g, %g] and [%g, %g], want both [0, 3.7]", a.Y.Min, a.Y.Max, b.Y.Min, b.Y.Max)
+	// The top line, 3.7, gets the 5 % margin above it: 3.7 + 0.05·(3.7 − 0).
+	const top = 3.7 + 0.05*3.7
+	if a.Y.Min != 0 || b.Y.Min != 0 || math.Abs(a.Y.Max-top) > 1e-12 || b.Y.Max != a.Y.Max {
+		t.Fatalf("y ranges [%g, %g] and [%g, %g], want both [0, %g]", a.Y.Min, a.Y.Max, b.Y.Min, b.Y.Max, top)
+	}
+	// Again: the margin is not added twice.
+	plot.ShareY(true, a, b)
+	if math.Abs(a.Y.Max-top) > 1e-12 {
+		t.Errorf("ShareY twice: y max %g, want %g", a.Y.Max, top)
 	}
 	for _, r := range [][2]float64{{0, 3.7}, {-0.13, 1.7}, {-3, 0.4}, {0, 500}} {
 		ticks := a.Y.Tick.Marker.Ticks(r[0], r[1])

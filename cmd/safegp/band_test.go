@@ -17,9 +17,9 @@ func TestRunBand(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "mean ± 1 standard error over"},
+		{nil, "mean ± 1 SE over"},
 		{[]string{"--band", "std"}, "mean ± 1 std over"},
-		{[]string{"--band", "se"}, "mean ± 1 standard error over"},
+		{[]string{"--band", "se"}, "mean ± 1 SE over"},
 		{[]string{"--band", "none"}, "c: mean over"},
 	}
 	for _, c := range cases {

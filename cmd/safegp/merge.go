@@ -92,7 +92,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 		if err := experiment.Merge(*out, pos, experiment.WriteOptions{Figures: runFigures(info.Name, band, cfg.Realizations), Force: *force}); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "wrote %s: %d runs merged from %d shards\n", *out, info.Total, len(pos))
+		fmt.Fprintf(stdout, "wrote %s: %s merged from %s\n", *out, count(info.Total, "run"), count(len(pos), "shard"))
 	case "sweep":
 		rows, err := sweep.Merge(ctx, *out, pos, sweep.Options{Force: *force, Figures: func(c *sweep.Cell) func(string, []experiment.Curve) error {
 			return runFigures(c.Name, experiment.BandSE, c.Config.Realizations)
@@ -100,17 +100,34 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "wrote %s: %d runs merged from %d shards, %d table rows\n", *out, info.Total, len(pos), len(rows))
+		fmt.Fprintf(stdout, "wrote %s: %s merged from %s, %s\n", *out, count(info.Total, "run"), count(len(pos), "shard"), count(len(rows), "table row"))
 	case "reproduce":
 		o, err := reproduce.Merge(ctx, reproduce.MergeOptions{Out: *out, Shards: pos, Log: stderr, Force: *force})
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "wrote %s from %d shards (%.1f s of work); the report is %s\n", *out, len(pos), o.Elapsed.Seconds(), filepath.Join(*out, "REPORT.md"))
+		fmt.Fprintf(stdout, "wrote %s from %s (%.1f s of work); the report is %s\n", *out, count(len(pos), "shard"), o.Elapsed.Seconds(), filepath.Join(*out, "REPORT.md"))
 	default:
 		return fmt.Errorf("%w: %s is a shard of `safegp %s`, which merge does not know", experiment.ErrShards, pos[0], info.Command)
 	}
 	return nil
+}
+
+// count says n things: "1 shard", "7 shards" (every noun count is given
+// is made plural with an s).
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// mergeHint is what a command run with --shard i/n says to do next.
+func mergeHint(n int) string {
+	if n == 1 {
+		return "make the unsharded output of this one shard with safegp merge --out DIR SHARD_DIR"
+	}
+	return fmt.Sprintf("merge the %d shards with safegp merge --out DIR SHARD_DIR...", n)
 }
 
 // same reports whether paths a and b name the same folder.

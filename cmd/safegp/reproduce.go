@@ -61,7 +61,7 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if shard.Sharded() {
-		fmt.Fprintf(stdout, "wrote %s: shard %s in %.1f s; merge the %d shards with safegp merge --out DIR SHARD_DIR...\n", *out, shard.Shard, o.Elapsed.Seconds(), shard.N)
+		fmt.Fprintf(stdout, "wrote %s: shard %s in %.1f s; %s\n", *out, shard.Shard, o.Elapsed.Seconds(), mergeHint(shard.N))
 		return nil
 	}
 	fmt.Fprintf(stdout, "wrote %s in %.1f s; the report is %s\n", *out, o.Elapsed.Seconds(), filepath.Join(*out, "REPORT.md"))

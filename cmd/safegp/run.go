@@ -105,17 +105,54 @@ func run(args []string, stdout, stderr io.Writer) error {
 }
 
 // parse parses a subcommand's arguments. When ok is false the command
-// returns err at once: nil after --help, errUsage after a bad flag (the
-// flag package has printed why).
+// returns err at once: nil after --help, errUsage after a bad flag, of
+// which parse has told stderr. A bad flag value (--shard 3/2, --workers x,
+// a flag without its value) is the message and one line pointing to
+// --help, as the go tool and git answer it: the usage would bury the one
+// line that matters. An unknown flag or bad syntax also prints the usage,
+// which lists the flags there are.
 func parse(fs *flag.FlagSet, args []string) (pos []string, ok bool, err error) {
+	// The flag package prints its message and calls Usage before Parse
+	// returns: silence both, and say it here once the error is known.
+	out, usage := fs.Output(), fs.Usage
+	if usage == nil {
+		usage = func() {
+			fmt.Fprintf(out, "Usage of %s:\n", fs.Name())
+			fs.PrintDefaults()
+		}
+	}
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	pos, err = parseInterspersed(fs, args)
+	fs.SetOutput(out)
+	fs.Usage = usage
 	switch {
 	case err == flag.ErrHelp:
+		usage()
 		return nil, false, nil
+	case err != nil && badValue(err):
+		fmt.Fprintf(out, "%s: %v\nRun '%s --help' for usage.\n", fs.Name(), err, fs.Name())
+		return nil, false, errUsage
 	case err != nil:
+		fmt.Fprintln(out, err)
+		usage()
 		return nil, false, errUsage
 	}
 	return pos, true, nil
+}
+
+// badValue reports whether err, from flag.FlagSet.Parse, is about a
+// flag's value rather than the flag itself. The flag package has no typed
+// errors: these are the beginnings of its messages for a value (Go's
+// flag.go, parseOne), the rest ("flag provided but not defined", "bad
+// flag syntax") being about the flag.
+func badValue(err error) bool {
+	for _, p := range []string{"invalid value ", "invalid boolean value ", "invalid boolean flag ", "flag needs an argument"} {
+		if strings.HasPrefix(err.Error(), p) {
+			return true
+		}
+	}
+	return false
 }
 
 // parseInterspersed parses flags that may stand before or after the
@@ -222,10 +259,10 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
 	if shard.Sharded() {
-		fmt.Fprintf(stdout, "wrote %s: shard %s, %d of %d runs; merge the %d shards with safegp merge --out DIR SHARD_DIR...\n", *out, shard.Shard, units, experiment.Units(cfg), shard.N)
+		fmt.Fprintf(stdout, "wrote %s: shard %s, %d of %s; %s\n", *out, shard.Shard, units, count(experiment.Units(cfg), "run"), mergeHint(shard.N))
 		return nil
 	}
-	fmt.Fprintf(stdout, "wrote %s: %d runs (%d realizations × %d algorithms)\n", *out, units, cfg.Realizations, len(cfg.Algorithms))
+	fmt.Fprintf(stdout, "wrote %s: %s (%s × %s)\n", *out, count(units, "run"), count(cfg.Realizations, "realization"), count(len(cfg.Algorithms), "algorithm"))
 	return nil
 }
 

@@ -120,12 +120,12 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 		if err := sweep.RunShard(ctx, s, *out, shard.Shard, opt); err != nil {
 			return fmt.Errorf("%s: %w", pos[0], err)
 		}
-		fmt.Fprintf(stdout, "wrote %s: shard %s, %d of %d runs in %.1f s; merge the %d shards with safegp merge --out DIR SHARD_DIR...\n", *out, shard.Shard, total, s.Runs(), time.Since(start).Seconds(), shard.N)
+		fmt.Fprintf(stdout, "wrote %s: shard %s, %d of %s in %.1f s; %s\n", *out, shard.Shard, total, count(s.Runs(), "run"), time.Since(start).Seconds(), mergeHint(shard.N))
 		return nil
 	}
 	if _, err := sweep.Run(ctx, s, *out, opt); err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	fmt.Fprintf(stdout, "wrote %s: %d cells, %d runs in %.1f s\n", *out, len(s.Cells), total, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "wrote %s: %s, %s in %.1f s\n", *out, count(len(s.Cells), "cell"), count(total, "run"), time.Since(start).Seconds())
 	return nil
 }
