@@ -19,23 +19,10 @@ import (
 // unchanged, the merge's table is the unsharded run's.
 func TestMergeRefusesAChangedBase(t *testing.T) {
 	dir := t.TempDir()
-	small, err := os.ReadFile(filepath.Join("testdata", "small.yaml"))
+	writeBaseFileSweep(t, dir)
+	basePath, sweepPath := filepath.Join(dir, "base.yaml"), filepath.Join(dir, "s.yaml")
+	base, err := os.ReadFile(basePath)
 	if err != nil {
-		t.Fatal(err)
-	}
-	// The same sweep with its base in a file of its own.
-	text := string(small)
-	i, j := strings.Index(text, "base:\n"), strings.Index(text, "axes:\n")
-	var base strings.Builder
-	for _, line := range strings.SplitAfter(text[i+len("base:\n"):j], "\n") {
-		base.WriteString(strings.TrimPrefix(line, "  "))
-	}
-	basePath := filepath.Join(dir, "base.yaml")
-	if err := os.WriteFile(basePath, []byte(base.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sweepPath := filepath.Join(dir, "s.yaml")
-	if err := os.WriteFile(sweepPath, []byte("base_file: base.yaml\n"+text[j:]), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s, err := sweep.Load(sweepPath)
@@ -70,7 +57,7 @@ func TestMergeRefusesAChangedBase(t *testing.T) {
 		}
 	}
 	// The base changes: its seed, so every cell's problems would differ.
-	if err := os.WriteFile(basePath, []byte(strings.Replace(base.String(), "seed: 7", "seed: 8", 1)), 0o644); err != nil {
+	if err := os.WriteFile(basePath, []byte(strings.Replace(string(base), "seed: 7", "seed: 8", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	again := filepath.Join(dir, "again")
