@@ -67,6 +67,6 @@ func Merge(out string, shards []string, wopt WriteOptions) error {
 			u++
 			return line, nil
 		}
-		return finishRuns(tmp, infos[0].Config, cfg.Horizon, undecoded(next))
+		return finishRuns(tmp, infos[0].Config, cfg.Horizon, undecoded(next), wopt.Runs)
 	})
 }

@@ -117,6 +117,13 @@ type WriteOptions struct {
 	// and shard.json, no results.json, summary or figures): the caller
 	// gives Command, Shard, Of and Name; ExecuteToDir the rest.
 	Shard *ShardInfo
+	// Runs, if set, is called with every run written into results.json
+	// (not in a shard folder, which has none), in runs.jsonl's order,
+	// after the summary has taken it; the writer does not use the run
+	// again, so the callee may keep it. It lets a caller use the runs
+	// (a sweep's table, the reproduction's report) without reading
+	// runs.jsonl back.
+	Runs func(run *Run)
 }
 
 // WriteWithOptions writes runs.jsonl, results.json and summary.csv, then the figures,
@@ -147,7 +154,7 @@ func WriteWithOptions(dir string, res *Results, opt WriteOptions) error {
 			k++
 			return bytes.TrimSuffix(line, []byte{'\n'}), run, err
 		}
-		return finishRuns(tmp, cfg, res.Config.Horizon, next)
+		return finishRuns(tmp, cfg, res.Config.Horizon, next, opt.Runs)
 	})
 }
 

@@ -87,7 +87,7 @@ func ExecuteToDir(ctx context.Context, c *Config, opt Options, dir string, wopt 
 			s.Seconds = time.Since(start).Seconds()
 			return nil, WriteShardInfo(tmp, &s)
 		}
-		return finishRuns(tmp, cfg, c.Horizon, undecoded(next))
+		return finishRuns(tmp, cfg, c.Horizon, undecoded(next), wopt.Runs)
 	})
 	return plan, err
 }
@@ -270,7 +270,7 @@ func copyLines(path string, next func() ([]byte, error)) error {
 // line's run when it holds it (WriteWithOptions), which then is not
 // decoded again: its line is its JSON, and JSON gives back every float
 // (strconv's shortest form round-trips), so the summary is the same.
-func finishRuns(tmp string, cfg []byte, T int, next func() ([]byte, *Run, error)) ([]Curve, error) {
+func finishRuns(tmp string, cfg []byte, T int, next func() ([]byte, *Run, error), each func(*Run)) ([]Curve, error) {
 	fail := func(name string, err error) ([]Curve, error) { return nil, fmt.Errorf("write %s: %w", name, err) }
 	lf, err := os.Create(filepath.Join(tmp, RunsFile))
 	if err != nil {
@@ -311,6 +311,9 @@ func finishRuns(tmp string, cfg []byte, T int, next func() ([]byte, *Run, error)
 			}
 		}
 		sum.add(run)
+		if each != nil {
+			each(run)
+		}
 	}
 	rw.WriteString("]}\n")
 	for _, e := range []error{lw.Flush(), rw.Flush(), lf.Close(), rf.Close()} {

@@ -280,25 +280,28 @@ func addAblations(cfg *experiment.Config) {
 // run runs the experiment into its folder, its runs streamed to disk
 // (experiment.ExecuteToDir), and reads them back for the report.
 func run(ctx context.Context, cfg *experiment.Config, name string, opt Options, figures func(string, []experiment.Curve) error) (*Experiment, error) {
-	e := &Experiment{Name: name, Config: cfg}
+	e := newExperiment(name, cfg)
 	dir := filepath.Join(opt.Out, name)
-	if _, err := experiment.ExecuteToDir(ctx, cfg, experiment.Options{Workers: opt.Workers, MaxMemory: opt.MaxMemory}, dir, experiment.WriteOptions{Figures: func(tmp string, curves []experiment.Curve) error {
-		e.Curves = curves
-		return figures(tmp, curves)
-	}}); err != nil {
+	if _, err := experiment.ExecuteToDir(ctx, cfg, experiment.Options{Workers: opt.Workers, MaxMemory: opt.MaxMemory}, dir, e.writeOptions(figures)); err != nil {
 		return nil, fmt.Errorf("reproduce: %s: %w", name, err)
 	}
-	return e, e.read(dir)
+	return e, nil
 }
 
-// read fills e.Results from the runs.jsonl of dir.
-func (e *Experiment) read(dir string) error {
-	e.Results = &experiment.Results{Config: e.Config, Runs: make([]experiment.Run, 0, experiment.Units(e.Config))}
-	if err := experiment.ReadRuns(dir, func(_ int, r *experiment.Run) error {
-		e.Results.Runs = append(e.Results.Runs, *r)
-		return nil
-	}); err != nil {
-		return fmt.Errorf("reproduce: %s: %w", e.Name, err)
+func newExperiment(name string, cfg *experiment.Config) *Experiment {
+	return &Experiment{Name: name, Config: cfg,
+		Results: &experiment.Results{Config: cfg, Runs: make([]experiment.Run, 0, experiment.Units(cfg))}}
+}
+
+// writeOptions has the experiment's folder writer hand e its runs (for
+// the report) and its curves as it writes them, so that nothing is read
+// back from runs.jsonl, and draw the figures from the curves.
+func (e *Experiment) writeOptions(figures func(string, []experiment.Curve) error) experiment.WriteOptions {
+	return experiment.WriteOptions{
+		Runs: func(r *experiment.Run) { e.Results.Runs = append(e.Results.Runs, *r) },
+		Figures: func(tmp string, curves []experiment.Curve) error {
+			e.Curves = curves
+			return figures(tmp, curves)
+		},
 	}
-	return nil
 }

@@ -126,19 +126,15 @@ func Merge(ctx context.Context, opt MergeOptions) (*Outcome, error) {
 		}
 	}
 	out, err := assemble(ctx, stage, quick, logf, func(pe *paperExperiment, cfg *experiment.Config, figures func(string, []experiment.Curve) error) (*Experiment, error) {
-		e := &Experiment{Name: pe.name, Config: cfg}
+		e := newExperiment(pe.name, cfg)
 		subs := make([]string, len(opt.Shards))
 		for k, d := range opt.Shards {
 			subs[k] = filepath.Join(d, pe.name)
 		}
-		dir := filepath.Join(stage, pe.name)
-		if err := experiment.Merge(dir, subs, experiment.WriteOptions{Figures: func(tmp string, curves []experiment.Curve) error {
-			e.Curves = curves
-			return figures(tmp, curves)
-		}}); err != nil {
+		if err := experiment.Merge(filepath.Join(stage, pe.name), subs, e.writeOptions(figures)); err != nil {
 			return nil, fmt.Errorf("reproduce: %s: %w", pe.name, err)
 		}
-		return e, e.read(dir)
+		return e, nil
 	})
 	if err != nil {
 		return nil, err

@@ -229,14 +229,39 @@ type Row struct {
 
 // rows summarises cell c's results per label, in configuration order.
 func (s *Sweep) rows(c *Cell, res *experiment.Results) []Row {
-	curves := experiment.Summarize(res)
+	var t tally
+	for k := range res.Runs {
+		t.add(&res.Runs[k])
+	}
+	return t.rows(c, experiment.Summarize(res))
+}
+
+// tally keeps what a cell's rows need of each run besides the summary's
+// curves, in the runs' order: a merge collects it while the cell's folder
+// is written (experiment.WriteOptions.Runs) instead of reading the runs
+// again.
+type tally struct {
+	labels      []string
+	violations  []int
+	exploration []int
+}
+
+func (t *tally) add(r *experiment.Run) {
+	t.labels = append(t.labels, r.Label)
+	t.violations = append(t.violations, r.Violations)
+	t.exploration = append(t.exploration, r.ExplorationRounds)
+}
+
+// rows makes a cell's rows of the table, one per curve: final R_T/T, its
+// standard error over the realizations, violations and exploration.
+func (t *tally) rows(c *Cell, curves []experiment.Curve) []Row {
 	var out []Row
 	for _, cv := range curves {
 		var viol, expl moments
-		for k := range res.Runs {
-			if r := &res.Runs[k]; r.Label == cv.Label {
-				viol.add(float64(r.Violations))
-				expl.add(float64(r.ExplorationRounds))
+		for k, label := range t.labels {
+			if label == cv.Label {
+				viol.add(float64(t.violations[k]))
+				expl.add(float64(t.exploration[k]))
 			}
 		}
 		T := len(cv.MeanAvg)

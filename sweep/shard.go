@@ -171,18 +171,24 @@ func Merge(ctx context.Context, out string, shards []string, opt Options) ([]Row
 		if opt.Figures != nil {
 			figs = opt.Figures(c)
 		}
-		cellDir := filepath.Join(tmp, "cells", c.Name)
-		if err := experiment.Merge(cellDir, subs, experiment.WriteOptions{Figures: figs}); err != nil {
+		// The cell's rows from the merge's own pass over the runs: each
+		// run's counts as it is written, then the summary's curves (the
+		// ones the unsharded sweep summarizes from the same runs in the
+		// same order), taken before the figures are drawn from them.
+		var t tally
+		wopt := experiment.WriteOptions{
+			Runs: t.add,
+			Figures: func(tmp string, curves []experiment.Curve) error {
+				rows = append(rows, t.rows(c, curves)...)
+				if figs != nil {
+					return figs(tmp, curves)
+				}
+				return nil
+			},
+		}
+		if err := experiment.Merge(filepath.Join(tmp, "cells", c.Name), subs, wopt); err != nil {
 			return nil, fmt.Errorf("cell %d (%s): %w", c.Index, s.Label(c), err)
 		}
-		res := &experiment.Results{Config: c.Config}
-		if err := experiment.ReadRuns(cellDir, func(_ int, r *experiment.Run) error {
-			res.Runs = append(res.Runs, *r)
-			return nil
-		}); err != nil {
-			return nil, fmt.Errorf("cell %d (%s): %w", c.Index, s.Label(c), err)
-		}
-		rows = append(rows, s.rows(c, res)...)
 	}
 	if err := s.writeTable(tmp, rows); err != nil {
 		return nil, err
