@@ -43,6 +43,21 @@ type Figure struct {
 	// once, in the first panel with a free place for it inside its data
 	// area, or else to the right of the last panel's.
 	SharedLegend bool
+	// Columns, if positive and fewer than the panels, wraps them into
+	// rows of that many (a sweep's panels); 0 puts them in one row.
+	Columns int
+}
+
+// grid returns the figure's columns and rows.
+func (f Figure) grid() (cols, rows int) {
+	cols = len(f.Panels)
+	if f.Columns > 0 && f.Columns < cols {
+		cols = f.Columns
+	}
+	if cols == 0 {
+		return 0, 0
+	}
+	return cols, (len(f.Panels) + cols - 1) / cols
 }
 
 // Save writes p as dir/base.png and dir/base.svg, PanelWidth × PanelHeight.
@@ -61,7 +76,8 @@ func Check(panels []*Panel) ([]LegendAt, error) {
 }
 
 func (f Figure) size() (w, h vg.Length) {
-	return vg.Length(len(f.Panels)) * PanelWidth, PanelHeight
+	cols, rows := f.grid()
+	return vg.Length(cols) * PanelWidth, vg.Length(rows) * PanelHeight
 }
 
 // Save writes the figure as dir/base.png (at DPI) and dir/base.svg. Each
@@ -127,16 +143,20 @@ func (f Figure) layout(c draw.Canvas, paint bool) []LegendAt {
 		}
 		c.Max.Y -= h + vg.Points(10)
 	}
-	tiles := draw.Tiles{Rows: 1, Cols: len(panels), PadX: vg.Millimeter * 5, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 3}
-	plots := make([]*gplot.Plot, len(panels))
+	cols, rows := f.grid()
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 5, PadY: vg.Millimeter * 5, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 3}
+	plots := make([][]*gplot.Plot, rows)
+	for r := range plots {
+		plots[r] = make([]*gplot.Plot, cols)
+	}
 	for i, p := range panels {
-		plots[i] = p.Plot
+		plots[i/cols][i%cols] = p.Plot
 		// A title wider than its panel is shrunk or wrapped for this
 		// layout only: gonum centres it on the panel and would cut both
 		// ends off at the figure's edges. It may reach over the tiles'
 		// pads by the narrowest of them, PadLeft, at either end.
 		if text, sty := p.Title.Text, p.Title.TextStyle; text != "" {
-			tile := tiles.At(c, i, 0)
+			tile := tiles.At(c, i%cols, i/cols)
 			p.Title.Text, p.Title.TextStyle = fitText(text, sty, tile.Max.X-tile.Min.X+2*tiles.PadLeft-2*vg.Points(titleMargin))
 			defer func() { p.Title.Text, p.Title.TextStyle = text, sty }()
 		}
@@ -148,26 +168,42 @@ func (f Figure) layout(c draw.Canvas, paint bool) []LegendAt {
 	}
 	// Align gives the panels data areas of one height, so that shared y
 	// axes line up.
-	canvases := gplot.Align([][]*gplot.Plot{plots}, tiles, c)
+	canvases := gplot.Align(plots, tiles, c)
 	// With a shared legend, the panel that shows it: the first with room
 	// inside, else the last (outside).
 	show := -1
+	var strip *LegendAt // the shared legend in a strip of its own
 	if f.SharedLegend {
 		show = len(panels) - 1
+		inside := false
 		for i, p := range panels {
-			tile := canvases[0][i]
+			tile := canvases[i/cols][i%cols]
 			if p.Bar != nil {
 				tile.Max.X -= barWidth
 			}
 			if _, at := placeLegend(p, tile, true); !at.Outside {
-				show = i
+				show, inside = i, true
 				break
+			}
+		}
+		if !inside && len(panels) > 1 && panels[show].Bar == nil {
+			// No panel has room: the legend takes a strip at the
+			// figure's right, its width taken from every column alike
+			// (not from the last panel alone, which it would squash),
+			// its top at the first row's data top.
+			size := panels[show].Legend.Rectangle(c).Size()
+			if size.X > 0 && size.Y > 0 {
+				c.Max.X -= size.X + vg.Points(legendGap)
+				canvases = gplot.Align(plots, tiles, c)
+				top := panels[0].DataCanvas(canvases[0][0]).Max.Y
+				x := c.Max.X + vg.Points(legendGap)
+				strip = &LegendAt{Rect: vg.Rectangle{Min: vg.Point{X: x, Y: top - size.Y}, Max: vg.Point{X: x + size.X, Y: top}}, Outside: true}
 			}
 		}
 	}
 	at := make([]LegendAt, len(panels))
 	for i, p := range panels {
-		tile := canvases[0][i]
+		tile := canvases[i/cols][i%cols]
 		var bar draw.Canvas
 		if p.Bar != nil {
 			bar = tile
@@ -175,10 +211,13 @@ func (f Figure) layout(c draw.Canvas, paint bool) []LegendAt {
 			tile.Max.X -= barWidth
 		}
 		leg := p.Legend
-		if show >= 0 && i != show {
-			p.Legend = gplot.NewLegend() // drawn in panel show only
+		if show >= 0 && (i != show || strip != nil) {
+			p.Legend = gplot.NewLegend() // drawn in panel show only, or in the strip
 		}
 		tile, at[i] = placeLegend(p, tile, false)
+		if strip != nil && i == show {
+			at[i], p.Legend = *strip, leg
+		}
 		if paint {
 			legend := p.Legend
 			p.Legend = gplot.NewLegend() // drawn below, where placeLegend put it

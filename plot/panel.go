@@ -70,8 +70,8 @@ func NewPanel(title, xLabel, yLabel string) *Panel {
 }
 
 // Add adds plotters to the panel as gonum's Plot.Add does, and records
-// the data of lines, scatters and polygons, which its legend must not
-// cover.
+// the data of lines, scatters, polygons and error bars, which its legend
+// must not cover.
 func (p *Panel) Add(ps ...gplot.Plotter) {
 	for _, d := range ps {
 		switch d := d.(type) {
@@ -81,6 +81,12 @@ func (p *Panel) Add(ps ...gplot.Plotter) {
 			p.points = append(p.points, d.XYs)
 		case *plotter.Polygon:
 			p.areas = append(p.areas, d.XYs...)
+		case *plotter.YErrorBars:
+			// Each bar is a vertical segment of data.
+			for k, xy := range d.XYs {
+				e := d.YErrors[k]
+				p.lines = append(p.lines, plotter.XYs{{X: xy.X, Y: xy.Y - e.Low}, {X: xy.X, Y: xy.Y + e.High}})
+			}
 		}
 	}
 	p.Plot.Add(ps...)

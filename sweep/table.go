@@ -4,19 +4,13 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
-	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
-	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/safegp/safegp/plot"
 )
@@ -102,11 +96,25 @@ func (s *Sweep) metricLabel() string {
 // axes' values): more would be unreadable at print size.
 const maxPanels = 16
 
-// SaveFigure writes dir/base.png and .svg: the figure's metric against its
-// axis x, one line per algorithm with error bars of ±1 standard error,
-// and a panel per combination of the other axes' values, all panels on
-// one y range that includes 0.
+// SaveFigure writes dir/base.png and .svg through plot.Figure, as every
+// figure of the project: the figure's metric against its axis x, one
+// line per algorithm in its project-wide style with error bars of ±1
+// standard error, a panel per combination of the other axes' values (in
+// rows of four), all panels on one y range that includes 0, and one
+// legend placed where it covers no line, point or error bar.
 func (s *Sweep) SaveFigure(dir, base string, rows []Row) error {
+	fig, err := s.drawing(rows)
+	if err != nil {
+		return err
+	}
+	if err := fig.Save(dir, base); err != nil {
+		return fmt.Errorf("write sweep figure: %w", err)
+	}
+	return nil
+}
+
+// drawing builds SaveFigure's figure.
+func (s *Sweep) drawing(rows []Row) (plot.Figure, error) {
 	xa := 0
 	for i, a := range s.Axes {
 		if a.Key == s.Figure.X {
@@ -140,24 +148,8 @@ func (s *Sweep) SaveFigure(dir, base string, rows []Row) error {
 		p.rows = append(p.rows, r)
 	}
 	if len(panels) > maxPanels {
-		return fmt.Errorf("write sweep figure: %d panels (one per combination of the axes other than %s), more than %d; plot against another axis or sweep fewer values", len(panels), s.Figure.X, maxPanels)
+		return plot.Figure{}, fmt.Errorf("write sweep figure: %d panels (one per combination of the axes other than %s), more than %d; plot against another axis or sweep fewer values", len(panels), s.Figure.X, maxPanels)
 	}
-	lo, hi := 0.0, 0.0
-	for k := range rows {
-		m, se := s.metric(&rows[k])
-		lo, hi = math.Min(lo, m-se), math.Max(hi, m+se)
-	}
-	if hi == lo {
-		hi = lo + 1
-	}
-	pad := 0.05 * (hi - lo)
-	// Room above the data for the legend (one line per algorithm), so
-	// that it covers none of it.
-	labels := map[string]bool{}
-	for k := range rows {
-		labels[rows[k].Label] = true
-	}
-	head := 0.09 * float64(len(labels)) * (hi - lo)
 	// Every algorithm in the project's one style (plot.Styles: its colour
 	// and dashes in every figure of the project), resolved over the
 	// sweep's labels at once so that two panels never disagree.
@@ -171,16 +163,13 @@ func (s *Sweep) SaveFigure(dir, base string, rows []Row) error {
 	for k, st := range plot.Styles(all) {
 		style[all[k]] = st
 	}
-	var plots []*gplot.Plot
+	fig := plot.Figure{Panels: make([]*plot.Panel, 0, len(panels)), SharedLegend: true, Columns: 4,
+		Title: fmt.Sprintf("%s against %s: mean ± 1 SE over the realizations", s.Figure.Metric, s.Axes[xa].Key)}
 	for _, pn := range panels {
-		title := pn.title
-		if len(panels) == 1 && pn.title == "" {
-			title = fmt.Sprintf("%s against %s (mean ± 1 standard error)", s.Figure.Metric, s.Axes[xa].Short)
-		}
-		// NewPanel: the project's fonts, grid and a tick at 0.
-		p := plot.NewPanel(title, s.Axes[xa].Key, s.metricLabel()).Plot
-		p.Y.Min, p.Y.Max = lo-pad, hi+pad+head
-		p.Legend.Top = true
+		// NewPanel: the project's fonts, grid and a tick at 0; Add
+		// records the lines, points and error bars the legend must not
+		// cover (Figure.Save places it, Figure.Check checks it).
+		p := plot.NewPanel(pn.title, s.Axes[xa].Short, s.metricLabel())
 		var labels []string
 		lines := map[string]plotter.XYs{}
 		errs := map[string]plotter.YErrors{}
@@ -197,63 +186,19 @@ func (s *Sweep) SaveFigure(dir, base string, rows []Row) error {
 			pts := lines[l]
 			line, points, err := plotter.NewLinePoints(pts)
 			if err != nil {
-				return fmt.Errorf("write sweep figure: %s: %w", l, err)
+				return plot.Figure{}, fmt.Errorf("write sweep figure: %s: %w", l, err)
 			}
 			line.Color, line.Width, line.Dashes = st.Color, vg.Points(1.5), st.Dashes
-			points.Color, points.Shape = st.Color, draw.CircleGlyph{}
-			bars := &plotter.YErrorBars{XYs: pts, YErrors: errs[l], LineStyle: line.LineStyle, CapWidth: vg.Points(5)}
+			points.Color, points.Shape, points.Radius = st.Color, draw.CircleGlyph{}, vg.Points(2)
+			bars := &plotter.YErrorBars{XYs: pts, YErrors: errs[l], LineStyle: line.LineStyle, CapWidth: vg.Points(4)}
 			bars.LineStyle.Width, bars.LineStyle.Dashes = vg.Points(1), nil
 			p.Add(line, points, bars)
 			p.Legend.Add(l, line, points)
 		}
-		plots = append(plots, p)
+		fig.Panels = append(fig.Panels, p)
 	}
-	return savePanels(plots, dir, base)
-}
-
-// savePanels writes plots in a grid of at most four columns, 4.5 × 3.2
-// inches each, as dir/base.png (96 dpi) and dir/base.svg.
-func savePanels(ps []*gplot.Plot, dir, base string) error {
-	cols := min(len(ps), 4)
-	rows := (len(ps) + cols - 1) / cols
-	grid := make([][]*gplot.Plot, rows)
-	for i := range grid {
-		grid[i] = make([]*gplot.Plot, cols)
-		for j := range cols {
-			if k := i*cols + j; k < len(ps) {
-				grid[i][j] = ps[k]
-			}
-		}
-	}
-	w, h := vg.Length(cols)*4.5*vg.Inch, vg.Length(rows)*3.2*vg.Inch
-	for _, ext := range []string{".png", ".svg"} {
-		var c vg.CanvasWriterTo
-		if ext == ".png" {
-			c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(96))}
-		} else {
-			c = vgsvg.New(w, h)
-		}
-		dc := draw.New(c)
-		tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 6, PadY: vg.Millimeter * 6, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4}
-		canvases := gplot.Align(grid, tiles, dc)
-		for i := range grid {
-			for j, p := range grid[i] {
-				if p != nil {
-					p.Draw(canvases[i][j])
-				}
-			}
-		}
-		f, err := os.Create(filepath.Join(dir, base+ext))
-		if err != nil {
-			return fmt.Errorf("write sweep figure %s%s: %w", base, ext, err)
-		}
-		_, err = c.WriteTo(f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("write sweep figure %s%s: %w", base, ext, err)
-		}
-	}
-	return nil
+	// One y range across the panels, with 0 in it and a margin above the
+	// highest error bar, so that the panels compare at a glance.
+	plot.ShareY(true, fig.Panels...)
+	return fig, nil
 }

@@ -1,0 +1,92 @@
+package plot
+
+import (
+	"testing"
+
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// zigzag is a panel whose line crosses its whole data area up and down,
+// so that no legend fits inside it, with an error bar at every point.
+func zigzag(t *testing.T, label string) *Panel {
+	t.Helper()
+	p := NewPanel(label, "x", "y")
+	var pts plotter.XYs
+	var errs plotter.YErrors
+	for k := 0; k <= 20; k++ {
+		pts = append(pts, plotter.XY{X: float64(k), Y: float64(k % 2)})
+		errs = append(errs, struct{ Low, High float64 }{0.05, 0.05})
+	}
+	line, err := plotter.NewLine(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line.Color = StyleOf(label).Color
+	p.Add(line, &plotter.YErrorBars{XYs: pts, YErrors: errs})
+	p.Legend.Add(label, line)
+	return p
+}
+
+// TestGridAndLegendStrip: Columns wraps the panels into rows (the figure
+// is Columns panels wide and as many rows high as needed), and a shared
+// legend with no room in any panel goes into a strip right of every
+// column, which leaves every panel's data area the same width (the last
+// one is not squashed), covers nothing (Check), and starts at the first
+// row's data top. Error bars count as data: a bar drawn past the line's
+// top is in the recorded lines.
+func TestGridAndLegendStrip(t *testing.T) {
+	for _, c := range []struct {
+		panels, columns, wantCols, wantRows int
+	}{
+		{2, 0, 2, 1},
+		{2, 4, 2, 1},
+		{5, 4, 4, 2},
+		{8, 4, 4, 2},
+		{9, 4, 4, 3},
+	} {
+		f := Figure{SharedLegend: true, Columns: c.columns}
+		for k := 0; k < c.panels; k++ {
+			f.Panels = append(f.Panels, zigzag(t, "sgp-ucb"))
+		}
+		ShareY(true, f.Panels...)
+		if cols, rows := f.grid(); cols != c.wantCols || rows != c.wantRows {
+			t.Errorf("%d panels, Columns %d: grid %d × %d, want %d × %d", c.panels, c.columns, cols, rows, c.wantCols, c.wantRows)
+		}
+		if w, h := f.size(); w != PanelWidth*vg.Length(c.wantCols) || h != PanelHeight*vg.Length(c.wantRows) {
+			t.Errorf("%d panels, Columns %d: size %v × %v", c.panels, c.columns, w, h)
+		}
+		at, err := f.Check()
+		if err != nil {
+			t.Fatalf("%d panels: %v", c.panels, err)
+		}
+		shown := -1
+		for i := range at {
+			if at[i].Rect.Size().X > 0 {
+				if shown >= 0 {
+					t.Fatalf("%d panels: the shared legend is drawn twice (panels %d and %d)", c.panels, shown+1, i+1)
+				}
+				shown = i
+			}
+		}
+		if shown < 0 || !at[shown].Outside {
+			t.Fatalf("%d panels: legend %+v, want one, outside (no panel has room)", c.panels, at)
+		}
+		width := at[0].dc.Max.X - at[0].dc.Min.X
+		for i := range at {
+			if w := at[i].dc.Max.X - at[i].dc.Min.X; w < width-0.5 || w > width+0.5 {
+				t.Errorf("%d panels: panel %d's data area is %v wide, panel 1's %v", c.panels, i+1, w, width)
+			}
+			if at[shown].Rect.Min.X < at[i].dc.Max.X {
+				t.Errorf("%d panels: the legend strip starts at x = %v, inside panel %d's data area (to %v)", c.panels, at[shown].Rect.Min.X, i+1, at[i].dc.Max.X)
+			}
+		}
+		if top := at[0].dc.Max.Y; at[shown].Rect.Max.Y != top {
+			t.Errorf("%d panels: the legend's top is at %v, the first row's data top at %v", c.panels, at[shown].Rect.Max.Y, top)
+		}
+	}
+	// The bars are data: 21 of them besides the line.
+	if p := zigzag(t, "x"); len(p.lines) != 22 || p.lines[1][1].Y != 0.05 {
+		t.Errorf("recorded lines %d (want the line and 21 bars), first bar %v", len(p.lines), p.lines[1])
+	}
+}
