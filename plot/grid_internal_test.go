@@ -32,13 +32,14 @@ func zigzag(t *testing.T, label string) *Panel {
 // is Columns panels wide and as many rows high as needed), and a shared
 // legend with no room in any panel goes into a strip right of every
 // column, which leaves every panel's data area the same width (the last
-// one is not squashed), covers nothing (Check), and starts at the first
-// row's data top. Error bars count as data: a bar drawn past the line's
+// one is not squashed), covers nothing (Check), keeps legendGap from the
+// figure's edge, and starts at the first row's data top. Error bars count as data: a bar drawn past the line's
 // top is in the recorded lines.
 func TestGridAndLegendStrip(t *testing.T) {
 	for _, c := range []struct {
 		panels, columns, wantCols, wantRows int
 	}{
+		{1, 4, 1, 1},
 		{2, 0, 2, 1},
 		{2, 4, 2, 1},
 		{5, 4, 4, 2},
@@ -80,6 +81,9 @@ func TestGridAndLegendStrip(t *testing.T) {
 			if at[shown].Rect.Min.X < at[i].dc.Max.X {
 				t.Errorf("%d panels: the legend strip starts at x = %v, inside panel %d's data area (to %v)", c.panels, at[shown].Rect.Min.X, i+1, at[i].dc.Max.X)
 			}
+		}
+		if w, _ := f.size(); at[shown].Rect.Max.X > w-vg.Points(legendGap)+1e-9 {
+			t.Errorf("%d panels: the legend strip ends at x = %v, less than legendGap from the figure's edge %v", c.panels, at[shown].Rect.Max.X, w)
 		}
 		if top := at[0].dc.Max.Y; at[shown].Rect.Max.Y != top {
 			t.Errorf("%d panels: the legend's top is at %v, the first row's data top at %v", c.panels, at[shown].Rect.Max.Y, top)

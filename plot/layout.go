@@ -138,8 +138,10 @@ func (f Figure) layout(c draw.Canvas, paint bool) []LegendAt {
 		title, sty := fitText(f.Title, sty, c.Max.X-c.Min.X-2*vg.Points(titleMargin))
 		h := sty.Rectangle(title).Size().Y
 		if paint {
-			sty.XAlign = draw.XCenter
-			c.FillText(sty, vg.Point{X: c.Center().X, Y: c.Max.Y - h}, title)
+			// Hung from the top: a title fitText broke into lines
+			// extends downwards by h, into the room taken below.
+			sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+			c.FillText(sty, vg.Point{X: c.Center().X, Y: c.Max.Y}, title)
 		}
 		c.Max.Y -= h + vg.Points(10)
 	}
@@ -149,17 +151,27 @@ func (f Figure) layout(c draw.Canvas, paint bool) []LegendAt {
 	for r := range plots {
 		plots[r] = make([]*gplot.Plot, cols)
 	}
+	// A title wider than its panel is shrunk or wrapped for this layout
+	// only: gonum centres it on the panel and would cut both ends off at
+	// the figure's edges. It may reach over the tiles' pads by the
+	// narrowest of them, PadLeft, at either end. fitTitles fits them to
+	// the tiles of c, from the panels' own titles (restored on return).
+	titles := make([]gplot.Plot, len(panels)) // only their Title is used
+	for i, p := range panels {
+		titles[i].Title = p.Title
+		defer func() { p.Title = titles[i].Title }()
+	}
+	fitTitles := func(c draw.Canvas) {
+		for i, p := range panels {
+			if text, sty := titles[i].Title.Text, titles[i].Title.TextStyle; text != "" {
+				tile := tiles.At(c, i%cols, i/cols)
+				p.Title.Text, p.Title.TextStyle = fitText(text, sty, tile.Max.X-tile.Min.X+2*tiles.PadLeft-2*vg.Points(titleMargin))
+			}
+		}
+	}
+	fitTitles(c)
 	for i, p := range panels {
 		plots[i/cols][i%cols] = p.Plot
-		// A title wider than its panel is shrunk or wrapped for this
-		// layout only: gonum centres it on the panel and would cut both
-		// ends off at the figure's edges. It may reach over the tiles'
-		// pads by the narrowest of them, PadLeft, at either end.
-		if text, sty := p.Title.Text, p.Title.TextStyle; text != "" {
-			tile := tiles.At(c, i%cols, i/cols)
-			p.Title.Text, p.Title.TextStyle = fitText(text, sty, tile.Max.X-tile.Min.X+2*tiles.PadLeft-2*vg.Points(titleMargin))
-			defer func() { p.Title.Text, p.Title.TextStyle = text, sty }()
-		}
 		// A panel on a shared axis got its margin from ShareY, which
 		// all its panels must keep.
 		if top, ok := p.lineTop(); ok && !p.shared {
@@ -186,14 +198,17 @@ func (f Figure) layout(c draw.Canvas, paint bool) []LegendAt {
 				break
 			}
 		}
-		if !inside && len(panels) > 1 && panels[show].Bar == nil {
+		if !inside && panels[show].Bar == nil {
 			// No panel has room: the legend takes a strip at the
-			// figure's right, its width taken from every column alike
-			// (not from the last panel alone, which it would squash),
-			// its top at the first row's data top.
+			// figure's right, legendGap from the panels and from the
+			// edge, its width taken from every column alike (not from
+			// the last panel alone, which it would squash), its top at
+			// the first row's data top; the titles refitted to the
+			// narrower tiles.
 			size := panels[show].Legend.Rectangle(c).Size()
 			if size.X > 0 && size.Y > 0 {
-				c.Max.X -= size.X + vg.Points(legendGap)
+				c.Max.X -= size.X + 2*vg.Points(legendGap)
+				fitTitles(c)
 				canvases = gplot.Align(plots, tiles, c)
 				top := panels[0].DataCanvas(canvases[0][0]).Max.Y
 				x := c.Max.X + vg.Points(legendGap)

@@ -164,7 +164,7 @@ func (s *Sweep) drawing(rows []Row) (plot.Figure, error) {
 		style[all[k]] = st
 	}
 	fig := plot.Figure{Panels: make([]*plot.Panel, 0, len(panels)), SharedLegend: true, Columns: 4,
-		Title: fmt.Sprintf("%s against %s: mean ± 1 SE over the realizations", s.Figure.Metric, s.Axes[xa].Key)}
+		Title: fmt.Sprintf("%s against %s: mean ± 1 SE", s.Figure.Metric, s.Axes[xa].Short)}
 	for _, pn := range panels {
 		// NewPanel: the project's fonts, grid and a tick at 0; Add
 		// records the lines, points and error bars the legend must not
@@ -196,6 +196,12 @@ func (s *Sweep) drawing(rows []Row) (plot.Figure, error) {
 			p.Legend.Add(l, line, points)
 		}
 		fig.Panels = append(fig.Panels, p)
+	}
+	if len(panels) == 1 && panels[0].title != "" {
+		// One panel: what its title says (the other axes' single
+		// values) goes into the figure's title, which has its width.
+		fig.Title = fmt.Sprintf("%s against %s (%s): mean ± 1 SE", s.Figure.Metric, s.Axes[xa].Short, panels[0].title)
+		fig.Panels[0].Title.Text = ""
 	}
 	// One y range across the panels, with 0 in it and a margin above the
 	// highest error bar, so that the panels compare at a glance.
