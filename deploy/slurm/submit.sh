@@ -16,7 +16,7 @@ if [ $# -lt 4 ]; then
 fi
 cmd=$1 file=$2 out=$3 n=$4
 shift 4
-case "$n" in ''|*[!0-9]*|0) echo "$0: N must be a positive integer, got $n" >&2; exit 2 ;; esac
+case "$n" in ''|*[!0-9]*|0*) echo "$0: N must be a positive integer without leading zeros, got $n" >&2; exit 2 ;; esac
 here=$(cd "$(dirname "$0")" && pwd)
 # Absolute paths: the jobs may start elsewhere.
 file=$(cd "$(dirname "$file")" && pwd)/$(basename "$file")
