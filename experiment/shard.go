@@ -211,7 +211,7 @@ func CheckShards(dirs []string) ([]*ShardInfo, []int, error) {
 			return nil, nil, fmt.Errorf("%w: %s is shard %d/%d but %s is shard %d/%d: shards of different n", ErrShards, dirs[0], f.Shard, f.Of, dirs[k], s.Shard, s.Of)
 		}
 		if j, ok := by[s.Shard]; ok {
-			return nil, nil, fmt.Errorf("%w: %s and %s are both shard %d/%d (overlapping shards)", ErrShards, dirs[j], dirs[k], s.Shard, s.Of)
+			return nil, nil, fmt.Errorf("%w: %s and %s are both shard %d/%d (overlapping shards): give each shard's folder once", ErrShards, dirs[j], dirs[k], s.Shard, s.Of)
 		}
 		by[s.Shard] = k
 	}
@@ -226,7 +226,7 @@ func CheckShards(dirs []string) ([]*ShardInfo, []int, error) {
 		if len(missing) > 1 {
 			noun = "shards"
 		}
-		return nil, nil, fmt.Errorf("%w: missing %s %s (given %s)", ErrShards, noun, strings.Join(missing, ", "), strings.Join(dirs, ", "))
+		return nil, nil, fmt.Errorf("%w: missing %s %s (given %s): run the same command with --shard for each and add their folders", ErrShards, noun, strings.Join(missing, ", "), strings.Join(dirs, ", "))
 	}
 	owner := make([]int, f.Total)
 	for u := range owner {

@@ -126,16 +126,27 @@ func RunShard(ctx context.Context, s *Sweep, dir string, sh experiment.Shard, op
 // volume), and must give the cells the shards ran: the SHA-256 in their
 // shard.json. It refuses what experiment.CheckShards refuses.
 func Merge(ctx context.Context, out string, shards []string, opt Options) ([]Row, error) {
-	infos, _, err := experiment.CheckShards(shards)
+	if len(shards) == 0 {
+		return nil, fmt.Errorf("%w: no shard folders given", experiment.ErrShards)
+	}
+	// The first folder's kind before the set's completeness, so that a
+	// cell's folder given by mistake is named as such.
+	first, err := experiment.ReadShard(shards[0])
 	if err != nil {
 		return nil, err
 	}
-	if infos[0].Command != command {
-		return nil, fmt.Errorf("%w: %s is a shard of `safegp %s`, not of `safegp sweep`", experiment.ErrShards, shards[0], infos[0].Command)
+	if first.Command != command {
+		return nil, fmt.Errorf("%w: %s is a shard of `safegp %s`, not of `safegp sweep`", experiment.ErrShards, shards[0], first.Command)
 	}
 	var src source
-	if err := json.Unmarshal(infos[0].Config, &src); err != nil || src.YAML == "" {
-		return nil, fmt.Errorf("%w: %s: shard.json holds no sweep file (%v)", experiment.ErrShards, shards[0], err)
+	if err := json.Unmarshal(first.Config, &src); err != nil || src.YAML == "" {
+		// A cell's folder inside a sweep shard is a shard of `safegp
+		// sweep` too, but of one cell: its shard.json has the cell's
+		// configuration, not the sweep file.
+		return nil, fmt.Errorf("%w: %s: its shard.json holds no sweep file: give the sweep shard's own folder (the one holding cells/), not a cell's", experiment.ErrShards, shards[0])
+	}
+	if _, _, err := experiment.CheckShards(shards); err != nil {
+		return nil, err
 	}
 	s, err := Parse([]byte(src.YAML), src.Dir)
 	if err != nil {

@@ -3,6 +3,7 @@ package sweep_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,4 +68,52 @@ func TestMergeRefusesAChangedBase(t *testing.T) {
 	if _, err := os.Stat(again); !os.IsNotExist(err) {
 		t.Errorf("a refused merge left %s behind (%v)", again, err)
 	}
+}
+
+// TestMergeSaysWhatToDo: the merge's refusals of a wrong set of folders
+// name the mistake and what to give instead, and write nothing.
+func TestMergeSaysWhatToDo(t *testing.T) {
+	s, err := sweep.Parse(mustRead(t, filepath.Join("testdata", "small.yaml")), "testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var shards []string
+	for i := 1; i <= 2; i++ {
+		d := filepath.Join(dir, fmt.Sprintf("shard-%d", i))
+		if err := sweep.RunShard(context.Background(), s, d, experiment.Shard{I: i, N: 2}, sweep.Options{Workers: 1}); err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, d)
+	}
+	cell := filepath.Join(shards[0], "cells", s.Cells[0].Name)
+	for _, c := range []struct {
+		name   string
+		shards []string
+		want   string
+	}{
+		{"a cell's folder", []string{cell}, "give the sweep shard's own folder (the one holding cells/), not a cell's"},
+		{"a cell's folder among shards", []string{cell, shards[1]}, "not a cell's"},
+		{"missing", shards[:1], "missing shard 2/2"},
+		{"missing says what to do", shards[:1], "run the same command with --shard"},
+		{"twice", []string{shards[0], shards[0], shards[1]}, "give each shard's folder once"},
+	} {
+		out := filepath.Join(dir, "merged")
+		_, err := sweep.Merge(context.Background(), out, c.shards, sweep.Options{})
+		if !errors.Is(err, experiment.ErrShards) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want ErrShards with %q", c.name, err, c.want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%s: %s written", c.name, out)
+		}
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

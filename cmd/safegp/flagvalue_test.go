@@ -95,6 +95,15 @@ func TestShardWording(t *testing.T) {
 			t.Errorf("printed %q, want %q in it and no %q", c.got, c.want, c.not)
 		}
 	}
+	// More shards than realizations: a shard with no runs is written (the
+	// merge wants all n) with a note saying why it is empty.
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"run", cfg, "--quiet", "--workers", "1", "--out", filepath.Join(dir, "empty"), "--shard", "99/99"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "0 of ") || !strings.Contains(stderr.String(), "holds no runs") {
+		t.Errorf("an empty shard printed %q and %q, want 0 runs and a note", stdout.String(), stderr.String())
+	}
 	if got, want := count(1, "run"), "1 run"; got != want {
 		t.Errorf("count(1, run) = %q, want %q", got, want)
 	}

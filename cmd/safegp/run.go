@@ -260,6 +260,10 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if shard.Sharded() {
 		fmt.Fprintf(stdout, "wrote %s: shard %s, %d of %s; %s\n", *out, shard.Shard, units, count(experiment.Units(cfg), "run"), mergeHint(shard.N))
+		if units == 0 {
+			// Legal (the merge wants every shard), but likely a mistake.
+			fmt.Fprintf(stderr, "safegp run: note: shard %s holds no runs: a realization's runs go to one shard, and there are %s for %d shards\n", shard.Shard, count(cfg.Realizations, "realization"), shard.N)
+		}
 		return nil
 	}
 	fmt.Fprintf(stdout, "wrote %s: %s (%s × %s)\n", *out, count(units, "run"), count(cfg.Realizations, "realization"), count(len(cfg.Algorithms), "algorithm"))
