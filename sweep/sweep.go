@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -168,6 +169,11 @@ func Parse(data []byte, dir string) (*Sweep, error) {
 	if err := strictyaml.Decode(data, &f); err != nil {
 		if errors.Is(err, strictyaml.ErrEmpty) {
 			return nil, fmt.Errorf("%w: empty sweep file", ErrSweep)
+		}
+		if strings.Contains(err.Error(), "did not find expected ',' or '}'") && bytes.Contains(data, []byte("[")) {
+			// The usual cause: a key path with an index in a flow
+			// mapping, where YAML reads the bracket as a sequence.
+			return nil, fmt.Errorf("%w: %w (in YAML's flow style, {x: a[0].b}, a key path with brackets needs quotes: {x: \"a[0].b\"})", ErrSweep, err)
 		}
 		return nil, fmt.Errorf("%w: %w", ErrSweep, err)
 	}

@@ -110,6 +110,7 @@ func TestParseErrors(t *testing.T) {
 		{"figure x not an axis", "axes:\n  model.delta: [0.1]\nfigure: {x: horizon}\n", []string{"figure.x", "not an axis"}},
 		{"figure x needed", "axes:\n  model.delta: [0.1]\n  horizon: [5]\n", []string{"figure.x: give the axis"}},
 		{"figure x not numeric", "axes:\n  model.beta: [paper, 2]\n", []string{"figure.x", "paper is not a number"}},
+		{"unquoted brackets in flow style", "axes:\n  problem.generate.constraints[0].lengthscale: [0.1, 0.2]\nfigure: {metric: regret, x: problem.generate.constraints[0].lengthscale}\n", []string{"needs quotes", `{x: "a[0].b"}`}},
 		{"figure metric", "axes:\n  model.delta: [0.1]\nfigure: {metric: speed}\n", []string{"figure.metric", "\"speed\""}},
 		{"too many cells", "axes:\n  seed: [" + strings.Repeat("1, ", 999) + "1]\n  horizon: [" + strings.Repeat("1, ", 999) + "1]\n", []string{"more than 100000 cells"}},
 	} {
