@@ -19,13 +19,13 @@ func TestBadFlagValue(t *testing.T) {
 			args []string
 			want string // in the first line
 		}{
-			{[]string{"--shard", "3/2"}, `invalid value "3/2" for flag -shard: want i/n with 1 ≤ i ≤ n`},
-			{[]string{"--shard", "x"}, `invalid value "x" for flag -shard`},
-			{[]string{"--shard", "0/2"}, `invalid value "0/2" for flag -shard`},
-			{[]string{"--workers", "many"}, `invalid value "many" for flag -workers`},
-			{[]string{"--max-memory", "lots"}, `invalid value "lots" for flag -max-memory`},
-			{[]string{"--force=maybe"}, `invalid boolean value "maybe" for -force`},
-			{[]string{"--shard"}, "flag needs an argument: -shard"}, // the last argument
+			{[]string{"--shard", "3/2"}, `invalid value "3/2" for flag --shard: want i/n with 1 ≤ i ≤ n`},
+			{[]string{"--shard", "x"}, `invalid value "x" for flag --shard`},
+			{[]string{"--shard", "0/2"}, `invalid value "0/2" for flag --shard`},
+			{[]string{"--workers", "many"}, `invalid value "many" for flag --workers`},
+			{[]string{"--max-memory", "lots"}, `invalid value "lots" for flag --max-memory`},
+			{[]string{"--force=maybe"}, `invalid boolean value "maybe" for --force`},
+			{[]string{"--shard"}, "flag needs an argument: --shard"}, // the last argument
 		} {
 			args := append(append([]string{cmd}, pos...), append([]string{"--out", "o"}, c.args...)...)
 			var stdout, stderr bytes.Buffer

@@ -131,7 +131,13 @@ func parse(fs *flag.FlagSet, args []string) (pos []string, ok bool, err error) {
 		usage()
 		return nil, false, nil
 	case err != nil && badValue(err):
-		fmt.Fprintf(out, "%s: %v\nRun '%s --help' for usage.\n", fs.Name(), err, fs.Name())
+		// The flag package names a flag -x; the docs and the usage
+		// write --x (both are accepted).
+		msg := err.Error()
+		for _, f := range []string{" flag -", "argument: -", " for -"} {
+			msg = strings.Replace(msg, f, f+"-", 1)
+		}
+		fmt.Fprintf(out, "%s: %s\nRun '%s --help' for usage.\n", fs.Name(), msg, fs.Name())
 		return nil, false, errUsage
 	case err != nil:
 		fmt.Fprintln(out, err)
