@@ -61,13 +61,10 @@ func (m *Model) reservePriorRows(t int) {
 // room left for one (never within Reserve: t observations play at most
 // min(N, t) distinct actions).
 func (m *Model) priorRow(i int) []float64 {
-	if m.kslot == nil {
-		return nil
+	if row := m.keptRow(i); row != nil || m.kslot == nil {
+		return row
 	}
 	n := len(m.x)
-	if s := int(m.kslot[i]); s >= 0 {
-		return m.krows[s*n : (s+1)*n]
-	}
 	s := len(m.krows) / n
 	if (s+1)*n > cap(m.krows) {
 		return nil
