@@ -24,7 +24,7 @@ import (
 // this accepts against json.Unmarshal.
 func decodeLineFast(line []byte, l *runLine) bool {
 	p := lineParser{b: line}
-	var seen uint8
+	var seen uint16
 	return p.members(func(key []byte) bool {
 		switch string(key) {
 		case "algorithm_index":
@@ -42,7 +42,7 @@ func decodeLineFast(line []byte, l *runLine) bool {
 
 // once marks bit in seen and reports whether it was clear: encoding/json
 // keeps the last of duplicate keys, which the fast path leaves to it.
-func once(seen *uint8, bit uint8) bool {
+func once(seen *uint16, bit uint16) bool {
 	if *seen&bit != 0 {
 		return false
 	}
@@ -91,33 +91,26 @@ func (p *lineParser) members(member func(key []byte) bool) bool {
 // ExplorationRounds).
 func (p *lineParser) run(r *Run) bool {
 	var seen uint16
-	once16 := func(bit uint16) bool {
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		return true
-	}
 	return p.members(func(key []byte) bool {
 		switch string(key) {
 		case "algorithm":
-			return once16(1) && p.string(&r.Algorithm)
+			return once(&seen, 1) && p.string(&r.Algorithm)
 		case "label":
-			return once16(2) && p.string(&r.Label)
+			return once(&seen, 2) && p.string(&r.Label)
 		case "realization":
-			return once16(4) && p.int(&r.Realization)
+			return once(&seen, 4) && p.int(&r.Realization)
 		case "actions":
-			return once16(8) && p.ints(&r.Actions)
+			return once(&seen, 8) && p.ints(&r.Actions)
 		case "regret":
-			return once16(16) && p.floats(&r.Regret)
+			return once(&seen, 16) && p.floats(&r.Regret)
 		case "reachable_regret":
-			return once16(32) && p.floats(&r.ReachableRegret)
+			return once(&seen, 32) && p.floats(&r.ReachableRegret)
 		case "violations":
-			return once16(64) && p.int(&r.Violations)
+			return once(&seen, 64) && p.int(&r.Violations)
 		case "safe_set_size":
-			return once16(128) && p.ints(&r.SafeSetSize)
+			return once(&seen, 128) && p.ints(&r.SafeSetSize)
 		case "exploration_rounds":
-			return once16(256) && p.int(&r.ExplorationRounds)
+			return once(&seen, 256) && p.int(&r.ExplorationRounds)
 		}
 		return false
 	})
