@@ -156,14 +156,18 @@ func (f Figure) layout(c draw.Canvas, paint bool) []LegendAt {
 	// the figure's edges. It may reach over the tiles' pads by the
 	// narrowest of them, PadLeft, at either end. fitTitles fits them to
 	// the tiles of c, from the panels' own titles (restored on return).
-	titles := make([]gplot.Plot, len(panels)) // only their Title is used
+	type title struct {
+		text string
+		sty  text.Style
+	}
+	titles := make([]title, len(panels))
 	for i, p := range panels {
-		titles[i].Title = p.Title
-		defer func() { p.Title = titles[i].Title }()
+		titles[i] = title{p.Title.Text, p.Title.TextStyle}
+		defer func() { p.Title.Text, p.Title.TextStyle = titles[i].text, titles[i].sty }()
 	}
 	fitTitles := func(c draw.Canvas) {
 		for i, p := range panels {
-			if text, sty := titles[i].Title.Text, titles[i].Title.TextStyle; text != "" {
+			if text, sty := titles[i].text, titles[i].sty; text != "" {
 				tile := tiles.At(c, i%cols, i/cols)
 				p.Title.Text, p.Title.TextStyle = fitText(text, sty, tile.Max.X-tile.Min.X+2*tiles.PadLeft-2*vg.Points(titleMargin))
 			}
