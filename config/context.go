@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/safegp/safegp/internal/fielderr"
 	"github.com/safegp/safegp/kernel"
@@ -21,12 +22,14 @@ type Context struct {
 // MaxContextNames bounds the context variables.
 const MaxContextNames = 100
 
-var contextName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+// Compiled on first use, not at init: every safegp process (a CLI
+// ask or tell, a shard) would pay for it at start-up.
+var contextName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`) })
 
 // reservedName matches the column names of a data file (x1…, f, g1…,
 // seed, noise_std), which a context variable's column would be confused
 // with in an import or an export.
-var reservedName = regexp.MustCompile(`^(x[0-9]+|g[0-9]+|f|seed|noise_std)$`)
+var reservedName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(x[0-9]+|g[0-9]+|f|seed|noise_std)$`) })
 
 // CheckContextNames checks the names of context variables: at least one,
 // at most MaxContextNames, each an identifier (a letter or '_', then
@@ -43,9 +46,9 @@ func CheckContextNames(names []string) error {
 	for i, n := range names {
 		key := fmt.Sprintf("[%d]", i)
 		switch {
-		case !contextName.MatchString(n):
+		case !contextName().MatchString(n):
 			return fielderr.New(ErrInvalid, key, "%q is not a name: a letter or '_', then letters, digits and '_' (at most 64)", n)
-		case reservedName.MatchString(n):
+		case reservedName().MatchString(n):
 			return fielderr.New(ErrInvalid, key, "%q is the name of a data column (x1…, f, g1…, seed, noise_std): choose another", n)
 		}
 		if j, dup := seen[n]; dup {

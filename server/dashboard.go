@@ -32,8 +32,9 @@ type webFile struct {
 }
 
 // webFiles are the page's files by URL path: nothing else under web/ is
-// served.
-var webFiles = func() map[string]*webFile {
+// served. Hashed on the first request, not at init: every safegp process
+// (a CLI ask or tell, a shard) would pay for it at start-up.
+var webFiles = sync.OnceValue(func() map[string]*webFile {
 	files := map[string]*webFile{}
 	for path, f := range map[string]struct{ name, contentType string }{
 		"/":                     {"web/index.html", "text/html; charset=utf-8"},
@@ -49,7 +50,7 @@ var webFiles = func() map[string]*webFile {
 		files[path] = &webFile{name: f.name, contentType: f.contentType, body: b, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
 	}
 	return files
-}()
+})
 
 // contentSecurityPolicy lets the page load its own script, style and
 // data and nothing else: no inline script, no other origin, no framing.
@@ -67,7 +68,7 @@ func (h *handler) dashboardRoutes(mux *http.ServeMux) {
 // browser revalidate each file by its ETag, so a new safegp's page is
 // never mixed with an old script.
 func servePage(w http.ResponseWriter, r *http.Request) {
-	f, ok := webFiles[r.URL.Path]
+	f, ok := webFiles()[r.URL.Path]
 	if !ok {
 		writeError(w, http.StatusNotFound, fmt.Errorf("no route %s %s", r.Method, r.URL.Path))
 		return

@@ -59,12 +59,14 @@ func ErrBusy(err error) bool {
 	return err != nil && (strings.Contains(err.Error(), "SQLITE_BUSY") || strings.Contains(err.Error(), "database is locked"))
 }
 
-var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+// Compiled on first use, not at init: every safegp process (a CLI
+// ask or tell, a shard) would pay for it at start-up.
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`) })
 
 // CheckName accepts names of 1–100 letters, digits, '.', '_' and '-',
 // starting with a letter or digit: safe in URLs and file names.
 func CheckName(name string) error {
-	if !validName.MatchString(name) {
+	if !validName().MatchString(name) {
 		return fmt.Errorf("%w: %q (1–100 letters, digits, '.', '_', '-', starting with a letter or digit)", ErrBadName, name)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -388,7 +389,9 @@ type step struct {
 	Index int
 }
 
-var keyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*`)
+// Compiled on first use, not at init: every safegp process (a CLI
+// ask or tell, a shard) would pay for it at start-up.
+var keyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*`) })
 
 // parsePath splits "problem.generate.constraints[0].lengthscale" into its
 // steps.
@@ -396,7 +399,7 @@ func parsePath(p string) ([]step, error) {
 	var out []step
 	rest := p
 	for {
-		k := keyRE.FindString(rest)
+		k := keyRE().FindString(rest)
 		if k == "" {
 			return nil, fmt.Errorf("want a key at %q", rest)
 		}
@@ -587,13 +590,13 @@ func shortNames(axes []Axis) {
 	}
 }
 
-var unsafeRE = regexp.MustCompile(`[^A-Za-z0-9._=,+\-\[\]]+`)
+var unsafeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._=,+\-\[\]]+`) })
 
 // folderName keeps a cell's folder name portable: characters other than
 // letters, digits and . _ = , + - [ ] become _, and a long name is cut
 // (the index before it keeps names distinct).
 func folderName(s string) string {
-	s = unsafeRE.ReplaceAllString(s, "_")
+	s = unsafeRE().ReplaceAllString(s, "_")
 	if len(s) > 100 {
 		s = s[:100]
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -65,7 +66,7 @@ func DecodeNode(n *yaml.Node, v any) error {
 			return ne
 		}
 		// The walk refuses what the decoder would; this is a fallback.
-		return &NodeError{Root: n, Line: n.Line, Msg: yamlLine.ReplaceAllString(message(err, nil), "")}
+		return &NodeError{Root: n, Line: n.Line, Msg: yamlLine().ReplaceAllString(message(err, nil), "")}
 	}
 	return nil
 }
@@ -340,10 +341,14 @@ func describe(n *yaml.Node) string {
 	return n.Value
 }
 
+// The error rewriting's patterns, compiled on first use (an error), not
+// at every process's start.
 var (
-	yamlPrefix = regexp.MustCompile(`^yaml: `)
-	yamlLine   = regexp.MustCompile(`^line (\d+): `)
-	goWords    = regexp.MustCompile("cannot unmarshal !!(\\w+) `([^`]*)` into (\\S+)")
+	yamlPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: `) })
+	yamlLine   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+): `) })
+	goWords    = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile("cannot unmarshal !!(\\w+) `([^`]*)` into (\\S+)")
+	})
 )
 
 // message makes a decoding error one line, naming the key path of the
@@ -360,11 +365,11 @@ func message(err error, root *yaml.Node) string {
 		keyPaths(root, "", paths)
 	}
 	for i, m := range msgs {
-		m = strings.TrimSpace(yamlPrefix.ReplaceAllString(m, ""))
-		if g := goWords.FindStringSubmatch(m); g != nil {
+		m = strings.TrimSpace(yamlPrefix().ReplaceAllString(m, ""))
+		if g := goWords().FindStringSubmatch(m); g != nil {
 			m = strings.Replace(m, g[0], fmt.Sprintf("want %s, got %q", goType(g[3]), g[2]), 1)
 		}
-		if g := yamlLine.FindStringSubmatch(m); g != nil {
+		if g := yamlLine().FindStringSubmatch(m); g != nil {
 			line, _ := strconv.Atoi(g[1])
 			if p, ok := paths[line]; ok && !strings.Contains(m, p+":") {
 				m = g[0] + p + ": " + m[len(g[0]):]
