@@ -165,3 +165,27 @@ func BenchmarkObjectiveThreshold(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRegretFigure times `safegp run`'s figure (regret.png and .svg)
+// of examples/regime-1-10.yaml (5 algorithms, T = 500, bands of ±1
+// standard error over its 30 realizations, the curves played once
+// outside the timer): drawn once per cell by a sweep and again by its
+// merge.
+func BenchmarkRegretFigure(b *testing.B) {
+	cfg, err := experiment.Load("../examples/regime-1-10.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := experiment.Execute(context.Background(), cfg, experiment.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	curves := experiment.Summarize(res)
+	draw := experiment.RegretFigureBand("regime-1-10: ±1 standard error over 30 realizations", experiment.BandSE, cfg.Realizations)
+	dir := b.TempDir()
+	for b.Loop() {
+		if err := draw(dir, curves); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

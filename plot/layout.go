@@ -277,12 +277,15 @@ func placeLegend(p *Panel, tile draw.Canvas, probe bool) (draw.Canvas, LegendAt)
 		return tile, LegendAt{}
 	}
 	in := vg.Points(legendInset)
+	// The data in dc's coordinates, once for the up to 104 candidates
+	// (it was most of a figure's layout, recomputed for each).
+	data := p.canvasShapes(dc)
 	for _, o := range candidates(dc, size, in) {
 		r := vg.Rectangle{Min: o, Max: vg.Point{X: o.X + size.X, Y: o.Y + size.Y}}
 		// A legend that touches a line reads as part of it: keep
 		// legendInset clear around it too.
 		clear := vg.Rectangle{Min: vg.Point{X: r.Min.X - in, Y: r.Min.Y - in}, Max: vg.Point{X: r.Max.X + in, Y: r.Max.Y + in}}
-		if !covers(p, dc, clear) {
+		if !data.meets(clear) {
 			return tile, LegendAt{Rect: r}
 		}
 	}
@@ -338,22 +341,34 @@ func candidates(dc draw.Canvas, size vg.Point, in vg.Length) []vg.Point {
 // segment, a glyph (within glyphPad of its centre) or a band (its
 // outline, or r inside it).
 func covers(p *Panel, dc draw.Canvas, r vg.Rectangle) bool {
+	return p.canvasShapes(dc).meets(r)
+}
+
+// shapes are a panel's recorded data in a data canvas's coordinates.
+type shapes struct{ lines, points, areas [][]vg.Point }
+
+func (p *Panel) canvasShapes(dc draw.Canvas) shapes {
 	lines, points, areas := p.canvasData(dc)
-	for _, l := range lines {
+	return shapes{lines, points, areas}
+}
+
+// meets reports whether r meets any of the shapes (covers).
+func (s shapes) meets(r vg.Rectangle) bool {
+	for _, l := range s.lines {
 		if polylineMeets(l, r, false) {
 			return true
 		}
 	}
 	pad := vg.Points(glyphPad)
 	grown := vg.Rectangle{Min: vg.Point{X: r.Min.X - pad, Y: r.Min.Y - pad}, Max: vg.Point{X: r.Max.X + pad, Y: r.Max.Y + pad}}
-	for _, ps := range points {
+	for _, ps := range s.points {
 		for _, q := range ps {
 			if inRect(q, grown) {
 				return true
 			}
 		}
 	}
-	for _, a := range areas {
+	for _, a := range s.areas {
 		if polylineMeets(a, r, true) || inPolygon(r.Min, a) {
 			return true
 		}
