@@ -22,8 +22,21 @@ import (
 // 14: sharding"). The numbers go through strconv as encoding/json's do,
 // so the floats are the same bits; FuzzDecodeLineFast checks every line
 // this accepts against json.Unmarshal.
-func decodeLineFast(line []byte, l *runLine) bool {
+//
+// spare, if not nil, lends its arrays to the line's: l's slices are
+// written over spare's (the previous line's, which its reader is done
+// with: lineDecoder) where they are long enough, so that a merge reading
+// thousands of runs does not make garbage of 16 KB a run.
+func decodeLineFast(line []byte, l *runLine, spare *runLine) bool {
 	p := lineParser{b: line}
+	var sp runLine
+	var spr Run
+	if spare != nil {
+		sp = *spare
+		if spare.Run != nil {
+			spr = *spare.Run
+		}
+	}
 	var seen uint16
 	return p.members(func(key []byte) bool {
 		switch string(key) {
@@ -32,9 +45,9 @@ func decodeLineFast(line []byte, l *runLine) bool {
 		case "realization":
 			return once(&seen, 2) && p.int(&l.Realization)
 		case "violation_rounds":
-			return once(&seen, 4) && p.ints(&l.ViolationRounds)
+			return once(&seen, 4) && p.ints(&l.ViolationRounds, sp.ViolationRounds)
 		case "run":
-			return once(&seen, 8) && p.run(l.Run)
+			return once(&seen, 8) && p.run(l.Run, &spr)
 		}
 		return false
 	}) && p.i == len(p.b)
@@ -88,8 +101,8 @@ func (p *lineParser) members(member func(key []byte) bool) bool {
 }
 
 // run reads the run object of a finite problem (Run's fields up to
-// ExplorationRounds).
-func (p *lineParser) run(r *Run) bool {
+// ExplorationRounds) into r, its series over spare's arrays.
+func (p *lineParser) run(r, spare *Run) bool {
 	var seen uint16
 	return p.members(func(key []byte) bool {
 		switch string(key) {
@@ -100,15 +113,15 @@ func (p *lineParser) run(r *Run) bool {
 		case "realization":
 			return once(&seen, 4) && p.int(&r.Realization)
 		case "actions":
-			return once(&seen, 8) && p.ints(&r.Actions)
+			return once(&seen, 8) && p.ints(&r.Actions, spare.Actions)
 		case "regret":
-			return once(&seen, 16) && p.floats(&r.Regret)
+			return once(&seen, 16) && p.floats(&r.Regret, spare.Regret)
 		case "reachable_regret":
-			return once(&seen, 32) && p.floats(&r.ReachableRegret)
+			return once(&seen, 32) && p.floats(&r.ReachableRegret, spare.ReachableRegret)
 		case "violations":
 			return once(&seen, 64) && p.int(&r.Violations)
 		case "safe_set_size":
-			return once(&seen, 128) && p.ints(&r.SafeSetSize)
+			return once(&seen, 128) && p.ints(&r.SafeSetSize, spare.SafeSetSize)
 		case "exploration_rounds":
 			return once(&seen, 256) && p.int(&r.ExplorationRounds)
 		}
@@ -210,13 +223,16 @@ func (p *lineParser) float() (float64, bool) {
 	return x, err == nil
 }
 
-// ints and floats read an array into a new slice, empty but not nil for
-// [] as encoding/json makes it.
-func (p *lineParser) ints(dst *[]int) bool {
+// ints and floats read an array into buf's array, or a new one when buf
+// has none: a slice empty but not nil for [], as encoding/json makes it.
+func (p *lineParser) ints(dst *[]int, buf []int) bool {
 	if !p.eat('[') {
 		return false
 	}
-	s := make([]int, 0, p.count())
+	s := buf[:0]
+	if s == nil {
+		s = make([]int, 0, p.count())
+	}
 	if !p.eat(']') {
 		for {
 			var n int
@@ -236,11 +252,14 @@ func (p *lineParser) ints(dst *[]int) bool {
 	return true
 }
 
-func (p *lineParser) floats(dst *[]float64) bool {
+func (p *lineParser) floats(dst *[]float64, buf []float64) bool {
 	if !p.eat('[') {
 		return false
 	}
-	s := make([]float64, 0, p.count())
+	s := buf[:0]
+	if s == nil {
+		s = make([]float64, 0, p.count())
+	}
 	if !p.eat(']') {
 		for {
 			x, ok := p.float()

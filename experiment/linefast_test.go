@@ -64,6 +64,9 @@ func randomRun(rng *rand.Rand, label string) (int, *Run) {
 func TestDecodeLineFast(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 14))
 	labels := []string{"sgp-ucb", "safeopt-mc (plateau)", "stageopt gp", "β½σ naïve", ""}
+	// Each line over the previous one's arrays, as lineDecoder decodes:
+	// longer, shorter, empty and missing arrays after one another.
+	var last runLine
 	for k := 0; k < 300; k++ {
 		a, run := randomRun(rng, labels[k%len(labels)])
 		line, err := appendLine(nil, a, run)
@@ -72,9 +75,10 @@ func TestDecodeLineFast(t *testing.T) {
 		}
 		line = line[:len(line)-1]
 		l := runLine{Run: &Run{}}
-		if !decodeLineFast(line, &l) {
+		if !decodeLineFast(line, &l, &last) {
 			t.Fatalf("line %d (%.80s…) not taken by the fast path", k, line)
 		}
+		last = l
 		if d := sameAsJSON(line, l); d != "" {
 			t.Fatalf("line %d: fast path differs from encoding/json (-json +fast):\n%s", k, d)
 		}
@@ -113,8 +117,12 @@ func TestDecodeLineFast(t *testing.T) {
 		{"truncated", head + `{"regret":[1,2`, false},
 		{"trailing comma", head + `{"regret":[1,]}}`, false},
 	} {
-		l := runLine{Run: &Run{}}
-		got := decodeLineFast([]byte(c.line), &l)
+		// Over a whole run's arrays: none of them may show through.
+		l, spare := runLine{Run: &Run{}}, runLine{Run: &Run{}}
+		if !decodeLineFast(mustLine(t, fullRun()), &spare, nil) {
+			t.Fatal("a whole run's line not taken by the fast path")
+		}
+		got := decodeLineFast([]byte(c.line), &l, &spare)
 		if got != c.fast {
 			t.Errorf("%s: fast path %v, want %v", c.name, got, c.fast)
 			continue
@@ -127,6 +135,26 @@ func TestDecodeLineFast(t *testing.T) {
 	}
 }
 
+// fullRun is a random run with every array at least 20 long.
+func fullRun() *Run {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for {
+		if _, r := randomRun(rng, "x"); len(r.Regret) >= 20 && len(r.violationRounds) > 0 {
+			return r
+		}
+	}
+}
+
+// mustLine is run's line without its newline.
+func mustLine(t testing.TB, run *Run) []byte {
+	t.Helper()
+	line, err := appendLine(nil, 3, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return line[:len(line)-1]
+}
+
 // FuzzDecodeLineFast: whatever the fast path accepts, encoding/json
 // decodes to the same values.
 func FuzzDecodeLineFast(f *testing.F) {
@@ -137,9 +165,14 @@ func FuzzDecodeLineFast(f *testing.F) {
 		f.Add(line[:len(line)-1])
 	}
 	f.Add([]byte(`{"run":{"regret":[1e-7,-0]},"violation_rounds":[]}`))
+	full := fullRun()
 	f.Fuzz(func(t *testing.T, line []byte) {
-		l := runLine{Run: &Run{}}
-		if !decodeLineFast(line, &l) {
+		// Over a whole run's arrays, as lineDecoder decodes.
+		l, spare := runLine{Run: &Run{}}, runLine{Run: &Run{}}
+		if !decodeLineFast(mustLine(t, full), &spare, nil) {
+			t.Fatal("a whole run's line not taken by the fast path")
+		}
+		if !decodeLineFast(line, &l, &spare) {
 			return
 		}
 		if d := sameAsJSON(line, l); d != "" {
@@ -169,8 +202,9 @@ func BenchmarkDecodeLine(b *testing.B) {
 		lines = append(lines, line[:len(line)-1])
 	}
 	for b.Loop() {
+		var d lineDecoder // as finishRuns reads a file
 		for _, line := range lines {
-			if _, _, err := decodeLine(line); err != nil {
+			if _, _, err := d.decode(line); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -119,10 +119,11 @@ type WriteOptions struct {
 	Shard *ShardInfo
 	// Runs, if set, is called with every run written into results.json
 	// (not in a shard folder, which has none), in runs.jsonl's order,
-	// after the summary has taken it; the writer does not use the run
-	// again, so the callee may keep it. It lets a caller use the runs
-	// (a sweep's table, the reproduction's report) without reading
-	// runs.jsonl back.
+	// after the summary has taken it. It lets a caller use the runs (a
+	// sweep's table, the reproduction's report) without reading
+	// runs.jsonl back. The run is valid during the call only: a run read
+	// back from runs.jsonl is decoded over the previous one's arrays, so
+	// a callee that keeps it keeps run.Clone().
 	Runs func(run *Run)
 }
 

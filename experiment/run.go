@@ -47,6 +47,31 @@ type Run struct {
 	violationRounds []int // 0-based rounds that violated a constraint
 }
 
+// Clone returns a copy of r that shares no array r's decoder may write
+// over (WriteOptions.Runs): the per-round series, points, contexts and
+// the fits' list are copied; a fit's kernels and log-likelihoods, which
+// nothing writes after the fit, are shared.
+func (r *Run) Clone() Run {
+	c := *r
+	c.Actions = slices.Clone(r.Actions)
+	c.Regret = slices.Clone(r.Regret)
+	c.ReachableRegret = slices.Clone(r.ReachableRegret)
+	c.SafeSetSize = slices.Clone(r.SafeSetSize)
+	c.Values = slices.Clone(r.Values)
+	c.BestSafe = slices.Clone(r.BestSafe)
+	c.SimpleRegret = slices.Clone(r.SimpleRegret)
+	c.Fits = slices.Clone(r.Fits)
+	c.Contexts = slices.Clone(r.Contexts)
+	c.violationRounds = slices.Clone(r.violationRounds)
+	if r.Points != nil {
+		c.Points = make([][]float64, len(r.Points))
+		for i, p := range r.Points {
+			c.Points[i] = slices.Clone(p)
+		}
+	}
+	return c
+}
+
 // RunFit is one fit of a run: made before round Round (1-based), on the
 // warm-start rows and the rounds played before it.
 type RunFit struct {

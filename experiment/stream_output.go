@@ -159,14 +159,25 @@ func lineUnit(line []byte) (a, r int, err error) {
 
 // decodeLine decodes a line's run, with its violation rounds.
 func decodeLine(line []byte) (int, *Run, error) {
+	var d lineDecoder
+	return d.decode(line)
+}
+
+// lineDecoder decodes lines one after another into one Run, whose
+// arrays it reuses from line to line (decodeLineFast's spare): the run
+// it returns is valid until the next decode.
+type lineDecoder struct{ last runLine }
+
+func (d *lineDecoder) decode(line []byte) (int, *Run, error) {
 	l := runLine{Run: &Run{}}
-	if !decodeLineFast(line, &l) {
+	if !decodeLineFast(line, &l, &d.last) {
 		l = runLine{Run: &Run{}}
 		if err := json.Unmarshal(line, &l); err != nil {
 			return 0, nil, err
 		}
 	}
 	l.Run.violationRounds = l.ViolationRounds
+	d.last = l
 	return l.Algorithm, l.Run, nil
 }
 
@@ -287,6 +298,7 @@ func finishRuns(tmp string, cfg []byte, T int, next func() ([]byte, *Run, error)
 	rw.Write(cfg)
 	rw.WriteString(`,"runs":[`)
 	sum := newSummarizer(T)
+	var dec lineDecoder
 	for k := 0; ; k++ {
 		line, run, err := next()
 		if err == io.EOF {
@@ -306,7 +318,7 @@ func finishRuns(tmp string, cfg []byte, T int, next func() ([]byte, *Run, error)
 		}
 		rw.Write(js)
 		if run == nil {
-			if _, run, err = decodeLine(line); err != nil {
+			if _, run, err = dec.decode(line); err != nil {
 				return fail("summary.csv", fmt.Errorf("run %d: %w", k+1, err))
 			}
 		}

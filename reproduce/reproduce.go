@@ -298,7 +298,7 @@ func newExperiment(name string, cfg *experiment.Config) *Experiment {
 // back from runs.jsonl, and draw the figures from the curves.
 func (e *Experiment) writeOptions(figures func(string, []experiment.Curve) error) experiment.WriteOptions {
 	return experiment.WriteOptions{
-		Runs: func(r *experiment.Run) { e.Results.Runs = append(e.Results.Runs, *r) },
+		Runs: func(r *experiment.Run) { e.Results.Runs = append(e.Results.Runs, r.Clone()) },
 		Figures: func(tmp string, curves []experiment.Curve) error {
 			e.Curves = curves
 			return figures(tmp, curves)
