@@ -103,6 +103,18 @@ type Options struct {
 	// (stream), never on which other units run, so a shard's runs are
 	// those of the whole experiment (Shard.Select). nil runs every unit.
 	Units func(a, r int) bool
+	// Reuse, if set, is asked for every selected unit before its chunk
+	// runs: a run it returns is used as unit (a, r)'s instead of playing
+	// it, and a realization whose every selected unit it supplies draws
+	// no problem. It must return a run that unit (a, r) would play bit
+	// for bit (a sweep's earlier cell whose run of the algorithm depends
+	// on the same settings), and nil for a unit to play.
+	Reuse func(a, r int) *Run
+	// Played, if set, is called with every run played (not those Reuse
+	// supplied), from one goroutine, before the sink has it: a sweep
+	// keeps there the runs its later cells reuse. The run is not changed
+	// after, so the callee may keep it.
+	Played func(a int, run *Run)
 }
 
 // held lists the realizations with at least one selected unit and counts
@@ -333,28 +345,46 @@ func execute(ctx context.Context, c *Config, opt Options, keepRuns bool, sized f
 	type unit struct{ a, k int } // algorithm, index into the chunk
 	for lo := 0; lo < len(reals); lo += plan.Chunk {
 		chunk := reals[lo:min(lo+plan.Chunk, len(reals))]
+		// Algorithm by algorithm in realization order, as Execute lists
+		// them; a unit Reuse supplies is not played.
+		var todo []unit
+		var runs []*Run
+		var reused []bool
+		play := make([]bool, len(chunk)) // a unit of the realization is played
+		for a := 0; a < na; a++ {
+			for k, r := range chunk {
+				if opt.Units == nil || opt.Units(a, r) {
+					todo = append(todo, unit{a, k})
+					var run *Run
+					if opt.Reuse != nil {
+						run = opt.Reuse(a, r)
+					}
+					runs = append(runs, run)
+					reused = append(reused, run != nil)
+					play[k] = play[k] || run == nil
+				}
+			}
+		}
 		// A realization's instance is drawn by every shard holding one of
 		// its units: it depends only on (seed, r) (stream).
 		insts := make([]Instance, len(chunk))
 		if err := parallel(ctx, plan.Workers, len(chunk), func(k int) error {
+			if !play[k] {
+				return nil
+			}
 			var err error
 			insts[k], err = c.instance(chunk[k], fixed, fixedInfo)
 			return err
 		}); err != nil {
 			return plan, err
 		}
-		// Algorithm by algorithm in realization order, as Execute lists
-		// them.
-		var todo []unit
-		for a := 0; a < na; a++ {
-			for k, r := range chunk {
-				if opt.Units == nil || opt.Units(a, r) {
-					todo = append(todo, unit{a, k})
-				}
-			}
-		}
-		runs := make([]*Run, len(todo))
 		err = parallel(ctx, plan.Workers, len(runs), func(j int) error {
+			if reused[j] {
+				if opt.Progress != nil {
+					opt.Progress()
+				}
+				return nil
+			}
 			a, k := todo[j].a, todo[j].k
 			r := chunk[k]
 			var run *Run
@@ -381,6 +411,9 @@ func execute(ctx context.Context, c *Config, opt Options, keepRuns bool, sized f
 			return plan, err
 		}
 		for j, run := range runs {
+			if opt.Played != nil && !reused[j] {
+				opt.Played(todo[j].a, run)
+			}
 			if err := sink(todo[j].a, run); err != nil {
 				return plan, err
 			}

@@ -25,7 +25,9 @@ import (
 // round-robin sent a realization's five algorithms to five shards, each
 // drawing its problem: +16 % CPU for 7 shards of the paper's regime),
 // and the realizations, of equal cost across them, are dealt round-robin,
-// which balances the shards. A run
+// which balances the shards. (A sweep deals a run its cells share with
+// the first cell that has it, so that one shard plays it for all: the
+// sweep package's dealing.) A run
 // depends only on the seed, a and r (stream), so a shard's runs are, bit
 // for bit, those of the whole experiment, and Merge puts them back in
 // order.

@@ -58,9 +58,9 @@ func (s *Sweep) Units() []Unit {
 }
 
 // UnitBase is the number of units before cell i's in Units' order: cell
-// i's unit (a, r) is unit UnitBase(i) + a·R + r of the sweep, as a
-// shard's selection counts it (experiment.Shard.Select: the units of
-// realization r of cell i belong to shard ((UnitBase(i) + r) mod n) + 1).
+// i's unit (a, r) is unit UnitBase(i) + a·R + r of the sweep. A shard's
+// selection deals it by the cell whose run it is first (dealing): the
+// unit belongs to shard ((UnitBase(that cell) + r) mod n) + 1.
 func (s *Sweep) UnitBase(i int) int {
 	n := 0
 	for k := range s.Cells[:i] {
@@ -173,11 +173,12 @@ func Run(ctx context.Context, s *Sweep, dir string, opt Options) ([]Row, error) 
 	reuse := s.newReuse()
 	for i := range s.Cells {
 		c := &s.Cells[i]
-		res, err := reuse.execute(ctx, c, eopt)
+		res, err := experiment.Execute(ctx, c.Config, reuse.options(i, eopt))
 		if err != nil {
 			runErr = fmt.Errorf("cell %d (%s): %w", c.Index, s.Label(c), err)
 			break
 		}
+		reuse.done(i)
 		rows = append(rows, s.rows(c, res)...)
 		queue <- done{c, res}
 	}
@@ -298,14 +299,17 @@ func (m *moments) se() float64 {
 // whose runs of it are the same (Cell.runKeys): a sweep over one
 // algorithm's setting, or over a key no other algorithm reads, runs the
 // other algorithms once. Runs are kept only until their key's last use.
+// Run and RunShard both play through it (options), so that a shard, which
+// holds a run's every use (dealt with the cell it is first played in:
+// dealing), plays it once as the whole sweep does.
 type reuse struct {
-	left map[string]int // cells still to use a key, counted from the first
-	kept map[string][]experiment.Run
+	left map[string]int               // cells still to use a key, counted from the first
+	kept map[string][]*experiment.Run // by realization; nil where not played yet
 	s    *Sweep
 }
 
 func (s *Sweep) newReuse() *reuse {
-	u := &reuse{left: map[string]int{}, kept: map[string][]experiment.Run{}, s: s}
+	u := &reuse{left: map[string]int{}, kept: map[string][]*experiment.Run{}, s: s}
 	for i := range s.Cells {
 		for _, k := range distinct(s.Cells[i].runKeys) {
 			u.left[k]++
@@ -342,58 +346,44 @@ func distinct(keys []string) []string {
 	return out
 }
 
-// execute runs cell c as experiment.Execute runs its configuration, but
-// plays only the algorithms whose runs no earlier cell kept: the others'
-// runs are the kept ones, so the results are Execute's, run for run.
-func (u *reuse) execute(ctx context.Context, c *Cell, opt experiment.Options) (*experiment.Results, error) {
-	cfg := c.Config
-	sub := *cfg
-	sub.Algorithms = nil
-	var play []int // the algorithms sub plays, in order
-	for a, k := range c.runKeys {
-		if _, ok := u.kept[k]; !ok && !slices.Contains(c.runKeys[:a], k) {
-			play = append(play, a)
-			sub.Algorithms = append(sub.Algorithms, cfg.Algorithms[a])
-		}
+// options returns opt for cell i, playing only the units whose runs no
+// earlier cell kept (experiment.Options.Reuse supplies the others) and
+// keeping the runs a later cell reuses (Options.Played), so that the
+// cell's results are Execute's, run for run. An algorithm listed twice
+// in one cell is played twice (the same runs): only runs of earlier
+// chunks and cells are at hand when a chunk starts.
+func (u *reuse) options(i int, opt experiment.Options) experiment.Options {
+	c := &u.s.Cells[i]
+	keys := c.runKeys
+	if len(keys) != len(c.Config.Algorithms) {
+		return opt // no keys (cannot happen for a decoded tree): play everything
 	}
-	if len(c.runKeys) != len(cfg.Algorithms) {
-		// No keys (cannot happen for a decoded tree): play everything.
-		return experiment.Execute(ctx, cfg, opt)
+	R := c.Config.Realizations
+	opt.Reuse = func(a, r int) *experiment.Run {
+		if kept := u.kept[keys[a]]; kept != nil {
+			return kept[r]
+		}
+		return nil
 	}
-	var fresh *experiment.Results
-	if len(play) > 0 {
-		var err error
-		if fresh, err = experiment.Execute(ctx, &sub, opt); err != nil {
-			return nil, err
+	opt.Played = func(a int, run *experiment.Run) {
+		k := keys[a]
+		if u.left[k] < 2 {
+			return // no later cell uses it
 		}
+		if u.kept[k] == nil {
+			u.kept[k] = make([]*experiment.Run, R)
+		}
+		u.kept[k][run.Realization] = run
 	}
-	R := cfg.Realizations
-	runs := make([]experiment.Run, 0, len(cfg.Algorithms)*R)
-	for a, k := range c.runKeys {
-		if j := slices.Index(play, a); j >= 0 {
-			got := fresh.Runs[j*R : (j+1)*R]
-			if u.left[k] > 1 {
-				u.kept[k] = got
-			}
-			runs = append(runs, got...)
-			continue
-		}
-		kept, ok := u.kept[k]
-		if !ok {
-			// The same algorithm twice in this cell: its first copy's runs.
-			kept = runs[slices.Index(c.runKeys, k)*R:][:R]
-		}
-		runs = append(runs, kept...)
-		if opt.Progress != nil {
-			for range R {
-				opt.Progress()
-			}
-		}
-	}
-	for _, k := range distinct(c.runKeys) {
+	return opt
+}
+
+// done counts cell i's keys used, dropping the runs of keys no later cell
+// uses.
+func (u *reuse) done(i int) {
+	for _, k := range distinct(u.s.Cells[i].runKeys) {
 		if u.left[k]--; u.left[k] == 0 {
 			delete(u.kept, k)
 		}
 	}
-	return &experiment.Results{Config: cfg, Runs: runs}, nil
 }

@@ -49,18 +49,83 @@ func (s *Sweep) hash() (string, error) {
 // HeldRuns is the number of runs shard sh of the sweep holds.
 func (s *Sweep) HeldRuns(sh experiment.Shard) int {
 	n := 0
+	d := s.deal()
 	for i := range s.Cells {
-		n += len(sh.Held(s.UnitBase(i), s.Cells[i].Config))
+		n += len(d.held(i, sh))
 	}
 	return n
+}
+
+// dealing is how a sweep's units are dealt to shards: unit (a, r) of cell
+// i is deal from[i][a] + r (experiment.Shard.Holds), from[i][a] being
+// UnitBase of the first cell whose algorithm's runs are the same
+// (Cell.runKeys; cell i itself when no earlier one is), where the whole
+// sweep plays them and later cells reuse them (reuse). So a shard that
+// holds a run later cells reuse holds those uses too, and plays it once
+// as the whole sweep does. A sweep without reuse is dealt as `safegp
+// run` deals (experiment.Shard.Select): realizations round robin from
+// the cell's first unit, all the algorithms of a realization in one
+// shard, which draws its problem once.
+type dealing struct {
+	base []int   // UnitBase of each cell
+	from [][]int // the deal base of each cell's algorithms
+	s    *Sweep
+}
+
+func (s *Sweep) deal() *dealing {
+	d := &dealing{base: make([]int, len(s.Cells)), from: make([][]int, len(s.Cells)), s: s}
+	first := map[string]int{}
+	n := 0
+	for i := range s.Cells {
+		c := s.Cells[i].Config
+		keys := s.Cells[i].runKeys
+		d.base[i] = n
+		n += len(c.Algorithms) * c.Realizations
+		d.from[i] = make([]int, len(c.Algorithms))
+		for a := range d.from[i] {
+			d.from[i][a] = d.base[i]
+			if len(keys) != len(c.Algorithms) {
+				continue // no keys (cannot happen for a decoded tree)
+			}
+			if f, ok := first[keys[a]]; ok {
+				d.from[i][a] = d.base[f]
+			} else {
+				first[keys[a]] = i
+			}
+		}
+	}
+	return d
+}
+
+// selects is experiment.Options.Units for cell i of shard sh.
+func (d *dealing) selects(i int, sh experiment.Shard) func(a, r int) bool {
+	from := d.from[i]
+	return func(a, r int) bool { return sh.Holds(from[a] + r) }
+}
+
+// held lists, ascending, cell i's units (in the sweep's numbering) that
+// shard sh holds.
+func (d *dealing) held(i int, sh experiment.Shard) []int {
+	in := d.selects(i, sh)
+	c := d.s.Cells[i].Config
+	var units []int
+	for a := range c.Algorithms {
+		for r := range c.Realizations {
+			if in(a, r) {
+				units = append(units, d.base[i]+a*c.Realizations+r)
+			}
+		}
+	}
+	return units
 }
 
 // RunShard writes dir as shard sh of the sweep (the team's --shard
 // contract): dir/cells/<name>/ a shard folder of each cell's share of the
 // units (experiment.ExecuteToDir; cell i's units start at UnitBase(i)),
 // and dir/shard.json listing the sweep's units it holds, with the sweep
-// file's text for the merge. No runs are shared across cells here, unlike
-// Run: each shard plays what it holds. dir is written whole or not at all.
+// file's text for the merge. Runs are shared across cells as Run shares
+// them (reuse): the units are dealt so that a shard holds every use of a
+// run it plays (dealing). dir is written whole or not at all.
 func RunShard(ctx context.Context, s *Sweep, dir string, sh experiment.Shard, opt Options) error {
 	start := time.Now()
 	if err := outdir.Check(dir, opt.Force); err != nil {
@@ -96,16 +161,18 @@ func RunShard(ctx context.Context, s *Sweep, dir string, sh experiment.Shard, op
 	}
 	info := &experiment.ShardInfo{Format: experiment.ShardFormat, Command: command, ConfigSHA256: experiment.ConfigHash(src),
 		Shard: sh.I, Of: sh.N, Total: s.Runs(), Units: []int{}, Config: src}
+	deal := s.deal()
+	reuse := s.newReuse()
 	for i := range s.Cells {
 		c := &s.Cells[i]
-		base := s.UnitBase(i)
-		o := eopt
-		o.Units = sh.Select(base, c.Config)
+		o := reuse.options(i, eopt)
+		o.Units = deal.selects(i, sh)
 		sub := &experiment.ShardInfo{Command: command, Shard: sh.I, Of: sh.N, Name: c.Name}
 		if _, err := experiment.ExecuteToDir(ctx, c.Config, o, filepath.Join(tmp, "cells", c.Name), experiment.WriteOptions{Shard: sub}); err != nil {
 			return fmt.Errorf("cell %d (%s): %w", c.Index, s.Label(c), err)
 		}
-		info.Units = append(info.Units, sh.Held(base, c.Config)...)
+		reuse.done(i)
+		info.Units = append(info.Units, deal.held(i, sh)...)
 	}
 	info.Seconds = time.Since(start).Seconds()
 	if err := experiment.WriteShardInfo(tmp, info); err != nil {

@@ -96,6 +96,17 @@ func sameTree(t *testing.T, whole, merged string) {
 func TestShardProcessesMerge(t *testing.T) {
 	dir := t.TempDir()
 	cfg := shardConfig(t, dir)
+	// A sweep whose cells share runs (the second algorithm's do not
+	// depend on the first's window): each is played in one shard only.
+	src, err := os.ReadFile("../../sweep/testdata/small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	window := filepath.Join(dir, "window.yaml")
+	tail := "axes:\n  algorithms[0].exploration.plateau.window: [3, 4, 6]\n  seed: [7, 8]\nfigure: {x: seed}\n"
+	if err := os.WriteFile(window, []byte(string(src[:strings.Index(string(src), "axes:")])+tail), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	commands := []struct {
 		name string
 		args []string
@@ -105,6 +116,7 @@ func TestShardProcessesMerge(t *testing.T) {
 		// 2 × 2 cells, 2 realizations: a sweep's shards hold a share of
 		// every cell, and the merge redraws the table and its figure.
 		{"sweep", []string{"sweep", filepath.Join("..", "..", "sweep", "testdata", "small.yaml"), "--quiet"}},
+		{"sweep-reuse", []string{"sweep", window, "--quiet"}},
 	}
 	for _, c := range commands {
 		t.Run(c.name, func(t *testing.T) {
