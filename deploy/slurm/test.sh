@@ -132,7 +132,7 @@ echo "trivial array: ok"
 if [ "$only" = 1 ]; then exit 0; fi
 
 echo "== build safegp"
-(cd "$repo" && go build -o "$work/safegp" ./cmd/safegp)
+(cd "$repo" && CGO_ENABLED=0 go build -o "$work/safegp" ./cmd/safegp)
 export SAFEGP="$work/safegp"
 
 echo "== the unsharded sweep"
