@@ -279,7 +279,7 @@ func placeLegend(p *Panel, tile draw.Canvas, probe bool) (draw.Canvas, LegendAt)
 	in := vg.Points(legendInset)
 	// The data in dc's coordinates, once for the up to 104 candidates
 	// (it was most of a figure's layout, recomputed for each).
-	data := p.canvasShapes(dc)
+	data := p.canvasData(dc)
 	for _, o := range candidates(dc, size, in) {
 		r := vg.Rectangle{Min: o, Max: vg.Point{X: o.X + size.X, Y: o.Y + size.Y}}
 		// A legend that touches a line reads as part of it: keep
@@ -341,16 +341,12 @@ func candidates(dc draw.Canvas, size vg.Point, in vg.Length) []vg.Point {
 // segment, a glyph (within glyphPad of its centre) or a band (its
 // outline, or r inside it).
 func covers(p *Panel, dc draw.Canvas, r vg.Rectangle) bool {
-	return p.canvasShapes(dc).meets(r)
+	return p.canvasData(dc).meets(r)
 }
 
-// shapes are a panel's recorded data in a data canvas's coordinates.
+// shapes are a panel's recorded data in a data canvas's coordinates
+// (Panel.canvasData).
 type shapes struct{ lines, points, areas [][]vg.Point }
-
-func (p *Panel) canvasShapes(dc draw.Canvas) shapes {
-	lines, points, areas := p.canvasData(dc)
-	return shapes{lines, points, areas}
-}
 
 // meets reports whether r meets any of the shapes (covers).
 func (s shapes) meets(r vg.Rectangle) bool {

@@ -234,7 +234,8 @@ type LegendAt struct {
 
 // canvasData returns the panel's recorded data in the coordinates of the
 // data canvas dc.
-func (p *Panel) canvasData(dc draw.Canvas) (lines, points, areas [][]vg.Point) {
+func (p *Panel) canvasData(dc draw.Canvas) shapes {
+	var s shapes
 	tr := func(xys plotter.XYs) []vg.Point {
 		pts := make([]vg.Point, 0, len(xys))
 		for _, v := range xys {
@@ -246,13 +247,13 @@ func (p *Panel) canvasData(dc draw.Canvas) (lines, points, areas [][]vg.Point) {
 		return pts
 	}
 	for _, l := range p.lines {
-		lines = append(lines, tr(l))
+		s.lines = append(s.lines, tr(l))
 	}
 	for _, l := range p.points {
-		points = append(points, tr(l))
+		s.points = append(s.points, tr(l))
 	}
 	for _, l := range p.areas {
-		areas = append(areas, tr(l))
+		s.areas = append(s.areas, tr(l))
 	}
-	return lines, points, areas
+	return s
 }
