@@ -78,8 +78,11 @@ func (s Shard) Select(base int, c *Config) func(a, r int) bool {
 }
 
 // Held lists, ascending, the units of c (starting at base) that s holds.
-func (s Shard) Held(base int, c *Config) []int {
-	in := s.Select(base, c)
+func (s Shard) Held(base int, c *Config) []int { return HeldBy(s.Select(base, c), base, c) }
+
+// HeldBy lists, ascending, the units of c (numbered from base) that the
+// selection in (an Options.Units) takes.
+func HeldBy(in func(a, r int) bool, base int, c *Config) []int {
 	var units []int
 	for a := range c.Algorithms {
 		for r := range c.Realizations {

@@ -106,17 +106,7 @@ func (d *dealing) selects(i int, sh experiment.Shard) func(a, r int) bool {
 // held lists, ascending, cell i's units (in the sweep's numbering) that
 // shard sh holds.
 func (d *dealing) held(i int, sh experiment.Shard) []int {
-	in := d.selects(i, sh)
-	c := d.s.Cells[i].Config
-	var units []int
-	for a := range c.Algorithms {
-		for r := range c.Realizations {
-			if in(a, r) {
-				units = append(units, d.base[i]+a*c.Realizations+r)
-			}
-		}
-	}
-	return units
+	return experiment.HeldBy(d.selects(i, sh), d.base[i], d.s.Cells[i].Config)
 }
 
 // RunShard writes dir as shard sh of the sweep (the team's --shard
