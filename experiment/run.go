@@ -342,25 +342,26 @@ func execute(ctx context.Context, c *Config, opt Options, keepRuns bool, sized f
 	}
 	sized(len(c.Algorithms) * c.Realizations)
 	na := len(c.Algorithms)
-	type unit struct{ a, k int } // algorithm, index into the chunk
+	type unit struct {
+		a, k   int  // algorithm, index into the chunk
+		reused bool // supplied by opt.Reuse
+	}
 	for lo := 0; lo < len(reals); lo += plan.Chunk {
 		chunk := reals[lo:min(lo+plan.Chunk, len(reals))]
 		// Algorithm by algorithm in realization order, as Execute lists
 		// them; a unit Reuse supplies is not played.
 		var todo []unit
 		var runs []*Run
-		var reused []bool
 		play := make([]bool, len(chunk)) // a unit of the realization is played
 		for a := 0; a < na; a++ {
 			for k, r := range chunk {
 				if opt.Units == nil || opt.Units(a, r) {
-					todo = append(todo, unit{a, k})
 					var run *Run
 					if opt.Reuse != nil {
 						run = opt.Reuse(a, r)
 					}
+					todo = append(todo, unit{a, k, run != nil})
 					runs = append(runs, run)
-					reused = append(reused, run != nil)
 					play[k] = play[k] || run == nil
 				}
 			}
@@ -379,7 +380,7 @@ func execute(ctx context.Context, c *Config, opt Options, keepRuns bool, sized f
 			return plan, err
 		}
 		err = parallel(ctx, plan.Workers, len(runs), func(j int) error {
-			if reused[j] {
+			if todo[j].reused {
 				if opt.Progress != nil {
 					opt.Progress()
 				}
@@ -411,7 +412,7 @@ func execute(ctx context.Context, c *Config, opt Options, keepRuns bool, sized f
 			return plan, err
 		}
 		for j, run := range runs {
-			if opt.Played != nil && !reused[j] {
+			if opt.Played != nil && !todo[j].reused {
 				opt.Played(todo[j].a, run)
 			}
 			if err := sink(todo[j].a, run); err != nil {
