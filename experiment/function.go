@@ -402,6 +402,7 @@ func PlayFunction(s *bandit.Spec, st *Setting, fn *function, in Instance, noise 
 	var view bandit.Snapshot
 	pol.Inspect(&view, bandit.SafeSet)
 	run.ExplorationRounds = view.ExplorationRounds
+	bandit.Release(pol)
 	return run, nil
 }
 

@@ -425,8 +425,9 @@ func execute(ctx context.Context, c *Config, opt Options, keepRuns bool, sized f
 }
 
 // Watch, given to Play, is called after the tell of each round t (1, 2,
-// …) with the policy, which it may Inspect but must not Ask or Tell. An
-// error stops the run.
+// …) with the policy, which it may Inspect but must not Ask or Tell, nor
+// keep after it returns (Play releases the policy's arrays when the run
+// ends: bandit.Release). An error stops the run.
 type Watch func(t int, pol bandit.Policy) error
 
 // newRun is the run of algorithm s over T rounds, its per-round slices
@@ -546,6 +547,9 @@ func Play(s *bandit.Spec, st *Setting, p *problem.Problem, info *problem.Info, n
 	}
 	pol.Inspect(&view, bandit.SafeSet)
 	run.ExplorationRounds = view.ExplorationRounds
+	// The next run reuses the GPs' arrays (nothing keeps pol: watch
+	// reads it during its call only).
+	bandit.Release(pol)
 	return run, nil
 }
 
@@ -633,6 +637,7 @@ func (ft *fitter) refit(s *bandit.Spec, st *Setting, pol bandit.Policy, run *Run
 			return nil, fmt.Errorf("observation %d told again: %w", k+1, err)
 		}
 	}
+	bandit.Release(pol)
 	return np, nil
 }
 

@@ -149,7 +149,7 @@ func (m *Model) Reserve(t int) {
 func (m *Model) reserve(t int) {
 	n := len(m.x)
 	if cap(m.v) < t*n {
-		v := make([]float64, len(m.v), t*n)
+		v := takeSlab(slabV, len(m.v), t*n)
 		copy(v, m.v)
 		m.v = v
 	}
@@ -315,7 +315,7 @@ func (m *Model) KeepCovariance() {
 		return
 	}
 	n, t := len(m.x), len(m.a)
-	sigma := make([]float64, n*n)
+	sigma := takeSlab(slabSigma, n*n, n*n) // every entry is written below
 	// Entry (i, j) is Covariance's, k(x_i, x_j) − Σ_s V[s,i]·V[s,j],
 	// summed over s in order. It equals entry (j, i) to the bit: the
 	// kernels are symmetric to the bit ((x−y)² = (y−x)², xᵀy = yᵀx term by

@@ -51,7 +51,7 @@ func (m *Model) reservePriorRows(t int) {
 	if m.kslot == nil || cap(m.krows) >= min(n, t)*n {
 		return
 	}
-	g := make([]float64, len(m.krows), min(n, t)*n)
+	g := takeSlab(slabRows, len(m.krows), min(n, t)*n)
 	copy(g, m.krows)
 	m.krows = g
 }
