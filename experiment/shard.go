@@ -26,8 +26,9 @@ import (
 // drawing its problem: +16 % CPU for 7 shards of the paper's regime),
 // and the realizations, of equal cost across them, are dealt round-robin,
 // which balances the shards. (A sweep deals a run its cells share with
-// the first cell that has it, so that one shard plays it for all: the
-// sweep package's dealing.) A run
+// the first cell that has it, so that one shard plays it for all, and a
+// sweep of many cells deals whole cells, which a shard then writes
+// finished (ShardInfo.Finished): the sweep package's dealing.) A run
 // depends only on the seed, a and r (stream), so a shard's runs are, bit
 // for bit, those of the whole experiment, and Merge puts them back in
 // order.
@@ -125,6 +126,17 @@ type ShardInfo struct {
 	Config json.RawMessage `json:"config,omitempty"`
 	// Seconds is the wall time the shard took.
 	Seconds float64 `json:"seconds,omitempty"`
+	// Finished marks a folder that holds every unit (Units lists 0 …
+	// Total−1) and, beside runs.jsonl, the output the unsharded command
+	// writes for the configuration — results.json, summary.csv, the
+	// figures — written by that command's own code: a merge copies it
+	// (a sweep's cell that one shard held whole). Its runs.jsonl is a
+	// full shard's, so a merge that does not copy reads it as any other.
+	Finished bool `json:"finished,omitempty"`
+	// Table is what the command's merge needs of a finished folder
+	// besides its files, in the command's own encoding (a sweep cell's
+	// rows of the sweep's table), so that it need not read the runs.
+	Table json.RawMessage `json:"table,omitempty"`
 }
 
 // ConfigHash is the SHA-256, in hex, of data: of a configuration's JSON

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -56,24 +59,37 @@ func (s *Sweep) HeldRuns(sh experiment.Shard) int {
 	return n
 }
 
-// dealing is how a sweep's units are dealt to shards: unit (a, r) of cell
-// i is deal from[i][a] + r (experiment.Shard.Holds), from[i][a] being
-// UnitBase of the first cell whose algorithm's runs are the same
-// (Cell.runKeys; cell i itself when no earlier one is), where the whole
-// sweep plays them and later cells reuse them (reuse). So a shard that
-// holds a run later cells reuse holds those uses too, and plays it once
-// as the whole sweep does. A sweep without reuse is dealt as `safegp
-// run` deals (experiment.Shard.Select): realizations round robin from
-// the cell's first unit, all the algorithms of a realization in one
-// shard, which draws its problem once.
+// dealing is how a sweep's units are dealt to shards. Each run is dealt
+// with the first cell whose algorithm's runs are the same (Cell.runKeys;
+// the cell itself when no earlier one is), where the whole sweep plays
+// it and later cells reuse it (reuse): so a shard that holds a run later
+// cells reuse holds those uses too, and plays it once as the whole sweep
+// does. Then, for n shards:
+//
+//   - a sweep of at least cellDeal·n cells is dealt by cell: every unit
+//     of cell f (f being that first cell) goes to shard (f mod n) + 1.
+//     A shard that so holds the whole of a cell writes its folder
+//     finished, as the unsharded sweep does (RunShard), and the merge
+//     copies it: nothing is decoded or drawn twice. Round robin over at
+//     least cellDeal cells a shard keeps the shards' loads within a
+//     quarter of each other when the cells cost alike.
+//   - a smaller sweep is dealt by realization, as `safegp run` deals
+//     (experiment.Shard.Select): unit (a, r) of cell i is deal
+//     UnitBase(f) + r, realizations round robin from the cell's first
+//     unit, all the algorithms of a realization in one shard, which
+//     draws its problem once. All n shards then have work.
 type dealing struct {
-	base []int   // UnitBase of each cell
-	from [][]int // the deal base of each cell's algorithms
-	s    *Sweep
+	base  []int   // UnitBase of each cell
+	first [][]int // per cell and algorithm: the first cell with its runs
+	s     *Sweep
 }
 
+// cellDeal is the least number of cells per shard for which a sweep is
+// dealt by cell (dealing).
+const cellDeal = 4
+
 func (s *Sweep) deal() *dealing {
-	d := &dealing{base: make([]int, len(s.Cells)), from: make([][]int, len(s.Cells)), s: s}
+	d := &dealing{base: make([]int, len(s.Cells)), first: make([][]int, len(s.Cells)), s: s}
 	first := map[string]int{}
 	n := 0
 	for i := range s.Cells {
@@ -81,14 +97,14 @@ func (s *Sweep) deal() *dealing {
 		keys := s.Cells[i].runKeys
 		d.base[i] = n
 		n += len(c.Algorithms) * c.Realizations
-		d.from[i] = make([]int, len(c.Algorithms))
-		for a := range d.from[i] {
-			d.from[i][a] = d.base[i]
+		d.first[i] = make([]int, len(c.Algorithms))
+		for a := range d.first[i] {
+			d.first[i][a] = i
 			if len(keys) != len(c.Algorithms) {
 				continue // no keys (cannot happen for a decoded tree)
 			}
 			if f, ok := first[keys[a]]; ok {
-				d.from[i][a] = d.base[f]
+				d.first[i][a] = f
 			} else {
 				first[keys[a]] = i
 			}
@@ -97,10 +113,18 @@ func (s *Sweep) deal() *dealing {
 	return d
 }
 
+// byCell reports whether the sweep's shards of sh.N are dealt by cell.
+func (d *dealing) byCell(sh experiment.Shard) bool {
+	return sh.Sharded() && len(d.base) >= cellDeal*sh.N
+}
+
 // selects is experiment.Options.Units for cell i of shard sh.
 func (d *dealing) selects(i int, sh experiment.Shard) func(a, r int) bool {
-	from := d.from[i]
-	return func(a, r int) bool { return sh.Holds(from[a] + r) }
+	first := d.first[i]
+	if d.byCell(sh) {
+		return func(a, _ int) bool { return sh.Holds(first[a]) }
+	}
+	return func(a, r int) bool { return sh.Holds(d.base[first[a]] + r) }
 }
 
 // held lists, ascending, cell i's units (in the sweep's numbering) that
@@ -157,12 +181,20 @@ func RunShard(ctx context.Context, s *Sweep, dir string, sh experiment.Shard, op
 		c := &s.Cells[i]
 		o := reuse.options(i, eopt)
 		o.Units = deal.selects(i, sh)
+		held := deal.held(i, sh)
 		sub := &experiment.ShardInfo{Command: command, Shard: sh.I, Of: sh.N, Name: c.Name}
-		if _, err := experiment.ExecuteToDir(ctx, c.Config, o, filepath.Join(tmp, "cells", c.Name), experiment.WriteOptions{Shard: sub}); err != nil {
+		cell := filepath.Join(tmp, "cells", c.Name)
+		var err error
+		if len(held) == experiment.Units(c.Config) {
+			err = s.writeFinished(ctx, c, o, cell, sub, opt)
+		} else {
+			_, err = experiment.ExecuteToDir(ctx, c.Config, o, cell, experiment.WriteOptions{Shard: sub})
+		}
+		if err != nil {
 			return fmt.Errorf("cell %d (%s): %w", c.Index, s.Label(c), err)
 		}
 		reuse.done(i)
-		info.Units = append(info.Units, deal.held(i, sh)...)
+		info.Units = append(info.Units, held...)
 	}
 	info.Seconds = time.Since(start).Seconds()
 	if err := experiment.WriteShardInfo(tmp, info); err != nil {
@@ -172,6 +204,41 @@ func RunShard(ctx context.Context, s *Sweep, dir string, sh experiment.Shard, op
 		return fmt.Errorf("write output: %w", err)
 	}
 	return nil
+}
+
+// writeFinished writes cell c, which this shard holds whole, into dir as
+// the unsharded sweep writes it (Run: the runs in memory, then
+// experiment.WriteWithOptions with the cell's figures), and beside it the
+// shard.json sub, finished, with the cell's rows of the table: the merge
+// copies the folder and takes the rows.
+func (s *Sweep) writeFinished(ctx context.Context, c *Cell, o experiment.Options, dir string, sub *experiment.ShardInfo, opt Options) error {
+	start := time.Now()
+	res, err := experiment.Execute(ctx, c.Config, o)
+	if err != nil {
+		return err
+	}
+	var figs func(string, []experiment.Curve) error
+	if opt.Figures != nil {
+		figs = opt.Figures(c)
+	}
+	if err := experiment.WriteWithOptions(dir, res, experiment.WriteOptions{Figures: figs}); err != nil {
+		return err
+	}
+	cfg, err := json.Marshal(c.Config)
+	if err != nil {
+		return err
+	}
+	table, err := encodeRows(s.rows(c, res))
+	if err != nil {
+		return err
+	}
+	sub.Format, sub.Total, sub.Config, sub.ConfigSHA256 = experiment.ShardFormat, experiment.Units(c.Config), cfg, experiment.ConfigHash(cfg)
+	sub.Units = make([]int, sub.Total)
+	for u := range sub.Units {
+		sub.Units[u] = u
+	}
+	sub.Finished, sub.Table, sub.Seconds = true, table, time.Since(start).Seconds()
+	return experiment.WriteShardInfo(dir, sub)
 }
 
 // Merge makes, from the n shard folders of a sweep (RunShard), the folder
@@ -243,6 +310,12 @@ func Merge(ctx context.Context, out string, shards []string, opt Options) ([]Row
 		// run's counts as it is written, then the summary's curves (the
 		// ones the unsharded sweep summarizes from the same runs in the
 		// same order), taken before the figures are drawn from them.
+		if rs, ok, err := copyFinished(filepath.Join(tmp, "cells", c.Name), subs); err != nil {
+			return nil, fmt.Errorf("cell %d (%s): %w", c.Index, s.Label(c), err)
+		} else if ok {
+			rows = append(rows, rs...)
+			continue
+		}
 		var t tally
 		wopt := experiment.WriteOptions{
 			Runs: t.add,
@@ -263,6 +336,106 @@ func Merge(ctx context.Context, out string, shards []string, opt Options) ([]Row
 	}
 	if err := outdir.Publish(tmp, out, opt.Force); err != nil {
 		return nil, fmt.Errorf("write output: %w", err)
+	}
+	return rows, nil
+}
+
+// copyFinished copies into dir the cell folder among subs (the cell's
+// folder in each shard) that one shard wrote finished (writeFinished) and
+// returns its rows, after experiment.CheckShards has checked the set as
+// Merge would; ok is false when no shard holds the cell whole.
+func copyFinished(dir string, subs []string) (rows []Row, ok bool, err error) {
+	infos, _, err := experiment.CheckShards(subs)
+	if err != nil {
+		return nil, false, err
+	}
+	k := slices.IndexFunc(infos, func(in *experiment.ShardInfo) bool { return in.Finished })
+	if k < 0 {
+		return nil, false, nil
+	}
+	if len(infos[k].Units) != infos[k].Total {
+		return nil, false, fmt.Errorf("%w: %s is marked finished but holds %d of the cell's %d units", experiment.ErrShards, filepath.Join(subs[k], experiment.ShardFile), len(infos[k].Units), infos[k].Total)
+	}
+	if rows, err = decodeRows(infos[k].Table); err != nil {
+		return nil, false, fmt.Errorf("%w: %s: %w", experiment.ErrShards, filepath.Join(subs[k], experiment.ShardFile), err)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, false, fmt.Errorf("write output: %w", err)
+	}
+	entries, err := os.ReadDir(subs[k])
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: %w", experiment.ErrShards, err)
+	}
+	for _, e := range entries {
+		if e.Name() == experiment.ShardFile {
+			continue
+		}
+		if !e.Type().IsRegular() {
+			return nil, false, fmt.Errorf("%w: %s: a finished cell folder holds only files", experiment.ErrShards, filepath.Join(subs[k], e.Name()))
+		}
+		if err := copyFile(filepath.Join(dir, e.Name()), filepath.Join(subs[k], e.Name())); err != nil {
+			return nil, false, fmt.Errorf("write output: %w", err)
+		}
+	}
+	return rows, true, nil
+}
+
+// copyFile copies the file src to dst (a new file).
+func copyFile(dst, src string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// rowJSON is a Row in a finished cell's shard.json: the floats as
+// strconv's shortest text ("NaN" and "±Inf" too), which gives back the
+// same bits, so that the merged table is the unsharded one.
+type rowJSON struct {
+	Cell         int       `json:"cell"`
+	Name         string    `json:"name"`
+	Label        string    `json:"label"`
+	Realizations int       `json:"realizations"`
+	Values       [6]string `json:"values"` // Regret, RegretSE, Violations, ViolationsSE, Exploration, ExplorationSE
+}
+
+func encodeRows(rows []Row) (json.RawMessage, error) {
+	out := make([]rowJSON, len(rows))
+	for k, r := range rows {
+		out[k] = rowJSON{Cell: r.Cell, Name: r.Name, Label: r.Label, Realizations: r.Realizations}
+		for j, x := range [6]float64{r.Regret, r.RegretSE, r.Violations, r.ViolationsSE, r.Exploration, r.ExplorationSE} {
+			out[k].Values[j] = strconv.FormatFloat(x, 'g', -1, 64)
+		}
+	}
+	return json.Marshal(out)
+}
+
+func decodeRows(b json.RawMessage) ([]Row, error) {
+	var in []rowJSON
+	if err := json.Unmarshal(b, &in); err != nil {
+		return nil, fmt.Errorf("table: %w", err)
+	}
+	rows := make([]Row, len(in))
+	for k, r := range in {
+		var x [6]float64
+		for j, v := range r.Values {
+			var err error
+			if x[j], err = strconv.ParseFloat(v, 64); err != nil {
+				return nil, fmt.Errorf("table: row %d: %w", k+1, err)
+			}
+		}
+		rows[k] = Row{Cell: r.Cell, Name: r.Name, Label: r.Label, Realizations: r.Realizations,
+			Regret: x[0], RegretSE: x[1], Violations: x[2], ViolationsSE: x[3], Exploration: x[4], ExplorationSE: x[5]}
 	}
 	return rows, nil
 }

@@ -1,9 +1,14 @@
 package sweep
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/safegp/safegp/experiment"
@@ -18,7 +23,7 @@ import (
 // would exceed the whole's count. A sweep that shares nothing is dealt as
 // experiment.Shard.Select deals.
 func TestShardsPlayRunsOnce(t *testing.T) {
-	s, err := Parse(withAxes(t, "axes:\n  algorithms[0].exploration.plateau.window: [3, 4, 6]\n  seed: [7, 8]\nfigure: {x: seed}\n"), "testdata")
+	s, err := Parse(withAxes(t, "axes:\n  algorithms[0].exploration.plateau.window: [3, 4, 6]\n  seed: [7, 8, 9]\nfigure: {x: seed}\n"), "testdata")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,8 +50,8 @@ func TestShardsPlayRunsOnce(t *testing.T) {
 		return played, cells
 	}
 	whole, wholeRuns := play(func(int) func(a, r int) bool { return nil })
-	// 6 cells × 2 realizations of sgp-ucb, and gp-ucb-oracle's once per seed.
-	if want := 6*2 + 2*2; whole != want {
+	// 9 cells × 2 realizations of sgp-ucb, and gp-ucb-oracle's once per seed.
+	if want := 9*2 + 3*2; whole != want {
 		t.Errorf("the whole sweep played %d runs, want %d", whole, want)
 	}
 	d := s.deal()
@@ -73,6 +78,34 @@ func TestShardsPlayRunsOnce(t *testing.T) {
 		if sum != whole {
 			t.Errorf("n = %d: the shards played %d runs, the whole sweep %d", n, sum, whole)
 		}
+		// 9 cells: dealt by cell for n ≤ 2 (cellDeal = 4 cells a shard),
+		// where every run of cell c is in shard (f mod n) + 1, f being
+		// the first cell with the run (c itself, or the seed's first
+		// cell for gp-ucb-oracle's); by realization above.
+		if got, want := d.byCell(experiment.Shard{I: 1, N: n}), n <= 2; got != want {
+			t.Errorf("n = %d: dealt by cell %v, want %v", n, got, want)
+		}
+		if !d.byCell(experiment.Shard{I: 1, N: n}) {
+			continue
+		}
+		for c := range s.Cells {
+			for i := 1; i <= n; i++ {
+				sh := experiment.Shard{I: i, N: n}
+				held := d.held(c, sh)
+				var want []int
+				R := s.Cells[c].Config.Realizations
+				for a, f := range []int{c, c % 3} {
+					if f%n == i-1 {
+						for r := range R {
+							want = append(want, d.base[c]+a*R+r)
+						}
+					}
+				}
+				if fmt.Sprint(held) != fmt.Sprint(want) {
+					t.Errorf("n = %d, cell %d, shard %d: holds %v, want %v", n, c, i, held, want)
+				}
+			}
+		}
 	}
 
 	// No run shared: the deal of cell i is Shard.Select's from UnitBase(i).
@@ -87,4 +120,75 @@ func TestShardsPlayRunsOnce(t *testing.T) {
 			t.Errorf("cell %d: held %v, want Shard.Held's %v", i, got, want)
 		}
 	}
+}
+
+// TestFinishedCells: dealt by cell (8 cells, 2 shards), a shard writes
+// the cells it holds whole finished — shard.json says so and holds the
+// cell's rows, which are Run's to the bit — and the merge's table is the
+// unsharded sweep's. A shard.json that claims a cell finished without
+// holding all its units is refused.
+func TestFinishedCells(t *testing.T) {
+	s, err := Parse(withAxes(t, "axes:\n  problem.generate.constraints[0].lengthscale: [0.2, 0.4]\n  model.delta: [0.01, 0.1]\n  seed: [7, 8]\nfigure: {x: seed}\n"), "testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	wholeRows, err := Run(ctx, s, filepath.Join(dir, "whole"), Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shards []string
+	for i := 1; i <= 2; i++ {
+		d := filepath.Join(dir, fmt.Sprintf("shard-%d", i))
+		if err := RunShard(ctx, s, d, experiment.Shard{I: i, N: 2}, Options{Workers: 1}); err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, d)
+	}
+	for c := range s.Cells {
+		holder := shards[c%2]
+		in, err := experiment.ReadShard(filepath.Join(holder, "cells", s.Cells[c].Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := decodeRows(in.Table)
+		if !in.Finished || err != nil || !reflect.DeepEqual(rows, wholeRows[2*c:2*c+2]) {
+			t.Errorf("cell %d in %s: finished %v, rows %+v (%v), want Run's %+v", c, holder, in.Finished, rows, err, wholeRows[2*c:2*c+2])
+		}
+	}
+	merged, err := Merge(ctx, filepath.Join(dir, "merged"), shards, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(merged, wholeRows) {
+		t.Errorf("merged rows %+v, want Run's %+v", merged, wholeRows)
+	}
+	for _, f := range []string{"sweep.csv", "cells/" + s.Cells[3].Name + "/results.json"} {
+		a, err1 := os.ReadFile(filepath.Join(dir, "whole", f))
+		b, err2 := os.ReadFile(filepath.Join(dir, "merged", f))
+		if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between the run and the merge (%v, %v)", f, err1, err2)
+		}
+	}
+
+	// Shard 2 holds nothing of cell 0; its shard.json now claims it finished.
+	path := filepath.Join(shards[1], "cells", s.Cells[0].Name, experiment.ShardFile)
+	b := bytes.Replace(mustReadFile(t, path), []byte("{"), []byte(`{"finished": true,`), 1)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Merge(ctx, filepath.Join(dir, "again"), []string{shards[1], shards[0]}, Options{})
+	if !errors.Is(err, experiment.ErrShards) || !strings.Contains(err.Error(), "marked finished but holds 0 of the cell's 4 units") {
+		t.Errorf("merge with a false finished cell: %v, want ErrShards naming it", err)
+	}
+}
+
+func mustReadFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -103,7 +103,7 @@ func TestShardProcessesMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	window := filepath.Join(dir, "window.yaml")
-	tail := "axes:\n  algorithms[0].exploration.plateau.window: [3, 4, 6]\n  seed: [7, 8]\nfigure: {x: seed}\n"
+	tail := "axes:\n  algorithms[0].exploration.plateau.window: [3, 4, 6]\n  seed: [7, 8, 9]\nfigure: {x: seed}\n"
 	if err := os.WriteFile(window, []byte(string(src[:strings.Index(string(src), "axes:")])+tail), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -116,6 +116,10 @@ func TestShardProcessesMerge(t *testing.T) {
 		// 2 × 2 cells, 2 realizations: a sweep's shards hold a share of
 		// every cell, and the merge redraws the table and its figure.
 		{"sweep", []string{"sweep", filepath.Join("..", "..", "sweep", "testdata", "small.yaml"), "--quiet"}},
+		// 9 cells: dealt by cell for n = 1 and 2 (sweep's dealing), where
+		// a shard writes the cells it holds whole finished and the merge
+		// copies them, and merges the cells whose shared runs another
+		// shard holds; by realization for n = 7.
 		{"sweep-reuse", []string{"sweep", window, "--quiet"}},
 	}
 	for _, c := range commands {
