@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -362,22 +363,62 @@ func copyFinished(dir string, subs []string) (rows []Row, ok bool, err error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, false, fmt.Errorf("write output: %w", err)
 	}
+	if err := checkFinished(subs[k], infos[k].Total); err != nil {
+		return nil, false, err
+	}
 	entries, err := os.ReadDir(subs[k])
 	if err != nil {
 		return nil, false, fmt.Errorf("%w: %w", experiment.ErrShards, err)
 	}
 	for _, e := range entries {
-		if e.Name() == experiment.ShardFile {
+		// What the unsharded sweep writes: its files and its marker,
+		// not shard.json nor what a file browser or a copy left there.
+		name := e.Name()
+		if name == experiment.ShardFile || !e.Type().IsRegular() || (strings.HasPrefix(name, ".") && name != outdir.Marker) {
 			continue
 		}
-		if !e.Type().IsRegular() {
-			return nil, false, fmt.Errorf("%w: %s: a finished cell folder holds only files", experiment.ErrShards, filepath.Join(subs[k], e.Name()))
-		}
-		if err := copyFile(filepath.Join(dir, e.Name()), filepath.Join(subs[k], e.Name())); err != nil {
+		if err := copyFile(filepath.Join(dir, name), filepath.Join(subs[k], name)); err != nil {
 			return nil, false, fmt.Errorf("write output: %w", err)
 		}
 	}
 	return rows, true, nil
+}
+
+// checkFinished refuses a finished cell folder that lost a file the
+// unsharded sweep writes, or whose runs.jsonl does not hold its total of
+// runs, one a line (an interrupted copy from a cluster node, a quota):
+// the line merge it replaces would refuse them too.
+func checkFinished(dir string, total int) error {
+	for _, name := range []string{experiment.RunsFile, "results.json", "summary.csv"} {
+		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Size() == 0 {
+			return fmt.Errorf("%w: %s: the finished cell folder has no %s (or an empty one)", experiment.ErrShards, dir, name)
+		}
+	}
+	f, err := os.Open(filepath.Join(dir, experiment.RunsFile))
+	if err != nil {
+		return fmt.Errorf("%w: %w", experiment.ErrShards, err)
+	}
+	defer f.Close()
+	// Counted in blocks: a cell's runs may be larger than memory.
+	buf := make([]byte, 64<<10)
+	n, last := 0, byte(0)
+	for {
+		k, err := f.Read(buf)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		if k > 0 {
+			last = buf[k-1]
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %w", experiment.ErrShards, err)
+		}
+	}
+	if n != total || last != '\n' {
+		return fmt.Errorf("%w: %s holds %d complete lines, its %s %d runs", experiment.ErrShards, filepath.Join(dir, experiment.RunsFile), n, experiment.ShardFile, total)
+	}
+	return nil
 }
 
 // copyFile copies the file src to dst (a new file).

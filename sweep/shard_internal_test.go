@@ -172,6 +172,44 @@ func TestFinishedCells(t *testing.T) {
 		}
 	}
 
+	// A finished cell that lost a file, or whose runs.jsonl is cut short,
+	// is refused, as the line merge refuses a short runs.jsonl; a stray
+	// dot-file is not copied.
+	cell1 := filepath.Join(shards[1], "cells", s.Cells[1].Name)
+	if err := os.WriteFile(filepath.Join(cell1, ".DS_Store"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Merge(ctx, filepath.Join(dir, "stray"), shards, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "stray", "cells", s.Cells[1].Name, ".DS_Store")); !os.IsNotExist(err) {
+		t.Errorf("a stray dot-file was copied into the merge (%v)", err)
+	}
+	runs := mustReadFile(t, filepath.Join(cell1, experiment.RunsFile))
+	for _, c := range []struct {
+		name, file string
+		data       []byte
+		want       string
+	}{
+		{"results.json lost", "results.json", nil, "has no results.json"},
+		{"runs.jsonl cut short", experiment.RunsFile, runs[:len(runs)/2], "complete lines"},
+	} {
+		path := filepath.Join(cell1, c.file)
+		keep := mustReadFile(t, path)
+		if c.data == nil {
+			os.Remove(path)
+		} else if err := os.WriteFile(path, c.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Merge(ctx, filepath.Join(dir, "cut"), shards, Options{})
+		if !errors.Is(err, experiment.ErrShards) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: merge %v, want ErrShards saying %q", c.name, err, c.want)
+		}
+		if err := os.WriteFile(path, keep, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
 	// Shard 2 holds nothing of cell 0; its shard.json now claims it finished.
 	path := filepath.Join(shards[1], "cells", s.Cells[0].Name, experiment.ShardFile)
 	b := bytes.Replace(mustReadFile(t, path), []byte("{"), []byte(`{"finished": true,`), 1)

@@ -58,7 +58,8 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 			"realization) pairs, cell by cell, and a realization's runs of a cell are in one shard.\n"+
 			"DIR then holds each cell's shard folder and shard.json (with the sweep file's text);\n"+
 			"`safegp merge --out ALL DIR1 … DIRn` makes from the n shards exactly the unsharded\n"+
-			"DIR (every cell's results byte for byte; the table and figures redrawn). The merge\n"+
+			"DIR (every cell's results byte for byte; the table and figures redrawn, or copied\n"+
+			"for a cell a shard held whole). The merge\n"+
 			"reads the base and problem files from the sweep file's folder again.\n\nFlags:\n")
 		fs.PrintDefaults()
 		fmt.Fprint(fs.Output(), "\n"+sweepHelp)
