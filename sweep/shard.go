@@ -303,6 +303,13 @@ func Merge(ctx context.Context, out string, shards []string, opt Options) ([]Row
 		for k, d := range shards {
 			subs[k] = filepath.Join(d, "cells", c.Name)
 		}
+		// A cell one shard wrote finished is copied, with its rows.
+		if rs, ok, err := copyFinished(filepath.Join(tmp, "cells", c.Name), subs); err != nil {
+			return nil, fmt.Errorf("cell %d (%s): %w", c.Index, s.Label(c), err)
+		} else if ok {
+			rows = append(rows, rs...)
+			continue
+		}
 		var figs func(string, []experiment.Curve) error
 		if opt.Figures != nil {
 			figs = opt.Figures(c)
@@ -311,12 +318,6 @@ func Merge(ctx context.Context, out string, shards []string, opt Options) ([]Row
 		// run's counts as it is written, then the summary's curves (the
 		// ones the unsharded sweep summarizes from the same runs in the
 		// same order), taken before the figures are drawn from them.
-		if rs, ok, err := copyFinished(filepath.Join(tmp, "cells", c.Name), subs); err != nil {
-			return nil, fmt.Errorf("cell %d (%s): %w", c.Index, s.Label(c), err)
-		} else if ok {
-			rows = append(rows, rs...)
-			continue
-		}
 		var t tally
 		wopt := experiment.WriteOptions{
 			Runs: t.add,
