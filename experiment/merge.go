@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,8 +17,9 @@ import (
 // redrawn from the summary. wopt.Shard must be nil. It refuses, naming
 // the folders (ErrShards), folders that are not shards, shards of
 // different commands, configurations or n, overlapping and missing shards.
-// It reads the shards' runs one line at a time, in unit order.
-func Merge(out string, shards []string, wopt WriteOptions) error {
+// It reads the shards' runs one line at a time, in unit order, and stops
+// with ctx's error, writing nothing, when ctx is done.
+func Merge(ctx context.Context, out string, shards []string, wopt WriteOptions) error {
 	infos, owner, err := CheckShards(shards)
 	if err != nil {
 		return err
@@ -43,6 +45,9 @@ func Merge(out string, shards []string, wopt WriteOptions) error {
 	return writeDir(out, wopt, func(tmp string) ([]Curve, error) {
 		u := 0
 		next := func() ([]byte, error) {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			if u == len(owner) {
 				// Every shard read to its end: no line left over.
 				for k, lr := range readers {

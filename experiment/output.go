@@ -172,7 +172,7 @@ func writeDir(dir string, opt WriteOptions, results func(tmp string) ([]Curve, e
 	if err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}
-	defer os.RemoveAll(tmp) // gone already once published
+	defer outdir.Discard(tmp) // gone already once published
 	curves, err := results(tmp)
 	if err != nil {
 		return err

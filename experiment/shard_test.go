@@ -6,11 +6,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/safegp/safegp/bandit"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/safegp/safegp/bandit"
 
 	"github.com/safegp/safegp/experiment"
 	"github.com/safegp/safegp/internal/memlimit"
@@ -112,10 +113,29 @@ func TestMergeIsWhole(t *testing.T) {
 			dirs[l], dirs[r] = dirs[r], dirs[l]
 		}
 		merged := filepath.Join(dir, fmt.Sprintf("merged-%d", n))
-		if err := experiment.Merge(merged, dirs, experiment.WriteOptions{}); err != nil {
+		if err := experiment.Merge(context.Background(), merged, dirs, experiment.WriteOptions{}); err != nil {
 			t.Fatalf("n = %d: %v", n, err)
 		}
 		same(t, whole, merged, "results.json", "summary.csv", experiment.RunsFile)
+	}
+}
+
+// TestMergeStopsWhenCancelled: a merge whose context is done (safegp
+// merge got SIGTERM) writes nothing and leaves no staging folder.
+func TestMergeStopsWhenCancelled(t *testing.T) {
+	dir := t.TempDir()
+	shards := writeShards(t, dir, regimeConfig, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := experiment.Merge(ctx, filepath.Join(dir, "merged"), shards, experiment.WriteOptions{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Merge with a cancelled context: %v, want context.Canceled", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "shard-") {
+			t.Errorf("left in the output's parent: %s", e.Name())
+		}
 	}
 }
 
@@ -185,7 +205,7 @@ func TestMergeRefuses(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(dir, "out-"+strings.ReplaceAll(c.name, " ", "-"))
-			err := experiment.Merge(out, c.shards, experiment.WriteOptions{})
+			err := experiment.Merge(context.Background(), out, c.shards, experiment.WriteOptions{})
 			if !errors.Is(err, experiment.ErrShards) {
 				t.Fatalf("Merge = %v, want ErrShards", err)
 			}
@@ -222,7 +242,7 @@ func ExampleMerge() {
 		fmt.Printf("shard %d/%d holds units %v of %d\n", info.Shard, info.Of, info.Units, info.Total)
 		shards = append(shards, d)
 	}
-	if err := experiment.Merge(filepath.Join(dir, "all"), shards, experiment.WriteOptions{}); err != nil {
+	if err := experiment.Merge(context.Background(), filepath.Join(dir, "all"), shards, experiment.WriteOptions{}); err != nil {
 		panic(err)
 	}
 	n := 0
@@ -293,7 +313,7 @@ func TestLongRunLines(t *testing.T) {
 		}
 	}
 	merged := filepath.Join(dir, "merged")
-	if err := experiment.Merge(merged, writeShards(t, dir, config, 2), experiment.WriteOptions{}); err != nil {
+	if err := experiment.Merge(context.Background(), merged, writeShards(t, dir, config, 2), experiment.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	same(t, whole, merged, "results.json", "summary.csv", experiment.RunsFile)

@@ -77,7 +77,7 @@ func Run(ctx context.Context, opt Options) (*Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reproduce: %w", err)
 	}
-	defer os.RemoveAll(stage) // gone already once published
+	defer outdir.Discard(stage) // gone already once published
 	final := opt.Out
 	opt.Out = stage // every writer below writes into the staging folder
 	logf := func(format string, args ...any) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -119,7 +118,7 @@ func Merge(ctx context.Context, opt MergeOptions) (*Outcome, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reproduce: %w", err)
 	}
-	defer os.RemoveAll(stage)
+	defer outdir.Discard(stage)
 	logf := func(format string, args ...any) {
 		if opt.Log != nil {
 			fmt.Fprintf(opt.Log, format+"\n", args...)
@@ -131,7 +130,7 @@ func Merge(ctx context.Context, opt MergeOptions) (*Outcome, error) {
 		for k, d := range opt.Shards {
 			subs[k] = filepath.Join(d, pe.name)
 		}
-		if err := experiment.Merge(filepath.Join(stage, pe.name), subs, e.writeOptions(figures)); err != nil {
+		if err := experiment.Merge(ctx, filepath.Join(stage, pe.name), subs, e.writeOptions(figures)); err != nil {
 			return nil, fmt.Errorf("reproduce: %s: %w", pe.name, err)
 		}
 		return e, nil

@@ -136,7 +136,7 @@ func Run(ctx context.Context, s *Sweep, dir string, opt Options) ([]Row, error) 
 	if err != nil {
 		return nil, fmt.Errorf("write output: %w", err)
 	}
-	defer os.RemoveAll(tmp) // gone already once published
+	defer outdir.Discard(tmp) // gone already once published
 	cells := filepath.Join(tmp, "cells")
 	if err := os.Mkdir(cells, 0o755); err != nil {
 		return nil, fmt.Errorf("write output: %w", err)

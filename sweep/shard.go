@@ -170,7 +170,7 @@ func RunShard(ctx context.Context, s *Sweep, dir string, sh experiment.Shard, op
 	if err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}
-	defer os.RemoveAll(tmp) // gone already once published
+	defer outdir.Discard(tmp) // gone already once published
 	if err := os.Mkdir(filepath.Join(tmp, "cells"), 0o755); err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}
@@ -289,7 +289,7 @@ func Merge(ctx context.Context, out string, shards []string, opt Options) ([]Row
 	if err != nil {
 		return nil, fmt.Errorf("write output: %w", err)
 	}
-	defer os.RemoveAll(tmp)
+	defer outdir.Discard(tmp)
 	if err := os.Mkdir(filepath.Join(tmp, "cells"), 0o755); err != nil {
 		return nil, fmt.Errorf("write output: %w", err)
 	}
@@ -329,7 +329,7 @@ func Merge(ctx context.Context, out string, shards []string, opt Options) ([]Row
 				return nil
 			},
 		}
-		if err := experiment.Merge(filepath.Join(tmp, "cells", c.Name), subs, wopt); err != nil {
+		if err := experiment.Merge(ctx, filepath.Join(tmp, "cells", c.Name), subs, wopt); err != nil {
 			return nil, fmt.Errorf("cell %d (%s): %w", c.Index, s.Label(c), err)
 		}
 	}

@@ -2,13 +2,10 @@ package main
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
 
 	"github.com/safegp/safegp/experiment"
@@ -75,7 +72,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := withSignals()
 	defer stop()
 	switch info.Command {
 	case "run":
@@ -89,8 +86,8 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%w: %s: band: %w", experiment.ErrShards, pos[0], err)
 		}
-		if err := experiment.Merge(*out, pos, experiment.WriteOptions{Figures: runFigures(info.Name, band, cfg.Realizations), Force: *force}); err != nil {
-			return err
+		if err := experiment.Merge(ctx, *out, pos, experiment.WriteOptions{Figures: runFigures(info.Name, band, cfg.Realizations), Force: *force}); err != nil {
+			return stopped(ctx, err)
 		}
 		fmt.Fprintf(stdout, "wrote %s: %s merged from %s\n", *out, count(info.Total, "run"), count(len(pos), "shard"))
 	case "sweep":
@@ -98,13 +95,13 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 			return runFigures(c.Name, experiment.BandSE, c.Config.Realizations)
 		}})
 		if err != nil {
-			return err
+			return stopped(ctx, err)
 		}
 		fmt.Fprintf(stdout, "wrote %s: %s merged from %s, %s\n", *out, count(info.Total, "run"), count(len(pos), "shard"), count(len(rows), "table row"))
 	case "reproduce":
 		o, err := reproduce.Merge(ctx, reproduce.MergeOptions{Out: *out, Shards: pos, Log: stderr, Force: *force})
 		if err != nil {
-			return err
+			return stopped(ctx, err)
 		}
 		fmt.Fprintf(stdout, "wrote %s from %s (%.1f s of work); the report is %s\n", *out, count(len(pos), "shard"), o.Elapsed.Seconds(), filepath.Join(*out, "REPORT.md"))
 	default:

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 
@@ -54,11 +51,11 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) error {
 	if err := checkOut(*out, *force); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := withSignals()
 	defer stop()
 	o, err := reproduce.Run(ctx, reproduce.Options{Out: *out, Quick: *quick, Workers: *workers, Log: stderr, Force: *force, MaxMemory: maxMem.Bytes, Shard: shard.Shard})
 	if err != nil {
-		return err
+		return stopped(ctx, err)
 	}
 	if shard.Sharded() {
 		fmt.Fprintf(stdout, "wrote %s: shard %s in %.1f s; %s\n", *out, shard.Shard, o.Elapsed.Seconds(), mergeHint(shard.N))

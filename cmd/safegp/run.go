@@ -1,19 +1,16 @@
 package main
 
 import (
-	"context"
 	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
 
-	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/safegp/safegp/experiment"
@@ -33,6 +30,10 @@ func exitCode(err error) int {
 		return 2
 	case errors.Is(err, errTempFail):
 		return exitTempFail
+	}
+	var es errSignal
+	if errors.As(err, &es) {
+		return es.exitStatus()
 	}
 	return 1
 }
@@ -237,7 +238,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := withSignals()
 	defer stop()
 	opt := experiment.Options{Workers: *workers, MaxMemory: maxMem.Bytes}
 	units := experiment.Units(cfg)
@@ -248,21 +249,14 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		units = len(shard.Held(0, cfg))
 		wopt.Shard = &experiment.ShardInfo{Command: "run", Shard: shard.I, Of: shard.N, Name: name, Band: *bandName}
 	}
-	if f, ok := stderr.(*os.File); ok && !*quiet && isTerminal(f) {
-		progress := mpb.NewWithContext(ctx, mpb.WithOutput(f), mpb.WithWidth(40))
-		bar := progress.AddBar(int64(units),
-			mpb.PrependDecorators(decor.Name("runs "), decor.CountersNoUnit("%d/%d")),
-			mpb.AppendDecorators(decor.Percentage(), decor.Name(" "), decor.Elapsed(decor.ET_STYLE_GO)))
-		opt.Progress = func() { bar.Increment() }
-		defer func() {
-			if !bar.Completed() {
-				bar.Abort(true)
-			}
-			progress.Wait()
-		}()
-	}
-	if _, err := experiment.ExecuteToDir(ctx, cfg, opt, *out, wopt); err != nil {
-		return fmt.Errorf("%s: %w", pos[0], err)
+	step, finish := progressBar(ctx, stderr, *quiet, int64(units), decor.Name("runs "),
+		decor.Percentage(), decor.Name(" "), decor.Elapsed(decor.ET_STYLE_GO))
+	defer finish()
+	opt.Progress = step
+	_, err = experiment.ExecuteToDir(ctx, cfg, opt, *out, wopt)
+	finish()
+	if err != nil {
+		return stopped(ctx, fmt.Errorf("%s: %w", pos[0], err))
 	}
 	if shard.Sharded() {
 		fmt.Fprintf(stdout, "wrote %s: shard %s, %d of %s; %s\n", *out, shard.Shard, units, count(experiment.Units(cfg), "run"), mergeHint(shard.N))

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"runtime"
 	"time"
 
-	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/safegp/safegp/experiment"
@@ -88,7 +84,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := withSignals()
 	defer stop()
 	opt := sweep.Options{
 		Workers: *workers, MaxMemory: maxMem.Bytes, Force: *force,
@@ -102,30 +98,24 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	if shard.Sharded() {
 		total = s.HeldRuns(shard.Shard)
 	}
-	if f, ok := stderr.(*os.File); ok && !*quiet && isTerminal(f) {
-		progress := mpb.NewWithContext(ctx, mpb.WithOutput(f), mpb.WithWidth(40))
-		bar := progress.AddBar(int64(total),
-			mpb.PrependDecorators(decor.Name(fmt.Sprintf("%d cells, runs ", len(s.Cells))), decor.CountersNoUnit("%d/%d")),
-			mpb.AppendDecorators(decor.Percentage(), decor.Name(" "), decor.Elapsed(decor.ET_STYLE_GO),
-				decor.Name(", left "), decor.AverageETA(decor.ET_STYLE_GO)))
-		opt.Progress = func() { bar.Increment() }
-		defer func() {
-			if !bar.Completed() {
-				bar.Abort(true)
-			}
-			progress.Wait()
-		}()
-	}
+	step, finish := progressBar(ctx, stderr, *quiet, int64(total), decor.Name(fmt.Sprintf("%d cells, runs ", len(s.Cells))),
+		decor.Percentage(), decor.Name(" "), decor.Elapsed(decor.ET_STYLE_GO), decor.Name(", left "), decor.AverageETA(decor.ET_STYLE_GO))
+	defer finish()
+	opt.Progress = step
 	start := time.Now()
 	if shard.Sharded() {
-		if err := sweep.RunShard(ctx, s, *out, shard.Shard, opt); err != nil {
-			return fmt.Errorf("%s: %w", pos[0], err)
+		err := sweep.RunShard(ctx, s, *out, shard.Shard, opt)
+		finish()
+		if err != nil {
+			return stopped(ctx, fmt.Errorf("%s: %w", pos[0], err))
 		}
 		fmt.Fprintf(stdout, "wrote %s: shard %s, %d of %s in %.1f s; %s\n", *out, shard.Shard, total, count(s.Runs(), "run"), time.Since(start).Seconds(), mergeHint(shard.N))
 		return nil
 	}
-	if _, err := sweep.Run(ctx, s, *out, opt); err != nil {
-		return fmt.Errorf("%s: %w", pos[0], err)
+	_, err = sweep.Run(ctx, s, *out, opt)
+	finish()
+	if err != nil {
+		return stopped(ctx, fmt.Errorf("%s: %w", pos[0], err))
 	}
 	fmt.Fprintf(stdout, "wrote %s: %s, %s in %.1f s\n", *out, count(len(s.Cells), "cell"), count(total, "run"), time.Since(start).Seconds())
 	return nil

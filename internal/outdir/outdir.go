@@ -122,17 +122,22 @@ func within(dir, p string) bool {
 
 // Stage creates an empty temporary folder beside dir, holding only the
 // Marker, to write the output into. Beside, so that publishing is a rename
-// within one file system. The caller removes it (os.RemoveAll) when it
-// does not publish it; after Publish it no longer exists.
+// within one file system. The caller removes it with Discard when it does
+// not publish it; after Publish it no longer exists.
+//
+// The folder holds a locked owner file while this process lives, so that
+// a later Stage for the same dir removes the folders of a process killed
+// before it could clean up (SIGKILL, a lost node): Stage does that first.
 func Stage(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
 	}
-	parent := filepath.Dir(abs)
+	parent, target := filepath.Dir(abs), filepath.Base(abs)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", err
 	}
+	removeStale(parent, target)
 	tmp, err := os.MkdirTemp(parent, ".safegp-out-*")
 	if err != nil {
 		return "", err
@@ -143,6 +148,10 @@ func Stage(dir string) (string, error) {
 		return "", err
 	}
 	if err := os.WriteFile(filepath.Join(tmp, Marker), []byte(markerText), 0o644); err != nil {
+		os.RemoveAll(tmp)
+		return "", err
+	}
+	if err := own(tmp, target); err != nil {
 		os.RemoveAll(tmp)
 		return "", err
 	}
@@ -162,25 +171,34 @@ func Publish(tmp, dir string, replace bool) error {
 	if err != nil {
 		return err
 	}
+	// The owner file is for the staging folder, not for the output.
+	disown(tmp, true)
 	if _, err := os.Lstat(abs); errors.Is(err, fs.ErrNotExist) {
 		return os.Rename(tmp, abs)
 	}
 	// The old folder goes into a fresh folder of its own rather than to a
 	// guessed name, so that no rename can land on something that exists.
+	// It is owned as a staging folder is: if this process dies between
+	// the two renames, a later Stage for dir puts the old output back.
 	aside, err := os.MkdirTemp(filepath.Dir(abs), ".safegp-old-*")
 	if err != nil {
 		return err
 	}
+	defer disown(aside, false)
+	if err := own(aside, filepath.Base(abs)); err != nil {
+		os.RemoveAll(aside)
+		return err
+	}
 	old := filepath.Join(aside, "old")
 	if err := os.Rename(abs, old); err != nil {
-		os.Remove(aside)
+		os.RemoveAll(aside)
 		return fmt.Errorf("move the old %s aside: %w", dir, err)
 	}
 	if err := os.Rename(tmp, abs); err != nil {
 		if rerr := os.Rename(old, abs); rerr != nil {
 			return fmt.Errorf("put the new %s in place: %w; and the old one could not be put back, it is in %s: %v", dir, err, old, rerr)
 		}
-		os.Remove(aside)
+		os.RemoveAll(aside)
 		return fmt.Errorf("put the new %s in place: %w", dir, err)
 	}
 	if err := os.RemoveAll(aside); err != nil {

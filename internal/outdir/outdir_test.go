@@ -181,3 +181,74 @@ func TestPublish(t *testing.T) {
 		})
 	}
 }
+
+// TestRemoveStale: Stage removes the staging folders and moved-aside old
+// outputs of its own output whose writer died (owner file unlocked), puts
+// back an old output whose replacement never came, and leaves alone the
+// folders of a live writer, of another output and without an owner.
+func TestRemoveStale(t *testing.T) {
+	if err := lock(nil); errors.Is(err, errLockUnsupported) {
+		t.Skip("no file locks here")
+	}
+	dir := t.TempDir()
+	dead := func(name, target string, files map[string]string) {
+		t.Helper()
+		tree(t, filepath.Join(dir, name), files)
+		// Written but never locked: the writer is gone.
+		if err := os.WriteFile(filepath.Join(dir, name, ownerFile), []byte(target+"\n1\nhost\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dead(".safegp-out-1", "out", map[string]string{Marker: markerText, "results.json": "{}"})
+	dead(".safegp-out-2", "other", map[string]string{Marker: markerText})
+	tree(t, filepath.Join(dir, ".safegp-out-3"), map[string]string{Marker: markerText}) // no owner: an older safegp's
+	// A --force replacement killed between its renames: the old output
+	// is aside and the target is missing.
+	dead(".safegp-old-4", "kept", map[string]string{"old/" + Marker: markerText, "old/results.json": "old"})
+	// A live writer of the same output, in this process.
+	live, err := Stage(filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Discard(live)
+	for _, c := range []struct {
+		name string
+		gone bool
+	}{{".safegp-out-1", true}, {".safegp-out-2", false}, {".safegp-out-3", false}, {filepath.Base(live), false}, {".safegp-old-4", false}} {
+		if _, err := os.Stat(filepath.Join(dir, c.name)); (err == nil) == c.gone {
+			t.Errorf("%s: gone = %v, want %v", c.name, err != nil, c.gone)
+		}
+	}
+	// A second Stage for out leaves the live writer's folder.
+	again, err := Stage(filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	Discard(again)
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a live staging folder was removed: %v", err)
+	}
+	// Staging "kept" puts its old output back before anything else.
+	st, err := Stage(filepath.Join(dir, "kept"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	Discard(st)
+	if b, err := os.ReadFile(filepath.Join(dir, "kept", "results.json")); err != nil || string(b) != "old" {
+		t.Errorf("the old output was not put back: %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".safegp-old-4")); err == nil {
+		t.Error(".safegp-old-4 is still there")
+	}
+	// Published: no owner file travels into the output.
+	pub, err := Stage(filepath.Join(dir, "pub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Publish(pub, filepath.Join(dir, "pub"), false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pub", ownerFile)); err == nil {
+		t.Error("the owner file was published with the output")
+	}
+}
