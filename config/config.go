@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/safegp/safegp/internal/plural"
+
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/internal/fielderr"
 	"github.com/safegp/safegp/kernel"
@@ -49,7 +51,7 @@ func (s *Model) Check(m int, drawn bool) error {
 	}
 	switch {
 	case s.Constraints != nil && len(s.Constraints) != m:
-		return bad("constraints", "%d kernels for %d thresholds", len(s.Constraints), m)
+		return bad("constraints", "%s for %s", plural.Count(len(s.Constraints), "kernel"), plural.Count(m, "threshold"))
 	case s.Constraints == nil && !drawn && m > 0:
 		return bad("constraints", "missing: one kernel per threshold")
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/safegp/safegp/internal/plural"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/safegp/safegp/bandit"
@@ -267,7 +269,7 @@ func (s Model) WithFit(r *FitRecord) (Model, error) {
 		return s, nil
 	}
 	if r.Objective == nil || len(r.Constraints) != len(s.Constraints) || len(r.LML) != 1+len(s.Constraints) {
-		return s, fmt.Errorf("%w: fit record: want the kernels of f and of %d constraints", ErrInvalid, len(s.Constraints))
+		return s, fmt.Errorf("%w: fit record: want the kernels of f and of %s", ErrInvalid, plural.Count(len(s.Constraints), "constraint"))
 	}
 	for i, k := range append([]kernel.Spec{*r.Objective}, r.Constraints...) {
 		if _, err := kernel.New(k); err != nil {

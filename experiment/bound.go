@@ -6,6 +6,8 @@ import (
 	"math"
 	"text/tabwriter"
 
+	"github.com/safegp/safegp/internal/plural"
+
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/internal/fielderr"
 	"github.com/safegp/safegp/theory"
@@ -162,7 +164,7 @@ func (rep *BoundReport) WriteText(w io.Writer) error {
 	if rep.ObjectiveThreshold != nil {
 		hf = fmt.Sprintf(" and f ≥ h_f = %g", *rep.ObjectiveThreshold)
 	}
-	fmt.Fprintf(tw, "problem\trealization %d: N = %d actions in d = %d, m = %d constraint(s)%s, |D^w| = %d\n", rep.Realization, rep.N, rep.Dim, rep.M, hf, rep.SeedSize)
+	fmt.Fprintf(tw, "problem\trealization %d: N = %d actions in d = %d, m = %s%s, |D^w| = %d\n", rep.Realization, rep.N, rep.Dim, plural.Count(rep.M, "constraint"), hf, rep.SeedSize)
 	if rep.NoiseStds == nil {
 		fmt.Fprintf(tw, "model\tσ = %g, δ = %g, ε = %g, T = %d\n", rep.NoiseStd, rep.Delta, rep.Epsilon, rep.Horizon)
 	} else {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/safegp/safegp/internal/plural"
+
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/config"
 	"github.com/safegp/safegp/internal/fielderr"
@@ -246,7 +248,7 @@ func (p *ProblemConfig) check() error {
 			return fielderr.Recast(ErrConfig, "problem.generate", err)
 		}
 		if len(p.Generate.Constraints) != len(p.Thresholds) {
-			return bad("problem.thresholds", "%d given for %d constraints", len(p.Thresholds), len(p.Generate.Constraints))
+			return bad("problem.thresholds", "%d given for %s", len(p.Thresholds), plural.Count(len(p.Generate.Constraints), "constraint"))
 		}
 	}
 	return nil
@@ -363,10 +365,10 @@ func (c *Config) ReadProblem() (*problem.Problem, error) {
 		}
 	}
 	if len(c.Problem.Thresholds) != p.M() {
-		return nil, fielderr.New(ErrConfig, "problem.thresholds", "%d given, the file %s has %d constraints", len(c.Problem.Thresholds), c.Problem.File, p.M())
+		return nil, fielderr.New(ErrConfig, "problem.thresholds", "%d given, the file %s has %s", len(c.Problem.Thresholds), c.Problem.File, plural.Count(p.M(), "constraint"))
 	}
 	if len(c.constraintKernels()) != p.M() {
-		return nil, fielderr.New(ErrConfig, "model.constraints", "%d kernels, the file %s has %d constraints", len(c.constraintKernels()), c.Problem.File, p.M())
+		return nil, fielderr.New(ErrConfig, "model.constraints", "%s, the file %s has %s", plural.Count(len(c.constraintKernels()), "kernel"), c.Problem.File, plural.Count(p.M(), "constraint"))
 	}
 	if p.NoiseStds != nil && c.Problem.NoiseStd != 0 {
 		return nil, fielderr.New(ErrConfig, "problem.noise_std", "the file %s has a noise_std column, which sets each action's noise: leave problem.noise_std out (or 0)", c.Problem.File)

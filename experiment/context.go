@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/safegp/safegp/internal/plural"
+
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/config"
 	"github.com/safegp/safegp/internal/fielderr"
@@ -54,7 +56,7 @@ func (c *Config) checkContext() error {
 	seen := map[string]int{}
 	for k, v := range cc.Values {
 		if len(v) != len(cc.Names) {
-			return bad(fmt.Sprintf(".values[%d]", k), "%d values for %d names", len(v), len(cc.Names))
+			return bad(fmt.Sprintf(".values[%d]", k), "%s for %s", plural.Count(len(v), "value"), plural.Count(len(cc.Names), "name"))
 		}
 		for j, x := range v {
 			if !problem.InRange(x) {

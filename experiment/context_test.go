@@ -200,7 +200,7 @@ func TestContextConfigErrors(t *testing.T) {
 		{block("  context:\n    names: []\n    values: [[0]]\n    kernel: {kernel: se, lengthscale: 1}\n"), "problem.context.names: missing"},
 		{block("  context:\n    names: [t, t]\n    values: [[0, 1]]\n    kernel: {kernel: se, lengthscale: 1}\n"), `problem.context.names[1]: "t" is also names[0]`},
 		{block("  context:\n    names: [t]\n    kernel: {kernel: se, lengthscale: 1}\n"), "problem.context.values: missing"},
-		{block("  context:\n    names: [t]\n    values: [[0, 1]]\n    kernel: {kernel: se, lengthscale: 1}\n"), "problem.context.values[0]: 2 values for 1 names"},
+		{block("  context:\n    names: [t]\n    values: [[0, 1]]\n    kernel: {kernel: se, lengthscale: 1}\n"), "problem.context.values[0]: 2 values for 1 name"},
 		{block("  context:\n    names: [t]\n    values: [[0], [0]]\n    kernel: {kernel: se, lengthscale: 1}\n"), "problem.context.values[1]: [0] is also values[0]"},
 		{block("  context:\n    names: [t]\n    values: [[1e200]]\n    kernel: {kernel: se, lengthscale: 1}\n"), "problem.context.values[0][0]: must be a finite number"},
 		{block("  context:\n    names: [t]\n    values: [[0], [1]]\n    probabilities: [0.5]\n    kernel: {kernel: se, lengthscale: 1}\n"), "problem.context.probabilities: 1 given for 2 contexts"},

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/safegp/safegp/kernel"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/safegp/safegp/kernel"
 
 	"github.com/google/go-cmp/cmp"
 

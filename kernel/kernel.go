@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/safegp/safegp/internal/plural"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/safegp/safegp/internal/fielderr"
@@ -298,7 +300,7 @@ func ARD(k Kernel) []float64 {
 // lengthscale needs exactly d entries. The error names the key.
 func CheckDim(s Spec, d int) error {
 	if len(s.Lengthscale) > 1 && len(s.Lengthscale) != d {
-		return fielderr.New(ErrInvalid, "lengthscale", "%d lengthscales for %d input dimensions: give one, or one per dimension", len(s.Lengthscale), d)
+		return fielderr.New(ErrInvalid, "lengthscale", "%s for %s: give one, or one per dimension", plural.Count(len(s.Lengthscale), "lengthscale"), plural.Count(d, "input dimension"))
 	}
 	return nil
 }

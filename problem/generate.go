@@ -2,11 +2,13 @@ package problem
 
 import (
 	"fmt"
-	"github.com/safegp/safegp/internal/fielderr"
-	"github.com/safegp/safegp/internal/memlimit"
 	"math"
 	"math/rand/v2"
 	"sort"
+
+	"github.com/safegp/safegp/internal/fielderr"
+	"github.com/safegp/safegp/internal/memlimit"
+	"github.com/safegp/safegp/internal/plural"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -257,7 +259,7 @@ func generate(s *GenerateSpec, h []float64, hf *float64, eps, noiseStd float64, 
 		return nil, err
 	}
 	if len(h) != len(s.Constraints) {
-		return nil, fielderr.New(ErrInvalid, "thresholds", "%d given for %d constraints", len(h), len(s.Constraints))
+		return nil, fielderr.New(ErrInvalid, "thresholds", "%d given for %s", len(h), plural.Count(len(s.Constraints), "constraint"))
 	}
 	if len(s.Constraints) == 0 && hf == nil {
 		return nil, fielderr.New(ErrInvalid, "constraints", "at least one is needed without an objective threshold h_f")

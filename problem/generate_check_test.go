@@ -64,7 +64,7 @@ func TestGenerateSpecCheck(t *testing.T) {
 		{"ARD constraint on a 1-D grid", func(s *problem.GenerateSpec) {
 			s.DecisionSet = grid
 			s.Constraints[0].Lengthscale = kernel.Lengthscale{1, 2}
-		}, "constraints[0].lengthscale", `2 lengthscales for 1 input dimensions`, kernel.ErrInvalid},
+		}, "constraints[0].lengthscale", `2 lengthscales for 1 input dimension`, kernel.ErrInvalid},
 		{"noise_std of a drawing kernel", func(s *problem.GenerateSpec) { s.Constraints[0].NoiseStd = new(0.1) }, "constraints[0].noise_std", `problem.noise_std`, problem.ErrInvalid},
 		{"constraint kernel", func(s *problem.GenerateSpec) { s.Constraints = append(s.Constraints, kernel.Spec{Kernel: "rbf"}) }, "constraints[1].kernel", `rbf`, kernel.ErrInvalid},
 		{"seeds from elsewhere", func(s *problem.GenerateSpec) { s.SeedSet.From = "all" }, "seed_set.from", `all`, problem.ErrInvalid},

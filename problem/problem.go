@@ -7,6 +7,8 @@ import (
 	"math"
 	"sort"
 
+	"github.com/safegp/safegp/internal/plural"
+
 	"github.com/safegp/safegp/internal/argmax"
 	"github.com/safegp/safegp/internal/fielderr"
 	"github.com/safegp/safegp/internal/memlimit"
@@ -143,7 +145,7 @@ func (p *Problem) Validate() error {
 		return fmt.Errorf("%w: objective_threshold = %v is not finite or beyond ±1e100", ErrInvalid, *p.HF)
 	}
 	if len(p.H) != len(p.G) {
-		return fmt.Errorf("%w: thresholds: %d given for %d constraints", ErrInvalid, len(p.H), len(p.G))
+		return fmt.Errorf("%w: thresholds: %d given for %s", ErrInvalid, len(p.H), plural.Count(len(p.G), "constraint"))
 	}
 	for c, g := range p.G {
 		if len(g) != n {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/safegp/safegp/internal/plural"
+
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/internal/vec"
 )
@@ -277,7 +279,7 @@ func (b *batchCall) askNew() error {
 	if room <= 0 {
 		why = fmt.Sprintf("with the %d observations they fill the horizon of %d", s.nObs, s.res.Spec.Horizon)
 	}
-	return fmt.Errorf("%w: study %q: its %d pending ask(s) are leased, the first until %s, and %s; retry when a lease ends (or tell one)", ErrNoAsk, s.name, len(s.pending), leaseTime(b.held), why)
+	return fmt.Errorf("%w: study %q: its %s leased, the first until %s, and %s; retry when a lease ends (or tell one)", ErrNoAsk, s.name, plural.Count(len(s.pending), "pending ask")+" "+plural.Of(len(s.pending), "is"), leaseTime(b.held), why)
 }
 
 // batcher is the study's policy as a Batcher: every policy New and

@@ -9,6 +9,8 @@ import (
 	"io"
 	"slices"
 
+	"github.com/safegp/safegp/internal/plural"
+
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/problem"
@@ -114,7 +116,7 @@ func (v *Service) Import(ctx context.Context, name string, rows []TellRequest) (
 	err := v.with(ctx, name, func(s *Study) error {
 		held := s.nObs + len(s.pending)
 		if held+len(rows) > s.res.Spec.Horizon {
-			return fmt.Errorf("%w: study %q has %d observations and %d pending ask(s) for a horizon of %d; importing %d rows would exceed it by %d", ErrHorizon, s.name, s.nObs, len(s.pending), s.res.Spec.Horizon, len(rows), held+len(rows)-s.res.Spec.Horizon)
+			return fmt.Errorf("%w: study %q has %s and %s for a horizon of %d; importing %s would exceed it by %d", ErrHorizon, s.name, plural.Count(s.nObs, "observation"), plural.Count(len(s.pending), "pending ask"), s.res.Spec.Horizon, plural.Count(len(rows), "row"), held+len(rows)-s.res.Spec.Horizon)
 		}
 		evs := make([]Event, len(rows))
 		outside := 0
@@ -238,7 +240,7 @@ func (v *Service) PosteriorIn(ctx context.Context, name string, points [][]float
 		d, m := s.res.Dim(), len(s.res.Spec.Thresholds)
 		for k, p := range points {
 			if len(p) != d {
-				return fmt.Errorf("%w: point %d has %d coordinates, the study's actions have %d", ErrBadPoints, k+1, len(p), d)
+				return fmt.Errorf("%w: point %d has %s, the study's actions have %d", ErrBadPoints, k+1, plural.Count(len(p), "coordinate"), d)
 			}
 			for j, c := range p {
 				if !problem.InRange(c) {

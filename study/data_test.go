@@ -233,7 +233,7 @@ func TestImport(t *testing.T) {
 		{"negative noise", []study.TellRequest{{X: []float64{1}, F: &one, G: []float64{1}}, {X: []float64{1}, F: &one, G: []float64{1}, NoiseStd: &neg}}, study.ErrBadImport, "row 2: invalid observation: noise_std = -1"},
 		{"index outside", []study.TellRequest{{Index: &idx, F: &one, G: []float64{1}}}, study.ErrBadImport, "row 1: invalid observation: index 40"},
 		{"an ask", []study.TellRequest{{Ask: &idx, F: &one, G: []float64{1}}}, study.ErrBadImport, "row 1: an import holds measurements made outside the loop"},
-		{"past the horizon", slices.Repeat([]study.TellRequest{{X: []float64{1}, F: &one, G: []float64{1}}}, 28), study.ErrHorizon, "3 observations and 0 pending ask(s) for a horizon of 30; importing 28 rows would exceed it by 1"},
+		{"past the horizon", slices.Repeat([]study.TellRequest{{X: []float64{1}, F: &one, G: []float64{1}}}, 28), study.ErrHorizon, "3 observations and 0 pending asks for a horizon of 30; importing 28 rows would exceed it by 1"},
 	}
 	before, _ := st.Events(ctx, "s")
 	for _, c := range bad {

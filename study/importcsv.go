@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/safegp/safegp/internal/plural"
+
 	"github.com/safegp/safegp/config"
 	"github.com/safegp/safegp/problem"
 )
@@ -137,10 +139,10 @@ func parseImportHeader(h []string, cols *Columns) (*importColumns, error) {
 		return ic, nil
 	}
 	if len(ic.x) != cols.Dim {
-		return nil, fmt.Errorf("columns x1…x%d: the study's points have %d coordinate(s) (want %s)", len(ic.x), cols.Dim, want)
+		return nil, fmt.Errorf("columns x1…x%d: the study's points have %s (want %s)", len(ic.x), plural.Count(cols.Dim, "coordinate"), want)
 	}
 	if len(ic.g) != cols.Constraints {
-		return nil, fmt.Errorf("%d constraint column(s), the study has %d constraint(s) (want %s)", len(ic.g), cols.Constraints, want)
+		return nil, fmt.Errorf("%s, the study has %s (want %s)", plural.Count(len(ic.g), "constraint column"), plural.Count(cols.Constraints, "constraint"), want)
 	}
 	return ic, nil
 }

@@ -255,7 +255,7 @@ func TestTellWithoutG(t *testing.T) {
 	}{
 		{"no constraints", safeObjectiveSpec, ""},
 		{"one constraint", strings.Replace(strings.Replace(safeObjectiveSpec, "objective_threshold: -1.5", "thresholds: [0]", 1),
-			"  noise_std: 0.05", "  constraints: [{kernel: se, lengthscale: 1}]\n  noise_std: 0.05", 1), `"g" is missing: give the 1 constraint value(s) measured`},
+			"  noise_std: 0.05", "  constraints: [{kernel: se, lengthscale: 1}]\n  noise_std: 0.05", 1), `"g" is missing: give the 1 constraint value measured`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			v, _ := newService(t, filepath.Join(t.TempDir(), "g.db"))

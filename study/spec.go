@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/safegp/safegp/internal/plural"
+
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/config"
 	"github.com/safegp/safegp/gp"
@@ -148,12 +150,12 @@ func (r *Resolved) CheckMemory(limit int64) error {
 // CheckMemoryWith is CheckMemory for a study holding outside observations
 // at points outside its decision set (BytesWith).
 func (r *Resolved) CheckMemoryWith(limit int64, outside int) error {
-	what := fmt.Sprintf("a study of algorithm %s on decision_set (N = %d actions in %d-D) with %d constraint(s) and horizon %d", r.Spec.Algorithm.DisplayLabel(), len(r.X), r.Dim(), len(r.Spec.Thresholds), r.Spec.Horizon)
+	what := fmt.Sprintf("a study of algorithm %s on decision_set (N = %d actions in %d-D) with %s and horizon %d", r.Spec.Algorithm.DisplayLabel(), len(r.X), r.Dim(), plural.Count(len(r.Spec.Thresholds), "constraint"), r.Spec.Horizon)
 	if r.Box != nil {
-		what = fmt.Sprintf("a study of algorithm %s on a %d-D box with %d constraint(s) and horizon %d", r.Spec.Algorithm.DisplayLabel(), r.Dim(), len(r.Spec.Thresholds), r.Spec.Horizon)
+		what = fmt.Sprintf("a study of algorithm %s on a %d-D box with %s and horizon %d", r.Spec.Algorithm.DisplayLabel(), r.Dim(), plural.Count(len(r.Spec.Thresholds), "constraint"), r.Spec.Horizon)
 	}
 	if outside > 0 {
-		what += fmt.Sprintf(", %d observation(s) at points outside the decision set", min(outside, r.Spec.Horizon))
+		what += fmt.Sprintf(", %s at points outside the decision set", plural.Count(min(outside, r.Spec.Horizon), "observation"))
 	}
 	if err := memlimit.Check(r.BytesWith(outside), limit, what); err != nil {
 		return fmt.Errorf("%w: %w", ErrSpec, err)

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/safegp/safegp/internal/plural"
+
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/config"
 	"github.com/safegp/safegp/internal/memlimit"
@@ -696,7 +698,7 @@ func (s *Study) validateAt(t *TellRequest, seq int, horizon bool) (Event, error)
 			return e, fmt.Errorf("%w: index %d outside the decision set's 0…%d", ErrBadTell, *t.Index, len(s.res.X)-1)
 		}
 		if d := s.res.Dim(); t.X != nil && len(t.X) != d {
-			return e, fmt.Errorf("%w: x has %d coordinates, the decision set's actions have %d", ErrBadTell, len(t.X), d)
+			return e, fmt.Errorf("%w: x has %s, the decision set's actions have %d", ErrBadTell, plural.Count(len(t.X), "coordinate"), d)
 		}
 		if b := s.res.Box; b != nil {
 			for j, v := range t.X {
@@ -717,7 +719,7 @@ func (s *Study) validateAt(t *TellRequest, seq int, horizon bool) (Event, error)
 		e.Context = c
 		// The pending asks keep their places within the horizon.
 		if held := s.nObs + len(s.pending); horizon && held >= s.res.Spec.Horizon {
-			return e, fmt.Errorf("%w: study %q has %d observations and %d pending ask(s) for a horizon of %d; an observation outside the loop would exceed it", ErrHorizon, s.name, s.nObs, held-s.nObs, s.res.Spec.Horizon)
+			return e, fmt.Errorf("%w: study %q has %s and %s for a horizon of %d; an observation outside the loop would exceed it", ErrHorizon, s.name, plural.Count(s.nObs, "observation"), plural.Count(held-s.nObs, "pending ask"), s.res.Spec.Horizon)
 		}
 		if t.Index != nil {
 			e.Index, e.X = *t.Index, s.res.X[*t.Index]
@@ -743,9 +745,9 @@ func (s *Study) validateAt(t *TellRequest, seq int, horizon bool) (Event, error)
 	m := len(s.res.Spec.Thresholds)
 	switch {
 	case t.G == nil && m > 0:
-		return e, fmt.Errorf("%w: \"g\" is missing: give the %d constraint value(s) measured", ErrBadTell, m)
+		return e, fmt.Errorf("%w: \"g\" is missing: give the %s measured", ErrBadTell, plural.Count(m, "constraint value"))
 	case len(t.G) != m:
-		return e, fmt.Errorf("%w: %d constraint values given, the study has %d constraints", ErrBadTell, len(t.G), m)
+		return e, fmt.Errorf("%w: %s given, the study has %s", ErrBadTell, plural.Count(len(t.G), "constraint value"), plural.Count(m, "constraint"))
 	}
 	for i, v := range t.G {
 		if !problem.InRange(v) {

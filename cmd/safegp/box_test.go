@@ -36,7 +36,7 @@ seed: 1
 		err := run(args, &stdout, &stderr)
 		return stdout.String(), err
 	}
-	if out, err := do("study", "create", spec, "--db", db); err != nil || !strings.Contains(out, "3-D box, 1 seed point(s)") {
+	if out, err := do("study", "create", spec, "--db", db); err != nil || !strings.Contains(out, "3-D box, 1 seed point\n") {
 		t.Fatalf("create: %q %v", out, err)
 	}
 	for range 3 {

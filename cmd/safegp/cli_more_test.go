@@ -68,8 +68,8 @@ func TestStudyCLI1D(t *testing.T) {
 	}
 	json.Unmarshal([]byte(must("study", "ask", "--db", db)), &a)
 	show := must("study", "show", "--db", db)
-	for _, want := range []string{"safeopt on 41 actions in 1-D, 2 constraint(s), horizon 20", "rounds: 1, violations: 0",
-		"retracted: 1 observation(s)", "pending ask: " + itoa(a.Ask), "best safe action: "} {
+	for _, want := range []string{"safeopt on 41 actions in 1-D, 2 constraints, horizon 20", "rounds: 1, violations: 0",
+		"retracted: 1 observation,", "pending ask: " + itoa(a.Ask), "best safe action: "} {
 		if !strings.Contains(show, want) {
 			t.Errorf("show lacks %q:\n%s", want, show)
 		}

@@ -24,7 +24,7 @@ func TestOneConfigurationPath(t *testing.T) {
 		{"bad lengthscale", "objective: {kernel: se, lengthscale: L}", "objective: {kernel: se, lengthscale: -2}", "model.objective.lengthscale", "must be a finite number > 0, got -2"},
 		{"unknown kernel", "objective: {kernel: se, lengthscale: L}", "objective: {kernel: sq}", "model.objective.kernel", `unknown kernel "sq"`},
 		{"missing constraints", "  constraints: [{kernel: se, lengthscale: L}]\n", "", "model.constraints", "missing: one kernel per threshold"},
-		{"constraint count", "constraints: [{kernel: se, lengthscale: L}]", "constraints: [{kernel: se, lengthscale: L}, {kernel: linear}]", "model.constraints", "2 kernels for 1 thresholds"},
+		{"constraint count", "constraints: [{kernel: se, lengthscale: L}]", "constraints: [{kernel: se, lengthscale: L}, {kernel: linear}]", "model.constraints", "2 kernels for 1 threshold"},
 		{"bad constraint", "constraints: [{kernel: se, lengthscale: L}]", "constraints: [{kernel: se, lengthscale: L, variance: 0}]", "model.constraints[0].variance", "must be a finite number > 0, got 0"},
 		{"lengthscales for another dimension", "constraints: [{kernel: se, lengthscale: L}]", "constraints: [{kernel: se, lengthscale: [1, 1, 1]}]", "model.constraints[0].lengthscale", "3 lengthscales for "},
 		{"bad lengthscale in a list", "objective: {kernel: se, lengthscale: L}", "objective: {kernel: se, lengthscale: [1, -1]}", "model.objective.lengthscale[1]", "must be a finite number > 0, got -1"},

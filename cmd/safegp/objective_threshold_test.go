@@ -51,7 +51,7 @@ seed: 2
 		!ans.Violation || !ans.ViolatedObjective || ans.Violated != nil {
 		t.Errorf("f < h_f: %+v, %v", ans, err)
 	}
-	if out := do("study", "show", "--db", db); !strings.Contains(out, "0 constraint(s) and f ≥ -1.5") || !strings.Contains(out, "violations: 1") {
+	if out := do("study", "show", "--db", db); !strings.Contains(out, "0 constraints and f ≥ -1.5") || !strings.Contains(out, "violations: 1") {
 		t.Errorf("show: %s", out)
 	}
 	fig := filepath.Join(dir, "fig.png")

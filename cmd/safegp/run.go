@@ -50,9 +50,13 @@ Usage:
   safegp serve --db FILE [--addr A]          the studies over HTTP
   safegp fit DATA.csv [--ard] [--json] ...   fit each GP's kernel and noise to measured data
   safegp help [COMMAND]                      show help
+  safegp version                             the version and revision of this binary (also --version)
 
 Run 'safegp run --help' for the configuration format.
 `
+
+// commands are safegp's commands, for the nearest name to a mistyped one.
+var commands = []string{"reproduce", "run", "sweep", "bound", "merge", "study", "serve", "fit", "help", "version"}
 
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -76,6 +80,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return serveCmd(args[1:], stdout, stderr)
 	case "fit":
 		return fitCmd(args[1:], stdout, stderr)
+	case "version", "--version", "-version":
+		return versionCmd(stdout)
 	case "help", "-h", "--help", "-help":
 		if len(args) > 1 {
 			switch args[1] {
@@ -100,8 +106,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stdout, usage)
 		return nil
 	default:
-		fmt.Fprintf(stderr, "safegp: unknown command %q\n\n%s", args[0], usage)
-		return errUsage
+		return unknownCommand(stderr, "safegp", args[0], "safegp help", commands)
 	}
 }
 

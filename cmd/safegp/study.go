@@ -8,11 +8,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/safegp/safegp/internal/plural"
 
 	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/problem"
@@ -178,8 +182,7 @@ func studyCmd(args []string, stdout, stderr io.Writer) error {
 	sub := args[0]
 	cmd, ok := studyCommands[sub]
 	if !ok {
-		fmt.Fprintf(stderr, "safegp study: unknown command %q\n\n%s", sub, studyUsage)
-		return errUsage
+		return unknownCommand(stderr, "safegp study", sub, "safegp study --help", slices.Sorted(maps.Keys(studyCommands)))
 	}
 	s := &studySession{stdout: stdout, stderr: stderr, ctx: context.Background()}
 	fs := flag.NewFlagSet("safegp study "+sub, flag.ContinueOnError)
@@ -245,9 +248,9 @@ func createFlags(*flag.FlagSet) func(*studySession) error {
 			return err
 		}
 		if res.Box != nil {
-			fmt.Fprintf(s.stdout, "created study %q in %s: a %d-D box, %d seed point(s)\n", s.name, s.db, res.Dim(), len(res.Box.Seeds))
+			fmt.Fprintf(s.stdout, "created study %q in %s: a %d-D box, %s\n", s.name, s.db, res.Dim(), plural.Count(len(res.Box.Seeds), "seed point"))
 		} else {
-			fmt.Fprintf(s.stdout, "created study %q in %s: %d actions, %d seed actions\n", s.name, s.db, len(res.X), len(res.Seed))
+			fmt.Fprintf(s.stdout, "created study %q in %s: %s, %s\n", s.name, s.db, plural.Count(len(res.X), "action"), plural.Count(len(res.Seed), "seed action"))
 		}
 		return nil
 	}
@@ -388,7 +391,7 @@ func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 			if h, _, err := svc.Safety(s.ctx, s.name); err != nil {
 				return err
 			} else if len(h) > 0 {
-				return fmt.Errorf("%w: --g is required: the study has %d constraint(s)", study.ErrBadTell, len(h))
+				return fmt.Errorf("%w: --g is required: the study has %s", study.ErrBadTell, plural.Count(len(h), "constraint"))
 			}
 		}
 		var a *study.TellAnswer
@@ -561,7 +564,7 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 			return enc.Encode(sum)
 		}
 		w := s.stdout
-		safety := fmt.Sprintf("%d constraint(s)", sum.Constraints)
+		safety := plural.Count(sum.Constraints, "constraint")
 		if hf := sum.ObjectiveThreshold; hf != nil {
 			safety += fmt.Sprintf(" and f ≥ %g", *hf)
 		}
@@ -582,7 +585,7 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 			fmt.Fprintf(w, "of these: %d at points outside the decision set, %d with their own noise_std\n", sum.Outside, sum.OwnNoise)
 		}
 		if sum.Retracted > 0 {
-			fmt.Fprintf(w, "retracted: %d observation(s), counted nowhere above\n", sum.Retracted)
+			fmt.Fprintf(w, "retracted: %s, counted nowhere above\n", plural.Count(sum.Retracted, "observation"))
 		}
 		switch {
 		case len(sum.PendingAsks) > 1:
@@ -614,7 +617,7 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 // paste into a spec.
 func writeModel(w io.Writer, m *study.ModelInfo) {
 	if m.Last == nil {
-		fmt.Fprintf(w, "model: as configured (fit: %s; %d fit(s) so far)\n", m.Fit, m.Fits)
+		fmt.Fprintf(w, "model: as configured (fit: %s; %s so far)\n", m.Fit, plural.Count(m.Fits, "fit"))
 	} else {
 		lml := make([]string, len(m.Last.LML))
 		for j, v := range m.Last.LML {
@@ -624,7 +627,7 @@ func writeModel(w io.Writer, m *study.ModelInfo) {
 			}
 			lml[j] = fmt.Sprintf("%s %.4g", name, v)
 		}
-		fmt.Fprintf(w, "model: fitted by event %d on %d observations (fit: %s; %d fit(s) so far); log marginal likelihood %s\n", m.Last.Seq, m.Last.Points, m.Fit, m.Fits, strings.Join(lml, ", "))
+		fmt.Fprintf(w, "model: fitted by event %d on %s (fit: %s; %s so far); log marginal likelihood %s\n", m.Last.Seq, plural.Count(m.Last.Points, "observation"), m.Fit, plural.Count(m.Fits, "fit"), strings.Join(lml, ", "))
 	}
 	b, _ := json.Marshal(m.Objective)
 	fmt.Fprintf(w, "  objective: %s\n", b)
