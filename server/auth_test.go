@@ -57,3 +57,29 @@ func TestAuthScheme(t *testing.T) {
 		t.Errorf("POST without a token: %d %v, want 401", code, body)
 	}
 }
+
+// TestNoSniff is issue 24, item 11: every answer — JSON, errors, the
+// dashboard's page — tells browsers not to guess its type.
+func TestNoSniff(t *testing.T) {
+	c, _ := newServer(t, "s3cret")
+	for _, r := range []struct{ method, path, auth string }{
+		{"GET", "/healthz", ""},
+		{"GET", "/v1/studies", "Bearer s3cret"},
+		{"GET", "/v1/studies", ""},                   // 401
+		{"GET", "/v1/studies/none", "Bearer s3cret"}, // 404
+		{"GET", "/", ""},
+	} {
+		req, _ := http.NewRequest(r.method, c.url+r.path, nil)
+		if r.auth != "" {
+			req.Header.Set("Authorization", r.auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("X-Content-Type-Options"); got != "nosniff" {
+			t.Errorf("%s %s (%d): X-Content-Type-Options %q, want nosniff", r.method, r.path, resp.StatusCode, got)
+		}
+	}
+}

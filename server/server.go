@@ -80,6 +80,9 @@ func (w *statusWriter) WriteHeader(code int) {
 func (h *handler) logged(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		// Every answer is what its Content-Type says: a browser must not
+		// guess HTML or script from a JSON body that echoes input.
+		w.Header().Set("X-Content-Type-Options", "nosniff")
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, r)
 		// The unit is in the key: a bare duration is logged as integer

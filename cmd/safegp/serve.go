@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -74,12 +75,8 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	var token string
 	if *tokenFile != "" {
-		b, err := os.ReadFile(*tokenFile)
-		if err != nil {
-			return fmt.Errorf("--token-file: %w", err)
-		}
-		if token = strings.TrimSpace(string(b)); token == "" {
-			return fmt.Errorf("--token-file %s: empty token", *tokenFile)
+		if token, err = readToken(*tokenFile); err != nil {
+			return err
 		}
 	} else if !loopback(host) {
 		return fmt.Errorf("--addr %s is not a loopback address: give --token-file so that requests need a bearer token", *addr)
@@ -150,6 +147,9 @@ func serveTLS(addr, host, certFile, keyFile string, insecure bool) (*tls.Config,
 	if (certFile == "") != (keyFile == "") {
 		return nil, errors.New("--tls-cert and --tls-key go together: give both or neither")
 	}
+	if certFile != "" && insecure {
+		return nil, errors.New("--insecure allows plain HTTP, and --tls-cert serves HTTPS: give one of them")
+	}
 	if certFile == "" {
 		if !loopback(host) && !insecure {
 			return nil, fmt.Errorf("--addr %s is not a loopback address and TLS is off, so the bearer token and the data would travel in clear: give --tls-cert and --tls-key, or --insecure if the network is trusted", addr)
@@ -169,4 +169,47 @@ func loopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// MinTokenBytes is the shortest bearer token serve accepts: 16 bytes, 128
+// bits if random (openssl rand -hex 16 gives 32 characters).
+const MinTokenBytes = 16
+
+// maxTokenFile bounds what readToken reads: a token is a line, not a file.
+const maxTokenFile = 4 << 10
+
+// readToken reads the bearer token from path: its content without the
+// surrounding white space, at least MinTokenBytes long, from a file that
+// other users cannot read (the token opens every study).
+func readToken(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("--token-file: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("--token-file: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("--token-file %s is not a regular file", path)
+	}
+	if perm := st.Mode().Perm(); runtime.GOOS != "windows" && perm&0o004 != 0 {
+		return "", fmt.Errorf("--token-file %s can be read by every user of this machine (mode %04o): run chmod 600 %s", path, perm, path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
+	if err != nil {
+		return "", fmt.Errorf("--token-file: %w", err)
+	}
+	if len(b) > maxTokenFile {
+		return "", fmt.Errorf("--token-file %s is larger than %d bytes: it should hold the token alone", path, maxTokenFile)
+	}
+	token := strings.TrimSpace(string(b))
+	switch {
+	case token == "":
+		return "", fmt.Errorf("--token-file %s: empty token", path)
+	case len(token) < MinTokenBytes:
+		return "", fmt.Errorf("--token-file %s: the token has %d bytes, at least %d are needed to resist guessing: make one with openssl rand -hex 16", path, len(token), MinTokenBytes)
+	}
+	return token, nil
 }

@@ -133,9 +133,16 @@ func TestServeRefusals(t *testing.T) {
 	dir := t.TempDir()
 	certFile, keyFile, _ := selfSigned(t, dir)
 	token := filepath.Join(dir, "token")
-	if err := os.WriteFile(token, []byte("s3cret\n"), 0o600); err != nil {
+	if err := os.WriteFile(token, []byte("s3cret-of-16-bytes-or-more\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// Issue 24, item 11: a short token, a token others can read.
+	short, open := filepath.Join(dir, "short"), filepath.Join(dir, "open")
+	os.WriteFile(short, []byte("ab\n"), 0o600)
+	os.WriteFile(open, []byte("s3cret-of-16-bytes-or-more\n"), 0o644)
+	os.Chmod(open, 0o644) // whatever the umask
+	huge := filepath.Join(dir, "huge")
+	os.WriteFile(huge, bytes.Repeat([]byte("x"), 1<<20), 0o600)
 	cases := []struct {
 		name string
 		args []string
@@ -147,6 +154,10 @@ func TestServeRefusals(t *testing.T) {
 		{"cert without key", []string{"--tls-cert", certFile}, []string{"--tls-cert and --tls-key go together"}},
 		{"key without cert", []string{"--addr", "0.0.0.0:0", "--token-file", token, "--tls-key", keyFile}, []string{"--tls-cert and --tls-key go together"}},
 		{"missing certificate", []string{"--tls-cert", filepath.Join(dir, "none.pem"), "--tls-key", keyFile}, []string{"--tls-cert", "none.pem"}},
+		{"short token", []string{"--token-file", short}, []string{"--token-file", "short", "2 bytes", "at least 16", "openssl rand -hex 16"}},
+		{"world-readable token", []string{"--token-file", open}, []string{"--token-file", "open", "every user", "0644", "chmod 600"}},
+		{"token file of 1 MiB", []string{"--token-file", huge}, []string{"--token-file", "larger than 4096 bytes"}},
+		{"insecure with TLS", []string{"--tls-cert", certFile, "--tls-key", keyFile, "--insecure"}, []string{"--insecure", "--tls-cert", "one of them"}},
 		{"key for the certificate", []string{"--tls-cert", certFile, "--tls-key", certFile}, []string{"--tls-key", "cert.pem"}},
 	}
 	for _, c := range cases {

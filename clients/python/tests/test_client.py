@@ -77,7 +77,9 @@ class Server:
         args = [safegp_binary(bin_dir), "serve", "--db", os.path.join(self.dir, "t.db")]
         if token is not None:
             tf = os.path.join(self.dir, "token.txt")
-            with open(tf, "w") as fh:
+            # serve refuses a token file other users can read.
+            fd = os.open(tf, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w") as fh:
                 fh.write(token + "\n")
             args += ["--token-file", tf]
         self.url = ""
@@ -435,7 +437,7 @@ class TestBatch(ServerTest):
 
 
 class TestToken(ServerTest):
-    token = "s3cret-token"
+    token = "s3cret-token-of-32-bytes-long!!"
 
     def test_token(self):
         with self.assertRaises(safegp.Unauthorized) as cm:
