@@ -6,6 +6,9 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/safegp/safegp/internal/number"
+	"github.com/safegp/safegp/internal/quote"
 )
 
 // MaxValues bounds the numbers a problem or decision-set file may hold
@@ -96,9 +99,9 @@ func readTable(r io.Reader, sentinel error, want string) (*table, error) {
 		}
 		vals := make([]float64, len(rec))
 		for c, s := range rec {
-			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			v, err := number.Parse(strings.TrimSpace(s))
 			if err != nil {
-				return nil, fmt.Errorf("%w: line %d, column %s: %q is not a number", sentinel, row, header[c], s)
+				return nil, fmt.Errorf("%w: line %d, column %s: %w", sentinel, row, quote.Prefix(header[c]), err)
 			}
 			if !finite(v) {
 				return nil, fmt.Errorf("%w: line %d, column %s: %v is not finite or beyond ±1e100", sentinel, row, header[c], v)
@@ -209,9 +212,12 @@ func ReadActions(r io.Reader) (x [][]float64, seed []int, err error) {
 		}
 		p := make([]float64, d)
 		for c, s := range rec {
-			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			if err != nil || !finite(v) {
-				return nil, nil, fmt.Errorf("%w: line %d, column %s: %q is not a finite number within ±1e100", ErrInvalid, row, header[c], s)
+			v, err := number.Parse(strings.TrimSpace(s))
+			if err != nil {
+				return nil, nil, fmt.Errorf("%w: line %d, column %s: %w", ErrInvalid, row, quote.Prefix(header[c]), err)
+			}
+			if !finite(v) {
+				return nil, nil, fmt.Errorf("%w: line %d, column %s: %v is not a finite number within ±1e100", ErrInvalid, row, quote.Prefix(header[c]), v)
 			}
 			if c < d {
 				p[c] = v

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
+
+	"github.com/safegp/safegp/internal/number"
+	"github.com/safegp/safegp/internal/quote"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/config"
@@ -186,9 +188,9 @@ func ParseContext(s string) (map[string]float64, error) {
 		if _, dup := c[name]; dup {
 			return nil, fmt.Errorf("%w: context.%s is given twice", ErrBadContext, name)
 		}
-		v, err := strconv.ParseFloat(val, 64)
+		v, err := number.Parse(val)
 		if err != nil {
-			return nil, fmt.Errorf("%w: context.%s = %q is not a number", ErrBadContext, name, val)
+			return nil, fmt.Errorf("%w: context.%s: %w", ErrBadContext, quote.Prefix(name), err)
 		}
 		c[name] = v
 	}

@@ -281,7 +281,7 @@ func TestContextBadInput(t *testing.T) {
 	if r, err := study.DecodeAsk([]byte(`{"context": {"temperature": 20.5, "load": -1}}`)); err != nil || r.Context["temperature"] != 20.5 || r.Context["load"] != -1 {
 		t.Errorf("DecodeAsk: %+v, %v", r, err)
 	}
-	for _, c := range []struct{ s, msg string }{{"temperature", "not name=value"}, {"temperature=x", "not a number"}, {"t=1,t=2", "given twice"}, {"=1", "not name=value"}} {
+	for _, c := range []struct{ s, msg string }{{"temperature", "not name=value"}, {"temperature=x", `"x" is not a decimal number`}, {"t=1,t=2", "given twice"}, {"=1", "not name=value"}} {
 		if _, err := study.ParseContext(c.s); !errors.Is(err, study.ErrBadContext) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("ParseContext(%q): %v, want %q", c.s, err, c.msg)
 		}

@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/safegp/safegp/internal/number"
+	"github.com/safegp/safegp/internal/quote"
+
 	"github.com/safegp/safegp/internal/plural"
 
 	"github.com/safegp/safegp/config"
@@ -187,9 +190,9 @@ func (ic *importColumns) contextHeader(names []string, pos []int, cols *Columns,
 // importCell parses cell j of the record on line: a number within
 // ±1e100. Errors wrap ErrBadImport and name the line and the column.
 func importCell(rec, header []string, line, j int) (float64, error) {
-	v, err := strconv.ParseFloat(strings.TrimSpace(rec[j]), 64)
+	v, err := number.Parse(strings.TrimSpace(rec[j]))
 	if err != nil {
-		return 0, fmt.Errorf("%w: line %d, column %s: %q is not a number", ErrBadImport, line, header[j], rec[j])
+		return 0, fmt.Errorf("%w: line %d, column %s: %w", ErrBadImport, line, quote.Prefix(header[j]), err)
 	}
 	if !problem.InRange(v) {
 		return 0, fmt.Errorf("%w: line %d, column %s: %v is not finite or beyond ±1e100", ErrBadImport, line, header[j], v)

@@ -11,12 +11,13 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/safegp/safegp/internal/number"
 	"github.com/safegp/safegp/internal/plural"
+	"github.com/safegp/safegp/internal/quote"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/config"
@@ -579,9 +580,9 @@ func jsonNumber(name string, raw json.RawMessage) (float64, error) {
 	case raw[0] != '-' && (raw[0] < '0' || raw[0] > '9'):
 		return 0, fmt.Errorf("%s must be a number, got %s", name, jsonKind(raw))
 	}
-	v, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0, fmt.Errorf("%s = %s is outside the range of a float64", name, raw)
+	v, err := number.Parse(string(raw))
+	if err != nil {
+		return 0, fmt.Errorf("%s = %s is outside the range of a float64", name, quote.Raw(raw))
 	}
 	return v, nil
 }
@@ -592,26 +593,17 @@ func jsonNumber(name string, raw json.RawMessage) (float64, error) {
 // is meant (README, "Limits"; strictyaml for specifications): JSON has one
 // kind of number, and many encoders write every number as a float.
 func jsonInt(name string, raw json.RawMessage) (int, error) {
-	f, err := jsonNumber(name, raw)
-	if err != nil {
+	if _, err := jsonNumber(name, raw); err != nil {
 		return 0, err
 	}
-	if !bytes.ContainsAny(raw, ".eE") {
-		v, err := strconv.Atoi(string(raw))
-		if err != nil {
-			return 0, fmt.Errorf("%s = %s is out of range", name, raw)
-		}
-		return v, nil
+	v, err := number.ParseInt(string(raw))
+	switch {
+	case errors.Is(err, number.ErrNotInteger):
+		return 0, fmt.Errorf("%s must be an integer, got %s", name, quote.Raw(raw))
+	case err != nil:
+		return 0, fmt.Errorf("%s = %s is out of range", name, quote.Raw(raw))
 	}
-	if f != math.Trunc(f) {
-		return 0, fmt.Errorf("%s must be an integer, got %s", name, raw)
-	}
-	// Beyond 2⁵³ a float64 no longer holds every integer: the value
-	// written may not be the one parsed.
-	if math.Abs(f) >= 1<<53 {
-		return 0, fmt.Errorf("%s = %s is out of range", name, raw)
-	}
-	return int(f), nil
+	return v, nil
 }
 
 // RetractRequest names the observation to retract: the "observation"

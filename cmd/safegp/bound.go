@@ -13,11 +13,11 @@ import (
 func boundCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("safegp bound", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	r := fs.Int("realization", 0, "which `realization` of a generated problem to analyze")
+	r := intFlag(fs, "realization", 0, "which `realization` of a generated problem to analyze")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	features := fs.String("features", "", "feature map for stationary constraint kernels: qff or rff (default: qff for se, rff for matern)")
-	nodes := fs.Int("nodes", 0, "QFF nodes per dimension (default: the fewest meeting Theorem 4's ε_0)")
-	size := fs.Int("size", 0, "RFF dimension, even (default: the seed-set size)")
+	nodes := intFlag(fs, "nodes", 0, "QFF nodes per dimension (default: the fewest meeting Theorem 4's ε_0)")
+	size := intFlag(fs, "size", 0, "RFF dimension, even (default: the seed-set size)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: safegp bound CONFIG [--realization R] [--json] [--features qff|rff] [--nodes N] [--size D]\n\n"+
 			"Prints the quantities of the paper's regret analysis for a configured problem\n"+

@@ -107,7 +107,6 @@ func TestImportCLI(t *testing.T) {
 		{"seed column", "x1,f,g1,seed\n1,1,1,1\n", nil, "seed column"},
 		{"past the horizon", "x1,f,g1\n" + strings.Repeat("1,1,1\n", 20), nil, "horizon of 20"},
 		{"tell negative noise", "", []string{"tell", "--x", "1", "--f", "1", "--g", "1", "--noise-std", "-1"}, "noise_std = -1"},
-		{"tell NaN noise", "", []string{"tell", "--index", "3", "--f", "1", "--g", "1", "--noise-std", "NaN"}, "noise_std = NaN"},
 		{"tell x of two", "", []string{"tell", "--x", "1,2", "--f", "1", "--g", "1"}, "x has 2 coordinates"},
 		{"tell x and index", "", []string{"tell", "--x", "1", "--index", "2", "--f", "1", "--g", "1"}, "exactly one of --ask, --index and --x"},
 		{"posterior of two", "", []string{"posterior", writeFile(t, dir, "p2.csv", "x1,x2\n1,2\n")}, "point 1 has 2 coordinates"},

@@ -43,11 +43,11 @@ func fitCmd(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	kern := fs.String("kernel", "se", "kernel: `se`, matern32 or matern52")
 	ard := fs.Bool("ard", false, "one lengthscale per input dimension")
-	restarts := fs.Int("restarts", fit.DefaultRestarts, "optimizer `runs` per GP: one from a fixed start, the others from the prior")
+	restarts := intFlag(fs, "restarts", fit.DefaultRestarts, "optimizer `runs` per GP: one from a fixed start, the others from the prior")
 	priorName := fs.String("prior", "default", "hyperprior: `default` (MAP) or none (maximum likelihood)")
-	seed := fs.Uint64("seed", 0, "`seed` of the restarts' start points")
+	seed := uint64Flag(fs, "seed", 0, "`seed` of the restarts' start points")
 	asJSON := fs.Bool("json", false, "print JSON instead of a model: block")
-	workers := fs.Int("workers", runtime.NumCPU(), "restarts run in parallel on `N` workers; the result does not depend on it")
+	workers := intFlag(fs, "workers", runtime.NumCPU(), "restarts run in parallel on `N` workers; the result does not depend on it")
 	var maxMem memlimit.Flag
 	fs.Var(&maxMem, "max-memory", "refuse a fit whose memory estimate is above `SIZE` (8GiB, 512MiB, bytes)")
 	fs.Usage = func() {

@@ -195,10 +195,10 @@ func TestFitBadInput(t *testing.T) {
 		want string
 	}{
 		{"negative noise", []string{file("neg.csv", "x1,f,noise_std\n0,1,0.1\n1,2,-0.1\n2,1,0.1\n")}, 1, "negative"},
-		{"NaN noise", []string{file("nan.csv", "x1,f,noise_std\n0,1,0.1\n1,2,NaN\n2,1,0.1\n")}, 1, "not finite"},
+		{"NaN noise", []string{file("nan.csv", "x1,f,noise_std\n0,1,0.1\n1,2,NaN\n2,1,0.1\n")}, 1, `"NaN" is not a finite number`},
 		{"one point", []string{file("one.csv", "x1,f\n0,1\n")}, 1, "at least 2"},
 		{"not the format", []string{file("bad.csv", "a,b\n1,2\n")}, 1, "header"},
-		{"not a number", []string{file("nan2.csv", "x1,f\n0,1\n1,oops\n")}, 1, "not a number"},
+		{"not a number", []string{file("nan2.csv", "x1,f\n0,1\n1,oops\n")}, 1, `"oops" is not a decimal number`},
 		{"all zero", []string{file("zero.csv", "x1,f\n0,0\n1,0\n")}, 1, "nothing to fit"},
 		{"missing file", []string{filepath.Join(dir, "none.csv")}, 1, "no such file"},
 		{"memory", []string{good, "--max-memory", "1KiB"}, 1, "memory"},

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/vbauerster/mpb/v8/decor"
@@ -16,6 +17,7 @@ import (
 	"github.com/safegp/safegp/experiment"
 	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/internal/outdir"
+	"github.com/safegp/safegp/internal/quote"
 )
 
 //go:embed config.txt
@@ -139,18 +141,39 @@ func parse(fs *flag.FlagSet, args []string) (pos []string, ok bool, err error) {
 	case err != nil && badValue(err):
 		// The flag package names a flag -x; the docs and the usage
 		// write --x (both are accepted).
-		msg := err.Error()
+		msg := shortFlagError(err.Error())
 		for _, f := range []string{" flag -", "argument: -", " for -"} {
 			msg = strings.Replace(msg, f, f+"-", 1)
 		}
 		fmt.Fprintf(out, "%s: %s\nRun '%s --help' for usage.\n", fs.Name(), msg, fs.Name())
 		return nil, false, errUsage
 	case err != nil:
-		fmt.Fprintln(out, err)
+		fmt.Fprintln(out, shortFlagError(err.Error()))
 		usage()
 		return nil, false, errUsage
 	}
 	return pos, true, nil
+}
+
+// shortFlagError shortens what the flag package quotes whole in its
+// messages — the value in "invalid value %q for flag -%s: …", the name in
+// "flag provided but not defined: -%s" — to a short prefix (quote.Short):
+// a 16 MB argument must not make a 16 MB error (issue 24, item 3).
+func shortFlagError(msg string) string {
+	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
+		if end := strings.Index(rest, `" for flag -`); end > 0 {
+			if v, err := strconv.Unquote(rest[:end+1]); err == nil {
+				msg = "invalid value " + quote.Short(v) + rest[end+1:]
+			}
+		}
+	}
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		msg = "flag provided but not defined: -" + quote.Prefix(name)
+	}
+	if name, ok := strings.CutPrefix(msg, "bad flag syntax: "); ok {
+		msg = "bad flag syntax: " + quote.Prefix(name)
+	}
+	return msg
 }
 
 // badValue reports whether err, from flag.FlagSet.Parse, is about a
@@ -191,7 +214,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("safegp run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "output `folder` for results.json, summary.csv and regret.png/.svg (required)")
-	workers := fs.Int("workers", runtime.NumCPU(), "number of parallel `workers`; results do not depend on it")
+	workers := intFlag(fs, "workers", runtime.NumCPU(), "number of parallel `workers`; results do not depend on it")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	force := fs.Bool("force", false, "replace DIR whole if it holds an earlier safegp output")
 	bandName := fs.String("band", "se", "the band around each mean curve of the figure: `std`, se (standard error) or none")

@@ -29,7 +29,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", "127.0.0.1:8080", "listen `address`")
 	tokenFile := fs.String("token-file", "", "`file` holding the bearer token; required unless the address is loopback")
 	drain := fs.Duration("drain", 30*time.Second, "how long SIGTERM waits for requests in flight")
-	maxOpen := fs.Int("max-open", study.DefaultMaxOpen, "the most studies kept in memory; the least recently used is dropped, and replayed from the database when next used")
+	maxOpen := intFlag(fs, "max-open", study.DefaultMaxOpen, "the most studies kept in memory; the least recently used is dropped, and replayed from the database when next used")
 	var maxMem memlimit.Flag
 	fs.Var(&maxMem, "max-memory", "refuse to create or load a study whose memory estimate at its horizon is above `SIZE` (8GiB, 512MiB, bytes)")
 	tlsCert := fs.String("tls-cert", "", "PEM `file` with the TLS certificate (chain); serve HTTPS, with --tls-key")

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/safegp/safegp/internal/number"
+
 	"github.com/safegp/safegp/internal/plural"
 
 	"github.com/safegp/safegp/internal/memlimit"
@@ -271,8 +273,8 @@ func contextValues(s *studySession, c *string) (map[string]float64, error) {
 }
 
 func askFlags(fs *flag.FlagSet) func(*studySession) error {
-	count := fs.Int("count", 0, "hand out up to `k` asks (1 … 64) and print {\"asks\": [...]}")
-	lease := fs.Float64("lease", 0, "lease the asks for `SECONDS`: no other ask hands them out until then (renew with heartbeat)")
+	count := intFlag(fs, "count", 0, "hand out up to `k` asks (1 … 64) and print {\"asks\": [...]}")
+	lease := floatFlag(fs, "lease", 0, "lease the asks for `SECONDS`: no other ask hands them out until then (renew with heartbeat)")
 	c := contextFlag(fs)
 	return func(s *studySession) error {
 		values, err := contextValues(s, c)
@@ -305,8 +307,8 @@ func askFlags(fs *flag.FlagSet) func(*studySession) error {
 }
 
 func heartbeatFlags(fs *flag.FlagSet) func(*studySession) error {
-	askID := fs.Int("ask", 0, "the pending ask `id` whose lease to renew (required)")
-	lease := fs.Float64("lease", 0, "the lease then ends `SECONDS` from now (required)")
+	askID := intFlag(fs, "ask", 0, "the pending ask `id` whose lease to renew (required)")
+	lease := floatFlag(fs, "lease", 0, "the lease then ends `SECONDS` from now (required)")
 	token := fs.String("lease-token", "", "the ask's lease `token` (its \"lease\"): renew only while the ask is still yours")
 	return func(s *studySession) error {
 		if !s.given["ask"] || !s.given["lease"] {
@@ -334,12 +336,12 @@ func heartbeatFlags(fs *flag.FlagSet) func(*studySession) error {
 }
 
 func tellFlags(fs *flag.FlagSet) func(*studySession) error {
-	askID := fs.Int("ask", 0, "the ask `id` this observation answers")
-	index := fs.Int("index", -1, "the action `index`, for an observation made outside the loop")
+	askID := intFlag(fs, "ask", 0, "the ask `id` this observation answers")
+	index := intFlag(fs, "index", -1, "the action `index`, for an observation made outside the loop")
 	x := fs.String("x", "", "the point `x1,x2,…`, for an observation made outside the loop at any point")
-	f := fs.Float64("f", 0, "the observed objective `value`")
+	f := floatFlag(fs, "f", 0, "the observed objective `value`")
 	g := fs.String("g", "", "the observed constraint `values`, comma-separated (none for a study without constraints)")
-	noise := fs.Float64("noise-std", 0, "the measurement's own noise standard `deviation` ≥ 0 (default: the model's noise_std)")
+	noise := floatFlag(fs, "noise-std", 0, "the measurement's own noise standard `deviation` ≥ 0 (default: the model's noise_std)")
 	c := contextFlag(fs)
 	return func(s *studySession) error {
 		req := &study.TellRequest{F: f}
@@ -357,9 +359,9 @@ func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 			req.Index = index
 		default:
 			for j, v := range strings.Split(*x, ",") {
-				c, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+				c, err := number.Parse(strings.TrimSpace(v))
 				if err != nil {
-					return fmt.Errorf("%w: --x: coordinate %d, %q, is not a number", study.ErrBadTell, j+1, v)
+					return fmt.Errorf("%w: --x: coordinate %d: %w", study.ErrBadTell, j+1, err)
 				}
 				req.X = append(req.X, c)
 			}
@@ -374,10 +376,10 @@ func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 		// values: --g is left out (or empty). The study checks the count.
 		req.G = []float64{}
 		if strings.TrimSpace(*g) != "" {
-			for _, v := range strings.Split(*g, ",") {
-				x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			for i, v := range strings.Split(*g, ",") {
+				x, err := number.Parse(strings.TrimSpace(v))
 				if err != nil {
-					return fmt.Errorf("%w: --g: %q is not a number", study.ErrBadTell, v)
+					return fmt.Errorf("%w: --g: g%d: %w", study.ErrBadTell, i+1, err)
 				}
 				req.G = append(req.G, x)
 			}
@@ -517,7 +519,7 @@ func writePosterior(w io.Writer, a *study.PosteriorAnswer) error {
 }
 
 func retractFlags(fs *flag.FlagSet) func(*studySession) error {
-	observation := fs.Int("observation", 0, "the observation `number` to retract (the \"observation\" a tell printed)")
+	observation := intFlag(fs, "observation", 0, "the observation `number` to retract (the \"observation\" a tell printed)")
 	return func(s *studySession) error {
 		if !s.given["observation"] {
 			return fmt.Errorf("%w: --observation is required", study.ErrBadRetract)

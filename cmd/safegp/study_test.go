@@ -66,14 +66,14 @@ func TestStudyFlagsCheckedFirst(t *testing.T) {
 	}{
 		{[]string{"plot"}, 2, ""},
 		{[]string{"tell", "--f", "1", "--g", "1"}, 1, "--ask, --index and --x"},
-		{[]string{"tell", "--x", "1,abc", "--f", "1", "--g", "1"}, 1, `--x: coordinate 2, "abc", is not a number`},
+		{[]string{"tell", "--x", "1,abc", "--f", "1", "--g", "1"}, 1, `--x: coordinate 2: "abc" is not a decimal number`},
 		{[]string{"import", filepath.Join(dir, "missing.csv")}, 1, "import: open"},
 		// An import file is read against the study's columns: the
 		// database is opened first.
 		{[]string{"import", writeFile(t, dir, "bad.csv", "x1,f\n1\n")}, 1, "none.db: no such file"},
 		{[]string{"posterior", filepath.Join(dir, "missing.csv")}, 1, "posterior: open"},
 		{[]string{"tell", "--ask", "1", "--g", "1"}, 1, "--f is required"},
-		{[]string{"tell", "--ask", "1", "--f", "1", "--g", "1,x"}, 1, `"x" is not a number`},
+		{[]string{"tell", "--ask", "1", "--f", "1", "--g", "1,x"}, 1, `--g: g2: "x" is not a decimal number`},
 		{[]string{"retract"}, 1, "--observation is required"},
 		{[]string{"show", "extra"}, 2, ""},
 		{[]string{"create"}, 2, ""},

@@ -50,3 +50,13 @@ func Prefix(s string) string {
 	}
 	return s[:cut(s)] + "…"
 }
+
+// Raw returns a JSON token (a number: ASCII, nothing to escape) as it was
+// written when it has at most Max bytes, else its first Max bytes, "…" and
+// its length.
+func Raw(b []byte) string {
+	if len(b) <= Max {
+		return string(b)
+	}
+	return string(b[:Max]) + "… (" + strconv.Itoa(len(b)) + " bytes)"
+}
