@@ -3,6 +3,7 @@ package server
 import (
 	"testing"
 
+	"github.com/safegp/safegp/internal/testjson"
 	"github.com/safegp/safegp/study"
 )
 
@@ -18,6 +19,7 @@ func FuzzDecodeCreate(f *testing.F) {
 		`{"name": "a", "spec": {}} trailing`,
 		`{"spec": {}}`, `[]`, ``, `{"name": 1}`,
 		`{"name": "a", "spec": {"horizon": 1e400, "colour": 1}}`,
+		`{"name": "a", "name": "b", "spec": {}}`, `{"NAME": "a", "spec": {}}`, `{"name": "a", "spec": {"horizon": 10, "horizon": 20}}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -28,6 +30,10 @@ func FuzzDecodeCreate(f *testing.F) {
 				t.Fatalf("error %v maps to %d, want 400", err, status(err))
 			}
 			return
+		}
+		// Issue 24, item 5: no key twice anywhere, no "NAME" for "name".
+		if err := testjson.KeysOnce(body, "name", "spec"); err != nil {
+			t.Fatalf("accepted %q: %v", body, err)
 		}
 		if err := study.CheckName(name); err != nil {
 			t.Fatalf("accepted name %q: %v", name, err)

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/safegp/safegp/internal/strictjson"
 	"github.com/safegp/safegp/study"
 )
 
@@ -235,6 +236,12 @@ func decodeCreate(body []byte) (name string, spec *study.Spec, err error) {
 	var req struct {
 		Name *string         `json:"name"`
 		Spec json.RawMessage `json:"spec"`
+	}
+	// A name twice, or "NAME": encoding/json would take the last, or the
+	// other case; the spec inside is checked too (it is JSON here, parsed
+	// as YAML by ParseSpec, which takes YAML's looser numbers).
+	if err := strictjson.Check(body, &req); err != nil {
+		return "", nil, fmt.Errorf("%w: %w", errBadRequest, err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()

@@ -166,7 +166,7 @@ func decodeContext(raw json.RawMessage) (map[string]float64, error) {
 	sort.Strings(names) // the first bad value named is the same every time
 	c := make(map[string]float64, len(fields))
 	for _, n := range names {
-		v, err := jsonNumber("context."+n, fields[n])
+		v, err := jsonNumber("context."+quote.Prefix(n), fields[n])
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadContext, err)
 		}

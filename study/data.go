@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/safegp/safegp/internal/plural"
+	"github.com/safegp/safegp/internal/strictjson"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/internal/memlimit"
@@ -58,6 +59,9 @@ func DecodeImport(data []byte) ([]TellRequest, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 || data[0] != '[' {
 		return nil, fmt.Errorf("%w: want a JSON array of tell objects [{\"x\": [...], \"f\": F, \"g\": [...]}, ...]", ErrBadImport)
+	}
+	if err := strictjson.Check(data, nil); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadImport, err)
 	}
 	var elems []json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(data))

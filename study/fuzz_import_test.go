@@ -66,6 +66,7 @@ func FuzzDecodeHeartbeat(f *testing.F) {
 			}
 			return
 		}
+		keysOnce(t, body, "ask", "lease_seconds", "lease")
 		if !(r.LeaseSeconds > 0 && r.LeaseSeconds <= study.MaxLeaseSeconds) {
 			t.Fatalf("accepted lease_seconds %v", r.LeaseSeconds)
 		}

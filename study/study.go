@@ -18,6 +18,7 @@ import (
 	"github.com/safegp/safegp/internal/number"
 	"github.com/safegp/safegp/internal/plural"
 	"github.com/safegp/safegp/internal/quote"
+	"github.com/safegp/safegp/internal/strictjson"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/config"
@@ -504,9 +505,14 @@ func btoi(b bool) int {
 	return 0
 }
 
-// decodeObject decodes one JSON object into v, refusing unknown fields and
-// trailing data.
+// decodeObject decodes one JSON object into v, refusing unknown fields,
+// trailing data, keys given twice anywhere and keys of v's fields in
+// another case (strictjson: encoding/json would let the last duplicate
+// win, and match {"INDEX": 3} to index).
 func decodeObject(data []byte, v any) error {
+	if err := strictjson.Check(data, v); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

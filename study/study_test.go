@@ -243,6 +243,7 @@ func FuzzDecodeTell(f *testing.F) {
 		`[]`, ``, `{"ask": 9223372036854775808, "f": 0, "g": [0]}`,
 		`{"ask": 1, "f": 1, "g": [null]}`, `{"index": 1.5, "f": 1, "g": [1]}`,
 		`{"ask": 1, "f": null, "g": [1, true, "2", {}]}`, `{"ask": 1, "index": null, "f": 1, "g": [1]}`,
+		`{"ask":1,"f":0.1,"f":0.9,"g":[1]}`, `{"INDEX":3,"F":0.1,"g":[1]}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -265,6 +266,7 @@ func FuzzDecodeTell(f *testing.F) {
 				t.Fatalf("accepted g%d = %v", i+1, g)
 			}
 		}
+		keysOnce(t, data, "ask", "index", "x", "f", "g", "noise_std", "context")
 		// An accepted request holds numbers where the values go and no
 		// string but its four keys, so no null anywhere.
 		if bytes.Contains(data, []byte("null")) {
