@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"sync"
 
+	"github.com/safegp/safegp/internal/quote"
+
 	"github.com/safegp/safegp/internal/fielderr"
 	"github.com/safegp/safegp/kernel"
 )
@@ -47,7 +49,7 @@ func CheckContextNames(names []string) error {
 		key := fmt.Sprintf("[%d]", i)
 		switch {
 		case !contextName().MatchString(n):
-			return fielderr.New(ErrInvalid, key, "%q is not a name: a letter or '_', then letters, digits and '_' (at most 64)", n)
+			return fielderr.New(ErrInvalid, key, "%s is not a name: a letter or '_', then letters, digits and '_' (at most 64)", quote.Short(n))
 		case reservedName().MatchString(n):
 			return fielderr.New(ErrInvalid, key, "%q is the name of a data column (x1…, f, g1…, seed, noise_std): choose another", n)
 		}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/safegp/safegp/internal/quote"
+
 	"github.com/safegp/safegp/internal/plural"
 
 	"go.yaml.in/yaml/v3"
@@ -113,7 +115,7 @@ func (f *Fit) check() error {
 	}
 	if f.Prior != nil {
 		if _, err := fit.ParsePrior(*f.Prior); err != nil {
-			return bad("prior", "want default or none, got %q", *f.Prior)
+			return bad("prior", "want default or none, got %s", quote.Short(*f.Prior))
 		}
 	}
 	if f.MinPoints != nil && (*f.MinPoints < 2 || *f.MinPoints > fit.MaxPoints) {

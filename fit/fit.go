@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 
+	"github.com/safegp/safegp/internal/quote"
+
 	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/problem"
@@ -131,7 +133,7 @@ func Fit(x [][]float64, y []float64, noiseVar []float64, opt Options) (Result, e
 	}
 	fam, ok := families[opt.Kernel]
 	if !ok {
-		return Result{}, fmt.Errorf("%w: kernel %q: want one of %v", ErrInvalid, opt.Kernel, names)
+		return Result{}, fmt.Errorf("%w: kernel %s: want one of %v", ErrInvalid, quote.Short(opt.Kernel), names)
 	}
 	if err := checkData(x, y, noiseVar); err != nil {
 		return Result{}, err
@@ -320,7 +322,7 @@ func (f *fitter) result(z []float64, runs []Run, best int, opt Options, y []floa
 func LogMarginalLikelihood(x [][]float64, y, noiseVar []float64, s kernel.Spec) (float64, []float64, error) {
 	fam, ok := families[s.Kernel]
 	if !ok {
-		return 0, nil, fmt.Errorf("%w: kernel %q: want one of %v", ErrInvalid, s.Kernel, names)
+		return 0, nil, fmt.Errorf("%w: kernel %s: want one of %v", ErrInvalid, quote.Short(s.Kernel), names)
 	}
 	if err := checkData(x, y, noiseVar); err != nil {
 		return 0, nil, err

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/safegp/safegp/internal/quote"
+
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -38,7 +40,7 @@ func ParsePrior(s string) (Prior, error) {
 	case "none":
 		return PriorNone, nil
 	}
-	return 0, fmt.Errorf("%w: prior %q: want default or none", ErrInvalid, s)
+	return 0, fmt.Errorf("%w: prior %s: want default or none", ErrInvalid, quote.Short(s))
 }
 
 // The default hyperprior's constants (package documentation, "Priors").

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/safegp/safegp/internal/quote"
+
 	"github.com/safegp/safegp/internal/plural"
 
 	"go.yaml.in/yaml/v3"
@@ -313,7 +315,7 @@ func New(s Spec) (Kernel, error) {
 	case "":
 		return nil, fielderr.New(ErrInvalid, "kernel", "missing (one of %v)", Names)
 	default:
-		return nil, fielderr.New(ErrInvalid, "kernel", "unknown kernel %q (one of %v)", s.Kernel, Names)
+		return nil, fielderr.New(ErrInvalid, "kernel", "unknown kernel %s (one of %v)", quote.Short(s.Kernel), Names)
 	}
 	v := 1.0
 	if s.Variance != nil {
@@ -347,10 +349,10 @@ func New(s Spec) (Kernel, error) {
 			ard = append([]float64(nil), s.Lengthscale...)
 		}
 	case s.Lengthscale != nil:
-		return nil, fielderr.New(ErrInvalid, "lengthscale", "not a parameter of kernel %q", s.Kernel)
+		return nil, fielderr.New(ErrInvalid, "lengthscale", "not a parameter of kernel %s", quote.Short(s.Kernel))
 	}
 	if s.Kernel != "polynomial" && (s.Offset != nil || s.Degree != nil) {
-		return nil, fielderr.New(ErrInvalid, "offset/degree", "only parameters of kernel \"polynomial\", not %q", s.Kernel)
+		return nil, fielderr.New(ErrInvalid, "offset/degree", "only parameters of kernel \"polynomial\", not %s", quote.Short(s.Kernel))
 	}
 	switch s.Kernel {
 	case "se":

@@ -3,6 +3,8 @@ package kernel
 import (
 	"fmt"
 
+	"github.com/safegp/safegp/internal/quote"
+
 	"github.com/safegp/safegp/internal/fielderr"
 )
 
@@ -69,7 +71,7 @@ func NewContext(s Spec, dc int) (Kernel, error) {
 	case "":
 		return nil, fielderr.New(ErrInvalid, "kernel", "missing (se, matern32 or matern52)")
 	default:
-		return nil, fielderr.New(ErrInvalid, "kernel", "a context kernel must be stationary (se, matern32 or matern52), got %q", s.Kernel)
+		return nil, fielderr.New(ErrInvalid, "kernel", "a context kernel must be stationary (se, matern32 or matern52), got %s", quote.Short(s.Kernel))
 	}
 	if s.Variance != nil && *s.Variance != 1 {
 		return nil, fielderr.New(ErrInvalid, "variance", "fixed to 1 for a context kernel (k_c(c, c) = 1, so that the product keeps the action kernel's variance), got %v: leave it out", *s.Variance)

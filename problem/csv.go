@@ -137,10 +137,10 @@ func parseHeader(h []string) (d, m int, seed, noise bool, err error) {
 	}
 	d = i
 	if d == 0 {
-		return fail("first column must be x1, got %q", first(h))
+		return fail("first column must be x1, got %s", quote.Short(first(h)))
 	}
 	if i >= len(h) || h[i] != "f" {
-		return fail("column %d must be x%d or f, got %q", i+1, d+1, at(h, i))
+		return fail("column %d must be x%d or f, got %s", i+1, d+1, quote.Short(at(h, i)))
 	}
 	i++
 	for i < len(h) && h[i] == "g"+strconv.Itoa(m+1) {
@@ -156,7 +156,7 @@ func parseHeader(h []string) (d, m int, seed, noise bool, err error) {
 		i++
 	}
 	if i != len(h) {
-		return fail("unexpected column %q (want x1…xd,f[,g1…gm][,seed][,noise_std])", h[i])
+		return fail("unexpected column %s (want x1…xd,f[,g1…gm][,seed][,noise_std])", quote.Short(h[i]))
 	}
 	return d, m, seed, noise, nil
 }
@@ -193,11 +193,11 @@ func ReadActions(r io.Reader) (x [][]float64, seed []int, err error) {
 		d++
 	}
 	if d == 0 {
-		return nil, nil, fmt.Errorf("%w: header: first column must be x1, got %q", ErrInvalid, header[0])
+		return nil, nil, fmt.Errorf("%w: header: first column must be x1, got %s", ErrInvalid, quote.Short(header[0]))
 	}
 	hasSeed := d < len(header) && header[d] == "seed"
 	if want := d + map[bool]int{true: 1, false: 0}[hasSeed]; want != len(header) {
-		return nil, nil, fmt.Errorf("%w: header: unexpected column %q (want x1…xd[,seed])", ErrInvalid, header[want])
+		return nil, nil, fmt.Errorf("%w: header: unexpected column %s (want x1…xd[,seed])", ErrInvalid, quote.Short(header[want]))
 	}
 	if hasSeed {
 		seed = []int{}

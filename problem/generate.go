@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"github.com/safegp/safegp/internal/quote"
+
 	"github.com/safegp/safegp/internal/fielderr"
 	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/internal/plural"
@@ -98,7 +100,7 @@ func (ds *DecisionSetSpec) check() error {
 			return bad("size", "at most %d actions%s, got %d; give a larger set as a file", MaxDrawnActions, drawnWhy, ds.Size)
 		}
 		if ds.Bounds != nil || ds.Points != nil {
-			return bad("", "bounds/points are for kind grid, not %q", ds.Kind)
+			return bad("", "bounds/points are for kind grid, not %s", quote.Short(ds.Kind))
 		}
 	case "grid":
 		if ds.Basis {
@@ -114,7 +116,7 @@ func (ds *DecisionSetSpec) check() error {
 	case "":
 		return bad("kind", "missing (unit-disk, unit-ball or grid)")
 	default:
-		return bad("kind", "unknown kind %q (unit-disk, unit-ball or grid)", ds.Kind)
+		return bad("kind", "unknown kind %s (unit-disk, unit-ball or grid)", quote.Short(ds.Kind))
 	}
 	return nil
 }
@@ -156,7 +158,7 @@ func checkDrawing(k kernel.Spec, d int) error {
 func (ss *SeedSetSpec) check(n int) error {
 	bad := func(key, format string, args ...any) error { return fielderr.New(ErrInvalid, key, format, args...) }
 	if ss.From != "" && ss.From != "safe" {
-		return bad("from", "unknown value %q (safe)", ss.From)
+		return bad("from", "unknown value %s (safe)", quote.Short(ss.From))
 	}
 	given := 0
 	for _, g := range []bool{ss.Indices != nil, ss.Size != nil, ss.All} {
@@ -178,7 +180,7 @@ func (ss *SeedSetSpec) check(n int) error {
 			return bad("size", "want 1 ≤ lo ≤ hi, got %v", ss.Size)
 		}
 	default:
-		return bad("size", "want [lo, hi] or [n], got %v", ss.Size)
+		return bad("size", "want [lo, hi] or [n], got a list of %d", len(ss.Size))
 	}
 	return nil
 }

@@ -73,7 +73,7 @@ func TestGenerateSpecCheck(t *testing.T) {
 		{"index out of range", func(s *problem.GenerateSpec) { s.SeedSet = problem.SeedSetSpec{Indices: []int{3, 20}} }, "seed_set.indices[1]", `20`, problem.ErrInvalid},
 		{"index twice", func(s *problem.GenerateSpec) { s.SeedSet = problem.SeedSetSpec{Indices: []int{3, 3}} }, "seed_set.indices[1]", `3`, problem.ErrInvalid},
 		{"size reversed", func(s *problem.GenerateSpec) { s.SeedSet.Size = []int{3, 2} }, "seed_set.size", `[3 2]`, problem.ErrInvalid},
-		{"size of three numbers", func(s *problem.GenerateSpec) { s.SeedSet.Size = []int{1, 2, 3} }, "seed_set.size", `[1 2 3]`, problem.ErrInvalid},
+		{"size of three numbers", func(s *problem.GenerateSpec) { s.SeedSet.Size = []int{1, 2, 3} }, "seed_set.size", `got a list of 3`, problem.ErrInvalid},
 	}
 	for _, c := range cases {
 		s := genSpec()

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/safegp/safegp/internal/quote"
+
 	"github.com/safegp/safegp/internal/strictjson"
 	"github.com/safegp/safegp/study"
 )
@@ -118,7 +120,7 @@ func (h *handler) auth(fn func(w http.ResponseWriter, r *http.Request) error, ty
 		if h.opt.Token == "" && !loopbackHost(r.Host) {
 			// Without a token the server trusts only this machine: a
 			// foreign Host is a browser misled by DNS rebinding.
-			writeError(w, http.StatusForbidden, fmt.Errorf("host %q is not loopback; requests to a server without a token must name localhost", r.Host))
+			writeError(w, http.StatusForbidden, fmt.Errorf("host %s is not loopback; requests to a server without a token must name localhost", quote.Short(r.Host)))
 			return
 		}
 		if err := fn(w, r); err != nil {

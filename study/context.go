@@ -109,7 +109,7 @@ func (s *Study) contextValues(given map[string]float64, what string) ([]float64,
 	}
 	if extra != nil {
 		sort.Strings(extra)
-		return nil, fmt.Errorf("%w: context.%s is not a context variable of study %q (%s)", ErrBadContext, extra[0], s.name, strings.Join(names, ", "))
+		return nil, fmt.Errorf("%w: context.%s is not a context variable of study %q (%s)", ErrBadContext, quote.Prefix(extra[0]), s.name, strings.Join(names, ", "))
 	}
 	c := make([]float64, len(names))
 	for j, n := range names {
@@ -183,10 +183,10 @@ func ParseContext(s string) (map[string]float64, error) {
 		name, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		name, val = strings.TrimSpace(name), strings.TrimSpace(val)
 		if !ok || name == "" {
-			return nil, fmt.Errorf("%w: %q is not name=value (give --context temperature=21.5,load=0.3)", ErrBadContext, kv)
+			return nil, fmt.Errorf("%w: %s is not name=value (give --context temperature=21.5,load=0.3)", ErrBadContext, quote.Short(kv))
 		}
 		if _, dup := c[name]; dup {
-			return nil, fmt.Errorf("%w: context.%s is given twice", ErrBadContext, name)
+			return nil, fmt.Errorf("%w: context.%s is given twice", ErrBadContext, quote.Prefix(name))
 		}
 		v, err := number.Parse(val)
 		if err != nil {

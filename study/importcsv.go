@@ -116,7 +116,7 @@ func parseImportHeader(h []string, cols *Columns) (*importColumns, error) {
 		i++
 	}
 	if i == 0 {
-		return nil, fmt.Errorf("the first column must be x1, got %q (want %s)", at(names, 0), want)
+		return nil, fmt.Errorf("the first column must be x1, got %s (want %s)", quote.Short(at(names, 0)), want)
 	}
 	fi := slices.Index(names, "f")
 	if fi < i {
@@ -136,7 +136,7 @@ func parseImportHeader(h []string, cols *Columns) (*importColumns, error) {
 		k++
 	}
 	if k < len(names) {
-		return nil, fmt.Errorf("unexpected column %q (want %s)", names[k], want)
+		return nil, fmt.Errorf("unexpected column %s (want %s)", quote.Short(names[k]), want)
 	}
 	if cols == nil {
 		return ic, nil
@@ -159,9 +159,9 @@ func (ic *importColumns) contextHeader(names []string, pos []int, cols *Columns,
 		case slices.Contains(names[:j], n):
 			return fmt.Errorf("column %s is given twice (want %s)", n, want)
 		case cols == nil && config.CheckContextNames([]string{n}) != nil:
-			return fmt.Errorf("unexpected column %q (want %s)", n, want)
+			return fmt.Errorf("unexpected column %s (want %s)", quote.Short(n), want)
 		case cols != nil && cols.Context == nil:
-			return fmt.Errorf("unexpected column %q: the study has no context variables (want %s)", n, want)
+			return fmt.Errorf("unexpected column %s: the study has no context variables (want %s)", quote.Short(n), want)
 		case cols != nil && !slices.Contains(cols.Context, n):
 			return fmt.Errorf("column %s is not a context variable (%s; want %s)", n, strings.Join(cols.Context, ", "), want)
 		}
@@ -248,7 +248,7 @@ func parseImportCSV(r io.Reader, cols *Columns) ([]TellRequest, error) {
 			case kind == "retract", kind == "tell" && strings.TrimSpace(rec[ic.retractedBy]) != "":
 				continue
 			case kind != "tell":
-				return nil, fmt.Errorf("%w: line %d, column kind: %q, want tell or retract", ErrBadImport, line, kind)
+				return nil, fmt.Errorf("%w: line %d, column kind: %s, want tell or retract", ErrBadImport, line, quote.Short(kind))
 			}
 		}
 		if len(rows) == config.MaxHorizon {

@@ -71,7 +71,7 @@ var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 // starting with a letter or digit: safe in URLs and file names.
 func CheckName(name string) error {
 	if !validName().MatchString(name) {
-		return fmt.Errorf("%w: %q (1–100 letters, digits, '.', '_', '-', starting with a letter or digit)", ErrBadName, name)
+		return fmt.Errorf("%w: %s (1–100 letters, digits, '.', '_', '-', starting with a letter or digit)", ErrBadName, quote.Short(name))
 	}
 	return nil
 }
@@ -319,7 +319,7 @@ func (s *Study) apply(e Event) error {
 		s.model = m
 		return s.rebuild()
 	default:
-		return fmt.Errorf("%w: event %d: unknown kind %q", ErrReplay, e.Seq, e.Kind)
+		return fmt.Errorf("%w: event %d: unknown kind %s", ErrReplay, e.Seq, quote.Short(e.Kind))
 	}
 	return nil
 }
@@ -543,8 +543,13 @@ func JSONError(err error) error {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return errors.New("the JSON ends too early")
 	}
-	if msg, ok := strings.CutPrefix(err.Error(), "json: "); ok {
-		return errors.New(msg)
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, `json: unknown field "`); ok {
+		// encoding/json quotes the key whole: a 16 MB key, a 16 MB error.
+		return fmt.Errorf("unknown field %s", quote.Short(strings.TrimSuffix(name, `"`)))
+	}
+	if msg, ok := strings.CutPrefix(msg, "json: "); ok {
+		return errors.New(quote.Prefix(msg))
 	}
 	return err
 }

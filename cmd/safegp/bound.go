@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/safegp/safegp/internal/quote"
+
 	"github.com/safegp/safegp/experiment"
 	"github.com/safegp/safegp/theory"
 )
@@ -36,7 +38,7 @@ func boundCmd(args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	if *features != "" && *features != "qff" && *features != "rff" {
-		fmt.Fprintf(stderr, "safegp bound: --features must be qff or rff, got %q\n", *features)
+		fmt.Fprintf(stderr, "safegp bound: --features must be qff or rff, got %s\n", quote.Short(*features))
 		return errUsage
 	}
 	if *nodes < 0 || *size < 0 || *size%2 != 0 {

@@ -140,8 +140,8 @@ func TestStudyUsage(t *testing.T) {
 		{[]string{"study", "frobnicate", "--db", "x.db"}, `unknown command "frobnicate"`},
 		{[]string{"study", "ask"}, "--db FILE is required"},
 		{[]string{"study", "ask", "--db", filepath.Join(dir, "x.db"), "extra"}, "want 0 positional arguments, got 1"},
-		{[]string{"study", "create", "--db", filepath.Join(dir, "x.db")}, "want 1 positional arguments, got 0"},
-		{[]string{"study", "show", "--db", filepath.Join(dir, "x.db"), "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"study", "create", "--db", filepath.Join(dir, "x.db")}, "want 1 positional argument, got 0"},
+		{[]string{"study", "show", "--db", filepath.Join(dir, "x.db"), "--bogus"}, "flag provided but not defined: --bogus"},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(c.args, &stdout, &stderr)

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/safegp/safegp/internal/quote"
+
 	"github.com/safegp/safegp/fit"
 	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/kernel"
@@ -64,7 +66,7 @@ func fitCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	prior, err := fit.ParsePrior(*priorName)
 	if err != nil {
-		fmt.Fprintf(stderr, "safegp fit: --prior must be default or none, got %q\n", *priorName)
+		fmt.Fprintf(stderr, "safegp fit: --prior must be default or none, got %s\n", quote.Short(*priorName))
 		return errUsage
 	}
 	if *restarts < 1 || *restarts > fit.MaxRestarts {
@@ -74,7 +76,7 @@ func fitCmd(args []string, stdout, stderr io.Writer) error {
 	switch *kern {
 	case "se", "matern32", "matern52":
 	default:
-		fmt.Fprintf(stderr, "safegp fit: --kernel must be se, matern32 or matern52, got %q\n", *kern)
+		fmt.Fprintf(stderr, "safegp fit: --kernel must be se, matern32 or matern52, got %s\n", quote.Short(*kern))
 		return errUsage
 	}
 	path := pos[0]

@@ -39,14 +39,20 @@ func TestBadFlagValue(t *testing.T) {
 				t.Errorf("%v: stderr\n%s\nwant two lines, %q in the first after \"safegp %s: \", then %q", args, stderr.String(), c.want, cmd, wantHint)
 			}
 		}
-		// An unknown flag: its message, then the usage.
+		// An unknown flag: its message, the nearest flag, and the hint
+		// (issue 24, item 13: not the usage, which buries the message).
 		var stdout, stderr bytes.Buffer
 		args := append(append([]string{cmd}, pos...), "--nope")
 		if err := run(args, &stdout, &stderr); err != errUsage {
 			t.Errorf("%v: %v, want a usage error", args, err)
 		}
-		if s := stderr.String(); !strings.HasPrefix(s, "flag provided but not defined: -nope\n") || !strings.Contains(s, "Usage: safegp "+cmd) || !strings.Contains(s, "-shard i/n") {
-			t.Errorf("%v: stderr %q, want the message and the usage", args, s)
+		if s, want := stderr.String(), fmt.Sprintf("safegp %s: flag provided but not defined: --nope\nRun 'safegp %s --help' for usage.\n", cmd, cmd); s != want {
+			t.Errorf("%v: stderr %q, want %q", args, s, want)
+		}
+		stderr.Reset()
+		args = append(append([]string{cmd}, pos...), "--shrad", "1/2")
+		if run(args, &stdout, &stderr); !strings.Contains(stderr.String(), "--shrad (did you mean --shard?)") {
+			t.Errorf("%v: stderr %q, want the nearest flag", args, stderr.String())
 		}
 		stderr.Reset()
 		if err := run([]string{cmd, "--help"}, &stdout, &stderr); err != nil || !strings.HasPrefix(stderr.String(), "Usage: safegp "+cmd) {

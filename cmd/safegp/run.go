@@ -117,8 +117,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 // which parse has told stderr. A bad flag value (--shard 3/2, --workers x,
 // a flag without its value) is the message and one line pointing to
 // --help, as the go tool and git answer it: the usage would bury the one
-// line that matters. An unknown flag or bad syntax also prints the usage,
-// which lists the flags there are.
+// line that matters. So is an unknown flag, with the nearest flag there
+// is when it looks like a typo of it.
 func parse(fs *flag.FlagSet, args []string) (pos []string, ok bool, err error) {
 	// The flag package prints its message and calls Usage before Parse
 	// returns: silence both, and say it here once the error is known.
@@ -148,8 +148,19 @@ func parse(fs *flag.FlagSet, args []string) (pos []string, ok bool, err error) {
 		fmt.Fprintf(out, "%s: %s\nRun '%s --help' for usage.\n", fs.Name(), msg, fs.Name())
 		return nil, false, errUsage
 	case err != nil:
-		fmt.Fprintln(out, shortFlagError(err.Error()))
-		usage()
+		// An unknown flag: the nearest one, and where the list is; the
+		// usage would bury the line that matters, as for a bad value.
+		msg := shortFlagError(err.Error())
+		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+			var known []string
+			fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+			name = strings.TrimPrefix(name, "-")
+			msg = "flag provided but not defined: --" + quote.Prefix(name)
+			if best := nearest(name, known); best != "" {
+				msg += " (did you mean --" + best + "?)"
+			}
+		}
+		fmt.Fprintf(out, "%s: %s\nRun '%s --help' for usage.\n", fs.Name(), msg, fs.Name())
 		return nil, false, errUsage
 	}
 	return pos, true, nil

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/safegp/safegp/internal/quote"
+
 	"github.com/safegp/safegp/internal/number"
 
 	"github.com/safegp/safegp/internal/plural"
@@ -203,7 +205,7 @@ func studyCmd(args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	if len(pos) != cmd.args {
-		fmt.Fprintf(stderr, "safegp study %s: want %d positional arguments, got %d\n", sub, cmd.args, len(pos))
+		fmt.Fprintf(stderr, "safegp study %s: want %s, got %d\n", sub, plural.Count(cmd.args, "positional argument"), len(pos))
 		return errUsage
 	}
 	if err := study.CheckName(s.name); err != nil {
@@ -660,7 +662,7 @@ func exportFlags(fs *flag.FlagSet) func(*studySession) error {
 				_, err = s.stdout.Write(b)
 			}
 		default:
-			return fmt.Errorf("--format: want csv or json, got %q", *format)
+			return fmt.Errorf("--format: want csv or json, got %s", quote.Short(*format))
 		}
 		return err
 	}

@@ -54,9 +54,9 @@ func unknownCommand(stderr io.Writer, prefix, cmd, help string, known []string) 
 	return errUsage
 }
 
-// didYouMean names the known command nearest to s, when it is within two
-// edits (a typo, a letter missing or doubled), else "".
-func didYouMean(s string, known []string) string {
+// nearest is the known name nearest to s when it is within two edits (a
+// typo, a letter missing or doubled), else "".
+func nearest(s string, known []string) string {
 	best, bestD := "", 3
 	if len(s) > 64 {
 		return ""
@@ -66,10 +66,16 @@ func didYouMean(s string, known []string) string {
 			best, bestD = k, d
 		}
 	}
-	if best == "" {
-		return ""
+	return best
+}
+
+// didYouMean is " (did you mean \"run\"?)" for the command nearest to s,
+// or "".
+func didYouMean(s string, known []string) string {
+	if best := nearest(s, known); best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
+	return ""
 }
 
 // editDistance is the Levenshtein distance between a and b, by bytes.

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/safegp/safegp/internal/quote"
 )
 
 // ErrTooLarge marks a request whose memory estimate is above the limit.
@@ -38,7 +40,7 @@ func Parse(s string) (int64, error) {
 	}
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil || !(v > 0) || v*mult >= math.MaxInt64 {
-		return 0, fmt.Errorf("memory size %q: want a positive size such as 8GiB, 512MiB or a number of bytes", s)
+		return 0, fmt.Errorf("memory size %s: want a positive size such as 8GiB, 512MiB or a number of bytes", quote.Short(s))
 	}
 	return int64(v * mult), nil
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/safegp/safegp/internal/quote"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -276,7 +278,7 @@ func (w *walker) walkValue(n *yaml.Node, t reflect.Type, path string, nullable b
 			k := n.Content[i]
 			f, ok := fields[k.Value]
 			if !ok {
-				return w.errorf(k, path, "unknown key %q (known: %s)", k.Value, strings.Join(names, ", "))
+				return w.errorf(k, path, "unknown key %s (known: %s)", quote.Short(k.Value), strings.Join(names, ", "))
 			}
 			if err := w.walkValue(n.Content[i+1], f.Type, join(path, k.Value), f.Tag.Get("strictyaml") == "nullable"); err != nil {
 				return err
@@ -292,7 +294,7 @@ func (w *walker) unique(n *yaml.Node, path string) error {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]
 		if line, dup := seen[k.Value]; dup {
-			return w.errorf(k, path, "key %q given twice (already on line %d)", k.Value, line)
+			return w.errorf(k, path, "key %s given twice (already on line %d)", quote.Short(k.Value), line)
 		}
 		seen[k.Value] = k.Line
 	}
@@ -332,13 +334,13 @@ func describe(n *yaml.Node) string {
 	}
 	switch n.Tag {
 	case "!!str":
-		return strconv.Quote(n.Value)
+		return quote.Short(n.Value)
 	case "!!float":
 		if slices.Contains([]string{".nan", ".NaN", ".NAN"}, n.Value) {
 			return "NaN"
 		}
 	}
-	return n.Value
+	return quote.Prefix(n.Value)
 }
 
 // The error rewriting's patterns, compiled on first use (an error), not
@@ -367,7 +369,7 @@ func message(err error, root *yaml.Node) string {
 	for i, m := range msgs {
 		m = strings.TrimSpace(yamlPrefix().ReplaceAllString(m, ""))
 		if g := goWords().FindStringSubmatch(m); g != nil {
-			m = strings.Replace(m, g[0], fmt.Sprintf("want %s, got %q", goType(g[3]), g[2]), 1)
+			m = strings.Replace(m, g[0], fmt.Sprintf("want %s, got %s", goType(g[3]), quote.Short(g[2])), 1)
 		}
 		if g := yamlLine().FindStringSubmatch(m); g != nil {
 			line, _ := strconv.Atoi(g[1])

@@ -12,6 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/safegp/safegp/internal/quote"
 )
 
 // ErrUnknown marks a benchmark name or dimension that does not exist.
@@ -78,7 +80,7 @@ func Lookup(name string, dim int) (*Function, error) {
 		}
 		return &Function{Name: name, Dim: dim, Bounds: b, FStar: 1, XStar: [][]float64{make([]float64, dim)}, eval: gaussian}, nil
 	}
-	return nil, fmt.Errorf("%w %q (one of %v)", ErrUnknown, name, Names)
+	return nil, fmt.Errorf("%w %s (one of %v)", ErrUnknown, quote.Short(name), Names)
 }
 
 // camelbackMax is febo's Camelback._max_value (1.03162842), to the
