@@ -1,14 +1,15 @@
 package experiment
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/safegp/safegp/internal/plural"
+	"github.com/safegp/safegp/internal/readlimit"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/config"
@@ -42,7 +43,15 @@ type Config struct {
 	dir  string     // folder of the config file: problem.file is relative to it
 	warm *WarmStart // problem.warm_start's content, read by ReadProblem
 	fn   *function  // problem.function, checked (nil without one)
+	// maxMemory bounds the files ReadProblem reads (SetMaxMemory).
+	maxMemory int64
 }
+
+// SetMaxMemory sets the memory limit (Options.MaxMemory's meaning: 0 for
+// memlimit.Default, negative for none) that bounds the files ReadProblem
+// reads, problem.file and problem.warm_start: each at most
+// readlimit.For(limit) bytes.
+func (c *Config) SetMaxMemory(limit int64) { c.maxMemory = limit }
 
 // WarmStart is problem.warm_start's content as every algorithm is told
 // it: one observation per row, at its action when the row's point is one
@@ -89,14 +98,14 @@ type ProblemConfig struct {
 // with a study's specification.
 type ModelConfig = config.Model
 
-// Load reads and checks a configuration file.
+// Load reads and checks a configuration file, of at most
+// readlimit.MaxDocument bytes.
 func Load(path string) (*Config, error) {
-	f, err := os.Open(path)
+	data, err := readlimit.ReadDocument(path)
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
-	defer f.Close()
-	c, err := Parse(f, filepath.Dir(path))
+	c, err := Parse(bytes.NewReader(data), filepath.Dir(path))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -104,9 +113,10 @@ func Load(path string) (*Config, error) {
 }
 
 // Parse decodes a configuration strictly (unknown keys are errors) and
-// checks it. dir is where relative paths are resolved.
+// checks it. dir is where relative paths are resolved. It reads at most
+// readlimit.MaxDocument bytes of r.
 func Parse(r io.Reader, dir string) (*Config, error) {
-	data, err := io.ReadAll(r)
+	data, err := io.ReadAll(readlimit.NewReader(r, "the configuration", readlimit.MaxDocument, 0))
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
@@ -333,12 +343,14 @@ func (c *Config) LoadProblem() (*problem.Problem, error) {
 	return p, nil
 }
 
-// open opens a file the configuration names, relative to its folder.
-func (c *Config) open(name string) (*os.File, error) {
+// open opens a CSV file the configuration names, relative to its folder,
+// limited to readlimit.For(c.maxMemory) bytes and lines of
+// readlimit.MaxLine.
+func (c *Config) open(name string) (*readlimit.File, error) {
 	if !filepath.IsAbs(name) {
 		name = filepath.Join(c.dir, name)
 	}
-	return os.Open(name)
+	return readlimit.Open(name, readlimit.For(c.maxMemory), readlimit.MaxLine)
 }
 
 // ReadProblem is LoadProblem without the analysis, whose O(N²) cost a

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/safegp/safegp/internal/readlimit"
 )
 
 // Merge writes into out the output folder of the whole configuration from
@@ -39,7 +41,7 @@ func Merge(ctx context.Context, out string, shards []string, wopt WriteOptions) 
 			return fmt.Errorf("%w: %w", ErrShards, err)
 		}
 		defer f.Close()
-		files[k], readers[k] = f, newLineReader(f)
+		files[k], readers[k] = f, newLineReader(f, readlimit.For(wopt.MaxMemory))
 	}
 	wopt.Shard = nil
 	return writeDir(out, wopt, func(tmp string) ([]Curve, error) {

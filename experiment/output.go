@@ -125,6 +125,10 @@ type WriteOptions struct {
 	// back from runs.jsonl is decoded over the previous one's arrays, so
 	// a callee that keeps it keeps run.Clone().
 	Runs func(run *Run)
+	// MaxMemory (Options.MaxMemory's meaning) bounds what Merge reads: a
+	// line of a shard's runs.jsonl holds at most readlimit.For(MaxMemory)
+	// bytes.
+	MaxMemory int64
 }
 
 // WriteWithOptions writes runs.jsonl, results.json and summary.csv, then the figures,

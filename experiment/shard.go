@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/safegp/safegp/internal/readlimit"
 )
 
 // Sharding (issue 14): a command's work is a list of units in a canonical
@@ -146,9 +148,13 @@ func ConfigHash(data []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
+// maxShardFile bounds a shard.json: a configuration (at most
+// readlimit.MaxDocument) and the list of the shard's units.
+const maxShardFile = 64 << 20
+
 // ReadShard reads dir's shard.json; a folder without one is not a shard.
 func ReadShard(dir string) (*ShardInfo, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ShardFile))
+	b, err := readlimit.ReadFile(filepath.Join(dir, ShardFile), maxShardFile, "a shard.json may hold")
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s is not a shard folder (it has no %s; write shards with --shard i/n)", ErrShards, dir, ShardFile)
 	}

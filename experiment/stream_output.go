@@ -13,6 +13,9 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/safegp/safegp/internal/memlimit"
+	"github.com/safegp/safegp/internal/readlimit"
 )
 
 // ExecuteToDir runs the experiment and writes its output folder dir as
@@ -186,10 +189,14 @@ func (d *lineDecoder) decode(line []byte) (int, *Run, error) {
 type lineReader struct {
 	r   *bufio.Reader
 	buf []byte
+	max int64 // the longest line taken; 0 for any
 }
 
-func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, bufSize)}
+// newLineReader reads r a line at a time; a line longer than max bytes
+// (0: any) is an error wrapping readlimit.ErrTooLarge, found before the
+// line is held (a shard's runs.jsonl with no newline was read whole).
+func newLineReader(r io.Reader, max int64) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, bufSize), max: max}
 }
 
 // next returns the next line without its newline, io.EOF after the last.
@@ -198,6 +205,9 @@ func (lr *lineReader) next() ([]byte, error) {
 	for {
 		s, err := lr.r.ReadSlice('\n')
 		lr.buf = append(lr.buf, s...)
+		if lr.max > 0 && int64(len(lr.buf)) > lr.max+1 {
+			return nil, fmt.Errorf("%w: a line longer than %s, the most a line may hold under --max-memory (an eighth of it): raise --max-memory, or check the file", readlimit.ErrTooLarge, memlimit.Format(lr.max))
+		}
 		switch {
 		case err == bufio.ErrBufferFull:
 			continue
@@ -228,7 +238,7 @@ func partLines(parts []*os.File, bufs []*bufio.Writer) (func() ([]byte, error), 
 	next := func() ([]byte, error) {
 		for a < len(parts) {
 			if lr == nil {
-				lr = newLineReader(parts[a])
+				lr = newLineReader(parts[a], 0) // our own parts
 			}
 			line, err := lr.next()
 			if err == io.EOF {
@@ -352,7 +362,7 @@ func ReadRuns(dir string, fn func(a int, run *Run) error) error {
 		return fmt.Errorf("read runs: %w", err)
 	}
 	defer f.Close()
-	lr := newLineReader(f)
+	lr := newLineReader(f, readlimit.For(0))
 	for k := 1; ; k++ {
 		line, err := lr.next()
 		if err == io.EOF {

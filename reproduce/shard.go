@@ -77,6 +77,8 @@ type MergeOptions struct {
 	Shards []string // the shard folders, each written by Run with a Shard
 	Log    io.Writer
 	Force  bool // as Options.Force
+	// MaxMemory bounds what the merge reads (experiment.WriteOptions).
+	MaxMemory int64
 }
 
 // Merge makes, from the shard folders of a reproduction, the folder Run
@@ -130,7 +132,9 @@ func Merge(ctx context.Context, opt MergeOptions) (*Outcome, error) {
 		for k, d := range opt.Shards {
 			subs[k] = filepath.Join(d, pe.name)
 		}
-		if err := experiment.Merge(ctx, filepath.Join(stage, pe.name), subs, e.writeOptions(figures)); err != nil {
+		wopt := e.writeOptions(figures)
+		wopt.MaxMemory = opt.MaxMemory
+		if err := experiment.Merge(ctx, filepath.Join(stage, pe.name), subs, wopt); err != nil {
 			return nil, fmt.Errorf("reproduce: %s: %w", pe.name, err)
 		}
 		return e, nil

@@ -3,10 +3,10 @@ package study
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/safegp/safegp/internal/plural"
+	"github.com/safegp/safegp/internal/readlimit"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/config"
@@ -176,9 +176,11 @@ func ParseSpec(data []byte) (*Spec, error) {
 	return &s, nil
 }
 
-// LoadSpec reads a specification file; a decision-set file is relative to it.
-func LoadSpec(path string) (*Resolved, error) {
-	data, err := os.ReadFile(path)
+// LoadSpec reads a specification file (at most readlimit.MaxDocument
+// bytes); a decision-set file is relative to it, and holds at most
+// readlimit.For(maxMemory) bytes (maxMemory 0: memlimit.Default).
+func LoadSpec(path string, maxMemory int64) (*Resolved, error) {
+	data, err := readlimit.ReadDocument(path)
 	if err != nil {
 		return nil, fmt.Errorf("read spec: %w", err)
 	}
@@ -186,7 +188,7 @@ func LoadSpec(path string) (*Resolved, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	r, err := s.Resolve(filepath.Dir(path))
+	r, err := s.resolve(filepath.Dir(path), maxMemory)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -198,9 +200,13 @@ const DefaultEpsilon = 0.01
 
 // Resolve checks the specification and reads its decision set (a file path
 // is relative to dir).
-func (s *Spec) Resolve(dir string) (*Resolved, error) {
+func (s *Spec) Resolve(dir string) (*Resolved, error) { return s.resolve(dir, 0) }
+
+// resolve is Resolve with the memory limit that bounds a decision-set file
+// (readlimit.For).
+func (s *Spec) resolve(dir string, maxMemory int64) (*Resolved, error) {
 	r := &Resolved{Spec: s}
-	fileSeed, err := r.readDecisionSet(dir)
+	fileSeed, err := r.readDecisionSet(dir, maxMemory)
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +278,7 @@ func (r *Resolved) Dim() int {
 
 // readDecisionSet fills r.X from the one decision set given and returns
 // the seed column of a decision-set file (nil without one).
-func (r *Resolved) readDecisionSet(dir string) (fileSeed []int, err error) {
+func (r *Resolved) readDecisionSet(dir string, maxMemory int64) (fileSeed []int, err error) {
 	ds := r.Spec.DecisionSet
 	n := 0
 	for _, given := range []bool{ds.File != "", ds.Grid != nil, ds.Actions != nil, ds.Box != nil} {
@@ -293,7 +299,7 @@ func (r *Resolved) readDecisionSet(dir string) (fileSeed []int, err error) {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(dir, path)
 		}
-		f, err := os.Open(path)
+		f, err := readlimit.Open(path, readlimit.For(maxMemory), readlimit.MaxLine)
 		if err != nil {
 			return nil, fielderr.Recast(ErrSpec, "decision_set.file", err)
 		}

@@ -63,7 +63,7 @@ func TestResolveRefusals(t *testing.T) {
 	if _, err := study.ParseSpec([]byte("  \n")); !errors.Is(err, study.ErrSpec) || !strings.Contains(err.Error(), "empty specification") {
 		t.Errorf("an empty specification: %v", err)
 	}
-	if _, err := study.LoadSpec(filepath.Join(dir, "none.yaml")); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "none.yaml") {
+	if _, err := study.LoadSpec(filepath.Join(dir, "none.yaml"), 0); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "none.yaml") {
 		t.Errorf("a missing file: %v", err)
 	}
 }

@@ -78,6 +78,14 @@ func (s *Sweep) Runs() int {
 	return n
 }
 
+// setMaxMemory bounds the files the cells read (problem.file,
+// warm_start) by the memory limit (experiment.Config.SetMaxMemory).
+func (s *Sweep) setMaxMemory(limit int64) {
+	for i := range s.Cells {
+		s.Cells[i].Config.SetMaxMemory(limit)
+	}
+}
+
 // Plan estimates, before anything runs, the memory the sweep needs with
 // workers parallel runs per cell and checks it against limit (≤ 0: no
 // limit). Cells run one at a time, each as `safegp run` runs it, holding
@@ -129,6 +137,7 @@ func Run(ctx context.Context, s *Sweep, dir string, opt Options) ([]Row, error) 
 		workers = runtime.GOMAXPROCS(0)
 	}
 	eopt := experiment.Options{Workers: workers, MaxMemory: opt.MaxMemory, Progress: opt.Progress}
+	s.setMaxMemory(opt.MaxMemory)
 	if _, err := s.Plan(workers, eopt.Limit()); err != nil {
 		return nil, err
 	}

@@ -147,6 +147,7 @@ func RunShard(ctx context.Context, s *Sweep, dir string, sh experiment.Shard, op
 		return fmt.Errorf("write output: %s %w", dir, err)
 	}
 	eopt := experiment.Options{Workers: opt.Workers, MaxMemory: opt.MaxMemory, Progress: opt.Progress}
+	s.setMaxMemory(opt.MaxMemory)
 	if _, err := s.Plan(max(opt.Workers, 1), eopt.Limit()); err != nil {
 		return err
 	}
@@ -320,7 +321,8 @@ func Merge(ctx context.Context, out string, shards []string, opt Options) ([]Row
 		// same order), taken before the figures are drawn from them.
 		var t tally
 		wopt := experiment.WriteOptions{
-			Runs: t.add,
+			MaxMemory: opt.MaxMemory,
+			Runs:      t.add,
 			Figures: func(tmp string, curves []experiment.Curve) error {
 				rows = append(rows, t.rows(c, curves)...)
 				if figs != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/safegp/safegp/experiment"
+	"github.com/safegp/safegp/internal/readlimit"
 	"github.com/safegp/safegp/internal/strictyaml"
 )
 
@@ -148,7 +148,7 @@ func (a *axesNode) UnmarshalYAML(n *yaml.Node) error {
 
 // Load reads a sweep file and builds and checks every cell (Parse).
 func Load(path string) (*Sweep, error) {
-	data, err := os.ReadFile(path)
+	data, err := readlimit.ReadDocument(path)
 	if err != nil {
 		return nil, fmt.Errorf("read sweep: %w", err)
 	}
@@ -189,7 +189,7 @@ func Parse(data []byte, dir string) (*Sweep, error) {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(dir, path)
 		}
-		text, err := os.ReadFile(path)
+		text, err := readlimit.ReadDocument(path)
 		if err != nil {
 			return nil, fmt.Errorf("%w: base_file: %w", ErrSweep, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/internal/quote"
 
 	"github.com/safegp/safegp/experiment"
@@ -20,6 +21,8 @@ func boundCmd(args []string, stdout, stderr io.Writer) error {
 	features := fs.String("features", "", "feature map for stationary constraint kernels: qff or rff (default: qff for se, rff for matern)")
 	nodes := intFlag(fs, "nodes", 0, "QFF nodes per dimension (default: the fewest meeting Theorem 4's ε_0)")
 	size := intFlag(fs, "size", 0, "RFF dimension, even (default: the seed-set size)")
+	var maxMem memlimit.Flag
+	fs.Var(&maxMem, "max-memory", "refuse files larger than an eighth of `SIZE` (8GiB, 512MiB, bytes)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: safegp bound CONFIG [--realization R] [--json] [--features qff|rff] [--nodes N] [--size D]\n\n"+
 			"Prints the quantities of the paper's regret analysis for a configured problem\n"+
@@ -49,6 +52,7 @@ func boundCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	cfg.SetMaxMemory(maxMem.Bytes)
 	if *r < 0 || *r >= cfg.Realizations {
 		fmt.Fprintf(stderr, "safegp bound: --realization must be in 0…%d, got %d\n", cfg.Realizations-1, *r)
 		return errUsage

@@ -50,7 +50,7 @@ func TestImportCLI(t *testing.T) {
 	}
 	defer st.Close()
 	live := study.NewService(st, study.ServiceOptions{})
-	res, err := study.LoadSpec(spec)
+	res, err := study.LoadSpec(spec, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
 
 	"github.com/safegp/safegp/internal/quote"
+	"github.com/safegp/safegp/internal/readlimit"
 
 	"github.com/safegp/safegp/fit"
 	"github.com/safegp/safegp/internal/memlimit"
@@ -80,7 +80,7 @@ func fitCmd(args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	path := pos[0]
-	f, err := os.Open(path)
+	f, err := readlimit.Open(path, readlimit.For(maxMem.Limit()), readlimit.MaxLine)
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ func TestStudyFitProcesses(t *testing.T) {
 	}
 	defer st.Close()
 	live := study.NewService(st, study.ServiceOptions{})
-	res, err := study.LoadSpec(spec)
+	res, err := study.LoadSpec(spec, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/safegp/safegp/experiment"
+	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/reproduce"
 	"github.com/safegp/safegp/sweep"
 )
@@ -37,6 +38,8 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "output `folder` for the merged output (required)")
 	force := fs.Bool("force", false, "replace DIR whole if it holds an earlier safegp output")
+	var maxMem memlimit.Flag
+	fs.Var(&maxMem, "max-memory", "refuse a runs.jsonl line longer than an eighth of `SIZE` (8GiB, 512MiB, bytes)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: safegp merge --out DIR [--force] SHARD_DIR...\n\n"+
 			"Combines the n shard folders written by `safegp run`, `safegp reproduce` or `safegp\n"+
@@ -86,12 +89,12 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%w: %s: band: %w", experiment.ErrShards, pos[0], err)
 		}
-		if err := experiment.Merge(ctx, *out, pos, experiment.WriteOptions{Figures: runFigures(info.Name, band, cfg.Realizations), Force: *force}); err != nil {
+		if err := experiment.Merge(ctx, *out, pos, experiment.WriteOptions{Figures: runFigures(info.Name, band, cfg.Realizations), Force: *force, MaxMemory: maxMem.Bytes}); err != nil {
 			return stopped(ctx, err)
 		}
 		fmt.Fprintf(stdout, "wrote %s: %s merged from %s\n", *out, count(info.Total, "run"), count(len(pos), "shard"))
 	case "sweep":
-		rows, err := sweep.Merge(ctx, *out, pos, sweep.Options{Force: *force, Figures: func(c *sweep.Cell) func(string, []experiment.Curve) error {
+		rows, err := sweep.Merge(ctx, *out, pos, sweep.Options{Force: *force, MaxMemory: maxMem.Bytes, Figures: func(c *sweep.Cell) func(string, []experiment.Curve) error {
 			return runFigures(c.Name, experiment.BandSE, c.Config.Realizations)
 		}})
 		if err != nil {
@@ -99,7 +102,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "wrote %s: %s merged from %s, %s\n", *out, count(info.Total, "run"), count(len(pos), "shard"), count(len(rows), "table row"))
 	case "reproduce":
-		o, err := reproduce.Merge(ctx, reproduce.MergeOptions{Out: *out, Shards: pos, Log: stderr, Force: *force})
+		o, err := reproduce.Merge(ctx, reproduce.MergeOptions{Out: *out, Shards: pos, Log: stderr, Force: *force, MaxMemory: maxMem.Bytes})
 		if err != nil {
 			return stopped(ctx, err)
 		}

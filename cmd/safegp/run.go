@@ -277,6 +277,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	cfg.SetMaxMemory(maxMem.Bytes)
 	ctx, stop := withSignals()
 	defer stop()
 	opt := experiment.Options{Workers: *workers, MaxMemory: maxMem.Bytes}

@@ -10,13 +10,13 @@ import (
 	"io"
 	"maps"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/safegp/safegp/internal/quote"
+	"github.com/safegp/safegp/internal/readlimit"
 
 	"github.com/safegp/safegp/internal/number"
 
@@ -236,7 +236,7 @@ func (s *studySession) open(opt study.OpenOptions) (*study.Service, func(), erro
 func createFlags(*flag.FlagSet) func(*studySession) error {
 	return func(s *studySession) error {
 		// Check the specification before the database is created.
-		res, err := study.LoadSpec(s.pos[0])
+		res, err := study.LoadSpec(s.pos[0], s.maxMem.Limit())
 		if err != nil {
 			return err
 		}
@@ -418,7 +418,7 @@ func btoi(b bool) int {
 
 func importFlags(*flag.FlagSet) func(*studySession) error {
 	return func(s *studySession) error {
-		f, err := os.Open(s.pos[0])
+		f, err := readlimit.Open(s.pos[0], readlimit.For(s.maxMem.Limit()), readlimit.MaxLine)
 		if err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
@@ -454,7 +454,7 @@ func posteriorFlags(fs *flag.FlagSet) func(*studySession) error {
 		if err != nil {
 			return err
 		}
-		f, err := os.Open(s.pos[0])
+		f, err := readlimit.Open(s.pos[0], readlimit.For(s.maxMem.Limit()), readlimit.MaxLine)
 		if err != nil {
 			return fmt.Errorf("posterior: %w", err)
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/safegp/safegp/internal/number"
 	"github.com/safegp/safegp/internal/quote"
 )
 
@@ -38,7 +39,7 @@ func Parse(s string) (int64, error) {
 			break
 		}
 	}
-	v, err := strconv.ParseFloat(t, 64)
+	v, err := number.Parse(t) // decimal only: not 0x10, 1_0 or Inf
 	if err != nil || !(v > 0) || v*mult >= math.MaxInt64 {
 		return 0, fmt.Errorf("memory size %s: want a positive size such as 8GiB, 512MiB or a number of bytes", quote.Short(s))
 	}

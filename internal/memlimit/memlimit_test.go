@@ -89,3 +89,16 @@ func TestFlag(t *testing.T) {
 		t.Errorf("Mul with a negative = %d", got)
 	}
 }
+
+// TestParseDecimalOnly: the number of a size is decimal (issue 24,
+// item 6), as everywhere else.
+func TestParseDecimalOnly(t *testing.T) {
+	for _, s := range []string{"0x10GiB", "1_0MiB", "InfGiB", "NaN"} {
+		if _, err := memlimit.Parse(s); err == nil {
+			t.Errorf("Parse(%q) took it", s)
+		}
+	}
+	if v, err := memlimit.Parse("1.5GiB"); err != nil || v != 3<<29 {
+		t.Errorf("Parse(1.5GiB) = %d, %v", v, err)
+	}
+}

@@ -198,3 +198,21 @@ func TestDecodeNodeAlone(t *testing.T) {
 		t.Fatalf("got %#v, want a *NodeError at steps", err)
 	}
 }
+
+// TestDocumentTooLarge: a document with more delimiters than the nodes
+// strictyaml takes could ever need is refused before yaml.Unmarshal
+// builds its millions of nodes (issue 24, item 4); one at the node limit
+// is still read.
+func TestDocumentTooLarge(t *testing.T) {
+	var v struct {
+		X []int `yaml:"x"`
+	}
+	big := []byte("x: [" + strings.Repeat("1,", 8<<20) + "1]\n")
+	if err := strictyaml.Decode(big, &v); err == nil || !strings.Contains(err.Error(), "a document this large is not read") {
+		t.Errorf("16 MiB of \"1,\": %v", err)
+	}
+	ok := []byte("x: [" + strings.Repeat("1,", 400_000) + "1]\n")
+	if err := strictyaml.Decode(ok, &v); err != nil || len(v.X) != 400_001 {
+		t.Errorf("400 001 values: %v", err)
+	}
+}
