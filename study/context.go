@@ -11,6 +11,7 @@ import (
 
 	"github.com/safegp/safegp/internal/number"
 	"github.com/safegp/safegp/internal/quote"
+	"github.com/safegp/safegp/internal/vec"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/config"
@@ -120,7 +121,7 @@ func (s *Study) contextValues(given map[string]float64, what string) ([]float64,
 		if !problem.InRange(v) {
 			return nil, fmt.Errorf("%w: context.%s = %v is not a finite number within ±1e100", ErrBadContext, n, v)
 		}
-		c[j] = v
+		c[j] = vec.PlusZero(v)
 	}
 	return c, nil
 }

@@ -430,3 +430,52 @@ func TestContextSpecErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestContextMinusZero is issue 24, item 7: asking in {"t": -0.0} and
+// then in {"t": 0} left two asks pending in two contexts, which export
+// showed as one (0). −0 is 0: the second ask is the first, pending, and
+// everything recorded holds +0 — a context, and a point outside the set.
+func TestContextMinusZero(t *testing.T) {
+	ctx := context.Background()
+	v, _ := newService(t, filepath.Join(t.TempDir(), "s.db"))
+	spec := strings.Replace(ctxSpec(replaySpecs["sgp-ucb uniform"], oneContext), `"bounds": [[0, 4]]`, `"bounds": [[0.5, 4.5]]`, 1)
+	if err := v.Create(ctx, "s", resolved(t, spec)); err != nil {
+		t.Fatal(err)
+	}
+	negZero := math.Copysign(0, -1)
+	req, err := study.DecodeAsk([]byte(`{"context": {"temperature": -0.0}}`))
+	if err != nil || !math.Signbit(req.Context["temperature"]) {
+		t.Fatalf("DecodeAsk: %+v, %v; want −0 decoded as such", req, err)
+	}
+	first, err := v.AskIn(ctx, "s", req.Context)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := v.AskIn(ctx, "s", map[string]float64{"temperature": 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Ask != first.Ask {
+		t.Errorf("asks %d in −0 and %d in 0: two contexts for one value", first.Ask, second.Ask)
+	}
+	if math.Signbit(first.Context["temperature"]) {
+		t.Errorf("the ask's context is recorded as −0")
+	}
+	// A measurement outside the loop at a point outside the decision set
+	// ([0.5, 4.5] here), in context −0.
+	f := 0.5
+	if _, err := v.Tell(ctx, "s", &study.TellRequest{X: []float64{negZero}, F: &f, G: []float64{0.5}, Context: map[string]float64{"temperature": negZero}}); err != nil {
+		t.Fatal(err)
+	}
+	obs, err := v.Observations(ctx, "s")
+	if err != nil || len(obs) != 1 {
+		t.Fatalf("%+v, %v", obs, err)
+	}
+	if o := obs[0]; o.Index != -1 || math.Signbit(o.X[0]) || math.Signbit(o.Context["temperature"]) {
+		t.Errorf("recorded %+v: a −0 kept", o)
+	}
+	sum, err := v.Show(ctx, "s")
+	if err != nil || len(sum.PendingAsks) > 1 {
+		t.Errorf("pending: %v, %v; want one ask", sum.PendingAsks, err)
+	}
+}

@@ -735,6 +735,9 @@ func (s *Study) validateAt(t *TellRequest, seq int, horizon bool) (Event, error)
 			e.X = s.res.X[e.Index]
 		} else {
 			e.X = append([]float64(nil), t.X...)
+			for j, v := range e.X {
+				e.X[j] = vec.PlusZero(v)
+			}
 			if err := s.checkOutside(1); err != nil {
 				return e, err
 			}

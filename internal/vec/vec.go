@@ -39,3 +39,13 @@ func SameBits(a, b []float64) bool {
 	}
 	return true
 }
+
+// PlusZero returns v with −0 made +0: the two are one number to a user
+// (JSON and CSV print both as 0), but not to SameBits, which keys
+// contexts, nor to what a study records (issue 24, item 7).
+func PlusZero(v float64) float64 {
+	if v == 0 {
+		return 0
+	}
+	return v
+}

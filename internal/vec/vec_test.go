@@ -58,3 +58,12 @@ func TestSameBits(t *testing.T) {
 		}
 	}
 }
+
+func TestPlusZero(t *testing.T) {
+	for _, v := range []float64{math.Copysign(0, -1), 0, -1.5, 2, math.Inf(-1)} {
+		got := vec.PlusZero(v)
+		if got != v || math.Signbit(got) != (v < 0) {
+			t.Errorf("PlusZero(%v) = %v (sign bit %v)", v, got, math.Signbit(got))
+		}
+	}
+}
