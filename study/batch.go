@@ -112,7 +112,8 @@ func (v *Service) AskBatch(ctx context.Context, name string, opt AskOptions) ([]
 		return nil, err
 	}
 	var out []*AskAnswer
-	err := v.with(ctx, name, func(s *Study) error {
+	err := v.write(ctx, name, func(s *Study) error {
+		out = out[:0] // write may run this twice
 		c, err := s.contextValues(opt.Context, "an ask")
 		if err != nil {
 			return err
@@ -332,7 +333,7 @@ func (v *Service) Heartbeat(ctx context.Context, name string, r *HeartbeatReques
 		return nil, err
 	}
 	var ans *LeaseAnswer
-	err := v.with(ctx, name, func(s *Study) error {
+	err := v.write(ctx, name, func(s *Study) error {
 		if err := s.checkPending(r.Ask); err != nil {
 			return err
 		}

@@ -2,7 +2,6 @@ package study
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -230,11 +229,9 @@ type SetPosterior struct {
 //
 // A study another process wrote to since the service loaded it (a
 // `safegp study tell` on the same file) is reloaded from the records
-// first, so that a page polling View follows a study run from anywhere.
+// first (as by every call of the service), so that a page polling View
+// follows a study run from anywhere.
 func (v *Service) View(ctx context.Context, name string) (*View, error) {
-	if err := v.reloadIfBehind(ctx, name); err != nil {
-		return nil, err
-	}
 	var view *View
 	// One hold of the study: the summary, the view and its version are of
 	// one state.
@@ -252,11 +249,8 @@ func (v *Service) View(ctx context.Context, name string) (*View, error) {
 
 // Version returns the number of events a study has recorded, the
 // Version of its View now: it grows with every ask, tell, retraction and
-// fit. Like View, it first reloads a study another process wrote to.
+// fit. Like every call, it first reloads a study another process wrote to.
 func (v *Service) Version(ctx context.Context, name string) (int, error) {
-	if err := v.reloadIfBehind(ctx, name); err != nil {
-		return 0, err
-	}
 	n := 0
 	err := v.with(ctx, name, func(s *Study) error { n = len(s.events); return nil })
 	return n, err
@@ -323,30 +317,6 @@ func (s *Store) viewLeases(ctx context.Context, name string) (map[int]int64, uin
 		return nil, 0, nil
 	}
 	return leases, h.Sum64(), nil
-}
-
-// reloadIfBehind drops the loaded copy of a study when the records hold
-// events it does not (another process wrote), so that the next use
-// replays them. One indexed read of the last sequence number.
-func (v *Service) reloadIfBehind(ctx context.Context, name string) error {
-	if err := CheckName(name); err != nil {
-		return err
-	}
-	var last int
-	if err := v.store.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events WHERE study = ?`, name).Scan(&last); err != nil {
-		return fmt.Errorf("study %q: last event: %w", name, err)
-	}
-	err := v.with(ctx, name, func(s *Study) error {
-		if len(s.events) < last {
-			// with drops the copy on ErrStale.
-			return fmt.Errorf("%w: study %q has %d events on file, %d loaded", ErrStale, name, last, len(s.events))
-		}
-		return nil
-	})
-	if errors.Is(err, ErrStale) {
-		return nil
-	}
-	return err
 }
 
 // view assembles the View of s, with the summary sum read at the same

@@ -117,7 +117,7 @@ func (v *Service) Import(ctx context.Context, name string, rows []TellRequest) (
 		return nil, fmt.Errorf("%w: no rows to import", ErrBadImport)
 	}
 	var ans *ImportAnswer
-	err := v.with(ctx, name, func(s *Study) error {
+	err := v.write(ctx, name, func(s *Study) error {
 		held := s.nObs + len(s.pending)
 		if held+len(rows) > s.res.Spec.Horizon {
 			return fmt.Errorf("%w: study %q has %s and %s for a horizon of %d; importing %s would exceed it by %d", ErrHorizon, s.name, plural.Count(s.nObs, "observation"), plural.Count(len(s.pending), "pending ask"), s.res.Spec.Horizon, plural.Count(len(rows), "row"), held+len(rows)-s.res.Spec.Horizon)

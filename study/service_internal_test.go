@@ -19,7 +19,7 @@ const lruSpec = `{"decision_set": {"grid": {"bounds": [[0, 4]], "points": [21]}}
  "model": {"objective": {"kernel": "se", "lengthscale": 1}, "constraints": [{"kernel": "se", "lengthscale": 1}], "noise_std": 0.05, "delta": 0.1, "beta": 4},
  "algorithm": {"name": "sgp-ucb", "phase1": "uniform", "exploration": {"fixed": 3}}, "horizon": 100, "seed": %d}`
 
-func lruService(t *testing.T, path string, maxOpen int) *Service {
+func lruService(t testing.TB, path string, maxOpen int) *Service {
 	t.Helper()
 	st, err := Open(path, OpenOptions{Create: true})
 	if err != nil {
@@ -37,7 +37,7 @@ func (v *Service) loaded() int {
 }
 
 // round asks and tells once, with a smooth system's values.
-func round(t *testing.T, v *Service, name string) int {
+func round(t testing.TB, v *Service, name string) int {
 	t.Helper()
 	ctx := context.Background()
 	a, err := v.Ask(ctx, name)

@@ -180,6 +180,11 @@ type Store struct {
 	// listed caches what List reads of each study's spec, which never
 	// changes: name → listStatic (dashboard.go).
 	listed sync.Map
+	// lastStmt reads a study's last sequence number (lastSeq), prepared
+	// on first use.
+	lastOnce sync.Once
+	lastStmt *sql.Stmt
+	lastErr  error
 }
 
 // OpenOptions say what Open may do to the file.
@@ -353,7 +358,12 @@ func inspectFile(abs string) (int, error) {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	if s.lastStmt != nil {
+		s.lastStmt.Close()
+	}
+	return s.db.Close()
+}
 
 // migrate brings the schema up to date in one transaction, which holds the
 // write lock from its start (_txlock=immediate): a concurrent process
@@ -548,6 +558,23 @@ func (s *Store) load(ctx context.Context, name string) (*stored, []Event, error)
 		evs = append(evs, e)
 	}
 	return &st, evs, rows.Err()
+}
+
+// lastSeq returns the sequence number of a study's last event, 0 for
+// none: the number of its events, which are numbered from 1 without gaps.
+func (s *Store) lastSeq(ctx context.Context, name string) (int, error) {
+	s.lastOnce.Do(func() {
+		// Prepared once: parsing the statement cost more than running it.
+		s.lastStmt, s.lastErr = s.db.Prepare(`SELECT COALESCE(MAX(seq), 0) FROM events WHERE study = ?`)
+	})
+	if s.lastErr != nil {
+		return 0, fmt.Errorf("study %q: last event: %w", name, s.lastErr)
+	}
+	var last int
+	if err := s.lastStmt.QueryRowContext(ctx, name).Scan(&last); err != nil {
+		return 0, fmt.Errorf("study %q: last event: %w", name, err)
+	}
+	return last, nil
 }
 
 // append records one event in its own transaction. A conflict on the

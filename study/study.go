@@ -931,6 +931,24 @@ func (v *Service) release(name string, e *entry, loaded bool) {
 	v.freed = make(chan struct{})
 }
 
+// write is with for a call that records events: a write that lost the
+// race to another process (ErrStale: it wrote between with's look at the
+// records and our insert) is tried once more on the study reloaded, so
+// that a client sees the conflict only when the study changed under it
+// twice in a row. fn runs again from the start, on the fresh state: a
+// tell whose ask the other process told fails then as already told.
+func (v *Service) write(ctx context.Context, name string, fn func(s *Study) error) error {
+	err := v.with(ctx, name, fn)
+	if errors.Is(err, ErrStale) {
+		err = v.with(ctx, name, fn)
+	}
+	return err
+}
+
+// testAfterCheck, when set by a test, runs in with after the look at the
+// records and before fn: where another process's write makes ours stale.
+var testAfterCheck func(name string)
+
 // with runs fn on the named study, loaded and locked.
 func (v *Service) with(ctx context.Context, name string, fn func(s *Study) error) error {
 	if err := CheckName(name); err != nil {
@@ -946,6 +964,22 @@ func (v *Service) with(ctx context.Context, name string, fn func(s *Study) error
 		e.mu.Unlock()
 		v.release(name, e, loaded)
 	}()
+	if e.st != nil {
+		// Another process may have written since the study was loaded
+		// (the CLI, a second server on the file): every call, a read
+		// above all, sees what the records hold. One indexed read.
+		last, err := v.store.lastSeq(ctx, name)
+		if err != nil {
+			return err
+		}
+		if last != len(e.st.events) {
+			v.mu.Lock()
+			v.bytes -= e.bytes
+			e.bytes = 0
+			v.mu.Unlock()
+			e.st = nil
+		}
+	}
 	if e.st == nil {
 		st, events, err := v.store.load(ctx, name)
 		if err != nil {
@@ -958,6 +992,9 @@ func (v *Service) with(ctx context.Context, name string, fn func(s *Study) error
 			e.st = nil
 			return err
 		}
+	}
+	if testAfterCheck != nil {
+		testAfterCheck(name)
 	}
 	err = fn(e.st)
 	if e.st != nil {
@@ -1022,7 +1059,7 @@ func (v *Service) Ask(ctx context.Context, name string) (*AskAnswer, error) {
 // its horizon, counting the pending ask.
 func (v *Service) Tell(ctx context.Context, name string, t *TellRequest) (*TellAnswer, error) {
 	var ans *TellAnswer
-	err := v.with(ctx, name, func(s *Study) error {
+	err := v.write(ctx, name, func(s *Study) error {
 		e, err := s.validate(t)
 		if err != nil {
 			return err
@@ -1182,7 +1219,7 @@ type RetractAnswer struct {
 // observation retracted already is an error that changes nothing.
 func (v *Service) Retract(ctx context.Context, name string, observation int) (*RetractAnswer, error) {
 	var ans *RetractAnswer
-	err := v.with(ctx, name, func(s *Study) error {
+	err := v.write(ctx, name, func(s *Study) error {
 		k, ok := s.tells[observation]
 		if !ok {
 			if observation >= 1 && observation <= len(s.events) {
