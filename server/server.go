@@ -184,6 +184,8 @@ func status(err error) int {
 	case errors.Is(err, study.ErrBadTell), errors.Is(err, study.ErrBadRetract), errors.Is(err, study.ErrBadImport), errors.Is(err, study.ErrBadPoints), errors.Is(err, study.ErrSpec), errors.Is(err, study.ErrBadName), errors.Is(err, errBadRequest),
 		errors.Is(err, study.ErrBadContext), errors.Is(err, study.ErrBadAsk), errors.Is(err, study.ErrBadHeartbeat):
 		return http.StatusBadRequest
+	case errors.Is(err, study.ErrDiskFull):
+		return http.StatusInsufficientStorage
 	case errors.Is(err, context.Canceled):
 		return 499 // client closed the request
 	case study.ErrBusy(err), errors.Is(err, study.ErrOverloaded):

@@ -148,7 +148,7 @@ func (v *Service) AskBatch(ctx context.Context, name string, opt AskOptions) ([]
 		case err != nil:
 			// The policy may hold asks the records do not: rebuild it
 			// from them (Service.with).
-			return writeFailed(err)
+			return v.writeFailed(err)
 		}
 		for _, e := range b.events {
 			if err := s.apply(e); err != nil {
@@ -348,7 +348,7 @@ func (v *Service) Heartbeat(ctx context.Context, name string, r *HeartbeatReques
 			return err // nothing written
 		}
 		if err != nil {
-			return writeFailed(err)
+			return v.writeFailed(err)
 		}
 		ans = &LeaseAnswer{Ask: r.Ask, LeaseUntil: leaseTime(until), Lease: token}
 		return nil

@@ -143,7 +143,7 @@ func (v *Service) Import(ctx context.Context, name string, rows []TellRequest) (
 			return fmt.Errorf("%w: %w", ErrBadImport, err)
 		}
 		if err := v.store.appendAll(ctx, name, evs); err != nil {
-			return writeFailed(err)
+			return v.writeFailed(err)
 		}
 		for _, e := range evs {
 			if err := s.apply(e); err != nil {

@@ -29,7 +29,7 @@ func (v *Service) fitIfDue(ctx context.Context, s *Study) error {
 	rec := config.FitModel(&s.model, s.fitData(), s.res.Spec.Seed, len(s.fits)+1, 0, s.maxMemory)
 	e := Event{Seq: len(s.events) + 1, Kind: "fit", Index: -1, X: []float64{}, Fit: &rec, Created: time.Now().UTC()}
 	if err := v.store.append(ctx, s.name, &e); err != nil {
-		return writeFailed(err)
+		return v.writeFailed(err)
 	}
 	return s.apply(e)
 }

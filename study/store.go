@@ -174,6 +174,7 @@ var contextVersion = slices.Index(migrations, contextMigration) + 1
 
 // Store is a SQLite file holding any number of studies.
 type Store struct {
+	path     string // the database file, absolute
 	db       *sql.DB
 	version  int  // schema version of the file
 	readOnly bool // opened with ReadOnly
@@ -248,11 +249,11 @@ func Open(path string, opt OpenOptions) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	s := &Store{db: db, version: version, readOnly: opt.ReadOnly}
+	s := &Store{path: abs, db: db, version: version, readOnly: opt.ReadOnly}
 	if !opt.ReadOnly && version < len(migrations) {
 		if err := s.migrate(); err != nil {
 			db.Close()
-			return nil, fmt.Errorf("open %s: %w", path, err)
+			return nil, fmt.Errorf("open %s: %w", path, storageError(err, abs))
 		}
 	}
 	return s, nil
@@ -330,6 +331,9 @@ func inspectFile(abs string) (int, error) {
 	if ErrBusy(err) {
 		return 0, err // held by another writer past the timeout: worth a retry, not foreign
 	}
+	if se := storageError(err, abs); se != err {
+		return 0, se // a full disk, an I/O error: not the file's fault
+	}
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrNotStudyDB, err)
 	}
@@ -339,6 +343,9 @@ func inspectFile(abs string) (int, error) {
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
+		if se := storageError(err, abs); se != err {
+			return 0, se
+		}
 		return 0, fmt.Errorf("%w: %w", ErrNotStudyDB, err)
 	}
 	if tables != 3 {
@@ -346,6 +353,9 @@ func inspectFile(abs string) (int, error) {
 	}
 	var v int
 	if err := db.QueryRow(`SELECT version FROM schema_version`).Scan(&v); err != nil {
+		if se := storageError(err, abs); se != err {
+			return 0, se
+		}
 		return 0, fmt.Errorf("%w: schema version: %w", ErrNotStudyDB, err)
 	}
 	if v > len(migrations) {
@@ -572,7 +582,7 @@ func (s *Store) lastSeq(ctx context.Context, name string) (int, error) {
 	}
 	var last int
 	if err := s.lastStmt.QueryRowContext(ctx, name).Scan(&last); err != nil {
-		return 0, fmt.Errorf("study %q: last event: %w", name, err)
+		return 0, fmt.Errorf("study %q: last event: %w", name, storageError(err, s.path))
 	}
 	return last, nil
 }

@@ -50,11 +50,11 @@ var (
 // errWrite marks a failed database write (busy, cancelled, disk full).
 var errWrite = errors.New("write failed")
 
-func writeFailed(err error) error {
+func (v *Service) writeFailed(err error) error {
 	if errors.Is(err, ErrStale) {
 		return err
 	}
-	return fmt.Errorf("%w: %w", errWrite, err)
+	return fmt.Errorf("%w: %w", errWrite, storageError(err, v.store.path))
 }
 
 // ErrBusy reports whether err is a database held by another writer for
@@ -983,7 +983,7 @@ func (v *Service) with(ctx context.Context, name string, fn func(s *Study) error
 	if e.st == nil {
 		st, events, err := v.store.load(ctx, name)
 		if err != nil {
-			return err
+			return storageError(err, v.store.path)
 		}
 		if e.st, err = newStudy(name, st, events, v.opt.MaxMemory); err != nil {
 			return err
@@ -1037,7 +1037,7 @@ func (v *Service) Create(ctx context.Context, name string, r *Resolved) error {
 	if err != nil {
 		return err
 	}
-	return v.store.create(ctx, name, js, r.X, r.Seed)
+	return storageError(v.store.create(ctx, name, js, r.X, r.Seed), v.store.path)
 }
 
 // Ask returns the oldest pending ask, or records and returns a new one: an
@@ -1068,7 +1068,7 @@ func (v *Service) Tell(ctx context.Context, name string, t *TellRequest) (*TellA
 		ans.Violated, ans.ViolatedObjective = s.violated(&e)
 		ans.Violation = e.Violation
 		if err := v.store.append(ctx, name, &e); err != nil {
-			return writeFailed(err)
+			return v.writeFailed(err)
 		}
 		if err := s.apply(e); err != nil {
 			return err
@@ -1238,7 +1238,7 @@ func (v *Service) Retract(ctx context.Context, name string, observation int) (*R
 		}
 		first := s.firstPending()
 		if err := v.store.appendRetraction(ctx, name, &e); err != nil {
-			return writeFailed(err)
+			return v.writeFailed(err)
 		}
 		if err := s.apply(e); err != nil {
 			return err

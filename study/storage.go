@@ -1,0 +1,57 @@
+package study
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/safegp/safegp/internal/memlimit"
+)
+
+// Errors of the file system under a study database: what a user must act
+// on, told apart from a database that is not a study's.
+var (
+	// ErrDiskFull: the file system holding the database is full; nothing
+	// was recorded (the HTTP service answers 507).
+	ErrDiskFull = errors.New("disk full")
+	// ErrStorage: the database could not be read or written (an I/O
+	// error other than a full disk).
+	ErrStorage = errors.New("storage error")
+)
+
+// SQLite's primary result codes that storageError tells apart (the low
+// byte of an extended code).
+const (
+	sqliteIOErr = 10
+	sqliteFull  = 13
+)
+
+// minFree is the free space below which an I/O error is taken for a full
+// disk: SQLite reports a write it could not make room for (its WAL, its
+// shared-memory file) as an I/O error rather than SQLITE_FULL.
+const minFree = 1 << 20
+
+// storageError wraps err, an error of the database at path, with
+// ErrDiskFull when SQLite says the disk is full or reports an I/O error
+// while the file system holding path has less than minFree bytes free, and
+// with ErrStorage for any other I/O error; other errors pass unchanged.
+func storageError(err error, path string) error {
+	var ce interface{ Code() int }
+	if err == nil || errors.Is(err, ErrDiskFull) || errors.Is(err, ErrStorage) || !errors.As(err, &ce) {
+		return err
+	}
+	code := ce.Code() & 0xff
+	if code != sqliteIOErr && code != sqliteFull {
+		return err
+	}
+	dir := filepath.Dir(path)
+	free, known := freeBytes(dir)
+	if code == sqliteFull || (known && free < minFree) {
+		left := ""
+		if known {
+			left = fmt.Sprintf(" (%s free)", memlimit.Format(free))
+		}
+		return fmt.Errorf("%w: the file system holding %s is full%s: free some space there, then retry; nothing was recorded (%w)", ErrDiskFull, path, left, err)
+	}
+	return fmt.Errorf("%w: reading or writing %s failed: %w", ErrStorage, path, err)
+}
