@@ -8,6 +8,7 @@ import (
 
 	"github.com/safegp/safegp/gp"
 	"github.com/safegp/safegp/internal/argmax"
+	"github.com/safegp/safegp/internal/plural"
 )
 
 // models holds the GPs of f and every g_i, with the bounds of the coming
@@ -105,7 +106,7 @@ func (m *models) beta() {
 // ErrObservation.
 func checkValues(model *Model, o *Observation) error {
 	if len(o.G) != len(model.Constraints) {
-		return fmt.Errorf("%w: %d constraint values for %d constraints", ErrObservation, len(o.G), len(model.Constraints))
+		return fmt.Errorf("%w: %s for %s", ErrObservation, plural.Count(len(o.G), "constraint value"), plural.Count(len(model.Constraints), "constraint"))
 	}
 	if !finite(o.F) {
 		return fmt.Errorf("%w: f = %v is not a finite number", ErrObservation, o.F)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/safegp/safegp/config"
+	"github.com/safegp/safegp/problem"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
 
@@ -27,6 +28,12 @@ var (
 	ErrNotStudyDB  = errors.New("not a safegp study database")
 	ErrNewerSchema = errors.New("study database made by a newer safegp")
 )
+
+// ErrDamaged: a study's records break the rules every safegp writes them
+// by (numbered without gaps, a tell's values present and finite): the
+// file was edited or damaged, and replaying it would pass over the
+// damage.
+var ErrDamaged = errors.New("study database damaged")
 
 // migrations[v] brings the schema from version v to v+1. Append only.
 var migrations = []string{
@@ -521,9 +528,34 @@ func (s *Store) load(ctx context.Context, name string) (*stored, []Event, error)
 		at                  string
 		r                   Event
 	)
+	damaged := func(seq int, format string, args ...any) error {
+		return fmt.Errorf("%w: study %q: event %d: %s; the file was edited or damaged: restore it from a backup (safegp study export reads what is left)", ErrDamaged, name, seq, fmt.Sprintf(format, args...))
+	}
 	for rows.Next() {
 		if err := rows.Scan(&r.Seq, &r.Kind, &ask, &idx, &point, &f, &g, &r.Violation, &at, &retracted, &noiseStd, &fitted, &ctxv); err != nil {
 			return nil, nil, err
+		}
+		// Events are numbered 1, 2, … without gaps: a gap is an event
+		// deleted, which replay would pass over silently (and the next
+		// write would collide with the number after it).
+		if r.Seq != len(evs)+1 {
+			return nil, nil, damaged(r.Seq, "the events before it end at %d: events %d…%d are missing", len(evs), len(evs)+1, r.Seq-1)
+		}
+		if r.Kind == "tell" {
+			switch {
+			case !f.Valid:
+				return nil, nil, damaged(r.Seq, "a tell without its f (NULL): a missing measurement must not become 0")
+			case !problem.InRange(f.Float64):
+				return nil, nil, damaged(r.Seq, "a tell's f = %v is not a finite number within ±1e100", f.Float64)
+			case !g.Valid:
+				return nil, nil, damaged(r.Seq, "a tell without its g (NULL)")
+			}
+		}
+		if r.Kind == "ask" && ask.Int64 != int64(r.Seq) {
+			return nil, nil, damaged(r.Seq, "an ask numbered %d", ask.Int64)
+		}
+		if noiseStd.Valid && !(noiseStd.Float64 >= 0 && problem.InRange(noiseStd.Float64)) {
+			return nil, nil, damaged(r.Seq, "noise_std = %v", noiseStd.Float64)
 		}
 		e := Event{Seq: r.Seq, Kind: r.Kind, Violation: r.Violation, Ask: int(ask.Int64), F: f.Float64, Ref: int(retracted.Int64)}
 		if noiseStd.Valid {
@@ -561,7 +593,14 @@ func (s *Store) load(ctx context.Context, name string) (*stored, []Event, error)
 		}
 		if g.Valid {
 			if err := json.Unmarshal([]byte(g.String), &e.G); err != nil {
-				return nil, nil, fmt.Errorf("study %q: event %d: %w", name, e.Seq, err)
+				return nil, nil, damaged(e.Seq, "g %.40q: want a JSON array of numbers (%v)", g.String, err)
+			}
+		}
+		for _, vs := range [][]float64{e.X, e.G, e.Context} {
+			for _, v := range vs {
+				if !problem.InRange(v) {
+					return nil, nil, damaged(e.Seq, "a value %v that is not a finite number within ±1e100", v)
+				}
 			}
 		}
 		e.Created, _ = time.Parse(time.RFC3339Nano, at)

@@ -248,6 +248,9 @@ func (s *Study) apply(e Event) error {
 		s.events = append(s.events, e)
 		s.pending = append(s.pending, pendingAsk{ask: e.Ask, policy: a.ID})
 	case "tell":
+		if m := len(s.res.Spec.Thresholds); len(e.G) != m {
+			return fmt.Errorf("%w: study %q: event %d: a tell of %s for %s; the file was edited or damaged: restore it from a backup", ErrDamaged, s.name, e.Seq, plural.Count(len(e.G), "constraint value"), plural.Count(m, "constraint"))
+		}
 		id, k := 0, -1
 		if e.Ask != 0 {
 			for j, p := range s.pending {
