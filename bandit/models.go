@@ -58,6 +58,9 @@ func newModels(model Model, set DecisionSet, opt Options, withG bool) *models {
 		} else {
 			g.Reserve(rows)
 		}
+		if opt.CovarianceSwitch {
+			g.KeepCovarianceFrom(2 * len(set.X))
+		}
 	}
 	return m
 }

@@ -88,6 +88,14 @@ type Options struct {
 	// the loop on top of the horizon's rounds (an experiment's warm
 	// start): the GPs make room for Horizon + WarmStart observations.
 	WarmStart int
+	// CovarianceSwitch makes each GP over the decision set keep its full
+	// N×N posterior covariance once it holds 2N observations
+	// (gp.Model.KeepCovarianceFrom): an observation then costs O(N²)
+	// instead of O(N·t), so that a long study, and an import of many rows
+	// into it, costs time linear in its observations. Every float is the
+	// one the GPs compute without it, so a study recorded either way
+	// replays either way. SwitchBytes counts the memory.
+	CovarianceSwitch bool
 	// KeepContexts, for NewContextual, is how many contexts' inner
 	// policies are kept for reuse when their context comes again, least
 	// recently used out first: for a simulation drawing from a few
@@ -109,10 +117,7 @@ func Bytes(s *Spec, n, m int, hf bool, horizon int, grow bool) int64 {
 		// alive while the rows are copied.
 		rows = 2 * horizon
 	}
-	gps := int64(m + 1)
-	if s.Name == "gp-ucb-oracle" {
-		gps = 1
-	}
+	gps := gpCount(s, m)
 	// GPs, safe and seed flags, and a fixed part for the small structures
 	// (measured: under 16 KiB, and about 64 bytes a round).
 	total := gps*(gp.Bytes(n, rows, false)+gp.PriorRowsBytes(n, rows)) + 2*int64(n) + 16<<10 + 64*int64(horizon)
@@ -137,6 +142,28 @@ func Bytes(s *Spec, n, m int, hf bool, horizon int, grow bool) int64 {
 		}
 	}
 	return memlimit.Add(total, lipIndexBytes(s, n, m, hf))
+}
+
+// gpCount is the number of GPs a policy of spec s with m constraints
+// keeps: f and every g_i, or f alone for the oracle, which knows the safe
+// set.
+func gpCount(s *Spec, m int) int64 {
+	if s.Name == "gp-ucb-oracle" {
+		return 1
+	}
+	return int64(m + 1)
+}
+
+// SwitchBytes is what Options.CovarianceSwitch adds to Bytes for a policy
+// that reaches horizon observations: the N×N covariance of each GP, once
+// it holds 2N; nothing for a shorter horizon, or for a policy that keeps
+// the covariance anyway (SafeOpt's expander test in gp mode, which Bytes
+// counts).
+func SwitchBytes(s *Spec, n, m, horizon int) int64 {
+	if horizon < 2*n {
+		return 0
+	}
+	return memlimit.Mul(gpCount(s, m), 8*int64(n), int64(n))
 }
 
 // check validates what New is given, so that no policy meets an index out

@@ -81,6 +81,9 @@ type Model struct {
 	kslot []int32     // per action: its row in krows, −1 for none; nil when none are kept
 	rows  int         // observations v, a, l, pts, y, nv and col have room for
 	maxT  int         // with GrowTo: the most observations rows are grown to
+	// covFrom, when > 0, is the number of observations from which the
+	// model keeps the full covariance (KeepCovarianceFrom).
+	covFrom int
 
 	// tracked are points outside D whose posterior the model keeps
 	// current (Track).
@@ -355,6 +358,28 @@ func (m *Model) KeepCovariance() {
 	m.sigma = sigma
 }
 
+// KeepCovarianceFrom makes the model keep the full N×N posterior
+// covariance (KeepCovariance) once it holds t observations: from then on
+// an observation costs an O(N²) rank-one update instead of the O(N·t)
+// product with V, so that a long run — an import of many rows into a
+// study, its replay — costs time linear in its observations rather than
+// quadratic. The switch costs one O(N²·t) pass, at t; its memory, N²
+// floats, is at most what V holds by then when t ≥ N.
+//
+// It changes no float: KeepCovariance's entries are Covariance's to the
+// bit, and the rank-one update Σ_ij += (−v_i)·v_j is the very step the
+// product k(x_i, x_j) − Σ_s V[s,i]·V[s,j] takes next, in the same order
+// (TestKeepCovarianceFrom compares with a model that never switches).
+func (m *Model) KeepCovarianceFrom(t int) { m.covFrom = t }
+
+// switchCovariance keeps the covariance when KeepCovarianceFrom's count
+// is reached; called before an observation is added.
+func (m *Model) switchCovariance() {
+	if m.sigma == nil && m.covFrom > 0 && len(m.a) >= m.covFrom {
+		m.KeepCovariance()
+	}
+}
+
 // explainedRange is explained for the actions lo … hi−1: it writes
 // k(x, x_j) − Σ_s l_s·V[s, j] into dst (length hi − lo), the same floats
 // as explained's entries j (the sum runs over s in the same order). kx,
@@ -470,6 +495,7 @@ func (m *Model) Add(i int, y, noiseVar float64) {
 		panic("gp: Add: action index out of range")
 	}
 	nv := m.noise(noiseVar, "Add")
+	m.switchCovariance()
 	m.room()
 	// The row of L is V[:, i], which record need not copy (see lidx).
 	c := m.nextRow()
@@ -503,6 +529,7 @@ func (m *Model) AddAt(x []float64, y, noiseVar float64) {
 	m.checkPoint(x, "AddAt")
 	nv := m.noise(noiseVar, "AddAt")
 	x = append([]float64(nil), x...)
+	m.switchCovariance()
 	m.room()
 	l := m.solveAt(x)
 	c := m.explained(m.nextRow(), x, nil, l)

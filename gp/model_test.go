@@ -702,3 +702,78 @@ func TestBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepCovarianceFrom: a model told to keep its covariance from t0
+// observations on switches exactly when it holds t0 (the add of
+// observation t0 + 1 is the first one on the kept covariance), and holds
+// every float a model that never switches holds — means, variances,
+// covariance rows, predictions at other points — to the bit: a study
+// recorded before the switch existed replays with it. Both match a
+// from-scratch Cholesky solve within TestAddMatchesScratch's tolerance.
+func TestKeepCovarianceFrom(t *testing.T) {
+	const tol, maxCond = 1e-9, 1e6
+	for _, c := range []struct {
+		k       kernel.Kernel
+		n, t    int
+		outside float64
+	}{
+		{kernel.SE{Variance: 1, Lengthscale: 0.5}, 30, 200, 0},
+		{kernel.Matern52{Variance: 2, Lengthscale: 0.4}, 25, 150, 0.2},
+		{kernel.Linear{Variance: 1}, 20, 120, 0.1},
+		{kernel.SE{Variance: 1, Lengthscale: 0.2}, 800, 1700, 0}, // products in bands across cores (N·t > parWork)
+	} {
+		t.Run(fmt.Sprintf("%s/n%d", c.k.Name(), c.n), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(11, uint64(c.n)))
+			x := randPoints(rng, c.n, 2)
+			m, never := gp.New(c.k, x, 0.1), gp.New(c.k, x, 0.1)
+			m.KeepCovarianceFrom(2 * c.n)
+			for s := 0; s < c.t; s++ {
+				if kept := m.CovarianceKept(); kept != (s > 2*c.n) {
+					t.Fatalf("after %d observations: covariance kept %v, want it from %d", s, kept, 2*c.n)
+				}
+				y := rng.NormFloat64()
+				if rng.Float64() < c.outside {
+					p := randPoints(rng, 1, 2)[0]
+					m.AddAt(p, y, -1)
+					never.AddAt(p, y, -1)
+				} else {
+					i := rng.IntN(c.n)
+					if rng.Float64() < 0.3 {
+						i = rng.IntN(3) // repeated actions
+					}
+					m.Observe(i, y)
+					never.Observe(i, y)
+				}
+			}
+			if !m.CovarianceKept() || never.CovarianceKept() {
+				t.Fatal("the switch did not happen, or happened to the other model")
+			}
+			if c.n <= 30 {
+				checkPosterior(t, "after the switch", c.k, x, m, tol, maxCond)
+			}
+			for i := range c.n {
+				if m.Mean()[i] != never.Mean()[i] || m.Var()[i] != never.Var()[i] || m.Std(i) != never.Std(i) {
+					t.Fatalf("action %d: (%v, %v) kept, (%v, %v) never", i, m.Mean()[i], m.Var()[i], never.Mean()[i], never.Var()[i])
+				}
+			}
+			row := make([]float64, c.n)
+			for _, i := range []int{0, 1, c.n / 2, c.n - 1} {
+				got, want := m.CovarianceRow(i), never.Covariance(row, i)
+				for j := range want {
+					if got[j] != want[j] {
+						t.Fatalf("covariance (%d, %d): %v kept, %v computed", i, j, got[j], want[j])
+					}
+				}
+			}
+			pts := randPoints(rng, 5, 2)
+			mk, vk, mn, vn := make([]float64, 5), make([]float64, 5), make([]float64, 5), make([]float64, 5)
+			m.Predict(mk, vk, pts)
+			never.Predict(mn, vn, pts)
+			for k := range pts {
+				if mk[k] != mn[k] || vk[k] != vn[k] {
+					t.Fatalf("prediction at %v: (%v, %v) kept, (%v, %v) never", pts[k], mk[k], vk[k], mn[k], vn[k])
+				}
+			}
+		})
+	}
+}

@@ -177,7 +177,9 @@ func status(err error) int {
 		return http.StatusRequestEntityTooLarge
 	case errors.Is(err, study.ErrNotFound), errors.Is(err, study.ErrUnknownAsk), errors.Is(err, study.ErrUnknownObservation):
 		return http.StatusNotFound
-	case errors.Is(err, study.ErrExists), errors.Is(err, study.ErrAlreadyTold), errors.Is(err, study.ErrStale),
+	case errors.Is(err, study.ErrImportTooLarge):
+		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, study.ErrExists), errors.Is(err, study.ErrAlreadyTold), errors.Is(err, study.ErrStale), errors.Is(err, study.ErrDuplicateImport),
 		errors.Is(err, study.ErrHorizon), errors.Is(err, study.ErrWithdrawn), errors.Is(err, study.ErrAlreadyRetracted),
 		errors.Is(err, study.ErrContextPending), errors.Is(err, study.ErrNoAsk), errors.Is(err, study.ErrLeaseLost):
 		return http.StatusConflict
@@ -336,7 +338,15 @@ func (h *handler) importData(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	a, err := h.svc.Import(r.Context(), r.PathValue("name"), rows)
+	var opt study.ImportOptions
+	switch rep := r.URL.Query().Get("repeat"); rep {
+	case "", "0", "false":
+	case "1", "true":
+		opt.Repeat = true
+	default:
+		return fmt.Errorf("%w: repeat=%s: want 1 or true (import rows the study took before once more), 0 or false", errBadRequest, quote.Short(rep))
+	}
+	a, err := h.svc.ImportWith(r.Context(), r.PathValue("name"), rows, opt)
 	if err != nil {
 		return err
 	}

@@ -112,7 +112,29 @@ type ImportAnswer struct {
 // limit with ErrBadImport. A bad row is named (row k, as given; a CSV
 // file's lines are named by ParseImportCSV) and changes nothing. Imports
 // get no typo warnings: they are data, not values typed one at a time.
+//
+// The rows are recorded with their digest (importDigest): the same rows
+// imported again — a client retrying an import whose answer it lost — are
+// refused with a *DuplicateImportError naming the observations they
+// became, unless opt.Repeat. An import whose estimated time exceeds the
+// service's MaxImportSeconds is refused up front (ErrImportTooLarge),
+// saying how many rows fit in one request. Its cost is linear in its rows:
+// the policy takes one update per row, O(N·t), or O(N²) once its GPs keep
+// their covariance (from 2N observations).
 func (v *Service) Import(ctx context.Context, name string, rows []TellRequest) (*ImportAnswer, error) {
+	return v.ImportWith(ctx, name, rows, ImportOptions{})
+}
+
+// ImportOptions modify Import.
+type ImportOptions struct {
+	// Repeat imports rows the study took before (by their digest), which
+	// are otherwise refused with ErrDuplicateImport: the same
+	// measurements once more, on purpose.
+	Repeat bool
+}
+
+// ImportWith is Import with options.
+func (v *Service) ImportWith(ctx context.Context, name string, rows []TellRequest, opt ImportOptions) (*ImportAnswer, error) {
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("%w: no rows to import", ErrBadImport)
 	}
@@ -121,6 +143,10 @@ func (v *Service) Import(ctx context.Context, name string, rows []TellRequest) (
 		held := s.nObs + len(s.pending)
 		if held+len(rows) > s.res.Spec.Horizon {
 			return fmt.Errorf("%w: study %q has %s and %s for a horizon of %d; importing %s would exceed it by %d", ErrHorizon, s.name, plural.Count(s.nObs, "observation"), plural.Count(len(s.pending), "pending ask"), s.res.Spec.Horizon, plural.Count(len(rows), "row"), held+len(rows)-s.res.Spec.Horizon)
+		}
+		if len(rows) > 1 && int64(len(rows))*int64(len(s.res.X)) > 1<<20 {
+			s.lookup = s.res.actionIndex()
+			defer func() { s.lookup = nil }()
 		}
 		evs := make([]Event, len(rows))
 		outside := 0
@@ -142,7 +168,21 @@ func (v *Service) Import(ctx context.Context, name string, rows []TellRequest) (
 		if err := s.checkOutside(outside); err != nil {
 			return fmt.Errorf("%w: %w", ErrBadImport, err)
 		}
-		if err := v.store.appendAll(ctx, name, evs); err != nil {
+		out := make([]bool, len(evs))
+		for k := range evs {
+			out[k] = evs[k].Index < 0
+		}
+		if err := s.checkImportWork(out, v.opt.MaxImportSeconds); err != nil {
+			return err
+		}
+		digest := ""
+		if !opt.Repeat {
+			digest = importDigest(evs)
+		}
+		if err := v.store.appendImport(ctx, name, evs, digest); err != nil {
+			if errors.Is(err, ErrDuplicateImport) {
+				return err
+			}
 			return v.writeFailed(err)
 		}
 		for _, e := range evs {

@@ -263,7 +263,7 @@ func TestMigrateFromVersion4(t *testing.T) {
 		`INSERT INTO schema_version (version) VALUES (4)`,
 		migrations[0], migrations[1], migrations[2], migrations[3],
 		`ATTACH DATABASE '` + filepath.Join(dir, "src.db") + `' AS src`,
-		`INSERT INTO studies SELECT * FROM src.studies`,
+		`INSERT INTO studies SELECT name, spec, actions, seeds, created FROM src.studies`,
 		`INSERT INTO events SELECT study, seq, kind, ask, idx, x, f, g, violation, created, ref, noise_std FROM src.events`,
 		`DETACH DATABASE src`,
 	} {

@@ -226,7 +226,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 		`INSERT INTO schema_version (version) VALUES (1)`,
 		migrations[0],
 		`ATTACH DATABASE '` + filepath.Join(dir, "src.db") + `' AS src`,
-		`INSERT INTO studies SELECT * FROM src.studies`,
+		`INSERT INTO studies SELECT name, spec, actions, seeds, created FROM src.studies`,
 		`INSERT INTO events SELECT study, seq, kind, ask, idx, f, g, violation, created FROM src.events`,
 		`DETACH DATABASE src`,
 	} {
@@ -354,7 +354,7 @@ func TestMigrateFromVersion2(t *testing.T) {
 			migrations[0],
 			migrations[1],
 			`ATTACH DATABASE '` + filepath.Join(dir, "src.db") + `' AS src`,
-			`INSERT INTO studies SELECT * FROM src.studies`,
+			`INSERT INTO studies SELECT name, spec, actions, seeds, created FROM src.studies`,
 			`INSERT INTO events SELECT study, seq, kind, ask, idx, f, g, violation, created, ref FROM src.events`,
 			`DETACH DATABASE src`,
 		}, extra...) {
@@ -490,7 +490,7 @@ func TestMigrateFromVersion3(t *testing.T) {
 		`INSERT INTO schema_version (version) VALUES (3)`,
 		migrations[0], migrations[1], migrations[2],
 		`ATTACH DATABASE '` + filepath.Join(dir, "src.db") + `' AS src`,
-		`INSERT INTO studies SELECT * FROM src.studies`,
+		`INSERT INTO studies SELECT name, spec, actions, seeds, created FROM src.studies`,
 		`INSERT INTO events SELECT study, seq, kind, ask, idx, x, f, g, violation, created, ref FROM src.events`,
 		`DETACH DATABASE src`,
 	} {

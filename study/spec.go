@@ -90,6 +90,22 @@ type Resolved struct {
 	ContextKernel kernel.Kernel
 }
 
+// covarianceSwitch reports whether the study's GPs keep their covariance
+// from 2N observations (bandit.Options.CovarianceSwitch), which makes a
+// long study and its imports linear in their observations and changes no
+// float: over a finite decision set without a context (a box's and a
+// context's GPs have no fixed set of N actions), when the covariances
+// (SwitchBytes) fit in the memory limit beside the study's estimate with
+// outside observations outside the set (0: no limit). Since no float
+// changes, a study may switch in one process and not in another.
+func (r *Resolved) covarianceSwitch(limit int64, outside int) bool {
+	if r.Box != nil || r.ContextKernel != nil {
+		return false
+	}
+	extra := bandit.SwitchBytes(&r.Spec.Algorithm, len(r.X), len(r.Spec.Thresholds), r.Spec.Horizon)
+	return limit == 0 || memlimit.Add(r.BytesWith(outside), extra) <= limit
+}
+
 // Bytes estimates the memory the study holds when it reaches its horizon:
 // the decision set, the policy (bandit.Bytes, rows grown as observations
 // come) with the scratch of a full batch (bandit.BatchBytes), the

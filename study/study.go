@@ -108,6 +108,13 @@ type Study struct {
 	model    config.Model
 	fits     []int // seqs of the fit events
 	sinceFit int
+	// lookup, during an import of many rows, finds an action by its
+	// point (Resolved.actionIndex); nil otherwise.
+	lookup map[string]int
+	// covSwitch: the policy's GPs keep their covariance from 2N
+	// observations (Resolved.covarianceSwitch), decided when the study is
+	// loaded.
+	covSwitch bool
 }
 
 // pendingAsk is an ask handed out and not yet told: the study's id (the
@@ -160,7 +167,8 @@ func newStudy(name string, st *stored, events []Event, maxMemory int64) (*Study,
 	}
 	s := &Study{name: name, res: res, asks: map[int]int{}, told: map[int]bool{}, tells: map[int]int{},
 		retracted: map[int]int{}, withdrawn: map[int]int{}, created: st.created, maxMemory: maxMemory, model: res.Spec.Model}
-	if s.pol, err = newPolicy(res, &s.model, 0, tells); err != nil {
+	s.covSwitch = res.covarianceSwitch(maxMemory, outside)
+	if s.pol, err = newPolicy(res, &s.model, 0, tells, s.covSwitch); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
 	for _, e := range events {
@@ -178,7 +186,7 @@ func newStudy(name string, st *stored, events []Event, maxMemory int64) (*Study,
 //
 // expect is the number of observations about to be fed (a replay's
 // tells): room for them is made at once instead of by doubling.
-func newPolicy(r *Resolved, m *config.Model, rebuilds, expect int) (bandit.Policy, error) {
+func newPolicy(r *Resolved, m *config.Model, rebuilds, expect int, covSwitch bool) (bandit.Policy, error) {
 	s := r.Spec
 	kf, kg := r.Kernels.F, r.Kernels.G
 	if m.Objective != s.Model.Objective {
@@ -193,6 +201,7 @@ func newPolicy(r *Resolved, m *config.Model, rebuilds, expect int) (bandit.Polic
 		Thresholds: s.Thresholds, ObjectiveThreshold: s.ObjectiveThreshold, Epsilon: r.Epsilon, Horizon: s.Horizon,
 		Rand: rand.New(rand.NewPCG(s.Seed, policyStream+uint64(rebuilds))),
 		Grow: true, Expect: expect, // a study may stop long before its horizon
+		CovarianceSwitch: covSwitch,
 	}
 	if r.Box != nil {
 		return bandit.NewBox(&s.Algorithm, model, *r.Box, opt)
@@ -733,7 +742,14 @@ func (s *Study) validateAt(t *TellRequest, seq int, horizon bool) (Event, error)
 		}
 		// A point of the decision set is that action: it counts as one
 		// (violations, the best safe action) and is told by index.
-		e.Index = slices.IndexFunc(s.res.X, func(x []float64) bool { return slices.Equal(x, t.X) })
+		if s.lookup != nil {
+			e.Index = -1
+			if i, ok := s.lookup[pointKey(t.X)]; ok {
+				e.Index = i
+			}
+		} else {
+			e.Index = slices.IndexFunc(s.res.X, func(x []float64) bool { return slices.Equal(x, t.X) })
+		}
 		if e.Index >= 0 {
 			e.X = s.res.X[e.Index]
 		} else {
@@ -819,6 +835,11 @@ type ServiceOptions struct {
 	// Now is the clock of the leases (AskOptions.LeaseSeconds):
 	// time.Now when nil. Tests give a fake one.
 	Now func() time.Time
+	// MaxImportSeconds, if > 0, refuses an import whose estimated time
+	// (at ImportRate) exceeds it, before anything is done
+	// (ErrImportTooLarge): the HTTP service sets it well within its write
+	// timeout, so that every import it takes is answered.
+	MaxImportSeconds float64
 }
 
 // DefaultMaxOpen is the default of ServiceOptions.MaxOpen.
@@ -1028,7 +1049,7 @@ func (v *Service) Create(ctx context.Context, name string, r *Resolved) error {
 			return err
 		}
 	}
-	if _, err := newPolicy(r, &r.Spec.Model, 0, 0); err != nil {
+	if _, err := newPolicy(r, &r.Spec.Model, 0, 0, false); err != nil {
 		return fmt.Errorf("%w: %v", ErrSpec, err)
 	}
 	spec := *r.Spec
@@ -1163,7 +1184,7 @@ func (s *Study) warnings(e *Event) []string {
 // given) — the same on the live path and on replay, so that the asks
 // recorded after a retraction replay exactly.
 func (s *Study) rebuild() error {
-	pol, err := newPolicy(s.res, &s.model, s.retracts+len(s.fits)<<20, s.nObs)
+	pol, err := newPolicy(s.res, &s.model, s.retracts+len(s.fits)<<20, s.nObs, s.covSwitch)
 	if err != nil {
 		return fmt.Errorf("%w: rebuild the policy: %w", ErrReplay, err)
 	}

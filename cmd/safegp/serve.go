@@ -22,6 +22,16 @@ import (
 	"github.com/safegp/safegp/study"
 )
 
+// writeTimeout bounds a request's handling and answer; an import is
+// refused up front when its estimated time exceeds maxImportSeconds, a
+// third of it, so that every import taken is answered (on a slower
+// machine too) — a client that never hears of an import it made would
+// make it again.
+const (
+	writeTimeout     = 60 * time.Second
+	maxImportSeconds = 20
+)
+
 func serveCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("safegp serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -102,11 +112,12 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	srv := &http.Server{
-		TLSConfig:         tlsConfig,
-		Handler:           server.Handler(study.NewService(store, study.ServiceOptions{MaxOpen: *maxOpen, MaxMemory: maxMem.Limit()}), server.Options{Token: token, Log: log}),
+		TLSConfig: tlsConfig,
+		Handler: server.Handler(study.NewService(store, study.ServiceOptions{MaxOpen: *maxOpen, MaxMemory: maxMem.Limit(), MaxImportSeconds: maxImportSeconds}),
+			server.Options{Token: token, Log: log}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      60 * time.Second,
+		WriteTimeout:      writeTimeout,
 		IdleTimeout:       120 * time.Second,
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)

@@ -62,12 +62,15 @@ is in the README). Commands:
                        objective_threshold, f ≥ h_f; --context NAME=V,… the
                        context of a --index or --x measurement (a study with
                        a context; a tell of an ask has the ask's)
-  import DATA.csv      add earlier measurements (warm start), before or during
+  import DATA.csv [--repeat]
+                       add earlier measurements (warm start), before or during
                        the study, all rows or none: columns x1…xd,f[,g1…gm]
                        [,noise_std], with a study's context variables by name
                        between x1…xd and f; they count as observations, not asks.
                        The CSV of export is read too (its observations in
-                       force: a copy of a study into another with the same spec)
+                       force: a copy of a study into another with the same spec).
+                       The same rows imported again (a retry) are refused;
+                       --repeat imports them once more on purpose
   posterior POINTS.csv [--json] [--context NAME=V,…]
                        posterior mean, sd and bounds of f and each g at the
                        points of POINTS.csv (columns x1…xd), in the context
@@ -416,7 +419,8 @@ func btoi(b bool) int {
 	return 0
 }
 
-func importFlags(*flag.FlagSet) func(*studySession) error {
+func importFlags(fs *flag.FlagSet) func(*studySession) error {
+	repeat := fs.Bool("repeat", false, "import rows the study took before once more (they are refused otherwise, as a retried import)")
 	return func(s *studySession) error {
 		f, err := readlimit.Open(s.pos[0], readlimit.For(s.maxMem.Limit()), readlimit.MaxLine)
 		if err != nil {
@@ -439,7 +443,10 @@ func importFlags(*flag.FlagSet) func(*studySession) error {
 			return fmt.Errorf("%s: %w", s.pos[0], err)
 		}
 		var a *study.ImportAnswer
-		if err := retryWrite(func() (err error) { a, err = svc.Import(s.ctx, s.name, rows); return err }); err != nil {
+		if err := retryWrite(func() (err error) {
+			a, err = svc.ImportWith(s.ctx, s.name, rows, study.ImportOptions{Repeat: *repeat})
+			return err
+		}); err != nil {
 			return fmt.Errorf("%s: %w", s.pos[0], err)
 		}
 		return json.NewEncoder(s.stdout).Encode(a)

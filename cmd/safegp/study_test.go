@@ -20,7 +20,7 @@ func TestStudyCommands(t *testing.T) {
 		"ask":       {"context", "count", "lease"},
 		"heartbeat": {"ask", "lease", "lease-token"},
 		"tell":      {"ask", "context", "f", "g", "index", "noise-std", "x"},
-		"import":    nil,
+		"import":    {"repeat"},
 		"posterior": {"context", "json"},
 		"retract":   {"observation"},
 		"show":      {"json"},
