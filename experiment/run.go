@@ -11,6 +11,7 @@ import (
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/config"
 	"github.com/safegp/safegp/internal/memlimit"
+	"github.com/safegp/safegp/internal/refit"
 	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/problem"
 )
@@ -591,7 +592,7 @@ type fitter struct {
 // refit fits the model on the observations so far and returns the policy
 // rebuilt with the fitted kernels, told every observation again in order
 // (outside the loop, id 0): the same way a study rebuilds its policy. A
-// skipped fit (config.FitModel) keeps pol. The fit's record is appended to
+// skipped fit (refit.Model) keeps pol. The fit's record is appended to
 // run.Fits; its restarts run on this goroutine (Workers 1), the runs being
 // parallel already, and its result does not depend on that.
 func (ft *fitter) refit(s *bandit.Spec, st *Setting, pol bandit.Policy, run *Run, round int) (bandit.Policy, error) {
@@ -614,7 +615,12 @@ func (ft *fitter) refit(s *bandit.Spec, st *Setting, pol bandit.Policy, run *Run
 			data.NoiseVar[k] = o.NoiseVar
 		}
 	}
-	rec := config.FitModel(&ft.used, data, st.FitSeed, len(run.Fits)+1, 1, 0)
+	// A simulation's fit is not cancelled midway: the run stops at its
+	// round's end (experiment.Execute checks its context between runs).
+	rec, err := refit.Model(context.Background(), &ft.used, data, st.FitSeed, len(run.Fits)+1, 1, 0)
+	if err != nil {
+		return nil, err
+	}
 	run.Fits = append(run.Fits, RunFit{Round: round, FitRecord: rec})
 	ft.since = 0
 	if rec.Skipped != "" {

@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"context"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -21,7 +22,7 @@ func BenchmarkFit(b *testing.B) {
 			var full, climb int
 			cpu := cpuTime()
 			for b.Loop() {
-				res, err := Fit(x, y, nil, Options{Kernel: "se", ARD: true, Restarts: 5, Workers: 2, Prior: prior})
+				res, err := Fit(context.Background(), x, y, nil, Options{Kernel: "se", ARD: true, Restarts: 5, Workers: 2, Prior: prior})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -1,6 +1,7 @@
 package fit_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -19,7 +20,7 @@ func Example() {
 		x = append(x, []float64{xi})
 		y = append(y, math.Sin(2*xi)+0.1*rng.NormFloat64()) // centred around 0
 	}
-	res, err := fit.Fit(x, y, nil, fit.Options{Kernel: "matern52", Restarts: 3, Seed: 1})
+	res, err := fit.Fit(context.Background(), x, y, nil, fit.Options{Kernel: "matern52", Restarts: 3, Seed: 1})
 	if err != nil {
 		fmt.Println(err)
 		return

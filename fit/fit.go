@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -127,7 +128,12 @@ func Bytes(t, d int, ard bool, kernelName string, workers int) int64 {
 // known noise variance σ²_s ≥ 0 (raised to the noise floor), and the noise
 // is not fitted. y is not centred: the model's prior mean is 0 (see the
 // package documentation). Fit does not keep x, y or noiseVar.
-func Fit(x [][]float64, y []float64, noiseVar []float64, opt Options) (Result, error) {
+//
+// A fit costs O(t³) per evaluation and may take seconds: it stops, with
+// ctx's error, when ctx is done (a study's ask whose client went away, a
+// server shutting down, Ctrl-C), checking before each restart and at each
+// iteration of the optimizer. An uncancelled fit is unchanged by ctx.
+func Fit(ctx context.Context, x [][]float64, y []float64, noiseVar []float64, opt Options) (Result, error) {
 	if opt.Kernel == "" {
 		opt.Kernel = "se"
 	}
@@ -176,7 +182,7 @@ func Fit(x [][]float64, y []float64, noiseVar []float64, opt Options) (Result, e
 			known[i] = math.Max(v, sc.nfloor)
 		}
 	}
-	fs := &fitter{dt: newData(x, y, known, fam, opt.ARD), sc: sc, prior: opt.Prior}
+	fs := &fitter{ctx: ctx, dt: newData(x, y, known, fam, opt.ARD), sc: sc, prior: opt.Prior}
 
 	// Every start point, and the subset, is drawn before any restart runs,
 	// each from its own stream, so that the result depends on the seed
@@ -202,6 +208,9 @@ func Fit(x [][]float64, y []float64, noiseVar []float64, opt Options) (Result, e
 	best := fs.finishAll(runs, ends, starts, first, workers)
 	if best < 0 && len(first) < len(order) {
 		best = fs.finishAll(runs, ends, starts, order[len(first):], workers)
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("fit stopped: %w", err)
 	}
 	for r := range runs {
 		if q := runs[r].Same; q >= 0 {

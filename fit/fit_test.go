@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -37,7 +38,7 @@ func TestWorkersDoNotMatter(t *testing.T) {
 		x, y := smooth(1, n, 2, 0.1)
 		var first Result
 		for i, w := range []int{1, 2, 3, 8} {
-			res, err := Fit(x, y, nil, Options{Kernel: "matern52", ARD: true, Restarts: 6, Workers: w, Seed: 3})
+			res, err := Fit(context.Background(), x, y, nil, Options{Kernel: "matern52", ARD: true, Restarts: 6, Workers: w, Seed: 3})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +53,7 @@ func TestWorkersDoNotMatter(t *testing.T) {
 				t.Errorf("t = %d: %d workers against 1 (−1 +%d):\n%s", n, w, w, diff)
 			}
 		}
-		if other, _ := Fit(x, y, nil, Options{Kernel: "matern52", ARD: true, Restarts: 6, Seed: 4}); other.Runs[1].ClimbEvaluations == first.Runs[1].ClimbEvaluations && other.Runs[1].Evaluations == first.Runs[1].Evaluations {
+		if other, _ := Fit(context.Background(), x, y, nil, Options{Kernel: "matern52", ARD: true, Restarts: 6, Seed: 4}); other.Runs[1].ClimbEvaluations == first.Runs[1].ClimbEvaluations && other.Runs[1].Evaluations == first.Runs[1].Evaluations {
 			t.Errorf("t = %d: seeds 3 and 4 ran restart 1 alike", n)
 		}
 	}
@@ -67,7 +68,7 @@ func TestResult(t *testing.T) {
 		x, y := smooth(2, n, 3, 0.1)
 		for _, ard := range []bool{false, true} {
 			for _, prior := range []Prior{PriorDefault, PriorNone} {
-				res, err := Fit(x, y, nil, Options{Kernel: "matern32", ARD: ard, Prior: prior, Restarts: 4})
+				res, err := Fit(context.Background(), x, y, nil, Options{Kernel: "matern32", ARD: ard, Prior: prior, Restarts: 4})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -120,7 +121,7 @@ func TestKnownNoise(t *testing.T) {
 	for i := range nv {
 		nv[i] = 0.05 * 0.05 * float64(1+i%3)
 	}
-	res, err := Fit(x, y, nv, Options{Kernel: "se"})
+	res, err := Fit(context.Background(), x, y, nv, Options{Kernel: "se"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +135,7 @@ func TestKnownNoise(t *testing.T) {
 	x = append(x, x[0])
 	y = append(y, y[0])
 	exact := make([]float64, len(y))
-	if _, err := Fit(x, y, exact, Options{Kernel: "matern52", Prior: PriorNone}); err != nil {
+	if _, err := Fit(context.Background(), x, y, exact, Options{Kernel: "matern52", Prior: PriorNone}); err != nil {
 		t.Errorf("exact values at a repeated input: %v", err)
 	}
 }
@@ -145,7 +146,7 @@ func TestKnownNoise(t *testing.T) {
 // floor, and a parameter at its floor is reported.
 func TestFloors(t *testing.T) {
 	x, y := smooth(4, 40, 1, 0)
-	res, err := Fit(x, y, nil, Options{Kernel: "se", Prior: PriorNone})
+	res, err := Fit(context.Background(), x, y, nil, Options{Kernel: "se", Prior: PriorNone})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestFloors(t *testing.T) {
 		y[i] = rng.NormFloat64()
 	}
 	for _, ard := range []bool{false, true} {
-		res, err = Fit(x, y, nil, Options{Kernel: "matern32", ARD: ard, Prior: PriorNone})
+		res, err = Fit(context.Background(), x, y, nil, Options{Kernel: "matern32", ARD: ard, Prior: PriorNone})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,7 +186,7 @@ func TestFloors(t *testing.T) {
 // TestNoSignalWarning checks the warning for a variance that vanishes:
 // two measurements at one point that differ are all noise.
 func TestNoSignalWarning(t *testing.T) {
-	res, err := Fit([][]float64{{0.5}, {0.5}}, []float64{1, -1}, nil, Options{Prior: PriorNone})
+	res, err := Fit(context.Background(), [][]float64{{0.5}, {0.5}}, []float64{1, -1}, nil, Options{Prior: PriorNone})
 	if err != nil || !hasWarning(res, "no signal") {
 		t.Errorf("%v, warnings %q, variance %v", err, res.Warnings, *res.Spec.Variance)
 	}
@@ -204,14 +205,14 @@ func hasWarning(res Result, s string) bool {
 // mean 0, and its absence for centred ones.
 func TestUncentredWarning(t *testing.T) {
 	x, y := smooth(6, 30, 1, 0.1)
-	res, err := Fit(x, y, nil, Options{})
+	res, err := Fit(context.Background(), x, y, nil, Options{})
 	if err != nil || hasWarning(res, "centre") {
 		t.Errorf("centred: %v, warnings %q", err, res.Warnings)
 	}
 	for i := range y {
 		y[i] += 50
 	}
-	res, err = Fit(x, y, nil, Options{})
+	res, err = Fit(context.Background(), x, y, nil, Options{})
 	if err != nil || !hasWarning(res, "centre") {
 		t.Errorf("offset by 50: %v, warnings %q", err, res.Warnings)
 	}
@@ -262,7 +263,7 @@ func TestBadInput(t *testing.T) {
 		{"too many points", big, bigY, nil, Options{}, ErrInvalid},
 		{"memory", x, y, nil, Options{MaxMemory: 100}, memlimit.ErrTooLarge},
 	} {
-		_, err := Fit(c.x, c.y, c.nv, c.opt)
+		_, err := Fit(context.Background(), c.x, c.y, c.nv, c.opt)
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s: error %v, want %v", c.name, err, c.want)
 		}
@@ -351,5 +352,35 @@ func TestPriorNormalized(t *testing.T) {
 		if got := integral(f); math.Abs(got-1) > 1e-6 {
 			t.Errorf("%s: integral %v", name, got)
 		}
+	}
+}
+
+// TestFitStops is issue 25, item 4: a fit stops with its context's error
+// — cancelled before it starts, or during its restarts — and returns no
+// result; with a context that is not done the result is the same as ever
+// (the golden and scikit-learn tests check that).
+func TestFitStops(t *testing.T) {
+	x, y := smooth(2, 150, 3, 0.1) // no subset: every restart a full climb
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	if res, err := Fit(done, x, y, nil, Options{Kernel: "matern52", Restarts: 4, Seed: 1}); !errors.Is(err, context.Canceled) || res.Spec.Kernel != "" {
+		t.Errorf("a cancelled context: %+v, %v; want context.Canceled and no result", res.Spec, err)
+	}
+	// Cancelled from within: at the first evaluations of the optimizer.
+	mid, stop := context.WithCancel(context.Background())
+	calls := 0
+	fitTestHook = func() {
+		if calls++; calls == 2 {
+			stop()
+		}
+	}
+	defer func() { fitTestHook = nil }()
+	res, err := Fit(mid, x, y, nil, Options{Kernel: "matern52", ARD: true, Restarts: 4, Seed: 1, Workers: 1})
+	if !errors.Is(err, context.Canceled) || res.Spec.Kernel != "" {
+		t.Errorf("cancelled during the fit: %+v, %v; want context.Canceled and no result", res.Spec, err)
+	}
+	t.Logf("%d evaluations after the cancel", calls-2)
+	if calls > 2+3 {
+		t.Errorf("%d evaluations after the cancel at the 2nd: the optimizer did not stop at its next iteration", calls-2)
 	}
 }

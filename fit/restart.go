@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -12,6 +13,7 @@ import (
 
 // fitter holds what every restart shares; each worker brings its own work.
 type fitter struct {
+	ctx   context.Context // stops the fit (Fit)
 	dt    *data
 	sc    scales
 	prior Prior
@@ -99,6 +101,9 @@ func (e *evaluator) value(z []float64) (lpost, lml float64, ok bool) {
 }
 
 func (e *evaluator) fn(z []float64) float64 {
+	if fitTestHook != nil {
+		fitTestHook()
+	}
 	e.evals++
 	lpost, _, ok := e.value(z)
 	if !ok {
@@ -170,7 +175,7 @@ func (f *fitter) subset(x [][]float64, y, known []float64, rng *rand.Rand) *fitt
 	}
 	// The same scales as on all the points, so that a point z means the
 	// same parameters on both.
-	return &fitter{dt: newData(xs, ys, ks, f.dt.fam, f.dt.ard), sc: f.sc, prior: f.prior}
+	return &fitter{ctx: f.ctx, dt: newData(xs, ys, ks, f.dt.fam, f.dt.ard), sc: f.sc, prior: f.prior}
 }
 
 // climbAll runs the climbs, marks in runs the ones that end where an
@@ -189,7 +194,7 @@ func (f *fitter) climbAll(runs []Run, starts [][]float64, workers int) []int {
 		return all
 	}
 	ends := make([][]float64, len(runs))
-	forEach(len(runs), workers, func() *work { return newWork(f.sub.dt) }, func(r int, w *work) {
+	forEach(f.ctx, len(runs), workers, func() *work { return newWork(f.sub.dt) }, func(r int, w *work) {
 		ends[r] = f.sub.climb(&runs[r], w, starts[r])
 	})
 	var distinct []int
@@ -225,7 +230,7 @@ func (f *fitter) climbAll(runs []Run, starts [][]float64, workers int) []int {
 // of them (the highest log posterior, the lowest index on ties), or −1
 // when none reached a usable point.
 func (f *fitter) finishAll(runs []Run, ends, starts [][]float64, todo []int, workers int) int {
-	forEach(len(todo), workers, func() *work { return newWork(f.dt) }, func(i int, w *work) {
+	forEach(f.ctx, len(todo), workers, func() *work { return newWork(f.dt) }, func(i int, w *work) {
 		r := todo[i]
 		ends[r] = f.finish(&runs[r], w, starts[r])
 	})
@@ -295,7 +300,7 @@ func minimize(e *evaluator, z0 []float64, gtol float64) (*optimize.Result, error
 	prob := optimize.Problem{Func: e.fn, Grad: e.grad}
 	settings := &optimize.Settings{
 		GradientThreshold: gtol,
-		Converger:         &optimize.FunctionConverge{Relative: relTol, Absolute: relTol, Iterations: 2},
+		Converger:         &stopConverge{ctx: e.f.ctx, Converger: &optimize.FunctionConverge{Relative: relTol, Absolute: relTol, Iterations: 2}},
 		MajorIterations:   maxIters,
 		FuncEvaluations:   5 * maxIters,
 	}
@@ -323,7 +328,7 @@ func sameClimb(a, b []float64, la, lb float64) bool {
 
 // forEach runs job(i, s) for i = 0 … n−1 on up to workers goroutines, each
 // with its own scratch s from newScratch.
-func forEach[S any](n, workers int, newScratch func() S, job func(i int, s S)) {
+func forEach[S any](ctx context.Context, n, workers int, newScratch func() S, job func(i int, s S)) {
 	next := make(chan int, n)
 	for i := range n {
 		next <- i
@@ -334,6 +339,9 @@ func forEach[S any](n, workers int, newScratch func() S, job func(i int, s S)) {
 		wg.Go(func() {
 			s := newScratch()
 			for i := range next {
+				if ctx.Err() != nil {
+					continue // drain: a stopped fit starts no restart
+				}
 				job(i, s)
 			}
 		})
@@ -394,4 +402,23 @@ func medianDistance(x [][]float64, j, p int) float64 {
 	}
 	slices.Sort(ds)
 	return ds[len(ds)/2]
+}
+
+// fitTestHook, when a test sets it, runs at every evaluation of the
+// objective (TestFitStops cancels a fit from within).
+var fitTestHook func()
+
+// stopConverge is the optimizer's convergence test, which ends a run when
+// ctx is done (Fit then returns ctx's error): gonum's optimize checks it
+// at every major iteration. Otherwise it is the wrapped test's answer.
+type stopConverge struct {
+	ctx context.Context
+	optimize.Converger
+}
+
+func (c *stopConverge) Converged(loc *optimize.Location) optimize.Status {
+	if c.ctx.Err() != nil {
+		return optimize.RuntimeLimit
+	}
+	return c.Converger.Converged(loc)
 }

@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -152,7 +153,7 @@ func TestSklearnFits(t *testing.T) {
 				t.Skip("t = 300 with -short")
 			}
 			x, y := readProblemFile(t, c.File)
-			res, err := Fit(x[:c.T], y[:c.T], nil, Options{Kernel: c.Kernel, ARD: c.ARD, Prior: PriorNone})
+			res, err := Fit(context.Background(), x[:c.T], y[:c.T], nil, Options{Kernel: c.Kernel, ARD: c.ARD, Prior: PriorNone})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/safegp/safegp/config"
+	"github.com/safegp/safegp/internal/refit"
 	"github.com/safegp/safegp/kernel"
 )
 
@@ -26,7 +27,12 @@ func (v *Service) fitIfDue(ctx context.Context, s *Study) error {
 	if !f.Due(len(s.fits), s.nObs, s.sinceFit, len(s.res.Seed)) {
 		return nil
 	}
-	rec := config.FitModel(&s.model, s.fitData(), s.res.Spec.Seed, len(s.fits)+1, 0, s.maxMemory)
+	// Stopped by ctx (the client went away, the server shuts down), the
+	// fit records nothing and the ask fails: it is due again next time.
+	rec, err := refit.Model(ctx, &s.model, s.fitData(), s.res.Spec.Seed, len(s.fits)+1, 0, s.maxMemory)
+	if err != nil {
+		return err
+	}
 	e := Event{Seq: len(s.events) + 1, Kind: "fit", Index: -1, X: []float64{}, Fit: &rec, Created: time.Now().UTC()}
 	if err := v.store.append(ctx, s.name, &e); err != nil {
 		return v.writeFailed(err)

@@ -344,3 +344,45 @@ func TestFitSpecErrors(t *testing.T) {
 		t.Errorf("linear kernel with fit: %v, want ErrSpec naming model.constraints[0].kernel", err)
 	}
 }
+
+// TestFitCancelled is issue 25, item 4: a fit due at an ask stops when
+// the ask's context is done (the client went away, the server shuts
+// down): the ask fails with the context's error and records nothing — no
+// fit event, no ask — and the next ask fits as if nothing had happened.
+func TestFitCancelled(t *testing.T) {
+	ctx := context.Background()
+	v := fitService(t, filepath.Join(t.TempDir(), "f.db"), `{"when": "seed"}`)
+	ref := fitService(t, filepath.Join(t.TempDir(), "ref.db"), `{"when": "seed"}`)
+	rows := []TellRequest{}
+	for _, x := range []float64{1.0, 1.2} {
+		f, g := -(x-3)*(x-3), 1-math.Pow(x/3.5, 4)
+		rows = append(rows, TellRequest{X: []float64{x}, F: &f, G: []float64{g}})
+	}
+	for _, s := range []*Service{v, ref} {
+		if _, err := s.Import(ctx, "s", rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	testAfterCheck = func(string) { cancel() }
+	_, err := v.Ask(cancelled, "s")
+	testAfterCheck = nil
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("an ask whose fit was cancelled: %v, want context.Canceled", err)
+	}
+	evs, err := v.store.Events(ctx, "s")
+	if err != nil || len(evs) != 2 {
+		t.Fatalf("after the cancelled ask the records hold %d events (%v), want the 2 imported", len(evs), err)
+	}
+	a, err := v.Ask(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ref.Ask(ctx, "s")
+	if err != nil || a.Index != b.Index || a.Ask != b.Ask {
+		t.Errorf("the ask after a cancelled fit: %+v, a study that never saw it: %+v (%v)", a, b, err)
+	}
+	if got := fitSeqs(t, v); !slices.Equal(got, []int{3}) {
+		t.Errorf("fit events %v, want [3]", got)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -104,7 +105,7 @@ func fitCmd(args []string, stdout, stderr io.Writer) error {
 	cols := append([][]float64{p.F}, p.G...)
 	fits := make([]fit.Result, len(cols))
 	for c, y := range cols {
-		if fits[c], err = fit.Fit(p.X, y, noiseVar, opt); err != nil {
+		if fits[c], err = fit.Fit(context.Background(), p.X, y, noiseVar, opt); err != nil {
 			return fmt.Errorf("%s: %s: %w", path, column(c), err)
 		}
 	}

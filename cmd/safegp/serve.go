@@ -111,8 +111,14 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Requests run under base, which is cancelled once the drain time
+	// after SIGTERM is up: a long request (a fit during an ask) stops
+	// then, recording nothing, rather than being cut off mid-way.
+	base, cancelBase := context.WithCancel(context.Background())
+	defer cancelBase()
 	srv := &http.Server{
-		TLSConfig: tlsConfig,
+		BaseContext: func(net.Listener) context.Context { return base },
+		TLSConfig:   tlsConfig,
 		Handler: server.Handler(study.NewService(store, study.ServiceOptions{MaxOpen: *maxOpen, MaxMemory: maxMem.Limit(), MaxImportSeconds: maxImportSeconds}),
 			server.Options{Token: token, Log: log}),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -140,7 +146,8 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	sctx, cancel := context.WithTimeout(context.Background(), *drain)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+		cancelBase()
+		return fmt.Errorf("shutdown: requests still running after --drain %s were stopped: %w", drain, err)
 	}
 	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
 		return err

@@ -191,7 +191,9 @@ func studyCmd(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return unknownCommand(stderr, "safegp study", sub, "safegp study --help", slices.Sorted(maps.Keys(studyCommands)))
 	}
-	s := &studySession{stdout: stdout, stderr: stderr, ctx: context.Background()}
+	ctx, stop := withSignals() // a fit during an ask stops on Ctrl-C, recording nothing
+	defer stop()
+	s := &studySession{stdout: stdout, stderr: stderr, ctx: ctx}
 	fs := flag.NewFlagSet("safegp study "+sub, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&s.db, "db", "", "SQLite `file` holding the studies (required)")
