@@ -372,3 +372,73 @@ func TestLineBODefaults(t *testing.T) {
 		t.Errorf("a Lipschitz constant given: safe_set %q, want lipschitz mode", given.Inner.SafeSet)
 	}
 }
+
+// TestLineDirections: each direction rule draws the line it says, so
+// that disabling a rule or swapping two is noticed (issue 25, item 6:
+// ascent made unreachable passed every test). The first line after six
+// measurements near the seed runs through the best safe point x̂ along:
+// e_1 (coordinate); z/‖z‖ with z_j ~ N(0, 1)·(hi_j − lo_j) drawn from the
+// policy's random stream (random), recomputed here from the same seed;
+// and the gradient of f's posterior mean at x̂ by central differences
+// (ascent), recomputed here from the policy's Predict. Lines are compared
+// by the cosine of their directions, up to sign.
+func TestLineDirections(t *testing.T) {
+	const seed = 11
+	for _, dir := range []string{"coordinate", "random", "ascent"} {
+		t.Run(dir, func(t *testing.T) {
+			s := &bandit.Spec{Name: "line-bo", Direction: dir, SafeSet: "gp", Points: ptr(41), PerLine: ptr(3)}
+			box := testBox()
+			pol, err := bandit.NewBox(s, boxModel(), box, boxOpt(seed))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rand.New(rand.NewPCG(9, 9))
+			for range 6 {
+				x := []float64{0.1 + 0.3*r.Float64(), 0.2 + 0.3*r.Float64()}
+				if err := pol.Tell(0, bandit.Observation{F: boxF(x), G: []float64{boxG(x)}, X: x, Index: -1}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			xb, _, _ := bandit.Best(pol)
+			var want []float64
+			switch dir {
+			case "coordinate":
+				want = []float64{1, 0}
+			case "random":
+				rng := boxOpt(seed).Rand // the stream the policy draws from, afresh
+				want = []float64{rng.NormFloat64() * 3, rng.NormFloat64() * 3}
+			case "ascent":
+				want = make([]float64, 2)
+				for j := range want {
+					h := 1e-4 * 3
+					up, down := slices.Clone(xb), slices.Clone(xb)
+					up[j] += h
+					down[j] -= h
+					var pr bandit.Prediction
+					if err := pol.(bandit.Predictor).Predict(&pr, [][]float64{up, down}); err != nil {
+						t.Fatal(err)
+					}
+					want[j] = (pr.F.Mean[0] - pr.F.Mean[1]) / (2 * h)
+				}
+			}
+			if _, err := pol.Ask(); err != nil {
+				t.Fatal(err)
+			}
+			pts := bandit.LinePoints(pol)
+			if len(pts) < 2 {
+				t.Fatalf("no line: %v", pts)
+			}
+			got := []float64{pts[len(pts)-1][0] - pts[0][0], pts[len(pts)-1][1] - pts[0][1]}
+			cos := math.Abs(got[0]*want[0]+got[1]*want[1]) / math.Hypot(got[0], got[1]) / math.Hypot(want[0], want[1])
+			if !(cos > 1-1e-9) {
+				t.Errorf("the line runs along %v, want %v (|cos| = %v)", got, want, cos)
+			}
+			// And through x̂: the distance from x̂ to the line.
+			u := []float64{got[0] / math.Hypot(got[0], got[1]), got[1] / math.Hypot(got[0], got[1])}
+			dx, dy := xb[0]-pts[0][0], xb[1]-pts[0][1]
+			if off := math.Abs(dx*u[1] - dy*u[0]); off > 1e-9 {
+				t.Errorf("the line misses x̂ = %v by %v", xb, off)
+			}
+		})
+	}
+}

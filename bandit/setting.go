@@ -144,15 +144,17 @@ func Bytes(s *Spec, n, m int, hf bool, horizon int, grow bool) int64 {
 	return memlimit.Add(total, lipIndexBytes(s, n, m, hf))
 }
 
-// gpCount is the number of GPs a policy of spec s with m constraints
+// GPCount is the number of GPs a policy of spec s with m constraints
 // keeps: f and every g_i, or f alone for the oracle, which knows the safe
 // set.
-func gpCount(s *Spec, m int) int64 {
+func GPCount(s *Spec, m int) int {
 	if s.Name == "gp-ucb-oracle" {
 		return 1
 	}
-	return int64(m + 1)
+	return m + 1
 }
+
+func gpCount(s *Spec, m int) int64 { return int64(GPCount(s, m)) }
 
 // SwitchBytes is what Options.CovarianceSwitch adds to Bytes for a policy
 // that reaches horizon observations: the N×N covariance of each GP, once

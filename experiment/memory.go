@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/fit"
@@ -21,7 +22,9 @@ type Plan struct {
 }
 
 // runBytes is what one Run holds: four per-round series and a few fields.
-func runBytes(T int) int64 { return memlimit.Add(memlimit.Mul(32, int64(T)), 256) }
+func runBytes(T int) int64 {
+	return memlimit.Add(memlimit.Mul(32, int64(T)), int64(unsafe.Sizeof(Run{})))
+}
 
 // chunkBudget is the memory the realizations held at a time may take:
 // enough that every paper experiment is one chunk, small beside a limit.
@@ -77,10 +80,7 @@ func (c *Config) plan(fixed *problem.Problem, workers int, limit int64, keepRuns
 	var perRun int64
 	heavy := 0
 	for i := range c.Algorithms {
-		gps := int64(m + 1)
-		if c.Algorithms[i].Name == "gp-ucb-oracle" {
-			gps = 1
-		}
+		gps := int64(bandit.GPCount(&c.Algorithms[i], m))
 		b := memlimit.Add(bandit.Bytes(&c.Algorithms[i], n, m, c.Problem.ObjectiveThreshold != nil, rows, false), memlimit.Mul(gps, gp.OutsideBytes(d, rows, outside)))
 		if cc := c.Problem.Context; cc != nil {
 			// The contextual policy (bandit.NewContextual); at most every

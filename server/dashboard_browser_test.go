@@ -63,7 +63,13 @@ func browser(t *testing.T, width, height int) context.Context {
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(actx)
-	ctx, cancelTime := context.WithTimeout(ctx, 60*time.Second)
+	// The browser's deadline is the test's own (go test -timeout), less
+	// a minute for the report: a fixed 60 s ran out on a loaded machine
+	// (-race, every package's tests at once), where nothing was wrong.
+	cancelTime := func() {}
+	if d, ok := t.Deadline(); ok {
+		ctx, cancelTime = context.WithDeadline(ctx, d.Add(-time.Minute))
+	}
 	t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
 		t.Fatalf("start chromium: %v", err)
@@ -71,10 +77,12 @@ func browser(t *testing.T, width, height int) context.Context {
 	return ctx
 }
 
-// waitFor polls the expression until it is true (every 5 ms, at most 10 s).
+// waitFor polls the expression until it is true (every 5 ms, at most
+// 90 s: a correct page is there in milliseconds, a loaded machine may take
+// seconds, and only a broken page waits it out).
 func waitFor(t *testing.T, ctx context.Context, what, expr string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
 		if err == nil && ok {
 			return

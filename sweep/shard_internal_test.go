@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -193,6 +194,10 @@ func TestFinishedCells(t *testing.T) {
 	}{
 		{"results.json lost", "results.json", nil, "has no results.json"},
 		{"runs.jsonl cut short", experiment.RunsFile, runs[:len(runs)/2], "complete lines"},
+		// Whole lines, one fewer: only the count of lines tells (issue
+		// 25, item 6: dropping the count passed every test).
+		{"runs.jsonl one whole line short", experiment.RunsFile, runs[:bytes.LastIndexByte(runs[:len(runs)-1], '\n')+1], "complete lines"},
+		{"runs.jsonl one line too many", experiment.RunsFile, append(slices.Clone(runs), runs[:bytes.IndexByte(runs, '\n')+1]...), "complete lines"},
 	} {
 		path := filepath.Join(cell1, c.file)
 		keep := mustReadFile(t, path)
