@@ -21,7 +21,7 @@ import (
 // re-estimates its kernels' hyperparameters from its own observations
 // (package fit), and how. The configured kernels are the model until the
 // first fit. Refitting during a run voids the confidence guarantees of
-// SPEC §3, which assume the kernel known (README, "Fitting the model
+// SPEC §3, which assume the kernel known (docs/fitting.md, "Refitting
 // during a run").
 type Fit struct {
 	When      *FitWhen `yaml:"when" json:"when"`

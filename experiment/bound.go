@@ -81,8 +81,8 @@ func Bound(c *Config, r int, feat theory.Features) (*BoundReport, error) {
 	}
 	if c.Model.Fit.Active() {
 		// The bounds of SPEC §7 hold for the kernels the model knows; a
-		// model refitted during the run has no such bound (README,
-		// "Fitting the model during a run").
+		// model refitted during the run has no such bound (docs/fitting.md,
+		// "Refitting during a run").
 		return nil, fielderr.New(ErrConfig, "model.fit", "the bounds need the true kernel, and when: %s replaces it during the run, which voids them: compute the bound on the configuration without model.fit (for the configured kernels)", c.Model.Fit.When)
 	}
 	fixed, err := c.LoadProblem()

@@ -28,7 +28,7 @@ var ErrNoSeedPoint = errors.New("no seed point found")
 // algorithms no longer hold N×N matrices (issue 13: gp-mode safe sets
 // compute covariance entries on demand), so the cap is what the problem
 // analysis and the GPs' N·T floats handle in reasonable time on one
-// machine (README, "How large N can be"); the memory estimate
+// machine (docs/limits.md, "How large N can be"); the memory estimate
 // (--max-memory) still refuses a grid that does not fit.
 const MaxGridActions = 1_000_000
 

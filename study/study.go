@@ -207,8 +207,7 @@ func newPolicy(r *Resolved, m *config.Model, rebuilds, expect int, covSwitch boo
 		return bandit.NewBox(&s.Algorithm, model, *r.Box, opt)
 	}
 	if r.ContextKernel != nil {
-		// The seed set is assumed safe in every context (README,
-		// "Contexts").
+		// The seed set is assumed safe in every context (docs/contexts.md).
 		return bandit.NewContextual(&s.Algorithm, model,
 			bandit.DecisionSet{X: r.X, Seed: r.Seed}, len(s.Context.Names), opt,
 			nil) // a real system: no ground truth
@@ -613,7 +612,7 @@ func jsonNumber(name string, raw json.RawMessage) (float64, error) {
 // jsonInt parses a JSON integer. A number written with a fraction or an
 // exponent is one when its value is integral (2.0, 2e0 and 1e1 are 2, 2
 // and 10; 2.5 is refused, never truncated), as everywhere else an integer
-// is meant (README, "Limits"; strictyaml for specifications): JSON has one
+// is meant (docs/limits.md, "Integers and null"; strictyaml for specifications): JSON has one
 // kind of number, and many encoders write every number as a float.
 func jsonInt(name string, raw json.RawMessage) (int, error) {
 	if _, err := jsonNumber(name, raw); err != nil {

@@ -36,7 +36,7 @@ Prints a model: block to paste into an experiment configuration or a study
 specification, with each GP's log marginal likelihood as a comment; --json
 prints {"objective": {...}, "constraints": [...]} instead. The values are not
 centred: the GP's prior mean is 0, so centre them first, and shift each
-safety threshold by the same amount (README, "Fitting a model").
+safety threshold by the same amount (docs/fitting.md, "Centre the data").
 
 Flags:
 `
@@ -199,7 +199,7 @@ func lmlComment(c int, r fit.Result) string {
 // noise_std; model.noise_std, which a configuration requires, repeats the
 // objective's (or, with known noise, the root mean square of the file's
 // noise_std column, rmsNoise, for measurements told without their own). δ is not
-// fitted: it is set to the README's example value, to be chosen.
+// fitted: it is set to docs/fitting.md's example value, to be chosen.
 func writeFitYAML(w io.Writer, fits []fit.Result, header string, rmsNoise float64) {
 	io.WriteString(w, header)
 	io.WriteString(w, "model:\n")

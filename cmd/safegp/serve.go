@@ -68,7 +68,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 			"  GET  /healthz\n\n"+
 			"A study with a context (its spec's context block) takes the value of every context variable\n"+
 			"measured now: \"context\": {NAME: V, …} with ask, with a tell by \"index\" or \"x\" and with posterior,\n"+
-			"and as columns between x1…xd and f in an import (README, \"Contexts\").\n\nFlags:\n")
+			"and as columns between x1…xd and f in an import (docs/contexts.md).\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	pos, ok, err := parse(fs, args)

@@ -30,7 +30,7 @@ import (
 const studyUsage = `Usage: safegp study COMMAND --db FILE [--study NAME] ...
 
 Durable ask/tell studies for tuning a real system (the specification format
-is in the README). Commands:
+is in docs/quickstart.md; every command in docs/cli.md). Commands:
   create SPEC.yaml     create a study from a specification
   ask [--count K] [--lease SECONDS] [--context NAME=V,…]
                        print the next action to try, as JSON {"ask", "index", "x"};

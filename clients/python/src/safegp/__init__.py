@@ -208,8 +208,8 @@ class Client:
 
         Args:
             name: the study's name.
-            spec: the JSON form of a study spec (see the README's
-                "Specification"), e.g. with ``decision_set``, ``thresholds``,
+            spec: the JSON form of a study spec (see docs/quickstart.md,
+                "The study specification"), e.g. with ``decision_set``, ``thresholds``,
                 ``model``, ``algorithm``, ``horizon`` and ``seed``.
 
         Raises:
