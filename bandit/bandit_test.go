@@ -52,11 +52,7 @@ func TestBeta(t *testing.T) {
 		if name == "sgp-ucb" {
 			s.Exploration = bandit.Exploration{Fixed: ptr(1)}
 		}
-		pol, err := bandit.New(s,
-			bandit.Model{Objective: se, Constraints: []kernel.Kernel{se}, NoiseStd: 0.1, Delta: 0.1, Beta: bandit.PaperBeta},
-			bandit.DecisionSet{X: x, Seed: []int{2}},
-			&bandit.Truth{Safe: []bool{true, true, true, true, true}, Lipschitz: []float64{1}},
-			bandit.Options{Thresholds: []float64{-0.5}, Epsilon: 0.01, Horizon: 10, Rand: rand.New(rand.NewPCG(1, 1))})
+		pol, err := bandit.Build(s, bandit.Model{Objective: se, Constraints: []kernel.Kernel{se}, NoiseStd: 0.1, Delta: 0.1, Beta: bandit.PaperBeta}, bandit.Domain{Set: bandit.DecisionSet{X: x, Seed: []int{2}}, Truth: &bandit.Truth{Safe: []bool{true, true, true, true, true}, Lipschitz: []float64{1}}}, bandit.Options{Thresholds: []float64{-0.5}, Epsilon: 0.01, Horizon: 10, Rand: rand.New(rand.NewPCG(1, 1))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +96,7 @@ type setup struct {
 }
 
 func (e *setup) build(s *bandit.Spec) (bandit.Policy, error) {
-	return bandit.New(s, e.model, e.set, e.truth, e.opt)
+	return bandit.Build(s, e.model, bandit.Domain{Set: e.set, Truth: e.truth}, e.opt)
 }
 
 func env(p *problem.Problem, info *problem.Info, beta bandit.Beta, horizon int) *setup {

@@ -67,11 +67,7 @@ type Batcher interface {
 // bandit.Bytes leaves it out (a simulation never batches); a study, which
 // may, adds it.
 func BatchBytes(s *Spec, n, m, horizon int) int64 {
-	gps := int64(m + 1)
-	if s.Name == "gp-ucb-oracle" {
-		gps = 1
-	}
-	return gps*gp.HallucinatedBytes(n, MaxBatch, horizon) + 9*int64(n) + 64*MaxBatch
+	return gpCount(s, m)*gp.HallucinatedBytes(n, MaxBatch, horizon) + 9*int64(n) + 64*MaxBatch
 }
 
 // BoxBatchBytes is BatchBytes for line-bo (spec s) on a box with m

@@ -47,10 +47,7 @@ func BenchmarkAskBatch(b *testing.B) {
 			}
 			b.Run(name, func(b *testing.B) {
 				if pol == nil {
-					p, err := bandit.New(&c.spec,
-						bandit.Model{Objective: se, Constraints: []kernel.Kernel{se}, NoiseStd: 0.05, Delta: 0.01, Beta: bandit.Beta{Value: 4}},
-						bandit.DecisionSet{X: x, Seed: []int{n*n/2 + n/2}}, nil,
-						bandit.Options{Thresholds: []float64{0}, Horizon: 100000, Grow: true})
+					p, err := bandit.Build(&c.spec, bandit.Model{Objective: se, Constraints: []kernel.Kernel{se}, NoiseStd: 0.05, Delta: 0.01, Beta: bandit.Beta{Value: 4}}, bandit.Domain{Set: bandit.DecisionSet{X: x, Seed: []int{n*n/2 + n/2}}}, bandit.Options{Thresholds: []float64{0}, Horizon: 100000, Grow: true})
 					if err != nil {
 						b.Fatal(err)
 					}

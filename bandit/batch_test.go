@@ -187,7 +187,7 @@ func TestLineBOAskNewIsAsk(t *testing.T) {
 		t.Run(dir, func(t *testing.T) {
 			spec := bandit.Spec{Name: "line-bo", Inner: "sgp-ucb", Phase1: "uniform", Exploration: bandit.Exploration{Fixed: ptr(2)}, Direction: dir, Points: ptr(31), PerLine: ptr(5)}
 			twin := func() bandit.Policy {
-				pol, err := bandit.NewBox(&spec, boxModel(), testBox(), boxOpt(4))
+				pol, err := bandit.Build(&spec, boxModel(), bandit.Domain{Box: new(testBox())}, boxOpt(4))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -493,7 +493,7 @@ func TestBatchBookkeeping(t *testing.T) {
 // nothing is pending.
 func TestLineBOBatch(t *testing.T) {
 	spec := bandit.Spec{Name: "line-bo", Inner: "safeopt", SafeSet: "gp", Points: ptr(41), PerLine: ptr(4)}
-	pol, err := bandit.NewBox(&spec, boxModel(), testBox(), boxOpt(3))
+	pol, err := bandit.Build(&spec, boxModel(), bandit.Domain{Box: new(testBox())}, boxOpt(3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -560,7 +560,7 @@ func TestLineBOBatch(t *testing.T) {
 // told, and a new line starts once none is pending.
 func TestLineBOBatchLineEnds(t *testing.T) {
 	spec := bandit.Spec{Name: "line-bo", Inner: "safeopt", SafeSet: "gp", Points: ptr(41), PerLine: ptr(10), Tolerance: ptr(1e9)}
-	pol, err := bandit.NewBox(&spec, boxModel(), testBox(), boxOpt(3))
+	pol, err := bandit.Build(&spec, boxModel(), bandit.Domain{Box: new(testBox())}, boxOpt(3))
 	if err != nil {
 		t.Fatal(err)
 	}

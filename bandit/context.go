@@ -178,13 +178,13 @@ type ctxObs struct {
 // line-bo runs on a box and has no contextual form; exploration: theory
 // has none either (Theorems 2 and 4 are for one constraint function on
 // D, not on D × C): both are refused with an error wrapping ErrConfig.
-func NewContextual(s *Spec, model Model, set DecisionSet, contextDim int, opt Options, truth ContextTruth) (Contextual, error) {
+func newContextual(s *Spec, model Model, set DecisionSet, contextDim int, opt Options, truth ContextTruth) (Contextual, error) {
 	if err := s.Check(opt.Horizon); err != nil {
 		return nil, err
 	}
 	switch {
-	case s.Name == "line-bo":
-		return nil, fmt.Errorf("%w: name: line-bo runs on a box and has no contextual form; with a context, use one of %v", ErrConfig, Names)
+	case s.algorithm().Box:
+		return nil, fmt.Errorf("%w: name: %s runs on a box and has no contextual form; with a context, use one of %v", ErrConfig, s.Name, Names)
 	case s.Exploration.Theory:
 		return nil, fmt.Errorf("%w: exploration: theory: T' of Theorems 2 and 4 (and SafeOpt-MC's t*, Berkenkamp et al. 2016, Theorem 1) is for constraints on D, not on D × contexts; give fixed or plateau with a context", ErrConfig)
 	case contextDim < 1:
@@ -211,7 +211,7 @@ func NewContextual(s *Spec, model Model, set DecisionSet, contextDim int, opt Op
 	}
 	popt := opt
 	popt.Grow, popt.Expect, popt.WarmStart = true, 0, 0
-	if _, err := New(s, model, probe, probeTruth, popt); err != nil {
+	if _, err := newFinite(s, model, probe, probeTruth, popt, nil); err != nil {
 		return nil, err
 	}
 	c.f = gp.New(model.Objective, probe.X, model.Sigma(0))
@@ -380,7 +380,7 @@ func (c *contextual) build(ctx []float64) (*inner, error) {
 	var pol Policy
 	if !same {
 		if pre := movedGPs(c.spec, c.model, c.global(), set, opt); pre != nil {
-			p, err := newPolicy(c.spec, c.model, set, truth, opt, pre)
+			p, err := newFinite(c.spec, c.model, set, truth, opt, pre)
 			if err != nil {
 				return nil, fmt.Errorf("context %v: %w", ctx, err)
 			}
@@ -388,7 +388,7 @@ func (c *contextual) build(ctx []float64) (*inner, error) {
 		}
 	}
 	if pol == nil {
-		p, err := New(c.spec, c.model, set, truth, opt)
+		p, err := newFinite(c.spec, c.model, set, truth, opt, nil)
 		if err != nil {
 			return nil, fmt.Errorf("context %v: %w", ctx, err)
 		}
@@ -567,11 +567,7 @@ func (c *contextual) Predict(dst *Prediction, x [][]float64) error {
 // with every observation at its point (x, c), and the observations kept.
 func ContextualBytes(s *Spec, n, seeds, d, dc, m int, hf bool, horizon, keep int) int64 {
 	w := d + dc
-	gps := int64(m + 1)
-	if s.Name == "gp-ucb-oracle" {
-		gps = 1
-	}
-	outside := gps * gp.OutsideBytes(w, horizon, horizon)
+	outside := gpCount(s, m) * gp.OutsideBytes(w, horizon, horizon)
 	inner := Bytes(s, n, m, hf, horizon, true) + outside + 8*int64(n)*int64(w+3)
 	global := int64(m+1) * (gp.Bytes(seeds, horizon, false) + gp.OutsideBytes(w, horizon, horizon))
 	obs := int64(horizon) * int64(8*(w+m+1)+64)

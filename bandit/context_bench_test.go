@@ -47,8 +47,7 @@ func BenchmarkContextualRound(b *testing.B) {
 			n    int
 		}{{"rebuild", 1}, {"kept", 3}} {
 			b.Run(s.name+"/"+keep.name, func(b *testing.B) {
-				pol, err := bandit.NewContextual(&s.spec, model, bandit.DecisionSet{X: x, Seed: seed}, 1,
-					bandit.Options{Thresholds: []float64{0}, Horizon: t0 + b.N, Rand: rand.New(rand.NewPCG(3, 4)), KeepContexts: keep.n}, nil)
+				pol, err := buildContextual(&s.spec, model, bandit.Domain{Set: bandit.DecisionSet{X: x, Seed: seed}, ContextDim: 1}, bandit.Options{Thresholds: []float64{0}, Horizon: t0 + b.N, Rand: rand.New(rand.NewPCG(3, 4)), KeepContexts: keep.n})
 				if err != nil {
 					b.Fatal(err)
 				}

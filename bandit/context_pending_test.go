@@ -37,11 +37,11 @@ func TestContextualPendingAcrossContexts(t *testing.T) {
 			opt := func(keep int) bandit.Options {
 				return bandit.Options{Thresholds: []float64{0}, Horizon: 60, KeepContexts: keep, Rand: rand.New(rand.NewPCG(9, 1))}
 			}
-			pol, err := bandit.NewContextual(&s, cp.model(0.6), set, 1, opt(1), nil)
+			pol, err := buildContextual(&s, cp.model(0.6), bandit.Domain{Set: set, ContextDim: 1}, opt(1))
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref, err := bandit.NewContextual(&s, cp.model(0.6), set, 1, opt(1), nil)
+			ref, err := buildContextual(&s, cp.model(0.6), bandit.Domain{Set: set, ContextDim: 1}, opt(1))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,7 +128,7 @@ func TestContextualPendingAcrossContexts(t *testing.T) {
 func TestContextualPendingContextsCap(t *testing.T) {
 	cp := newCtxProblem(t, 4, 0.6)
 	s := bandit.Spec{Name: "safeopt", SafeSet: "gp"}
-	pol, err := bandit.NewContextual(&s, cp.model(0.6), bandit.DecisionSet{X: cp.x, Seed: cp.seed}, 1, bandit.Options{Thresholds: []float64{0}, Horizon: 30}, nil)
+	pol, err := buildContextual(&s, cp.model(0.6), bandit.Domain{Set: bandit.DecisionSet{X: cp.x, Seed: cp.seed}, ContextDim: 1}, bandit.Options{Thresholds: []float64{0}, Horizon: 30})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func TestContextualOneContextIsNonContextual(t *testing.T) {
 				return ce.truth
 			}
 			model := withContext(ce.model, kernel.SE{Variance: 1, Lengthscale: 0.05}, 2)
-			cp, err := bandit.NewContextual(&s, model, ce.set, len(ctx), ce.opt, truth)
+			cp, err := buildContextual(&s, model, bandit.Domain{Set: ce.set, ContextDim: len(ctx), ContextTruth: truth}, ce.opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -258,7 +258,7 @@ func TestContextualPosteriorIsDenseGP(t *testing.T) {
 		t.Run(fmt.Sprint(s.SafeSet, c.keep), func(t *testing.T) {
 			model := cp.model(0.6)
 			opt := bandit.Options{Thresholds: []float64{0}, Horizon: 30, KeepContexts: c.keep}
-			pol, err := bandit.NewContextual(&s, model, bandit.DecisionSet{X: cp.x, Seed: cp.seed}, 1, opt, nil)
+			pol, err := buildContextual(&s, model, bandit.Domain{Set: bandit.DecisionSet{X: cp.x, Seed: cp.seed}, ContextDim: 1}, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -360,7 +360,7 @@ func TestContextualTransfer(t *testing.T) {
 		model := bandit.Model{Objective: kernel.Product{X: se, C: kc, D: 1}, Constraints: []kernel.Kernel{kernel.Product{X: se, C: kc, D: 1}},
 			NoiseStd: 0.01, Delta: 0.1, Beta: bandit.Beta{Value: 4}}
 		s := bandit.Spec{Name: "safeopt", SafeSet: "gp"}
-		pol, err := bandit.NewContextual(&s, model, bandit.DecisionSet{X: x, Seed: seed}, 1, bandit.Options{Thresholds: []float64{0}, Horizon: 20}, nil)
+		pol, err := buildContextual(&s, model, bandit.Domain{Set: bandit.DecisionSet{X: x, Seed: seed}, ContextDim: 1}, bandit.Options{Thresholds: []float64{0}, Horizon: 20})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -393,7 +393,7 @@ func TestContextualErrors(t *testing.T) {
 	e := env(p, info, bandit.Beta{Value: 4}, 20)
 	model := withContext(e.model, kernel.SE{Variance: 1, Lengthscale: 1}, 2)
 	s := bandit.Spec{Name: "safeopt", SafeSet: "gp"}
-	pol, err := bandit.NewContextual(&s, model, e.set, 1, e.opt, nil)
+	pol, err := buildContextual(&s, model, bandit.Domain{Set: e.set, ContextDim: 1}, e.opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -467,7 +467,7 @@ func TestContextualErrors(t *testing.T) {
 			truth = func([]float64) *bandit.Truth { return e.truth }
 		}
 		opt := e.opt
-		_, err := bandit.NewContextual(&c.s, model, e.set, 1, opt, truth)
+		_, err := buildContextual(&c.s, model, bandit.Domain{Set: e.set, ContextDim: 1, ContextTruth: truth}, opt)
 		if c.msg == "" {
 			if err != nil {
 				t.Errorf("%s: %v", c.s.Name, err)
@@ -480,7 +480,7 @@ func TestContextualErrors(t *testing.T) {
 	}
 	// An ARD context kernel needs one lengthscale per context dimension.
 	bad := withContext(e.model, kernel.SE{Variance: 1, ARD: []float64{1, 2}}, 2)
-	if _, err := bandit.NewContextual(&s, bad, e.set, 1, e.opt, nil); !errors.Is(err, bandit.ErrConfig) || !strings.Contains(err.Error(), "context kernel has 2 lengthscales") {
+	if _, err := buildContextual(&s, bad, bandit.Domain{Set: e.set, ContextDim: 1}, e.opt); !errors.Is(err, bandit.ErrConfig) || !strings.Contains(err.Error(), "context kernel has 2 lengthscales") {
 		t.Errorf("ARD context kernel of the wrong length: %v", err)
 	}
 }
@@ -511,7 +511,7 @@ func TestContextualBytes(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		pol, err := bandit.NewContextual(&s, model, e.set, 1, e.opt, nil)
+		pol, err := buildContextual(&s, model, bandit.Domain{Set: e.set, ContextDim: 1}, e.opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -555,7 +555,7 @@ func TestContextualKeptIsRebuilt(t *testing.T) {
 		{Name: "sgp-ucb", Phase1: "uncertainty", Exploration: bandit.Exploration{Plateau: &bandit.Plateau{Window: 3, Cap: 12}}},
 	} {
 		build := func(keep int) bandit.Contextual {
-			pol, err := bandit.NewContextual(&s, cp.model(0.6), bandit.DecisionSet{X: cp.x, Seed: cp.seed}, 1, bandit.Options{Thresholds: []float64{0}, Horizon: 40, KeepContexts: keep}, nil)
+			pol, err := buildContextual(&s, cp.model(0.6), bandit.Domain{Set: bandit.DecisionSet{X: cp.x, Seed: cp.seed}, ContextDim: 1}, bandit.Options{Thresholds: []float64{0}, Horizon: 40, KeepContexts: keep})
 			if err != nil {
 				t.Fatal(err)
 			}

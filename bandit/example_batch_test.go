@@ -14,16 +14,11 @@ import (
 // are known to be safe.
 func ExampleBatcher() {
 	x := problem.Grid([][2]float64{{0, 4}}, []int{41})
-	policy, err := bandit.New(
-		&bandit.Spec{Name: "safeopt", SafeSet: "gp"},
-		bandit.Model{
-			Objective:   kernel.SE{Variance: 1, Lengthscale: 1},
-			Constraints: []kernel.Kernel{kernel.SE{Variance: 1, Lengthscale: 1}},
-			NoiseStd:    0.05, Delta: 0.1, Beta: bandit.Beta{Value: 4},
-		},
-		bandit.DecisionSet{X: x, Seed: []int{10, 11}},
-		nil,
-		bandit.Options{Thresholds: []float64{0}, Horizon: 40})
+	policy, err := bandit.Build(&bandit.Spec{Name: "safeopt", SafeSet: "gp"}, bandit.Model{
+		Objective:   kernel.SE{Variance: 1, Lengthscale: 1},
+		Constraints: []kernel.Kernel{kernel.SE{Variance: 1, Lengthscale: 1}},
+		NoiseStd:    0.05, Delta: 0.1, Beta: bandit.Beta{Value: 4},
+	}, bandit.Domain{Set: bandit.DecisionSet{X: x, Seed: []int{10, 11}}}, bandit.Options{Thresholds: []float64{0}, Horizon: 40})
 	if err != nil {
 		panic(err)
 	}

@@ -14,15 +14,11 @@ func Example() {
 	x := [][]float64{{0}, {0.25}, {0.5}, {0.75}, {1}}
 	f := []float64{0, 0.3, 0.6, 0.9, 1.2}  // unknown reward
 	g := []float64{1, 0.8, 0.5, 0.1, -0.4} // unknown constraint, safe when ≥ 0
-	policy, err := bandit.New(
-		&bandit.Spec{Name: "sgp-ucb", Phase1: "uncertainty", Exploration: bandit.Exploration{Fixed: ptr(3)}},
-		bandit.Model{
-			Objective:   kernel.SE{Variance: 1, Lengthscale: 0.5},
-			Constraints: []kernel.Kernel{kernel.SE{Variance: 1, Lengthscale: 0.5}},
-			NoiseStd:    0.01, Delta: 0.1, Beta: bandit.Beta{Value: 1},
-		},
-		bandit.DecisionSet{X: x, Seed: []int{0, 1}},
-		nil, // no ground truth: this is how a real system is tuned
+	policy, err := bandit.Build(&bandit.Spec{Name: "sgp-ucb", Phase1: "uncertainty", Exploration: bandit.Exploration{Fixed: ptr(3)}}, bandit.Model{
+		Objective:   kernel.SE{Variance: 1, Lengthscale: 0.5},
+		Constraints: []kernel.Kernel{kernel.SE{Variance: 1, Lengthscale: 0.5}},
+		NoiseStd:    0.01, Delta: 0.1, Beta: bandit.Beta{Value: 1},
+	}, bandit.Domain{Set: bandit.DecisionSet{X: x, Seed: []int{0, 1}}}, // no ground truth: this is how a real system is tuned
 		bandit.Options{Thresholds: []float64{0}, Horizon: 8})
 	if err != nil {
 		panic(err)
@@ -56,27 +52,26 @@ func Example() {
 // model f and g on (x, c) with the product kernel k_x·k_c, so that what
 // one temperature teaches carries over to nearby ones. The seed set is
 // assumed safe at every temperature.
-func ExampleNewContextual() {
+func ExampleBuild_contexts() {
 	x := [][]float64{{0}, {0.25}, {0.5}, {0.75}, {1}}
 	f := func(x, c float64) float64 { return x - 0.2*c }
 	g := func(x, c float64) float64 { return 1 - x - 0.3*c } // safe when ≥ 0
 	kx := kernel.SE{Variance: 1, Lengthscale: 0.5}
 	kc := kernel.SE{Variance: 1, Lengthscale: 2} // k_c's variance is 1
 	k := kernel.Product{X: kx, C: kc, D: 1}      // on (x, c)
-	policy, err := bandit.NewContextual(
-		&bandit.Spec{Name: "safeopt", SafeSet: "gp"},
+	policy, err := bandit.Build(
+		&bandit.Spec{Name: bandit.SafeOpt, SafeSet: "gp"},
 		bandit.Model{Objective: k, Constraints: []kernel.Kernel{k}, NoiseStd: 0.01, Delta: 0.1, Beta: bandit.Beta{Value: 1}},
-		bandit.DecisionSet{X: x, Seed: []int{0, 1}},
-		1, // one context coordinate
+		// one context coordinate; no ground truth: a real system
+		bandit.Domain{Set: bandit.DecisionSet{X: x, Seed: []int{0, 1}}, ContextDim: 1},
 		bandit.Options{Thresholds: []float64{0}, Horizon: 8},
-		nil, // no ground truth: a real system
 	)
 	if err != nil {
 		panic(err)
 	}
 	var view bandit.Snapshot
 	for t, temp := range []float64{0, 0, 1, 1, 0, 2, 2, 0} {
-		if err := policy.SetContext([]float64{temp}); err != nil {
+		if err := bandit.SetContext(policy, []float64{temp}); err != nil {
 			panic(err)
 		}
 		a, err := policy.Ask()

@@ -125,10 +125,10 @@ type boxObs struct {
 	o Observation
 }
 
-// NewBox builds the policy spec s names on the box box with the GP model
-// model: line-bo, the only box policy. The spec must pass Check; any
+// newBox is Build on a box: the policy spec s names on the box box with the
+// GP model model: line-bo, the only box policy. The spec must pass Check; any
 // other algorithm, and an inner algorithm that needs the true functions,
-// is refused with an error wrapping ErrConfig. opt is as for New (Rand
+// is refused with an error wrapping ErrConfig. opt is as for Build (Rand
 // must not be nil for direction: random and inner sgp-ucb: every draw of
 // the policy comes from it, in the order of the calls).
 //
@@ -139,11 +139,11 @@ type boxObs struct {
 // line's finite set (LinePoints); between lines — before the first ask
 // and after a line has ended — it writes only the round. Predict reads
 // the global GPs, with √β_t of a grid of Points actions.
-func NewBox(s *Spec, model Model, box Box, opt Options) (Policy, error) {
+func newBox(s *Spec, model Model, box Box, opt Options) (Policy, error) {
 	if err := s.Check(opt.Horizon); err != nil {
 		return nil, err
 	}
-	if s.Name != "line-bo" {
+	if !s.algorithm().Box {
 		return nil, fmt.Errorf("%w: name: %s needs a finite decision set; on a box the algorithm is one of %v", ErrConfig, s.Name, BoxNames)
 	}
 	if err := box.Check(); err != nil {
@@ -163,13 +163,13 @@ func NewBox(s *Spec, model Model, box Box, opt Options) (Policy, error) {
 	if err := check(&model, &seedSet, &opt); err != nil {
 		return nil, err
 	}
-	if l.Inner.Name == "sgp-ucb" && opt.Rand == nil {
+	if l.Inner.Name == SGPUCB && opt.Rand == nil {
 		return nil, fmt.Errorf("%w: line-bo: inner sgp-ucb needs a random stream", ErrConfig)
 	}
-	if _, err := New(&l.Inner, model, seedSet, nil, Options{
+	if _, err := newFinite(&l.Inner, model, seedSet, nil, Options{
 		Thresholds: opt.Thresholds, ObjectiveThreshold: opt.ObjectiveThreshold, Epsilon: opt.Epsilon,
 		Horizon: 1, Rand: opt.Rand, Grow: true,
-	}); err != nil {
+	}, nil); err != nil {
 		return nil, fmt.Errorf("line-bo: inner %s: %w", l.Inner.Name, err)
 	}
 	b := &lineBO{line: l, model: model, opt: opt, d: len(box.Bounds)}
@@ -357,15 +357,8 @@ func (b *lineBO) Inspect(dst *Snapshot, d Detail) {
 	*dst = Snapshot{Round: len(b.obs) + 1, Safe: dst.Safe[:0], F: Posterior{Mean: dst.F.Mean[:0], Std: dst.F.Std[:0]}, G: dst.G[:0], LowerF: dst.LowerF[:0]}
 }
 
-// LinePoints returns the current line's points (the inner policy's
-// decision set, which Inspect's Safe and posteriors index), or nil
-// between lines, for a policy NewBox built; nil for any other.
-func LinePoints(p Policy) [][]float64 {
-	if b, ok := p.(*lineBO); ok {
-		return b.lineX
-	}
-	return nil
-}
+// linePoints implements LinePoints: the current line's points.
+func (b *lineBO) linePoints() [][]float64 { return b.lineX }
 
 // Predict implements Predictor with the global GPs.
 func (b *lineBO) Predict(dst *Prediction, x [][]float64) error {
@@ -395,16 +388,12 @@ func (b *lineBO) sqrtBeta() float64 {
 	return math.Sqrt(b.model.Beta.At(len(b.obs)+1, len(b.model.Constraints), b.line.Points, b.model.Delta))
 }
 
-// Best returns the best safe point of a policy NewBox built (see
-// bestSafe) and its lower bound ℓ_f, and false for any other policy.
-func Best(p Policy) ([]float64, float64, bool) {
-	b, ok := p.(*lineBO)
-	if !ok {
-		return nil, 0, false
-	}
+// best implements Best: the candidate known to be safe with the highest
+// ℓ_f (candidates).
+func (b *lineBO) best() ([]float64, float64) {
 	cand, safe, lower := b.candidates()
 	i := bestSafe(safe, lower)
-	return slices.Clone(cand[i]), lower[i], true
+	return slices.Clone(cand[i]), lower[i]
 }
 
 // candidates returns the seeds and the observed points, whether each is
@@ -539,13 +528,13 @@ func (b *lineBO) startLine() error {
 	opt.Grow, opt.Expect, opt.WarmStart = true, t, 0
 	var inner Policy
 	if pre := b.moved(set, opt); pre != nil {
-		p, err := newPolicy(&b.line.Inner, b.model, set, nil, opt, pre)
+		p, err := newFinite(&b.line.Inner, b.model, set, nil, opt, pre)
 		if err != nil {
 			return fmt.Errorf("line-bo: line %d: %w", b.lines, err)
 		}
 		inner = p
 	} else {
-		p, err := New(&b.line.Inner, b.model, set, nil, opt)
+		p, err := newFinite(&b.line.Inner, b.model, set, nil, opt, nil)
 		if err != nil {
 			return fmt.Errorf("line-bo: line %d: %w", b.lines, err)
 		}

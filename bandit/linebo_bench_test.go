@@ -32,7 +32,7 @@ func BenchmarkLineBOAsk(b *testing.B) {
 	build := func(b *testing.B) bandit.Policy {
 		b.Helper()
 		s := &bandit.Spec{Name: "line-bo", SafeSet: "gp", Tolerance: ptr(0.0)}
-		pol, err := bandit.NewBox(s, model, box, bandit.Options{Thresholds: []float64{0}, Horizon: 1000, Rand: rand.New(rand.NewPCG(1, 2))})
+		pol, err := bandit.Build(s, model, bandit.Domain{Box: new(box)}, bandit.Options{Thresholds: []float64{0}, Horizon: 1000, Rand: rand.New(rand.NewPCG(1, 2))})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -55,7 +55,7 @@ func TestLineStepIsInner(t *testing.T) {
 			spec := c.inner
 			spec.Name, spec.Inner, spec.Points, spec.PerLine = "line-bo", c.inner.Name, ptr(41), ptr(4)
 			box := testBox()
-			pol, err := bandit.NewBox(&spec, boxModel(), box, boxOpt(3))
+			pol, err := bandit.Build(&spec, boxModel(), bandit.Domain{Box: new(box)}, boxOpt(3))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,7 +111,7 @@ func TestLineStepIsInner(t *testing.T) {
 			opt.Horizon, opt.Grow, opt.Expect = 60, true, len(told)
 			// The hand-run inner policy draws from its own stream, seeded
 			// as line-bo's: coordinate directions draw nothing.
-			inner, err := bandit.New(&c.inner, boxModel(), set, nil, opt)
+			inner, err := bandit.Build(&c.inner, boxModel(), bandit.Domain{Set: set}, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -160,7 +160,7 @@ func TestLineBOReproducible(t *testing.T) {
 	for _, dir := range []string{"coordinate", "random", "ascent"} {
 		run := func() [][]float64 {
 			s := &bandit.Spec{Name: "line-bo", Direction: dir, SafeSet: "gp", Points: ptr(30), PerLine: ptr(3)}
-			pol, err := bandit.NewBox(s, boxModel(), testBox(), boxOpt(5))
+			pol, err := bandit.Build(s, boxModel(), bandit.Domain{Box: new(testBox())}, boxOpt(5))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -192,7 +192,7 @@ func TestLineBOReproducible(t *testing.T) {
 // through the best safe point.
 func TestLineBOCoordinate(t *testing.T) {
 	s := &bandit.Spec{Name: "line-bo", SafeSet: "gp", Points: ptr(11), PerLine: ptr(2), Tolerance: ptr(0.0)}
-	pol, err := bandit.NewBox(s, boxModel(), testBox(), boxOpt(1))
+	pol, err := bandit.Build(s, boxModel(), bandit.Domain{Box: new(testBox())}, boxOpt(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestLineBOCoordinate(t *testing.T) {
 // after its first evaluation.
 func TestLineBOEndsEarly(t *testing.T) {
 	s := &bandit.Spec{Name: "line-bo", SafeSet: "gp", Points: ptr(11), Tolerance: ptr(1e9)}
-	pol, err := bandit.NewBox(s, boxModel(), testBox(), boxOpt(1))
+	pol, err := bandit.Build(s, boxModel(), bandit.Domain{Box: new(testBox())}, boxOpt(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,13 +284,13 @@ func TestBoxBadInput(t *testing.T) {
 		if c.name == "ard lengthscales" {
 			model.Objective = kernel.SE{Variance: 1, ARD: []float64{1, 1}}
 		}
-		_, err := bandit.NewBox(&c.spec, model, c.box, opt)
+		_, err := bandit.Build(&c.spec, model, bandit.Domain{Box: new(c.box)}, opt)
 		if !errors.Is(err, bandit.ErrConfig) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want ErrConfig containing %q", c.name, err, c.want)
 		}
 	}
 	// line-bo on a finite decision set.
-	_, err := bandit.New(&good, boxModel(), bandit.DecisionSet{X: [][]float64{{0}, {1}}, Seed: []int{0}}, nil, boxOpt(1))
+	_, err := bandit.Build(&good, boxModel(), bandit.Domain{Set: bandit.DecisionSet{X: [][]float64{{0}, {1}}, Seed: []int{0}}}, boxOpt(1))
 	if !errors.Is(err, bandit.ErrConfig) || !strings.Contains(err.Error(), "box domain") {
 		t.Errorf("line-bo on a finite set: %v", err)
 	}
@@ -304,7 +304,7 @@ func TestBoxBadInput(t *testing.T) {
 
 // TestBoxBadTell: tells a box cannot take are errors that change nothing.
 func TestBoxBadTell(t *testing.T) {
-	pol, err := bandit.NewBox(&bandit.Spec{Name: "line-bo", SafeSet: "gp", Points: ptr(11)}, boxModel(), testBox(), boxOpt(1))
+	pol, err := bandit.Build(&bandit.Spec{Name: "line-bo", SafeSet: "gp", Points: ptr(11)}, boxModel(), bandit.Domain{Box: new(testBox())}, boxOpt(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +388,7 @@ func TestLineDirections(t *testing.T) {
 		t.Run(dir, func(t *testing.T) {
 			s := &bandit.Spec{Name: "line-bo", Direction: dir, SafeSet: "gp", Points: ptr(41), PerLine: ptr(3)}
 			box := testBox()
-			pol, err := bandit.NewBox(s, boxModel(), box, boxOpt(seed))
+			pol, err := bandit.Build(s, boxModel(), bandit.Domain{Box: new(box)}, boxOpt(seed))
 			if err != nil {
 				t.Fatal(err)
 			}

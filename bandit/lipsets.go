@@ -59,12 +59,7 @@ type lipIndex struct {
 // Bytes is not told), the outside set, and per action 25 bytes and 18
 // per safety condition.
 func lipIndexBytes(s *Spec, n, m int, hf bool) int64 {
-	switch s.Name {
-	case "safeopt", "safeopt-mc", "stageopt":
-		if s.SafeSet == "gp" {
-			return 0
-		}
-	default:
+	if a := s.algorithm(); a == nil || !a.SafeSets || !s.lipschitzMode() {
 		return 0
 	}
 	safety := int64(m)

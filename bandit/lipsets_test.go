@@ -41,7 +41,7 @@ func (c *lipCase) play(t *testing.T, brute bool) lipRun {
 	defer func() { bruteLipschitz = false }()
 	g, h := c.p.Safety()
 	opt := Options{Thresholds: c.p.H, Epsilon: c.p.Epsilon, Horizon: c.T, Rand: rand.New(rand.NewPCG(c.seed, 1)), ObjectiveThreshold: c.hf}
-	pol, err := New(&c.spec, c.model, DecisionSet{X: c.p.X, Seed: c.p.Seed}, &Truth{Lipschitz: c.l}, opt)
+	pol, err := Build(&c.spec, c.model, Domain{Set: DecisionSet{X: c.p.X, Seed: c.p.Seed}, Truth: &Truth{Lipschitz: c.l}}, opt)
 	if err != nil {
 		t.Fatalf("%s: %v", c.name, err)
 	}

@@ -43,7 +43,7 @@ func movedGPs(in *Spec, model Model, global []*gp.Model, set DecisionSet, opt Op
 	// The safety GPs of gp mode keep their covariance (newSafeOpt): made
 	// here, concurrently, newSafeOpt's call is a no-op.
 	keep := func(j int) bool {
-		return in.Name != "sgp-ucb" && in.Name != "naive-sgp-ucb" && (j > 0 || opt.ObjectiveThreshold != nil)
+		return in.algorithm().SafeSets && (j > 0 || opt.ObjectiveThreshold != nil)
 	}
 	rows := opt.Horizon + max(opt.WarmStart, 0)
 	moved := make([]*gp.Model, len(global))
@@ -77,20 +77,4 @@ func movedGPs(in *Spec, model Model, global []*gp.Model, set DecisionSet, opt Op
 	move(0)
 	wg.Wait()
 	return &prebuilt{f: moved[0], g: moved[1:], t: t}
-}
-
-// historyFree reports whether a policy New builds from spec s is, after
-// tells, a function of its GPs' posterior and the number of tells alone:
-// sgp-ucb and the SafeOpt family in gp mode, without the plateau rule.
-func historyFree(s *Spec) bool {
-	if s.Exploration.Plateau != nil {
-		return false
-	}
-	switch s.Name {
-	case "sgp-ucb", "naive-sgp-ucb":
-		return true
-	case "safeopt", "safeopt-mc", "stageopt":
-		return s.SafeSet == "gp"
-	}
-	return false
 }

@@ -26,10 +26,7 @@ func TestConcurrentObserveMatchesSequential(t *testing.T) {
 	x := problem.Grid([][2]float64{{0, 10}}, []int{n})
 	kf := kernel.SE{Variance: 1, Lengthscale: 1}
 	kg := []kernel.Kernel{kernel.SE{Variance: 1, Lengthscale: 0.7}, kernel.Matern52{Variance: 2, Lengthscale: 1.5}}
-	pol, err := bandit.New(&bandit.Spec{Name: "naive-sgp-ucb"},
-		bandit.Model{Objective: kf, Constraints: kg, NoiseStd: 0.1, Delta: 0.01, Beta: bandit.PaperBeta},
-		bandit.DecisionSet{X: x, Seed: []int{0}}, nil,
-		bandit.Options{Thresholds: []float64{0, 0}, Epsilon: 0.01, Horizon: T, Rand: rand.New(rand.NewPCG(1, 1))})
+	pol, err := bandit.Build(&bandit.Spec{Name: "naive-sgp-ucb"}, bandit.Model{Objective: kf, Constraints: kg, NoiseStd: 0.1, Delta: 0.01, Beta: bandit.PaperBeta}, bandit.Domain{Set: bandit.DecisionSet{X: x, Seed: []int{0}}}, bandit.Options{Thresholds: []float64{0, 0}, Epsilon: 0.01, Horizon: T, Rand: rand.New(rand.NewPCG(1, 1))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -229,17 +229,9 @@ func (l *loop) Ask() (Ask, error) {
 	return a, nil
 }
 
-// Release hands the arrays of p's GPs to the policies made after it
-// (gp.Model.Release) when p is done with: p must not be used again. An
-// experiment releases each run's policy when the run ends, so that runs
-// of one size reuse one set of O(N·T) arrays. Policies that move their
-// GPs from set to set (line and context policies) keep theirs, for the
-// collector.
-func Release(p Policy) {
-	l, ok := p.(*loop)
-	if !ok {
-		return
-	}
+// release implements Release: the arrays of l's GPs go to the policies
+// made after it.
+func (l *loop) release() {
 	l.m.f.Release()
 	for _, g := range l.m.g {
 		g.Release()

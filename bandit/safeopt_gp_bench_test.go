@@ -33,11 +33,11 @@ func gridProblem(k int) (x [][]float64, f, g []float64, seed []int) {
 // kernels, ℓ = 1 for f and lg for g, σ = 0.1, δ = 0.01, the paper's β),
 // and returns the final |S_T|.
 func playGrid(b *testing.B, s *Spec, x [][]float64, f, g []float64, seed []int, lg float64, T int) int {
-	p, err := New(s, Model{
+	p, err := Build(s, Model{
 		Objective:   kernel.SE{Variance: 1, Lengthscale: 1},
 		Constraints: []kernel.Kernel{kernel.SE{Variance: 1, Lengthscale: lg}},
 		NoiseStd:    0.1, Delta: 0.01, Beta: PaperBeta,
-	}, DecisionSet{X: x, Seed: seed}, nil, Options{Thresholds: []float64{0}, Epsilon: 0.01, Horizon: T, Rand: rand.New(rand.NewPCG(1, 2))})
+	}, Domain{Set: DecisionSet{X: x, Seed: seed}}, Options{Thresholds: []float64{0}, Epsilon: 0.01, Horizon: T, Rand: rand.New(rand.NewPCG(1, 2))})
 	if err != nil {
 		b.Fatal(err)
 	}

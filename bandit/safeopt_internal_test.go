@@ -29,7 +29,9 @@ type setup struct {
 	opt   Options
 }
 
-func (e *setup) build(s *Spec) (Policy, error) { return New(s, e.model, e.set, e.truth, e.opt) }
+func (e *setup) build(s *Spec) (Policy, error) {
+	return Build(s, e.model, Domain{Set: e.set, Truth: e.truth}, e.opt)
+}
 
 // safeOptOf is the SafeOpt-family rule behind a policy New built.
 func safeOptOf(t *testing.T, p Policy) *safeOpt {

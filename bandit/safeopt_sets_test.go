@@ -271,10 +271,7 @@ func TestSafeOptSetsBruteForce(t *testing.T) {
 				if name != "safeopt" {
 					s.Exploration = bandit.Exploration{Fixed: ptr(tStar)}
 				}
-				pol, err := bandit.New(s,
-					bandit.Model{Objective: kf, Constraints: kg, NoiseStd: sigma, Delta: delta, Beta: bandit.PaperBeta},
-					bandit.DecisionSet{X: p.X, Seed: p.Seed}, &bandit.Truth{Lipschitz: info.Lipschitz},
-					bandit.Options{Thresholds: p.H, Epsilon: p.Epsilon, Horizon: T, Rand: rand.New(rand.NewPCG(1, 1))})
+				pol, err := bandit.Build(s, bandit.Model{Objective: kf, Constraints: kg, NoiseStd: sigma, Delta: delta, Beta: bandit.PaperBeta}, bandit.Domain{Set: bandit.DecisionSet{X: p.X, Seed: p.Seed}, Truth: &bandit.Truth{Lipschitz: info.Lipschitz}}, bandit.Options{Thresholds: p.H, Epsilon: p.Epsilon, Horizon: T, Rand: rand.New(rand.NewPCG(1, 1))})
 				if err != nil {
 					t.Fatal(err)
 				}

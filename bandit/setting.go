@@ -121,8 +121,7 @@ func Bytes(s *Spec, n, m int, hf bool, horizon int, grow bool) int64 {
 	// GPs, safe and seed flags, and a fixed part for the small structures
 	// (measured: under 16 KiB, and about 64 bytes a round).
 	total := gps*(gp.Bytes(n, rows, false)+gp.PriorRowsBytes(n, rows)) + 2*int64(n) + 16<<10 + 64*int64(horizon)
-	switch s.Name {
-	case "safeopt", "safeopt-mc", "stageopt":
+	if a := s.algorithm(); a != nil && a.SafeSets {
 		// lo, hi per GP; prev/out index lists; three flag vectors.
 		total += 8*int64(n)*(2*gps+2) + 3*int64(n)
 		if s.SafeSet == "gp" {
@@ -143,18 +142,6 @@ func Bytes(s *Spec, n, m int, hf bool, horizon int, grow bool) int64 {
 	}
 	return memlimit.Add(total, lipIndexBytes(s, n, m, hf))
 }
-
-// GPCount is the number of GPs a policy of spec s with m constraints
-// keeps: f and every g_i, or f alone for the oracle, which knows the safe
-// set.
-func GPCount(s *Spec, m int) int {
-	if s.Name == "gp-ucb-oracle" {
-		return 1
-	}
-	return m + 1
-}
-
-func gpCount(s *Spec, m int) int64 { return int64(GPCount(s, m)) }
 
 // SwitchBytes is what Options.CovarianceSwitch adds to Bytes for a policy
 // that reaches horizon observations: the N×N covariance of each GP, once
@@ -271,93 +258,31 @@ func checkSet(set *DecisionSet) error {
 	return nil
 }
 
-// New builds the policy spec s names, over the decision set set, with the
-// GP model model. truth is the simulation's ground truth: nil for a real
-// system, required by gp-ucb-oracle and `lipschitz: auto`. The spec must
-// pass Check; New checks the rest and returns errors wrapping ErrConfig.
-func New(s *Spec, model Model, set DecisionSet, truth *Truth, opt Options) (Policy, error) {
-	return newPolicy(s, model, set, truth, opt, nil)
-}
-
-// newPolicy is New, with the GPs of f and the g_i given by pre when not
-// nil: pre's models already hold pre.t observations on set (see
-// newModelsFrom); the caller checks that the rule's state after those
-// observations depends on their posterior alone (historyFree).
-func newPolicy(s *Spec, model Model, set DecisionSet, truth *Truth, opt Options, pre *prebuilt) (Policy, error) {
+// newFinite is Build on a finite decision set: the policy spec s names,
+// over set, with the GP model model. truth is the simulation's ground
+// truth: nil for a real system, required by gp-ucb-oracle and
+// `lipschitz: auto`. With pre not nil, pre's GPs already hold pre.t
+// observations on set (see newModelsFrom); the caller checks that the
+// rule's state after those observations depends on their posterior alone
+// (historyFree). Errors wrap ErrConfig.
+func newFinite(s *Spec, model Model, set DecisionSet, truth *Truth, opt Options, pre *prebuilt) (Policy, error) {
 	if err := s.Check(opt.Horizon); err != nil {
 		return nil, err
 	}
 	if err := check(&model, &set, &opt); err != nil {
 		return nil, err
 	}
-	n, m := len(set.X), len(model.Constraints)
-	safety := m // the safety conditions: the constraints, and f ≥ h_f
+	a := s.algorithm()
+	if a.Box {
+		return nil, fmt.Errorf("%w: name: %s runs on a box domain (decision_set: {box: …}), not on a finite decision set", ErrConfig, s.Name)
+	}
+	safety := len(model.Constraints) // the safety conditions: the constraints, and f ≥ h_f
 	if opt.ObjectiveThreshold != nil {
 		safety++
 	}
-	var r rule
-	switch s.Name {
-	case "sgp-ucb", "naive-sgp-ucb":
-		rule, uncertainty := s.Exploration, s.Phase1 == "uncertainty"
-		if s.Name == "naive-sgp-ucb" {
-			zero := 0
-			rule, uncertainty = Exploration{Fixed: &zero}, false
-		}
-		if rule.Theory {
-			tPrime, err := TheoryLength(model, set, opt, rule.TheoryFeatures)
-			if err != nil {
-				return nil, fmt.Errorf("exploration: theory: %w", err)
-			}
-			rule = Exploration{Fixed: &tPrime}
-		}
-		if !uncertainty && opt.Rand == nil && !(rule.Fixed != nil && *rule.Fixed == 0) {
-			// Phase 1 plays uniformly random seed actions (SPEC §4).
-			return nil, fmt.Errorf("%w: %s draws its phase-1 actions at random and needs a random stream", ErrConfig, s.Name)
-		}
-		r = newSGPUCB(newModelsFrom(model, set, opt, pre), uncertainty, rule, s.KeepSeed)
-	case "gp-ucb-oracle":
-		if truth == nil || truth.Safe == nil {
-			return nil, fmt.Errorf("%w: gp-ucb-oracle needs the true safe set, which this problem does not provide", ErrConfig)
-		}
-		if len(truth.Safe) != n {
-			return nil, fmt.Errorf("%w: true safe set of %d flags for %d actions", ErrConfig, len(truth.Safe), n)
-		}
-		if pre != nil {
-			return nil, fmt.Errorf("bandit: gp-ucb-oracle takes no prebuilt GPs")
-		}
-		o, err := newOracle(newModels(model, set, opt, false), truth.Safe)
-		if err != nil {
-			return nil, err
-		}
-		r = o
-	case "safeopt", "safeopt-mc", "stageopt":
-		lipschitz := s.SafeSet != "gp"
-		var lip []float64
-		if lipschitz {
-			if s.Lipschitz == nil || s.Lipschitz.Auto {
-				if truth == nil || len(truth.Lipschitz) != safety {
-					return nil, fmt.Errorf("%w: lipschitz: auto needs the true constraints, which this problem does not provide; give a number", ErrConfig)
-				}
-				lip = append(lip, truth.Lipschitz...)
-			} else {
-				for range safety {
-					lip = append(lip, s.Lipschitz.Value)
-				}
-			}
-		}
-		v := map[string]variant{"safeopt": variantSafeOpt, "safeopt-mc": variantMC, "stageopt": variantStage}[s.Name]
-		rule := s.Exploration
-		if rule.Theory { // safeopt-mc: Check refuses theory for the others
-			var err error
-			if rule, err = tStarRule(model, set, opt, truth); err != nil {
-				return nil, err
-			}
-		}
-		r = newSafeOpt(newModelsFrom(model, set, opt, pre), v, rule, lipschitz, lip)
-	case "line-bo":
-		return nil, fmt.Errorf("%w: name: line-bo runs on a box domain (decision_set: {box: …}, NewBox), not on a finite decision set", ErrConfig)
-	default:
-		return nil, fmt.Errorf("%w: name: unknown algorithm %q", ErrConfig, s.Name)
+	r, err := a.rule(&building{spec: s, model: model, set: set, truth: truth, opt: opt, pre: pre, safety: safety})
+	if err != nil {
+		return nil, err
 	}
 	return &loop{rule: r, m: r.base()}, nil
 }

@@ -292,16 +292,13 @@ func (s *Spec) LineOptions() Line {
 	l.Inner.Name, l.Inner.Label = s.Inner, ""
 	l.Inner.Inner, l.Inner.Direction, l.Inner.Points, l.Inner.PerLine, l.Inner.Tolerance = "", "", nil, nil, nil
 	if l.Inner.Name == "" {
-		l.Inner.Name = "safeopt"
+		l.Inner.Name = SafeOpt
 	}
 	// A box has no true functions, so the SafeOpt family's default
 	// lipschitz: auto cannot run there: its safe set defaults to the GP's
 	// (safe_set: gp), unless a Lipschitz constant or a mode is given.
-	switch l.Inner.Name {
-	case "safeopt", "safeopt-mc", "stageopt":
-		if l.Inner.SafeSet == "" && l.Inner.Lipschitz == nil {
-			l.Inner.SafeSet = "gp"
-		}
+	if a := l.Inner.algorithm(); a != nil && a.SafeSets && l.Inner.SafeSet == "" && l.Inner.Lipschitz == nil {
+		l.Inner.SafeSet = "gp"
 	}
 	if l.Direction == "" {
 		l.Direction = "coordinate"
@@ -321,15 +318,6 @@ func (s *Spec) LineOptions() Line {
 // maxLinePoints caps points: a line's policy holds N×N covariances.
 const maxLinePoints = 1 << 14
 
-// Names lists the algorithm names New accepts.
-var Names = []string{"sgp-ucb", "naive-sgp-ucb", "gp-ucb-oracle", "safeopt", "safeopt-mc", "stageopt"}
-
-// BoxNames lists the algorithm names NewBox accepts.
-var BoxNames = []string{"line-bo"}
-
-// LineInners lists the algorithms line-bo runs on a line.
-var LineInners = []string{"safeopt", "sgp-ucb", "stageopt", "safeopt-mc"}
-
 // DisplayLabel is the label, defaulting to the name.
 func (s *Spec) DisplayLabel() string {
 	if s.Label != "" {
@@ -338,93 +326,39 @@ func (s *Spec) DisplayLabel() string {
 	return s.Name
 }
 
-// Check validates the spec on its own; errors name the key.
+// Check validates the spec on its own: a known algorithm (Lookup), only
+// the options it takes (Algorithm.Options), and their values. Errors name
+// the key.
 func (s *Spec) Check(horizon int) error {
 	bad := func(key string, format string, args ...any) error {
 		return fielderr.New(ErrConfig, key, format, args...)
 	}
-	only := func(keys ...string) error {
-		set := map[string]bool{
-			"phase1":      s.Phase1 != "",
-			"exploration": !s.Exploration.IsZero(),
-			"keep_seed":   s.KeepSeed,
-			"safe_set":    s.SafeSet != "",
-			"lipschitz":   s.Lipschitz != nil,
-			"inner":       s.Inner != "",
-			"direction":   s.Direction != "",
-			"points":      s.Points != nil,
-			"per_line":    s.PerLine != nil,
-			"tolerance":   s.Tolerance != nil,
-		}
-		for _, k := range keys {
-			delete(set, k)
-		}
-		for _, k := range []string{"phase1", "exploration", "keep_seed", "safe_set", "lipschitz", "inner", "direction", "points", "per_line", "tolerance"} {
-			if set[k] {
-				return bad(k, "not an option of %s", s.Name)
-			}
-		}
-		return nil
+	if s.Name == "" {
+		return bad("name", "missing (one of %v)", allNames)
 	}
-	switch s.Name {
-	case "sgp-ucb":
-		if err := only("phase1", "exploration", "keep_seed"); err != nil {
-			return err
+	a := s.algorithm()
+	if a == nil {
+		return bad("name", "unknown algorithm %q (one of %v)", s.Name, allNames)
+	}
+	given := map[string]bool{
+		"phase1":      s.Phase1 != "",
+		"exploration": !s.Exploration.IsZero(),
+		"keep_seed":   s.KeepSeed,
+		"safe_set":    s.SafeSet != "",
+		"lipschitz":   s.Lipschitz != nil,
+		"inner":       s.Inner != "",
+		"direction":   s.Direction != "",
+		"points":      s.Points != nil,
+		"per_line":    s.PerLine != nil,
+		"tolerance":   s.Tolerance != nil,
+	}
+	for _, k := range []string{"phase1", "exploration", "keep_seed", "safe_set", "lipschitz", "inner", "direction", "points", "per_line", "tolerance"} {
+		if given[k] && !slices.Contains(a.Options, k) {
+			return bad(k, "not an option of %s", s.Name)
 		}
-		switch s.Phase1 {
-		case "", "uniform", "uncertainty":
-		default:
-			return bad("phase1", "unknown rule %q (uniform, uncertainty)", s.Phase1)
-		}
-		if s.Exploration.IsZero() {
-			return bad("exploration", "missing: give {fixed: n}, {plateau: {window: w, cap: c}} or theory")
-		}
-	case "naive-sgp-ucb":
-		if err := only("keep_seed"); err != nil {
-			return err
-		}
-	case "gp-ucb-oracle":
-		if err := only(); err != nil {
-			return err
-		}
-	case "line-bo":
-		return s.checkLine(horizon)
-	case "":
-		return bad("name", "missing (one of %v)", append(slices.Clip(Names), BoxNames...))
-	case "safeopt", "safeopt-mc", "stageopt":
-		keys := []string{"safe_set", "lipschitz"}
-		if s.Name != "safeopt" {
-			keys = append(keys, "exploration")
-		}
-		if err := only(keys...); err != nil {
-			return err
-		}
-		switch s.SafeSet {
-		case "", "lipschitz":
-		case "gp":
-			if s.Lipschitz != nil {
-				return bad("lipschitz", "only used with safe_set: lipschitz")
-			}
-		default:
-			return bad("safe_set", "unknown mode %q (lipschitz, gp)", s.SafeSet)
-		}
-		if s.Name != "safeopt" {
-			e := &s.Exploration
-			switch {
-			case e.IsZero() && s.Name == "safeopt-mc":
-				return bad("exploration", "missing: give {fixed: n}, {plateau: {window: w, cap: c}} or theory")
-			case e.IsZero():
-				return bad("exploration", "missing: give {fixed: n} or {plateau: {window: w, cap: c}}")
-			case e.Theory && s.Name != "safeopt-mc":
-				return bad("exploration", "theory sets T' for sgp-ucb and t* for safeopt-mc; stageopt's stage 1 takes fixed or plateau")
-			case e.Theory && e.TheoryFeatures != (theory.Features{}):
-				// t* (Berkenkamp et al. 2016, Theorem 1) uses no
-				// feature map: only Theorem 4's T' does.
-				return bad("exploration", "theory for safeopt-mc takes no options (features, nodes, size, seed are Theorem 4's, for sgp-ucb's T'): write exploration: theory")
-			}
-		}
-	default:
-		return bad("name", "unknown algorithm %q (one of %v)", s.Name, append(slices.Clip(Names), BoxNames...))
+	}
+	if a.check != nil {
+		return a.check(s, horizon)
 	}
 	return nil
 }
@@ -438,9 +372,9 @@ func (s *Spec) checkLine(horizon int) error {
 		return fielderr.New(ErrConfig, key, format, args...)
 	}
 	l := s.LineOptions()
-	if !slices.Contains(LineInners, l.Inner.Name) {
-		if l.Inner.Name == "gp-ucb-oracle" {
-			return bad("inner", "gp-ucb-oracle needs the true safe set, which a box domain does not have (one of %v)", LineInners)
+	if a := l.Inner.algorithm(); a == nil || !a.OnLine {
+		if a != nil && a.NeedsSafeSet {
+			return bad("inner", "%s needs the true safe set, which a box domain does not have (one of %v)", l.Inner.Name, LineInners)
 		}
 		return bad("inner", "%q is not an algorithm line-bo runs on a line (one of %v)", l.Inner.Name, LineInners)
 	}
@@ -462,10 +396,10 @@ func (s *Spec) checkLine(horizon int) error {
 		return fmt.Errorf("inner %s: %w", l.Inner.Name, err)
 	}
 	in := &l.Inner
-	if in.Exploration.Theory && in.Name == "safeopt-mc" {
-		return bad("exploration", "inner safeopt-mc with exploration: theory: t* needs |R̄_0(S_0)| of the true constraints, which a box domain does not have; give {fixed: n} or {plateau: …}")
+	if in.UsesTStar() {
+		return bad("exploration", "inner %s with exploration: theory: t* needs |R̄_0(S_0)| of the true constraints, which a box domain does not have; give {fixed: n} or {plateau: …}", in.Name)
 	}
-	if (in.Name == "safeopt" || in.Name == "safeopt-mc" || in.Name == "stageopt") && in.SafeSet != "gp" && (in.Lipschitz == nil || in.Lipschitz.Auto) {
+	if a := in.algorithm(); a.SafeSets && in.lipschitzMode() && (in.Lipschitz == nil || in.Lipschitz.Auto) {
 		return bad("lipschitz", "inner %s in lipschitz mode (safe_set: lipschitz, the default) needs lipschitz: <number> on a box: auto needs the true functions, which a box domain does not have (or give safe_set: gp)", in.Name)
 	}
 	return nil

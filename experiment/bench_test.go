@@ -66,7 +66,7 @@ func BenchmarkPlay(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
 					st := benchSetting(p, info, 0.1, 500)
-					if _, err := experiment.Play(&s, st, p, info, rand.New(rand.NewPCG(3, 4)), nil); err != nil {
+					if _, err := experiment.Play(&s, st, experiment.OnProblem(p, info), rand.New(rand.NewPCG(3, 4)), nil); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -96,7 +96,7 @@ func BenchmarkSafeOpt(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				st := benchSetting(p, info, c.lg, c.T)
-				if _, err := experiment.Play(&c.spec, st, p, info, rand.New(rand.NewPCG(3, 4)), nil); err != nil {
+				if _, err := experiment.Play(&c.spec, st, experiment.OnProblem(p, info), rand.New(rand.NewPCG(3, 4)), nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -158,7 +158,7 @@ func BenchmarkObjectiveThreshold(b *testing.B) {
 			for b.Loop() {
 				st := benchSetting(&p, info, c.lg, c.T)
 				st.Options.ObjectiveThreshold = p.HF
-				if _, err := experiment.Play(&c.spec, st, &p, info, rand.New(rand.NewPCG(3, 4)), nil); err != nil {
+				if _, err := experiment.Play(&c.spec, st, experiment.OnProblem(&p, info), rand.New(rand.NewPCG(3, 4)), nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -143,7 +143,7 @@ func Bound(c *Config, r int, feat theory.Features) (*BoundReport, error) {
 			continue
 		}
 		rl := RuleLength{Label: a.DisplayLabel(), Rule: ruleNameFor(a)}
-		run, err := Play(a, c.Setting(r, in), p, in.Info, c.Noise(r), nil)
+		run, err := Play(a, c.Setting(r, in), OnProblem(p, in.Info), c.Noise(r), nil)
 		if err != nil {
 			rl.Error = err.Error()
 		} else {
@@ -260,7 +260,7 @@ func ruleName(e bandit.Exploration) string {
 
 // ruleNameFor names a's rule: theory is T' for sgp-ucb, t* for safeopt-mc.
 func ruleNameFor(a *bandit.Spec) string {
-	if a.Exploration.Theory && a.Name == "safeopt-mc" {
+	if a.UsesTStar() {
 		return "theory (t*)"
 	}
 	return ruleName(a.Exploration)

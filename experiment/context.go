@@ -7,10 +7,8 @@ import (
 
 	"github.com/safegp/safegp/internal/plural"
 
-	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/config"
 	"github.com/safegp/safegp/internal/fielderr"
-	"github.com/safegp/safegp/internal/vec"
 	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/problem"
 )
@@ -150,7 +148,7 @@ func (c *Config) contextInstance(r int) (Instance, error) {
 func (c *Config) contextSetting(r int, in Instance) *Setting {
 	st := c.Setting(r, in)
 	st.Model.Objective, st.Model.Constraints = config.Products(st.Model.Objective, st.Model.Constraints, c.contextKernel(), in.Problem.Dim())
-	st.Truth = nil // per context: PlayContext's truth
+	st.Truth = nil // per context: OnContexts's truth
 	// A policy per context, reused when its context comes again: each
 	// round then tells it the few observations made since, instead of
 	// rebuilding it from all of them.
@@ -180,66 +178,4 @@ func drawContext(rng *rand.Rand, n int, p []float64) int {
 		last = k
 	}
 	return last
-}
-
-// PlayContext drives one contextual policy (bandit.NewContextual) through
-// the horizon's rounds against a contextual problem: each round it draws
-// the context c_t from contexts (the index k of ci.Values[k], with
-// probabilities p, nil for uniform), tells the policy SetContext(c_t),
-// asks, and measures f(x_t, c_t) and every g_i(x_t, c_t) with noise as
-// Play does. The regret is the contextual regret
-//
-//	r_t = max_{x ∈ D^s_ε(c_t)} f(x, c_t) − f(x_t, c_t)
-//
-// against the safe optimum of the round's context (D^s_ε(c) is SPEC's
-// D^s_ε with the true g_i(·, c)), the reachable regret the same against
-// the best action reachable from the seed set in that context, and a
-// violation is g_i(x_t, c_t) < h_i (or f < h_f) for some i. Run.Contexts
-// records the contexts. gp-ucb-oracle and lipschitz: auto read the truth
-// of each context.
-func PlayContext(s *bandit.Spec, st *Setting, ci *ContextInstance, p []float64, noise, contexts *rand.Rand, watch Watch) (*Run, error) {
-	truth := func(c []float64) *bandit.Truth {
-		for k, v := range ci.Values {
-			if vec.SameBits(v, c) {
-				return &bandit.Truth{Safe: ci.Infos[k].SafeTrue, Lipschitz: ci.Infos[k].Lipschitz}
-			}
-		}
-		return nil
-	}
-	pol, err := bandit.NewContextual(s, st.Model, st.Set, len(ci.Values[0]), st.Options, truth)
-	if err != nil {
-		return nil, err
-	}
-	T := st.Options.Horizon
-	run := newRun(s, T)
-	run.Contexts = make([]int, T)
-	var view bandit.Snapshot
-	obs := bandit.Observation{G: make([]float64, ci.Problems[0].M())}
-	for t := 0; t < T; t++ {
-		k := drawContext(contexts, len(ci.Values), p)
-		if err := pol.SetContext(ci.Values[k]); err != nil {
-			return nil, fmt.Errorf("%s, round %d: %w", s.DisplayLabel(), t+1, err)
-		}
-		ask, err := pol.Ask()
-		if err != nil {
-			return nil, fmt.Errorf("%s, round %d: %w", s.DisplayLabel(), t+1, err)
-		}
-		pk, a := ci.Problems[k], ask.Index
-		if err := run.record(s, t, a, pol, &view, pk, ci.Infos[k]); err != nil {
-			return nil, err
-		}
-		run.Contexts[t] = k
-		measure(pk, a, noise, &obs)
-		if err := pol.Tell(ask.ID, obs); err != nil {
-			return nil, fmt.Errorf("%s, round %d: %w", s.DisplayLabel(), t+1, err)
-		}
-		if watch != nil {
-			if err := watch(t+1, pol); err != nil {
-				return nil, err
-			}
-		}
-	}
-	pol.Inspect(&view, bandit.SafeSet)
-	run.ExplorationRounds = view.ExplorationRounds
-	return run, nil
 }

@@ -106,14 +106,14 @@ func TestContextGoldenOneContext(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := experiment.Play(s, cfg.Setting(0, in), in.Problem, in.Info, cfg.Noise(0), nil)
+			want, err := experiment.Play(s, cfg.Setting(0, in), experiment.OnProblem(in.Problem, in.Info), cfg.Noise(0), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			st := cfg.Setting(0, in)
 			st.Model.Objective, st.Model.Constraints = config.Products(st.Model.Objective, st.Model.Constraints, kernel.SE{Variance: 1, Lengthscale: 0.3}, p.Dim())
 			ci := &experiment.ContextInstance{Values: [][]float64{{-4, 2}}, Problems: []*problem.Problem{in.Problem}, Infos: []*problem.Info{in.Info}}
-			got, err := experiment.PlayContext(s, st, ci, nil, cfg.Noise(0), cfg.Contexts(0), nil)
+			got, err := experiment.Play(s, st, experiment.OnContexts(ci, nil, cfg.Contexts(0)), cfg.Noise(0), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,7 +166,7 @@ func TestContextualRegretByHand(t *testing.T) {
 	// Lipschitz constant 0: every action is certified safe by the seed,
 	// so the policy plays x₂ in context 1 too, a violation.
 	s := &bandit.Spec{Name: "safeopt", Lipschitz: &bandit.Lipschitz{Value: 0}}
-	run, err := experiment.PlayContext(s, st, ci, []float64{0.25, 0.75}, rand.New(rand.NewPCG(1, 1)), rand.New(rand.NewPCG(2, 2)), nil)
+	run, err := experiment.Play(s, st, experiment.OnContexts(ci, []float64{0.25, 0.75}, rand.New(rand.NewPCG(2, 2))), rand.New(rand.NewPCG(1, 1)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -140,13 +140,13 @@ func TestPerActionNoise(t *testing.T) {
 	}
 	st := cfg.Setting(0, in)
 	// Round 1's action: the first ask of the same policy.
-	probe, err := bandit.New(&cfg.Algorithms[0], st.Model, st.Set, st.Truth, cfg.Setting(0, in).Options)
+	probe, err := bandit.Build(&cfg.Algorithms[0], st.Model, bandit.Domain{Set: st.Set, Truth: st.Truth}, cfg.Setting(0, in).Options)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, _ := probe.Ask()
 	first = a.Index
-	if _, err := experiment.Play(&cfg.Algorithms[0], st, in.Problem, in.Info, cfg.Noise(0), watch); err != nil {
+	if _, err := experiment.Play(&cfg.Algorithms[0], st, experiment.OnProblem(in.Problem, in.Info), cfg.Noise(0), watch); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -218,7 +218,7 @@ func TestWarmStart(t *testing.T) {
 			}
 			return nil
 		}
-		if _, err := experiment.Play(&cfg.Algorithms[i], st, in.Problem, in.Info, cfg.Noise(0), watch); err != nil {
+		if _, err := experiment.Play(&cfg.Algorithms[i], st, experiment.OnProblem(in.Problem, in.Info), cfg.Noise(0), watch); err != nil {
 			t.Error(err)
 		}
 	}

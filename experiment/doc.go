@@ -4,7 +4,7 @@
 //
 // With problem.context (context.go), a drawn problem depends on a context
 // drawn each round and told to every algorithm before it asks
-// (PlayContext), and the regret is contextual: against the safe optimum of
+// (OnContexts), and the regret is contextual: against the safe optimum of
 // the round's context.
 //
 // Runs stream to runs.jsonl as they finish, and results.json and

@@ -197,12 +197,12 @@ func (c *Config) checkDomains() error {
 		a := &c.Algorithms[i]
 		key := fmt.Sprintf("algorithms[%d]", i)
 		switch {
-		case a.Name == "line-bo" && c.fn == nil:
-			return fielderr.New(ErrConfig, key, "line-bo plays on a box: give problem.function")
-		case a.Name != "line-bo" && c.fn != nil && c.fn.grid == nil:
+		case a.OnBox() && c.fn == nil:
+			return fielderr.New(ErrConfig, key, "%s plays on a box: give problem.function", a.Name)
+		case !a.OnBox() && c.fn != nil && c.fn.grid == nil:
 			return fielderr.New(ErrConfig, key, "%s plays on a finite decision set, and problem.function has only a box: give problem.function.decision_set.grid", a.Name)
-		case a.Name == "gp-ucb-oracle" && c.fn != nil:
-			return fielderr.New(ErrConfig, key, "gp-ucb-oracle needs a true safe set of the grid; not offered on a benchmark function")
+		case a.NeedsSafeSet() && c.fn != nil:
+			return fielderr.New(ErrConfig, key, "%s needs a true safe set of the grid; not offered on a benchmark function", a.Name)
 		}
 	}
 	return nil
@@ -328,13 +328,13 @@ func (c *Config) functionSetting(r int, in Instance) *Setting {
 	return st
 }
 
-// PlayFunction drives one policy for the horizon's rounds on a benchmark
-// function: line-bo on the box (bandit.NewBox), any other algorithm on
-// the grid problem of in. Each round: ask → point x → f(x) + noise (one
-// normal draw a round from noise when problem.noise_std > 0, so every
-// algorithm of a realization meets the same draws) → tell. It records the
-// point, f(x), violations (f(x) < h_f), the best safe value and the simple
-// regret.
+// onFunction is the world of a benchmark function (problem.function):
+// line-bo plays on the box, any other algorithm on the grid problem of in.
+// Each round: ask → point x → f(x) + noise (one normal draw a round from
+// noise when problem.noise_std > 0, so every algorithm of a realization
+// meets the same draws) → tell. The run records the point, f(x),
+// violations (f(x) < h_f), the best safe value and, for a function whose
+// maximum is known, the simple regret.
 //
 // The best safe value after round t is the largest f(x_s), s ≤ t, among
 // the points played that truly satisfy f ≥ h_f (every point without an
@@ -342,68 +342,65 @@ func (c *Config) functionSetting(r int, in Instance) *Setting {
 // points, before any: so it is defined from round 1. The simple regret is
 // f* − best safe value, with f* the benchmark's known maximum over the
 // box (left out when the box excludes every known maximizer).
-func PlayFunction(s *bandit.Spec, st *Setting, fn *function, in Instance, noise *rand.Rand) (*Run, error) {
-	var pol bandit.Policy
-	var err error
-	if s.Name == "line-bo" {
-		pol, err = bandit.NewBox(s, st.Model, bandit.Box{Bounds: fn.bounds, Seeds: in.Seeds}, st.Options)
-	} else {
-		pol, err = bandit.New(s, st.Model, st.Set, st.Truth, st.Options)
+func onFunction(fn *function, in Instance, hf *float64) World {
+	return &functionWorld{fn: fn, in: in, hf: hf, best: in.SeedBest}
+}
+
+type functionWorld struct {
+	fn   *function
+	in   Instance
+	hf   *float64
+	pts  []float64 // every round's point, in one slab
+	best float64   // the best safe value so far
+}
+
+func (w *functionWorld) domain(s *bandit.Spec, st *Setting) bandit.Domain {
+	if a, _ := bandit.Lookup(s.Name); a != nil && a.Box {
+		return bandit.Domain{Box: &bandit.Box{Bounds: w.fn.bounds, Seeds: w.in.Seeds}}
 	}
-	if err != nil {
-		return nil, err
-	}
-	T, d := st.Options.Horizon, fn.f.Dim
+	return bandit.Domain{Set: st.Set, Truth: st.Truth}
+}
+
+func (w *functionWorld) newRun(s *bandit.Spec, T int) *Run {
 	run := &Run{
 		Algorithm: s.Name, Label: s.DisplayLabel(),
 		Points: make([][]float64, T), Values: make([]float64, T), BestSafe: make([]float64, T),
 	}
-	if fn.known {
+	if w.fn.known {
 		run.SimpleRegret = make([]float64, T)
 	}
-	pts := make([]float64, T*d)
-	hf := st.Options.ObjectiveThreshold
-	sd := in.noiseStd
-	best := in.SeedBest
-	obs := bandit.Observation{G: []float64{}}
-	for t := 0; t < T; t++ {
-		ask, err := pol.Ask()
-		if err != nil {
-			return nil, fmt.Errorf("%s, round %d: %w", s.DisplayLabel(), t+1, err)
-		}
-		x := ask.X
-		if len(x) != d || !inBox(x, fn.bounds) {
-			return nil, fmt.Errorf("%s chose the point %v outside the box in round %d", s.DisplayLabel(), x, t+1)
-		}
-		p := pts[t*d : (t+1)*d : (t+1)*d]
-		copy(p, x)
-		run.Points[t] = p
-		v := fn.f.Eval(x)
-		run.Values[t] = v
-		safe := hf == nil || v >= *hf
-		if !safe {
-			run.Violations++
-			run.violationRounds = append(run.violationRounds, t)
-		} else if v > best {
-			best = v
-		}
-		run.BestSafe[t] = best
-		if fn.known {
-			run.SimpleRegret[t] = fn.fstar - best
-		}
-		obs.F = v
-		if sd > 0 {
-			obs.F += sd * noise.NormFloat64()
-		}
-		if err := pol.Tell(ask.ID, obs); err != nil {
-			return nil, fmt.Errorf("%s, round %d: %w", s.DisplayLabel(), t+1, err)
-		}
+	w.pts = make([]float64, T*w.fn.f.Dim)
+	return run
+}
+
+func (w *functionWorld) begin(int, bandit.Policy) error { return nil }
+func (w *functionWorld) constraints() int               { return 0 }
+func (w *functionWorld) point(ask bandit.Ask) []float64 { return ask.X }
+func (w *functionWorld) play(s *bandit.Spec, t int, ask bandit.Ask, _ bandit.Policy, _ *bandit.Snapshot, run *Run, noise *rand.Rand, obs *bandit.Observation) error {
+	d, x := w.fn.f.Dim, ask.X
+	if len(x) != d || !inBox(x, w.fn.bounds) {
+		return fmt.Errorf("%s chose the point %v outside the box in round %d", s.DisplayLabel(), x, t+1)
 	}
-	var view bandit.Snapshot
-	pol.Inspect(&view, bandit.SafeSet)
-	run.ExplorationRounds = view.ExplorationRounds
-	bandit.Release(pol)
-	return run, nil
+	p := w.pts[t*d : (t+1)*d : (t+1)*d]
+	copy(p, x)
+	run.Points[t] = p
+	v := w.fn.f.Eval(x)
+	run.Values[t] = v
+	if w.hf != nil && v < *w.hf {
+		run.Violations++
+		run.violationRounds = append(run.violationRounds, t)
+	} else if v > w.best {
+		w.best = v
+	}
+	run.BestSafe[t] = w.best
+	if w.fn.known {
+		run.SimpleRegret[t] = w.fn.fstar - w.best
+	}
+	obs.F = v
+	if sd := w.in.noiseStd; sd > 0 {
+		obs.F += sd * noise.NormFloat64()
+	}
+	return nil
 }
 
 // functionRunBytes is what one run on a benchmark function holds: the
@@ -428,7 +425,7 @@ func (c *Config) planFunction(workers int, limit int64, keepRuns bool, held, uni
 	for i := range c.Algorithms {
 		s := &c.Algorithms[i]
 		var b int64
-		if s.Name == "line-bo" {
+		if s.OnBox() {
 			b = bandit.BoxBytes(s, d, 0, T, hf)
 		} else {
 			b = bandit.Bytes(s, n, 0, hf, T, false)

@@ -114,7 +114,7 @@ algorithms: [{name: naive-sgp-ucb}]
 			}
 			base := live()
 			var peak int64
-			run, err := Play(&cfg.Algorithms[0], st, in.Problem, in.Info, cfg.Noise(0), func(round int, _ bandit.Policy) error {
+			run, err := Play(&cfg.Algorithms[0], st, OnProblem(in.Problem, in.Info), cfg.Noise(0), func(round int, _ bandit.Policy) error {
 				if round%(c.horizon/4) == 0 || round == c.horizon {
 					peak = max(peak, live()-base)
 				}

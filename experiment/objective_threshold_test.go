@@ -83,7 +83,7 @@ func playOn(t *testing.T, s *bandit.Spec, p *problem.Problem, cfg *experiment.Co
 		Truth:   &bandit.Truth{Safe: info.SafeTrue, Lipschitz: info.Lipschitz},
 		Options: bandit.Options{Thresholds: p.H, ObjectiveThreshold: p.HF, Epsilon: p.Epsilon, Horizon: cfg.Horizon, Rand: rand.New(rand.NewPCG(5, 6))},
 	}
-	run, err := experiment.Play(s, st, p, info, rand.New(rand.NewPCG(7, 8)), nil)
+	run, err := experiment.Play(s, st, experiment.OnProblem(p, info), rand.New(rand.NewPCG(7, 8)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

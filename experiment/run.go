@@ -24,7 +24,7 @@ type Run struct {
 	// Actions, Regret, ReachableRegret and SafeSetSize are those of a
 	// finite problem (never empty there: T ≥ 1); a benchmark function's
 	// runs (problem.function) have Points, Values, BestSafe and
-	// SimpleRegret instead (PlayFunction).
+	// SimpleRegret instead (onFunction).
 	Actions           []int     `json:"actions,omitempty"`
 	Regret            []float64 `json:"regret,omitempty"`
 	ReachableRegret   []float64 `json:"reachable_regret,omitempty"`
@@ -33,7 +33,7 @@ type Run struct {
 	ExplorationRounds int       `json:"exploration_rounds"`
 	// Points are the points played, Values f there (exact), BestSafe
 	// the best safe value after each round and SimpleRegret f* minus it
-	// (PlayFunction's definitions).
+	// (onFunction's definitions).
 	Points       [][]float64 `json:"points,omitempty"`
 	Values       []float64   `json:"values,omitempty"`
 	BestSafe     []float64   `json:"best_safe,omitempty"`
@@ -42,7 +42,7 @@ type Run struct {
 	// it: the field is then left out of results.json).
 	Fits []RunFit `json:"fits,omitempty"`
 	// Contexts are the rounds' contexts with problem.context: indices
-	// into problem.context.values (PlayContext).
+	// into problem.context.values (OnContexts).
 	Contexts []int `json:"contexts,omitempty"`
 
 	violationRounds []int // 0-based rounds that violated a constraint
@@ -230,6 +230,18 @@ type Setting struct {
 	FitSeed uint64
 }
 
+// world is realization r's world (its problem, its contexts, or the
+// configuration's function) and what every algorithm knows of it.
+func (c *Config) world(r int, in Instance) (*Setting, World) {
+	switch {
+	case c.fn != nil:
+		return c.functionSetting(r, in), onFunction(c.fn, in, c.Problem.ObjectiveThreshold)
+	case in.Context != nil:
+		return c.contextSetting(r, in), OnContexts(in.Context, c.Problem.Context.Probabilities, c.Contexts(r))
+	}
+	return c.Setting(r, in), OnProblem(in.Problem, in.Info)
+}
+
 // Setting is what every algorithm knows of realization r: the model
 // kernels of the configuration, the realization's problem and its policy
 // stream.
@@ -389,16 +401,8 @@ func execute(ctx context.Context, c *Config, opt Options, keepRuns bool, sized f
 			}
 			a, k := todo[j].a, todo[j].k
 			r := chunk[k]
-			var run *Run
-			var err error
-			switch {
-			case c.fn != nil:
-				run, err = PlayFunction(&c.Algorithms[a], c.functionSetting(r, insts[k]), c.fn, insts[k], c.Noise(r))
-			case insts[k].Context != nil:
-				run, err = PlayContext(&c.Algorithms[a], c.contextSetting(r, insts[k]), insts[k].Context, c.Problem.Context.Probabilities, c.Noise(r), c.Contexts(r), nil)
-			default:
-				run, err = Play(&c.Algorithms[a], c.Setting(r, insts[k]), insts[k].Problem, insts[k].Info, c.Noise(r), nil)
-			}
+			st, w := c.world(r, insts[k])
+			run, err := Play(&c.Algorithms[a], st, w, c.Noise(r), nil)
 			if err != nil {
 				return fmt.Errorf("algorithms[%d] (%s), realization %d: %w", a, c.Algorithms[a].DisplayLabel(), r, err)
 			}
@@ -466,94 +470,6 @@ func (run *Run) record(s *bandit.Spec, t, a int, pol bandit.Policy, view *bandit
 	return nil
 }
 
-// Play drives one policy through the ask/tell seam for the horizon's
-// rounds against the true problem, drawing observation noise from noise
-// (1 + m normal draws per round when the noise is not zero). watch, if not
-// nil, sees the policy after every round.
-//
-// With a warm start (st.WarmStart) the policy is first told those
-// measurements outside the loop (Tell with id 0, at their points). They
-// are observations like any other: they count in β_t's t (SPEC §3's t is
-// the number of observations + 1, and a larger t only widens the bounds,
-// so the union bound over rounds behind Theorem 1 still holds, with room
-// to spare) and in an exploration phase's rounds (bandit.Policy), but
-// not in the results: regret, violations and safe-set sizes are those of
-// the horizon's T rounds played.
-//
-// A problem with per-action noise (a file's noise_std column, p.NoiseStds)
-// draws each round's f and g_i noise with the played action's σ — 1 + m
-// normal draws every round, even where σ = 0, so that every algorithm of
-// a realization meets the same draws in the same round — and tells the
-// policy that variance (known heteroscedastic noise, bandit.KnownNoise):
-// the model's noise_std is then only its default, for what no observation
-// carries. A problem without the column draws as before.
-func Play(s *bandit.Spec, st *Setting, p *problem.Problem, info *problem.Info, noise *rand.Rand, watch Watch) (*Run, error) {
-	pol, err := bandit.New(s, st.Model, st.Set, st.Truth, st.Options)
-	if err != nil {
-		return nil, err
-	}
-	T := st.Options.Horizon
-	run := newRun(s, T)
-	// One snapshot and one observation for the whole run: Inspect and
-	// Tell reuse them, so that the rounds do not allocate.
-	var view bandit.Snapshot
-	for k, o := range st.WarmStart {
-		if err := pol.Tell(0, o); err != nil {
-			return nil, fmt.Errorf("%s: problem.warm_start row %d: %w", s.DisplayLabel(), k+1, err)
-		}
-	}
-	obs := bandit.Observation{G: make([]float64, p.M())}
-	// With model.fit, the observations so far (the warm start's, then
-	// the rounds'), which each fit is made on and the refitted policy is
-	// told again.
-	ft := fitter{used: st.Used, on: st.Used.Fit.Active()}
-	if ft.on {
-		ft.hist = make([]bandit.Observation, 0, len(st.WarmStart)+T)
-		for _, o := range st.WarmStart {
-			if o.X == nil {
-				o.X = p.X[o.Index]
-			}
-			ft.hist = append(ft.hist, o)
-		}
-	}
-	for t := 0; t < T; t++ {
-		if ft.on && ft.used.Fit.Due(len(run.Fits), len(ft.hist), ft.since, len(p.Seed)) {
-			if pol, err = ft.refit(s, st, pol, run, t+1); err != nil {
-				return nil, fmt.Errorf("%s, round %d: model.fit: %w", s.DisplayLabel(), t+1, err)
-			}
-		}
-		ask, err := pol.Ask()
-		if err != nil {
-			return nil, fmt.Errorf("%s, round %d: %w", s.DisplayLabel(), t+1, err)
-		}
-		a := ask.Index
-		if err := run.record(s, t, a, pol, &view, p, info); err != nil {
-			return nil, err
-		}
-		measure(p, a, noise, &obs)
-		if err := pol.Tell(ask.ID, obs); err != nil {
-			return nil, fmt.Errorf("%s, round %d: %w", s.DisplayLabel(), t+1, err)
-		}
-		if ft.on {
-			o := obs
-			o.G, o.Index, o.X = slices.Clone(obs.G), a, p.X[a]
-			ft.hist = append(ft.hist, o)
-			ft.since++
-		}
-		if watch != nil {
-			if err := watch(t+1, pol); err != nil {
-				return nil, err
-			}
-		}
-	}
-	pol.Inspect(&view, bandit.SafeSet)
-	run.ExplorationRounds = view.ExplorationRounds
-	// The next run reuses the GPs' arrays (nothing keeps pol: watch
-	// reads it during its call only).
-	bandit.Release(pol)
-	return run, nil
-}
-
 // measure writes into obs the measurement of action a of p: f and every
 // g_i there, each with its noise drawn from noise (1 + m normal draws when
 // there is noise; with per-action noise, the action's σ, told as the
@@ -583,10 +499,11 @@ func measure(p *problem.Problem, a int, noise *rand.Rand, obs *bandit.Observatio
 // fitter refits a run's model (model.fit): used is the model section in
 // force, hist the observations so far, since the rounds since the last fit.
 type fitter struct {
-	on    bool
-	used  config.Model
-	hist  []bandit.Observation
-	since int
+	on     bool
+	used   config.Model
+	hist   []bandit.Observation
+	since  int
+	domain bandit.Domain // where the rebuilt policy acts
 }
 
 // refit fits the model on the observations so far and returns the policy
@@ -634,7 +551,7 @@ func (ft *fitter) refit(s *bandit.Spec, st *Setting, pol bandit.Policy, run *Run
 	model := st.Model
 	model.Objective, model.Constraints = used.Kernels()
 	model.NoiseStds = used.NoiseStds()
-	np, err := bandit.New(s, model, st.Set, st.Truth, st.Options)
+	np, err := bandit.Build(s, model, ft.domain, st.Options)
 	if err != nil {
 		return nil, err
 	}

@@ -53,7 +53,7 @@ func BenchmarkLipschitzScale(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				st := benchSetting(p, info, 0.1, 500)
-				if _, err := experiment.Play(&spec, st, p, info, rand.New(rand.NewPCG(3, 4)), nil); err != nil {
+				if _, err := experiment.Play(&spec, st, experiment.OnProblem(p, info), rand.New(rand.NewPCG(3, 4)), nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -12,7 +12,7 @@ import (
 // safeopt-mc with exploration: theory (bandit.TStar).
 func (c *Config) needsReach0() bool {
 	for i := range c.Algorithms {
-		if a := &c.Algorithms[i]; a.Name == "safeopt-mc" && a.Exploration.Theory {
+		if a := &c.Algorithms[i]; a.UsesTStar() {
 			return true
 		}
 	}

@@ -173,7 +173,7 @@ func TestPlayCountsViolations(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range cfg.Algorithms {
-			run, err := experiment.Play(&cfg.Algorithms[i], cfg.Setting(r, in), in.Problem, in.Info, cfg.Noise(r), nil)
+			run, err := experiment.Play(&cfg.Algorithms[i], cfg.Setting(r, in), experiment.OnProblem(in.Problem, in.Info), cfg.Noise(r), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot/vg"
+
+	"github.com/safegp/safegp/bandit"
 )
 
 // Style is how one label is drawn: the line's colour and its dash pattern
@@ -30,13 +32,13 @@ var Palette = []color.NRGBA{
 // so that an algorithm looks the same in all of them. A label not listed
 // gets a colour from a hash of itself (StyleOf).
 var styleTable = map[string]struct{ color, dash int }{
-	"sgp-ucb":       {0, -1},
-	"stageopt":      {1, -1},
-	"safeopt-mc":    {2, -1},
-	"naive-sgp-ucb": {3, -1},
-	"gp-ucb-oracle": {4, -1},
-	"safeopt":       {5, -1},
-	"line-bo":       {6, -1},
+	bandit.SGPUCB:      {0, -1},
+	bandit.StageOpt:    {1, -1},
+	bandit.SafeOptMC:   {2, -1},
+	bandit.NaiveSGPUCB: {3, -1},
+	bandit.GPUCBOracle: {4, -1},
+	bandit.SafeOpt:     {5, -1},
+	bandit.LineBO:      {6, -1},
 	// examples/phase1.yaml: sgp-ucb with uniform sampling in phase 1 (its
 	// default) and its ablation, uncertainty sampling.
 	"uniform":     {0, -1},

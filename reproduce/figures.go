@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/experiment"
 	"github.com/safegp/safegp/plot"
 )
@@ -67,7 +68,7 @@ func fig2(regimes []*Experiment) plot.Figure {
 
 // bandAlgorithms are the panels of the paper's Figs. 6–8, in its order.
 var bandAlgorithms = []struct{ label, title string }{
-	{"safeopt-mc", "SafeOpt-MC"}, {"stageopt", "StageOpt"}, {"sgp-ucb", "SGP-UCB"},
+	{bandit.SafeOptMC, "SafeOpt-MC"}, {bandit.StageOpt, "StageOpt"}, {bandit.SGPUCB, "SGP-UCB"},
 }
 
 // bandPanels is one of the paper's Figs. 6–8 (appendix F): for one regime,
@@ -101,7 +102,7 @@ func regimePanels(curves []experiment.Curve, regime string) (left, right *plot.P
 		switch {
 		case isAblation(s.Label):
 			ablation = append(ablation, s)
-		case s.Label == "gp-ucb-oracle":
+		case s.Label == bandit.GPUCBOracle:
 			paper = append(paper, s)
 			ablation = append(ablation, s)
 		default:

@@ -72,7 +72,7 @@ func RunIllustration(ctx context.Context, dir string) (*Illustration, error) {
 		// No ground truth: SGP-UCB never reads it.
 		Options: bandit.Options{Thresholds: p.H, Epsilon: p.Epsilon, Horizon: illT, Rand: rand.New(rand.NewPCG(illSeed, 0x222))},
 	}
-	spec := &bandit.Spec{Name: "sgp-ucb", Phase1: "uniform",
+	spec := &bandit.Spec{Name: bandit.SGPUCB, Phase1: "uniform",
 		Exploration: bandit.Exploration{Plateau: &bandit.Plateau{Window: 20, Cap: 100}}}
 	ill := &Illustration{H: 0, Epsilon: illEps, Seed: p.Seed, XStar: info.XStar, F: p.F, G: p.G[0]}
 	for _, xi := range p.X {
@@ -94,7 +94,7 @@ func RunIllustration(ctx context.Context, dir string) (*Illustration, error) {
 		})
 		return nil
 	}
-	run, err := experiment.Play(spec, st, p, info, rand.New(rand.NewPCG(illSeed, 0x333)), watch)
+	run, err := experiment.Play(spec, st, experiment.OnProblem(p, info), rand.New(rand.NewPCG(illSeed, 0x333)), watch)
 	if err != nil {
 		return nil, fmt.Errorf("reproduce: illustration: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/experiment"
 	"github.com/safegp/safegp/theory"
 )
@@ -181,9 +182,9 @@ func (s setup) labels() []string { return []string{s.sgp, s.stage, s.mc, s.naive
 // 2016, Theorem 1) as in the paper, by the plateau rule as an ablation,
 // and the keep_seed / safe_set gp choices.
 var setups = []setup{
-	{SetupPaper, "sgp-ucb", "naive-sgp-ucb", "safeopt-mc", "stageopt"},
-	{SetupPlateau, "sgp-ucb", "naive-sgp-ucb", "safeopt-mc" + plateauSuffix, "stageopt"},
-	{SetupAblate, "sgp-ucb" + keepSuffix, "naive-sgp-ucb" + keepSuffix, "safeopt-mc" + gpSuffix, "stageopt" + gpSuffix},
+	{SetupPaper, bandit.SGPUCB, bandit.NaiveSGPUCB, bandit.SafeOptMC, bandit.StageOpt},
+	{SetupPlateau, bandit.SGPUCB, bandit.NaiveSGPUCB, bandit.SafeOptMC + plateauSuffix, bandit.StageOpt},
+	{SetupAblate, bandit.SGPUCB + keepSuffix, bandit.NaiveSGPUCB + keepSuffix, bandit.SafeOptMC + gpSuffix, bandit.StageOpt + gpSuffix},
 }
 
 // has reports whether every label ran in e: a setup whose labels did not
@@ -254,14 +255,14 @@ func Claims(o *Outcome) []Claim {
 	if e := o.experiment("linear"); e != nil {
 		// Linear growth: the per-round regret does not vanish. Measured as
 		// the mean r_t over the last fifth of the rounds, per realization.
-		m, se := tail(e, "safeopt")
-		ms, ses := tail(e, "sgp-ucb")
+		m, se := tail(e, bandit.SafeOpt)
+		ms, ses := tail(e, bandit.SGPUCB)
 		verdict := DoesNotHold // r_t indistinguishable from 0: it vanishes
 		if m > 2*se {
 			verdict = Holds
 		}
 		cs = append(cs, Claim{"With linear kernels SafeOpt's regret against x* grows linearly (its per-round regret r_t does not vanish)", "as in the paper",
-			fmt.Sprintf("mean r_t over rounds %d–%d: SafeOpt %.4f ± %.4f (SE), SGP-UCB %.4f ± %.4f; R_T/T: %s", tailStart(e)+1, e.Config.Horizon, m, se, ms, ses, pair(e, "safeopt", "sgp-ucb")), verdict})
+			fmt.Sprintf("mean r_t over rounds %d–%d: SafeOpt %.4f ± %.4f (SE), SGP-UCB %.4f ± %.4f; R_T/T: %s", tailStart(e)+1, e.Config.Horizon, m, se, ms, ses, pair(e, bandit.SafeOpt, bandit.SGPUCB)), verdict})
 	}
 	return cs
 }

@@ -259,12 +259,12 @@ func addAblations(cfg *experiment.Config) {
 	var extra, plateau []bandit.Spec
 	for _, a := range cfg.Algorithms {
 		switch a.Name {
-		case "sgp-ucb", "naive-sgp-ucb":
+		case bandit.SGPUCB, bandit.NaiveSGPUCB:
 			a.KeepSeed = true
 			a.Label = a.DisplayLabel() + keepSuffix
 			extra = append(extra, a)
-		case "safeopt-mc", "stageopt":
-			if a.Name == "safeopt-mc" && a.Exploration.Theory {
+		case bandit.SafeOptMC, bandit.StageOpt:
+			if a.UsesTStar() {
 				p := a
 				p.Exploration, p.Label = plateauRule, a.DisplayLabel()+plateauSuffix
 				plateau = append(plateau, p)

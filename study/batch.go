@@ -242,7 +242,6 @@ func (b *batchCall) leased(lt *leaseTx, now time.Time) error {
 func (b *batchCall) askNew() error {
 	s := b.s
 	room := s.res.Spec.Horizon - s.nObs - len(s.pending)
-	pol := s.batcher()
 	created := time.Now().UTC()
 	for len(b.hand) < b.count && len(b.events) < room {
 		if len(b.events) == 0 && b.context != nil {
@@ -258,7 +257,7 @@ func (b *batchCall) askNew() error {
 				}
 			}()
 		}
-		a, ok, err := pol.AskNew()
+		a, ok, err := bandit.AskNew(s.pol)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrReplay, err)
 		}
@@ -283,20 +282,15 @@ func (b *batchCall) askNew() error {
 	return fmt.Errorf("%w: study %q: its %s leased, the first until %s, and %s; retry when a lease ends (or tell one)", ErrNoAsk, s.name, plural.Count(len(s.pending), "pending ask")+" "+plural.Of(len(s.pending), "is"), leaseTime(b.held), why)
 }
 
-// batcher is the study's policy as a Batcher: every policy New and
-// NewBox return is one.
-func (s *Study) batcher() bandit.Batcher { return s.pol.(bandit.Batcher) }
-
 // nextAsk returns the policy's ask for the next ask event: live, the one
 // AskBatch just had it hand out (pending in the policy, not yet in the
 // study); on replay, a new one, chosen as a batch beside the asks pending
 // (AskNew, which with none pending is the policy's Ask).
 func (s *Study) nextAsk() (bandit.Ask, error) {
-	b := s.batcher()
-	if p := b.Pending(); len(p) > len(s.pending) {
+	if p := bandit.Pending(s.pol); len(p) > len(s.pending) {
 		return p[len(s.pending)], nil
 	}
-	a, ok, err := b.AskNew()
+	a, ok, err := bandit.AskNew(s.pol)
 	if err == nil && !ok {
 		err = fmt.Errorf("the policy has no further distinct action beside the %d pending", len(s.pending))
 	}

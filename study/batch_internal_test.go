@@ -427,16 +427,16 @@ func TestBatchReplay(t *testing.T) {
 			if len(live.pending) == 0 || !slices.Equal(live.pending, r.pending) {
 				t.Fatalf("replayed pending asks %v, live %v", r.pending, live.pending)
 			}
-			if !slices.EqualFunc(live.batcher().Pending(), r.batcher().Pending(), func(a, b bandit.Ask) bool { return a.Index == b.Index && slices.Equal(a.X, b.X) }) {
-				t.Fatalf("the policies' pending asks differ: live %v, replayed %v", live.batcher().Pending(), r.batcher().Pending())
+			if !slices.EqualFunc(bandit.Pending(live.pol), bandit.Pending(r.pol), func(a, b bandit.Ask) bool { return a.Index == b.Index && slices.Equal(a.X, b.X) }) {
+				t.Fatalf("the policies' pending asks differ: live %v, replayed %v", bandit.Pending(live.pol), bandit.Pending(r.pol))
 			}
 			var want []int
 			for _, a := range live.pending {
 				want = append(want, a.ask)
 			}
 			for range 5 {
-				la, lok, lerr := live.batcher().AskNew()
-				ra, rok, rerr := r.batcher().AskNew()
+				la, lok, lerr := bandit.AskNew(live.pol)
+				ra, rok, rerr := bandit.AskNew(r.pol)
 				if lerr != nil || rerr != nil || lok != rok || la.Index != ra.Index || !slices.Equal(la.X, ra.X) {
 					t.Fatalf("next asks: live %d (%v, %v), replayed %d (%v, %v)", la.Index, lok, lerr, ra.Index, rok, rerr)
 				}

@@ -222,7 +222,7 @@ func (s *Study) setContext(c []float64) error {
 	if c == nil {
 		return nil
 	}
-	if err := s.pol.(bandit.Contextual).SetContext(c); errors.Is(err, bandit.ErrPending) {
+	if err := bandit.SetContext(s.pol, c); errors.Is(err, bandit.ErrPending) {
 		return fmt.Errorf("%w: study %q: %w", ErrContextPending, s.name, err)
 	} else if err != nil {
 		return fmt.Errorf("%w: %w", ErrReplay, err)

@@ -353,7 +353,7 @@ func (s *Study) view(sum *Summary, leases map[int]int64) *View {
 	case n > ViewMaxActions:
 		vw.PosteriorSkipped = fmt.Sprintf("the decision set has %d actions, more than the %d the page draws", n, ViewMaxActions)
 		return vw
-	case s.res.ContextKernel != nil && s.pol.(bandit.Contextual).Context() == nil:
+	case s.res.ContextKernel != nil && bandit.Context(s.pol) == nil:
 		// The contextual policy's view is that of the current context
 		// (Inspect gives an empty snapshot without one).
 		vw.PosteriorSkipped = "the study has a context and no ask yet: the posterior is drawn in the context of the last ask"

@@ -317,7 +317,7 @@ func (v *Service) PosteriorIn(ctx context.Context, name string, points [][]float
 			}
 		}
 		var pr bandit.Prediction
-		if err := s.pol.(bandit.Predictor).Predict(&pr, at); err != nil {
+		if err := bandit.Predict(s.pol, &pr, at); err != nil {
 			return fmt.Errorf("%w: %w", ErrBadPoints, err)
 		}
 		bound := func(p *bandit.Posterior, k int) Bound {

@@ -143,7 +143,7 @@ func (s *Study) summary() *Summary {
 	var current []float64 // the context of the policy's view
 	if names := s.res.contextNames(); names != nil {
 		sum.ContextNames = names
-		current = s.pol.(bandit.Contextual).Context()
+		current = bandit.Context(s.pol)
 		sum.Context = s.res.contextMap(current)
 		if current == nil {
 			return sum // no ask yet: no context, no safe set to choose from
@@ -158,7 +158,7 @@ func (s *Study) summary() *Summary {
 		if x, lf, ok := bandit.Best(s.pol); ok {
 			var pr bandit.Prediction
 			mean := 0.0 // Predict takes every observed point
-			if s.pol.(bandit.Predictor).Predict(&pr, [][]float64{x}) == nil {
+			if bandit.Predict(s.pol, &pr, [][]float64{x}) == nil {
 				mean = pr.F.Mean[0]
 			}
 			sum.Best = &Best{Index: -1, X: x, LowerF: lf, MeanF: mean}
@@ -251,7 +251,7 @@ func (v *Service) Inspect(ctx context.Context, name string) (x [][]float64, h []
 	err = v.with(ctx, name, func(s *Study) error {
 		x, h, obs = s.res.X, s.res.Spec.Thresholds, s.observations()
 		if s.res.ContextKernel != nil {
-			current := s.pol.(bandit.Contextual).Context()
+			current := bandit.Context(s.pol)
 			if current == nil {
 				return fmt.Errorf("%w: study %q has no context yet: its view is that of the context of its last ask (ask first)", ErrBadContext, s.name)
 			}

@@ -269,11 +269,12 @@ func (s *Spec) resolve(dir string, maxMemory int64) (*Resolved, error) {
 	if err := s.checkAlgorithm(); err != nil {
 		return nil, err
 	}
-	switch box := s.Algorithm.Name == "line-bo"; {
-	case box && r.Box == nil:
-		return nil, fielderr.New(ErrSpec, "algorithm.name", "line-bo runs on a box decision set (decision_set: {box: {bounds: …}}), not on a finite one")
-	case !box && r.Box != nil:
-		return nil, fielderr.New(ErrSpec, "algorithm.name", "%s needs a finite decision set; on a box the algorithm is line-bo", s.Algorithm.Name)
+	alg, _ := bandit.Lookup(s.Algorithm.Name) // checkAlgorithm found it
+	switch {
+	case alg.Box && r.Box == nil:
+		return nil, fielderr.New(ErrSpec, "algorithm.name", "%s runs on a box decision set (decision_set: {box: {bounds: …}}), not on a finite one", alg.Name)
+	case !alg.Box && r.Box != nil:
+		return nil, fielderr.New(ErrSpec, "algorithm.name", "%s needs a finite decision set; on a box the algorithm is one of %v", alg.Name, bandit.BoxNames)
 	}
 	if err := r.resolveContext(); err != nil {
 		return nil, err
@@ -365,14 +366,16 @@ func (s *Spec) checkAlgorithm() error {
 	if err := config.CheckFitAlgorithm(a, s.Model.Fit); err != nil {
 		return fielderr.Recast(ErrSpec, "algorithm", err)
 	}
+	// A study measures a real system: nothing of the true functions.
+	alg, _ := bandit.Lookup(a.Name)
 	switch {
-	case a.Name == "gp-ucb-oracle":
-		return fielderr.New(ErrSpec, "algorithm.name", "gp-ucb-oracle needs the true safe set, which a study never has")
-	case a.Name == "safeopt-mc" && a.Exploration.Theory:
+	case alg.NeedsSafeSet:
+		return fielderr.New(ErrSpec, "algorithm.name", "%s needs the true safe set, which a study never has", a.Name)
+	case a.UsesTStar():
 		// Berkenkamp et al. 2016, Theorem 1's t* counts |R̄_0(S_0)|, the
 		// safe set reachable under the true constraints (bandit.TStar).
-		return fielderr.New(ErrSpec, "algorithm.exploration", "theory: safeopt-mc's t* needs |R̄_0(S_0)|, the safe set reachable from the seed set under the true constraints, which a study of a real system never has: give {fixed: n} (a t* computed elsewhere, e.g. by safegp bound on a simulated model of the system) or {plateau: …}")
-	case (a.Name == "safeopt" || a.Name == "safeopt-mc" || a.Name == "stageopt") && a.SafeSet != "gp" && (a.Lipschitz == nil || a.Lipschitz.Auto):
+		return fielderr.New(ErrSpec, "algorithm.exploration", "theory: %s's t* needs |R̄_0(S_0)|, the safe set reachable from the seed set under the true constraints, which a study of a real system never has: give {fixed: n} (a t* computed elsewhere, e.g. by safegp bound on a simulated model of the system) or {plateau: …}", a.Name)
+	case a.NeedsTruth() != "":
 		return fielderr.New(ErrSpec, "algorithm.lipschitz", "auto needs the true constraints, which a study never has: give the Lipschitz constant, or use safe_set: gp")
 	}
 	return nil

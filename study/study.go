@@ -203,19 +203,18 @@ func newPolicy(r *Resolved, m *config.Model, rebuilds, expect int, covSwitch boo
 		Grow: true, Expect: expect, // a study may stop long before its horizon
 		CovarianceSwitch: covSwitch,
 	}
+	// A real system: no ground truth in the domain. With a context, the
+	// seed set is assumed safe in every context (docs/contexts.md).
+	return bandit.Build(&s.Algorithm, model, r.domain(), opt)
+}
+
+// domain is where the study's policy acts: its box, or its decision set,
+// with its context's dimension.
+func (r *Resolved) domain() bandit.Domain {
 	if r.Box != nil {
-		return bandit.NewBox(&s.Algorithm, model, *r.Box, opt)
+		return bandit.Domain{Box: r.Box}
 	}
-	if r.ContextKernel != nil {
-		// The seed set is assumed safe in every context (docs/contexts.md).
-		return bandit.NewContextual(&s.Algorithm, model,
-			bandit.DecisionSet{X: r.X, Seed: r.Seed}, len(s.Context.Names), opt,
-			nil) // a real system: no ground truth
-	}
-	return bandit.New(&s.Algorithm, model,
-		bandit.DecisionSet{X: r.X, Seed: r.Seed},
-		nil, // a real system: no ground truth
-		opt)
+	return bandit.Domain{Set: bandit.DecisionSet{X: r.X, Seed: r.Seed}, ContextDim: len(r.contextNames())}
 }
 
 // observation is a tell event as the policy takes it: the point of a tell
@@ -241,7 +240,7 @@ func (s *Study) apply(e Event) error {
 		if e.Context != nil {
 			// The context the ask was made in: the same as the policy's
 			// live (SetContext keeps its state then), a new one on replay.
-			if err := s.pol.(bandit.Contextual).SetContext(e.Context); err != nil {
+			if err := bandit.SetContext(s.pol, e.Context); err != nil {
 				return fmt.Errorf("%w: event %d: %w", ErrReplay, e.Seq, err)
 			}
 		}
@@ -1144,7 +1143,7 @@ func (s *Study) warnings(e *Event) []string {
 		var pr bandit.Prediction
 		// A point outside the decision set, or any point (x, c) of a
 		// study with a context, whose policy views one context at a time.
-		if err := s.pol.(bandit.Predictor).Predict(&pr, [][]float64{pointOf(e)}); err != nil {
+		if err := bandit.Predict(s.pol, &pr, [][]float64{pointOf(e)}); err != nil {
 			return nil // validate checked the point: not reached
 		}
 		f, g, j = pr.F, pr.G, 0
@@ -1211,7 +1210,7 @@ func (s *Study) lastContext() error {
 	}
 	for k := len(s.events) - 1; k >= 0; k-- {
 		if e := &s.events[k]; e.Kind == "ask" {
-			if err := s.pol.(bandit.Contextual).SetContext(e.Context); err != nil {
+			if err := bandit.SetContext(s.pol, e.Context); err != nil {
 				return fmt.Errorf("%w: event %d: %w", ErrReplay, e.Seq, err)
 			}
 			return nil
