@@ -50,6 +50,10 @@ type Algorithm struct {
 	// rule builds its rule over the models on a finite set (nil for a
 	// box algorithm, which Build makes itself).
 	rule func(b *building) (rule, error)
+	// bytes is the memory its rule holds over n actions beside its GPs
+	// (m constraints, an objective threshold when hf), for Bytes; nil
+	// for nothing that grows with n.
+	bytes func(s *Spec, n, m int, hf bool) int64
 	// historyFree reports whether, after tells, its state is a function
 	// of its GPs' posterior and the number of tells alone (movedGPs).
 	historyFree func(s *Spec) bool
@@ -68,11 +72,11 @@ func init() {
 		{Name: GPUCBOracle, OneGP: true, NeedsSafeSet: true,
 			rule: oracleRule},
 		{Name: SafeOpt, OnLine: true, SafeSets: true, Options: []string{"safe_set", "lipschitz"},
-			check: checkSafeSets, rule: safeOptRule, historyFree: gpModeNoPlateau},
+			check: checkSafeSets, rule: safeOptRule, bytes: safeSetBytes, historyFree: gpModeNoPlateau},
 		{Name: SafeOptMC, OnLine: true, SafeSets: true, TheoryIsTStar: true, Options: []string{"safe_set", "lipschitz", "exploration"},
-			check: checkSafeSets, rule: safeOptRule, historyFree: gpModeNoPlateau},
+			check: checkSafeSets, rule: safeOptRule, bytes: safeSetBytes, historyFree: gpModeNoPlateau},
 		{Name: StageOpt, OnLine: true, SafeSets: true, Options: []string{"safe_set", "lipschitz", "exploration"},
-			check: checkSafeSets, rule: safeOptRule, historyFree: gpModeNoPlateau},
+			check: checkSafeSets, rule: safeOptRule, bytes: safeSetBytes, historyFree: gpModeNoPlateau},
 		{Name: LineBO, Box: true, Options: []string{"inner", "direction", "points", "per_line", "tolerance",
 			// passed through to the inner algorithm, which checks them
 			"phase1", "exploration", "keep_seed", "safe_set", "lipschitz"},

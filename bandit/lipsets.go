@@ -51,15 +51,15 @@ type lipIndex struct {
 	wit []int
 }
 
-// lipIndexBytes estimates a lipIndex's memory for spec s (0 unless it is
-// of the SafeOpt family in lipschitz mode) over n actions with m
+// lipIndexBytes estimates a lipIndex's memory for spec s (a SafeOpt-family
+// spec; 0 unless in lipschitz mode) over n actions with m
 // constraints and an objective threshold when hf: the tree without its
 // boxes (spatial.Bytes at d = 0; the boxes, at most 8·d bytes an action,
 // are no larger than the decision set the caller already holds, whose d
 // Bytes is not told), the outside set, and per action 25 bytes and 18
 // per safety condition.
 func lipIndexBytes(s *Spec, n, m int, hf bool) int64 {
-	if a := s.algorithm(); a == nil || !a.SafeSets || !s.lipschitzMode() {
+	if !s.lipschitzMode() {
 		return 0
 	}
 	safety := int64(m)

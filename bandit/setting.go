@@ -106,9 +106,9 @@ type Options struct {
 
 // Bytes estimates the memory a policy of spec s over n actions with m
 // constraints, and an objective threshold when hf, holds at its horizon
-// (grow as in Options.Grow): its GPs (SPEC §2), and for the SafeOpt family
-// its bounds and, in gp mode, the N×N covariance of every safety condition
-// (f's too with hf) where it may be kept (within covarianceBudget).
+// (grow as in Options.Grow): its GPs (SPEC §2, as many as GPCount), and
+// what its algorithm's row adds (Algorithm.bytes: the SafeOpt family's
+// bounds, covariances and index).
 // Callers compare it with a limit before building the policy.
 func Bytes(s *Spec, n, m int, hf bool, horizon int, grow bool) int64 {
 	rows := horizon
@@ -121,23 +121,32 @@ func Bytes(s *Spec, n, m int, hf bool, horizon int, grow bool) int64 {
 	// GPs, safe and seed flags, and a fixed part for the small structures
 	// (measured: under 16 KiB, and about 64 bytes a round).
 	total := gps*(gp.Bytes(n, rows, false)+gp.PriorRowsBytes(n, rows)) + 2*int64(n) + 16<<10 + 64*int64(horizon)
-	if a := s.algorithm(); a != nil && a.SafeSets {
-		// lo, hi per GP; prev/out index lists; three flag vectors.
-		total += 8*int64(n)*(2*gps+2) + 3*int64(n)
-		if s.SafeSet == "gp" {
-			safety := m
-			if hf {
-				safety++
-			}
-			// The expander test's scratch (reach, surv, idx, a row,
-			// the sorted candidates: 7 words an action; the round's
-			// answers: a byte), and the N×N covariance of every
-			// safety GP where it may be kept (safeopt_gp.go, within
-			// covarianceBudget).
-			total += 57 * int64(n)
-			if c := covarianceBytes(n, safety); c <= covarianceBudget {
-				total += c
-			}
+	if a := s.algorithm(); a != nil && a.bytes != nil {
+		total = memlimit.Add(total, a.bytes(s, n, m, hf))
+	}
+	return total
+}
+
+// safeSetBytes is what the SafeOpt family holds beside its GPs over n
+// actions with m constraints (and an objective threshold when hf): its
+// bounds and flags, and in gp mode the expander test's scratch and the
+// N×N covariance of every safety condition where it may be kept
+// (safeopt_gp.go, within covarianceBudget); in lipschitz mode its index.
+func safeSetBytes(s *Spec, n, m int, hf bool) int64 {
+	gps := gpCount(s, m)
+	// lo, hi per GP; prev/out index lists; three flag vectors.
+	total := 8*int64(n)*(2*gps+2) + 3*int64(n)
+	if s.SafeSet == "gp" {
+		safety := m
+		if hf {
+			safety++
+		}
+		// The expander test's scratch (reach, surv, idx, a row, the
+		// sorted candidates: 7 words an action; the round's answers: a
+		// byte), and the covariance.
+		total += 57 * int64(n)
+		if c := covarianceBytes(n, safety); c <= covarianceBudget {
+			total += c
 		}
 	}
 	return memlimit.Add(total, lipIndexBytes(s, n, m, hf))
