@@ -48,7 +48,11 @@ func Build(s *Spec, model Model, d Domain, opt Options) (Policy, error) {
 	case d.ContextTruth != nil:
 		return nil, fmt.Errorf("%w: a context truth without contexts (ContextDim)", ErrConfig)
 	}
-	return newFinite(s, model, d.Set, d.Truth, opt, nil)
+	l, err := newFinite(s, model, d.Set, d.Truth, opt, nil)
+	if err != nil {
+		return nil, err // not a nil *loop in a Policy
+	}
+	return l, nil
 }
 
 // ErrUnsupported marks what a policy cannot do: a context for a policy

@@ -101,7 +101,7 @@ type contextual struct {
 // has been told the first told observations.
 type inner struct {
 	ctx  []float64
-	pol  Policy
+	pol  *loop
 	x    [][]float64
 	told int
 	used int // contextual.switches when it was last made current
@@ -377,7 +377,7 @@ func (c *contextual) build(ctx []float64) (*inner, error) {
 			break
 		}
 	}
-	var pol Policy
+	var pol *loop
 	if !same {
 		if pre := movedGPs(c.spec, c.model, c.global(), set, opt); pre != nil {
 			p, err := newFinite(c.spec, c.model, set, truth, opt, pre)
@@ -434,7 +434,7 @@ func (c *contextual) AskNew() (Ask, bool, error) {
 	if c.cur == nil {
 		return Ask{}, false, fmt.Errorf("%w: no context set: call SetContext with the context observed before Ask", ErrContext)
 	}
-	a, ok, err := c.cur.pol.(Batcher).AskNew()
+	a, ok, err := c.cur.pol.AskNew()
 	if err != nil {
 		return Ask{}, false, fmt.Errorf("context %v: %w", c.cur.ctx, err)
 	}

@@ -18,4 +18,9 @@
 // Every policy also hands out batches of asks to measure in parallel
 // (Batcher): within the safe set of the real observations, spread by the
 // variance conditioned on the asks pending (GP-BUCB).
+//
+// Layer 3 (docs/layout.md): it imports gp, kernel, theory and internal
+// packages only; never fit, config, experiment, study or anything that
+// stores or decodes: storage and wire formats sit on the Policy seam, not
+// in it.
 package bandit

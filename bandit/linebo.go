@@ -111,7 +111,7 @@ type lineBO struct {
 	// inner is the current line's policy, nil before the first line and
 	// after a line has ended (the next Ask with nothing pending starts a
 	// new one).
-	inner    Policy
+	inner    *loop
 	lineX    [][]float64 // the current line's points
 	evals    int         // the current line's evaluations (its asks told)
 	lines    int         // lines started so far
@@ -234,7 +234,7 @@ func (b *lineBO) AskNew() (Ask, bool, error) {
 	if b.inner == nil || b.evals+len(b.pending) >= b.line.PerLine || len(b.pending) >= MaxBatch {
 		return Ask{}, false, nil
 	}
-	a, ok, err := b.inner.(Batcher).AskNew()
+	a, ok, err := b.inner.AskNew()
 	if err != nil {
 		return Ask{}, false, fmt.Errorf("line-bo: line %d: %w", b.lines, err)
 	}
@@ -526,7 +526,7 @@ func (b *lineBO) startLine() error {
 	opt := b.opt
 	opt.Horizon = max(b.opt.Horizon, t+b.line.PerLine)
 	opt.Grow, opt.Expect, opt.WarmStart = true, t, 0
-	var inner Policy
+	var inner *loop
 	if pre := b.moved(set, opt); pre != nil {
 		p, err := newFinite(&b.line.Inner, b.model, set, nil, opt, pre)
 		if err != nil {

@@ -274,7 +274,7 @@ func checkSet(set *DecisionSet) error {
 // observations on set (see newModelsFrom); the caller checks that the
 // rule's state after those observations depends on their posterior alone
 // (historyFree). Errors wrap ErrConfig.
-func newFinite(s *Spec, model Model, set DecisionSet, truth *Truth, opt Options, pre *prebuilt) (Policy, error) {
+func newFinite(s *Spec, model Model, set DecisionSet, truth *Truth, opt Options, pre *prebuilt) (*loop, error) {
 	if err := s.Check(opt.Horizon); err != nil {
 		return nil, err
 	}
