@@ -75,7 +75,6 @@ type contextWorld struct {
 	p   []float64
 	rng *rand.Rand
 	k   int // the round's context
-	run *Run
 }
 
 func (w *contextWorld) domain(_ *bandit.Spec, st *Setting) bandit.Domain {

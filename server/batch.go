@@ -16,7 +16,7 @@ func (h *handler) ask(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	req, err := study.DecodeAsk(body)
+	req, err := decodeAsk(body)
 	if err != nil {
 		return err
 	}
@@ -35,13 +35,13 @@ func (h *handler) ask(w http.ResponseWriter, r *http.Request) error {
 // heartbeat renews a pending ask's lease: {"ask": id, "lease_seconds": s,
 // "lease"?: token} → {"ask": id, "lease_until": …, "lease": token}; with a
 // token that is no longer the ask's (its lease ended and the ask went to
-// another caller), 409 (study.ErrLeaseLost).
+// another caller), 409 (store.ErrLeaseLost).
 func (h *handler) heartbeat(w http.ResponseWriter, r *http.Request) error {
 	body, err := readBody(w, r, MaxBody)
 	if err != nil {
 		return err
 	}
-	req, err := study.DecodeHeartbeat(body)
+	req, err := decodeHeartbeat(body)
 	if err != nil {
 		return err
 	}

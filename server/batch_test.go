@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/safegp/safegp/server"
+	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
 )
 
@@ -119,7 +120,7 @@ func TestLeasedWorkers(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "w.db")
 	var urls []string
 	for range 2 {
-		st, err := study.Open(path, study.OpenOptions{Create: true})
+		st, err := store.Open(path, store.OpenOptions{Create: true})
 		if err != nil {
 			t.Fatal(err)
 		}

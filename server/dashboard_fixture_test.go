@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/safegp/safegp/server"
+	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
 )
 
@@ -134,13 +135,13 @@ func climateTruth(c map[string]float64) func([]float64) (float64, []float64) {
 type dashFixture struct {
 	url   string
 	svc   *study.Service
-	store *study.Store
+	store *store.Store
 }
 
 func newDashFixture(t testing.TB) *dashFixture {
 	t.Helper()
 	ctx := context.Background()
-	st, err := study.Open(filepath.Join(t.TempDir(), "dash.db"), study.OpenOptions{Create: true})
+	st, err := store.Open(filepath.Join(t.TempDir(), "dash.db"), store.OpenOptions{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,9 @@
 // batch with leases, and heartbeats renewing them; in a context for a
 // study with one), tell, retract, show and list observations, with
 // bearer-token authentication, size-limited bodies and structured logs.
+// The request bodies are decoded strictly here (wire.go) into the study
+// package's requests; the errors map to status codes in one place
+// (status).
 //
 // It also serves a read-only dashboard at / (dashboard.go): a page
 // embedded from web/ (HTML, one script, one stylesheet; no external
@@ -15,4 +18,8 @@
 // a form, keeps it in the tab's sessionStorage and sends it as a bearer
 // token. A Content-Security-Policy of default-src 'self' forbids inline
 // script and any other origin.
+//
+// Layer 7 (docs/layout.md): it may import study, store and internal
+// packages; never experiment, reproduce or sweep, and no algorithm directly
+// (bandit): it speaks to studies only.
 package server

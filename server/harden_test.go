@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/safegp/safegp/server"
+	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
 )
 
@@ -108,7 +109,7 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 // TestLogDurationMs: the request log gives the duration in milliseconds,
 // with the unit in the key (it was bare nanoseconds under "duration").
 func TestLogDurationMs(t *testing.T) {
-	st, err := study.Open(filepath.Join(t.TempDir(), "l.db"), study.OpenOptions{Create: true})
+	st, err := store.Open(filepath.Join(t.TempDir(), "l.db"), store.OpenOptions{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}

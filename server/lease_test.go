@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/safegp/safegp/server"
+	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
 )
 
@@ -41,7 +42,7 @@ var leaseToken = regexp.MustCompile(`^[0-9a-f]{16}$`)
 // renews whoever holds it. Malformed tokens are 400, and integral numbers
 // are integers (2.0 is 2).
 func TestHeartbeatLeaseToken(t *testing.T) {
-	st, err := study.Open(filepath.Join(t.TempDir(), "s.db"), study.OpenOptions{Create: true})
+	st, err := store.Open(filepath.Join(t.TempDir(), "s.db"), store.OpenOptions{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}

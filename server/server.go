@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/safegp/safegp/internal/quote"
+	"github.com/safegp/safegp/store"
 
 	"github.com/safegp/safegp/internal/strictjson"
 	"github.com/safegp/safegp/study"
@@ -175,22 +176,22 @@ func status(err error) int {
 	switch {
 	case errors.As(err, &mbe):
 		return http.StatusRequestEntityTooLarge
-	case errors.Is(err, study.ErrNotFound), errors.Is(err, study.ErrUnknownAsk), errors.Is(err, study.ErrUnknownObservation):
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, study.ErrUnknownAsk), errors.Is(err, study.ErrUnknownObservation):
 		return http.StatusNotFound
 	case errors.Is(err, study.ErrImportTooLarge):
 		return http.StatusRequestEntityTooLarge
-	case errors.Is(err, study.ErrExists), errors.Is(err, study.ErrAlreadyTold), errors.Is(err, study.ErrStale), errors.Is(err, study.ErrDuplicateImport),
+	case errors.Is(err, store.ErrExists), errors.Is(err, study.ErrAlreadyTold), errors.Is(err, store.ErrStale), errors.Is(err, store.ErrDuplicateImport),
 		errors.Is(err, study.ErrHorizon), errors.Is(err, study.ErrWithdrawn), errors.Is(err, study.ErrAlreadyRetracted),
-		errors.Is(err, study.ErrContextPending), errors.Is(err, study.ErrNoAsk), errors.Is(err, study.ErrLeaseLost):
+		errors.Is(err, study.ErrContextPending), errors.Is(err, study.ErrNoAsk), errors.Is(err, store.ErrLeaseLost):
 		return http.StatusConflict
 	case errors.Is(err, study.ErrBadTell), errors.Is(err, study.ErrBadRetract), errors.Is(err, study.ErrBadImport), errors.Is(err, study.ErrBadPoints), errors.Is(err, study.ErrSpec), errors.Is(err, study.ErrBadName), errors.Is(err, errBadRequest),
 		errors.Is(err, study.ErrBadContext), errors.Is(err, study.ErrBadAsk), errors.Is(err, study.ErrBadHeartbeat):
 		return http.StatusBadRequest
-	case errors.Is(err, study.ErrDiskFull):
+	case errors.Is(err, store.ErrDiskFull):
 		return http.StatusInsufficientStorage
 	case errors.Is(err, context.Canceled):
 		return 499 // client closed the request
-	case study.ErrBusy(err), errors.Is(err, study.ErrOverloaded):
+	case store.Busy(err), errors.Is(err, study.ErrOverloaded):
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
@@ -252,7 +253,7 @@ func decodeCreate(body []byte) (name string, spec *study.Spec, err error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		return "", nil, fmt.Errorf("%w: want {\"name\": NAME, \"spec\": {...}}: %w", errBadRequest, study.JSONError(err))
+		return "", nil, fmt.Errorf("%w: want {\"name\": NAME, \"spec\": {...}}: %w", errBadRequest, jsonError(err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return "", nil, fmt.Errorf("%w: trailing data after the JSON object", errBadRequest)
@@ -284,7 +285,7 @@ func (h *handler) tell(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	req, err := study.DecodeTell(body)
+	req, err := decodeTell(body)
 	if err != nil {
 		return err
 	}
@@ -301,7 +302,7 @@ func (h *handler) retract(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	req, err := study.DecodeRetract(body)
+	req, err := decodeRetract(body)
 	if err != nil {
 		return err
 	}
@@ -333,7 +334,7 @@ func (h *handler) importData(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	} else {
-		rows, err = study.DecodeImport(body)
+		rows, err = decodeImport(body)
 	}
 	if err != nil {
 		return err
@@ -362,7 +363,7 @@ func (h *handler) posterior(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	req, err := study.DecodePosterior(body)
+	req, err := decodePosterior(body)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/safegp/safegp/server"
+	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
 )
 
@@ -61,9 +62,9 @@ func (c client) do(method, path, body string) (int, map[string]any) {
 	return resp.StatusCode, out
 }
 
-func newServer(t *testing.T, token string) (client, *study.Store) {
+func newServer(t *testing.T, token string) (client, *store.Store) {
 	t.Helper()
-	st, err := study.Open(filepath.Join(t.TempDir(), "s.db"), study.OpenOptions{Create: true})
+	st, err := store.Open(filepath.Join(t.TempDir(), "s.db"), store.OpenOptions{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +277,7 @@ func Example() {
 	// A client of `safegp serve` needs only net/http and encoding/json.
 	dir, _ := os.MkdirTemp("", "safegp-example-*")
 	defer os.RemoveAll(dir)
-	st, _ := study.Open(filepath.Join(dir, "studies.db"), study.OpenOptions{Create: true})
+	st, _ := store.Open(filepath.Join(dir, "studies.db"), store.OpenOptions{Create: true})
 	defer st.Close()
 	ts := httptest.NewServer(server.Handler(study.NewService(st, study.ServiceOptions{}), server.Options{}))
 	defer ts.Close()

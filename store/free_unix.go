@@ -1,6 +1,6 @@
 //go:build unix
 
-package study
+package store
 
 import "golang.org/x/sys/unix"
 

@@ -1,4 +1,4 @@
-package study
+package store
 
 import (
 	"context"
@@ -25,56 +25,45 @@ import (
 // it. A heartbeat without a token cannot tell holders apart: it renews the
 // lease whoever holds it (the behaviour before tokens).
 
-// Errors of leases.
-var (
-	// ErrBadHeartbeat marks a heartbeat request out of range or
-	// malformed.
-	ErrBadHeartbeat = errors.New("invalid heartbeat")
-	// ErrLeaseLost: a heartbeat named a lease token that is not the ask's
-	// current one — its lease ended and the ask was handed to another
-	// caller. Do not measure it; tell it if it was measured already (the
-	// first tell wins).
-	ErrLeaseLost = errors.New("lease lost")
-)
-
-// leaseTokenLen is the length of a lease token: 16 hex digits, 64 random
+// LeaseTokenLen is the length of a lease token: 16 hex digits, 64 random
 // bits.
-const leaseTokenLen = 16
+const LeaseTokenLen = 16
 
 // newLeaseToken draws a lease token from crypto/rand: unguessable, so
 // that a worker cannot renew another's lease by a slip of a counter.
 func newLeaseToken() string {
-	var b [leaseTokenLen / 2]byte
+	var b [LeaseTokenLen / 2]byte
 	rand.Read(b[:]) // never fails: since Go 1.24 a failing source crashes the program instead
 	return hex.EncodeToString(b[:])
 }
 
-// checkLeaseToken accepts a lease token as an ask answer carries it: 16
-// lowercase hex digits. Errors wrap ErrBadHeartbeat.
-func checkLeaseToken(tok string) error {
-	ok := len(tok) == leaseTokenLen
+// ValidLeaseToken reports whether tok is a lease token as an ask answer
+// carries it: LeaseTokenLen lowercase hex digits.
+func ValidLeaseToken(tok string) bool {
+	ok := len(tok) == LeaseTokenLen
 	for i := 0; ok && i < len(tok); i++ {
 		c := tok[i]
 		ok = '0' <= c && c <= '9' || 'a' <= c && c <= 'f'
 	}
-	if !ok {
-		return fmt.Errorf("%w: lease token %.40q: want the token of the ask answer (its \"lease\", %d hex digits), or none", ErrBadHeartbeat, tok, leaseTokenLen)
-	}
-	return nil
+	return ok
 }
 
-// leaseTx is one transaction of an ask or heartbeat on study name: it
+// LeaseTx is one transaction of an ask or heartbeat on study name: it
 // checks first that the study has the n events the caller's state holds
 // (else ErrStale: another process wrote since it was loaded).
-type leaseTx struct {
+type LeaseTx struct {
 	tx   *sql.Tx
 	ctx  context.Context
 	name string
 }
 
-// inLeaseTx runs fn in one transaction on study name, whose state in
+// InLeaseTx runs fn in one transaction on study name, whose state in
 // memory holds n events, and commits it when fn succeeds.
-func (s *Store) inLeaseTx(ctx context.Context, name string, n int, fn func(lt *leaseTx) error) error {
+func (s *Store) InLeaseTx(ctx context.Context, name string, n int, fn func(lt *LeaseTx) error) error {
+	return storageError(s.inLeaseTx(ctx, name, n, fn), s.path)
+}
+
+func (s *Store) inLeaseTx(ctx context.Context, name string, n int, fn func(lt *LeaseTx) error) error {
 	tx, err := s.begin(ctx, name)
 	if err != nil {
 		return err
@@ -87,14 +76,14 @@ func (s *Store) inLeaseTx(ctx context.Context, name string, n int, fn func(lt *l
 	if last != n {
 		return errWrittenSince(name)
 	}
-	if err := fn(&leaseTx{tx: tx, ctx: ctx, name: name}); err != nil {
+	if err := fn(&LeaseTx{tx: tx, ctx: ctx, name: name}); err != nil {
 		return err
 	}
 	return tx.Commit()
 }
 
-// leases returns the study's leases: ask → end, in Unix milliseconds.
-func (lt *leaseTx) leases() (map[int]int64, error) {
+// Leases returns the study's leases: ask → end, in Unix milliseconds.
+func (lt *LeaseTx) Leases() (map[int]int64, error) {
 	rows, err := lt.tx.QueryContext(lt.ctx, `SELECT ask, until FROM leases WHERE study = ?`, lt.name)
 	if err != nil {
 		return nil, err
@@ -112,31 +101,38 @@ func (lt *leaseTx) leases() (map[int]int64, error) {
 	return m, rows.Err()
 }
 
+// Lease leases ask until the Unix millisecond until to a new holder, who
+// got it now, and returns the holder's token, new.
+func (lt *LeaseTx) Lease(ask int, until int64, now time.Time) (string, error) {
+	tok := newLeaseToken()
+	return tok, lt.set(ask, until, tok, now)
+}
+
 // set leases ask until the Unix millisecond until to the holder of token,
 // who got it now.
-func (lt *leaseTx) set(ask int, until int64, token string, now time.Time) error {
+func (lt *LeaseTx) set(ask int, until int64, token string, now time.Time) error {
 	_, err := lt.tx.ExecContext(lt.ctx, `INSERT INTO leases (study, ask, until, token, since) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (study, ask) DO UPDATE SET until = excluded.until, token = excluded.token, since = excluded.since`,
 		lt.name, ask, until, token, now.UnixMilli())
 	return err
 }
 
-// disown records that ask, whose lease has ended, was handed out again
+// Disown records that ask, whose lease has ended, was handed out again
 // now without a lease: its row stays, ended and without a holder's token,
 // so that the former holder's heartbeat learns that it lost the ask, and
 // when (renew). A second hand-out without a lease changes nothing.
-func (lt *leaseTx) disown(ask int, now time.Time) error {
+func (lt *LeaseTx) Disown(ask int, now time.Time) error {
 	_, err := lt.tx.ExecContext(lt.ctx, `UPDATE leases SET token = '', since = ? WHERE study = ? AND ask = ? AND token != ''`, now.UnixMilli(), lt.name, ask)
 	return err
 }
 
-// renew is a heartbeat of ask: its lease then ends at until. With a token,
+// Renew is a heartbeat of ask: its lease then ends at until. With a token,
 // only the holder of that token renews, keeping it; another token fails
 // with ErrLeaseLost, naming when the ask went to its current holder.
 // Without a token (the heartbeat cannot tell holders apart), the lease is
 // renewed whoever holds it, keeping its token, or given a new one when it
 // has none. It returns the lease's token.
-func (lt *leaseTx) renew(ask int, token string, until int64, now time.Time) (string, error) {
+func (lt *LeaseTx) Renew(ask int, token string, until int64, now time.Time) (string, error) {
 	var held string
 	var since int64
 	err := lt.tx.QueryRowContext(lt.ctx, `SELECT token, since FROM leases WHERE study = ? AND ask = ?`, lt.name, ask).Scan(&held, &since)
@@ -146,7 +142,7 @@ func (lt *leaseTx) renew(ask int, token string, until int64, now time.Time) (str
 	}
 	switch {
 	case token != "" && found && token != held:
-		return "", fmt.Errorf("%w: ask %d of study %q was handed to another caller at %s, after your lease ended; do not measure it, or tell it if you already have: the first tell wins", ErrLeaseLost, ask, lt.name, leaseTime(since))
+		return "", fmt.Errorf("%w: ask %d of study %q was handed to another caller at %s, after your lease ended; do not measure it, or tell it if you already have: the first tell wins", ErrLeaseLost, ask, lt.name, LeaseTime(since))
 	case token != "" && !found:
 		return "", fmt.Errorf("%w: ask %d of study %q has no lease under token %s (it was handed out without a lease, or with another token); do not measure it, or tell it if you already have: the first tell wins", ErrLeaseLost, ask, lt.name, token)
 	case found && held != "":
@@ -158,43 +154,47 @@ func (lt *leaseTx) renew(ask int, token string, until int64, now time.Time) (str
 	return token, lt.set(ask, until, token, now)
 }
 
-// drop removes ask's lease, if any.
-func (lt *leaseTx) drop(ask int) error {
+// Drop removes ask's lease, if any.
+func (lt *LeaseTx) Drop(ask int) error {
 	_, err := lt.tx.ExecContext(lt.ctx, `DELETE FROM leases WHERE study = ? AND ask = ?`, lt.name, ask)
 	return err
 }
 
-// insert records an event; a conflict means another process wrote to the
-// study, as for Store.append.
-func (lt *leaseTx) insert(e *Event) error {
+// Insert records an event; a conflict means another process wrote to the
+// study, as for Store.Append.
+func (lt *LeaseTx) Insert(e *Event) error {
 	return insertFresh(lt.ctx, lt.tx, lt.name, e)
 }
 
-// leaseTime formats a lease's end, Unix milliseconds, as RFC 3339 in UTC
+// LeaseTime formats a lease's end, Unix milliseconds, as RFC 3339 in UTC
 // with milliseconds.
-func leaseTime(ms int64) string {
+func LeaseTime(ms int64) string {
 	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z07:00")
 }
 
-// leaseEnd is the end, in Unix milliseconds, of a lease of secs seconds
+// LeaseEnd is the end, in Unix milliseconds, of a lease of secs seconds
 // from now: rounded up to the millisecond, so that a lease is never
 // shorter than asked.
-func leaseEnd(now time.Time, secs float64) int64 {
+func LeaseEnd(now time.Time, secs float64) int64 {
 	d := time.Duration(secs * float64(time.Second))
 	return now.Add(d + time.Millisecond - 1).UnixMilli()
 }
 
-// appendRetraction records a retraction and drops the study's leases in
+// AppendRetraction records a retraction and drops the study's leases in
 // one transaction: a retraction withdraws every pending ask, and a lease
 // holds a pending ask only.
+func (s *Store) AppendRetraction(ctx context.Context, name string, e *Event) error {
+	return storageError(s.appendRetraction(ctx, name, e), s.path)
+}
+
 func (s *Store) appendRetraction(ctx context.Context, name string, e *Event) error {
 	tx, err := s.begin(ctx, name)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	lt := &leaseTx{tx: tx, ctx: ctx, name: name}
-	if err := lt.insert(e); err != nil {
+	lt := &LeaseTx{tx: tx, ctx: ctx, name: name}
+	if err := lt.Insert(e); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM leases WHERE study = ?`, name); err != nil {

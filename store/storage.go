@@ -1,4 +1,4 @@
-package study
+package store
 
 import (
 	"errors"
@@ -6,17 +6,6 @@ import (
 	"path/filepath"
 
 	"github.com/safegp/safegp/internal/memlimit"
-)
-
-// Errors of the file system under a study database: what a user must act
-// on, told apart from a database that is not a study's.
-var (
-	// ErrDiskFull: the file system holding the database is full; nothing
-	// was recorded (the HTTP service answers 507).
-	ErrDiskFull = errors.New("disk full")
-	// ErrStorage: the database could not be read or written (an I/O
-	// error other than a full disk).
-	ErrStorage = errors.New("storage error")
 )
 
 // SQLite's primary result codes that storageError tells apart (the low

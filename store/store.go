@@ -1,39 +1,20 @@
-package study
+package store
 
 import (
 	"bytes"
-	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/safegp/safegp/config"
-	"github.com/safegp/safegp/problem"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
-
-// Errors of Open: the file is not a study database this safegp can use.
-// Open checks this before it writes anything, so that pointing --db at
-// another application's file never changes it.
-var (
-	ErrNotStudyDB  = errors.New("not a safegp study database")
-	ErrNewerSchema = errors.New("study database made by a newer safegp")
-)
-
-// ErrDamaged: a study's records break the rules every safegp writes them
-// by (numbered without gaps, a tell's values present and finite): the
-// file was edited or damaged, and replaying it would pass over the
-// damage.
-var ErrDamaged = errors.New("study database damaged")
 
 // migrations[v] brings the schema from version v to v+1. Append only.
 var migrations = []string{
@@ -177,10 +158,6 @@ var migrations = []string{
 // indexes as they are.
 const contextMigration = `ALTER TABLE events ADD COLUMN context TEXT; -- an ask's or a tell's context values, JSON [c1…] in the order of the spec's context.names; NULL: no context`
 
-// contextVersion is the schema version from which events have a context
-// column: where contextMigration stands in the list.
-var contextVersion = slices.Index(migrations, contextMigration) + 1
-
 // importMigration records the imports made, by the digest of their rows,
 // so that a retried import is refused (ErrDuplicateImport) instead of
 // stored twice: operational state beside the events, as the leases are.
@@ -197,8 +174,9 @@ const importMigration = `CREATE TABLE imports (
 type Store struct {
 	path     string // the database file, absolute
 	db       *sql.DB
-	version  int  // schema version of the file
-	readOnly bool // opened with ReadOnly
+	version  int    // schema version of the file
+	readOnly bool   // opened with ReadOnly
+	tmp      string // a read-only open of an older schema: the folder of its migrated copy
 	// listed caches what List reads of each study's spec, which never
 	// changes: name → listStatic (dashboard.go).
 	listed sync.Map
@@ -271,13 +249,44 @@ func Open(path string, opt OpenOptions) (*Store, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	s := &Store{path: abs, db: db, version: version, readOnly: opt.ReadOnly}
-	if !opt.ReadOnly && version < len(migrations) {
+	if version < len(migrations) {
+		if opt.ReadOnly {
+			// Nothing may be written to the file: its copy is
+			// migrated instead, so that every reader reads one schema.
+			if err := s.migrateCopy(); err != nil {
+				s.Close()
+				return nil, fmt.Errorf("open %s: %w", path, storageError(err, abs))
+			}
+			return s, nil
+		}
 		if err := s.migrate(); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("open %s: %w", path, storageError(err, abs))
 		}
 	}
 	return s, nil
+}
+
+// migrateCopy is a read-only open of an older schema: the database is
+// copied (VACUUM INTO, a consistent snapshot, reading only) into a
+// temporary folder, which the store then reads, migrated; Close removes
+// it. The copy costs the file's size on disk once per open, and only
+// for a file no writable open has upgraded yet.
+func (s *Store) migrateCopy() error {
+	tmp, err := os.MkdirTemp("", "safegp-migrate-")
+	if err != nil {
+		return err
+	}
+	s.tmp = tmp
+	cp := filepath.Join(tmp, "study.db")
+	if _, err := s.db.Exec(`VACUUM INTO ?`, cp); err != nil {
+		return fmt.Errorf("copy the database to migrate it: %w", err)
+	}
+	s.db.Close()
+	if s.db, err = sql.Open("sqlite", dsn(cp, "_pragma=foreign_keys(1)", "_txlock=immediate")); err != nil {
+		return err
+	}
+	return s.migrate()
 }
 
 // dsn is the modernc.org/sqlite data source name of the file at the
@@ -349,7 +358,7 @@ func inspectFile(abs string) (int, error) {
 	}
 	defer db.Close()
 	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('schema_version', 'studies', 'events')`)
-	if ErrBusy(err) {
+	if Busy(err) {
 		return 0, err // held by another writer past the timeout: worth a retry, not foreign
 	}
 	if se := storageError(err, abs); se != err {
@@ -393,8 +402,15 @@ func (s *Store) Close() error {
 	if s.lastStmt != nil {
 		s.lastStmt.Close()
 	}
-	return s.db.Close()
+	err := s.db.Close()
+	if s.tmp != "" {
+		os.RemoveAll(s.tmp)
+	}
+	return err
 }
+
+// Path is the database file, absolute.
+func (s *Store) Path() string { return s.path }
 
 // migrate brings the schema up to date in one transaction, which holds the
 // write lock from its start (_txlock=immediate): a concurrent process
@@ -433,389 +449,4 @@ func (s *Store) migrate() error {
 	}
 	s.version = v
 	return nil
-}
-
-// Event is one recorded ask, tell, retraction or fit.
-type Event struct {
-	Seq   int    `json:"seq"`
-	Kind  string `json:"kind"`          // ask, tell or retract
-	Ask   int    `json:"ask,omitempty"` // an ask's id; the ask a tell answers (0: outside the loop)
-	Index int    `json:"index"`         // the action, −1 for a point outside the decision set (a retraction: the retracted tell's)
-	// X is the point (a retraction: the retracted tell's). For an action
-	// of the decision set it is the set's own slice, not a copy.
-	X []float64 `json:"x"`
-	F float64   `json:"f,omitempty"`
-	G []float64 `json:"g,omitempty"`
-	// NoiseStd is a tell's own noise standard deviation, nil for the
-	// model's σ.
-	NoiseStd  *float64 `json:"noise_std,omitempty"`
-	Violation bool     `json:"violation,omitempty"`
-	// Context is the context of an ask or a tell of a study with a
-	// context: the values of its variables in the order of the spec's
-	// context.names; nil without one.
-	Context []float64 `json:"context,omitempty"`
-	// Fit is a fit event's record: the kernels fitted (or why the fit
-	// was skipped), applied as recorded on replay.
-	Fit     *config.FitRecord `json:"fit,omitempty"`
-	Ref     int               `json:"ref,omitempty"` // a retraction's observation: the Seq of the tell it retracts
-	Created time.Time         `json:"created"`
-}
-
-// stored is a study's row.
-type stored struct {
-	spec    []byte
-	actions [][]float64
-	seeds   []int
-	created time.Time
-}
-
-func (s *Store) create(ctx context.Context, name string, spec []byte, actions [][]float64, seeds []int) error {
-	if s.readOnly {
-		return fmt.Errorf("study %q: the database was opened read-only", name)
-	}
-	a, err := json.Marshal(actions)
-	if err != nil {
-		return err
-	}
-	sd, _ := json.Marshal(seeds)
-	_, err = s.db.ExecContext(ctx, `INSERT INTO studies (name, spec, actions, seeds, created) VALUES (?, ?, ?, ?, ?)`,
-		name, string(spec), string(a), string(sd), time.Now().UTC().Format(time.RFC3339Nano))
-	if err != nil && strings.Contains(err.Error(), "UNIQUE") {
-		return fmt.Errorf("%w: %q", ErrExists, name)
-	}
-	return err
-}
-
-func (s *Store) load(ctx context.Context, name string) (*stored, []Event, error) {
-	var st stored
-	var spec, actions, seeds, created string
-	err := s.db.QueryRowContext(ctx, `SELECT spec, actions, seeds, created FROM studies WHERE name = ?`, name).Scan(&spec, &actions, &seeds, &created)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil, fmt.Errorf("%w: %q", ErrNotFound, name)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	st.spec = []byte(spec)
-	st.created, _ = time.Parse(time.RFC3339Nano, created)
-	if err := json.Unmarshal([]byte(actions), &st.actions); err != nil {
-		return nil, nil, fmt.Errorf("study %q: stored actions: %w", name, err)
-	}
-	if err := json.Unmarshal([]byte(seeds), &st.seeds); err != nil {
-		return nil, nil, fmt.Errorf("study %q: stored seeds: %w", name, err)
-	}
-	// A read-only store is not migrated: schema 1 had no retractions,
-	// schemas 1 and 2 no points (every event was at an action, idx).
-	// The x of an action's row repeats the stored action: it is read only
-	// for a point outside the decision set (idx NULL), so that reopening
-	// a long study does not allocate a string per event.
-	ref, x, noise, model, cx := "ref", "CASE WHEN idx IS NULL THEN x END", "noise_std", "model", "context"
-	if s.version < 2 {
-		ref = "NULL"
-	}
-	if s.version < 3 {
-		x = "NULL"
-	}
-	if s.version < 4 {
-		noise = "NULL"
-	}
-	if s.version < 5 {
-		model = "NULL"
-	}
-	if s.version < contextVersion {
-		cx = "NULL"
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, kind, ask, idx, `+x+`, f, g, violation, created, `+ref+`, `+noise+`, `+model+`, `+cx+` FROM events WHERE study = ? ORDER BY seq`, name)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer rows.Close()
-	var evs []Event
-	// One set of scan destinations for all rows: Scan's arguments escape,
-	// so variables declared per row would cost an allocation each per
-	// event of a long study.
-	var (
-		ask, idx, retracted sql.NullInt64
-		f, noiseStd         sql.NullFloat64
-		g, point, fitted    sql.NullString
-		ctxv                sql.NullString
-		at                  string
-		r                   Event
-	)
-	damaged := func(seq int, format string, args ...any) error {
-		return fmt.Errorf("%w: study %q: event %d: %s; the file was edited or damaged: restore it from a backup (safegp study export reads what is left)", ErrDamaged, name, seq, fmt.Sprintf(format, args...))
-	}
-	for rows.Next() {
-		if err := rows.Scan(&r.Seq, &r.Kind, &ask, &idx, &point, &f, &g, &r.Violation, &at, &retracted, &noiseStd, &fitted, &ctxv); err != nil {
-			return nil, nil, err
-		}
-		// Events are numbered 1, 2, … without gaps: a gap is an event
-		// deleted, which replay would pass over silently (and the next
-		// write would collide with the number after it).
-		if r.Seq != len(evs)+1 {
-			return nil, nil, damaged(r.Seq, "the events before it end at %d: events %d…%d are missing", len(evs), len(evs)+1, r.Seq-1)
-		}
-		if r.Kind == "tell" {
-			switch {
-			case !f.Valid:
-				return nil, nil, damaged(r.Seq, "a tell without its f (NULL): a missing measurement must not become 0")
-			case !problem.InRange(f.Float64):
-				return nil, nil, damaged(r.Seq, "a tell's f = %v is not a finite number within ±1e100", f.Float64)
-			case !g.Valid:
-				return nil, nil, damaged(r.Seq, "a tell without its g (NULL)")
-			}
-		}
-		if r.Kind == "ask" && ask.Int64 != int64(r.Seq) {
-			return nil, nil, damaged(r.Seq, "an ask numbered %d", ask.Int64)
-		}
-		if noiseStd.Valid && !(noiseStd.Float64 >= 0 && problem.InRange(noiseStd.Float64)) {
-			return nil, nil, damaged(r.Seq, "noise_std = %v", noiseStd.Float64)
-		}
-		e := Event{Seq: r.Seq, Kind: r.Kind, Violation: r.Violation, Ask: int(ask.Int64), F: f.Float64, Ref: int(retracted.Int64)}
-		if noiseStd.Valid {
-			v := noiseStd.Float64
-			e.NoiseStd = &v
-		}
-		switch {
-		case r.Kind == "fit":
-			e.Index = -1
-			if !fitted.Valid {
-				return nil, nil, fmt.Errorf("study %q: event %d: a fit without its record", name, e.Seq)
-			}
-			e.Fit = new(config.FitRecord)
-			if err := json.Unmarshal([]byte(fitted.String), e.Fit); err != nil {
-				return nil, nil, fmt.Errorf("study %q: event %d: fit record: %w", name, e.Seq, err)
-			}
-		case idx.Valid:
-			// The index names the point: the stored actions' own row.
-			if idx.Int64 < 0 || idx.Int64 >= int64(len(st.actions)) {
-				return nil, nil, fmt.Errorf("study %q: event %d: action %d outside the stored decision set's 0…%d", name, e.Seq, idx.Int64, len(st.actions)-1)
-			}
-			e.Index, e.X = int(idx.Int64), st.actions[idx.Int64]
-		case point.Valid:
-			e.Index = -1
-			if err := json.Unmarshal([]byte(point.String), &e.X); err != nil {
-				return nil, nil, fmt.Errorf("study %q: event %d: point: %w", name, e.Seq, err)
-			}
-		default:
-			return nil, nil, fmt.Errorf("study %q: event %d has neither an action nor a point", name, e.Seq)
-		}
-		if ctxv.Valid {
-			if err := json.Unmarshal([]byte(ctxv.String), &e.Context); err != nil || e.Context == nil {
-				return nil, nil, fmt.Errorf("study %q: event %d: context %.40q: want a JSON array of numbers: %v", name, e.Seq, ctxv.String, err)
-			}
-		}
-		if g.Valid {
-			if err := json.Unmarshal([]byte(g.String), &e.G); err != nil {
-				return nil, nil, damaged(e.Seq, "g %.40q: want a JSON array of numbers (%v)", g.String, err)
-			}
-		}
-		for _, vs := range [][]float64{e.X, e.G, e.Context} {
-			for _, v := range vs {
-				if !problem.InRange(v) {
-					return nil, nil, damaged(e.Seq, "a value %v that is not a finite number within ±1e100", v)
-				}
-			}
-		}
-		e.Created, _ = time.Parse(time.RFC3339Nano, at)
-		evs = append(evs, e)
-	}
-	return &st, evs, rows.Err()
-}
-
-// lastSeq returns the sequence number of a study's last event, 0 for
-// none: the number of its events, which are numbered from 1 without gaps.
-func (s *Store) lastSeq(ctx context.Context, name string) (int, error) {
-	s.lastOnce.Do(func() {
-		// Prepared once: parsing the statement cost more than running it.
-		s.lastStmt, s.lastErr = s.db.Prepare(`SELECT COALESCE(MAX(seq), 0) FROM events WHERE study = ?`)
-	})
-	if s.lastErr != nil {
-		return 0, fmt.Errorf("study %q: last event: %w", name, s.lastErr)
-	}
-	var last int
-	if err := s.lastStmt.QueryRowContext(ctx, name).Scan(&last); err != nil {
-		return 0, fmt.Errorf("study %q: last event: %w", name, storageError(err, s.path))
-	}
-	return last, nil
-}
-
-// append records one event in its own transaction. A conflict on the
-// sequence number (or a second tell of an ask, a second retraction of an
-// observation) means another process wrote to the study meanwhile.
-func (s *Store) append(ctx context.Context, name string, e *Event) error {
-	if s.readOnly {
-		return fmt.Errorf("study %q: the database was opened read-only", name)
-	}
-	return insertFresh(ctx, s.db, name, e)
-}
-
-// errWrittenSince is ErrStale for study name: another process wrote to it
-// since it was loaded.
-func errWrittenSince(name string) error {
-	return fmt.Errorf("%w: study %q was written by another process since it was loaded; retry", ErrStale, name)
-}
-
-// insertFresh is insertEvent for an event the study in memory numbered:
-// a conflict on its sequence number (or a second tell of an ask, a second
-// retraction of an observation) is another process's write (ErrStale).
-func insertFresh(ctx context.Context, db execer, name string, e *Event) error {
-	_, err := insertEvent(ctx, db, name, e)
-	if err != nil && strings.Contains(err.Error(), "UNIQUE") {
-		return errWrittenSince(name)
-	}
-	return err
-}
-
-// begin starts a write transaction for study name, refused on a store
-// opened read-only.
-func (s *Store) begin(ctx context.Context, name string) (*sql.Tx, error) {
-	if s.readOnly {
-		return nil, fmt.Errorf("study %q: the database was opened read-only", name)
-	}
-	return s.db.BeginTx(ctx, nil)
-}
-
-// appendAll records events in one transaction: all or none. A conflict
-// means another process wrote to the study meanwhile, as for append.
-func (s *Store) appendAll(ctx context.Context, name string, evs []Event) error {
-	return s.appendImport(ctx, name, evs, "")
-}
-
-// appendImport is appendAll for an import, recording its digest in the
-// same transaction (none when digest is ""): a digest recorded already is
-// ErrDuplicateImport, and nothing is written.
-func (s *Store) appendImport(ctx context.Context, name string, evs []Event, digest string) error {
-	tx, err := s.begin(ctx, name)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if digest != "" && len(evs) > 0 {
-		if err := recordImport(ctx, tx, name, digest, evs[0].Seq, evs[len(evs)-1].Seq); err != nil {
-			return err
-		}
-	}
-	var ins execer = tx
-	if len(evs) > 1 {
-		st, err := tx.PrepareContext(ctx, insertEventSQL)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		ins = preparedInsert{st}
-	}
-	for i := range evs {
-		if err := insertFresh(ctx, ins, name, &evs[i]); err != nil {
-			return err
-		}
-	}
-	return tx.Commit()
-}
-
-// preparedInsert runs insertEventSQL through a statement prepared once for
-// a transaction of many events (an import): parsing the INSERT cost as
-// much as running it (45 % of a 40 000-row import's time).
-type preparedInsert struct{ st *sql.Stmt }
-
-func (p preparedInsert) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if query != insertEventSQL {
-		panic("study: preparedInsert runs insertEventSQL only")
-	}
-	return p.st.ExecContext(ctx, args...)
-}
-
-// recordImport records an import's digest and the observations its rows
-// became, in the import's transaction. Made before, by this study: the
-// import is a repeat (ErrDuplicateImport naming when and what it became).
-func recordImport(ctx context.Context, tx *sql.Tx, name, digest string, first, last int) error {
-	var f, l int
-	var at string
-	err := tx.QueryRowContext(ctx, `SELECT first, last, created FROM imports WHERE study = ? AND digest = ?`, name, digest).Scan(&f, &l, &at)
-	switch {
-	case err == nil:
-		return &DuplicateImportError{Digest: digest, First: f, Last: l, Created: at}
-	case !errors.Is(err, sql.ErrNoRows):
-		return err
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO imports (study, digest, first, last, created) VALUES (?, ?, ?, ?, ?)`,
-		name, digest, first, last, time.Now().UTC().Format(time.RFC3339Nano))
-	return err
-}
-
-// execer is the store's database or a transaction of it.
-type execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
-
-// insertEvent writes one event row through db (the store or a
-// transaction).
-func insertEvent(ctx context.Context, db execer, name string, e *Event) (sql.Result, error) {
-	var ask, ref any
-	if e.Ask != 0 {
-		ask = e.Ask
-	}
-	if e.Kind == "retract" {
-		ref = e.Ref
-	}
-	var f, g, noise any
-	if e.Kind == "tell" {
-		f = e.F
-		b, _ := json.Marshal(e.G)
-		g = string(b)
-		if e.NoiseStd != nil {
-			noise = *e.NoiseStd
-		}
-	}
-	var idx, model, cx any
-	if e.Index >= 0 {
-		idx = e.Index
-	}
-	if e.Context != nil {
-		b, err := json.Marshal(e.Context)
-		if err != nil {
-			return nil, fmt.Errorf("study %q: event %d: context: %w", name, e.Seq, err)
-		}
-		cx = string(b)
-	}
-	x, err := json.Marshal(e.X)
-	if err != nil {
-		return nil, fmt.Errorf("study %q: event %d: point: %w", name, e.Seq, err)
-	}
-	if e.Kind == "fit" {
-		b, err := json.Marshal(e.Fit)
-		if err != nil {
-			return nil, fmt.Errorf("study %q: event %d: fit record: %w", name, e.Seq, err)
-		}
-		model, x = string(b), []byte("[]")
-	}
-	return db.ExecContext(ctx, insertEventSQL,
-		name, e.Seq, e.Kind, ask, idx, string(x), f, g, e.Violation, e.Created.UTC().Format(time.RFC3339Nano), ref, noise, model, cx)
-}
-
-// insertEventSQL writes an event row (insertEvent's arguments).
-const insertEventSQL = `INSERT INTO events (study, seq, kind, ask, idx, x, f, g, violation, created, ref, noise_std, model, context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-
-// Events returns a study's recorded asks, tells and retractions in order.
-func (s *Store) Events(ctx context.Context, name string) ([]Event, error) {
-	_, evs, err := s.load(ctx, name)
-	return evs, err
-}
-
-// Names lists the stored studies.
-func (s *Store) Names(ctx context.Context) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT name FROM studies ORDER BY name`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		names = append(names, n)
-	}
-	return names, rows.Err()
 }

@@ -1,16 +1,16 @@
 package study
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"time"
 
 	"github.com/safegp/safegp/internal/plural"
+	"github.com/safegp/safegp/store"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/internal/vec"
@@ -19,6 +19,9 @@ import (
 // Errors of batches and leases.
 var (
 	ErrBadAsk = errors.New("invalid ask request")
+	// ErrBadHeartbeat marks a heartbeat request out of range or
+	// malformed.
+	ErrBadHeartbeat = errors.New("invalid heartbeat")
 	// ErrNoAsk: an ask call could hand out nothing — every pending ask is
 	// leased to another caller, and the horizon or the policy leaves no
 	// room for a new one. Retry when the leases end.
@@ -49,8 +52,8 @@ type AskOptions struct {
 	Context map[string]float64
 }
 
-// check validates the options: errors wrap ErrBadAsk and name the field.
-func (o *AskOptions) check() error {
+// Check validates the options: errors wrap ErrBadAsk and name the field.
+func (o *AskOptions) Check() error {
 	if o.Count == 0 {
 		o.Count = 1
 	}
@@ -82,13 +85,6 @@ func CheckLease(bad error, field string, v float64, zero bool) error {
 	return nil
 }
 
-func (v *Service) now() time.Time {
-	if v.opt.Now != nil {
-		return v.opt.Now()
-	}
-	return time.Now()
-}
-
 // AskBatch hands out up to opt.Count asks: first the pending asks that are
 // available — never leased, or whose lease has ended (released) — oldest
 // first, then new ones chosen by the policy as a batch (bandit.Batcher:
@@ -103,12 +99,13 @@ func (v *Service) now() time.Time {
 // retries); with leases, parallel workers each get their own.
 //
 // The new asks are recorded, and the leases written, in one transaction:
-// all or none. The model is fitted (model.fit) only at an ask call that
+// all or none; when it fails, the policy takes its new asks back
+// (batchCall.undo) and the study is as it was. The model is fitted (model.fit) only at an ask call that
 // finds no ask pending, as before. It fails with ErrHorizon once the
 // study has its horizon's observations, with ErrNoAsk when it could hand
 // out nothing else, and with ErrBadAsk for options out of range.
 func (v *Service) AskBatch(ctx context.Context, name string, opt AskOptions) ([]*AskAnswer, error) {
-	if err := opt.check(); err != nil {
+	if err := opt.Check(); err != nil {
 		return nil, err
 	}
 	var out []*AskAnswer
@@ -126,7 +123,7 @@ func (v *Service) AskBatch(ctx context.Context, name string, opt AskOptions) ([]
 		b := &batchCall{s: s, count: opt.Count, context: c}
 		now := v.now()
 		if opt.LeaseSeconds > 0 {
-			b.until = leaseEnd(now, opt.LeaseSeconds)
+			b.until = store.LeaseEnd(now, opt.LeaseSeconds)
 		}
 		if len(s.pending) == 0 && b.until == 0 {
 			// Nothing pending and no lease to give: no lease to read
@@ -135,20 +132,20 @@ func (v *Service) AskBatch(ctx context.Context, name string, opt AskOptions) ([]
 			// process's writes, as for any append. A plain ask after a
 			// tell is then one insert, as it always was.
 			if err = b.askNew(); err == nil && len(b.events) == 1 {
-				err = v.store.append(ctx, name, &b.events[0])
+				err = v.store.Append(ctx, name, &b.events[0])
 			} else if err == nil {
-				err = v.store.appendAll(ctx, name, b.events)
+				err = v.store.AppendAll(ctx, name, b.events)
 			}
 		} else {
-			err = v.store.inLeaseTx(ctx, name, len(s.events), func(lt *leaseTx) error { return b.leased(lt, now) })
+			err = v.store.InLeaseTx(ctx, name, len(s.events), func(lt *store.LeaseTx) error { return b.leased(lt, now) })
 		}
-		switch {
-		case errors.Is(err, ErrHorizon) || errors.Is(err, ErrNoAsk) || errors.Is(err, ErrContextPending):
-			return err // nothing asked of the policy, nothing written
-		case err != nil:
-			// The policy may hold asks the records do not: rebuild it
-			// from them (Service.with).
-			return v.writeFailed(err)
+		if err != nil {
+			// Nothing was written: the policy takes back what it
+			// chose.
+			if uerr := b.undo(); uerr != nil {
+				return fmt.Errorf("%w: %w (and taking the asks back: %w)", ErrReplay, err, uerr)
+			}
+			return err
 		}
 		for _, e := range b.events {
 			if err := s.apply(e); err != nil {
@@ -158,7 +155,7 @@ func (v *Service) AskBatch(ctx context.Context, name string, opt AskOptions) ([]
 		for k, ask := range b.hand {
 			a := s.answer(ask)
 			if b.until > 0 {
-				a.LeaseUntil, a.Lease = leaseTime(b.until), b.tokens[k]
+				a.LeaseUntil, a.Lease = store.LeaseTime(b.until), b.tokens[k]
 			}
 			out = append(out, a)
 		}
@@ -171,19 +168,27 @@ func (v *Service) AskBatch(ctx context.Context, name string, opt AskOptions) ([]
 type batchCall struct {
 	s       *Study
 	count   int
-	context []float64 // the asks' context (nil: none)
-	until   int64     // the lease's end, Unix ms (0: none)
-	hand    []int     // the asks to hand out: pending ones, then new ones
-	tokens  []string  // their lease tokens, when until is set
-	events  []Event   // the new asks' events
-	held    int64     // the first running lease's end, for ErrNoAsk
+	context []float64     // the asks' context (nil: none)
+	until   int64         // the lease's end, Unix ms (0: none)
+	hand    []int         // the asks to hand out: pending ones, then new ones
+	tokens  []string      // their lease tokens, when until is set
+	events  []store.Event // the new asks' events
+	held    int64         // the first running lease's end, for ErrNoAsk
+	// mark is the policy's state before its first new ask, and src its
+	// random stream's (marked says whether they are set), to take the
+	// asks back when they are not written (undo); switched says that the
+	// policy's context was set for them.
+	mark     bandit.Mark
+	src      rand.PCG
+	marked   bool
+	switched bool
 }
 
 // leased is AskBatch within the lease transaction lt: the available
 // pending asks, then new ones; the events and leases written.
-func (b *batchCall) leased(lt *leaseTx, now time.Time) error {
+func (b *batchCall) leased(lt *store.LeaseTx, now time.Time) error {
 	s := b.s
-	leases, err := lt.leases()
+	leases, err := lt.Leases()
 	if err != nil {
 		return err
 	}
@@ -208,7 +213,7 @@ func (b *batchCall) leased(lt *leaseTx, now time.Time) error {
 	// drop them.
 	for ask := range leases {
 		if !pending[ask] {
-			if err := lt.drop(ask); err != nil {
+			if err := lt.Drop(ask); err != nil {
 				return err
 			}
 		}
@@ -217,16 +222,17 @@ func (b *batchCall) leased(lt *leaseTx, now time.Time) error {
 		return err
 	}
 	for i := range b.events {
-		if err := lt.insert(&b.events[i]); err != nil {
+		if err := lt.Insert(&b.events[i]); err != nil {
 			return err
 		}
 	}
 	for _, ask := range b.hand {
 		if b.until > 0 {
-			b.tokens = append(b.tokens, newLeaseToken())
-			err = lt.set(ask, b.until, b.tokens[len(b.tokens)-1], now)
+			var tok string
+			tok, err = lt.Lease(ask, b.until, now)
+			b.tokens = append(b.tokens, tok)
 		} else if _, leased := leases[ask]; leased {
-			err = lt.disown(ask, now)
+			err = lt.Disown(ask, now)
 		}
 		if err != nil {
 			return err
@@ -238,24 +244,30 @@ func (b *batchCall) leased(lt *leaseTx, now time.Time) error {
 // askNew has the policy hand out new asks after the pending ones in
 // hand, until count, the horizon or its last distinct candidate, and
 // makes their events; it fails with ErrHorizon or ErrNoAsk when there is
-// nothing at all to hand out.
+// nothing at all to hand out. The policy holds the new asks beyond the
+// study's pending ones until their events are applied (nextAsk), or takes
+// them back (undo).
 func (b *batchCall) askNew() error {
 	s := b.s
 	room := s.res.Spec.Horizon - s.nObs - len(s.pending)
 	created := time.Now().UTC()
 	for len(b.hand) < b.count && len(b.events) < room {
-		if len(b.events) == 0 && b.context != nil {
-			// The policy asks in the context measured; only when it
-			// asks, so that its view stays that of the last ask event's
-			// context otherwise (show, and the view a replay rebuilds).
-			if err := s.setContext(b.context); err != nil {
-				return err
-			}
-			defer func() {
-				if len(b.events) == 0 {
-					s.lastContext()
+		if !b.marked {
+			if b.context != nil {
+				// The policy asks in the context measured; only when it
+				// asks, so that its view stays that of the last ask
+				// event's context otherwise (show, and the view a
+				// replay rebuilds).
+				if err := s.setContext(b.context); err != nil {
+					return err
 				}
-			}()
+				b.switched = true
+			}
+			m, err := bandit.MarkAsks(s.pol)
+			if err != nil {
+				return fmt.Errorf("%w: %w", ErrReplay, err)
+			}
+			b.mark, b.src, b.marked = m, *s.src, true
 		}
 		a, ok, err := bandit.AskNew(s.pol)
 		if err != nil {
@@ -265,9 +277,15 @@ func (b *batchCall) askNew() error {
 			break
 		}
 		seq := len(s.events) + len(b.events) + 1
-		b.events = append(b.events, Event{Seq: seq, Kind: "ask", Ask: seq, Index: a.Index, X: a.X, Created: created})
+		b.events = append(b.events, store.Event{Seq: seq, Kind: "ask", Ask: seq, Index: a.Index, X: a.X, Created: created})
 		s.inContext(&b.events[len(b.events)-1], b.context)
 		b.hand = append(b.hand, seq)
+	}
+	if len(b.events) == 0 {
+		// Nothing asked: the view goes back to the last ask's context.
+		if err := b.undo(); err != nil {
+			return fmt.Errorf("%w: %w", ErrReplay, err)
+		}
 	}
 	if len(b.hand) > 0 {
 		return nil
@@ -279,13 +297,33 @@ func (b *batchCall) askNew() error {
 	if room <= 0 {
 		why = fmt.Sprintf("with the %d observations they fill the horizon of %d", s.nObs, s.res.Spec.Horizon)
 	}
-	return fmt.Errorf("%w: study %q: its %s leased, the first until %s, and %s; retry when a lease ends (or tell one)", ErrNoAsk, s.name, plural.Count(len(s.pending), "pending ask")+" "+plural.Of(len(s.pending), "is"), leaseTime(b.held), why)
+	return fmt.Errorf("%w: study %q: its %s leased, the first until %s, and %s; retry when a lease ends (or tell one)", ErrNoAsk, s.name, plural.Count(len(s.pending), "pending ask")+" "+plural.Of(len(s.pending), "is"), store.LeaseTime(b.held), why)
+}
+
+// undo takes back the asks askNew had the policy make, with their random
+// draws, and sets the policy's view back to the last ask's context: the
+// study is as before the call. It may be called more than once.
+func (b *batchCall) undo() error {
+	s := b.s
+	if b.marked {
+		if err := bandit.Rollback(s.pol, b.mark); err != nil {
+			return err
+		}
+		*s.src = b.src
+		b.marked = false
+	}
+	b.events = b.events[:0]
+	if b.switched {
+		b.switched = false
+		return s.lastContext()
+	}
+	return nil
 }
 
 // nextAsk returns the policy's ask for the next ask event: live, the one
-// AskBatch just had it hand out (pending in the policy, not yet in the
-// study); on replay, a new one, chosen as a batch beside the asks pending
-// (AskNew, which with none pending is the policy's Ask).
+// AskBatch decided (askNew: pending in the policy, not yet in the study);
+// on replay, a new one, chosen as a batch beside the asks pending (AskNew,
+// which with none pending is the policy's Ask).
 func (s *Study) nextAsk() (bandit.Ask, error) {
 	if p := bandit.Pending(s.pol); len(p) > len(s.pending) {
 		return p[len(s.pending)], nil
@@ -323,7 +361,7 @@ type LeaseAnswer struct {
 // ErrUnknownAsk, ErrAlreadyTold, ErrWithdrawn for an ask that is not
 // pending, ErrLeaseLost, ErrBadHeartbeat for the length or the token.
 func (v *Service) Heartbeat(ctx context.Context, name string, r *HeartbeatRequest) (*LeaseAnswer, error) {
-	if err := r.check(); err != nil {
+	if err := r.Check(); err != nil {
 		return nil, err
 	}
 	var ans *LeaseAnswer
@@ -332,19 +370,16 @@ func (v *Service) Heartbeat(ctx context.Context, name string, r *HeartbeatReques
 			return err
 		}
 		now := v.now()
-		until := leaseEnd(now, r.LeaseSeconds)
+		until := store.LeaseEnd(now, r.LeaseSeconds)
 		var token string
-		err := v.store.inLeaseTx(ctx, name, len(s.events), func(lt *leaseTx) (err error) {
-			token, err = lt.renew(r.Ask, r.Lease, until, now)
+		err := v.store.InLeaseTx(ctx, name, len(s.events), func(lt *store.LeaseTx) (err error) {
+			token, err = lt.Renew(r.Ask, r.Lease, until, now)
 			return err
 		})
-		if errors.Is(err, ErrLeaseLost) {
-			return err // nothing written
-		}
 		if err != nil {
-			return v.writeFailed(err)
+			return err // nothing written, nothing changed
 		}
-		ans = &LeaseAnswer{Ask: r.Ask, LeaseUntil: leaseTime(until), Lease: token}
+		ans = &LeaseAnswer{Ask: r.Ask, LeaseUntil: store.LeaseTime(until), Lease: token}
 		return nil
 	})
 	return ans, err
@@ -365,87 +400,6 @@ func (s *Study) checkPending(ask int) error {
 	return nil
 }
 
-// AskRequest is the body of an ask call over HTTP: every field optional.
-type AskRequest struct {
-	Count        *int               `json:"count,omitempty"`
-	LeaseSeconds *float64           `json:"lease_seconds,omitempty"`
-	Context      map[string]float64 `json:"context,omitempty"`
-}
-
-// DecodeAsk decodes an ask request strictly: an empty body or {} is one
-// ask without a lease; "count" must be an integer in 1 … MaxBatch,
-// "lease_seconds" a number in [0, MaxLeaseSeconds]; unknown fields, null
-// and trailing data are refused. Errors wrap ErrBadAsk and name the field.
-func DecodeAsk(data []byte) (*AskRequest, error) {
-	var r AskRequest
-	if len(bytes.TrimSpace(data)) == 0 {
-		return &r, nil
-	}
-	var raw struct {
-		Count        json.RawMessage `json:"count"`
-		LeaseSeconds json.RawMessage `json:"lease_seconds"`
-		Context      json.RawMessage `json:"context"`
-	}
-	if err := decodeObject(data, &raw); err != nil {
-		return nil, fmt.Errorf("%w: want {} or {\"count\": K, \"lease_seconds\": S, \"context\": {…}}, each optional: %w", ErrBadAsk, err)
-	}
-	c, err := decodeContext(raw.Context)
-	if err != nil {
-		return nil, err
-	}
-	r.Context = c
-	if raw.Count != nil {
-		if raw.Count[0] == 'n' {
-			return nil, fmt.Errorf("%w: count is null: leave it out for one ask", ErrBadAsk)
-		}
-		n, err := jsonInt("count", raw.Count)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrBadAsk, err)
-		}
-		if n < 1 {
-			return nil, fmt.Errorf("%w: count = %d: want 1 … %d asks", ErrBadAsk, n, MaxBatch)
-		}
-		r.Count = &n
-	}
-	if raw.LeaseSeconds != nil {
-		l, err := decodeLease(raw.LeaseSeconds)
-		if err != nil {
-			return nil, err
-		}
-		r.LeaseSeconds = &l
-	}
-	o := r.Options()
-	if err := o.check(); err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
-// Options are the request's AskOptions.
-func (r *AskRequest) Options() AskOptions {
-	var o AskOptions
-	if r.Count != nil {
-		o.Count = *r.Count
-	}
-	if r.LeaseSeconds != nil {
-		o.LeaseSeconds = *r.LeaseSeconds
-	}
-	o.Context = r.Context
-	return o
-}
-
-// decodeLease parses "lease_seconds": a JSON number, not null.
-func decodeLease(raw json.RawMessage) (float64, error) {
-	if raw[0] == 'n' {
-		return 0, fmt.Errorf("%w: lease_seconds is null: leave it out for no lease", ErrBadAsk)
-	}
-	l, err := jsonNumber("lease_seconds", raw)
-	if err != nil {
-		return 0, fmt.Errorf("%w: %w", ErrBadAsk, err)
-	}
-	return l, nil
-}
-
 // HeartbeatRequest is a heartbeat: the ask and the new lease's length,
 // both required, and optionally the lease token the ask was handed out
 // with.
@@ -458,58 +412,16 @@ type HeartbeatRequest struct {
 	Lease string `json:"lease,omitempty"`
 }
 
-// check validates the request's length and token: errors wrap
+// Check validates the request's length and token: errors wrap
 // ErrBadHeartbeat and name the field.
-func (r *HeartbeatRequest) check() error {
+func (r *HeartbeatRequest) Check() error {
 	if err := CheckLease(ErrBadHeartbeat, "lease_seconds", r.LeaseSeconds, false); err != nil {
 		return err
 	}
 	if r.Lease != "" {
-		return checkLeaseToken(r.Lease)
+		if !store.ValidLeaseToken(r.Lease) {
+			return fmt.Errorf("%w: lease token %.40q: want the token of the ask answer (its \"lease\", %d hex digits), or none", ErrBadHeartbeat, r.Lease, store.LeaseTokenLen)
+		}
 	}
 	return nil
-}
-
-// DecodeHeartbeat decodes a heartbeat request strictly: "ask" an integer,
-// "lease_seconds" a number in (0, MaxLeaseSeconds], "lease", optional, a
-// lease token (a string of 16 hex digits). Errors wrap ErrBadHeartbeat and
-// name the field.
-func DecodeHeartbeat(data []byte) (*HeartbeatRequest, error) {
-	var raw struct {
-		Ask          json.RawMessage `json:"ask"`
-		LeaseSeconds json.RawMessage `json:"lease_seconds"`
-		Lease        json.RawMessage `json:"lease"`
-	}
-	if err := decodeObject(data, &raw); err != nil {
-		return nil, fmt.Errorf("%w: want {\"ask\": ID, \"lease_seconds\": S, \"lease\"?: TOKEN}: %w", ErrBadHeartbeat, err)
-	}
-	var r HeartbeatRequest
-	var err error
-	if r.Ask, err = jsonInt("ask", raw.Ask); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadHeartbeat, err)
-	}
-	switch {
-	case raw.LeaseSeconds == nil:
-		return nil, fmt.Errorf("%w: \"lease_seconds\" is missing", ErrBadHeartbeat)
-	case raw.LeaseSeconds[0] == 'n':
-		return nil, fmt.Errorf("%w: lease_seconds is null: give the lease's new length in seconds", ErrBadHeartbeat)
-	}
-	if r.LeaseSeconds, err = jsonNumber("lease_seconds", raw.LeaseSeconds); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadHeartbeat, err)
-	}
-	if raw.Lease != nil {
-		if raw.Lease[0] != '"' {
-			return nil, fmt.Errorf("%w: lease must be the lease token of the ask answer, a string, got %s (leave it out to renew whoever holds the lease)", ErrBadHeartbeat, jsonKind(raw.Lease))
-		}
-		if err := json.Unmarshal(raw.Lease, &r.Lease); err != nil {
-			return nil, fmt.Errorf("%w: lease: %w", ErrBadHeartbeat, JSONError(err))
-		}
-		if r.Lease == "" {
-			return nil, fmt.Errorf("%w: lease is empty: give the ask's lease token, or leave it out", ErrBadHeartbeat)
-		}
-	}
-	if err := r.check(); err != nil {
-		return nil, err
-	}
-	return &r, nil
 }

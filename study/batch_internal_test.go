@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/store"
 )
 
 // batchSpec is a 1-D study of 41 actions on [0, 4] whose constraint is
@@ -46,7 +47,7 @@ func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
 // batchService opens (creating) the database at path with the clock c.
 func batchService(t *testing.T, path string, c *fakeClock) (*Service, func()) {
 	t.Helper()
-	st, err := Open(path, OpenOptions{Create: true})
+	st, err := store.Open(path, store.OpenOptions{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func askIDs(as []*AskAnswer) []int {
 func leaseRows(t *testing.T, v *Service, name string) int {
 	t.Helper()
 	var n int
-	if err := v.store.db.QueryRow(`SELECT COUNT(*) FROM leases WHERE study = ?`, name).Scan(&n); err != nil {
+	if err := rawDB(t, v).QueryRow(`SELECT COUNT(*) FROM leases WHERE study = ?`, name).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -121,7 +122,7 @@ func TestAskBatchLeases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := leaseTime(c.t.Add(60 * time.Second).UnixMilli())
+	want := store.LeaseTime(c.t.Add(60 * time.Second).UnixMilli())
 	if len(b1) != 3 || b1[0].LeaseUntil != want || b1[2].LeaseUntil != want {
 		t.Fatalf("first batch %v, leases %q…, want 3 asks leased until %s", askIDs(b1), b1[0].LeaseUntil, want)
 	}
@@ -155,7 +156,7 @@ func TestAskBatchLeases(t *testing.T) {
 	// The second batch's last ask gets a heartbeat at 50 s, for 60 s more.
 	c.advance(50 * time.Second)
 	hb, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: b2[2].Ask, LeaseSeconds: 60})
-	if err != nil || hb.LeaseUntil != leaseTime(c.t.Add(60*time.Second).UnixMilli()) {
+	if err != nil || hb.LeaseUntil != store.LeaseTime(c.t.Add(60*time.Second).UnixMilli()) {
 		t.Fatalf("heartbeat: %+v (%v)", hb, err)
 	}
 	// At 61 s the other leases have ended: a leased batch of 4 gets the
@@ -412,7 +413,7 @@ func TestBatchReplay(t *testing.T) {
 			}
 			// Replay the records into a study of its own: the same pending
 			// asks, and the same next batch from both.
-			st, events, err := v.store.load(ctx, "s")
+			st, events, err := v.store.Load(ctx, "s")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -420,7 +421,7 @@ func TestBatchReplay(t *testing.T) {
 			if err != nil {
 				t.Fatalf("replay: %v", err)
 			}
-			live := v.studies["s"].st
+			live := v.cache.entries["s"].st
 			if live.retracts != 1 || (k%2 == 1) != (len(live.fits) > 0) {
 				t.Fatalf("%d retractions, %d fits: the study does not exercise what it should", live.retracts, len(live.fits))
 			}
@@ -441,7 +442,7 @@ func TestBatchReplay(t *testing.T) {
 					t.Fatalf("next asks: live %d (%v, %v), replayed %d (%v, %v)", la.Index, lok, lerr, ra.Index, rok, rerr)
 				}
 			}
-			v.studies["s"].st = nil // it holds asks the records do not
+			v.cache.entries["s"].st = nil // it holds asks the records do not
 			// And a service reopened on the records hands out the live
 			// pending asks, in order.
 			done()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
 )
 
@@ -53,7 +54,7 @@ func setup(b *testing.B, n, t int) (string, *study.Service) {
 
 func setupSpec(b *testing.B, spec string, t int) (string, *study.Service) {
 	path := filepath.Join(b.TempDir(), "bench.db")
-	st, err := study.Open(path, study.OpenOptions{Create: true})
+	st, err := store.Open(path, store.OpenOptions{Create: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func BenchmarkReopen(b *testing.B) {
 			path, _ := setup(b, n, 500)
 			ctx := context.Background()
 			for b.Loop() {
-				st, err := study.Open(path, study.OpenOptions{})
+				st, err := store.Open(path, store.OpenOptions{})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -12,6 +12,7 @@ import (
 	"github.com/safegp/safegp/internal/number"
 	"github.com/safegp/safegp/internal/quote"
 	"github.com/safegp/safegp/internal/vec"
+	"github.com/safegp/safegp/store"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/config"
@@ -140,40 +141,11 @@ func (r *Resolved) contextMap(c []float64) map[string]float64 {
 
 // pointOf is the point the policy takes for event e: its x, or (x, c)
 // with its context.
-func pointOf(e *Event) []float64 {
+func pointOf(e *store.Event) []float64 {
 	if e.Context == nil {
 		return e.X
 	}
 	return append(slices.Clip(e.X), e.Context...)
-}
-
-// decodeContext parses a "context" field strictly: absent (nil), or an
-// object whose every value is a JSON number. Errors wrap ErrBadContext.
-func decodeContext(raw json.RawMessage) (map[string]float64, error) {
-	if raw == nil {
-		return nil, nil
-	}
-	if raw[0] != '{' {
-		return nil, fmt.Errorf("%w: \"context\" must be an object {\"name\": value, …}, got %s", ErrBadContext, jsonKind(raw))
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		return nil, fmt.Errorf("%w: \"context\": %w", ErrBadContext, JSONError(err))
-	}
-	names := make([]string, 0, len(fields))
-	for n := range fields {
-		names = append(names, n)
-	}
-	sort.Strings(names) // the first bad value named is the same every time
-	c := make(map[string]float64, len(fields))
-	for _, n := range names {
-		v, err := jsonNumber("context."+quote.Prefix(n), fields[n])
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrBadContext, err)
-		}
-		c[n] = v
-	}
-	return c, nil
 }
 
 // ParseContext parses context values written name=value,name=value (the
@@ -232,7 +204,7 @@ func (s *Study) setContext(c []float64) error {
 
 // inContext records context c (nil: none) in ask event e, whose X is then
 // the action (the policy's ask is at (x, c)).
-func (s *Study) inContext(e *Event, c []float64) {
+func (s *Study) inContext(e *store.Event, c []float64) {
 	if c != nil {
 		e.Context, e.X = c, s.res.X[e.Index]
 	}
@@ -245,33 +217,4 @@ func jsonText(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
-}
-
-// PosteriorRequest is a posterior request: the points x, and for a study
-// with a context the context values they are taken in.
-type PosteriorRequest struct {
-	Points  [][]float64
-	Context map[string]float64
-}
-
-// DecodePosterior decodes a posterior request {"points": [[x1, …], …]}
-// with, for a study with a context, "context": {NAME: NUMBER, …}, strictly.
-// Errors wrap ErrBadPoints, or ErrBadContext for the context.
-func DecodePosterior(data []byte) (*PosteriorRequest, error) {
-	var raw struct {
-		Points  json.RawMessage `json:"points"`
-		Context json.RawMessage `json:"context"`
-	}
-	if err := decodeObject(data, &raw); err != nil {
-		return nil, fmt.Errorf("%w: want {\"points\": [[x1, …], …]} (and \"context\": {…} for a study with a context): %w", ErrBadPoints, err)
-	}
-	pts, err := decodePoints(raw.Points)
-	if err != nil {
-		return nil, err
-	}
-	c, err := decodeContext(raw.Context)
-	if err != nil {
-		return nil, err
-	}
-	return &PosteriorRequest{Points: pts, Context: c}, nil
 }

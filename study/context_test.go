@@ -251,36 +251,6 @@ func TestContextBadInput(t *testing.T) {
 	}
 
 	// The JSON forms.
-	for _, c := range []struct{ body, msg string }{
-		{`{"context": {"temperature": "20", "load": 0.1}}`, "context.temperature must be a number, got a string"},
-		{`{"context": {"temperature": null, "load": 0.1}}`, "context.temperature is null"},
-		{`{"context": [20, 0.1]}`, `"context" must be an object`},
-		{`{"context": null}`, `"context" must be an object`},
-		{`{"context": {"temperature": 1e999}}`, "outside the range of a float64"},
-		{`{"contexts": {}}`, `unknown field "contexts"`},
-		{`[1]`, "want a JSON object"},
-	} {
-		// A context's own errors are ErrBadContext; a body that is no
-		// ask request at all (an unknown field, no object) ErrBadAsk.
-		want := study.ErrBadContext
-		if !strings.HasPrefix(c.body, `{"context"`) {
-			want = study.ErrBadAsk
-		}
-		if _, err := study.DecodeAsk([]byte(c.body)); !errors.Is(err, want) || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("DecodeAsk(%s): %v, want %v with %q", c.body, err, want, c.msg)
-		}
-		if _, err := study.DecodeTell([]byte(`{"index": 1, "f": 1, "g": [0], ` + strings.TrimPrefix(c.body, "{"))); strings.HasPrefix(c.body, `{"context"`) && (!errors.Is(err, study.ErrBadTell) || !strings.Contains(err.Error(), c.msg)) {
-			t.Errorf("DecodeTell with %s: %v, want ErrBadTell with %q", c.body, err, c.msg)
-		}
-	}
-	for _, body := range []string{``, `{}`, ` `} {
-		if r, err := study.DecodeAsk([]byte(body)); err != nil || r.Context != nil {
-			t.Errorf("DecodeAsk(%q): %+v, %v; want no context", body, r, err)
-		}
-	}
-	if r, err := study.DecodeAsk([]byte(`{"context": {"temperature": 20.5, "load": -1}}`)); err != nil || r.Context["temperature"] != 20.5 || r.Context["load"] != -1 {
-		t.Errorf("DecodeAsk: %+v, %v", r, err)
-	}
 	for _, c := range []struct{ s, msg string }{{"temperature", "not name=value"}, {"temperature=x", `"x" is not a decimal number`}, {"t=1,t=2", "given twice"}, {"=1", "not name=value"}} {
 		if _, err := study.ParseContext(c.s); !errors.Is(err, study.ErrBadContext) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("ParseContext(%q): %v, want %q", c.s, err, c.msg)
@@ -314,10 +284,8 @@ func TestContextImportShowExport(t *testing.T) {
 	if len(rows) != 2 || rows[1].Context["temperature"] != 25 || rows[1].Context["load"] != 0.3 || *rows[1].F != -3.8 || rows[1].X[0] != 1.05 {
 		t.Fatalf("parsed %+v", rows)
 	}
-	js, err := study.DecodeImport([]byte(`[{"index": 3, "f": -5, "g": [0.9], "context": {"temperature": 20, "load": 0.1}}]`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	i3, f3 := 3, -5.0
+	js := []study.TellRequest{{Index: &i3, F: &f3, G: []float64{0.9}, Context: map[string]float64{"temperature": 20, "load": 0.1}}}
 	ans, err := v.Import(ctx, "c", append(rows, js...))
 	if err != nil {
 		t.Fatal(err)
@@ -443,11 +411,7 @@ func TestContextMinusZero(t *testing.T) {
 		t.Fatal(err)
 	}
 	negZero := math.Copysign(0, -1)
-	req, err := study.DecodeAsk([]byte(`{"context": {"temperature": -0.0}}`))
-	if err != nil || !math.Signbit(req.Context["temperature"]) {
-		t.Fatalf("DecodeAsk: %+v, %v; want −0 decoded as such", req, err)
-	}
-	first, err := v.AskIn(ctx, "s", req.Context)
+	first, err := v.AskIn(ctx, "s", map[string]float64{"temperature": negZero})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,13 +3,11 @@ package study
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"math"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/store"
 )
 
 // The dashboard's reads (server's GET /v1/studies and
@@ -46,113 +44,15 @@ type StudyInfo struct {
 // pending asks are the asks after the last retraction that no tell
 // answers.
 func (v *Service) List(ctx context.Context) ([]StudyInfo, error) {
-	return v.store.list(ctx)
-}
-
-// listStatic is what the list shows of a study's spec. A spec never
-// changes, and reading it is the expensive part of a listing — a finite
-// study's stored spec repeats its actions: 0.7 s for a million actions —
-// so the store reads it once per study (Store.listed).
-type listStatic struct {
-	algorithm                 string
-	box                       bool
-	actions, dim, constraints int
-	horizon                   int
-}
-
-func (s *Store) list(ctx context.Context) ([]StudyInfo, error) {
-	// The violations of the observations in force need the retractions'
-	// ref column (schema 2); before it there were no retractions.
-	inForce := `NOT EXISTS (SELECT 1 FROM events r WHERE r.study = t.study AND r.kind = 'retract' AND r.ref = t.seq)`
-	if s.version < 2 {
-		inForce = "1"
-	}
-	// The subqueries use the indexes: the primary key (study, seq),
-	// one_tell_per_ask and one_retraction_per_observation.
-	q := `SELECT s.name, s.created,
-		COALESCE(c.tells, 0), COALESCE(c.retracts, 0),
-		(SELECT created FROM events e WHERE e.study = s.name ORDER BY seq DESC LIMIT 1),
-		COALESCE(v.n, 0), COALESCE(p.n, 0)
-	FROM studies s
-	LEFT JOIN (SELECT study, SUM(kind = 'tell') AS tells, SUM(kind = 'retract') AS retracts FROM events GROUP BY study) c
-		ON c.study = s.name
-	LEFT JOIN (SELECT t.study, COUNT(*) AS n FROM events t WHERE t.kind = 'tell' AND t.violation = 1 AND ` + inForce + ` GROUP BY t.study) v
-		ON v.study = s.name
-	LEFT JOIN (SELECT a.study, COUNT(*) AS n FROM events a
-		LEFT JOIN (SELECT study, MAX(seq) AS seq FROM events WHERE kind = 'retract' GROUP BY study) lr ON lr.study = a.study
-		WHERE a.kind = 'ask' AND a.seq > COALESCE(lr.seq, 0)
-			AND NOT EXISTS (SELECT 1 FROM events t WHERE t.study = a.study AND t.kind = 'tell' AND t.ask = a.seq)
-		GROUP BY a.study) p
-		ON p.study = s.name
-	ORDER BY s.name`
-	rows, err := s.db.QueryContext(ctx, q)
+	ls, err := v.store.List(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("list studies: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
-	list := []StudyInfo{}
-	for rows.Next() {
-		var (
-			in      StudyInfo
-			created string
-			updated *string
-			tells   int
-		)
-		if err := rows.Scan(&in.Study, &created, &tells, &in.Retracted, &updated, &in.Violations, &in.Pending); err != nil {
-			return nil, fmt.Errorf("list studies: %w", err)
-		}
-		in.Rounds = tells - in.Retracted
-		in.Created, _ = time.Parse(time.RFC3339Nano, created)
-		in.Updated = in.Created
-		if updated != nil {
-			in.Updated, _ = time.Parse(time.RFC3339Nano, *updated)
-		}
-		list = append(list, in)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list studies: %w", err)
-	}
-	rows.Close()
-	for i := range list {
-		st, err := s.listStatic(ctx, list[i].Study)
-		if err != nil {
-			return nil, err
-		}
-		in := &list[i]
-		in.Algorithm, in.Box, in.Actions, in.Dim, in.Constraints, in.Horizon = st.algorithm, st.box, st.actions, st.dim, st.constraints, st.horizon
+	list := make([]StudyInfo, len(ls))
+	for i, l := range ls {
+		list[i] = StudyInfo(l)
 	}
 	return list, nil
-}
-
-// listStatic returns what the list shows of a study's spec, read once.
-// The scalars are read with SQLite's JSON functions, so that neither the
-// spec nor the actions are decoded in Go.
-func (s *Store) listStatic(ctx context.Context, name string) (listStatic, error) {
-	if st, ok := s.listed.Load(name); ok {
-		return st.(listStatic), nil
-	}
-	var (
-		st              listStatic
-		boxDim, actions *int64
-	)
-	err := s.db.QueryRowContext(ctx, `SELECT
-		COALESCE(json_extract(spec, '$.algorithm.label'), json_extract(spec, '$.algorithm.name'), ''),
-		COALESCE(json_extract(spec, '$.horizon'), 0),
-		COALESCE(json_array_length(spec, '$.thresholds'), 0),
-		json_array_length(spec, '$.decision_set.box.bounds'),
-		json_array_length(actions),
-		COALESCE(json_array_length(actions, '$[0]'), 0)
-	FROM studies WHERE name = ?`, name).Scan(&st.algorithm, &st.horizon, &st.constraints, &boxDim, &actions, &st.dim)
-	if err != nil {
-		return st, fmt.Errorf("list studies: study %q: %w", name, err)
-	}
-	if boxDim != nil {
-		st.box, st.dim = true, int(*boxDim)
-	} else if actions != nil {
-		st.actions = int(*actions)
-	}
-	s.listed.Store(name, st)
-	return st, nil
 }
 
 // ViewMaxActions bounds the decision sets whose posterior View includes:
@@ -236,7 +136,7 @@ func (v *Service) View(ctx context.Context, name string) (*View, error) {
 	// One hold of the study: the summary, the view and its version are of
 	// one state.
 	err := v.with(ctx, name, func(s *Study) error {
-		leases, stamp, err := v.store.viewLeases(ctx, name)
+		leases, stamp, err := v.store.ViewLeases(ctx, name)
 		if err != nil {
 			return err
 		}
@@ -264,59 +164,8 @@ func (v *Service) LeaseStamp(ctx context.Context, name string) (uint64, error) {
 	if err := CheckName(name); err != nil {
 		return 0, err
 	}
-	_, stamp, err := v.store.viewLeases(ctx, name)
+	_, stamp, err := v.store.ViewLeases(ctx, name)
 	return stamp, err
-}
-
-// leaseVersion is the schema version from which the store has the table
-// leases (lease.go); an older file opened read-only has none.
-var leaseVersion = slices.IndexFunc(migrations, func(m string) bool { return strings.Contains(m, "CREATE TABLE leases") }) + 1
-
-// viewLeases reads a study's leases, ask → end in Unix milliseconds, and
-// their digest: FNV-1a over the (ask, end) pairs in the order of the
-// asks, 0 for none. Read-only, and apart from lease.go's transactions,
-// which hand asks out: the view only shows the leases.
-func (s *Store) viewLeases(ctx context.Context, name string) (map[int]int64, uint64, error) {
-	if s.version < leaseVersion {
-		return nil, 0, nil
-	}
-	// A row without a token is an ask handed out again without a lease
-	// (kept so that the old holder's heartbeat learns it lost the ask):
-	// no lease to show.
-	rows, err := s.db.QueryContext(ctx, `SELECT ask, until FROM leases WHERE study = ? AND token != '' ORDER BY ask`, name)
-	if err != nil {
-		return nil, 0, fmt.Errorf("study %q: read the leases: %w", name, err)
-	}
-	defer rows.Close()
-	var (
-		leases map[int]int64
-		buf    [16]byte
-	)
-	h := fnv.New64a()
-	for rows.Next() {
-		var (
-			ask   int
-			until int64
-		)
-		if err := rows.Scan(&ask, &until); err != nil {
-			return nil, 0, fmt.Errorf("study %q: read the leases: %w", name, err)
-		}
-		if leases == nil {
-			leases = map[int]int64{}
-		}
-		leases[ask] = until
-		for k := range 8 {
-			buf[k], buf[8+k] = byte(uint64(ask)>>(8*k)), byte(uint64(until)>>(8*k))
-		}
-		h.Write(buf[:])
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("study %q: read the leases: %w", name, err)
-	}
-	if leases == nil {
-		return nil, 0, nil
-	}
-	return leases, h.Sum64(), nil
 }
 
 // view assembles the View of s, with the summary sum read at the same
@@ -333,7 +182,7 @@ func (s *Study) view(sum *Summary, leases map[int]int64) *View {
 		// withdrawn (the next ask call drops it): only the pending
 		// asks' are read.
 		if until, ok := leases[e.Ask]; ok {
-			pa.LeaseUntil = leaseTime(until)
+			pa.LeaseUntil = store.LeaseTime(until)
 		}
 		vw.Pending = append(vw.Pending, pa)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
 )
 
@@ -364,7 +365,7 @@ func TestViewContext(t *testing.T) {
 // Service.LeaseStamp's, equal) and not Version.
 func TestViewLeases(t *testing.T) {
 	ctx := context.Background()
-	st, err := study.Open(filepath.Join(t.TempDir(), "s.db"), study.OpenOptions{Create: true})
+	st, err := store.Open(filepath.Join(t.TempDir(), "s.db"), store.OpenOptions{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,14 @@
 package study
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 
 	"github.com/safegp/safegp/internal/plural"
-	"github.com/safegp/safegp/internal/strictjson"
+	"github.com/safegp/safegp/store"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/internal/memlimit"
@@ -49,43 +47,6 @@ const MaxPoints = MaxActions
 // the column.
 func ParseImportCSV(r io.Reader, cols *Columns) ([]TellRequest, error) {
 	return parseImportCSV(r, cols)
-}
-
-// DecodeImport decodes a JSON array of tell objects to import, each as
-// strict as DecodeTell's and at a point ("x") or an action ("index"), never
-// an ask: [{"x": [...], "f": F, "g": [...], "noise_std": S}, ...]. Errors
-// wrap ErrBadImport and name the element (1-based).
-func DecodeImport(data []byte) ([]TellRequest, error) {
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 || data[0] != '[' {
-		return nil, fmt.Errorf("%w: want a JSON array of tell objects [{\"x\": [...], \"f\": F, \"g\": [...]}, ...]", ErrBadImport)
-	}
-	if err := strictjson.Check(data, nil); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadImport, err)
-	}
-	var elems []json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&elems); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadImport, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%w: trailing data after the JSON array", ErrBadImport)
-	}
-	if len(elems) == 0 {
-		return nil, fmt.Errorf("%w: the array is empty: nothing to import", ErrBadImport)
-	}
-	rows := make([]TellRequest, len(elems))
-	for k, e := range elems {
-		t, err := DecodeTell(e)
-		if err != nil {
-			return nil, fmt.Errorf("%w: element %d: %w", ErrBadImport, k+1, err)
-		}
-		if t.Ask != nil {
-			return nil, fmt.Errorf("%w: element %d: an import holds measurements made outside the loop: give \"x\" or \"index\", not \"ask\" (tell an ask's measurement with tell)", ErrBadImport, k+1)
-		}
-		rows[k] = *t
-	}
-	return rows, nil
 }
 
 // ImportAnswer is what import returns.
@@ -140,50 +101,16 @@ func (v *Service) ImportWith(ctx context.Context, name string, rows []TellReques
 	}
 	var ans *ImportAnswer
 	err := v.write(ctx, name, func(s *Study) error {
-		held := s.nObs + len(s.pending)
-		if held+len(rows) > s.res.Spec.Horizon {
-			return fmt.Errorf("%w: study %q has %s and %s for a horizon of %d; importing %s would exceed it by %d", ErrHorizon, s.name, plural.Count(s.nObs, "observation"), plural.Count(len(s.pending), "pending ask"), s.res.Spec.Horizon, plural.Count(len(rows), "row"), held+len(rows)-s.res.Spec.Horizon)
-		}
-		if len(rows) > 1 && int64(len(rows))*int64(len(s.res.X)) > 1<<20 {
-			s.lookup = s.res.actionIndex()
-			defer func() { s.lookup = nil }()
-		}
-		evs := make([]Event, len(rows))
-		outside := 0
-		for k := range rows {
-			t := &rows[k]
-			if t.Ask != nil {
-				return fmt.Errorf("%w: row %d: an import holds measurements made outside the loop, not asks", ErrBadImport, k+1)
-			}
-			e, err := s.validateAt(t, len(s.events)+1+k, false)
-			if err != nil {
-				return fmt.Errorf("%w: row %d: %w", ErrBadImport, k+1, err)
-			}
-			s.violated(&e)
-			if e.Index < 0 {
-				outside++
-			}
-			evs[k] = e
-		}
-		if err := s.checkOutside(outside); err != nil {
-			return fmt.Errorf("%w: %w", ErrBadImport, err)
-		}
-		out := make([]bool, len(evs))
-		for k := range evs {
-			out[k] = evs[k].Index < 0
-		}
-		if err := s.checkImportWork(out, v.opt.MaxImportSeconds); err != nil {
+		evs, outside, err := s.decideImport(rows, v.opt.MaxImportSeconds)
+		if err != nil {
 			return err
 		}
 		digest := ""
 		if !opt.Repeat {
 			digest = importDigest(evs)
 		}
-		if err := v.store.appendImport(ctx, name, evs, digest); err != nil {
-			if errors.Is(err, ErrDuplicateImport) {
-				return err
-			}
-			return v.writeFailed(err)
+		if err := v.store.AppendImport(ctx, name, evs, digest); err != nil {
+			return err
 		}
 		for _, e := range evs {
 			if err := s.apply(e); err != nil {
@@ -194,6 +121,49 @@ func (v *Service) ImportWith(ctx context.Context, name string, rows []TellReques
 		return nil
 	})
 	return ans, err
+}
+
+// decideImport makes the tell events of an import's rows, checked against
+// the study and its limits: its horizon, the observations it may hold
+// outside its decision set, and the time the import would take (within
+// maxSeconds when > 0). It returns them and how many are outside.
+func (s *Study) decideImport(rows []TellRequest, maxSeconds float64) ([]store.Event, int, error) {
+	held := s.nObs + len(s.pending)
+	if held+len(rows) > s.res.Spec.Horizon {
+		return nil, 0, fmt.Errorf("%w: study %q has %s and %s for a horizon of %d; importing %s would exceed it by %d", ErrHorizon, s.name, plural.Count(s.nObs, "observation"), plural.Count(len(s.pending), "pending ask"), s.res.Spec.Horizon, plural.Count(len(rows), "row"), held+len(rows)-s.res.Spec.Horizon)
+	}
+	if len(rows) > 1 && int64(len(rows))*int64(len(s.res.X)) > 1<<20 {
+		s.lookup = s.res.actionIndex()
+		defer func() { s.lookup = nil }()
+	}
+	evs := make([]store.Event, len(rows))
+	outside := 0
+	for k := range rows {
+		t := &rows[k]
+		if t.Ask != nil {
+			return nil, 0, fmt.Errorf("%w: row %d: an import holds measurements made outside the loop, not asks", ErrBadImport, k+1)
+		}
+		e, err := s.validateAt(t, len(s.events)+1+k, false)
+		if err != nil {
+			return nil, 0, fmt.Errorf("%w: row %d: %w", ErrBadImport, k+1, err)
+		}
+		s.violated(&e)
+		if e.Index < 0 {
+			outside++
+		}
+		evs[k] = e
+	}
+	if err := s.checkOutside(outside); err != nil {
+		return nil, 0, fmt.Errorf("%w: %w", ErrBadImport, err)
+	}
+	out := make([]bool, len(evs))
+	for k := range evs {
+		out[k] = evs[k].Index < 0
+	}
+	if err := s.checkImportWork(out, maxSeconds); err != nil {
+		return nil, 0, err
+	}
+	return evs, outside, nil
 }
 
 // Bound is a GP's posterior at a point with the study's confidence
@@ -222,39 +192,6 @@ type PosteriorAnswer struct {
 	// context.
 	Context map[string]float64 `json:"context,omitempty"`
 	Points  []PointPosterior   `json:"points"`
-}
-
-// DecodePoints decodes a posterior request {"points": [[x1, …], …]}
-// strictly: every coordinate a JSON number. Errors wrap ErrBadPoints.
-func DecodePoints(data []byte) ([][]float64, error) {
-	var raw struct {
-		Points json.RawMessage `json:"points"`
-	}
-	if err := decodeObject(data, &raw); err != nil {
-		return nil, fmt.Errorf("%w: want {\"points\": [[x1, …], …]}: %w", ErrBadPoints, err)
-	}
-	return decodePoints(raw.Points)
-}
-
-// decodePoints parses the "points" field: an array of arrays of JSON
-// numbers. Errors wrap ErrBadPoints.
-func decodePoints(raw json.RawMessage) ([][]float64, error) {
-	if raw == nil || raw[0] != '[' {
-		return nil, fmt.Errorf("%w: \"points\" must be an array of points [[x1, …], …]", ErrBadPoints)
-	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(raw, &elems); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadPoints, err)
-	}
-	pts := make([][]float64, len(elems))
-	for k, e := range elems {
-		p, err := jsonNumbers("x", e)
-		if err != nil {
-			return nil, fmt.Errorf("%w: point %d: %w", ErrBadPoints, k+1, err)
-		}
-		pts[k] = p
-	}
-	return pts, nil
 }
 
 // Posterior returns the posterior mean and standard deviation of f and

@@ -13,6 +13,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
 )
 
@@ -251,26 +252,12 @@ func TestImport(t *testing.T) {
 			t.Errorf("CSV %s: %v, want ErrBadImport mentioning %q", c.name, err, c.msg)
 		}
 	}
-	for _, c := range []struct{ name, body, msg string }{
-		{"not an array", `{"x": [1], "f": 1, "g": [1]}`, "want a JSON array"},
-		{"empty", `[]`, "empty"},
-		{"ask", `[{"x": [1], "f": 1, "g": [1]}, {"ask": 1, "f": 1, "g": [1]}]`, "element 2"},
-		{"null noise", `[{"x": [1], "f": 1, "g": [1], "noise_std": null}]`, "element 1: invalid observation: noise_std is null"},
-		{"string noise", `[{"x": [1], "f": 1, "g": [1], "noise_std": "0.1"}]`, "element 1: invalid observation: noise_std must be a number"},
-		{"trailing", `[{"x": [1], "f": 1, "g": [1]}] x`, "trailing data"},
-	} {
-		if _, err := study.DecodeImport([]byte(c.body)); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("JSON %s: %v, want ErrBadImport mentioning %q", c.name, err, c.msg)
-		}
-	}
 	after, _ := st.Events(ctx, "s")
 	if len(after) != len(before) {
 		t.Fatalf("bad imports changed the store: %d events, then %d", len(before), len(after))
 	}
-	rows, err := study.DecodeImport([]byte(`[{"x": [2.71], "f": -0.0841, "g": [0.64], "noise_std": 0.07}, {"index": 3, "f": -5.76, "g": [0.999]}]`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, f1, g1, noise, idx, f2, g2 := 2.71, -0.0841, 0.64, 0.07, 3, -5.76, 0.999
+	rows := []study.TellRequest{{X: []float64{x}, F: &f1, G: []float64{g1}, NoiseStd: &noise}, {Index: &idx, F: &f2, G: []float64{g2}}}
 	// During the study: after some rounds, with an ask pending.
 	for _, s := range []*study.Service{v, live} {
 		drive(t, s, "s", 4)
@@ -293,7 +280,7 @@ func TestImport(t *testing.T) {
 // or too many for the memory limit get one error wrapping ErrBadPoints.
 func TestPosteriorBadPoints(t *testing.T) {
 	ctx := context.Background()
-	st, err := study.Open(filepath.Join(t.TempDir(), "b.db"), study.OpenOptions{Create: true})
+	st, err := store.Open(filepath.Join(t.TempDir(), "b.db"), store.OpenOptions{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,14 +304,5 @@ func TestPosteriorBadPoints(t *testing.T) {
 			t.Errorf("%s: %v, want ErrBadPoints mentioning %q", c.name, err, c.msg)
 		}
 	}
-	for _, c := range []struct{ name, body, msg string }{
-		{"missing", `{}`, `"points" must be an array`},
-		{"null coordinate", `{"points": [[1], [null]]}`, "point 2"},
-		{"string", `{"points": [["1"]]}`, "point 1"},
-		{"unknown field", `{"points": [[1]], "p": 1}`, "unknown field"},
-	} {
-		if _, err := study.DecodePoints([]byte(c.body)); !errors.Is(err, study.ErrBadPoints) || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%s: %v, want ErrBadPoints mentioning %q", c.name, err, c.msg)
-		}
-	}
+
 }

@@ -1,16 +1,33 @@
 // Package study runs a safe bandit policy against a real system through
-// durable ask/tell studies stored in an embedded SQLite database: every ask,
-// tell and retraction is recorded, and a study reopened after a crash
-// replays them to the exact state it had. Asks may come in batches for
-// parallel workers, each ask leased to one worker until it is told or its
-// lease ends (Service.AskBatch), under a lease token its heartbeats name so
-// that a worker whose ask went to another cannot take it back
-// (Service.Heartbeat, lease.go); the leases are kept in the database beside
-// the events, outside the replay. Imports read the study's data columns,
-// or its export (ParseImportCSV, importcsv.go).
+// durable ask/tell studies: every ask, tell, retraction and fit is an
+// event recorded in a store (package store), and a study reopened after a
+// crash replays them to the exact state it had.
+//
+// A Study is a state machine whose only way to change is applying a
+// recorded event (Study.apply). Service runs every call the same way on
+// the study, loaded and locked: decide (the study's checks and its
+// policy's choices), write the events in one transaction, apply them. A
+// write that fails leaves the study as it was — the asks its policy chose
+// are taken back (bandit.Rollback) — so that memory never holds what the
+// records do not and nothing is thrown away. The studies held in memory
+// are a cache (cache.go) of at most ServiceOptions.MaxOpen studies within
+// MaxMemory.
+//
+// Asks may come in batches for parallel workers, each ask leased to one
+// worker until it is told or its lease ends (Service.AskBatch), under a
+// lease token its heartbeats name so that a worker whose ask went to
+// another cannot take it back (Service.Heartbeat); the leases are kept in
+// the store beside the events, outside the replay. Imports read the
+// study's data columns, or its export (ParseImportCSV, importcsv.go). The
+// JSON of the HTTP API is the server's (server/wire.go): a request comes
+// here decoded, as a TellRequest, AskOptions or HeartbeatRequest.
 //
 // A study with a context (a spec's context block, context.go) asks in the
 // context measured before each ask (AskOptions.Context, Service.AskIn),
 // records each event's context, and replays by setting each ask's context
 // before asking again. The seed set is assumed safe in every context.
+//
+// Layer 6 (docs/layout.md): it may import store, bandit, config, gp,
+// kernel, problem and internal packages; never server (the wire),
+// experiment, reproduce or sweep.
 package study

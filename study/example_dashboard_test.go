@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
 )
 
@@ -15,7 +16,7 @@ func ExampleService_View() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "safegp-example-*")
 	defer os.RemoveAll(dir)
-	st, _ := study.Open(filepath.Join(dir, "studies.db"), study.OpenOptions{Create: true})
+	st, _ := store.Open(filepath.Join(dir, "studies.db"), store.OpenOptions{Create: true})
 	defer st.Close()
 	v := study.NewService(st, study.ServiceOptions{})
 	spec, _ := study.ParseSpec([]byte(specYAML)) // 21 actions on [0, 4], one constraint

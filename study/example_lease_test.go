@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
 )
 
@@ -19,7 +20,7 @@ func ExampleService_Heartbeat() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "safegp-example-*")
 	defer os.RemoveAll(dir)
-	st, _ := study.Open(filepath.Join(dir, "studies.db"), study.OpenOptions{Create: true})
+	st, _ := store.Open(filepath.Join(dir, "studies.db"), store.OpenOptions{Create: true})
 	defer st.Close()
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	v := study.NewService(st, study.ServiceOptions{Now: func() time.Time { return now }})
@@ -34,7 +35,7 @@ func ExampleService_Heartbeat() {
 	fmt.Println("same ask:", a[0].Ask == b[0].Ask, "new token:", a[0].Lease != b[0].Lease)
 
 	_, err := v.Heartbeat(ctx, "gains", &study.HeartbeatRequest{Ask: a[0].Ask, LeaseSeconds: 600, Lease: a[0].Lease})
-	fmt.Println(errors.Is(err, study.ErrLeaseLost), strings.SplitN(err.Error(), ";", 2)[0])
+	fmt.Println(errors.Is(err, store.ErrLeaseLost), strings.SplitN(err.Error(), ";", 2)[0])
 	hb, _ := v.Heartbeat(ctx, "gains", &study.HeartbeatRequest{Ask: b[0].Ask, LeaseSeconds: 60, Lease: b[0].Lease})
 	fmt.Println(hb.LeaseUntil, hb.Lease == b[0].Lease)
 	// Output:

@@ -7,13 +7,27 @@ import (
 	"github.com/safegp/safegp/config"
 	"github.com/safegp/safegp/internal/refit"
 	"github.com/safegp/safegp/kernel"
+	"github.com/safegp/safegp/store"
 )
 
 // fitIfDue fits the model when model.fit says a fit is due before the
-// coming ask (config.Fit.Due: the first at min_points observations in
-// force, then with every: k after k more tells), records the fit as an
-// event and applies it: the policy is rebuilt with the fitted kernels
-// from the observations in force. Call with no ask pending.
+// coming ask (decideFit), records the fit as an event and applies it: the
+// policy is rebuilt with the fitted kernels from the observations in
+// force. Call with no ask pending.
+func (v *Service) fitIfDue(ctx context.Context, s *Study) error {
+	e, err := s.decideFit(ctx)
+	if e == nil || err != nil {
+		return err
+	}
+	if err := v.store.Append(ctx, s.name, e); err != nil {
+		return err
+	}
+	return s.apply(*e)
+}
+
+// decideFit makes the event of a fit when one is due (config.Fit.Due: the
+// first at min_points observations in force, then with every: k after k
+// more tells), nil when none is.
 //
 // The fit uses every observation in force: its point, f and each g_i,
 // one fit per GP. The noise is known — each observation's own noise_std —
@@ -22,22 +36,18 @@ import (
 // points). A fit that cannot be made (more than fit.MaxPoints
 // observations, the memory limit, data a fit refuses) is recorded as
 // skipped, with the reason, and the study goes on with the model it has.
-func (v *Service) fitIfDue(ctx context.Context, s *Study) error {
+// Stopped by ctx (the client went away, the server shuts down), the fit
+// records nothing and the ask fails: it is due again next time.
+func (s *Study) decideFit(ctx context.Context) (*store.Event, error) {
 	f := s.res.Spec.Model.Fit
 	if !f.Due(len(s.fits), s.nObs, s.sinceFit, len(s.res.Seed)) {
-		return nil
+		return nil, nil
 	}
-	// Stopped by ctx (the client went away, the server shuts down), the
-	// fit records nothing and the ask fails: it is due again next time.
 	rec, err := refit.Model(ctx, &s.model, s.fitData(), s.res.Spec.Seed, len(s.fits)+1, 0, s.maxMemory)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	e := Event{Seq: len(s.events) + 1, Kind: "fit", Index: -1, X: []float64{}, Fit: &rec, Created: time.Now().UTC()}
-	if err := v.store.append(ctx, s.name, &e); err != nil {
-		return v.writeFailed(err)
-	}
-	return s.apply(e)
+	return &store.Event{Seq: len(s.events) + 1, Kind: "fit", Index: -1, X: []float64{}, Fit: &rec, Created: time.Now().UTC()}, nil
 }
 
 // fitData gathers the observations in force for a fit.

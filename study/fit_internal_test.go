@@ -2,7 +2,6 @@ package study
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/safegp/safegp/store"
 )
 
 // fitSpec is lruSpec with a fit block (%s) and seed actions 5 and 6:
@@ -128,7 +129,7 @@ func TestFitReplay(t *testing.T) {
 	if before.Model.Source != "fitted" || before.Model.Fits != 3 {
 		t.Fatalf("after 8 rounds and an ask: %+v, want 3 fits", before.Model)
 	}
-	st, err := Open(path, OpenOptions{})
+	st, err := store.Open(path, store.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func TestFitReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st2, err := Open(path, OpenOptions{})
+	st2, err := store.Open(path, store.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,10 +193,10 @@ func TestFitReplaysRecord(t *testing.T) {
 	rec := *evs[seqs[0]-1].Fit
 	rec.LML = []float64{12345, -6789}
 	b, _ := json.Marshal(rec)
-	if _, err := v.store.db.Exec(`UPDATE events SET model = ? WHERE study = 's' AND seq = ?`, string(b), seqs[0]); err != nil {
+	if _, err := rawDB(t, v).Exec(`UPDATE events SET model = ? WHERE study = 's' AND seq = ?`, string(b), seqs[0]); err != nil {
 		t.Fatal(err)
 	}
-	st, err := Open(path, OpenOptions{ReadOnly: true})
+	st, err := store.Open(path, store.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,97 +217,6 @@ func sameModel(a, b *ModelInfo) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
-}
-
-// TestMigrateFromVersion4: a database of schema 4 (no fit events) opens
-// read-only as it is; a writable open rebuilds the events table for fit
-// events, and the study replays to the state of its source: the same
-// events and the same next asks.
-func TestMigrateFromVersion4(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	src := lruService(t, filepath.Join(dir, "src.db"), 4)
-	s, _ := ParseSpec(fmt.Appendf(nil, lruSpec, 5))
-	res, err := s.Resolve("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := src.Create(ctx, "s", res); err != nil {
-		t.Fatal(err)
-	}
-	noise := 0.02
-	for k, x := range []float64{1.1, 1.33, 2.05} {
-		f, g := -(x-3)*(x-3), 1-math.Pow(x/3.5, 4)
-		if _, err := src.Tell(ctx, "s", &TellRequest{X: []float64{x}, F: &f, G: []float64{g}, NoiseStd: &noise}); err != nil {
-			t.Fatal(err)
-		}
-		round(t, src, "s")
-		if k == 1 {
-			if _, err := src.Retract(ctx, "s", 1); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	pending, err := src.Ask(ctx, "s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srcEvs, _ := src.store.Events(ctx, "s")
-
-	old := filepath.Join(dir, "v4.db")
-	db, err := sql.Open("sqlite", "file:"+old+"?_pragma=journal_mode(WAL)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
-		`CREATE TABLE schema_version (version INTEGER NOT NULL)`,
-		`INSERT INTO schema_version (version) VALUES (4)`,
-		migrations[0], migrations[1], migrations[2], migrations[3],
-		`ATTACH DATABASE '` + filepath.Join(dir, "src.db") + `' AS src`,
-		`INSERT INTO studies SELECT name, spec, actions, seeds, created FROM src.studies`,
-		`INSERT INTO events SELECT study, seq, kind, ask, idx, x, f, g, violation, created, ref, noise_std FROM src.events`,
-		`DETACH DATABASE src`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	db.Close()
-	ro, err := Open(old, OpenOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	roEvs, err := ro.Events(ctx, "s")
-	ro.Close()
-	if err != nil || !slices.EqualFunc(roEvs, srcEvs, sameEvent) {
-		t.Errorf("read-only schema 4: events differ from the source's (%v)", err)
-	}
-	st, err := Open(old, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if st.version != len(migrations) {
-		t.Errorf("schema version %d after a writable open, want %d", st.version, len(migrations))
-	}
-	evs, err := st.Events(ctx, "s")
-	if err != nil || !slices.EqualFunc(evs, srcEvs, sameEvent) {
-		t.Errorf("migrated schema 4: events differ from the source's (%v)", err)
-	}
-	var sqlText string
-	if err := st.db.QueryRow(`SELECT sql FROM sqlite_master WHERE name = 'events'`).Scan(&sqlText); err != nil || !strings.Contains(sqlText, "'fit'") {
-		t.Errorf("migrated events table does not take fits: %s (%v)", sqlText, err)
-	}
-	mig := NewService(st, ServiceOptions{})
-	got, err := mig.Ask(ctx, "s")
-	if err != nil || got.Ask != pending.Ask || got.Index != pending.Index {
-		t.Fatalf("migrated study asks %+v (%v), the source %+v", got, err, pending)
-	}
-	for k := range 2 {
-		if a, b := round(t, mig, "s"), round(t, src, "s"); a != b {
-			t.Errorf("round %d after migration: the migrated study asks action %d, the source %d", k, a, b)
-		}
-	}
 }
 
 // TestFitSpecErrors: a fit block the study cannot use is one clear error

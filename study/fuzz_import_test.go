@@ -46,32 +46,3 @@ func FuzzImportCSV(f *testing.F) {
 		}
 	})
 }
-
-// FuzzDecodeHeartbeat: DecodeHeartbeat never panics; every error is
-// ErrBadHeartbeat, and what it accepts has a lease length in
-// (0, MaxLeaseSeconds] and no token or one of 16 hex digits.
-func FuzzDecodeHeartbeat(f *testing.F) {
-	for _, seed := range []string{
-		`{"ask": 1, "lease_seconds": 60}`, `{"ask": 1.0, "lease_seconds": 6e1, "lease": "0123456789abcdef"}`,
-		`{"ask": 1, "lease_seconds": 60, "lease": ""}`, `{"ask": 1, "lease_seconds": null}`, `{"ask": 1, "lease_seconds": 60, "lease": 7}`,
-		`{"ask": 1e30, "lease_seconds": 1}`, ``, `[]`, `{"ask": 1, "lease_seconds": 60} {}`,
-	} {
-		f.Add([]byte(seed))
-	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		r, err := study.DecodeHeartbeat(body)
-		if err != nil {
-			if !errors.Is(err, study.ErrBadHeartbeat) {
-				t.Fatalf("error %v is not ErrBadHeartbeat", err)
-			}
-			return
-		}
-		keysOnce(t, body, "ask", "lease_seconds", "lease")
-		if !(r.LeaseSeconds > 0 && r.LeaseSeconds <= study.MaxLeaseSeconds) {
-			t.Fatalf("accepted lease_seconds %v", r.LeaseSeconds)
-		}
-		if r.Lease != "" && (len(r.Lease) != 16 || strings.Trim(r.Lease, "0123456789abcdef") != "") {
-			t.Fatalf("accepted token %q", r.Lease)
-		}
-	})
-}

@@ -14,101 +14,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
 )
-
-// TestDecodeTellStrict: null or any non-number where a number belongs is
-// refused, naming the field; a missing measurement never becomes 0.
-func TestDecodeTellStrict(t *testing.T) {
-	bad := []struct{ name, body, field string }{
-		{"null g element", `{"ask": 1, "f": 1, "g": [null]}`, "g1 is null"},
-		{"null second g", `{"ask": 1, "f": 1, "g": [0.5, null]}`, "g2 is null"},
-		{"null f", `{"ask": 1, "f": null, "g": [1]}`, "f is null"},
-		{"string f", `{"ask": 1, "f": "1.5", "g": [1]}`, "f must be a number, got a string"},
-		{"NaN string", `{"ask": 1, "f": "NaN", "g": [1]}`, "f must be a number"},
-		{"bool f", `{"ask": 1, "f": true, "g": [1]}`, "f must be a number, got a boolean"},
-		{"object f", `{"ask": 1, "f": {}, "g": [1]}`, "f must be a number, got an object"},
-		{"string g", `{"ask": 1, "f": 1, "g": ["1"]}`, "g1 must be a number, got a string"},
-		{"bool g", `{"ask": 1, "f": 1, "g": [false]}`, "g1 must be a number, got a boolean"},
-		{"object g", `{"ask": 1, "f": 1, "g": [{"v": 1}]}`, "g1 must be a number, got an object"},
-		{"nested g", `{"ask": 1, "f": 1, "g": [[1]]}`, "g1 must be a number, got an array"},
-		{"g null", `{"ask": 1, "f": 1, "g": null}`, `"g" must be an array of numbers, got null`},
-		{"g number", `{"ask": 1, "f": 1, "g": 1}`, `"g" must be an array`},
-		{"f missing", `{"ask": 1, "g": [1]}`, `"f" is missing`},
-		{"huge f", `{"ask": 1, "f": 1e400, "g": [1]}`, "f = 1e400 is outside the range"},
-		{"huge g", `{"ask": 1, "f": 1, "g": [-1e309]}`, "g1 = -1e309 is outside the range"},
-		{"fractional ask", `{"ask": 1.5, "f": 1, "g": [1]}`, "ask must be an integer"},
-		{"fractional exponent", `{"index": 25e-1, "f": 1, "g": [1]}`, "index must be an integer, got 25e-1"},
-		{"integral beyond 2^53", `{"ask": 1e16, "f": 1, "g": [1]}`, "ask = 1e16 is out of range"},
-		{"null ask", `{"ask": null, "f": 1, "g": [1]}`, "ask is null"},
-		{"null index", `{"index": null, "f": 1, "g": [1]}`, "index is null"},
-		{"string index", `{"index": "3", "f": 1, "g": [1]}`, "index must be a number, got a string"},
-		{"bool ask", `{"ask": true, "f": 1, "g": [1]}`, "ask must be a number, got a boolean"},
-		{"ask too large", `{"ask": 9223372036854775808, "f": 1, "g": [1]}`, "ask = 9223372036854775808 is out of range"},
-		{"both", `{"ask": 1, "index": 2, "f": 1, "g": [1]}`, "exactly one"},
-		{"both, one null", `{"ask": 1, "index": null, "f": 1, "g": [1]}`, "exactly one"},
-		{"neither", `{"f": 1, "g": [1]}`, "exactly one"},
-		{"unknown field", `{"ask": 1, "f": 1, "g": [1], "h": 2}`, `: unknown field "h"`},
-		{"trailing", `{"ask": 1, "f": 1, "g": [1]} {}`, "trailing data"},
-		{"not an object", `[1]`, "want a JSON object, got an array"},
-		{"empty", ``, "empty body"},
-		{"x null", `{"x": null, "f": 1, "g": [1]}`, `"x" must be an array of numbers, got null`},
-		{"x empty", `{"x": [], "f": 1, "g": [1]}`, `"x" is empty`},
-		{"x string", `{"x": ["1"], "f": 1, "g": [1]}`, "x1 must be a number, got a string"},
-		{"x null element", `{"x": [0.5, null], "f": 1, "g": [1]}`, "x2 is null"},
-		{"x huge", `{"x": [1e999], "f": 1, "g": [1]}`, "x1 = 1e999 is outside the range"},
-		{"x and index", `{"x": [1], "index": 2, "f": 1, "g": [1]}`, "exactly one"},
-		{"x and ask", `{"x": [1], "ask": 2, "f": 1, "g": [1]}`, "exactly one"},
-		{"noise_std null", `{"ask": 1, "f": 1, "g": [1], "noise_std": null}`, "noise_std is null"},
-		{"noise_std negative", `{"ask": 1, "f": 1, "g": [1], "noise_std": -0.1}`, "noise_std = -0.1"},
-		{"noise_std string", `{"ask": 1, "f": 1, "g": [1], "noise_std": "0.1"}`, "noise_std must be a number, got a string"},
-		{"noise_std NaN string", `{"ask": 1, "f": 1, "g": [1], "noise_std": "NaN"}`, "noise_std must be a number"},
-		{"noise_std huge", `{"ask": 1, "f": 1, "g": [1], "noise_std": 1e300}`, "noise_std = 1e+300"},
-		{"noise_std overflow", `{"ask": 1, "f": 1, "g": [1], "noise_std": 1e400}`, "noise_std = 1e400 is outside the range"},
-		{"noise_std array", `{"ask": 1, "f": 1, "g": [1], "noise_std": [0.1]}`, "noise_std must be a number, got an array"},
-	}
-	for _, c := range bad {
-		req, err := study.DecodeTell([]byte(c.body))
-		if !errors.Is(err, study.ErrBadTell) || !strings.Contains(err.Error(), c.field) {
-			t.Errorf("%s: got %+v, %v; want ErrBadTell mentioning %q", c.name, req, err, c.field)
-		}
-	}
-	good := []struct {
-		body  string
-		ask   *int
-		index *int
-		x     []float64
-		f     float64
-		g     []float64
-	}{
-		{`{"ask": 3, "f": -1.5e2, "g": [0, 2.5]}`, ptr(3), nil, nil, -150, []float64{0, 2.5}},
-		{`{"index": 0, "f": 0, "g": []}`, nil, ptr(0), nil, 0, []float64{}},
-		{` {"g": [1e-300], "index": -0, "f": 7} `, nil, ptr(0), nil, 7, []float64{1e-300}},
-		{`{"x": [0.25, -3e1], "f": 2, "g": [1]}`, nil, nil, []float64{0.25, -30}, 2, []float64{1}},
-		{`{"x": [0.25], "f": 2, "g": [1], "noise_std": 0.3}`, nil, nil, []float64{0.25}, 2, []float64{1}},
-		{`{"ask": 1, "f": 2, "g": [1], "noise_std": 0}`, ptr(1), nil, nil, 2, []float64{1}},
-		// An integral number is an integer however it is written
-		// (README, "Limits": 2.0 is 2), as in a specification.
-		{`{"index": 2.0, "f": 1, "g": [1]}`, nil, ptr(2), nil, 1, []float64{1}},
-		{`{"index": 1e1, "f": 1, "g": [1]}`, nil, ptr(10), nil, 1, []float64{1}},
-		{`{"ask": 7.000, "f": 1, "g": [1]}`, ptr(7), nil, nil, 1, []float64{1}},
-		{`{"ask": -2E0, "f": 1, "g": [1]}`, ptr(-2), nil, nil, 1, []float64{1}},
-	}
-	for _, c := range good {
-		req, err := study.DecodeTell([]byte(c.body))
-		if err != nil {
-			t.Errorf("%s: %v", c.body, err)
-			continue
-		}
-		if !eqPtr(req.Ask, c.ask) || !eqPtr(req.Index, c.index) || !slices.Equal(req.X, c.x) || *req.F != c.f || !slices.Equal(req.G, c.g) {
-			t.Errorf("%s: decoded %+v (f %v, g %v)", c.body, req, *req.F, req.G)
-		}
-	}
-}
-
-func ptr(v int) *int { return &v }
-
-func eqPtr(a, b *int) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
 // snapshotDir returns every file of dir with its content, to check that an
 // operation wrote nothing.
@@ -156,7 +64,7 @@ func foreignDB(t *testing.T, path, journal string) {
 // is created only with Create.
 func TestOpenRefusesForeignFiles(t *testing.T) {
 	newer := func(t *testing.T, path string) {
-		st, err := study.Open(path, study.OpenOptions{Create: true})
+		st, err := store.Open(path, store.OpenOptions{Create: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,15 +83,15 @@ func TestOpenRefusesForeignFiles(t *testing.T) {
 		make func(t *testing.T, path string)
 		want error
 	}{
-		{"empty file", func(t *testing.T, p string) { os.WriteFile(p, nil, 0o644) }, study.ErrNotStudyDB},
-		{"text file", func(t *testing.T, p string) { os.WriteFile(p, []byte("name,score\nada,3\n"), 0o644) }, study.ErrNotStudyDB},
-		{"short file", func(t *testing.T, p string) { os.WriteFile(p, []byte("SQLite format"), 0o644) }, study.ErrNotStudyDB},
-		{"directory", func(t *testing.T, p string) { os.Mkdir(p, 0o755) }, study.ErrNotStudyDB},
-		{"foreign SQLite", func(t *testing.T, p string) { foreignDB(t, p, "DELETE") }, study.ErrNotStudyDB},
-		{"foreign SQLite in WAL mode", func(t *testing.T, p string) { foreignDB(t, p, "WAL") }, study.ErrNotStudyDB},
-		{"newer schema", newer, study.ErrNewerSchema},
+		{"empty file", func(t *testing.T, p string) { os.WriteFile(p, nil, 0o644) }, store.ErrNotStudyDB},
+		{"text file", func(t *testing.T, p string) { os.WriteFile(p, []byte("name,score\nada,3\n"), 0o644) }, store.ErrNotStudyDB},
+		{"short file", func(t *testing.T, p string) { os.WriteFile(p, []byte("SQLite format"), 0o644) }, store.ErrNotStudyDB},
+		{"directory", func(t *testing.T, p string) { os.Mkdir(p, 0o755) }, store.ErrNotStudyDB},
+		{"foreign SQLite", func(t *testing.T, p string) { foreignDB(t, p, "DELETE") }, store.ErrNotStudyDB},
+		{"foreign SQLite in WAL mode", func(t *testing.T, p string) { foreignDB(t, p, "WAL") }, store.ErrNotStudyDB},
+		{"newer schema", newer, store.ErrNewerSchema},
 	}
-	opts := map[string]study.OpenOptions{"default": {}, "read-only": {ReadOnly: true}, "create": {Create: true}}
+	opts := map[string]store.OpenOptions{"default": {}, "read-only": {ReadOnly: true}, "create": {Create: true}}
 	for _, c := range cases {
 		for oname, opt := range opts {
 			t.Run(c.name+"/"+oname, func(t *testing.T) {
@@ -191,7 +99,7 @@ func TestOpenRefusesForeignFiles(t *testing.T) {
 				path := filepath.Join(dir, "other.sqlite")
 				c.make(t, path)
 				before := snapshotDir(t, dir)
-				st, err := study.Open(path, opt)
+				st, err := store.Open(path, opt)
 				if err == nil {
 					st.Close()
 				}
@@ -205,9 +113,9 @@ func TestOpenRefusesForeignFiles(t *testing.T) {
 		}
 	}
 	t.Run("missing file", func(t *testing.T) {
-		for oname, opt := range map[string]study.OpenOptions{"default": {}, "read-only": {ReadOnly: true}} {
+		for oname, opt := range map[string]store.OpenOptions{"default": {}, "read-only": {ReadOnly: true}} {
 			dir := t.TempDir()
-			_, err := study.Open(filepath.Join(dir, "none.db"), opt)
+			_, err := store.Open(filepath.Join(dir, "none.db"), opt)
 			if !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("%s: got %v, want fs.ErrNotExist", oname, err)
 			}
@@ -248,7 +156,7 @@ func TestOpenPathsWithURICharacters(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, name)
-			st, err := study.Open(path, study.OpenOptions{Create: true})
+			st, err := store.Open(path, store.OpenOptions{Create: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -277,8 +185,8 @@ func TestOpenPathsWithURICharacters(t *testing.T) {
 			if head[18] != 2 || head[19] != 2 {
 				t.Errorf("file format versions %d, %d: not in WAL mode", head[18], head[19])
 			}
-			for _, opt := range []study.OpenOptions{{}, {ReadOnly: true}} {
-				st, err := study.Open(path, opt)
+			for _, opt := range []store.OpenOptions{{}, {ReadOnly: true}} {
+				st, err := store.Open(path, opt)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -346,7 +254,7 @@ func TestRetract(t *testing.T) {
 			t.Errorf("retract %d: %v, want %v", c.obs, err, c.want)
 		}
 	}
-	if _, err := v.Retract(ctx, "nope", typo.Observation); !errors.Is(err, study.ErrNotFound) {
+	if _, err := v.Retract(ctx, "nope", typo.Observation); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("retract in an unknown study: %v", err)
 	}
 	r, err := v.Retract(ctx, "s", typo.Observation)
@@ -619,7 +527,7 @@ func TestReadOnlyStore(t *testing.T) {
 	}
 	drive(t, v, "s", 2)
 	st.Close()
-	ro, err := study.Open(path, study.OpenOptions{ReadOnly: true})
+	ro, err := store.Open(path, store.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
 )
 
@@ -34,7 +35,7 @@ func BenchmarkImport(b *testing.B) {
 			k := 0
 			for b.Loop() {
 				b.StopTimer()
-				st, err := study.Open(filepath.Join(b.TempDir(), fmt.Sprintf("i%d.db", k)), study.OpenOptions{Create: true})
+				st, err := store.Open(filepath.Join(b.TempDir(), fmt.Sprintf("i%d.db", k)), store.OpenOptions{Create: true})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
 )
 
@@ -56,9 +57,9 @@ func TestImportRepeatRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var dup *study.DuplicateImportError
+	var dup *store.DuplicateImportError
 	_, err = v.Import(ctx, "s", again)
-	if !errors.As(err, &dup) || !errors.Is(err, study.ErrDuplicateImport) || dup.First != 1 || dup.Last != 30 || !strings.Contains(err.Error(), "observations 1…30") {
+	if !errors.As(err, &dup) || !errors.Is(err, store.ErrDuplicateImport) || dup.First != 1 || dup.Last != 30 || !strings.Contains(err.Error(), "observations 1…30") {
 		t.Fatalf("the same rows again, as CSV: %v, want a DuplicateImportError for 1…30", err)
 	}
 	// One value changed: other rows.

@@ -8,41 +8,15 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"time"
 
 	"github.com/safegp/safegp/internal/plural"
 	"github.com/safegp/safegp/internal/vec"
+	"github.com/safegp/safegp/store"
 )
 
-// Errors of Import beyond a bad row.
-var (
-	// ErrDuplicateImport: the same rows were imported into the study
-	// before (a client that retried an import whose answer it lost); the
-	// error is a *DuplicateImportError.
-	ErrDuplicateImport = errors.New("import made already")
-	// ErrImportTooLarge: the import would take longer than the service
-	// allows one request (ServiceOptions.MaxImportSeconds).
-	ErrImportTooLarge = errors.New("import too large for one request")
-)
-
-// DuplicateImportError is an import whose rows, by their digest, the study
-// took before: they are its observations First … Last, recorded at
-// Created.
-type DuplicateImportError struct {
-	Digest      string
-	First, Last int
-	Created     string
-}
-
-func (e *DuplicateImportError) Error() string {
-	at := e.Created
-	if t, err := time.Parse(time.RFC3339Nano, e.Created); err == nil {
-		at = t.UTC().Format("2006-01-02 15:04:05 UTC")
-	}
-	return fmt.Sprintf("%v: these rows (sha256 %.16s…) were imported at %s as observations %d…%d; a retry of an import whose answer was lost finds them there. To import the same rows once more on purpose, repeat the import with repeat (safegp study import --repeat, POST …/import?repeat=1)", ErrDuplicateImport, e.Digest, at, e.First, e.Last)
-}
-
-func (e *DuplicateImportError) Unwrap() error { return ErrDuplicateImport }
+// ErrImportTooLarge: the import would take longer than the service
+// allows one request (ServiceOptions.MaxImportSeconds).
+var ErrImportTooLarge = errors.New("import too large for one request")
 
 // importDigest is the SHA-256 of an import's rows as the study took them
 // (its tell events): per row its action's index, or its point outside the
@@ -50,7 +24,7 @@ func (e *DuplicateImportError) Unwrap() error { return ErrDuplicateImport }
 // noise_std, each float by its bits (−0 is 0 by then). The same
 // measurements give the same digest whether they came as CSV or JSON, by
 // index or at the action's point.
-func importDigest(evs []Event) string {
+func importDigest(evs []store.Event) string {
 	h := sha256.New()
 	var b []byte
 	num := func(v float64) { b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v)) }

@@ -28,7 +28,7 @@ func BenchmarkLastSeq(b *testing.B) {
 		round(b, v, "s")
 	}
 	for b.Loop() {
-		if _, err := v.store.lastSeq(ctx, "s"); err != nil {
+		if _, err := v.store.LastSeq(ctx, "s"); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -7,12 +7,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/safegp/safegp/store"
 )
 
 // leaseRow reads ask's row of the leases table: its end and token.
 func leaseRow(t *testing.T, v *Service, name string, ask int) (until int64, token string) {
 	t.Helper()
-	if err := v.store.db.QueryRow(`SELECT until, token FROM leases WHERE study = ? AND ask = ?`, name, ask).Scan(&until, &token); err != nil {
+	if err := rawDB(t, v).QueryRow(`SELECT until, token FROM leases WHERE study = ? AND ask = ?`, name, ask).Scan(&until, &token); err != nil {
 		t.Fatal(err)
 	}
 	return until, token
@@ -22,7 +24,7 @@ func leaseRow(t *testing.T, v *Service, name string, ask int) (until int64, toke
 // leased for 1 s, the lease ends, worker B gets the same ask for 600 s, and
 // A's heartbeat must not take it back. Every leased hand-out draws a new
 // token; a heartbeat naming a token that is not the ask's current one
-// fails with ErrLeaseLost, names when the ask went to its current holder
+// fails with store.ErrLeaseLost, names when the ask went to its current holder
 // and changes nothing; the holder's heartbeat keeps its token; one without
 // a token renews whoever holds the lease; a hand-out without a lease
 // leaves the former holder's token lost too; a restart keeps the tokens.
@@ -47,7 +49,7 @@ func TestLeaseTokens(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, a := range batch {
-		if checkLeaseToken(a.Lease) != nil || seen[a.Lease] {
+		if !store.ValidLeaseToken(a.Lease) || seen[a.Lease] {
 			t.Fatalf("ask %d: lease token %q, want 16 hex digits of its own", a.Ask, a.Lease)
 		}
 		seen[a.Lease] = true
@@ -70,7 +72,7 @@ func TestLeaseTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := bs[0]
-	if b.Ask != a.Ask || b.Lease == a.Lease || checkLeaseToken(b.Lease) != nil {
+	if b.Ask != a.Ask || b.Lease == a.Lease || !store.ValidLeaseToken(b.Lease) {
 		t.Fatalf("B got ask %d with token %q; want A's ask %d again with a new token (A's %q)", b.Ask, b.Lease, a.Ask, a.Lease)
 	}
 	untilB, _ := leaseRow(t, v, "s", a.Ask)
@@ -78,16 +80,16 @@ func TestLeaseTokens(t *testing.T) {
 	// A's heartbeat names its token: refused, nothing changed.
 	c.advance(time.Second)
 	_, err = v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: a.Ask, LeaseSeconds: 600, Lease: a.Lease})
-	if !errors.Is(err, ErrLeaseLost) || !strings.Contains(err.Error(), leaseTime(handedB.UnixMilli())) || !strings.Contains(err.Error(), "first tell wins") {
-		t.Fatalf("A's heartbeat after B got the ask: %v, want ErrLeaseLost naming %s", err, leaseTime(handedB.UnixMilli()))
+	if !errors.Is(err, store.ErrLeaseLost) || !strings.Contains(err.Error(), store.LeaseTime(handedB.UnixMilli())) || !strings.Contains(err.Error(), "first tell wins") {
+		t.Fatalf("A's heartbeat after B got the ask: %v, want store.ErrLeaseLost naming %s", err, store.LeaseTime(handedB.UnixMilli()))
 	}
 	if until, token := leaseRow(t, v, "s", a.Ask); until != untilB || token != b.Lease {
 		t.Fatalf("the refused heartbeat changed the lease: until %d, token %q; want B's %d, %q", until, token, untilB, b.Lease)
 	}
 	// B's heartbeat renews it and keeps B's token.
 	hb, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: b.Ask, LeaseSeconds: 900, Lease: b.Lease})
-	if err != nil || hb.Lease != b.Lease || hb.LeaseUntil != leaseTime(c.t.Add(900*time.Second).UnixMilli()) {
-		t.Fatalf("B's heartbeat: %+v (%v); want token %q kept, until %s", hb, err, b.Lease, leaseTime(c.t.Add(900*time.Second).UnixMilli()))
+	if err != nil || hb.Lease != b.Lease || hb.LeaseUntil != store.LeaseTime(c.t.Add(900*time.Second).UnixMilli()) {
+		t.Fatalf("B's heartbeat: %+v (%v); want token %q kept, until %s", hb, err, b.Lease, store.LeaseTime(c.t.Add(900*time.Second).UnixMilli()))
 	}
 	// Without a token a heartbeat cannot tell holders apart: it renews
 	// the lease whoever holds it, keeping the token.
@@ -115,13 +117,13 @@ func TestLeaseTokens(t *testing.T) {
 		t.Fatalf("plain ask after B's lease ended: %+v, want ask %d without a lease", plain, b.Ask)
 	}
 	c.advance(time.Second)
-	if _, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: b.Ask, LeaseSeconds: 60, Lease: b.Lease}); !errors.Is(err, ErrLeaseLost) || !strings.Contains(err.Error(), leaseTime(handedPlain.UnixMilli())) {
-		t.Fatalf("B's heartbeat after a plain ask took the ask: %v, want ErrLeaseLost naming %s", err, leaseTime(handedPlain.UnixMilli()))
+	if _, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: b.Ask, LeaseSeconds: 60, Lease: b.Lease}); !errors.Is(err, store.ErrLeaseLost) || !strings.Contains(err.Error(), store.LeaseTime(handedPlain.UnixMilli())) {
+		t.Fatalf("B's heartbeat after a plain ask took the ask: %v, want store.ErrLeaseLost naming %s", err, store.LeaseTime(handedPlain.UnixMilli()))
 	}
 	// A heartbeat without a token makes its caller the holder, with a new
 	// token, which then works across a restart.
 	hb, err = v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: b.Ask, LeaseSeconds: 60})
-	if err != nil || checkLeaseToken(hb.Lease) != nil || hb.Lease == b.Lease {
+	if err != nil || !store.ValidLeaseToken(hb.Lease) || hb.Lease == b.Lease {
 		t.Fatalf("heartbeat without a token of a disowned lease: %+v (%v), want a new token", hb, err)
 	}
 	done()
@@ -130,8 +132,8 @@ func TestLeaseTokens(t *testing.T) {
 	if again, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: b.Ask, LeaseSeconds: 60, Lease: hb.Lease}); err != nil || again.Lease != hb.Lease {
 		t.Fatalf("heartbeat with the new token after a restart: %+v (%v)", again, err)
 	}
-	if _, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: b.Ask, LeaseSeconds: 60, Lease: a.Lease}); !errors.Is(err, ErrLeaseLost) {
-		t.Fatalf("A's old token after a restart: %v, want ErrLeaseLost", err)
+	if _, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: b.Ask, LeaseSeconds: 60, Lease: a.Lease}); !errors.Is(err, store.ErrLeaseLost) {
+		t.Fatalf("A's old token after a restart: %v, want store.ErrLeaseLost", err)
 	}
 	// A well-formed token of an ask never leased: lost, not renewed.
 	never := plain.Ask + 1
@@ -140,8 +142,8 @@ func TestLeaseTokens(t *testing.T) {
 			never = p.Ask
 		}
 	}
-	if _, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: never, LeaseSeconds: 60, Lease: "0123456789abcdef"}); !errors.Is(err, ErrLeaseLost) {
-		t.Fatalf("a token for ask %d, never leased: %v, want ErrLeaseLost", never, err)
+	if _, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: never, LeaseSeconds: 60, Lease: "0123456789abcdef"}); !errors.Is(err, store.ErrLeaseLost) {
+		t.Fatalf("a token for ask %d, never leased: %v, want store.ErrLeaseLost", never, err)
 	}
 	for _, tok := range []string{"0123456789ABCDEF", "0123456789abcde", "0123456789abcdef0", "2026-03-01T12:00:30.000Z", "0123456789abcdeg"} {
 		if _, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: b.Ask, LeaseSeconds: 60, Lease: tok}); !errors.Is(err, ErrBadHeartbeat) || !strings.Contains(err.Error(), "invalid heartbeat: lease token ") {

@@ -262,11 +262,8 @@ func TestTellWithoutG(t *testing.T) {
 			if err := v.Create(ctx, "s", resolved(t, c.spec)); err != nil {
 				t.Fatal(err)
 			}
-			req, err := study.DecodeTell([]byte(`{"index": 10, "f": -0.5}`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = v.Tell(ctx, "s", req)
+			i, f := 10, -0.5
+			_, err := v.Tell(ctx, "s", &study.TellRequest{Index: &i, F: &f})
 			switch {
 			case c.want == "" && err != nil:
 				t.Fatalf("tell without g: %v", err)

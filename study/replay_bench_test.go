@@ -5,11 +5,13 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/safegp/safegp/store"
 )
 
 // replayStored is a study of algorithm alg on a 1-D grid of n1 points, or
 // on an n1×n2 grid when n2 > 0.
-func replayStored(tb testing.TB, alg string, n1, n2, horizon int) *stored {
+func replayStored(tb testing.TB, alg string, n1, n2, horizon int) *store.Record {
 	tb.Helper()
 	grid := fmt.Sprintf(`{"bounds": [[0, 4]], "points": [%d]}`, n1)
 	seed := n1 / 4
@@ -28,13 +30,13 @@ func replayStored(tb testing.TB, alg string, n1, n2, horizon int) *stored {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &stored{spec: []byte(spec), actions: r.X, seeds: r.Seed}
+	return &store.Record{Spec: []byte(spec), Actions: r.X, Seeds: r.Seed}
 }
 
 // recordEvents plays t ask/tell rounds live, in memory, against a smooth
 // problem (f peaks at x = 1, g ≥ 0 within distance 3 of it) and returns
 // the recorded events.
-func recordEvents(tb testing.TB, st *stored, t int) []Event {
+func recordEvents(tb testing.TB, st *store.Record, t int) []store.Event {
 	tb.Helper()
 	s, err := newStudy("s", st, nil, 0)
 	if err != nil {
@@ -47,7 +49,7 @@ func recordEvents(tb testing.TB, st *stored, t int) []Event {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		e := Event{Seq: seq, Kind: "ask", Ask: seq, Index: a.Index, X: a.X, Created: now}
+		e := store.Event{Seq: seq, Kind: "ask", Ask: seq, Index: a.Index, X: a.X, Created: now}
 		if err := s.apply(e); err != nil {
 			tb.Fatal(err)
 		}
@@ -55,7 +57,7 @@ func recordEvents(tb testing.TB, st *stored, t int) []Event {
 		for _, v := range s.res.X[e.Index] {
 			r += (v - 1) * (v - 1)
 		}
-		tell := Event{Seq: seq + 1, Kind: "tell", Ask: seq, Index: e.Index, X: e.X, F: -r, G: []float64{1 - math.Pow(r/9, 2)}, Created: now}
+		tell := store.Event{Seq: seq + 1, Kind: "tell", Ask: seq, Index: e.Index, X: e.X, F: -r, G: []float64{1 - math.Pow(r/9, 2)}, Created: now}
 		if err := s.apply(tell); err != nil {
 			tb.Fatal(err)
 		}
@@ -110,40 +112,36 @@ func BenchmarkReopenStore(b *testing.B) {
 			st := replayStored(b, `{"name": "sgp-ucb", "phase1": "uniform", "exploration": {"fixed": 20}}`, 41, 0, 10000)
 			evs := recordEvents(b, st, t)
 			path := b.TempDir() + "/r.db"
-			store, err := Open(path, OpenOptions{Create: true})
+			db, err := store.Open(path, store.OpenOptions{Create: true})
 			if err != nil {
 				b.Fatal(err)
 			}
 			res := mustResolve(b, st)
-			if err := NewService(store, ServiceOptions{}).Create(b.Context(), "s", res); err != nil {
+			if err := NewService(db, ServiceOptions{}).Create(b.Context(), "s", res); err != nil {
 				b.Fatal(err)
 			}
-			// Fill fast: one connection without fsync.
-			store.db.SetMaxOpenConns(1)
-			store.db.Exec("PRAGMA synchronous=OFF")
-			for i := range evs {
-				if err := store.append(b.Context(), "s", &evs[i]); err != nil {
-					b.Fatal(err)
-				}
+			// Fill fast: one transaction.
+			if err := db.AppendAll(b.Context(), "s", evs); err != nil {
+				b.Fatal(err)
 			}
-			store.Close()
+			db.Close()
 			for b.Loop() {
-				store, err := Open(path, OpenOptions{ReadOnly: true})
+				db, err := store.Open(path, store.OpenOptions{ReadOnly: true})
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := NewService(store, ServiceOptions{}).Show(b.Context(), "s"); err != nil {
+				if _, err := NewService(db, ServiceOptions{}).Show(b.Context(), "s"); err != nil {
 					b.Fatal(err)
 				}
-				store.Close()
+				db.Close()
 			}
 		})
 	}
 }
 
-func mustResolve(tb testing.TB, st *stored) *Resolved {
+func mustResolve(tb testing.TB, st *store.Record) *Resolved {
 	tb.Helper()
-	s, err := ParseSpec(st.spec)
+	s, err := ParseSpec(st.Spec)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/internal/argmax"
 	"github.com/safegp/safegp/internal/vec"
+	"github.com/safegp/safegp/store"
 )
 
 // Summary is what show returns. Retracted observations count nowhere but
@@ -270,8 +271,8 @@ func (v *Service) Inspect(ctx context.Context, name string) (x [][]float64, h []
 }
 
 // tellEvents lists the study's tell events, in the order of observations.
-func (s *Study) tellEvents() []*Event {
-	var out []*Event
+func (s *Study) tellEvents() []*store.Event {
+	var out []*store.Event
 	for k := range s.events {
 		if s.events[k].Kind == "tell" {
 			out = append(out, &s.events[k])

@@ -1,7 +1,6 @@
 package study_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
 )
 
@@ -32,9 +32,9 @@ func truth(x float64) (f float64, g []float64) {
 	return -(x - 3) * (x - 3), []float64{1 - math.Pow(x/3.5, 4)}
 }
 
-func newService(t *testing.T, path string) (*study.Service, *study.Store) {
+func newService(t *testing.T, path string) (*study.Service, *store.Store) {
 	t.Helper()
-	st, err := study.Open(path, study.OpenOptions{Create: true})
+	st, err := store.Open(path, store.OpenOptions{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,51 +230,6 @@ func splitLines(s string) []string {
 		}
 	}
 	return lines
-}
-
-func FuzzDecodeTell(f *testing.F) {
-	for _, seed := range []string{
-		`{"ask": 3, "f": 1.5, "g": [0.2]}`,
-		`{"index": 0, "f": -1, "g": [0.2, 3]}`,
-		`{"ask": 1, "f": "NaN", "g": [1]}`,
-		`{"ask": 1, "index": 2, "f": 1, "g": []}`,
-		`{"f": 1e400, "g": [1]}`,
-		`{"ask": 1, "f": 1, "g": [1]} trailing`,
-		`[]`, ``, `{"ask": 9223372036854775808, "f": 0, "g": [0]}`,
-		`{"ask": 1, "f": 1, "g": [null]}`, `{"index": 1.5, "f": 1, "g": [1]}`,
-		`{"ask": 1, "f": null, "g": [1, true, "2", {}]}`, `{"ask": 1, "index": null, "f": 1, "g": [1]}`,
-		`{"ask":1,"f":0.1,"f":0.9,"g":[1]}`, `{"INDEX":3,"F":0.1,"g":[1]}`,
-	} {
-		f.Add([]byte(seed))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		req, err := study.DecodeTell(data)
-		if err != nil {
-			if !errors.Is(err, study.ErrBadTell) {
-				t.Fatalf("error %v does not wrap ErrBadTell", err)
-			}
-			return
-		}
-		// Exactly one of ask, index and x; f always; g may be left out
-		// (a study without constraints: the study checks the count).
-		if btoi(req.Ask != nil)+btoi(req.Index != nil)+btoi(req.X != nil) != 1 || req.F == nil {
-			t.Fatalf("accepted a malformed request: %+v", req)
-		}
-		if math.IsNaN(*req.F) || math.IsInf(*req.F, 0) {
-			t.Fatalf("accepted f = %v", *req.F)
-		}
-		for i, g := range req.G {
-			if math.IsNaN(g) || math.IsInf(g, 0) {
-				t.Fatalf("accepted g%d = %v", i+1, g)
-			}
-		}
-		keysOnce(t, data, "ask", "index", "x", "f", "g", "noise_std", "context")
-		// An accepted request holds numbers where the values go and no
-		// string but its four keys, so no null anywhere.
-		if bytes.Contains(data, []byte("null")) {
-			t.Fatalf("accepted %q, which holds a null", data)
-		}
-	})
 }
 
 // TestInspectDoesNotChangeTheFuture: showing a study between an outside

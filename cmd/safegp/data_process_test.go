@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
 )
 
@@ -44,7 +45,7 @@ func TestImportCLI(t *testing.T) {
 
 	// The same calls on a study kept in memory.
 	ctx := context.Background()
-	st, err := study.Open(filepath.Join(dir, "live.db"), study.OpenOptions{Create: true})
+	st, err := store.Open(filepath.Join(dir, "live.db"), store.OpenOptions{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}

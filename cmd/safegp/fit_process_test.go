@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
 )
 
@@ -28,7 +29,7 @@ func TestStudyFitProcesses(t *testing.T) {
 	safegp(t, "study", "create", spec, "--db", db)
 
 	ctx := context.Background()
-	st, err := study.Open(filepath.Join(dir, "live.db"), study.OpenOptions{Create: true})
+	st, err := store.Open(filepath.Join(dir, "live.db"), store.OpenOptions{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
 )
 
@@ -66,7 +67,7 @@ func TestStudyLeaseTokenCLI(t *testing.T) {
 		t.Fatalf("B got ask %d, token %q; want A's ask %d with a new token", b.Ask, b.Lease, a.Ask)
 	}
 	_, _, err := do("heartbeat", "--ask", itoa(a.Ask), "--lease", "600", "--lease-token", a.Lease)
-	if !errors.Is(err, study.ErrLeaseLost) || exitCode(err) != 1 || !strings.Contains(err.Error(), "was handed to another caller at") {
+	if !errors.Is(err, store.ErrLeaseLost) || exitCode(err) != 1 || !strings.Contains(err.Error(), "was handed to another caller at") {
 		t.Fatalf("A's heartbeat: %v (exit %d), want ErrLeaseLost, exit 1", err, exitCode(err))
 	}
 	out, _ := must("heartbeat", "--ask", itoa(b.Ask), "--lease", "600", "--lease-token", b.Lease)

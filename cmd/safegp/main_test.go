@@ -13,6 +13,7 @@ import (
 	"github.com/safegp/safegp/experiment"
 	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/problem"
+	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
 	"github.com/safegp/safegp/theory"
 )
@@ -309,10 +310,10 @@ func TestStudyCLI(t *testing.T) {
 		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "1", "--g", "1,2"}, "2 constraint values", study.ErrBadTell},
 		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "1"}, "--g", study.ErrBadTell},
 		{[]string{"study", "tell", "--db", db, "--study", "tune", "--f", "1", "--g", "1"}, "--ask, --index and --x", study.ErrBadTell},
-		{[]string{"study", "ask", "--db", db, "--study", "nope"}, "no such study", study.ErrNotFound},
+		{[]string{"study", "ask", "--db", db, "--study", "nope"}, "no such study", store.ErrNotFound},
 		{[]string{"study", "ask", "--db", db, "--study", "bad name"}, "invalid study name", study.ErrBadName},
 		{[]string{"study", "ask", "--db", filepath.Join(dir, "none.db")}, "none.db", fs.ErrNotExist},
-		{[]string{"study", "create", spec, "--db", db, "--study", "tune"}, "exists already", study.ErrExists},
+		{[]string{"study", "create", spec, "--db", db, "--study", "tune"}, "exists already", store.ErrExists},
 		{[]string{"study", "export", "--db", db, "--study", "tune", "--format", "xml"}, "xml", nil},
 		{[]string{"study", "plot", "--db", db, "--study", "tune", "--out", filepath.Join(dir, "fig.gif")}, ".gif", nil},
 	}

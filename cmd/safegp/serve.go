@@ -19,6 +19,7 @@ import (
 
 	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/server"
+	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
 )
 
@@ -101,7 +102,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	// A missing file is created; an existing one must be a safegp
 	// database, or it is refused untouched.
-	store, err := study.Open(*db, study.OpenOptions{Create: true})
+	store, err := store.Open(*db, store.OpenOptions{Create: true})
 	if err != nil {
 		return err
 	}

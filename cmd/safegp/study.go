@@ -17,6 +17,7 @@ import (
 
 	"github.com/safegp/safegp/internal/quote"
 	"github.com/safegp/safegp/internal/readlimit"
+	"github.com/safegp/safegp/store"
 
 	"github.com/safegp/safegp/internal/number"
 
@@ -144,7 +145,7 @@ func retryWrite(write func() error) error {
 
 // contended reports an error worth a retry: another process wrote first,
 // or held the database past the busy timeout.
-func contended(err error) bool { return errors.Is(err, study.ErrStale) || study.ErrBusy(err) }
+func contended(err error) bool { return errors.Is(err, store.ErrStale) || store.Busy(err) }
 
 // studyCommand is one subcommand of safegp study.
 type studyCommand struct {
@@ -225,9 +226,9 @@ func studyCmd(args []string, stdout, stderr io.Writer) error {
 // open opens the database and returns the service over it, and the
 // function that closes it. A database kept busy by other processes is
 // errTempFail.
-func (s *studySession) open(opt study.OpenOptions) (*study.Service, func(), error) {
+func (s *studySession) open(opt store.OpenOptions) (*study.Service, func(), error) {
 	opt.BusyTimeout = busyTimeout
-	store, err := study.Open(s.db, opt)
+	store, err := store.Open(s.db, opt)
 	if contended(err) {
 		return nil, nil, fmt.Errorf("%w (%w)", errTempFail, err)
 	}
@@ -248,7 +249,7 @@ func createFlags(*flag.FlagSet) func(*studySession) error {
 		if err := res.CheckMemory(s.maxMem.Limit()); err != nil {
 			return fmt.Errorf("%s: %w", s.pos[0], err)
 		}
-		svc, done, err := s.open(study.OpenOptions{Create: true})
+		svc, done, err := s.open(store.OpenOptions{Create: true})
 		if err != nil {
 			return err
 		}
@@ -297,7 +298,7 @@ func askFlags(fs *flag.FlagSet) func(*studySession) error {
 		if err := study.CheckLease(study.ErrBadAsk, "--lease", *lease, true); err != nil {
 			return err
 		}
-		svc, done, err := s.open(study.OpenOptions{})
+		svc, done, err := s.open(store.OpenOptions{})
 		if err != nil {
 			return err
 		}
@@ -329,7 +330,7 @@ func heartbeatFlags(fs *flag.FlagSet) func(*studySession) error {
 			return fmt.Errorf("%w: --lease-token is empty: give the ask's lease token, or leave the flag out", study.ErrBadHeartbeat)
 		}
 		req := &study.HeartbeatRequest{Ask: *askID, LeaseSeconds: *lease, Lease: *token}
-		svc, done, err := s.open(study.OpenOptions{})
+		svc, done, err := s.open(store.OpenOptions{})
 		if err != nil {
 			return err
 		}
@@ -391,7 +392,7 @@ func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 				req.G = append(req.G, x)
 			}
 		}
-		svc, done, err := s.open(study.OpenOptions{})
+		svc, done, err := s.open(store.OpenOptions{})
 		if err != nil {
 			return err
 		}
@@ -429,7 +430,7 @@ func importFlags(fs *flag.FlagSet) func(*studySession) error {
 			return fmt.Errorf("import: %w", err)
 		}
 		defer f.Close()
-		svc, done, err := s.open(study.OpenOptions{})
+		svc, done, err := s.open(store.OpenOptions{})
 		if err != nil {
 			return err
 		}
@@ -475,7 +476,7 @@ func posteriorFlags(fs *flag.FlagSet) func(*studySession) error {
 		case seed != nil:
 			return fmt.Errorf("%s: %w: a seed column has no meaning here: give the points only (x1…xd)", s.pos[0], study.ErrBadPoints)
 		}
-		svc, done, err := s.open(study.OpenOptions{ReadOnly: true})
+		svc, done, err := s.open(store.OpenOptions{ReadOnly: true})
 		if err != nil {
 			return err
 		}
@@ -535,7 +536,7 @@ func retractFlags(fs *flag.FlagSet) func(*studySession) error {
 		if !s.given["observation"] {
 			return fmt.Errorf("%w: --observation is required", study.ErrBadRetract)
 		}
-		svc, done, err := s.open(study.OpenOptions{})
+		svc, done, err := s.open(store.OpenOptions{})
 		if err != nil {
 			return err
 		}
@@ -562,7 +563,7 @@ func retractFlags(fs *flag.FlagSet) func(*studySession) error {
 func showFlags(fs *flag.FlagSet) func(*studySession) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	return func(s *studySession) error {
-		svc, done, err := s.open(study.OpenOptions{ReadOnly: true})
+		svc, done, err := s.open(store.OpenOptions{ReadOnly: true})
 		if err != nil {
 			return err
 		}
@@ -653,7 +654,7 @@ func writeModel(w io.Writer, m *study.ModelInfo) {
 func exportFlags(fs *flag.FlagSet) func(*studySession) error {
 	format := fs.String("format", "csv", "csv or json")
 	return func(s *studySession) error {
-		svc, done, err := s.open(study.OpenOptions{ReadOnly: true})
+		svc, done, err := s.open(store.OpenOptions{ReadOnly: true})
 		if err != nil {
 			return err
 		}
@@ -684,7 +685,7 @@ func plotFlags(fs *flag.FlagSet) func(*studySession) error {
 			fmt.Fprintln(s.stderr, "safegp study plot: --out FILE is required")
 			return errUsage
 		}
-		svc, done, err := s.open(study.OpenOptions{ReadOnly: true})
+		svc, done, err := s.open(store.OpenOptions{ReadOnly: true})
 		if err != nil {
 			return err
 		}

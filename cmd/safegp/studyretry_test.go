@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
 )
 
@@ -54,7 +55,7 @@ func TestConcurrentCLITells(t *testing.T) {
 			t.Errorf("tell %d: %v (exit %d)", k, err, exitCode(err))
 		}
 	}
-	st, err := study.Open(db, study.OpenOptions{ReadOnly: true})
+	st, err := store.Open(db, store.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

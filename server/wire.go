@@ -1,0 +1,509 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/safegp/safegp/internal/number"
+	"github.com/safegp/safegp/internal/quote"
+	"github.com/safegp/safegp/internal/strictjson"
+	"github.com/safegp/safegp/study"
+)
+
+// The wire: the JSON bodies of the HTTP API, decoded strictly into the
+// study package's requests. Every decoder refuses unknown fields, keys
+// given twice, trailing data and a value of the wrong kind — null above
+// all: in a safety loop a missing measurement must never become a number —
+// and names the field; the study then checks the values against itself.
+
+// decodeTell decodes a JSON tell request strictly: unknown fields, trailing
+// data and missing values are errors, and so is a value of the wrong kind,
+// null above all — in a safety loop a missing measurement must never
+// become a number. f and every element of g and of x must be JSON numbers
+// within float64's range (so never NaN or Inf), ask and index integers.
+// noise_std, optional, must be a number ≥ 0 when given (null is refused:
+// leave it out for the model's σ). Errors wrap study.ErrBadTell and name the
+// field. It checks the shape only; the study checks the values against
+// itself.
+func decodeTell(data []byte) (*study.TellRequest, error) {
+	// Raw fields, each parsed strictly below: decoding into *float64 or
+	// []float64 directly would turn null into nil, 0 or a missing element.
+	var raw struct {
+		Ask      json.RawMessage `json:"ask"`
+		Index    json.RawMessage `json:"index"`
+		X        json.RawMessage `json:"x"`
+		F        json.RawMessage `json:"f"`
+		G        json.RawMessage `json:"g"`
+		NoiseStd json.RawMessage `json:"noise_std"`
+		Context  json.RawMessage `json:"context"`
+	}
+	if err := decodeObject(data, &raw); err != nil {
+		return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)
+	}
+	var t study.TellRequest
+	if given := btoi(raw.Ask != nil) + btoi(raw.Index != nil) + btoi(raw.X != nil); given != 1 {
+		return nil, fmt.Errorf("%w: give exactly one of \"ask\", \"index\" and \"x\"", study.ErrBadTell)
+	}
+	for _, fld := range []struct {
+		name string
+		raw  json.RawMessage
+		dst  **int
+	}{{"ask", raw.Ask, &t.Ask}, {"index", raw.Index, &t.Index}} {
+		if fld.raw == nil {
+			continue
+		}
+		v, err := jsonInt(fld.name, fld.raw)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)
+		}
+		*fld.dst = &v
+	}
+	f, err := jsonNumber("f", raw.F)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)
+	}
+	t.F = &f
+	// "g" may be left out only where there is nothing to give: a study
+	// without constraints (validate refuses it missing anywhere else).
+	if raw.G != nil {
+		if t.G, err = jsonNumbers("g", raw.G); err != nil {
+			return nil, err
+		}
+	}
+	if raw.X != nil {
+		if t.X, err = jsonNumbers("x", raw.X); err != nil {
+			return nil, err
+		}
+		if len(t.X) == 0 {
+			return nil, fmt.Errorf("%w: \"x\" is empty: give the point's coordinates", study.ErrBadTell)
+		}
+	}
+	if raw.NoiseStd != nil {
+		if raw.NoiseStd[0] == 'n' {
+			return nil, fmt.Errorf("%w: noise_std is null: leave it out for the model's σ, or give the measurement's noise standard deviation", study.ErrBadTell)
+		}
+		v, err := jsonNumber("noise_std", raw.NoiseStd)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)
+		}
+		if err := study.CheckNoiseStd(v); err != nil {
+			return nil, err
+		}
+		t.NoiseStd = &v
+	}
+	if t.Context, err = decodeContext(raw.Context); err != nil {
+		return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)
+	}
+	return &t, nil
+}
+
+// jsonNumbers parses the array field name strictly: an array, every
+// element a number (jsonNumber, named name1, name2, …). Errors wrap
+// study.ErrBadTell.
+func jsonNumbers(name string, raw json.RawMessage) ([]float64, error) {
+	switch {
+	case raw == nil:
+		return nil, fmt.Errorf("%w: %q is missing", study.ErrBadTell, name)
+	case raw[0] != '[':
+		return nil, fmt.Errorf("%w: %q must be an array of numbers, got %s", study.ErrBadTell, name, jsonKind(raw))
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		return nil, fmt.Errorf("%w: %q: %w", study.ErrBadTell, name, err)
+	}
+	v := make([]float64, len(elems))
+	for i, e := range elems {
+		var err error
+		if v[i], err = jsonNumber(fmt.Sprintf("%s%d", name, i+1), e); err != nil {
+			return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)
+		}
+	}
+	return v, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// decodeObject decodes one JSON object into v, refusing unknown fields,
+// trailing data, keys given twice anywhere and keys of v's fields in
+// another case (strictjson: encoding/json would let the last duplicate
+// win, and match {"INDEX": 3} to index).
+func decodeObject(data []byte, v any) error {
+	if err := strictjson.Check(data, v); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data after the JSON object")
+	}
+	return nil
+}
+
+// jsonError restates an error of encoding/json's decoder in the words of
+// the request rather than of Go ("json: cannot unmarshal array into Go
+// value of type struct { … }" becomes "want a JSON object, got an
+// array"): what a client reads is the API's JSON, not our types.
+func jsonError(err error) error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te) && te.Field == "":
+		return fmt.Errorf("want a JSON object, got %s", article(te.Value))
+	case errors.As(err, &te):
+		return fmt.Errorf("%q: wrong kind of value, got %s", te.Field, article(te.Value))
+	case errors.As(err, &se):
+		return fmt.Errorf("not valid JSON at byte %d: %s", se.Offset, strings.TrimPrefix(se.Error(), "invalid character "))
+	case errors.Is(err, io.EOF):
+		return errors.New("empty body: want a JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errors.New("the JSON ends too early")
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, `json: unknown field "`); ok {
+		// encoding/json quotes the key whole: a 16 MB key, a 16 MB error.
+		return fmt.Errorf("unknown field %s", quote.Short(strings.TrimSuffix(name, `"`)))
+	}
+	if msg, ok := strings.CutPrefix(msg, "json: "); ok {
+		return errors.New(quote.Prefix(msg))
+	}
+	return err
+}
+
+// article prefixes a JSON kind as json.UnmarshalTypeError names it
+// ("array", "number", "string", "bool", "object") with its article.
+func article(kind string) string {
+	if kind == "array" || kind == "object" {
+		return "an " + kind
+	}
+	return "a " + kind
+}
+
+// jsonKind names the kind of a JSON value, for errors.
+func jsonKind(raw json.RawMessage) string {
+	switch raw[0] {
+	case 'n':
+		return "null"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	}
+	return "a number"
+}
+
+// jsonNumber parses a JSON number (nothing else: not null, not a string
+// such as "NaN") as a finite float64.
+func jsonNumber(name string, raw json.RawMessage) (float64, error) {
+	switch {
+	case raw == nil:
+		return 0, fmt.Errorf("%q is missing", name)
+	case raw[0] == 'n':
+		return 0, fmt.Errorf("%s is null: a missing measurement must not become a number; give the value measured", name)
+	case raw[0] != '-' && (raw[0] < '0' || raw[0] > '9'):
+		return 0, fmt.Errorf("%s must be a number, got %s", name, jsonKind(raw))
+	}
+	v, err := number.Parse(string(raw))
+	if err != nil {
+		return 0, fmt.Errorf("%s = %s is outside the range of a float64", name, quote.Raw(raw))
+	}
+	return v, nil
+}
+
+// jsonInt parses a JSON integer. A number written with a fraction or an
+// exponent is one when its value is integral (2.0, 2e0 and 1e1 are 2, 2
+// and 10; 2.5 is refused, never truncated), as everywhere else an integer
+// is meant (docs/limits.md, "Integers and null"; strictyaml for specifications): JSON has one
+// kind of number, and many encoders write every number as a float.
+func jsonInt(name string, raw json.RawMessage) (int, error) {
+	if _, err := jsonNumber(name, raw); err != nil {
+		return 0, err
+	}
+	v, err := number.ParseInt(string(raw))
+	switch {
+	case errors.Is(err, number.ErrNotInteger):
+		return 0, fmt.Errorf("%s must be an integer, got %s", name, quote.Raw(raw))
+	case err != nil:
+		return 0, fmt.Errorf("%s = %s is out of range", name, quote.Raw(raw))
+	}
+	return v, nil
+}
+
+// retractRequest names the observation to retract: the "observation"
+// number a tell answered with.
+type retractRequest struct {
+	Observation int `json:"observation"`
+}
+
+// decodeRetract decodes a JSON retraction request strictly: errors wrap
+// study.ErrBadRetract.
+func decodeRetract(data []byte) (*retractRequest, error) {
+	var raw struct {
+		Observation json.RawMessage `json:"observation"`
+	}
+	if err := decodeObject(data, &raw); err != nil {
+		return nil, fmt.Errorf("%w: %w", study.ErrBadRetract, err)
+	}
+	n, err := jsonInt("observation", raw.Observation)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", study.ErrBadRetract, err)
+	}
+	return &retractRequest{Observation: n}, nil
+}
+
+// askRequest is the body of an ask call over HTTP: every field optional.
+type askRequest struct {
+	Count        *int               `json:"count,omitempty"`
+	LeaseSeconds *float64           `json:"lease_seconds,omitempty"`
+	Context      map[string]float64 `json:"context,omitempty"`
+}
+
+// decodeAsk decodes an ask request strictly: an empty body or {} is one
+// ask without a lease; "count" must be an integer in 1 … study.MaxBatch,
+// "lease_seconds" a number in [0, study.MaxLeaseSeconds]; unknown fields, null
+// and trailing data are refused. Errors wrap study.ErrBadAsk and name the field.
+func decodeAsk(data []byte) (*askRequest, error) {
+	var r askRequest
+	if len(bytes.TrimSpace(data)) == 0 {
+		return &r, nil
+	}
+	var raw struct {
+		Count        json.RawMessage `json:"count"`
+		LeaseSeconds json.RawMessage `json:"lease_seconds"`
+		Context      json.RawMessage `json:"context"`
+	}
+	if err := decodeObject(data, &raw); err != nil {
+		return nil, fmt.Errorf("%w: want {} or {\"count\": K, \"lease_seconds\": S, \"context\": {…}}, each optional: %w", study.ErrBadAsk, err)
+	}
+	c, err := decodeContext(raw.Context)
+	if err != nil {
+		return nil, err
+	}
+	r.Context = c
+	if raw.Count != nil {
+		if raw.Count[0] == 'n' {
+			return nil, fmt.Errorf("%w: count is null: leave it out for one ask", study.ErrBadAsk)
+		}
+		n, err := jsonInt("count", raw.Count)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", study.ErrBadAsk, err)
+		}
+		if n < 1 {
+			return nil, fmt.Errorf("%w: count = %d: want 1 … %d asks", study.ErrBadAsk, n, study.MaxBatch)
+		}
+		r.Count = &n
+	}
+	if raw.LeaseSeconds != nil {
+		l, err := decodeLease(raw.LeaseSeconds)
+		if err != nil {
+			return nil, err
+		}
+		r.LeaseSeconds = &l
+	}
+	o := r.Options()
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Options are the request's study.AskOptions.
+func (r *askRequest) Options() study.AskOptions {
+	var o study.AskOptions
+	if r.Count != nil {
+		o.Count = *r.Count
+	}
+	if r.LeaseSeconds != nil {
+		o.LeaseSeconds = *r.LeaseSeconds
+	}
+	o.Context = r.Context
+	return o
+}
+
+// decodeLease parses "lease_seconds": a JSON number, not null.
+func decodeLease(raw json.RawMessage) (float64, error) {
+	if raw[0] == 'n' {
+		return 0, fmt.Errorf("%w: lease_seconds is null: leave it out for no lease", study.ErrBadAsk)
+	}
+	l, err := jsonNumber("lease_seconds", raw)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", study.ErrBadAsk, err)
+	}
+	return l, nil
+}
+
+// decodeHeartbeat decodes a heartbeat request strictly: "ask" an integer,
+// "lease_seconds" a number in (0, study.MaxLeaseSeconds], "lease", optional, a
+// lease token (a string of 16 hex digits). Errors wrap study.ErrBadHeartbeat and
+// name the field.
+func decodeHeartbeat(data []byte) (*study.HeartbeatRequest, error) {
+	var raw struct {
+		Ask          json.RawMessage `json:"ask"`
+		LeaseSeconds json.RawMessage `json:"lease_seconds"`
+		Lease        json.RawMessage `json:"lease"`
+	}
+	if err := decodeObject(data, &raw); err != nil {
+		return nil, fmt.Errorf("%w: want {\"ask\": ID, \"lease_seconds\": S, \"lease\"?: TOKEN}: %w", study.ErrBadHeartbeat, err)
+	}
+	var r study.HeartbeatRequest
+	var err error
+	if r.Ask, err = jsonInt("ask", raw.Ask); err != nil {
+		return nil, fmt.Errorf("%w: %w", study.ErrBadHeartbeat, err)
+	}
+	switch {
+	case raw.LeaseSeconds == nil:
+		return nil, fmt.Errorf("%w: \"lease_seconds\" is missing", study.ErrBadHeartbeat)
+	case raw.LeaseSeconds[0] == 'n':
+		return nil, fmt.Errorf("%w: lease_seconds is null: give the lease's new length in seconds", study.ErrBadHeartbeat)
+	}
+	if r.LeaseSeconds, err = jsonNumber("lease_seconds", raw.LeaseSeconds); err != nil {
+		return nil, fmt.Errorf("%w: %w", study.ErrBadHeartbeat, err)
+	}
+	if raw.Lease != nil {
+		if raw.Lease[0] != '"' {
+			return nil, fmt.Errorf("%w: lease must be the lease token of the ask answer, a string, got %s (leave it out to renew whoever holds the lease)", study.ErrBadHeartbeat, jsonKind(raw.Lease))
+		}
+		if err := json.Unmarshal(raw.Lease, &r.Lease); err != nil {
+			return nil, fmt.Errorf("%w: lease: %w", study.ErrBadHeartbeat, jsonError(err))
+		}
+		if r.Lease == "" {
+			return nil, fmt.Errorf("%w: lease is empty: give the ask's lease token, or leave it out", study.ErrBadHeartbeat)
+		}
+	}
+	if err := r.Check(); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// decodeContext parses a "context" field strictly: absent (nil), or an
+// object whose every value is a JSON number. Errors wrap study.ErrBadContext.
+func decodeContext(raw json.RawMessage) (map[string]float64, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	if raw[0] != '{' {
+		return nil, fmt.Errorf("%w: \"context\" must be an object {\"name\": value, …}, got %s", study.ErrBadContext, jsonKind(raw))
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, fmt.Errorf("%w: \"context\": %w", study.ErrBadContext, jsonError(err))
+	}
+	names := make([]string, 0, len(fields))
+	for n := range fields {
+		names = append(names, n)
+	}
+	sort.Strings(names) // the first bad value named is the same every time
+	c := make(map[string]float64, len(fields))
+	for _, n := range names {
+		v, err := jsonNumber("context."+quote.Prefix(n), fields[n])
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", study.ErrBadContext, err)
+		}
+		c[n] = v
+	}
+	return c, nil
+}
+
+// posteriorRequest is a posterior request: the points x, and for a study
+// with a context the context values they are taken in.
+type posteriorRequest struct {
+	Points  [][]float64
+	Context map[string]float64
+}
+
+// decodePosterior decodes a posterior request {"points": [[x1, …], …]}
+// with, for a study with a context, "context": {NAME: NUMBER, …}, strictly.
+// Errors wrap study.ErrBadPoints, or study.ErrBadContext for the context.
+func decodePosterior(data []byte) (*posteriorRequest, error) {
+	var raw struct {
+		Points  json.RawMessage `json:"points"`
+		Context json.RawMessage `json:"context"`
+	}
+	if err := decodeObject(data, &raw); err != nil {
+		return nil, fmt.Errorf("%w: want {\"points\": [[x1, …], …]} (and \"context\": {…} for a study with a context): %w", study.ErrBadPoints, err)
+	}
+	pts, err := pointsField(raw.Points)
+	if err != nil {
+		return nil, err
+	}
+	c, err := decodeContext(raw.Context)
+	if err != nil {
+		return nil, err
+	}
+	return &posteriorRequest{Points: pts, Context: c}, nil
+}
+
+// decodeImport decodes a JSON array of tell objects to import, each as
+// strict as decodeTell's and at a point ("x") or an action ("index"), never
+// an ask: [{"x": [...], "f": F, "g": [...], "noise_std": S}, ...]. Errors
+// wrap study.ErrBadImport and name the element (1-based).
+func decodeImport(data []byte) ([]study.TellRequest, error) {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || data[0] != '[' {
+		return nil, fmt.Errorf("%w: want a JSON array of tell objects [{\"x\": [...], \"f\": F, \"g\": [...]}, ...]", study.ErrBadImport)
+	}
+	if err := strictjson.Check(data, nil); err != nil {
+		return nil, fmt.Errorf("%w: %w", study.ErrBadImport, err)
+	}
+	var elems []json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&elems); err != nil {
+		return nil, fmt.Errorf("%w: %w", study.ErrBadImport, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%w: trailing data after the JSON array", study.ErrBadImport)
+	}
+	if len(elems) == 0 {
+		return nil, fmt.Errorf("%w: the array is empty: nothing to import", study.ErrBadImport)
+	}
+	rows := make([]study.TellRequest, len(elems))
+	for k, e := range elems {
+		t, err := decodeTell(e)
+		if err != nil {
+			return nil, fmt.Errorf("%w: element %d: %w", study.ErrBadImport, k+1, err)
+		}
+		if t.Ask != nil {
+			return nil, fmt.Errorf("%w: element %d: an import holds measurements made outside the loop: give \"x\" or \"index\", not \"ask\" (tell an ask's measurement with tell)", study.ErrBadImport, k+1)
+		}
+		rows[k] = *t
+	}
+	return rows, nil
+}
+
+// pointsField parses the "points" field: an array of arrays of JSON
+// numbers. Errors wrap study.ErrBadPoints.
+func pointsField(raw json.RawMessage) ([][]float64, error) {
+	if raw == nil || raw[0] != '[' {
+		return nil, fmt.Errorf("%w: \"points\" must be an array of points [[x1, …], …]", study.ErrBadPoints)
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		return nil, fmt.Errorf("%w: %w", study.ErrBadPoints, err)
+	}
+	pts := make([][]float64, len(elems))
+	for k, e := range elems {
+		p, err := jsonNumbers("x", e)
+		if err != nil {
+			return nil, fmt.Errorf("%w: point %d: %w", study.ErrBadPoints, k+1, err)
+		}
+		pts[k] = p
+	}
+	return pts, nil
+}
