@@ -9,4 +9,7 @@
 // Errors name the key relative to the section they check and unwrap to
 // ErrInvalid; each caller puts them under its key and makes them its own
 // kind with fielderr.Recast.
+//
+// Layer 4 (docs/layout.md): it may import bandit, fit, kernel, problem and
+// internal packages; never experiment, study, store or server.
 package config

@@ -12,4 +12,8 @@
 // experiment's work units, its (algorithm, realization) pairs, can be run
 // as shards on separate machines (Options.Units, Shard, WriteOptions.Shard)
 // and merged into exactly the unsharded output (Merge; shard.go).
+//
+// Layer 6 (docs/layout.md): it may import bandit, config, fit, gp, kernel,
+// plot, problem, theory and internal packages; never study, store, server,
+// reproduce or sweep.
 package experiment

@@ -114,4 +114,7 @@
 //
 // A fit takes at most MaxPoints points; Bytes estimates its memory, which
 // Options.MaxMemory bounds.
+//
+// Layer 3 (docs/layout.md): it imports kernel, problem and internal
+// packages only; it knows no policy, configuration or study.
 package fit

@@ -6,4 +6,7 @@
 // (Model.LogMarginalLikelihood) without refactorizing. Hallucinated
 // conditions its variance on pending points whose values are not known
 // yet (GP-BUCB's batches).
+//
+// Layer 2 (docs/layout.md): it imports kernel and internal packages only,
+// never a policy (bandit) or anything above.
 package gp

@@ -10,4 +10,6 @@
 // Product is the kernel k_x·k_c of a GP on points (x, c) with a context c
 // (NewContext builds k_c: stationary, variance 1), which equals k_x to the
 // bit when the contexts are equal.
+//
+// Layer 1 (docs/layout.md): it imports internal packages only.
 package kernel

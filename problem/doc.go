@@ -12,4 +12,7 @@
 // A contextual problem (Contextual, GenerateContext) is one problem per
 // context of a finite set C, drawn jointly on D × C, sharing the decision
 // set and a seed set safe in every context.
+//
+// Layer 2 (docs/layout.md): it imports kernel and internal packages only,
+// never a policy (bandit) or anything above.
 package problem

@@ -12,4 +12,7 @@
 //
 // The package knows the experiment package and the output-folder rules
 // (internal/outdir); it holds no algorithm of its own.
+//
+// Layer 7 (docs/layout.md): it may import experiment, plot and internal
+// packages; never study, store, server or reproduce.
 package sweep

@@ -12,4 +12,7 @@
 // frequencies per coordinate, and the QFF box is measured in lengthscales.
 // Theorem 4 thus applies to ARD kernels unchanged; nothing here assumes
 // isotropy beyond that exact rescaling.
+//
+// Layer 2 (docs/layout.md): it imports kernel and internal packages only,
+// never a policy (bandit) or anything above.
 package theory

@@ -2,4 +2,6 @@
 // the paper's results, reports its theory for a problem, and tunes real
 // systems through durable ask/tell studies, on the command line or over
 // HTTP. Run `safegp help` for the subcommands.
+//
+// Layer 8 (docs/layout.md): it may import every package; none imports it.
 package main

@@ -6,6 +6,8 @@
 //
 // Every function is evaluated at any point of its dimension without
 // allocating; the definitions cite the febo file and class they follow.
+//
+// Layer 1 (docs/layout.md): it imports internal packages only.
 package bench
 
 import (
