@@ -14,9 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/safegp/safegp/shard"
 	"go.yaml.in/yaml/v3"
-
-	"github.com/safegp/safegp/experiment"
 )
 
 // binDir holds the safegp binary, built once by TestMain, as "safegp" so
@@ -430,7 +429,7 @@ func TestKubernetesScripts(t *testing.T) {
 			t.Fatalf("round %d: shard folders %v (%v), want %d", round, shards, err, n)
 		}
 		for _, d := range shards {
-			info, err := experiment.ReadShard(d)
+			info, err := shard.Read(d)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -583,7 +582,7 @@ func TestSlurmScripts(t *testing.T) {
 	if code, msg := task(3, 3, 3); code != 0 {
 		t.Fatalf("task 3 rerun alone: exit %d\n%s", code, msg)
 	}
-	if info, err := experiment.ReadShard(filepath.Join(out, "shards", "3")); err != nil || info.Shard != 3 || info.Of != n {
+	if info, err := shard.Read(filepath.Join(out, "shards", "3")); err != nil || info.Shard != 3 || info.Of != n {
 		t.Errorf("after rerunning task 3 alone, shards/3 holds %+v (%v), want shard 3 of %d", info, err, n)
 	}
 	if code, msg := runBash(t, out, slurmEnv(), merge.script, merge.args...); code != 0 {

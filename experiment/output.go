@@ -12,6 +12,7 @@ import (
 
 	"github.com/safegp/safegp/internal/outdir"
 	"github.com/safegp/safegp/plot"
+	"github.com/safegp/safegp/shard"
 )
 
 // Curve is the per-round summary of one label over realizations.
@@ -105,6 +106,14 @@ func WriteWith(dir string, res *Results, figures func(tmp string, curves []Curve
 	return WriteWithOptions(dir, res, WriteOptions{Figures: figures})
 }
 
+// RunsFile is the JSON Lines file of runs beside results.json: one run a
+// line, in unit order (algorithm-major, then realization).
+const RunsFile = "runs.jsonl"
+
+// Units is the number of work units of c (package shard): algorithms ×
+// realizations.
+func Units(c *Config) int { return len(c.Algorithms) * c.Realizations }
+
 // WriteOptions tune WriteWithOptions.
 type WriteOptions struct {
 	// Figures, if set, adds figure files to the staging folder.
@@ -116,7 +125,7 @@ type WriteOptions struct {
 	// Shard, if set, makes ExecuteToDir write a shard folder (runs.jsonl
 	// and shard.json, no results.json, summary or figures): the caller
 	// gives Command, Shard, Of and Name; ExecuteToDir the rest.
-	Shard *ShardInfo
+	Shard *shard.Info
 	// Runs, if set, is called with every run written into results.json
 	// (not in a shard folder, which has none), in runs.jsonl's order,
 	// after the summary has taken it. It lets a caller use the runs (a

@@ -1,8 +1,6 @@
 package experiment_test
 
 import (
-	"slices"
-
 	"context"
 	"errors"
 	"fmt"
@@ -11,56 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/shard"
 
 	"github.com/safegp/safegp/experiment"
 	"github.com/safegp/safegp/internal/memlimit"
 )
-
-func TestParseShard(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want experiment.Shard
-		ok   bool
-	}{
-		{"1/1", experiment.Shard{I: 1, N: 1}, true},
-		{"3/7", experiment.Shard{I: 3, N: 7}, true},
-		{"7/7", experiment.Shard{I: 7, N: 7}, true},
-		{"0/7", experiment.Shard{}, false},
-		{"8/7", experiment.Shard{}, false},
-		{"1/0", experiment.Shard{}, false},
-		{"-1/3", experiment.Shard{}, false},
-		{"3", experiment.Shard{}, false},
-		{"a/b", experiment.Shard{}, false},
-		{"", experiment.Shard{}, false},
-	} {
-		got, err := experiment.ParseShard(c.in)
-		if (err == nil) != c.ok || got != c.want {
-			t.Errorf("ParseShard(%q) = %v, %v; want %v, ok %t", c.in, got, err, c.want, c.ok)
-		}
-	}
-}
-
-// TestShardHolds: every deal belongs to exactly one of n shards, shard
-// (k mod n) + 1.
-func TestShardHolds(t *testing.T) {
-	for _, n := range []int{1, 2, 7} {
-		for u := 0; u < 50; u++ {
-			k := 0
-			for i := 1; i <= n; i++ {
-				if (experiment.Shard{I: i, N: n}).Holds(u) {
-					k++
-					if i != u%n+1 {
-						t.Errorf("deal %d in shard %d/%d", u, i, n)
-					}
-				}
-			}
-			if k != 1 {
-				t.Errorf("deal %d in %d of %d shards", u, k, n)
-			}
-		}
-	}
-}
 
 // writeShards runs cfg as n shards into dir/shard-i and returns the
 // folders.
@@ -72,11 +25,11 @@ func writeShards(t *testing.T, dir string, config string, n int) []string {
 	}
 	var dirs []string
 	for i := 1; i <= n; i++ {
-		s := experiment.Shard{I: i, N: n}
+		s := shard.Shard{I: i, N: n}
 		d := filepath.Join(dir, fmt.Sprintf("shard-%d-of-%d", i, n))
 		// Two realizations at a time: a shard's chunks are not the whole's.
-		_, err := experiment.ExecuteToDir(context.Background(), cfg, experiment.Options{Workers: 2, Chunk: 2, Units: s.Select(0, cfg)}, d,
-			experiment.WriteOptions{Shard: &experiment.ShardInfo{Command: "run", Shard: i, Of: n, Name: "regime"}})
+		_, err := experiment.ExecuteToDir(context.Background(), cfg, experiment.Options{Workers: 2, Chunk: 2, Units: s.ByRealization(0)}, d,
+			experiment.WriteOptions{Shard: &shard.Info{Command: "run", Shard: i, Of: n, Name: "regime"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +114,7 @@ func TestMergeRefuses(t *testing.T) {
 	edit := func(name, from, to string, file string) string {
 		d := filepath.Join(dir, name)
 		os.MkdirAll(d, 0o755)
-		for _, f := range []string{experiment.ShardFile, experiment.RunsFile} {
+		for _, f := range []string{shard.File, experiment.RunsFile} {
 			b, err := os.ReadFile(filepath.Join(three[1], f))
 			if err != nil {
 				t.Fatal(err)
@@ -176,13 +129,13 @@ func TestMergeRefuses(t *testing.T) {
 		}
 		return d
 	}
-	command := edit("command", `"command": "run"`, `"command": "sweep"`, experiment.ShardFile)
-	renamed := edit("renamed", `"name": "regime"`, `"name": "other"`, experiment.ShardFile)
-	tampered := edit("tampered", `"seed": 5`, `"seed": 9`, experiment.ShardFile)
+	command := edit("command", `"command": "run"`, `"command": "sweep"`, shard.File)
+	renamed := edit("renamed", `"name": "regime"`, `"name": "other"`, shard.File)
+	tampered := edit("tampered", `"seed": 5`, `"seed": 9`, shard.File)
 	truncated := filepath.Join(dir, "truncated")
 	os.MkdirAll(truncated, 0o755)
-	b, _ := os.ReadFile(filepath.Join(three[1], experiment.ShardFile))
-	os.WriteFile(filepath.Join(truncated, experiment.ShardFile), b, 0o644)
+	b, _ := os.ReadFile(filepath.Join(three[1], shard.File))
+	os.WriteFile(filepath.Join(truncated, shard.File), b, 0o644)
 	runs, _ := os.ReadFile(filepath.Join(three[1], experiment.RunsFile))
 	os.WriteFile(filepath.Join(truncated, experiment.RunsFile), runs[:strings.LastIndexByte(string(runs[:len(runs)-1]), '\n')+1], 0o644)
 
@@ -206,8 +159,8 @@ func TestMergeRefuses(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(dir, "out-"+strings.ReplaceAll(c.name, " ", "-"))
 			err := experiment.Merge(context.Background(), out, c.shards, experiment.WriteOptions{})
-			if !errors.Is(err, experiment.ErrShards) {
-				t.Fatalf("Merge = %v, want ErrShards", err)
+			if !errors.Is(err, shard.ErrShards) {
+				t.Fatalf("Merge = %v, want shard.ErrShards", err)
 			}
 			for _, w := range c.want {
 				if !strings.Contains(err.Error(), w) {
@@ -232,13 +185,13 @@ func ExampleMerge() {
 	defer os.RemoveAll(dir)
 	var shards []string
 	for i := 1; i <= 2; i++ {
-		s := experiment.Shard{I: i, N: 2}
+		s := shard.Shard{I: i, N: 2}
 		d := filepath.Join(dir, s.String()[:1])
-		if _, err := experiment.ExecuteToDir(context.Background(), cfg, experiment.Options{Units: s.Select(0, cfg)}, d,
-			experiment.WriteOptions{Shard: &experiment.ShardInfo{Command: "run", Shard: s.I, Of: s.N}}); err != nil {
+		if _, err := experiment.ExecuteToDir(context.Background(), cfg, experiment.Options{Units: s.ByRealization(0)}, d,
+			experiment.WriteOptions{Shard: &shard.Info{Command: "run", Shard: s.I, Of: s.N}}); err != nil {
 			panic(err)
 		}
-		info, _ := experiment.ReadShard(d)
+		info, _ := shard.Read(d)
 		fmt.Printf("shard %d/%d holds units %v of %d\n", info.Shard, info.Of, info.Units, info.Total)
 		shards = append(shards, d)
 	}
@@ -276,8 +229,8 @@ func TestShardMemoryShare(t *testing.T) {
 	if _, err := experiment.Execute(ctx, cfg, experiment.Options{Workers: 1, MaxMemory: limit}); !errors.Is(err, memlimit.ErrTooLarge) {
 		t.Errorf("whole: %v, want ErrTooLarge", err)
 	}
-	s := experiment.Shard{I: 1, N: 4}
-	if _, err := experiment.Execute(ctx, cfg, experiment.Options{Workers: 1, MaxMemory: limit, Units: s.Select(0, cfg)}); !errors.Is(err, context.Canceled) {
+	s := shard.Shard{I: 1, N: 4}
+	if _, err := experiment.Execute(ctx, cfg, experiment.Options{Workers: 1, MaxMemory: limit, Units: s.ByRealization(0)}); !errors.Is(err, context.Canceled) {
 		t.Errorf("shard 1/4: %v, want it to pass the memory check and stop at the cancelled context", err)
 	}
 }
@@ -317,41 +270,4 @@ func TestLongRunLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	same(t, whole, merged, "results.json", "summary.csv", experiment.RunsFile)
-}
-
-// TestShardHeld: for several bases and n, the shards' Held lists
-// partition the configuration's units (each exactly once, ascending), and
-// every algorithm of one realization is in the same shard (so that a
-// shard draws a realization's problem once).
-func TestShardHeld(t *testing.T) {
-	cfg := &experiment.Config{Realizations: 6, Algorithms: make([]bandit.Spec, 5)}
-	for _, base := range []int{0, 3, 30} {
-		for _, n := range []int{1, 2, 7, 40} {
-			owner := map[int]int{}
-			for i := 1; i <= n; i++ {
-				s := experiment.Shard{I: i, N: n}
-				held := s.Held(base, cfg)
-				if !slices.IsSorted(held) {
-					t.Errorf("base %d, shard %d/%d: units %v not ascending", base, i, n, held)
-				}
-				for _, u := range held {
-					if j, ok := owner[u]; ok {
-						t.Errorf("base %d: unit %d in shards %d and %d of %d", base, u, j, i, n)
-					}
-					owner[u] = i
-				}
-			}
-			for a := range 5 {
-				for r := range 6 {
-					u := base + a*6 + r
-					if owner[u] == 0 {
-						t.Errorf("base %d, n %d: unit %d in no shard", base, n, u)
-					}
-					if owner[u] != owner[base+r] {
-						t.Errorf("base %d, n %d: realization %d's algorithm %d in shard %d, algorithm 0 in %d", base, n, r, a, owner[u], owner[base+r])
-					}
-				}
-			}
-		}
-	}
 }

@@ -14,8 +14,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/internal/readlimit"
+	"github.com/safegp/safegp/shard"
 )
 
 // ExecuteToDir runs the experiment and writes its output folder dir as
@@ -80,15 +80,15 @@ func ExecuteToDir(ctx context.Context, c *Config, opt Options, dir string, wopt 
 			// of realizations do not follow.
 			slices.Sort(units)
 			s := *wopt.Shard
-			s.Format, s.Total, s.Units, s.Config = ShardFormat, Units(c), units, cfg
+			s.Format, s.Total, s.Units, s.Config = shard.Format, Units(c), units, cfg
 			if s.Units == nil {
 				s.Units = []int{}
 			}
 			if s.ConfigSHA256 == "" {
-				s.ConfigSHA256 = ConfigHash(cfg)
+				s.ConfigSHA256 = shard.Hash(cfg)
 			}
 			s.Seconds = time.Since(start).Seconds()
-			return nil, WriteShardInfo(tmp, &s)
+			return nil, shard.Write(tmp, &s)
 		}
 		return finishRuns(tmp, cfg, c.Horizon, undecoded(next), wopt.Runs)
 	})
@@ -109,11 +109,9 @@ type runLine struct {
 
 const runKey = `,"run":`
 
-// bufSize is the buffer of each file read or written: a line longer than
-// it is read in pieces (lineReader). Small, because a shard opens one
-// part per algorithm and is a short process: clearing megabytes of
-// buffers was a measurable part of its time.
-const bufSize = 64 << 10
+// bufSize is the buffer of each file of runs read or written
+// (shard.BufSize).
+const bufSize = shard.BufSize
 
 // appendLine appends run's line (with its newline) to dst.
 func appendLine(dst []byte, a int, run *Run) ([]byte, error) {
@@ -184,44 +182,6 @@ func (d *lineDecoder) decode(line []byte) (int, *Run, error) {
 	return l.Algorithm, l.Run, nil
 }
 
-// lineReader reads newline-terminated lines of any length, reusing one
-// buffer: the returned line is valid until the next call.
-type lineReader struct {
-	r   *bufio.Reader
-	buf []byte
-	max int64 // the longest line taken; 0 for any
-}
-
-// newLineReader reads r a line at a time; a line longer than max bytes
-// (0: any) is an error wrapping readlimit.ErrTooLarge, found before the
-// line is held (a shard's runs.jsonl with no newline was read whole).
-func newLineReader(r io.Reader, max int64) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, bufSize), max: max}
-}
-
-// next returns the next line without its newline, io.EOF after the last.
-func (lr *lineReader) next() ([]byte, error) {
-	lr.buf = lr.buf[:0]
-	for {
-		s, err := lr.r.ReadSlice('\n')
-		lr.buf = append(lr.buf, s...)
-		if lr.max > 0 && int64(len(lr.buf)) > lr.max+1 {
-			return nil, fmt.Errorf("%w: a line longer than %s, the most a line may hold under --max-memory (an eighth of it): raise --max-memory, or check the file", readlimit.ErrTooLarge, memlimit.Format(lr.max))
-		}
-		switch {
-		case err == bufio.ErrBufferFull:
-			continue
-		case err == io.EOF && len(lr.buf) == 0:
-			return nil, io.EOF
-		case err == io.EOF:
-			return nil, errors.New("a truncated last line")
-		case err != nil:
-			return nil, err
-		}
-		return lr.buf[:len(lr.buf)-1], nil
-	}
-}
-
 // partLines flushes the per-algorithm parts and returns their lines in
 // order, and a function that closes and removes them.
 func partLines(parts []*os.File, bufs []*bufio.Writer) (func() ([]byte, error), func(), error) {
@@ -234,13 +194,13 @@ func partLines(parts []*os.File, bufs []*bufio.Writer) (func() ([]byte, error), 
 		}
 	}
 	a := 0
-	var lr *lineReader
+	var lr *shard.LineReader
 	next := func() ([]byte, error) {
 		for a < len(parts) {
 			if lr == nil {
-				lr = newLineReader(parts[a], 0) // our own parts
+				lr = shard.NewLineReader(parts[a], 0) // our own parts
 			}
-			line, err := lr.next()
+			line, err := lr.Next()
 			if err == io.EOF {
 				a, lr = a+1, nil
 				continue
@@ -362,9 +322,9 @@ func ReadRuns(dir string, fn func(a int, run *Run) error) error {
 		return fmt.Errorf("read runs: %w", err)
 	}
 	defer f.Close()
-	lr := newLineReader(f, readlimit.For(0))
+	lr := shard.NewLineReader(f, readlimit.For(0))
 	for k := 1; ; k++ {
-		line, err := lr.next()
+		line, err := lr.Next()
 		if err == io.EOF {
 			return nil
 		}

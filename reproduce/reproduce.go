@@ -14,6 +14,7 @@ import (
 	"github.com/safegp/safegp/experiment"
 	"github.com/safegp/safegp/internal/outdir"
 	"github.com/safegp/safegp/plot"
+	"github.com/safegp/safegp/shard"
 )
 
 // Options tune a reproduction.
@@ -32,9 +33,9 @@ type Options struct {
 	MaxMemory int64
 	// Shard, if set, makes Out a shard folder of the reproduction: the
 	// runs of its share of the work units (experiment, then algorithm,
-	// then realization: experiment.Shard) in a folder per experiment, and
+	// then realization: shard.Shard) in a folder per experiment, and
 	// shard.json; Merge makes the whole reproduction from the shards.
-	Shard experiment.Shard
+	Shard shard.Shard
 }
 
 // QuickRealizations is the number of realizations --quick runs.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/safegp/safegp/experiment"
 	"github.com/safegp/safegp/internal/outdir"
+	"github.com/safegp/safegp/shard"
 )
 
 // The reproduction's work units (issue 14) are its experiments' in the
@@ -41,7 +42,7 @@ func configs(quick bool) ([]*experiment.Config, string, error) {
 		fmt.Fprintf(&all, "%s %s\n", pe.name, js)
 		cfgs = append(cfgs, cfg)
 	}
-	return cfgs, experiment.ConfigHash([]byte(all.String())), nil
+	return cfgs, shard.Hash([]byte(all.String())), nil
 }
 
 // runShard writes opt.Out (the staging folder) as shard opt.Shard: per
@@ -52,23 +53,23 @@ func runShard(ctx context.Context, opt Options, start time.Time) error {
 	if err != nil {
 		return err
 	}
-	info := &experiment.ShardInfo{Format: experiment.ShardFormat, Command: command, ConfigSHA256: hash, Shard: opt.Shard.I, Of: opt.Shard.N, Units: []int{}}
+	info := &shard.Info{Format: shard.Format, Command: command, ConfigSHA256: hash, Shard: opt.Shard.I, Of: opt.Shard.N, Units: []int{}}
 	for k, pe := range paperExperiments() {
 		cfg := cfgs[k]
 		base := info.Total
-		sub := &experiment.ShardInfo{Command: command, Shard: opt.Shard.I, Of: opt.Shard.N, Name: pe.name}
-		if _, err := experiment.ExecuteToDir(ctx, cfg, experiment.Options{Workers: opt.Workers, MaxMemory: opt.MaxMemory, Units: opt.Shard.Select(base, cfg)},
+		sub := &shard.Info{Command: command, Shard: opt.Shard.I, Of: opt.Shard.N, Name: pe.name}
+		if _, err := experiment.ExecuteToDir(ctx, cfg, experiment.Options{Workers: opt.Workers, MaxMemory: opt.MaxMemory, Units: opt.Shard.ByRealization(base)},
 			filepath.Join(opt.Out, pe.name), experiment.WriteOptions{Shard: sub}); err != nil {
 			return fmt.Errorf("reproduce: %s: %w", pe.name, err)
 		}
-		info.Units = append(info.Units, opt.Shard.Held(base, cfg)...)
+		info.Units = append(info.Units, shard.Held(opt.Shard.ByRealization(base), base, len(cfg.Algorithms), cfg.Realizations)...)
 		info.Total += experiment.Units(cfg)
 		if opt.Log != nil {
 			fmt.Fprintf(opt.Log, "%s: shard %s done\n", pe.name, opt.Shard)
 		}
 	}
 	info.Seconds = time.Since(start).Seconds()
-	return experiment.WriteShardInfo(opt.Out, info)
+	return shard.Write(opt.Out, info)
 }
 
 // MergeOptions tune Merge.
@@ -91,12 +92,12 @@ type MergeOptions struct {
 // embedded examples changed).
 func Merge(ctx context.Context, opt MergeOptions) (*Outcome, error) {
 	start := time.Now()
-	infos, _, err := experiment.CheckShards(opt.Shards)
+	infos, _, err := shard.Check(opt.Shards)
 	if err != nil {
 		return nil, err
 	}
 	if infos[0].Command != command {
-		return nil, fmt.Errorf("%w: %s is a shard of `safegp %s`, not of `safegp reproduce`", experiment.ErrShards, opt.Shards[0], infos[0].Command)
+		return nil, fmt.Errorf("%w: %s is a shard of `safegp %s`, not of `safegp reproduce`", shard.ErrShards, opt.Shards[0], infos[0].Command)
 	}
 	quick := false
 	if _, h, err := configs(false); err != nil {
@@ -106,7 +107,7 @@ func Merge(ctx context.Context, opt MergeOptions) (*Outcome, error) {
 		if _, h, err = configs(true); err != nil {
 			return nil, err
 		} else if h != infos[0].ConfigSHA256 {
-			return nil, fmt.Errorf("%w: %s is a shard of a reproduction whose configurations this safegp does not run (another version?)", experiment.ErrShards, opt.Shards[0])
+			return nil, fmt.Errorf("%w: %s is a shard of a reproduction whose configurations this safegp does not run (another version?)", shard.ErrShards, opt.Shards[0])
 		}
 	}
 	var shardTime float64

@@ -1,20 +1,18 @@
 package sweep
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/safegp/safegp/experiment"
 	"github.com/safegp/safegp/internal/outdir"
+	"github.com/safegp/safegp/shard"
 )
 
 // command is the command a sweep's shard.json names.
@@ -47,11 +45,11 @@ func (s *Sweep) hash() (string, error) {
 		}
 		fmt.Fprintf(&all, "%s %s\n", s.Cells[i].Name, js)
 	}
-	return experiment.ConfigHash([]byte(all.String())), nil
+	return shard.Hash([]byte(all.String())), nil
 }
 
 // HeldRuns is the number of runs shard sh of the sweep holds.
-func (s *Sweep) HeldRuns(sh experiment.Shard) int {
+func (s *Sweep) HeldRuns(sh shard.Shard) int {
 	n := 0
 	d := s.deal()
 	for i := range s.Cells {
@@ -75,7 +73,7 @@ func (s *Sweep) HeldRuns(sh experiment.Shard) int {
 //     least cellDeal cells a shard keeps the shards' loads within a
 //     quarter of each other when the cells cost alike.
 //   - a smaller sweep is dealt by realization, as `safegp run` deals
-//     (experiment.Shard.Select): unit (a, r) of cell i is deal
+//     (shard.Shard.Select): unit (a, r) of cell i is deal
 //     UnitBase(f) + r, realizations round robin from the cell's first
 //     unit, all the algorithms of a realization in one shard, which
 //     draws its problem once. All n shards then have work.
@@ -115,12 +113,12 @@ func (s *Sweep) deal() *dealing {
 }
 
 // byCell reports whether the sweep's shards of sh.N are dealt by cell.
-func (d *dealing) byCell(sh experiment.Shard) bool {
+func (d *dealing) byCell(sh shard.Shard) bool {
 	return sh.Sharded() && len(d.base) >= cellDeal*sh.N
 }
 
 // selects is experiment.Options.Units for cell i of shard sh.
-func (d *dealing) selects(i int, sh experiment.Shard) func(a, r int) bool {
+func (d *dealing) selects(i int, sh shard.Shard) func(a, r int) bool {
 	first := d.first[i]
 	if d.byCell(sh) {
 		return func(a, _ int) bool { return sh.Holds(first[a]) }
@@ -130,8 +128,8 @@ func (d *dealing) selects(i int, sh experiment.Shard) func(a, r int) bool {
 
 // held lists, ascending, cell i's units (in the sweep's numbering) that
 // shard sh holds.
-func (d *dealing) held(i int, sh experiment.Shard) []int {
-	return experiment.HeldBy(d.selects(i, sh), d.base[i], d.s.Cells[i].Config)
+func (d *dealing) held(i int, sh shard.Shard) []int {
+	return shard.Held(d.selects(i, sh), d.base[i], len(d.s.Cells[i].Config.Algorithms), d.s.Cells[i].Config.Realizations)
 }
 
 // RunShard writes dir as shard sh of the sweep (the team's --shard
@@ -141,7 +139,7 @@ func (d *dealing) held(i int, sh experiment.Shard) []int {
 // file's text for the merge. Runs are shared across cells as Run shares
 // them (reuse): the units are dealt so that a shard holds every use of a
 // run it plays (dealing). dir is written whole or not at all.
-func RunShard(ctx context.Context, s *Sweep, dir string, sh experiment.Shard, opt Options) error {
+func RunShard(ctx context.Context, s *Sweep, dir string, sh shard.Shard, opt Options) error {
 	start := time.Now()
 	if err := outdir.Check(dir, opt.Force); err != nil {
 		return fmt.Errorf("write output: %s %w", dir, err)
@@ -175,7 +173,7 @@ func RunShard(ctx context.Context, s *Sweep, dir string, sh experiment.Shard, op
 	if err := os.Mkdir(filepath.Join(tmp, "cells"), 0o755); err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}
-	info := &experiment.ShardInfo{Format: experiment.ShardFormat, Command: command, ConfigSHA256: experiment.ConfigHash(src),
+	info := &shard.Info{Format: shard.Format, Command: command, ConfigSHA256: shard.Hash(src),
 		Shard: sh.I, Of: sh.N, Total: s.Runs(), Units: []int{}, Config: src}
 	deal := s.deal()
 	reuse := s.newReuse()
@@ -184,7 +182,7 @@ func RunShard(ctx context.Context, s *Sweep, dir string, sh experiment.Shard, op
 		o := reuse.options(i, eopt)
 		o.Units = deal.selects(i, sh)
 		held := deal.held(i, sh)
-		sub := &experiment.ShardInfo{Command: command, Shard: sh.I, Of: sh.N, Name: c.Name}
+		sub := &shard.Info{Command: command, Shard: sh.I, Of: sh.N, Name: c.Name}
 		cell := filepath.Join(tmp, "cells", c.Name)
 		var err error
 		if len(held) == experiment.Units(c.Config) {
@@ -199,7 +197,7 @@ func RunShard(ctx context.Context, s *Sweep, dir string, sh experiment.Shard, op
 		info.Units = append(info.Units, held...)
 	}
 	info.Seconds = time.Since(start).Seconds()
-	if err := experiment.WriteShardInfo(tmp, info); err != nil {
+	if err := shard.Write(tmp, info); err != nil {
 		return err
 	}
 	if err := outdir.Publish(tmp, dir, opt.Force); err != nil {
@@ -213,7 +211,7 @@ func RunShard(ctx context.Context, s *Sweep, dir string, sh experiment.Shard, op
 // experiment.WriteWithOptions with the cell's figures), and beside it the
 // shard.json sub, finished, with the cell's rows of the table: the merge
 // copies the folder and takes the rows.
-func (s *Sweep) writeFinished(ctx context.Context, c *Cell, o experiment.Options, dir string, sub *experiment.ShardInfo, opt Options) error {
+func (s *Sweep) writeFinished(ctx context.Context, c *Cell, o experiment.Options, dir string, sub *shard.Info, opt Options) error {
 	start := time.Now()
 	res, err := experiment.Execute(ctx, c.Config, o)
 	if err != nil {
@@ -234,13 +232,13 @@ func (s *Sweep) writeFinished(ctx context.Context, c *Cell, o experiment.Options
 	if err != nil {
 		return err
 	}
-	sub.Format, sub.Total, sub.Config, sub.ConfigSHA256 = experiment.ShardFormat, experiment.Units(c.Config), cfg, experiment.ConfigHash(cfg)
+	sub.Format, sub.Total, sub.Config, sub.ConfigSHA256 = shard.Format, experiment.Units(c.Config), cfg, shard.Hash(cfg)
 	sub.Units = make([]int, sub.Total)
 	for u := range sub.Units {
 		sub.Units[u] = u
 	}
 	sub.Finished, sub.Table, sub.Seconds = true, table, time.Since(start).Seconds()
-	return experiment.WriteShardInfo(dir, sub)
+	return shard.Write(dir, sub)
 }
 
 // Merge makes, from the n shard folders of a sweep (RunShard), the folder
@@ -253,35 +251,35 @@ func (s *Sweep) writeFinished(ctx context.Context, c *Cell, o experiment.Options
 // shard.json. It refuses what experiment.CheckShards refuses.
 func Merge(ctx context.Context, out string, shards []string, opt Options) ([]Row, error) {
 	if len(shards) == 0 {
-		return nil, fmt.Errorf("%w: no shard folders given", experiment.ErrShards)
+		return nil, fmt.Errorf("%w: no shard folders given", shard.ErrShards)
 	}
 	// The first folder's kind before the set's completeness, so that a
 	// cell's folder given by mistake is named as such.
-	first, err := experiment.ReadShard(shards[0])
+	first, err := shard.Read(shards[0])
 	if err != nil {
 		return nil, err
 	}
 	if first.Command != command {
-		return nil, fmt.Errorf("%w: %s is a shard of `safegp %s`, not of `safegp sweep`", experiment.ErrShards, shards[0], first.Command)
+		return nil, fmt.Errorf("%w: %s is a shard of `safegp %s`, not of `safegp sweep`", shard.ErrShards, shards[0], first.Command)
 	}
 	var src source
 	if err := json.Unmarshal(first.Config, &src); err != nil || src.YAML == "" {
 		// A cell's folder inside a sweep shard is a shard of `safegp
 		// sweep` too, but of one cell: its shard.json has the cell's
 		// configuration, not the sweep file.
-		return nil, fmt.Errorf("%w: %s: its shard.json holds no sweep file: give the sweep shard's own folder (the one holding cells/), not a cell's", experiment.ErrShards, shards[0])
+		return nil, fmt.Errorf("%w: %s: its shard.json holds no sweep file: give the sweep shard's own folder (the one holding cells/), not a cell's", shard.ErrShards, shards[0])
 	}
-	if _, _, err := experiment.CheckShards(shards); err != nil {
+	if _, _, err := shard.Check(shards); err != nil {
 		return nil, err
 	}
 	s, err := Parse([]byte(src.YAML), src.Dir)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: rebuilding the sweep from the file it records (folder %s): %w", experiment.ErrShards, shards[0], src.Dir, err)
+		return nil, fmt.Errorf("%w: %s: rebuilding the sweep from the file it records (folder %s): %w", shard.ErrShards, shards[0], src.Dir, err)
 	}
 	if h, err := s.hash(); err != nil {
 		return nil, err
 	} else if h != src.Cells {
-		return nil, fmt.Errorf("%w: %s: the sweep its shard.json records now builds other cells (a base or problem file changed, or another safegp version)", experiment.ErrShards, shards[0])
+		return nil, fmt.Errorf("%w: %s: the sweep its shard.json records now builds other cells (a base or problem file changed, or another safegp version)", shard.ErrShards, shards[0])
 	}
 	if err := outdir.Check(out, opt.Force); err != nil {
 		return nil, fmt.Errorf("write output: %s %w", out, err)
@@ -346,100 +344,16 @@ func Merge(ctx context.Context, out string, shards []string, opt Options) ([]Row
 
 // copyFinished copies into dir the cell folder among subs (the cell's
 // folder in each shard) that one shard wrote finished (writeFinished) and
-// returns its rows, after experiment.CheckShards has checked the set as
-// Merge would; ok is false when no shard holds the cell whole.
+// returns its rows; ok is false when no shard holds the cell whole.
 func copyFinished(dir string, subs []string) (rows []Row, ok bool, err error) {
-	infos, _, err := experiment.CheckShards(subs)
-	if err != nil {
+	info, err := shard.CopyFinished(dir, subs, []string{experiment.RunsFile, "results.json", "summary.csv"}, experiment.RunsFile)
+	if err != nil || info == nil {
 		return nil, false, err
 	}
-	k := slices.IndexFunc(infos, func(in *experiment.ShardInfo) bool { return in.Finished })
-	if k < 0 {
-		return nil, false, nil
-	}
-	if len(infos[k].Units) != infos[k].Total {
-		return nil, false, fmt.Errorf("%w: %s is marked finished but holds %d of the cell's %d units", experiment.ErrShards, filepath.Join(subs[k], experiment.ShardFile), len(infos[k].Units), infos[k].Total)
-	}
-	if rows, err = decodeRows(infos[k].Table); err != nil {
-		return nil, false, fmt.Errorf("%w: %s: %w", experiment.ErrShards, filepath.Join(subs[k], experiment.ShardFile), err)
-	}
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return nil, false, fmt.Errorf("write output: %w", err)
-	}
-	if err := checkFinished(subs[k], infos[k].Total); err != nil {
-		return nil, false, err
-	}
-	entries, err := os.ReadDir(subs[k])
-	if err != nil {
-		return nil, false, fmt.Errorf("%w: %w", experiment.ErrShards, err)
-	}
-	for _, e := range entries {
-		// What the unsharded sweep writes: its files and its marker,
-		// not shard.json nor what a file browser or a copy left there.
-		name := e.Name()
-		if name == experiment.ShardFile || !e.Type().IsRegular() || (strings.HasPrefix(name, ".") && name != outdir.Marker) {
-			continue
-		}
-		if err := copyFile(filepath.Join(dir, name), filepath.Join(subs[k], name)); err != nil {
-			return nil, false, fmt.Errorf("write output: %w", err)
-		}
+	if rows, err = decodeRows(info.Table); err != nil {
+		return nil, false, fmt.Errorf("%w: %s: %w", shard.ErrShards, dir, err)
 	}
 	return rows, true, nil
-}
-
-// checkFinished refuses a finished cell folder that lost a file the
-// unsharded sweep writes, or whose runs.jsonl does not hold its total of
-// runs, one a line (an interrupted copy from a cluster node, a quota):
-// the line merge it replaces would refuse them too.
-func checkFinished(dir string, total int) error {
-	for _, name := range []string{experiment.RunsFile, "results.json", "summary.csv"} {
-		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Size() == 0 {
-			return fmt.Errorf("%w: %s: the finished cell folder has no %s (or an empty one)", experiment.ErrShards, dir, name)
-		}
-	}
-	f, err := os.Open(filepath.Join(dir, experiment.RunsFile))
-	if err != nil {
-		return fmt.Errorf("%w: %w", experiment.ErrShards, err)
-	}
-	defer f.Close()
-	// Counted in blocks: a cell's runs may be larger than memory.
-	buf := make([]byte, 64<<10)
-	n, last := 0, byte(0)
-	for {
-		k, err := f.Read(buf)
-		n += bytes.Count(buf[:k], []byte{'\n'})
-		if k > 0 {
-			last = buf[k-1]
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("%w: %w", experiment.ErrShards, err)
-		}
-	}
-	if n != total || last != '\n' {
-		return fmt.Errorf("%w: %s holds %d complete lines, its %s %d runs", experiment.ErrShards, filepath.Join(dir, experiment.RunsFile), n, experiment.ShardFile, total)
-	}
-	return nil
-}
-
-// copyFile copies the file src to dst (a new file).
-func copyFile(dst, src string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // rowJSON is a Row in a finished cell's shard.json: the floats as

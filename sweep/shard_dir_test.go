@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/safegp/safegp/experiment"
+	"github.com/safegp/safegp/shard"
 	"github.com/safegp/safegp/sweep"
 )
 
@@ -38,9 +38,9 @@ func writeBaseFileSweep(t *testing.T, dir string) {
 }
 
 // recordedDir is the sweep folder shard.json in shard records.
-func recordedDir(t *testing.T, shard string) string {
+func recordedDir(t *testing.T, dir string) string {
 	t.Helper()
-	info, err := experiment.ReadShard(shard)
+	info, err := shard.Read(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestMergeFromAnotherDirectory(t *testing.T) {
 	var shards []string
 	for i := 1; i <= 2; i++ {
 		rel := filepath.Join("..", "shard", string(rune('0'+i)))
-		if err := sweep.RunShard(ctx, s, rel, experiment.Shard{I: i, N: 2}, sweep.Options{Workers: 1}); err != nil {
+		if err := sweep.RunShard(ctx, s, rel, shard.Shard{I: i, N: 2}, sweep.Options{Workers: 1}); err != nil {
 			t.Fatal(err)
 		}
 		shards = append(shards, filepath.Join(root, "shard", string(rune('0'+i))))
@@ -114,7 +114,7 @@ func TestMergeFromAnotherDirectory(t *testing.T) {
 	// shards ran ("sweep" from root), its SHA-256 recomputed so that it is
 	// a consistent shard.json and not an edited one.
 	for _, d := range shards {
-		info, err := experiment.ReadShard(d)
+		info, err := shard.Read(d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,8 +126,8 @@ func TestMergeFromAnotherDirectory(t *testing.T) {
 		if info.Config, err = json.Marshal(src); err != nil {
 			t.Fatal(err)
 		}
-		info.ConfigSHA256 = experiment.ConfigHash(info.Config)
-		if err := experiment.WriteShardInfo(d, info); err != nil {
+		info.ConfigSHA256 = shard.Hash(info.Config)
+		if err := shard.Write(d, info); err != nil {
 			t.Fatal(err)
 		}
 	}

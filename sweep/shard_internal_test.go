@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/safegp/safegp/experiment"
+	"github.com/safegp/safegp/shard"
 )
 
 // TestShardsPlayRunsOnce: in a sweep whose cells share runs (the second
@@ -22,7 +23,7 @@ import (
 // runs are the whole sweep's, bit for bit. Without the dealing by the
 // run's first cell, a shard would play the reused runs again: the sums
 // would exceed the whole's count. A sweep that shares nothing is dealt as
-// experiment.Shard.Select deals.
+// shard.Shard.Select deals.
 func TestShardsPlayRunsOnce(t *testing.T) {
 	s, err := Parse(withAxes(t, "axes:\n  algorithms[0].exploration.plateau.window: [3, 4, 6]\n  seed: [7, 8, 9]\nfigure: {x: seed}\n"), "testdata")
 	if err != nil {
@@ -59,7 +60,7 @@ func TestShardsPlayRunsOnce(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 7} {
 		sum := 0
 		for i := 1; i <= n; i++ {
-			sh := experiment.Shard{I: i, N: n}
+			sh := shard.Shard{I: i, N: n}
 			played, runs := play(func(c int) func(a, r int) bool { return d.selects(c, sh) })
 			sum += played
 			for c := range s.Cells {
@@ -83,15 +84,15 @@ func TestShardsPlayRunsOnce(t *testing.T) {
 		// where every run of cell c is in shard (f mod n) + 1, f being
 		// the first cell with the run (c itself, or the seed's first
 		// cell for gp-ucb-oracle's); by realization above.
-		if got, want := d.byCell(experiment.Shard{I: 1, N: n}), n <= 2; got != want {
+		if got, want := d.byCell(shard.Shard{I: 1, N: n}), n <= 2; got != want {
 			t.Errorf("n = %d: dealt by cell %v, want %v", n, got, want)
 		}
-		if !d.byCell(experiment.Shard{I: 1, N: n}) {
+		if !d.byCell(shard.Shard{I: 1, N: n}) {
 			continue
 		}
 		for c := range s.Cells {
 			for i := 1; i <= n; i++ {
-				sh := experiment.Shard{I: i, N: n}
+				sh := shard.Shard{I: i, N: n}
 				held := d.held(c, sh)
 				var want []int
 				R := s.Cells[c].Config.Realizations
@@ -116,8 +117,8 @@ func TestShardsPlayRunsOnce(t *testing.T) {
 	}
 	d2 := s2.deal()
 	for i := range s2.Cells {
-		sh := experiment.Shard{I: 2, N: 3}
-		if got, want := d2.held(i, sh), sh.Held(s2.UnitBase(i), s2.Cells[i].Config); fmt.Sprint(got) != fmt.Sprint(want) {
+		sh := shard.Shard{I: 2, N: 3}
+		if got, want := d2.held(i, sh), shard.Held(sh.ByRealization(s2.UnitBase(i)), s2.UnitBase(i), len(s2.Cells[i].Config.Algorithms), s2.Cells[i].Config.Realizations); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("cell %d: held %v, want Shard.Held's %v", i, got, want)
 		}
 	}
@@ -142,14 +143,14 @@ func TestFinishedCells(t *testing.T) {
 	var shards []string
 	for i := 1; i <= 2; i++ {
 		d := filepath.Join(dir, fmt.Sprintf("shard-%d", i))
-		if err := RunShard(ctx, s, d, experiment.Shard{I: i, N: 2}, Options{Workers: 1}); err != nil {
+		if err := RunShard(ctx, s, d, shard.Shard{I: i, N: 2}, Options{Workers: 1}); err != nil {
 			t.Fatal(err)
 		}
 		shards = append(shards, d)
 	}
 	for c := range s.Cells {
 		holder := shards[c%2]
-		in, err := experiment.ReadShard(filepath.Join(holder, "cells", s.Cells[c].Name))
+		in, err := shard.Read(filepath.Join(holder, "cells", s.Cells[c].Name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,7 +208,7 @@ func TestFinishedCells(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := Merge(ctx, filepath.Join(dir, "cut"), shards, Options{})
-		if !errors.Is(err, experiment.ErrShards) || !strings.Contains(err.Error(), c.want) {
+		if !errors.Is(err, shard.ErrShards) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: merge %v, want ErrShards saying %q", c.name, err, c.want)
 		}
 		if err := os.WriteFile(path, keep, 0o644); err != nil {
@@ -216,13 +217,13 @@ func TestFinishedCells(t *testing.T) {
 	}
 
 	// Shard 2 holds nothing of cell 0; its shard.json now claims it finished.
-	path := filepath.Join(shards[1], "cells", s.Cells[0].Name, experiment.ShardFile)
+	path := filepath.Join(shards[1], "cells", s.Cells[0].Name, shard.File)
 	b := bytes.Replace(mustReadFile(t, path), []byte("{"), []byte(`{"finished": true,`), 1)
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, err = Merge(ctx, filepath.Join(dir, "again"), []string{shards[1], shards[0]}, Options{})
-	if !errors.Is(err, experiment.ErrShards) || !strings.Contains(err.Error(), "marked finished but holds 0 of the cell's 4 units") {
+	if !errors.Is(err, shard.ErrShards) || !strings.Contains(err.Error(), "marked finished but holds 0 of the configuration's 4 units") {
 		t.Errorf("merge with a false finished cell: %v, want ErrShards naming it", err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/safegp/safegp/experiment"
+	"github.com/safegp/safegp/shard"
 	"github.com/safegp/safegp/sweep"
 )
 
@@ -41,7 +41,7 @@ func TestMergeRefusesAChangedBase(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(d), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := sweep.RunShard(ctx, s, d, experiment.Shard{I: i, N: 2}, sweep.Options{Workers: 1}); err != nil {
+		if err := sweep.RunShard(ctx, s, d, shard.Shard{I: i, N: 2}, sweep.Options{Workers: 1}); err != nil {
 			t.Fatal(err)
 		}
 		shards = append(shards, d)
@@ -62,7 +62,7 @@ func TestMergeRefusesAChangedBase(t *testing.T) {
 		t.Fatal(err)
 	}
 	again := filepath.Join(dir, "again")
-	if _, err := sweep.Merge(ctx, again, shards, sweep.Options{}); !errors.Is(err, experiment.ErrShards) || !strings.Contains(err.Error(), "other cells") {
+	if _, err := sweep.Merge(ctx, again, shards, sweep.Options{}); !errors.Is(err, shard.ErrShards) || !strings.Contains(err.Error(), "other cells") {
 		t.Fatalf("merge after the base changed: %v, want ErrShards naming other cells", err)
 	}
 	if _, err := os.Stat(again); !os.IsNotExist(err) {
@@ -81,7 +81,7 @@ func TestMergeSaysWhatToDo(t *testing.T) {
 	var shards []string
 	for i := 1; i <= 2; i++ {
 		d := filepath.Join(dir, fmt.Sprintf("shard-%d", i))
-		if err := sweep.RunShard(context.Background(), s, d, experiment.Shard{I: i, N: 2}, sweep.Options{Workers: 1}); err != nil {
+		if err := sweep.RunShard(context.Background(), s, d, shard.Shard{I: i, N: 2}, sweep.Options{Workers: 1}); err != nil {
 			t.Fatal(err)
 		}
 		shards = append(shards, d)
@@ -100,7 +100,7 @@ func TestMergeSaysWhatToDo(t *testing.T) {
 	} {
 		out := filepath.Join(dir, "merged")
 		_, err := sweep.Merge(context.Background(), out, c.shards, sweep.Options{})
-		if !errors.Is(err, experiment.ErrShards) || !strings.Contains(err.Error(), c.want) {
+		if !errors.Is(err, shard.ErrShards) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want ErrShards with %q", c.name, err, c.want)
 		}
 		if _, err := os.Stat(out); !os.IsNotExist(err) {

@@ -11,11 +11,12 @@ import (
 	"github.com/safegp/safegp/experiment"
 	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/reproduce"
+	"github.com/safegp/safegp/shard"
 	"github.com/safegp/safegp/sweep"
 )
 
 // shardFlag is --shard i/n.
-type shardFlag struct{ experiment.Shard }
+type shardFlag struct{ shard.Shard }
 
 func (f *shardFlag) String() string {
 	if !f.Sharded() {
@@ -25,7 +26,7 @@ func (f *shardFlag) String() string {
 }
 
 func (f *shardFlag) Set(s string) error {
-	sh, err := experiment.ParseShard(s)
+	sh, err := shard.Parse(s)
 	if err != nil {
 		return fmt.Errorf("want i/n with 1 ≤ i ≤ n, as 3/7")
 	}
@@ -71,7 +72,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	if err := checkOut(*out, *force); err != nil {
 		return err
 	}
-	info, err := experiment.ReadShard(pos[0])
+	info, err := shard.Read(pos[0])
 	if err != nil {
 		return err
 	}
@@ -83,11 +84,11 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 			Realizations int `json:"realizations"`
 		}
 		if err := json.Unmarshal(info.Config, &cfg); err != nil {
-			return fmt.Errorf("%w: %s: %w", experiment.ErrShards, pos[0], err)
+			return fmt.Errorf("%w: %s: %w", shard.ErrShards, pos[0], err)
 		}
 		band, err := experiment.ParseBand(cmp.Or(info.Band, "se"))
 		if err != nil {
-			return fmt.Errorf("%w: %s: band: %w", experiment.ErrShards, pos[0], err)
+			return fmt.Errorf("%w: %s: band: %w", shard.ErrShards, pos[0], err)
 		}
 		if err := experiment.Merge(ctx, *out, pos, experiment.WriteOptions{Figures: runFigures(info.Name, band, cfg.Realizations), Force: *force, MaxMemory: maxMem.Bytes}); err != nil {
 			return stopped(ctx, err)
@@ -108,7 +109,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "wrote %s from %s (%.1f s of work); the report is %s\n", *out, count(len(pos), "shard"), o.Elapsed.Seconds(), filepath.Join(*out, "REPORT.md"))
 	default:
-		return fmt.Errorf("%w: %s is a shard of `safegp %s`, which merge does not know", experiment.ErrShards, pos[0], info.Command)
+		return fmt.Errorf("%w: %s is a shard of `safegp %s`, which merge does not know", shard.ErrShards, pos[0], info.Command)
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/internal/outdir"
 	"github.com/safegp/safegp/internal/quote"
+	"github.com/safegp/safegp/shard"
 )
 
 //go:embed config.txt
@@ -231,8 +232,8 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	bandName := fs.String("band", "se", "the band around each mean curve of the figure: `std`, se (standard error) or none")
 	var maxMem memlimit.Flag
 	fs.Var(&maxMem, "max-memory", "refuse a configuration whose memory estimate is above `SIZE` (8GiB, 512MiB, bytes)")
-	var shard shardFlag
-	fs.Var(&shard, "shard", "run only shard `i/n` of the work units into DIR, for `safegp merge`")
+	var part shardFlag
+	fs.Var(&part, "shard", "run only shard `i/n` of the work units into DIR, for `safegp merge`")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: safegp run CONFIG --out DIR [--force] [--workers N] [--max-memory SIZE] [--band std|se|none] [--quiet] [--shard i/n]\n\n"+
 			"Runs every algorithm of CONFIG on every realization and writes DIR/results.json,\n"+
@@ -284,10 +285,10 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	units := experiment.Units(cfg)
 	name := strings.TrimSuffix(filepath.Base(pos[0]), filepath.Ext(pos[0]))
 	wopt := experiment.WriteOptions{Figures: runFigures(name, band, cfg.Realizations), Force: *force}
-	if shard.Sharded() {
-		opt.Units = shard.Select(0, cfg)
-		units = len(shard.Held(0, cfg))
-		wopt.Shard = &experiment.ShardInfo{Command: "run", Shard: shard.I, Of: shard.N, Name: name, Band: *bandName}
+	if part.Sharded() {
+		opt.Units = part.ByRealization(0)
+		units = len(shard.Held(opt.Units, 0, len(cfg.Algorithms), cfg.Realizations))
+		wopt.Shard = &shard.Info{Command: "run", Shard: part.I, Of: part.N, Name: name, Band: *bandName}
 	}
 	step, finish := progressBar(ctx, stderr, *quiet, int64(units), decor.Name("runs "),
 		decor.Percentage(), decor.Name(" "), decor.Elapsed(decor.ET_STYLE_GO))
@@ -298,11 +299,11 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return stopped(ctx, fmt.Errorf("%s: %w", pos[0], err))
 	}
-	if shard.Sharded() {
-		fmt.Fprintf(stdout, "wrote %s: shard %s, %d of %s; %s\n", *out, shard.Shard, units, count(experiment.Units(cfg), "run"), mergeHint(shard.N))
+	if part.Sharded() {
+		fmt.Fprintf(stdout, "wrote %s: shard %s, %d of %s; %s\n", *out, part.Shard, units, count(experiment.Units(cfg), "run"), mergeHint(part.N))
 		if units == 0 {
 			// Legal (the merge wants every shard), but likely a mistake.
-			fmt.Fprintf(stderr, "safegp run: note: shard %s holds no runs: a realization's runs go to one shard, and there are %s for %d shards\n", shard.Shard, count(cfg.Realizations, "realization"), shard.N)
+			fmt.Fprintf(stderr, "safegp run: note: shard %s holds no runs: a realization's runs go to one shard, and there are %s for %d shards\n", part.Shard, count(cfg.Realizations, "realization"), part.N)
 		}
 		return nil
 	}

@@ -1,4 +1,4 @@
-package experiment
+package shard
 
 import (
 	"bytes"
@@ -10,98 +10,22 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/safegp/safegp/internal/readlimit"
 )
 
-// Sharding (issue 14): a command's work is a list of units in a canonical
-// order — for one configuration, the (algorithm a, realization r) pairs,
-// algorithm-major: unit a·R + r; for several (reproduce's experiments, a
-// sweep's cells), numbered on from one to the next, a configuration's
-// units starting at base. Units are dealt by realization: unit (a, r) of
-// the configuration at base belongs to shard ((base + r) mod n) + 1, so
-// that every algorithm of one realization runs in one shard, which draws
-// and analyses that realization's problem once (dealing single units
-// round-robin sent a realization's five algorithms to five shards, each
-// drawing its problem: +16 % CPU for 7 shards of the paper's regime),
-// and the realizations, of equal cost across them, are dealt round-robin,
-// which balances the shards. (A sweep deals a run its cells share with
-// the first cell that has it, so that one shard plays it for all, and a
-// sweep of many cells deals whole cells, which a shard then writes
-// finished (ShardInfo.Finished): the sweep package's dealing.) A run
-// depends only on the seed, a and r (stream), so a shard's runs are, bit
-// for bit, those of the whole experiment, and Merge puts them back in
-// order.
+// File is the file a shard folder holds beside its runs.
+const File = "shard.json"
 
-// ShardFile is the file a shard folder holds beside runs.jsonl.
-const ShardFile = "shard.json"
-
-// RunsFile is the JSON Lines file of runs beside results.json: one run a
-// line, in unit order (algorithm-major, then realization).
-const RunsFile = "runs.jsonl"
-
-// ShardFormat is the version of ShardFile's format.
-const ShardFormat = 1
+// Format is the version of File's format.
+const Format = 1
 
 // ErrShards reports shard folders that cannot be merged.
 var ErrShards = errors.New("cannot merge shards")
 
-// Shard is shard I of N (1 ≤ I ≤ N); the zero Shard is the whole work.
-type Shard struct{ I, N int }
-
-// ParseShard reads "i/n" (1 ≤ i ≤ n).
-func ParseShard(s string) (Shard, error) {
-	is, ns, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(strings.TrimSpace(is))
-	n, err2 := strconv.Atoi(strings.TrimSpace(ns))
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
-		return Shard{}, fmt.Errorf("%w: shard %q: want i/n with 1 ≤ i ≤ n, as 3/7", ErrConfig, s)
-	}
-	return Shard{I: i, N: n}, nil
-}
-
-func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.I, s.N) }
-
-// Sharded reports whether s is a shard rather than the whole work.
-func (s Shard) Sharded() bool { return s.N > 0 }
-
-// Holds reports whether deal k belongs to s: (k mod N) + 1 = I. The
-// deal of unit (a, r) of a configuration whose units start at base is
-// base + r (Select).
-func (s Shard) Holds(k int) bool { return !s.Sharded() || k%s.N == s.I-1 }
-
-// Select is Options.Units for configuration c whose units start at base
-// in the command's order (0 for `run`; for `reproduce` and `sweep`, the
-// units of the experiments or cells before it): unit (a, r) belongs to s
-// when deal base + r does, whatever a.
-func (s Shard) Select(base int, c *Config) func(a, r int) bool {
-	return func(_, r int) bool { return s.Holds(base + r) }
-}
-
-// Held lists, ascending, the units of c (starting at base) that s holds.
-func (s Shard) Held(base int, c *Config) []int { return HeldBy(s.Select(base, c), base, c) }
-
-// HeldBy lists, ascending, the units of c (numbered from base) that the
-// selection in (an Options.Units) takes.
-func HeldBy(in func(a, r int) bool, base int, c *Config) []int {
-	var units []int
-	for a := range c.Algorithms {
-		for r := range c.Realizations {
-			if in(a, r) {
-				units = append(units, base+a*c.Realizations+r)
-			}
-		}
-	}
-	return units
-}
-
-// Units is the number of work units of c: algorithms × realizations.
-func Units(c *Config) int { return len(c.Algorithms) * c.Realizations }
-
-// ShardInfo is the content of shard.json.
-type ShardInfo struct {
+// Info is the content of shard.json.
+type Info struct {
 	Format int `json:"format"`
 	// Command is the command that wrote the shard: run, reproduce, sweep.
 	Command string `json:"command"`
@@ -141,9 +65,9 @@ type ShardInfo struct {
 	Table json.RawMessage `json:"table,omitempty"`
 }
 
-// ConfigHash is the SHA-256, in hex, of data: of a configuration's JSON
+// Hash is the SHA-256, in hex, of data: of a configuration's JSON
 // (json.Marshal(c), results.json's config) for one configuration.
-func ConfigHash(data []byte) string {
+func Hash(data []byte) string {
 	h := sha256.Sum256(data)
 	return hex.EncodeToString(h[:])
 }
@@ -152,18 +76,18 @@ func ConfigHash(data []byte) string {
 // readlimit.MaxDocument) and the list of the shard's units.
 const maxShardFile = 64 << 20
 
-// ReadShard reads dir's shard.json; a folder without one is not a shard.
-func ReadShard(dir string) (*ShardInfo, error) {
-	b, err := readlimit.ReadFile(filepath.Join(dir, ShardFile), maxShardFile, "a shard.json may hold")
+// Read reads dir's shard.json; a folder without one is not a shard.
+func Read(dir string) (*Info, error) {
+	b, err := readlimit.ReadFile(filepath.Join(dir, File), maxShardFile, "a shard.json may hold")
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %s is not a shard folder (it has no %s; write shards with --shard i/n)", ErrShards, dir, ShardFile)
+		return nil, fmt.Errorf("%w: %s is not a shard folder (it has no %s; write shards with --shard i/n)", ErrShards, dir, File)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrShards, err)
 	}
-	var s ShardInfo
+	var s Info
 	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrShards, filepath.Join(dir, ShardFile), err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrShards, filepath.Join(dir, File), err)
 	}
 	if len(s.Config) > 0 {
 		// shard.json is indented; results.json holds the configuration as
@@ -171,47 +95,47 @@ func ReadShard(dir string) (*ShardInfo, error) {
 		// the whitespace Indent added), and whose hash it must have.
 		var b bytes.Buffer
 		if err := json.Compact(&b, s.Config); err != nil {
-			return nil, fmt.Errorf("%w: %s: config: %w", ErrShards, filepath.Join(dir, ShardFile), err)
+			return nil, fmt.Errorf("%w: %s: config: %w", ErrShards, filepath.Join(dir, File), err)
 		}
 		s.Config = b.Bytes()
-		if ConfigHash(s.Config) != s.ConfigSHA256 {
-			return nil, fmt.Errorf("%w: %s: the configuration does not have the SHA-256 it states (edited?)", ErrShards, filepath.Join(dir, ShardFile))
+		if Hash(s.Config) != s.ConfigSHA256 {
+			return nil, fmt.Errorf("%w: %s: the configuration does not have the SHA-256 it states (edited?)", ErrShards, filepath.Join(dir, File))
 		}
 	}
-	if s.Format != ShardFormat {
-		return nil, fmt.Errorf("%w: %s: format %d, this safegp reads %d", ErrShards, filepath.Join(dir, ShardFile), s.Format, ShardFormat)
+	if s.Format != Format {
+		return nil, fmt.Errorf("%w: %s: format %d, this safegp reads %d", ErrShards, filepath.Join(dir, File), s.Format, Format)
 	}
 	if s.Of < 1 || s.Shard < 1 || s.Shard > s.Of || s.Total < 0 || !sort.IntsAreSorted(s.Units) ||
 		(len(s.Units) > 0 && (s.Units[0] < 0 || s.Units[len(s.Units)-1] >= s.Total)) {
-		return nil, fmt.Errorf("%w: %s: not a consistent shard (shard %d/%d, %d of %d units)", ErrShards, filepath.Join(dir, ShardFile), s.Shard, s.Of, len(s.Units), s.Total)
+		return nil, fmt.Errorf("%w: %s: not a consistent shard (shard %d/%d, %d of %d units)", ErrShards, filepath.Join(dir, File), s.Shard, s.Of, len(s.Units), s.Total)
 	}
 	return &s, nil
 }
 
-// WriteShardInfo writes s as dir's shard.json.
-func WriteShardInfo(dir string, s *ShardInfo) error {
+// Write writes s as dir's shard.json.
+func Write(dir string, s *Info) error {
 	b, err := json.MarshalIndent(s, "", " ")
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, ShardFile), append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", ShardFile, err)
+	if err := os.WriteFile(filepath.Join(dir, File), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", File, err)
 	}
 	return nil
 }
 
-// CheckShards reads the shard.json of every folder and checks that they
+// Check reads the shard.json of every folder and checks that they
 // are the n shards, each once, of one command on one configuration, and
 // that their units cover the work exactly once. It returns them in the
 // order of dirs, and for each unit (0 … Total−1) the index into dirs of
 // the shard holding it.
-func CheckShards(dirs []string) ([]*ShardInfo, []int, error) {
+func Check(dirs []string) ([]*Info, []int, error) {
 	if len(dirs) == 0 {
 		return nil, nil, fmt.Errorf("%w: no shard folders given", ErrShards)
 	}
-	infos := make([]*ShardInfo, len(dirs))
+	infos := make([]*Info, len(dirs))
 	for k, d := range dirs {
-		s, err := ReadShard(d)
+		s, err := Read(d)
 		if err != nil {
 			return nil, nil, err
 		}
