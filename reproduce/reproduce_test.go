@@ -1,7 +1,10 @@
 package reproduce_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +13,7 @@ import (
 
 	"github.com/safegp/safegp/internal/outdir"
 	"github.com/safegp/safegp/reproduce"
+	"github.com/safegp/safegp/shard"
 )
 
 // TestQuick runs the whole reproduction with a few realizations and checks
@@ -165,4 +169,67 @@ func TestOutputAllOrNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestQuickShards: the quick reproduction run as two shards and merged is
+// the unsharded one: every experiment's results.json, summary.csv and
+// runs.jsonl byte for byte, and REPORT.md but for its wall-time line. A
+// shard of another reproduction, and a set with a shard missing, are
+// refused.
+func TestQuickShards(t *testing.T) {
+	ctx := context.Background()
+	parent := t.TempDir()
+	whole := filepath.Join(parent, "whole")
+	if _, err := reproduce.Run(ctx, reproduce.Options{Out: whole, Quick: true, Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	var shards []string
+	for i := 1; i <= 2; i++ {
+		d := filepath.Join(parent, fmt.Sprintf("shard-%d", i))
+		if _, err := reproduce.Run(ctx, reproduce.Options{Out: d, Quick: true, Workers: 2, Shard: shard.Shard{I: i, N: 2}}); err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, d)
+	}
+	if _, err := reproduce.Merge(ctx, reproduce.MergeOptions{Out: filepath.Join(parent, "missing"), Shards: shards[:1]}); !errors.Is(err, shard.ErrShards) || !strings.Contains(err.Error(), "missing shard 2/2") {
+		t.Errorf("merge of one of two shards: %v, want ErrShards naming the missing one", err)
+	}
+	merged := filepath.Join(parent, "merged")
+	if _, err := reproduce.Merge(ctx, reproduce.MergeOptions{Out: merged, Shards: shards}); err != nil {
+		t.Fatal(err)
+	}
+	files := 0
+	err := filepath.WalkDir(whole, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(path, ".png") || strings.HasSuffix(path, ".svg") {
+			return err
+		}
+		rel, _ := filepath.Rel(whole, path)
+		a, _ := os.ReadFile(path)
+		b, err := os.ReadFile(filepath.Join(merged, rel))
+		if err != nil {
+			t.Errorf("%s: %v", rel, err)
+			return nil
+		}
+		if rel == "REPORT.md" {
+			a, b = withoutWallTime(a), withoutWallTime(b)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between the merged and the whole reproduction", rel)
+		}
+		files++
+		return nil
+	})
+	if err != nil || files < 20 {
+		t.Fatalf("compared %d files: %v", files, err)
+	}
+}
+
+func withoutWallTime(b []byte) []byte {
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if !reproduce.WallTimeLine(l) {
+			out = append(out, l)
+		}
+	}
+	return []byte(strings.Join(out, "\n"))
 }

@@ -196,3 +196,63 @@ func TestMergeCommandRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestShardInProcess is TestShardProcessesMerge's run and sweep with two
+// shards, in this process (run, not the built binary): what its
+// subprocesses run, measured by `go test -cover` too.
+func TestShardInProcess(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"run", []string{"run", shardConfig(t, dir), "--quiet", "--workers", "2"}},
+		{"sweep", []string{"sweep", filepath.Join("..", "..", "sweep", "testdata", "small.yaml"), "--quiet", "--workers", "2"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			cli := func(args ...string) {
+				t.Helper()
+				stdout.Reset()
+				stderr.Reset()
+				if err := run(args, &stdout, &stderr); err != nil {
+					t.Fatalf("%v: %v\n%s", args, err, stderr.String())
+				}
+			}
+			whole := filepath.Join(dir, c.name+"-whole")
+			cli(append(c.args, "--out", whole)...)
+			var shards []string
+			for i := 2; i >= 1; i-- {
+				d := filepath.Join(dir, fmt.Sprintf("%s-%d", c.name, i))
+				cli(append(c.args, "--out", d, "--shard", fmt.Sprintf("%d/2", i))...)
+				if !strings.Contains(stdout.String(), "shard") {
+					t.Errorf("shard %d/2 says %q", i, stdout.String())
+				}
+				shards = append(shards, d)
+			}
+			merged := filepath.Join(dir, c.name+"-merged")
+			cli(append([]string{"merge", "--out", merged}, shards...)...)
+			if !strings.Contains(stdout.String(), "merged from 2 shards") {
+				t.Errorf("merge says %q", stdout.String())
+			}
+			sameTree(t, whole, merged)
+			// Refused: no --out, no folders, --out a shard folder, a
+			// folder that is no shard; nothing written.
+			for _, args := range [][]string{
+				{"merge", shards[0]},
+				{"merge", "--out", filepath.Join(dir, "x")},
+				{"merge", "--out", shards[0], shards[0], shards[1]},
+				{"merge", "--out", filepath.Join(dir, "y"), dir},
+			} {
+				if err := run(args, &stdout, &stderr); err == nil {
+					t.Errorf("%v: accepted", args)
+				}
+			}
+			for _, name := range []string{"x", "y"} {
+				if _, err := os.Stat(filepath.Join(dir, name)); !os.IsNotExist(err) {
+					t.Errorf("a refused merge wrote %s", name)
+				}
+			}
+		})
+	}
+}
