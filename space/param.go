@@ -1,0 +1,367 @@
+package space
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/safegp/safegp/internal/fielderr"
+	"github.com/safegp/safegp/internal/quote"
+)
+
+// ErrInvalid marks parameters, outcomes or settings that cannot be used.
+var ErrInvalid = errors.New("invalid parameters")
+
+// Parameter types and scales.
+const (
+	Float  = "float"
+	Int    = "int"
+	Choice = "choice"
+	Linear = "linear"
+	Log    = "log"
+)
+
+// Param is one named parameter of the system tuned, in the user's units:
+// a float or an int in [Low, High] (on a linear or a log scale), or a
+// choice among Values.
+type Param struct {
+	Name   string   `yaml:"name" json:"name"`
+	Type   string   `yaml:"type,omitempty" json:"type,omitempty"` // float (the default), int or choice
+	Low    *float64 `yaml:"low,omitempty" json:"low,omitempty"`
+	High   *float64 `yaml:"high,omitempty" json:"high,omitempty"`
+	Scale  string   `yaml:"scale,omitempty" json:"scale,omitempty"` // linear (the default) or log
+	Values []string `yaml:"values,omitempty" json:"values,omitempty"`
+	// Unit names the parameter's unit, for the dashboard and figures.
+	Unit string `yaml:"unit,omitempty" json:"unit,omitempty"`
+}
+
+// kind is Type with its default.
+func (p *Param) kind() string {
+	if p.Type == "" {
+		return Float
+	}
+	return p.Type
+}
+
+// log reports whether p is on a log scale.
+func (p *Param) log() bool { return p.Scale == Log }
+
+// width is the number of unit-cube coordinates p takes: one, or one per
+// value of a choice (one-hot).
+func (p *Param) width() int {
+	if p.kind() == Choice {
+		return len(p.Values)
+	}
+	return 1
+}
+
+// Value is a parameter's value: a number (float and int parameters) or a
+// string (a choice). In JSON and YAML it is that number or that string.
+type Value struct {
+	Num   float64
+	Str   string
+	IsStr bool
+}
+
+// Number and String make Values.
+func Number(v float64) Value { return Value{Num: v} }
+func String(s string) Value  { return Value{Str: s, IsStr: true} }
+
+func (v Value) String() string {
+	if v.IsStr {
+		return v.Str
+	}
+	return strconv.FormatFloat(v.Num, 'g', -1, 64)
+}
+
+// MarshalJSON writes the number (an integral one without a fraction) or
+// the string.
+func (v Value) MarshalJSON() ([]byte, error) {
+	if v.IsStr {
+		return json.Marshal(v.Str)
+	}
+	if math.IsNaN(v.Num) || math.IsInf(v.Num, 0) {
+		return nil, fmt.Errorf("value %v is not a finite number", v.Num)
+	}
+	return strconv.AppendFloat(nil, v.Num, 'g', -1, 64), nil
+}
+
+// UnmarshalJSON reads a JSON number or string; null and anything else
+// are refused.
+func (v *Value) UnmarshalJSON(b []byte) error {
+	switch {
+	case len(b) > 0 && b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*v = String(s)
+		return nil
+	case len(b) > 0 && (b[0] == '-' || b[0] >= '0' && b[0] <= '9'):
+		f, err := strconv.ParseFloat(string(b), 64)
+		if err != nil || math.IsInf(f, 0) {
+			return fmt.Errorf("%s is outside the range of a float64", quote.Raw(b))
+		}
+		*v = Number(f)
+		return nil
+	}
+	return fmt.Errorf("want a number or a string, got %s", quote.Raw(b))
+}
+
+// UnmarshalYAML reads a scalar: a number, or a string.
+func (v *Value) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: want a number or a string", n.Line)
+	}
+	switch n.Tag {
+	case "!!int", "!!float":
+		var f float64
+		if err := n.Decode(&f); err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			return fmt.Errorf("line %d: %s is not a finite number", n.Line, quote.Short(n.Value))
+		}
+		*v = Number(f)
+	case "!!str":
+		*v = String(n.Value)
+	default:
+		return fmt.Errorf("line %d: want a number or a string, got %s", n.Line, quote.Short(n.Value))
+	}
+	return nil
+}
+
+// Setting is a value for each parameter, by name: what a study asks the
+// user to try, or a measurement was made at.
+type Setting map[string]Value
+
+// Compiled on first use: names are identifiers, safe as CSV columns and
+// in URLs.
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]{0,63}$`) })
+
+// CheckName accepts a parameter's or an outcome's name: 1–64 letters,
+// digits, '_' and '.', not starting with a digit or a '.'.
+func CheckName(name string) error {
+	if !validName().MatchString(name) {
+		return fmt.Errorf("%w: name %s: want 1–64 letters, digits, '_' and '.', starting with a letter or '_'", ErrInvalid, quote.Short(name))
+	}
+	return nil
+}
+
+// Space is the parameters of a study, mapped to the unit cube [0, 1]^d:
+// a float or an int by (v − low)/(high − low), on a log scale by
+// (ln v − ln low)/(ln high − ln low); a choice of k values by a one-hot
+// vector of k coordinates. The policies see the cube only.
+type Space struct {
+	params []Param
+	off    []int // the first coordinate of each parameter
+	dim    int
+}
+
+// New checks the parameters and makes their space. Errors wrap ErrInvalid
+// and name the parameter's key (parameters[1].high).
+func New(params []Param) (*Space, error) {
+	if len(params) == 0 {
+		return nil, fielderr.New(ErrInvalid, "parameters", "give at least one parameter")
+	}
+	s := &Space{params: slices.Clone(params)}
+	seen := map[string]bool{}
+	for i := range s.params {
+		p := &s.params[i]
+		key := fmt.Sprintf("parameters[%d]", i)
+		if err := checkParam(p); err != nil {
+			return nil, fielderr.Under(key, err)
+		}
+		if seen[p.Name] {
+			return nil, fielderr.New(ErrInvalid, key+".name", "%s is given twice", p.Name)
+		}
+		seen[p.Name] = true
+		s.off = append(s.off, s.dim)
+		s.dim += p.width()
+	}
+	return s, nil
+}
+
+func checkParam(p *Param) error {
+	bad := func(key, format string, args ...any) error { return fielderr.New(ErrInvalid, key, format, args...) }
+	if err := CheckName(p.Name); err != nil {
+		return fielderr.Recast(ErrInvalid, "name", err)
+	}
+	if p.Scale != "" && p.Scale != Linear && p.Scale != Log {
+		return bad("scale", "want linear or log, got %s", quote.Short(p.Scale))
+	}
+	switch p.kind() {
+	case Float, Int:
+		if p.Values != nil {
+			return bad("values", "only for type: choice")
+		}
+		if p.Low == nil || p.High == nil {
+			return bad("low", "a %s parameter takes low and high", p.kind())
+		}
+		lo, hi := *p.Low, *p.High
+		switch {
+		case !finite(lo) || !finite(hi) || !(lo < hi):
+			return bad("high", "want finite low < high within ±1e100, got %v and %v", lo, hi)
+		case p.log() && !(lo > 0):
+			return bad("low", "scale: log needs low > 0, got %v", lo)
+		case p.kind() == Int && (lo != math.Trunc(lo) || hi != math.Trunc(hi)):
+			return bad("low", "an int parameter's low and high are integers, got %v and %v", lo, hi)
+		case p.kind() == Int && hi-lo > 1<<30:
+			return bad("high", "at most 2^30 values, got %v", hi-lo+1)
+		}
+	case Choice:
+		if p.Low != nil || p.High != nil || p.Scale != "" {
+			return bad("low", "a choice takes values, not low, high or scale")
+		}
+		if len(p.Values) < 2 {
+			return bad("values", "a choice takes at least 2 values, got %d", len(p.Values))
+		}
+		if len(p.Values) > 64 {
+			return bad("values", "at most 64 values, got %d", len(p.Values))
+		}
+		seen := map[string]bool{}
+		for k, v := range p.Values {
+			if v == "" || seen[v] {
+				return bad(fmt.Sprintf("values[%d]", k), "values are distinct and not empty, got %s", quote.Short(v))
+			}
+			seen[v] = true
+		}
+	default:
+		return bad("type", "want float, int or choice, got %s", quote.Short(p.Type))
+	}
+	return nil
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && math.Abs(v) <= 1e100 }
+
+// Dim is the dimension of the unit cube.
+func (s *Space) Dim() int { return s.dim }
+
+// Params are the parameters, in order.
+func (s *Space) Params() []Param { return s.params }
+
+// Numeric is the number of float and int parameters.
+func (s *Space) Numeric() int {
+	n := 0
+	for i := range s.params {
+		if s.params[i].kind() != Choice {
+			n++
+		}
+	}
+	return n
+}
+
+// Continuous reports whether every parameter is a float.
+func (s *Space) Continuous() bool {
+	for i := range s.params {
+		if s.params[i].kind() != Float {
+			return false
+		}
+	}
+	return true
+}
+
+// unit maps a float or int parameter's value v to [0, 1].
+func (p *Param) unit(v float64) float64 {
+	lo, hi := *p.Low, *p.High
+	if p.log() {
+		return (math.Log(v) - math.Log(lo)) / (math.Log(hi) - math.Log(lo))
+	}
+	return (v - lo) / (hi - lo)
+}
+
+// raw maps u in [0, 1] back to a float or int parameter's value: the
+// bounds exactly at 0 and 1, an int rounded to the nearest integer.
+func (p *Param) raw(u float64) float64 {
+	lo, hi := *p.Low, *p.High
+	var v float64
+	switch {
+	case u <= 0:
+		v = lo
+	case u >= 1:
+		v = hi
+	case p.log():
+		v = math.Exp(math.Log(lo) + u*(math.Log(hi)-math.Log(lo)))
+	default:
+		v = lo + u*(hi-lo)
+	}
+	v = min(max(v, lo), hi)
+	if p.kind() == Int {
+		v = math.Round(v)
+	}
+	return v
+}
+
+// Encode maps a setting to the unit cube. Every parameter must be given,
+// of its type and within its bounds; a name the space has not is an
+// error. Errors wrap ErrInvalid and name the parameter.
+func (s *Space) Encode(set Setting) ([]float64, error) {
+	for name := range set {
+		if !slices.ContainsFunc(s.params, func(p Param) bool { return p.Name == name }) {
+			return nil, fmt.Errorf("%w: %s is not a parameter of the study (its parameters: %v)", ErrInvalid, quote.Short(name), s.names())
+		}
+	}
+	x := make([]float64, s.dim)
+	for i := range s.params {
+		p := &s.params[i]
+		v, ok := set[p.Name]
+		if !ok {
+			return nil, fmt.Errorf("%w: %s is missing", ErrInvalid, p.Name)
+		}
+		switch p.kind() {
+		case Choice:
+			k := slices.Index(p.Values, v.Str)
+			if !v.IsStr || k < 0 {
+				return nil, fmt.Errorf("%w: %s = %s: want one of %v", ErrInvalid, p.Name, quote.Short(v.String()), p.Values)
+			}
+			x[s.off[i]+k] = 1
+		default:
+			if v.IsStr {
+				return nil, fmt.Errorf("%w: %s = %s: want a number in [%v, %v]", ErrInvalid, p.Name, quote.Short(v.Str), *p.Low, *p.High)
+			}
+			if !finite(v.Num) || v.Num < *p.Low || v.Num > *p.High {
+				return nil, fmt.Errorf("%w: %s = %v: want a number in [%v, %v]", ErrInvalid, p.Name, v.Num, *p.Low, *p.High)
+			}
+			if p.kind() == Int && v.Num != math.Trunc(v.Num) {
+				return nil, fmt.Errorf("%w: %s = %v: want an integer", ErrInvalid, p.Name, v.Num)
+			}
+			x[s.off[i]] = p.unit(v.Num)
+		}
+	}
+	return x, nil
+}
+
+// Decode maps a point of the unit cube to a setting: a number clamped to
+// its bounds, an int rounded, a choice the value of its largest
+// coordinate (the first of equals).
+func (s *Space) Decode(x []float64) Setting {
+	set := make(Setting, len(s.params))
+	for i := range s.params {
+		p := &s.params[i]
+		o := s.off[i]
+		if p.kind() == Choice {
+			k := 0
+			for j := 1; j < len(p.Values); j++ {
+				if x[o+j] > x[o+k] {
+					k = j
+				}
+			}
+			set[p.Name] = String(p.Values[k])
+			continue
+		}
+		set[p.Name] = Number(p.raw(x[o]))
+	}
+	return set
+}
+
+func (s *Space) names() []string {
+	out := make([]string, len(s.params))
+	for i := range s.params {
+		out[i] = s.params[i].Name
+	}
+	return out
+}

@@ -1,0 +1,223 @@
+package space
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+func f64(v float64) *float64 { return &v }
+
+func testSpace(t *testing.T) *Space {
+	t.Helper()
+	s, err := New([]Param{
+		{Name: "kp", Low: f64(0.05), High: f64(20), Scale: Log},
+		{Name: "filter", Type: Int, Low: f64(1), High: f64(8)},
+		{Name: "mode", Type: Choice, Values: []string{"pi", "pid"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestEncodeDecode: a setting maps into the unit cube — log scale through
+// the logarithm, an int by its position, a choice one-hot — and back,
+// the bounds exactly, an int rounded, a choice by its largest coordinate.
+func TestEncodeDecode(t *testing.T) {
+	s := testSpace(t)
+	if s.Dim() != 4 || s.Numeric() != 2 || s.Continuous() {
+		t.Fatalf("dim %d, numeric %d, continuous %v", s.Dim(), s.Numeric(), s.Continuous())
+	}
+	x, err := s.Encode(Setting{"kp": Number(1), "filter": Number(8), "mode": String("pid")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{(math.Log(1) - math.Log(0.05)) / (math.Log(20) - math.Log(0.05)), 1, 0, 1}
+	for j := range want {
+		if math.Abs(x[j]-want[j]) > 1e-15 {
+			t.Errorf("x[%d] = %v, want %v", j, x[j], want[j])
+		}
+	}
+	got := s.Decode([]float64{0, 0.49, 0.3, 0.2})
+	if got["kp"].Num != 0.05 || got["filter"].Num != 4 || got["mode"].Str != "pi" {
+		t.Errorf("decode: %v", got)
+	}
+	if got := s.Decode([]float64{1, 1.2, 0, 0.9}); got["kp"].Num != 20 || got["filter"].Num != 8 || got["mode"].Str != "pid" {
+		t.Errorf("decode at the top: %v", got)
+	}
+	back := s.Decode(x)
+	if math.Abs(back["kp"].Num-1) > 1e-12 || back["filter"].Num != 8 || back["mode"].Str != "pid" {
+		t.Errorf("round trip: %v", back)
+	}
+	for _, c := range []struct {
+		set  Setting
+		want string
+	}{
+		{Setting{"kp": Number(1), "filter": Number(8)}, "mode is missing"},
+		{Setting{"kp": Number(30), "filter": Number(8), "mode": String("pi")}, "kp = 30"},
+		{Setting{"kp": Number(1), "filter": Number(2.5), "mode": String("pi")}, "want an integer"},
+		{Setting{"kp": Number(1), "filter": Number(2), "mode": String("p")}, "want one of [pi pid]"},
+		{Setting{"kp": String("x"), "filter": Number(2), "mode": String("pi")}, "want a number"},
+		{Setting{"kp": Number(1), "filter": Number(2), "mode": String("pi"), "ki": Number(1)}, `"ki" is not a parameter`},
+	} {
+		if _, err := s.Encode(c.set); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.set, err, c.want)
+		}
+	}
+}
+
+// TestNewRefuses: parameters that cannot be used are refused, naming the
+// key.
+func TestNewRefuses(t *testing.T) {
+	for _, c := range []struct {
+		p    []Param
+		want string
+	}{
+		{nil, "at least one parameter"},
+		{[]Param{{Name: "1x", Low: f64(0), High: f64(1)}}, "parameters[0].name"},
+		{[]Param{{Name: "a", Low: f64(1), High: f64(1)}}, "low < high"},
+		{[]Param{{Name: "a", Low: f64(0), High: f64(1), Scale: Log}}, "low > 0"},
+		{[]Param{{Name: "a", Type: Int, Low: f64(0.5), High: f64(3)}}, "integers"},
+		{[]Param{{Name: "a", Type: Choice, Values: []string{"x"}}}, "at least 2 values"},
+		{[]Param{{Name: "a", Type: Choice, Values: []string{"x", "x"}}}, "distinct"},
+		{[]Param{{Name: "a", Type: "bool"}}, "float, int or choice"},
+		{[]Param{{Name: "a", Low: f64(0), High: f64(1)}, {Name: "a", Low: f64(0), High: f64(1)}}, "given twice"},
+		{[]Param{{Name: "a"}}, "takes low and high"},
+	} {
+		if _, err := New(c.p); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.p, err, c.want)
+		}
+	}
+}
+
+// TestCandidates: the candidate set is the product of each parameter's
+// values — an int's integers, a float's grid with its bounds exact, a
+// choice's values — with exact settings, and each candidate is its
+// setting's encoding.
+func TestCandidates(t *testing.T) {
+	s := testSpace(t)
+	xs, sets, err := s.Candidates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2 numeric parameters and 2 choices: ⌊√(2601/2)⌋ = 36 values per
+	// numeric axis; filter has 8 integers.
+	if len(xs) != 36*8*2 || len(sets) != len(xs) {
+		t.Fatalf("%d candidates, want %d", len(xs), 36*8*2)
+	}
+	if sets[0]["kp"].Num != 0.05 || sets[len(sets)-1]["kp"].Num != 20 || sets[0]["mode"].Str != "pi" || sets[1]["mode"].Str != "pid" {
+		t.Errorf("first and last: %v %v", sets[0], sets[len(sets)-1])
+	}
+	seen := map[string]bool{}
+	for k, x := range xs {
+		key := s.Key(sets[k])
+		if seen[key] {
+			t.Fatalf("candidate %d repeats a setting", k)
+		}
+		seen[key] = true
+		if sets[k]["filter"].Num != math.Trunc(sets[k]["filter"].Num) {
+			t.Fatalf("candidate %d: filter %v", k, sets[k]["filter"].Num)
+		}
+		e, err := s.Encode(sets[k])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range e {
+			if math.Abs(e[j]-x[j]) > 1e-12 {
+				t.Fatalf("candidate %d: %v, its setting encodes to %v", k, x, e)
+			}
+		}
+	}
+	one, _ := New([]Param{{Name: "a", Low: f64(-1), High: f64(1)}})
+	if xs, _, _ := one.Candidates(); len(xs) != 201 {
+		t.Errorf("one float: %d candidates, want 201", len(xs))
+	}
+	three, _ := New([]Param{{Name: "a", Low: f64(0), High: f64(1)}, {Name: "b", Low: f64(0), High: f64(1)}, {Name: "c", Low: f64(0), High: f64(1)}})
+	if _, _, err := three.Candidates(); !errors.Is(err, ErrInvalid) {
+		t.Errorf("three floats: %v, want ErrInvalid", err)
+	}
+}
+
+// TestValueCodecs: a value reads from JSON and YAML as a number or a
+// string, and writes back the same; null and lists are refused.
+func TestValueCodecs(t *testing.T) {
+	var set Setting
+	if err := json.Unmarshal([]byte(`{"kp": 0.35, "filter": 4, "mode": "pi"}`), &set); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(set)
+	if string(b) != `{"filter":4,"kp":0.35,"mode":"pi"}` {
+		t.Errorf("JSON round trip: %s", b)
+	}
+	var y Setting
+	if err := yaml.Unmarshal([]byte("{kp: 0.35, filter: 4, mode: pi, q: '5'}"), &y); err != nil {
+		t.Fatal(err)
+	}
+	if y["kp"].Num != 0.35 || y["filter"].Num != 4 || y["mode"].Str != "pi" || !y["q"].IsStr {
+		t.Errorf("YAML: %v", y)
+	}
+	for _, bad := range []string{`{"a": null}`, `{"a": [1]}`, `{"a": true}`} {
+		if err := json.Unmarshal([]byte(bad), &set); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+}
+
+// TestOutcomes: each limit becomes a condition, the objective's limit in
+// its goal's direction its threshold; the transform maps every limit to 0
+// and a value on the safe side of its limit to g ≥ 0.
+func TestOutcomes(t *testing.T) {
+	o := Outcomes{
+		Objective:   Objective{Name: "settle", Goal: Minimize, Max: f64(10)},
+		Constraints: []Constraint{{Name: "overshoot", Max: f64(0.02)}, {Name: "margin", Min: f64(6), Max: f64(40)}},
+	}
+	if err := o.Check([]string{"kp"}); err != nil {
+		t.Fatal(err)
+	}
+	if th := o.Threshold(); th == nil || th.Sign != -1 || th.Limit != 10 {
+		t.Errorf("threshold %+v", th)
+	}
+	cs := o.Conditions()
+	if len(cs) != 3 || cs[0] != (Condition{1, -1, 0.02}) || cs[1] != (Condition{2, 1, 6}) || cs[2] != (Condition{2, -1, 40}) {
+		t.Errorf("conditions %+v", cs)
+	}
+	values := [][]float64{{4, 6, 12}, {0.01, 0.015, 0.03}, {7, 20, 30}}
+	tr := o.FitTransform(values)
+	if tr.Center != 10 {
+		t.Errorf("the objective's centre %v, want its threshold 10", tr.Center)
+	}
+	g := make([]float64, 3)
+	for k := range 3 {
+		y := []float64{values[0][k], values[1][k], values[2][k]}
+		f := o.Apply(&tr, y, g)
+		if (f >= 0) != (y[0] <= 10) {
+			t.Errorf("row %d: f = %v for settle %v", k, f, y[0])
+		}
+		for c, cond := range cs {
+			if (g[c] >= 0) != cond.Holds(y[cond.Outcome]) {
+				t.Errorf("row %d, condition %d: g = %v for %v", k, c, g[c], y[cond.Outcome])
+			}
+		}
+	}
+	if v := o.Violated([]float64{12, 0.03, 5}); len(v) != 3 || v[0] != -1 || v[1] != 0 || v[2] != 1 {
+		t.Errorf("violated %v", v)
+	}
+	for _, c := range []struct {
+		o    Outcomes
+		want string
+	}{
+		{Outcomes{Objective: Objective{Name: "f", Goal: "best"}}, "minimize or maximize"},
+		{Outcomes{Objective: Objective{Name: "kp", Goal: Maximize}}, "names a parameter"},
+		{Outcomes{Objective: Objective{Name: "f", Goal: Maximize}, Constraints: []Constraint{{Name: "g"}}}, "min, max or both"},
+		{Outcomes{Objective: Objective{Name: "f", Goal: Maximize}, Constraints: []Constraint{{Name: "g", Min: f64(2), Max: f64(1)}}}, "min < max"},
+	} {
+		if err := c.o.Check([]string{"kp"}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.o, err, c.want)
+		}
+	}
+}
