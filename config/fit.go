@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/safegp/safegp/internal/quote"
+	"github.com/safegp/safegp/space"
 
 	"github.com/safegp/safegp/internal/plural"
 
@@ -29,6 +30,14 @@ type Fit struct {
 	Restarts  *int     `yaml:"restarts,omitempty" json:"restarts,omitempty"`
 	Prior     *string  `yaml:"prior,omitempty" json:"prior,omitempty"`
 	MinPoints *int     `yaml:"min_points,omitempty" json:"min_points,omitempty"`
+	// MaxLengthscale bounds every fitted lengthscale, in the inputs'
+	// units (fit.Options.MaxLengthscale); nil for no bound.
+	MaxLengthscale *float64 `yaml:"max_lengthscale,omitempty" json:"max_lengthscale,omitempty"`
+	// RangeLengthscale bounds each fitted lengthscale by this multiple of
+	// the observed points' range along its dimension, but never below
+	// RangeFloor (fit.Options.RangeLengthscale); nil for no bound.
+	RangeLengthscale *float64 `yaml:"range_lengthscale,omitempty" json:"range_lengthscale,omitempty"`
+	RangeFloor       *float64 `yaml:"range_floor,omitempty" json:"range_floor,omitempty"`
 }
 
 // FitWhen is the fit rule: never (the zero value), once on the first
@@ -37,16 +46,23 @@ type Fit struct {
 type FitWhen struct {
 	Seed  bool
 	Every int
+	// Auto fits at min_points observations, then after every tell while
+	// the observations are few and after every tenth more of them later:
+	// when the tells since the last fit reach max(1, ⌊n/10⌋), n the
+	// observations that fit was made on.
+	Auto bool
 }
 
 // Never reports whether the rule never fits.
-func (w FitWhen) Never() bool { return !w.Seed && w.Every == 0 }
+func (w FitWhen) Never() bool { return !w.Seed && w.Every == 0 && !w.Auto }
 
 // String is the rule as configured: never, seed or {every: k}.
 func (w FitWhen) String() string {
 	switch {
 	case w.Seed:
 		return "seed"
+	case w.Auto:
+		return "auto"
 	case w.Every > 0:
 		return fmt.Sprintf("{every: %d}", w.Every)
 	}
@@ -62,10 +78,10 @@ func (w FitWhen) MarshalJSON() ([]byte, error) {
 	return json.Marshal(w.String())
 }
 
-// UnmarshalYAML accepts never, seed or {every: k} with k ≥ 1.
+// UnmarshalYAML accepts never, seed, auto or {every: k} with k ≥ 1.
 func (w *FitWhen) UnmarshalYAML(n *yaml.Node) error {
 	*w = FitWhen{}
-	const want = "want never, seed or {every: k}"
+	const want = "want never, seed, auto or {every: k}"
 	var word string
 	if n.Kind == yaml.ScalarNode && n.Decode(&word) == nil {
 		switch word {
@@ -73,6 +89,9 @@ func (w *FitWhen) UnmarshalYAML(n *yaml.Node) error {
 			return nil
 		case "seed":
 			w.Seed = true
+			return nil
+		case "auto":
+			w.Auto = true
 			return nil
 		}
 		return strictyaml.Errorf(n, "", "%s, got %s", want, strictyaml.Describe(n))
@@ -104,7 +123,7 @@ func (f *Fit) Active() bool { return f != nil && f.When != nil && !f.When.Never(
 func (f *Fit) check() error {
 	bad := func(key, format string, args ...any) error { return fielderr.New(ErrInvalid, key, format, args...) }
 	if f.When == nil {
-		return bad("when", "missing: never, seed or {every: k}")
+		return bad("when", "missing: never, seed, auto or {every: k}")
 	}
 	if f.When.Every < 0 || f.When.Every > MaxHorizon {
 		// A decoded rule is checked by its UnmarshalYAML; one built in Go is not.
@@ -118,8 +137,20 @@ func (f *Fit) check() error {
 			return bad("prior", "want default or none, got %s", quote.Short(*f.Prior))
 		}
 	}
-	if f.MinPoints != nil && (*f.MinPoints < 2 || *f.MinPoints > fit.MaxPoints) {
-		return bad("min_points", "want an integer in 2…%d (a fit needs 2 points at least, and takes %d at most), got %d", fit.MaxPoints, fit.MaxPoints, *f.MinPoints)
+	if f.MaxLengthscale != nil && !(*f.MaxLengthscale > 0 && *f.MaxLengthscale <= 1e100) {
+		return bad("max_lengthscale", "want a number > 0, got %v", *f.MaxLengthscale)
+	}
+	if f.RangeLengthscale != nil && !(*f.RangeLengthscale > 0 && *f.RangeLengthscale <= 1e100) {
+		return bad("range_lengthscale", "want a number > 0, got %v", *f.RangeLengthscale)
+	}
+	if (f.RangeLengthscale == nil) != (f.RangeFloor == nil) {
+		return bad("range_floor", "range_lengthscale and range_floor go together")
+	}
+	if f.RangeFloor != nil && !(*f.RangeFloor > 0 && *f.RangeFloor <= 1e100) {
+		return bad("range_floor", "want a number > 0, got %v", *f.RangeFloor)
+	}
+	if f.MinPoints != nil && (*f.MinPoints < 1 || *f.MinPoints > fit.MaxPoints) {
+		return bad("min_points", "want an integer in 1…%d (a fit takes %d points at most; with one the kernels stay as they are, since a fit needs two), got %d", fit.MaxPoints, fit.MaxPoints, *f.MinPoints)
 	}
 	return nil
 }
@@ -147,6 +178,9 @@ func (f *Fit) Due(fits, points, since, seedSize int) bool {
 	}
 	if fits == 0 {
 		return points >= f.MinPointsOr(seedSize)
+	}
+	if f.When.Auto {
+		return since >= max(1, (points-since)/10)
 	}
 	return f.When.Every > 0 && since >= f.When.Every
 }
@@ -184,6 +218,10 @@ type FitRecord struct {
 	// for g_i.
 	LML     []float64 `json:"lml,omitempty"`
 	Skipped string    `json:"skipped,omitempty"`
+	// Transform is the outcomes' transform fitted with the kernels, of a
+	// study stated in parameters (space.Transform): in force from this
+	// fit on, even when the kernels' fit was skipped.
+	Transform *space.Transform `json:"transform,omitempty"`
 }
 
 // FitData is what a fit is made on: the points of the observations in

@@ -25,6 +25,7 @@ func TestFitDecode(t *testing.T) {
 	}{
 		{"{when: never}", "never", false},
 		{"{when: seed}", "seed", false},
+		{"{when: auto, min_points: 1}", "auto", false},
 		{"{when: {every: 5}}", "{every: 5}", false},
 		{"{when: {every: 5}, ard: true, restarts: 3, prior: none, min_points: 4}", "{every: 5}", false},
 		{"{when: often}", "model.fit.when", true},
@@ -75,7 +76,7 @@ func TestFitCheck(t *testing.T) {
 		{"restarts 0", config.Fit{When: seed, Restarts: i(0)}, "se", "fit.restarts"},
 		{"restarts 1001", config.Fit{When: seed, Restarts: i(1001)}, "se", "fit.restarts"},
 		{"prior", config.Fit{When: seed, Prior: s("flat")}, "se", "fit.prior"},
-		{"min_points 1", config.Fit{When: seed, MinPoints: i(1)}, "se", "fit.min_points"},
+		{"min_points 0", config.Fit{When: seed, MinPoints: i(0)}, "se", "fit.min_points"},
 		{"every < 0 (Go)", config.Fit{When: &config.FitWhen{Every: -1}}, "se", "fit.when.every"},
 		{"linear", config.Fit{When: seed}, "linear", "constraints[0].kernel"},
 		{"polynomial", config.Fit{When: &config.FitWhen{Every: 3}}, "polynomial", "constraints[0].kernel"},
@@ -105,7 +106,7 @@ func TestFitCheck(t *testing.T) {
 // TestFitDue: the rule's schedule — the first fit at min_points (default
 // max(2, |D^w|)), then with every: k after k observations.
 func TestFitDue(t *testing.T) {
-	three := 3
+	one, three := 1, 3
 	for _, tc := range []struct {
 		name                         string
 		fit                          *config.Fit
@@ -121,6 +122,10 @@ func TestFitDue(t *testing.T) {
 		{"min_points", &config.Fit{When: &config.FitWhen{Seed: true}, MinPoints: &three}, 0, 2, 2, 1, false},
 		{"every, not yet", &config.Fit{When: &config.FitWhen{Every: 3}}, 1, 9, 2, 1, false},
 		{"every, due", &config.Fit{When: &config.FitWhen{Every: 3}}, 1, 9, 3, 1, true},
+		{"auto, first", &config.Fit{When: &config.FitWhen{Auto: true}, MinPoints: &one}, 0, 1, 1, 1, true},
+		{"auto, every tell while few", &config.Fit{When: &config.FitWhen{Auto: true}}, 3, 12, 1, 1, true},
+		{"auto, a tenth more later", &config.Fit{When: &config.FitWhen{Auto: true}}, 9, 104, 8, 1, false},
+		{"auto, a tenth more: due", &config.Fit{When: &config.FitWhen{Auto: true}}, 9, 110, 10, 1, true},
 	} {
 		if got := tc.fit.Due(tc.fits, tc.points, tc.since, tc.seedSet); got != tc.want {
 			t.Errorf("%s: due %v, want %v", tc.name, got, tc.want)

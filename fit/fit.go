@@ -48,6 +48,21 @@ type Options struct {
 	// MaxMemory refuses a fit whose memory estimate (Bytes) is above it;
 	// 0 means memlimit.Default.
 	MaxMemory int64
+	// MaxLengthscale, if > 0, bounds every lengthscale above, in the
+	// inputs' units: data that vary little (a constraint far from its
+	// limit wherever it was measured) would otherwise be fitted with
+	// lengthscales long enough to extrapolate them, and the safe set
+	// with them, over the whole domain. A study stated in parameters
+	// bounds them by half the unit cube's width.
+	MaxLengthscale float64
+	// RangeLengthscale, if > 0, bounds lengthscale ℓ_j also by this
+	// multiple of the inputs' range along dimension j, but never below
+	// RangeFloor: no correlation much longer than the data have spanned,
+	// so that a model is not extrapolated far beyond what it has seen (a
+	// constraint that falls along a dimension the points barely cover),
+	// while points that all coincide along a dimension still let it
+	// correlate over RangeFloor. Without ARD, the diagonal's range.
+	RangeLengthscale, RangeFloor float64
 }
 
 // Result is a fitted GP model of one function.
@@ -172,6 +187,27 @@ func Fit(ctx context.Context, x [][]float64, y []float64, noiseVar []float64, op
 		p = d
 	}
 	sc := newScales(x, y, p)
+	if opt.MaxLengthscale > 0 || opt.RangeLengthscale > 0 {
+		if !(opt.MaxLengthscale < math.Inf(1)) || !(opt.RangeLengthscale < math.Inf(1)) || !(opt.RangeFloor < math.Inf(1)) ||
+			opt.MaxLengthscale < 0 || opt.RangeLengthscale < 0 || opt.RangeFloor < 0 || (opt.RangeLengthscale > 0 && !(opt.RangeFloor > 0)) {
+			return Result{}, fmt.Errorf("%w: MaxLengthscale %v, RangeLengthscale %v, RangeFloor %v", ErrInvalid, opt.MaxLengthscale, opt.RangeLengthscale, opt.RangeFloor)
+		}
+		sc.lcap = make([]float64, p)
+		for j := range sc.lcap {
+			c := math.Inf(1)
+			if opt.MaxLengthscale > 0 {
+				c = opt.MaxLengthscale
+			}
+			if opt.RangeLengthscale > 0 {
+				c = math.Min(c, math.Max(opt.RangeFloor, opt.RangeLengthscale*sc.ranges[j]))
+			}
+			sc.lcap[j] = c
+			// The cap stays above the floor, and the prior's median below
+			// the cap.
+			sc.lfloor[j] = math.Min(sc.lfloor[j], c/4)
+			sc.lmed[j] = math.Min(sc.lmed[j], c/2)
+		}
+	}
 	if !(sc.v0 >= 1e-200) {
 		return Result{}, fmt.Errorf("%w: every value is 0 or within 1e-100 of it: nothing to fit (scale the data)", ErrInvalid)
 	}

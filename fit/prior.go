@@ -79,6 +79,8 @@ type scales struct {
 	lmed   []float64 // per lengthscale: the prior's median
 	lfloor []float64 // per lengthscale: the floor
 	nfloor float64   // noise-variance floor
+	lcap   []float64 // per lengthscale: its cap (Options.MaxLengthscale, RangeLengthscale), nil for none
+	ranges []float64 // per lengthscale: the inputs' range along it (the diagonal's, isotropic)
 }
 
 // newScales computes the scales of inputs x (t×d) and values y, for p = d
@@ -108,13 +110,15 @@ func newScales(x [][]float64, y []float64, p int) scales {
 	for _, v := range y {
 		m += v * v
 	}
-	s := scales{v0: m / float64(len(y)), lmed: make([]float64, p), lfloor: make([]float64, p)}
+	s := scales{v0: m / float64(len(y)), lmed: make([]float64, p), lfloor: make([]float64, p), ranges: make([]float64, p)}
 	s.nfloor = noiseFloor * s.v0
 	if p == 1 {
 		s.lmed[0] = math.Sqrt(diag2)
 		s.lfloor[0] = lenFloor * rmin
+		s.ranges[0] = math.Sqrt(diag2)
 		return s
 	}
+	copy(s.ranges, r)
 	for j, v := range r {
 		if v == 0 { // a constant input: its lengthscale is moot
 			v = rmax

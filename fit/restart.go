@@ -27,6 +27,10 @@ type fitter struct {
 //	v   = v0·e^{z_0}
 //	ℓ_j = floor_j + median_j·e^{z_j}
 //	σ²  = floor_σ² + v0·e^{z_n}
+//
+// With a cap on the lengthscales, ℓ_j = floor_j + u/(1 + u/c) with
+// u = median_j·e^{z_j} and c = cap − floor_j: the same near the floor,
+// and never beyond the cap.
 
 // theta maps z to θ = (log v, log ℓ_j[, log σ²]), and returns in jac the
 // derivatives dθ_i/dz_i.
@@ -35,6 +39,12 @@ func (f *fitter) theta(theta, jac, z []float64) {
 	jac[0] = 1
 	for j := range f.sc.lmed {
 		e := f.sc.lmed[j] * math.Exp(z[1+j])
+		if f.sc.lcap != nil && !math.IsInf(f.sc.lcap[j], 1) {
+			c := f.sc.lcap[j] - f.sc.lfloor[j]
+			l := f.sc.lfloor[j] + e/(1+e/c)
+			theta[1+j], jac[1+j] = math.Log(l), e/((1+e/c)*(1+e/c))/l
+			continue
+		}
 		l := f.sc.lfloor[j] + e
 		theta[1+j], jac[1+j] = math.Log(l), e/l
 	}
@@ -52,7 +62,13 @@ func (f *fitter) z(theta []float64) []float64 {
 	z[0] = theta[0] - math.Log(f.sc.v0)
 	for j := range f.sc.lmed {
 		l := math.Max(math.Exp(theta[1+j]), 2*f.sc.lfloor[j])
-		z[1+j] = math.Log((l - f.sc.lfloor[j]) / f.sc.lmed[j])
+		w := l - f.sc.lfloor[j]
+		if f.sc.lcap != nil && !math.IsInf(f.sc.lcap[j], 1) {
+			c := f.sc.lcap[j] - f.sc.lfloor[j]
+			w = math.Min(w, 0.999*c)
+			w /= 1 - w/c
+		}
+		z[1+j] = math.Log(w / f.sc.lmed[j])
 	}
 	if n := 1 + len(f.sc.lmed); n < len(z) {
 		s := math.Max(math.Exp(theta[n]), 2*f.sc.nfloor)

@@ -20,6 +20,12 @@ func Options(f *config.Fit, name string, seed uint64, workers int, maxMemory int
 	if f.Prior != nil {
 		o.Prior, _ = fit.ParsePrior(*f.Prior)
 	}
+	if f.MaxLengthscale != nil {
+		o.MaxLengthscale = *f.MaxLengthscale
+	}
+	if f.RangeLengthscale != nil && f.RangeFloor != nil {
+		o.RangeLengthscale, o.RangeFloor = *f.RangeLengthscale, *f.RangeFloor
+	}
 	return o
 }
 
