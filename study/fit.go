@@ -7,6 +7,7 @@ import (
 	"github.com/safegp/safegp/config"
 	"github.com/safegp/safegp/internal/refit"
 	"github.com/safegp/safegp/kernel"
+	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/store"
 )
 
@@ -43,25 +44,38 @@ func (s *Study) decideFit(ctx context.Context) (*store.Event, error) {
 	if !f.Due(len(s.fits), s.nObs, s.sinceFit, len(s.res.Seed)) {
 		return nil, nil
 	}
-	rec, err := refit.Model(ctx, &s.model, s.fitData(), s.res.Spec.Seed, len(s.fits)+1, 0, s.maxMemory)
+	// A study stated in parameters fits its transform first, and the
+	// kernels to the data it maps.
+	var tr *space.Transform
+	if nm := s.res.Named; nm != nil {
+		t := nm.outcomes.FitTransform(s.valuesInForce())
+		tr = &t
+	}
+	rec, err := refit.Model(ctx, &s.model, s.fitData(tr), s.res.Spec.Seed, len(s.fits)+1, 0, s.maxMemory)
 	if err != nil {
 		return nil, err
 	}
+	rec.Transform = tr
 	return &store.Event{Seq: len(s.events) + 1, Kind: "fit", Index: -1, X: []float64{}, Fit: &rec, Created: time.Now().UTC()}, nil
 }
 
 // fitData gathers the observations in force for a fit.
-func (s *Study) fitData() config.FitData {
+func (s *Study) fitData(tr *space.Transform) config.FitData {
 	m := len(s.res.Spec.Thresholds)
 	d := config.FitData{X: make([][]float64, 0, s.nObs), Y: make([][]float64, 1+m)}
+	g := make([]float64, m)
 	known := true
 	for _, e := range s.events {
 		if e.Kind != "tell" || s.retracted[e.Seq] != 0 {
 			continue
 		}
 		d.X = append(d.X, e.X)
-		d.Y[0] = append(d.Y[0], e.F)
-		for i, g := range e.G {
+		f, gs := e.F, e.G
+		if tr != nil {
+			f, gs = s.res.Named.outcomes.Apply(tr, values(&e), g), g
+		}
+		d.Y[0] = append(d.Y[0], f)
+		for i, g := range gs {
 			d.Y[1+i] = append(d.Y[1+i], g)
 		}
 		known = known && e.NoiseStd != nil

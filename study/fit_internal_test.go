@@ -228,7 +228,7 @@ func TestFitSpecErrors(t *testing.T) {
 		{`{}`, "", "model.fit.when: missing"},
 		{`{"when": "seed", "restarts": 0}`, "", "model.fit.restarts"},
 		{`{"when": "seed", "prior": "flat"}`, "", "model.fit.prior"},
-		{`{"when": "seed", "min_points": 1}`, "", "model.fit.min_points"},
+		{`{"when": "seed", "min_points": 0}`, "", "model.fit.min_points"},
 		{`{"when": "seed", "ard": 1}`, "", "model.fit.ard"},
 		{`{"when": "seed"}`, `{"name": "sgp-ucb", "exploration": "theory"}`, "algorithm.exploration"},
 	} {

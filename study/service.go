@@ -156,12 +156,18 @@ func (v *Service) Create(ctx context.Context, name string, r *Resolved) error {
 	if _, _, err := newPolicy(r, &r.Spec.Model, 0, 0, false); err != nil {
 		return fmt.Errorf("%w: %v", ErrSpec, err)
 	}
-	spec := *r.Spec
-	if r.Box == nil {
-		spec.DecisionSet = DecisionSet{Actions: r.X}
-		spec.SeedActions = nil
+	var js []byte
+	var err error
+	if r.Named != nil {
+		js, err = r.Spec.storedNamed()
+	} else {
+		spec := *r.Spec
+		if r.Box == nil {
+			spec.DecisionSet = DecisionSet{Actions: r.X}
+			spec.SeedActions = nil
+		}
+		js, err = json.Marshal(&spec)
 	}
-	js, err := json.Marshal(&spec)
 	if err != nil {
 		return err
 	}
@@ -202,6 +208,10 @@ func (v *Service) Tell(ctx context.Context, name string, t *TellRequest) (*TellA
 			return err
 		}
 		ans.Rounds = s.nObs
+		if s.res.Named != nil {
+			trial := s.tellTrial[e.Seq]
+			ans.Trial, ans.Best = &trial, s.bestTrial()
+		}
 		return nil
 	})
 	return ans, err

@@ -12,6 +12,7 @@ import (
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/internal/argmax"
 	"github.com/safegp/safegp/internal/vec"
+	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/store"
 )
 
@@ -73,6 +74,26 @@ type Best struct {
 	X      []float64 `json:"x"`
 	LowerF float64   `json:"lower_f"`
 	MeanF  float64   `json:"mean_f"`
+	// Trial, Params and Values are a study stated in parameters' best:
+	// the best safe trial measured (bestTrial), in the user's units,
+	// which is all its JSON holds.
+	Trial  *int               `json:"-"`
+	Params space.Setting      `json:"-"`
+	Values map[string]float64 `json:"-"`
+}
+
+// MarshalJSON writes a study stated in parameters' best as {"trial",
+// "params", "values"}, another's as its fields.
+func (b Best) MarshalJSON() ([]byte, error) {
+	if b.Trial != nil {
+		return json.Marshal(struct {
+			Trial  int                `json:"trial"`
+			Params space.Setting      `json:"params"`
+			Values map[string]float64 `json:"values"`
+		}{*b.Trial, b.Params, b.Values})
+	}
+	type plain Best
+	return json.Marshal(plain(b))
 }
 
 // Observation is one tell, as exported.
@@ -149,6 +170,11 @@ func (s *Study) summary() *Summary {
 		if current == nil {
 			return sum // no ask yet: no context, no safe set to choose from
 		}
+	}
+	if s.res.Named != nil {
+		// In the user's terms: the best trial measured safe.
+		sum.Best = s.bestTrial()
+		return sum
 	}
 	if s.res.Box != nil {
 		// A box: the safe set is the current line's (0 between

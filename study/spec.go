@@ -7,6 +7,7 @@ import (
 
 	"github.com/safegp/safegp/internal/plural"
 	"github.com/safegp/safegp/internal/readlimit"
+	"github.com/safegp/safegp/space"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/config"
@@ -51,6 +52,15 @@ type Spec struct {
 	// product kernel k_x·k_c (see context.go). The seed set is assumed
 	// safe in every context.
 	Context *config.Context `yaml:"context,omitempty" json:"context,omitempty"`
+
+	// A study stated in the user's terms (named.go) gives these instead
+	// of decision_set, seed_actions, thresholds and objective_threshold:
+	// named parameters, an objective, constraints with limits, and the
+	// settings known to be safe. model and algorithm are then optional.
+	Parameters  []space.Param      `yaml:"parameters,omitempty" json:"parameters,omitempty"`
+	Objective   *space.Objective   `yaml:"objective,omitempty" json:"objective,omitempty"`
+	Constraints []space.Constraint `yaml:"constraints,omitempty" json:"constraints,omitempty"`
+	Seeds       []space.Setting    `yaml:"seeds,omitempty" json:"seeds,omitempty"`
 }
 
 // DecisionSet is one of: a CSV file (columns x1 … xd, optional seed), a
@@ -88,6 +98,9 @@ type Resolved struct {
 	// ContextKernel is k_c of a study with a context, nil without one;
 	// Kernels are then the products k_x·k_c on (x, c).
 	ContextKernel kernel.Kernel
+	// Named is a study stated in parameters and outcomes (named.go), nil
+	// for one stated in its decision set.
+	Named *named
 }
 
 // covarianceSwitch reports whether the study's GPs keep their covariance
@@ -221,6 +234,13 @@ func (s *Spec) Resolve(dir string) (*Resolved, error) { return s.resolve(dir, 0)
 // resolve is Resolve with the memory limit that bounds a decision-set file
 // (readlimit.For).
 func (s *Spec) resolve(dir string, maxMemory int64) (*Resolved, error) {
+	if s.isNamed() {
+		r, err := s.resolveNamed(nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		return r, r.finish()
+	}
 	r := &Resolved{Spec: s}
 	fileSeed, err := r.readDecisionSet(dir, maxMemory)
 	if err != nil {
@@ -245,6 +265,13 @@ func (s *Spec) resolve(dir string, maxMemory int64) (*Resolved, error) {
 	if err := fielderr.Recast(ErrSpec, "", config.CheckSafety(s.Thresholds, s.ObjectiveThreshold)); err != nil {
 		return nil, err
 	}
+	return r, r.finish()
+}
+
+// finish checks and resolves what every study has, its decision set and
+// seed set read: ε, the model, the horizon, the algorithm and a context.
+func (r *Resolved) finish() error {
+	s := r.Spec
 	if s.Thresholds == nil {
 		s.Thresholds = []float64{} // stored and shown as [], not null
 	}
@@ -252,34 +279,34 @@ func (s *Spec) resolve(dir string, maxMemory int64) (*Resolved, error) {
 	if s.Epsilon != nil {
 		r.Epsilon = *s.Epsilon
 		if err := fielderr.Recast(ErrSpec, "epsilon", config.CheckNonNegative(r.Epsilon)); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if err := fielderr.Recast(ErrSpec, "model", s.Model.Check(len(s.Thresholds), false)); err != nil {
-		return nil, err
+		return err
 	}
 	if err := fielderr.Recast(ErrSpec, "model", s.Model.CheckDim(r.Dim())); err != nil {
-		return nil, err
+		return err
 	}
 	s.Model.Resolve(nil, nil)
 	r.Kernels.F, r.Kernels.G = s.Model.Kernels()
 	if err := fielderr.Recast(ErrSpec, "", config.CheckHorizon(s.Horizon)); err != nil {
-		return nil, err
+		return err
 	}
 	if err := s.checkAlgorithm(); err != nil {
-		return nil, err
+		return err
 	}
 	alg, _ := bandit.Lookup(s.Algorithm.Name) // checkAlgorithm found it
 	switch {
 	case alg.Box && r.Box == nil:
-		return nil, fielderr.New(ErrSpec, "algorithm.name", "%s runs on a box decision set (decision_set: {box: {bounds: …}}), not on a finite one", alg.Name)
+		return fielderr.New(ErrSpec, "algorithm.name", "%s runs on a box decision set (decision_set: {box: {bounds: …}}), not on a finite one", alg.Name)
 	case !alg.Box && r.Box != nil:
-		return nil, fielderr.New(ErrSpec, "algorithm.name", "%s needs a finite decision set; on a box the algorithm is one of %v", alg.Name, bandit.BoxNames)
+		return fielderr.New(ErrSpec, "algorithm.name", "%s needs a finite decision set; on a box the algorithm is one of %v", alg.Name, bandit.BoxNames)
 	}
 	if err := r.resolveContext(); err != nil {
-		return nil, err
+		return err
 	}
-	return r, nil
+	return nil
 }
 
 // Dim is the dimension of the decision set's points.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/safegp/safegp/internal/plural"
 	"github.com/safegp/safegp/internal/quote"
+	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/store"
 
 	"github.com/safegp/safegp/bandit"
@@ -98,6 +99,16 @@ type Study struct {
 	// observations (Resolved.covarianceSwitch), decided when the study is
 	// loaded.
 	covSwitch bool
+	// tr is the transform in force of a study stated in parameters
+	// (named.go): its outcomes' Identity, then each fit's.
+	tr space.Transform
+	// Trials number the asks and the measurements made outside the loop
+	// 0, 1, 2, … in the order they came (a tell of an ask is its ask's
+	// trial): trials counts them, askTrial and tellTrial give an ask's
+	// (by its id) and a tell's (by its seq), and trialTell a trial's tell.
+	trials              int
+	askTrial, tellTrial map[int]int
+	trialTell           map[int]int
 }
 
 // pendingAsk is an ask handed out and not yet told: the study's id (the
@@ -125,12 +136,7 @@ func newStudy(name string, st *store.Record, events []store.Event, maxMemory int
 	if err != nil {
 		return nil, fmt.Errorf("study %q: stored spec: %w", name, err)
 	}
-	// The stored actions and seeds stand in for the original file.
-	if spec.DecisionSet.Box == nil {
-		spec.DecisionSet = DecisionSet{Actions: st.Actions}
-		spec.SeedActions = st.Seeds
-	} // a box study's stored spec has its bounds and seed points, and no actions
-	res, err := spec.Resolve("")
+	res, err := resolveStored(spec, st)
 	if err != nil {
 		return nil, fmt.Errorf("study %q: stored spec: %w", name, err)
 	}
@@ -149,7 +155,11 @@ func newStudy(name string, st *store.Record, events []store.Event, maxMemory int
 		}
 	}
 	s := &Study{name: name, res: res, asks: map[int]int{}, told: map[int]bool{}, tells: map[int]int{},
-		retracted: map[int]int{}, withdrawn: map[int]int{}, created: st.Created, maxMemory: maxMemory, model: res.Spec.Model}
+		retracted: map[int]int{}, withdrawn: map[int]int{}, created: st.Created, maxMemory: maxMemory, model: res.Spec.Model,
+		askTrial: map[int]int{}, tellTrial: map[int]int{}, trialTell: map[int]int{}}
+	if res.Named != nil {
+		s.tr = res.Named.outcomes.Identity()
+	}
 	s.covSwitch = res.covarianceSwitch(maxMemory, outside)
 	if s.pol, s.src, err = newPolicy(res, &s.model, 0, tells, s.covSwitch); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
@@ -160,6 +170,28 @@ func newStudy(name string, st *store.Record, events []store.Event, maxMemory int
 		}
 	}
 	return s, nil
+}
+
+// resolveStored resolves a stored study's spec with its stored actions
+// and seeds, which stand in for the original file (a box study's stored
+// spec has its bounds and seed points, and no actions).
+func resolveStored(spec *Spec, st *store.Record) (*Resolved, error) {
+	if spec.isNamed() {
+		var actions [][]float64
+		if len(st.Actions) > 0 {
+			actions = st.Actions
+		}
+		r, err := spec.resolveNamed(actions, st.Seeds)
+		if err != nil {
+			return nil, err
+		}
+		return r, r.finish()
+	}
+	if spec.DecisionSet.Box == nil {
+		spec.DecisionSet = DecisionSet{Actions: st.Actions}
+		spec.SeedActions = st.Seeds
+	}
+	return spec.Resolve("")
 }
 
 // newPolicy builds the study's policy with the model m in force (the
@@ -205,8 +237,11 @@ func (r *Resolved) domain() bandit.Domain {
 
 // observation is a tell event as the policy takes it: the point of a tell
 // outside the loop comes with it, (x, c) with a context.
-func observation(e *store.Event) bandit.Observation {
+func (s *Study) observation(e *store.Event) bandit.Observation {
 	o := bandit.Observation{F: e.F, G: e.G}
+	if s.res.Named != nil {
+		o.F, o.G = s.internal(e)
+	}
 	if e.NoiseStd != nil {
 		o.NoiseVar = bandit.KnownNoise(*e.NoiseStd)
 	}
@@ -253,13 +288,15 @@ func (s *Study) applyAsk(e store.Event) error {
 	s.asks[e.Ask] = len(s.events)
 	s.events = append(s.events, e)
 	s.pending = append(s.pending, pendingAsk{ask: e.Ask, policy: a.ID})
+	s.askTrial[e.Ask] = s.trials
+	s.trials++
 	return nil
 }
 
 // applyTell tells the policy tell event e: as its ask's measurement, or
 // made outside the loop at its point.
 func (s *Study) applyTell(e store.Event) error {
-	if m := len(s.res.Spec.Thresholds); len(e.G) != m {
+	if m := s.outcomeValues(); len(e.G) != m {
 		return fmt.Errorf("%w: study %q: event %d: a tell of %s for %s; the file was edited or damaged: restore it from a backup", store.ErrDamaged, s.name, e.Seq, plural.Count(len(e.G), "constraint value"), plural.Count(m, "constraint"))
 	}
 	id, k := 0, -1
@@ -277,7 +314,7 @@ func (s *Study) applyTell(e store.Event) error {
 			return fmt.Errorf("%w: event %d tells ask %d at action %d, the ask was action %d", ErrReplay, e.Seq, e.Ask, e.Index, a.Index)
 		}
 	}
-	if err := s.pol.Tell(id, observation(&e)); err != nil {
+	if err := s.pol.Tell(id, s.observation(&e)); err != nil {
 		return fmt.Errorf("%w: event %d: %w", ErrReplay, e.Seq, err)
 	}
 	if k >= 0 {
@@ -286,6 +323,12 @@ func (s *Study) applyTell(e store.Event) error {
 	}
 	s.tells[e.Seq] = len(s.events)
 	s.events = append(s.events, e)
+	trial, ok := s.askTrial[e.Ask]
+	if e.Ask == 0 || !ok {
+		trial = s.trials
+		s.trials++
+	}
+	s.tellTrial[e.Seq], s.trialTell[trial] = trial, e.Seq
 	s.nObs++
 	s.sinceFit++
 	if e.Index < 0 {
@@ -335,7 +378,12 @@ func (s *Study) applyFit(e store.Event) error {
 	s.fits = append(s.fits, e.Seq)
 	s.sinceFit = 0
 	s.events = append(s.events, e)
-	if e.Fit.Skipped != "" {
+	if t := e.Fit.Transform; t != nil && s.res.Named != nil {
+		if len(t.Scales) != len(s.res.Named.conds) {
+			return fmt.Errorf("%w: event %d: a transform of %d limits for %d", ErrReplay, e.Seq, len(t.Scales), len(s.res.Named.conds))
+		}
+		s.tr = *t
+	} else if e.Fit.Skipped != "" {
 		return nil // the model stays as it was, and so does the policy
 	}
 	s.model = m
@@ -358,20 +406,42 @@ type AskAnswer struct {
 	// ask: a heartbeat that names it renews the lease only while the ask
 	// is still this caller's (HeartbeatRequest.Lease).
 	Lease string `json:"lease,omitempty"`
+	// Trial, Params and Best are a study stated in parameters' (no index
+	// or x in its JSON): the ask's trial number, its setting, and the
+	// best safe trial so far.
+	Trial  int           `json:"-"`
+	Params space.Setting `json:"-"`
+	Best   *Best         `json:"-"`
+	// Notes say why the study may not be making progress (its safe set
+	// has not grown, notes.go) or why a batch is smaller than asked.
+	Notes []string `json:"notes,omitempty"`
 
-	box bool // the study's domain is a box: no index in the JSON
+	box   bool // the study's domain is a box: no index in the JSON
+	named bool // stated in parameters
 }
 
 // MarshalJSON writes {"ask", "index", "x"}, or {"ask", "x"} on a box,
 // with "lease_until" and "lease" when the ask is leased.
 func (a AskAnswer) MarshalJSON() ([]byte, error) {
-	if a.box {
+	switch {
+	case a.named:
+		return json.Marshal(struct {
+			Ask        int           `json:"ask"`
+			Trial      int           `json:"trial"`
+			Params     space.Setting `json:"params"`
+			LeaseUntil string        `json:"lease_until,omitempty"`
+			Lease      string        `json:"lease,omitempty"`
+			Best       *Best         `json:"best"`
+			Notes      []string      `json:"notes,omitempty"`
+		}{a.Ask, a.Trial, a.Params, a.LeaseUntil, a.Lease, a.Best, a.Notes})
+	case a.box:
 		return json.Marshal(struct {
 			Ask        int       `json:"ask"`
 			X          []float64 `json:"x"`
 			LeaseUntil string    `json:"lease_until,omitempty"`
 			Lease      string    `json:"lease,omitempty"`
-		}{a.Ask, a.X, a.LeaseUntil, a.Lease})
+			Notes      []string  `json:"notes,omitempty"`
+		}{a.Ask, a.X, a.LeaseUntil, a.Lease, a.Notes})
 	}
 	type plain AskAnswer
 	return json.Marshal(plain(a))
@@ -379,7 +449,11 @@ func (a AskAnswer) MarshalJSON() ([]byte, error) {
 
 func (s *Study) answer(ask int) *AskAnswer {
 	e := s.events[s.asks[ask]]
-	return &AskAnswer{Ask: e.Ask, Index: e.Index, X: e.X, Context: s.res.contextMap(e.Context), box: s.res.Box != nil}
+	a := &AskAnswer{Ask: e.Ask, Index: e.Index, X: e.X, Context: s.res.contextMap(e.Context), box: s.res.Box != nil}
+	if s.res.Named != nil {
+		a.named, a.Trial, a.Params, a.Best = true, s.askTrial[ask], s.settingOf(&e), s.bestTrial()
+	}
+	return a
 }
 
 // TellRequest is an observation: of the action of ask Ask, or one made
@@ -399,6 +473,12 @@ type TellRequest struct {
 	// for a study with a context (required there, refused elsewhere); a
 	// tell of an ask has the ask's context and takes none.
 	Context map[string]float64 `json:"context,omitempty"`
+	// A study stated in parameters takes Params (a measurement outside
+	// the loop: the setting it was made at; a tell of an ask has the
+	// ask's) and Values, every outcome's by name, instead of x, index, f
+	// and g.
+	Params space.Setting      `json:"params,omitempty"`
+	Values map[string]float64 `json:"values,omitempty"`
 }
 
 // CheckNoiseStd accepts a noise standard deviation: a number in
@@ -413,12 +493,16 @@ func CheckNoiseStd(v float64) error {
 
 // TellAnswer is what tell returns.
 type TellAnswer struct {
-	Observation int   `json:"observation"` // the event's sequence number
-	Ask         int   `json:"ask,omitempty"`
-	Index       int   `json:"index"`
-	Violation   bool  `json:"violation"`
-	Violated    []int `json:"violated,omitempty"` // 1-based constraints with g_i < h_i
-	Rounds      int   `json:"rounds"`             // observations so far, not counting retracted ones
+	Observation int `json:"observation"` // the event's sequence number
+	// Trial is the tell's trial, and Best the best safe trial after it,
+	// of a study stated in parameters.
+	Trial     *int  `json:"trial,omitempty"`
+	Best      *Best `json:"best,omitempty"`
+	Ask       int   `json:"ask,omitempty"`
+	Index     int   `json:"index"`
+	Violation bool  `json:"violation"`
+	Violated  []int `json:"violated,omitempty"` // 1-based constraints with g_i < h_i
+	Rounds    int   `json:"rounds"`             // observations so far, not counting retracted ones
 	// Warnings flag values far from what the model expects (likely
 	// typos, see warnSigmas); the observation is recorded all the same.
 	Warnings []string `json:"warnings,omitempty"`
@@ -461,6 +545,18 @@ func (s *Study) decideRetract(obs int) (store.Event, error) {
 // checked against the horizon when horizon is set (an import checks its
 // rows' total instead).
 func (s *Study) validateAt(t *TellRequest, seq int, horizon bool) (store.Event, error) {
+	if s.res.Named != nil {
+		return s.validateNamed(t, seq, horizon)
+	}
+	if t.Params != nil || t.Values != nil {
+		return store.Event{}, fmt.Errorf("%w: params and values are for a study stated in parameters; this one takes x or index, f and g", ErrBadTell)
+	}
+	return s.validatePlain(t, seq, horizon)
+}
+
+// validatePlain is validateAt for a tell in the study's own form: x or
+// index, f and g.
+func (s *Study) validatePlain(t *TellRequest, seq int, horizon bool) (store.Event, error) {
 	e := store.Event{Kind: "tell", Seq: seq, Created: time.Now().UTC()}
 	if btoi(t.Ask != nil)+btoi(t.Index != nil)+btoi(t.X != nil) > 1 {
 		return e, fmt.Errorf("%w: give exactly one of ask, index and x", ErrBadTell)
@@ -545,7 +641,7 @@ func (s *Study) validateAt(t *TellRequest, seq int, horizon bool) (store.Event, 
 	if t.F == nil || !problem.InRange(*t.F) {
 		return e, fmt.Errorf("%w: f must be a finite number within ±1e100", ErrBadTell)
 	}
-	m := len(s.res.Spec.Thresholds)
+	m := s.outcomeValues()
 	switch {
 	case t.G == nil && m > 0:
 		return e, fmt.Errorf("%w: \"g\" is missing: give the %s measured", ErrBadTell, plural.Count(m, "constraint value"))
@@ -602,6 +698,19 @@ func (s *Study) bytes() int64 { return s.res.BytesWith(s.outside) }
 // rule for tells and imports, so that an imported f < h_f is flagged and
 // never counts as known safe.
 func (s *Study) violated(e *store.Event) (constraints []int, objective bool) {
+	if nm := s.res.Named; nm != nil {
+		conds := nm.conds
+		for _, k := range nm.outcomes.Violated(values(e)) {
+			switch {
+			case k < 0 || conds[k].Outcome == 0:
+				objective = true
+			case !slices.Contains(constraints, conds[k].Outcome):
+				constraints = append(constraints, conds[k].Outcome)
+			}
+		}
+		e.Violation = len(constraints) > 0 || objective
+		return constraints, objective
+	}
 	for i, g := range e.G {
 		if g < s.res.Spec.Thresholds[i] {
 			constraints = append(constraints, i+1)
@@ -651,7 +760,31 @@ func (s *Study) warnings(e *store.Event) []string {
 		}
 	}
 	var out []string
-	check := func(name string, gpj int, v float64, p bandit.Posterior) {
+	// raw maps a value of GP gpj back to the user's units (a study stated
+	// in parameters), to say the model's mean in them.
+	raw := func(gpj int, v float64) float64 { return v }
+	fv, gv := e.F, e.G
+	names := []string{"f"}
+	for i := range gv {
+		names = append(names, fmt.Sprintf("g%d", i+1))
+	}
+	if nm := s.res.Named; nm != nil {
+		fv, gv = s.internal(e)
+		onames := nm.outcomes.Names()
+		names = []string{onames[0]}
+		for _, c := range nm.conds {
+			names = append(names, onames[c.Outcome])
+		}
+		raw = func(gpj int, v float64) float64 {
+			if gpj == 0 {
+				return nm.outcomes.Raw(&s.tr, v)
+			}
+			c := nm.conds[gpj-1]
+			return c.Limit + c.Sign*v*s.tr.Scales[gpj-1]
+		}
+	}
+	vals := values(e)
+	check := func(gpj int, v float64, p bandit.Posterior) {
 		// The tell's own σ, else the GP's: its kernel block's or the model's.
 		noise := *model.NoiseStd
 		switch {
@@ -661,14 +794,21 @@ func (s *Study) warnings(e *store.Event) []string {
 			noise = sigma[gpj]
 		}
 		mean, sd := p.Mean[j], math.Hypot(p.Std[j], noise)
+		told := v
+		if s.res.Named != nil {
+			told = vals[0]
+			if gpj > 0 {
+				told = vals[s.res.Named.conds[gpj-1].Outcome]
+			}
+		}
 		if z := math.Abs(v-mean) / sd; z > warnSigmas {
 			out = append(out, fmt.Sprintf("%s = %.6g is %.3g posterior standard deviations from the model's mean %.3g at %s; if it is a typo, retract it (safegp study retract --observation %d, or POST /v1/studies/%s/retract {\"observation\": %d}) and tell the right value",
-				name, v, z, mean, at, e.Seq, s.name, e.Seq))
+				names[gpj], told, z, raw(gpj, mean), at, e.Seq, s.name, e.Seq))
 		}
 	}
-	check("f", 0, e.F, f)
-	for i, v := range e.G {
-		check(fmt.Sprintf("g%d", i+1), 1+i, v, g[i])
+	check(0, fv, f)
+	for i, v := range gv {
+		check(1+i, v, g[i])
 	}
 	return out
 }
@@ -684,7 +824,7 @@ func (s *Study) rebuild() error {
 	}
 	for _, e := range s.events {
 		if e.Kind == "tell" && s.retracted[e.Seq] == 0 {
-			o := observation(&e)
+			o := s.observation(&e)
 			o.Index, o.X = e.Index, pointOf(&e)
 			if err := pol.Tell(0, o); err != nil {
 				return fmt.Errorf("%w: rebuild the policy: event %d: %w", ErrReplay, e.Seq, err)

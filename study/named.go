@@ -1,0 +1,366 @@
+package study
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/config"
+	"github.com/safegp/safegp/internal/fielderr"
+	"github.com/safegp/safegp/internal/quote"
+	"github.com/safegp/safegp/kernel"
+	"github.com/safegp/safegp/space"
+	"github.com/safegp/safegp/store"
+)
+
+// A study stated in the user's terms (docs/quickstart.md): named
+// parameters, an objective to minimize or maximize and constraints with
+// upper and lower limits, all in raw units, and the settings known to be
+// safe. It is resolved into the form the policies take — a decision set
+// in the unit cube (space.Candidates) or its box, f and g_k ≥ 0 through
+// the outcomes' transform (space.Transform) — and runs as any study; the
+// transform is fitted with the kernels and recorded in each fit event.
+
+// named is what a study stated in parameters and outcomes adds to one.
+type named struct {
+	space    *space.Space
+	outcomes *space.Outcomes
+	conds    []space.Condition
+	// settings are the actions' settings (a finite decision set), and
+	// lookup finds an action by its setting (space.Key).
+	settings []space.Setting
+	lookup   map[string]int
+}
+
+// Defaults of a study stated in parameters (defaultModel): kernels on
+// the unit cube, for data the transform gives a second moment of 1.
+const (
+	namedLengthscale = 0.2  // each parameter's share of the cube a kernel correlates over, before the first fit
+	namedNoise       = 0.1  // σ in the transform's units: a tenth of the data's spread about the limit
+	namedDelta       = 0.05 // δ of β's schedule
+	// namedRangeLengthscale and namedRangeFloor bound the fitted
+	// lengthscale by half the span of the settings measured so far, and
+	// never below a tenth of the cube (fit.Options.RangeLengthscale): a
+	// constraint measured only where it is flat would otherwise be fitted
+	// flat, and its safe set spread far beyond the data. Chosen on
+	// TestTuneController's plant over 16 noise seeds (docs/fitting.md):
+	// caps of 1 and 2 spans violated in 5 and 15 of them, 0.5 in 3.
+	namedRangeLengthscale = 0.5
+	namedRangeFloor       = 0.1
+	// namedExploration is SGP-UCB's T′ (rounds of exploring the safe
+	// set's uncertainty, phase 1) per expansion: short, since a tuned
+	// system's budget is tens of trials.
+	namedExploration = 3
+)
+
+// isNamed reports whether the spec is stated in parameters and outcomes.
+func (s *Spec) isNamed() bool {
+	return s.Parameters != nil || s.Objective != nil || s.Constraints != nil || s.Seeds != nil
+}
+
+// resolveNamed resolves a spec stated in parameters and outcomes. actions
+// and seeds are a stored study's decision set (nil when the study is
+// created): its settings are then decoded from them, so that a study
+// replays whatever a later safegp's candidate sets would be.
+func (s *Spec) resolveNamed(actions [][]float64, seeds []int) (*Resolved, error) {
+	ds := s.DecisionSet
+	switch {
+	case ds.File != "" || ds.Grid != nil || ds.Actions != nil || ds.Box != nil:
+		return nil, fielderr.New(ErrSpec, "decision_set", "a study stated in parameters has no decision_set: the parameters make it")
+	case s.SeedActions != nil || s.SeedPoints != nil:
+		return nil, fielderr.New(ErrSpec, "seed_actions", "a study stated in parameters gives its safe settings as seeds")
+	case s.Thresholds != nil || s.ObjectiveThreshold != nil:
+		return nil, fielderr.New(ErrSpec, "thresholds", "a study stated in parameters gives its limits as min and max of its outcomes")
+	case s.Context != nil:
+		return nil, fielderr.New(ErrSpec, "context", "not offered yet for a study stated in parameters: use decision_set")
+	case s.Parameters == nil:
+		return nil, fielderr.New(ErrSpec, "parameters", "missing: the parameters tuned, [{name, low, high}, …]")
+	case s.Objective == nil:
+		return nil, fielderr.New(ErrSpec, "objective", "missing: {name: NAME, goal: minimize | maximize}")
+	}
+	sp, err := space.New(s.Parameters)
+	if err != nil {
+		return nil, fielderr.Recast(ErrSpec, "", err)
+	}
+	names := make([]string, len(s.Parameters))
+	for i, p := range s.Parameters {
+		names[i] = p.Name
+	}
+	out := &space.Outcomes{Objective: *s.Objective, Constraints: s.Constraints}
+	if err := out.Check(names); err != nil {
+		return nil, fielderr.Recast(ErrSpec, "", err)
+	}
+	conds := out.Conditions()
+	if len(conds) == 0 && out.Threshold() == nil {
+		return nil, fielderr.New(ErrSpec, "constraints", "no limit to keep: give a constraint with min or max, or the objective's min or max (a safe study keeps at least one)")
+	}
+	if len(s.Seeds) == 0 {
+		return nil, fielderr.New(ErrSpec, "seeds", "give at least one setting known to be safe, [{name: value, …}]")
+	}
+	seedX := make([][]float64, len(s.Seeds))
+	for k, set := range s.Seeds {
+		if seedX[k], err = sp.Encode(set); err != nil {
+			return nil, fielderr.Recast(ErrSpec, fmt.Sprintf("seeds[%d]", k), err)
+		}
+	}
+	r := &Resolved{Spec: s, Named: &named{space: sp, outcomes: out, conds: conds}}
+	nm := r.Named
+	switch {
+	case sp.Numeric() <= space.GridDims && actions != nil:
+		r.X, r.Seed = actions, seeds
+		nm.settings = make([]space.Setting, len(actions))
+		for i, x := range actions {
+			nm.settings[i] = sp.Decode(x)
+		}
+		// The seeds' settings as given, not as decoded (a float's last
+		// bits).
+		for k, set := range s.Seeds {
+			if i := slices.IndexFunc(actions, func(x []float64) bool { return slices.Equal(x, seedX[k]) }); i >= 0 {
+				nm.settings[i] = set
+			}
+		}
+	case sp.Numeric() <= space.GridDims:
+		if r.X, nm.settings, err = sp.Candidates(); err != nil {
+			return nil, fielderr.Recast(ErrSpec, "parameters", err)
+		}
+		keys := map[string]int{}
+		for i, set := range nm.settings {
+			keys[sp.Key(set)] = i
+		}
+		for k, set := range s.Seeds {
+			i, ok := keys[sp.Key(set)]
+			if !ok {
+				// A seed between the grid's values joins the set.
+				i = len(r.X)
+				r.X, nm.settings = append(r.X, seedX[k]), append(nm.settings, set)
+				keys[sp.Key(set)] = i
+			}
+			r.Seed = append(r.Seed, i)
+		}
+		slices.Sort(r.Seed)
+		r.Seed = slices.Compact(r.Seed)
+	case sp.Continuous():
+		b := &bandit.Box{Bounds: make([][2]float64, sp.Dim()), Seeds: seedX}
+		for j := range b.Bounds {
+			b.Bounds[j] = [2]float64{0, 1}
+		}
+		if err := b.Check(); err != nil {
+			return nil, fielderr.Recast(ErrSpec, "seeds", err)
+		}
+		r.Box = b
+	default:
+		return nil, fielderr.New(ErrSpec, "parameters", "%d numeric parameters with an int or a choice among them: a candidate set is made for at most %d numeric parameters, and line-bo searches floats only; make them floats, or state the study with decision_set", sp.Numeric(), space.GridDims)
+	}
+	if r.X != nil {
+		nm.lookup = make(map[string]int, len(nm.settings))
+		for i := len(nm.settings) - 1; i >= 0; i-- {
+			nm.lookup[sp.Key(nm.settings[i])] = i // the first, as for points
+		}
+	}
+	// The policies' form: every limit is g_k ≥ 0 (space.Transform), and
+	// the objective's threshold, if any, f ≥ 0.
+	s.Thresholds = make([]float64, len(conds))
+	if out.Threshold() != nil {
+		zero := 0.0
+		s.ObjectiveThreshold = &zero
+	}
+	s.defaultModel(sp.Dim(), len(conds))
+	if s.Algorithm.Name == "" {
+		n := namedExploration
+		s.Algorithm = bandit.Spec{Name: bandit.SGPUCB, Phase1: "uncertainty", Exploration: bandit.Exploration{Fixed: &n}}
+		if r.Box != nil {
+			s.Algorithm = bandit.Spec{Name: bandit.LineBO}
+		}
+	}
+	return r, nil
+}
+
+// defaultModel fills in what a study stated in parameters leaves out of
+// its model: Matérn 5/2 kernels with one lengthscale per coordinate of
+// the unit cube and variance 1 (the transform's scale), one per limit;
+// σ, δ; and fits of the kernels and the transform on the schedule auto
+// from the first observation (config.FitWhen.Auto), with ARD.
+func (s *Spec) defaultModel(d, conds int) {
+	m := &s.Model
+	k := func() kernel.Spec {
+		v := 1.0
+		ls := make(kernel.Lengthscale, d)
+		for j := range ls {
+			ls[j] = namedLengthscale
+		}
+		return kernel.Spec{Kernel: "matern52", Lengthscale: ls, Variance: &v}
+	}
+	if m.Objective == nil {
+		o := k()
+		m.Objective = &o
+	}
+	if m.Constraints == nil {
+		m.Constraints = make([]kernel.Spec, conds)
+		for i := range m.Constraints {
+			m.Constraints[i] = k()
+		}
+	}
+	if m.NoiseStd == nil {
+		v := namedNoise
+		m.NoiseStd = &v
+	}
+	if m.Delta == nil {
+		v := namedDelta
+		m.Delta = &v
+	}
+	if m.Fit == nil {
+		one, rl, rf := 1, namedRangeLengthscale, namedRangeFloor
+		m.Fit = &config.Fit{When: &config.FitWhen{Auto: true}, MinPoints: &one, RangeLengthscale: &rl, RangeFloor: &rf}
+	}
+}
+
+// namedSpec is the stored form of a study stated in parameters: what the
+// user stated, with the model and the algorithm as resolved (defaults
+// filled in), so that a later safegp's defaults do not change it.
+type namedSpec struct {
+	Parameters  []space.Param      `json:"parameters"`
+	Objective   *space.Objective   `json:"objective"`
+	Constraints []space.Constraint `json:"constraints,omitempty"`
+	Seeds       []space.Setting    `json:"seeds"`
+	Epsilon     *float64           `json:"epsilon,omitempty"`
+	Model       config.Model       `json:"model"`
+	Algorithm   bandit.Spec        `json:"algorithm"`
+	Horizon     int                `json:"horizon"`
+	Seed        uint64             `json:"seed"`
+}
+
+// storedNamed is the JSON a study stated in parameters is stored as.
+func (s *Spec) storedNamed() ([]byte, error) {
+	return json.Marshal(&namedSpec{Parameters: s.Parameters, Objective: s.Objective, Constraints: s.Constraints, Seeds: s.Seeds,
+		Epsilon: s.Epsilon, Model: s.Model, Algorithm: s.Algorithm, Horizon: s.Horizon, Seed: s.Seed})
+}
+
+// values are tell e's values in the user's units, one per outcome: the
+// objective's (F), then each constraint's (G).
+func values(e *store.Event) []float64 { return append([]float64{e.F}, e.G...) }
+
+// internal maps tell e's values to the policies' f and g (one per limit)
+// under the transform in force.
+func (s *Study) internal(e *store.Event) (float64, []float64) {
+	g := make([]float64, len(s.res.Named.conds))
+	f := s.res.Named.outcomes.Apply(&s.tr, values(e), g)
+	return f, g
+}
+
+// outcomeValues is the number of values a tell gives besides f: one per
+// constraint of a study stated in parameters, one per threshold of one
+// stated in its decision set.
+func (s *Study) outcomeValues() int {
+	if nm := s.res.Named; nm != nil {
+		return len(nm.outcomes.Constraints)
+	}
+	return len(s.res.Spec.Thresholds)
+}
+
+// valuesInForce are the values of the observations in force, per
+// outcome, in the user's units: what a transform is fitted to.
+func (s *Study) valuesInForce() [][]float64 {
+	out := make([][]float64, 1+s.outcomeValues())
+	for _, e := range s.events {
+		if e.Kind == "tell" && s.retracted[e.Seq] == 0 {
+			for j, v := range values(&e) {
+				out[j] = append(out[j], v)
+			}
+		}
+	}
+	return out
+}
+
+// validateNamed is validateAt for a study stated in parameters: the tell
+// of an ask, or of a measurement made at setting t.Params, with every
+// outcome's value in t.Values. It restates the tell in the study's own
+// form — the setting's action, or its point in the unit cube; f and g the
+// values as given — and checks it as any tell.
+func (s *Study) validateNamed(t *TellRequest, seq int, horizon bool) (store.Event, error) {
+	nm := s.res.Named
+	e := store.Event{Kind: "tell", Seq: seq}
+	switch {
+	case t.F != nil || t.G != nil || t.Index != nil || t.X != nil:
+		return e, fmt.Errorf("%w: a study stated in parameters takes params and values, not x, index, f or g", ErrBadTell)
+	case t.NoiseStd != nil:
+		return e, fmt.Errorf("%w: noise_std: not offered for a study stated in parameters (its outcomes have scales of their own): leave it out", ErrBadTell)
+	case t.Context != nil:
+		return e, fmt.Errorf("%w: context: a study stated in parameters has none", ErrBadTell)
+	case t.Values == nil:
+		return e, fmt.Errorf("%w: \"values\" is missing: give %v by name", ErrBadTell, nm.outcomes.Names())
+	case t.Ask != nil && t.Params != nil:
+		return e, fmt.Errorf("%w: params: a tell of an ask has the ask's setting; leave them out", ErrBadTell)
+	case t.Ask == nil && t.Params == nil:
+		return e, fmt.Errorf("%w: give the ask told, or the params the measurement was made at", ErrBadTell)
+	}
+	names := nm.outcomes.Names()
+	for name := range t.Values {
+		if !slices.Contains(names, name) {
+			return e, fmt.Errorf("%w: values: %s is not an outcome of the study (its outcomes: %v)", ErrBadTell, quote.Short(name), names)
+		}
+	}
+	vals := make([]float64, len(names))
+	for j, name := range names {
+		v, ok := t.Values[name]
+		if !ok {
+			return e, fmt.Errorf("%w: values: %s is missing", ErrBadTell, name)
+		}
+		vals[j] = v
+	}
+	u := TellRequest{Ask: t.Ask, F: &vals[0], G: vals[1:]}
+	if t.Params != nil {
+		x, err := nm.space.Encode(t.Params)
+		if err != nil {
+			return e, fmt.Errorf("%w: params: %w", ErrBadTell, err)
+		}
+		if i, ok := nm.lookup[nm.space.Key(t.Params)]; ok {
+			u.Index = &i
+		} else {
+			u.X = x
+		}
+	}
+	return s.validatePlain(&u, seq, horizon)
+}
+
+// settingOf is the setting of event e's point: its action's, or its
+// point's in the unit cube decoded.
+func (s *Study) settingOf(e *store.Event) space.Setting {
+	nm := s.res.Named
+	if e.Index >= 0 && nm.settings != nil {
+		return nm.settings[e.Index]
+	}
+	return nm.space.Decode(e.X)
+}
+
+// valueMap is tell e's values by outcome name.
+func (s *Study) valueMap(e *store.Event) map[string]float64 {
+	names := s.res.Named.outcomes.Names()
+	out := make(map[string]float64, len(names))
+	for j, v := range values(e) {
+		out[names[j]] = v
+	}
+	return out
+}
+
+// bestTrial is the best safe trial of a study stated in parameters: of
+// the observations in force that kept every limit, the one with the best
+// objective value (the first of equals); nil before there is one.
+func (s *Study) bestTrial() *Best {
+	nm := s.res.Named
+	var best *store.Event
+	for k := range s.events {
+		e := &s.events[k]
+		if e.Kind != "tell" || s.retracted[e.Seq] != 0 || e.Violation {
+			continue
+		}
+		if best == nil || nm.outcomes.Better(e.F, best.F) {
+			best = e
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	trial := s.tellTrial[best.Seq]
+	return &Best{Index: best.Index, X: best.X, Trial: &trial, Params: s.settingOf(best), Values: s.valueMap(best)}
+}
