@@ -291,10 +291,19 @@ func (p *Param) raw(u float64) float64 {
 	}
 	v = min(max(v, lo), hi)
 	if p.kind() == Int {
-		v = math.Round(v)
+		return math.Round(v)
+	}
+	// The round trip through the logarithm or the division leaves a few
+	// ulps of error: a value within them of a shorter decimal (0.3, not
+	// 0.30000000000000004, after Encode) is that decimal.
+	if r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 14, 64), 64); err == nil && math.Abs(r-v) <= 8*ulp(v) {
+		v = min(max(r, lo), hi)
 	}
 	return v
 }
+
+// ulp is the spacing of float64s at v.
+func ulp(v float64) float64 { return math.Nextafter(math.Abs(v), math.Inf(1)) - math.Abs(v) }
 
 // Encode maps a setting to the unit cube. Every parameter must be given,
 // of its type and within its bounds; a name the space has not is an
@@ -314,8 +323,10 @@ func (s *Space) Encode(set Setting) ([]float64, error) {
 		}
 		switch p.kind() {
 		case Choice:
-			k := slices.Index(p.Values, v.Str)
-			if !v.IsStr || k < 0 {
+			// A number names the choice written the same way (the CLI's
+			// --param mode=2 cannot tell a number from a string).
+			k := slices.Index(p.Values, v.String())
+			if k < 0 {
 				return nil, fmt.Errorf("%w: %s = %s: want one of %v", ErrInvalid, p.Name, quote.Short(v.String()), p.Values)
 			}
 			x[s.off[i]+k] = 1

@@ -221,3 +221,25 @@ func TestOutcomes(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeRoundTrip: a value given by the user comes back from the
+// unit cube as the same decimal, on both scales (Param.raw).
+func TestDecodeRoundTrip(t *testing.T) {
+	lo, hi, llo, lhi := 0.05, 20.0, -3.0, 18.0
+	sp, err := New([]Param{{Name: "kp", Low: &lo, High: &hi, Scale: Log}, {Name: "b", Low: &llo, High: &lhi}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range [][2]float64{{0.3, -0.3}, {0.05, -3}, {20, 18}, {1.7, 0.1}, {0.123456789, 2.2}, {19.99, 17.99}} {
+		v, w := c[0], c[1]
+		set := Setting{"kp": Number(v), "b": Number(w)}
+		x, err := sp.Encode(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back := sp.Decode(x)
+		if back["kp"].Num != v || back["b"].Num != w {
+			t.Errorf("%v, %v: decoded as %v, %v", v, w, back["kp"].Num, back["b"].Num)
+		}
+	}
+}
