@@ -152,10 +152,17 @@ func (v *Service) AskBatch(ctx context.Context, name string, opt AskOptions) ([]
 				return err
 			}
 		}
+		var short string
+		if len(b.hand) < opt.Count {
+			short = s.shortBatch(opt.Count, len(b.hand), b.leasedOut, b.room)
+		}
 		for k, ask := range b.hand {
 			a := s.answer(ask)
 			if b.until > 0 {
 				a.LeaseUntil, a.Lease = store.LeaseTime(b.until), b.tokens[k]
+			}
+			if short != "" {
+				a.Notes = append(a.Notes, short)
 			}
 			out = append(out, a)
 		}
@@ -174,6 +181,9 @@ type batchCall struct {
 	tokens  []string      // their lease tokens, when until is set
 	events  []store.Event // the new asks' events
 	held    int64         // the first running lease's end, for ErrNoAsk
+	// leasedOut counts the pending asks held by other workers' leases,
+	// room what the horizon left for new asks (for the notes).
+	leasedOut, room int
 	// mark is the policy's state before its first new ask, and src its
 	// random stream's (marked says whether they are set), to take the
 	// asks back when they are not written (undo); switched says that the
@@ -203,6 +213,7 @@ func (b *batchCall) leased(lt *store.LeaseTx, now time.Time) error {
 			if b.held == 0 || end < b.held {
 				b.held = end
 			}
+			b.leasedOut++
 			continue
 		}
 		if len(b.hand) < b.count {
@@ -250,6 +261,7 @@ func (b *batchCall) leased(lt *store.LeaseTx, now time.Time) error {
 func (b *batchCall) askNew() error {
 	s := b.s
 	room := s.res.Spec.Horizon - s.nObs - len(s.pending)
+	b.room = len(b.hand) + max(room, 0)
 	created := time.Now().UTC()
 	for len(b.hand) < b.count && len(b.events) < room {
 		if !b.marked {
@@ -339,6 +351,23 @@ func (s *Study) nextAsk() (bandit.Ask, error) {
 // handed out.
 type BatchAnswer struct {
 	Asks []*AskAnswer `json:"asks"`
+	// Notes are the asks' notes, the same for every ask of a call: why
+	// the study may not be making progress, and why the batch is
+	// smaller than asked for.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// NewBatchAnswer is the answer of a batch ask call: the asks, with their
+// notes once for the batch.
+func NewBatchAnswer(as []*AskAnswer) BatchAnswer {
+	b := BatchAnswer{Asks: as}
+	if len(as) > 0 {
+		b.Notes = as[0].Notes
+		for _, a := range as {
+			a.Notes = nil
+		}
+	}
+	return b
 }
 
 // LeaseAnswer is what a heartbeat returns: the lease's new end and its

@@ -135,3 +135,15 @@ func (c *cache) release(name string, e *entry, loaded bool) {
 	close(c.freed)
 	c.freed = make(chan struct{})
 }
+
+// forget drops the named study's entry once no call uses it: the study
+// was deleted or renamed, and its name must load afresh. A call using it
+// meanwhile releases it as usual; the next one loads it from the store.
+func (c *cache) forget(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[name]; ok && e.refs == 0 {
+		delete(c.entries, name)
+		c.bytes -= e.bytes
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/store"
 )
 
@@ -104,6 +105,10 @@ type PendingAsk struct {
 	// the ask out again.
 	LeaseUntil string    `json:"lease_until,omitempty"`
 	Created    time.Time `json:"created"`
+	// Trial and Params are a study stated in parameters': the ask's
+	// trial and setting, in the user's units.
+	Trial  *int          `json:"trial,omitempty"`
+	Params space.Setting `json:"params,omitempty"`
 }
 
 // SetPosterior is a policy's view of the coming round over the finite
@@ -184,7 +189,17 @@ func (s *Study) view(sum *Summary, leases map[int]int64) *View {
 		if until, ok := leases[e.Ask]; ok {
 			pa.LeaseUntil = store.LeaseTime(until)
 		}
+		if s.res.Named != nil {
+			trial := s.askTrial[e.Ask]
+			pa.Trial, pa.Params = &trial, s.settingOf(&e)
+		}
 		vw.Pending = append(vw.Pending, pa)
+	}
+	if s.res.Named != nil {
+		// The page draws such a study in the user's units, per trial:
+		// the posteriors live in the unit cube of the transform.
+		vw.PosteriorSkipped = "a study stated in parameters is drawn in its own units, trial by trial"
+		return vw
 	}
 	if s.res.Box != nil {
 		vw.Seeds = s.res.Box.Seeds

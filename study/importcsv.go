@@ -16,6 +16,7 @@ import (
 
 	"github.com/safegp/safegp/config"
 	"github.com/safegp/safegp/problem"
+	"github.com/safegp/safegp/space"
 )
 
 // Columns name the columns of a study's data: x1…xd, the context
@@ -25,6 +26,9 @@ type Columns struct {
 	Dim         int      // d: x1…xd
 	Context     []string // the context variables, in the spec's order; nil without
 	Constraints int      // m: g1…gm
+	// Params and Outcomes are a study stated in parameters' columns,
+	// by name, instead of x1…xd, f and g1…gm.
+	Params, Outcomes []string
 }
 
 // Columns returns the columns of a study's data, for ParseImportCSV.
@@ -32,6 +36,12 @@ func (v *Service) Columns(ctx context.Context, name string) (*Columns, error) {
 	var c *Columns
 	err := v.with(ctx, name, func(s *Study) error {
 		c = &Columns{Dim: s.res.Dim(), Context: s.res.contextNames(), Constraints: len(s.res.Spec.Thresholds)}
+		if nm := s.res.Named; nm != nil {
+			for _, p := range nm.space.Params() {
+				c.Params = append(c.Params, p.Name)
+			}
+			c.Outcomes = nm.outcomes.Names()
+		}
 		return nil
 	})
 	return c, err
@@ -42,6 +52,9 @@ func (v *Service) Columns(ctx context.Context, name string) (*Columns, error) {
 func (c *Columns) header() string {
 	if c == nil {
 		return "x1…xd[,context names…],f[,g1…gm][,noise_std]"
+	}
+	if c.Params != nil {
+		return strings.Join(slices.Concat(c.Params, c.Outcomes), ",")
 	}
 	seq := func(p string, n int) []string {
 		switch {
@@ -226,6 +239,9 @@ func parseImportCSV(r io.Reader, cols *Columns) ([]TellRequest, error) {
 		header[i] = strings.TrimSpace(header[i])
 	}
 	header[0] = strings.TrimPrefix(header[0], "\ufeff") // a spreadsheet's byte-order mark
+	if cols != nil && cols.Params != nil {
+		return parseNamedCSV(cr, header, cols)
+	}
 	ic, err := parseImportHeader(header, cols)
 	if err != nil {
 		return nil, fmt.Errorf("%w: header: %w", ErrBadImport, err)
@@ -293,4 +309,77 @@ func parseImportCSV(r io.Reader, cols *Columns) ([]TellRequest, error) {
 		return nil, fmt.Errorf("%w: no rows below the header", ErrBadImport)
 	}
 	return rows, nil
+}
+
+// parseNamedCSV reads the rows of an import file for a study stated in
+// parameters: a column per parameter and per outcome, by name, in any
+// order, each once; or its export (exportNamedCSV), whose observations in
+// force it takes. A parameter's cell is a number, or a choice's value;
+// an outcome's a number.
+func parseNamedCSV(cr *csv.Reader, header []string, cols *Columns) ([]TellRequest, error) {
+	want := strings.Join(slices.Concat(cols.Params, cols.Outcomes), ",")
+	kind, retractedBy := -1, -1
+	col := map[string]int{}
+	for j, n := range header {
+		switch {
+		case n == "kind":
+			kind = j
+		case n == "retracted_by":
+			retractedBy = j
+		case n == "trial" || slices.Contains(exportOnly, n):
+		case !slices.Contains(cols.Params, n) && !slices.Contains(cols.Outcomes, n):
+			return nil, fmt.Errorf("%w: header: unexpected column %s (want %s)", ErrBadImport, quote.Short(n), want)
+		default:
+			if _, dup := col[n]; dup {
+				return nil, fmt.Errorf("%w: header: column %s is given twice (want %s)", ErrBadImport, n, want)
+			}
+			col[n] = j
+		}
+	}
+	for _, n := range slices.Concat(cols.Params, cols.Outcomes) {
+		if _, ok := col[n]; !ok {
+			return nil, fmt.Errorf("%w: header: column %s is missing (want %s)", ErrBadImport, n, want)
+		}
+	}
+	if kind >= 0 && retractedBy < 0 {
+		return nil, fmt.Errorf("%w: header: an export's header without its retracted_by column: the retracted observations could not be told from the others", ErrBadImport)
+	}
+	var rows []TellRequest
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return rows, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadImport, err)
+		}
+		if kind >= 0 {
+			switch k := strings.TrimSpace(rec[kind]); {
+			case k == "retract", k == "tell" && strings.TrimSpace(rec[retractedBy]) != "":
+				continue
+			case k != "tell":
+				return nil, fmt.Errorf("%w: line %d, column kind: %s, want tell or retract", ErrBadImport, line, quote.Short(k))
+			}
+		}
+		if len(rows) == config.MaxHorizon {
+			return nil, fmt.Errorf("%w: line %d: more than %d rows, more than any study's horizon", ErrBadImport, line, config.MaxHorizon)
+		}
+		t := TellRequest{Params: make(space.Setting, len(cols.Params)), Values: make(map[string]float64, len(cols.Outcomes))}
+		for _, n := range cols.Params {
+			c := strings.TrimSpace(rec[col[n]])
+			if v, err := number.Parse(c); err == nil {
+				t.Params[n] = space.Number(v)
+			} else {
+				t.Params[n] = space.String(c)
+			}
+		}
+		for _, n := range cols.Outcomes {
+			v, err := importCell(rec, header, line, col[n])
+			if err != nil {
+				return nil, err
+			}
+			t.Values[n] = v
+		}
+		rows = append(rows, t)
+	}
 }

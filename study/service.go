@@ -229,6 +229,8 @@ type RetractAnswer struct {
 	// WithdrawnAsk is the first of WithdrawnAsks, kept for clients of
 	// the time when a study held one pending ask at most.
 	WithdrawnAsk int `json:"withdrawn_ask,omitempty"`
+	// Trial is the trial retracted, in a study stated in parameters.
+	Trial *int `json:"trial,omitempty"`
 }
 
 // Retract records that an observation (a tell's sequence number) must no
@@ -238,8 +240,34 @@ type RetractAnswer struct {
 // leases dropped. Retracting an unknown observation, an ask, or an
 // observation retracted already is an error that changes nothing.
 func (v *Service) Retract(ctx context.Context, name string, observation int) (*RetractAnswer, error) {
+	return v.retract(ctx, name, func(*Study) (int, error) { return observation, nil })
+}
+
+// RetractTrial retracts a trial's observation, in a study stated in
+// parameters (Retract).
+func (v *Service) RetractTrial(ctx context.Context, name string, trial int) (*RetractAnswer, error) {
+	return v.retract(ctx, name, func(s *Study) (int, error) {
+		if s.res.Named == nil {
+			return 0, fmt.Errorf("%w: study %q is not stated in parameters and has no trials: retract an observation", ErrUnknownObservation, s.name)
+		}
+		seq, ok := s.trialTell[trial]
+		if !ok {
+			if trial >= 0 && trial < s.trials {
+				return 0, fmt.Errorf("%w: trial %d of study %q has no observation yet", ErrUnknownObservation, trial, s.name)
+			}
+			return 0, fmt.Errorf("%w: study %q has no trial %d", ErrUnknownObservation, s.name, trial)
+		}
+		return seq, nil
+	})
+}
+
+func (v *Service) retract(ctx context.Context, name string, which func(*Study) (int, error)) (*RetractAnswer, error) {
 	var ans *RetractAnswer
 	err := v.write(ctx, name, func(s *Study) error {
+		observation, err := which(s)
+		if err != nil {
+			return err
+		}
 		e, err := s.decideRetract(observation)
 		if err != nil {
 			return err
@@ -257,6 +285,10 @@ func (v *Service) Retract(ctx context.Context, name string, observation int) (*R
 			return err
 		}
 		ans = &RetractAnswer{Retraction: e.Seq, Observation: observation, Index: e.Index, Rounds: s.nObs, WithdrawnAsks: withdrawn, WithdrawnAsk: first}
+		if s.res.Named != nil {
+			trial := s.tellTrial[observation]
+			ans.Trial = &trial
+		}
 		return nil
 	})
 	return ans, err

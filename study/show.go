@@ -60,6 +60,18 @@ type Summary struct {
 	// Best are taken: nil before the first ask, and Best with it.
 	ContextNames []string           `json:"context_names,omitempty"`
 	Context      map[string]float64 `json:"context,omitempty"`
+
+	// Notes say why the study may not be making progress (notes.go), as
+	// its ask answers do.
+	Notes []string `json:"notes,omitempty"`
+
+	// A study stated in parameters: its trials so far (asks and
+	// measurements made outside the loop), its parameters and outcomes
+	// as stated.
+	Trials     int                `json:"trials,omitempty"`
+	Parameters []space.Param      `json:"parameters,omitempty"`
+	Objective  *space.Objective   `json:"objective,omitempty"`
+	Limits     []space.Constraint `json:"outcome_constraints,omitempty"`
 }
 
 // Best is the best safe action so far: the argmax of the lower confidence
@@ -116,6 +128,32 @@ type Observation struct {
 	Retracted   bool      `json:"retracted"`
 	RetractedBy int       `json:"retracted_by,omitempty"`
 	Created     time.Time `json:"created"`
+	// Trial, Params and Values are a study stated in parameters': the
+	// trial, its setting and every outcome's value, in the user's
+	// units; its JSON holds them instead of index, x, f and g.
+	Trial  *int               `json:"-"`
+	Params space.Setting      `json:"-"`
+	Values map[string]float64 `json:"-"`
+}
+
+// MarshalJSON writes an observation of a study stated in parameters as
+// {"seq", "ask", "trial", "params", "values", …}, another as its fields.
+func (o Observation) MarshalJSON() ([]byte, error) {
+	if o.Trial != nil {
+		return json.Marshal(struct {
+			Seq         int                `json:"seq"`
+			Ask         int                `json:"ask,omitempty"`
+			Trial       int                `json:"trial"`
+			Params      space.Setting      `json:"params"`
+			Values      map[string]float64 `json:"values"`
+			Violation   bool               `json:"violation"`
+			Retracted   bool               `json:"retracted"`
+			RetractedBy int                `json:"retracted_by,omitempty"`
+			Created     time.Time          `json:"created"`
+		}{o.Seq, o.Ask, *o.Trial, o.Params, o.Values, o.Violation, o.Retracted, o.RetractedBy, o.Created})
+	}
+	type plain Observation
+	return json.Marshal(plain(o))
 }
 
 // Retraction is one retraction, as exported.
@@ -155,6 +193,7 @@ func (s *Study) summary() *Summary {
 	}
 	sum.Model = s.modelInfo()
 	sum.SafeSetSize = snap.SafeSetSize
+	sum.Notes = s.notes()
 	for _, e := range s.events {
 		if e.Kind == "tell" && s.retracted[e.Seq] == 0 {
 			sum.OwnNoise += btoi(e.NoiseStd != nil)
@@ -174,6 +213,8 @@ func (s *Study) summary() *Summary {
 	if s.res.Named != nil {
 		// In the user's terms: the best trial measured safe.
 		sum.Best = s.bestTrial()
+		sp := s.res.Spec
+		sum.Trials, sum.Parameters, sum.Objective, sum.Limits = s.trials, sp.Parameters, sp.Objective, sp.Constraints
 		return sum
 	}
 	if s.res.Box != nil {
@@ -227,8 +268,13 @@ func (s *Study) observations() []Observation {
 	for _, e := range s.events {
 		if e.Kind == "tell" {
 			r := s.retracted[e.Seq]
-			obs = append(obs, Observation{Seq: e.Seq, Ask: e.Ask, Index: e.Index, X: e.X, Context: s.res.contextMap(e.Context), F: e.F, G: e.G, NoiseStd: e.NoiseStd, Violation: e.Violation,
-				Retracted: r != 0, RetractedBy: r, Created: e.Created})
+			o := Observation{Seq: e.Seq, Ask: e.Ask, Index: e.Index, X: e.X, Context: s.res.contextMap(e.Context), F: e.F, G: e.G, NoiseStd: e.NoiseStd, Violation: e.Violation,
+				Retracted: r != 0, RetractedBy: r, Created: e.Created}
+			if s.res.Named != nil {
+				trial := s.tellTrial[e.Seq]
+				o.Trial, o.Params, o.Values = &trial, s.settingOf(&e), s.valueMap(&e)
+			}
+			obs = append(obs, o)
 		}
 	}
 	return obs
@@ -251,9 +297,12 @@ type Export struct {
 	Constraints int `json:"-"`
 	// ContextNames are a study's context variables: CSV columns after
 	// x1…xd.
-	ContextNames []string      `json:"-"`
-	Observations []Observation `json:"observations"`
-	Retractions  []Retraction  `json:"retractions"`
+	ContextNames []string `json:"-"`
+	// ParamNames and OutcomeNames are a study stated in parameters':
+	// its CSV has a column for each instead of x1…xd, f and g1…gm.
+	ParamNames, OutcomeNames []string      `json:"-"`
+	Observations             []Observation `json:"observations"`
+	Retractions              []Retraction  `json:"retractions"`
 	// Fits are the fits of the model (model.fit), in order; left out
 	// when there are none.
 	Fits []FitInfo `json:"fits,omitempty"`
@@ -264,6 +313,12 @@ func (v *Service) Export(ctx context.Context, name string) (*Export, error) {
 	var x *Export
 	err := v.with(ctx, name, func(s *Study) error {
 		x = &Export{Dim: s.res.Dim(), Constraints: len(s.res.Spec.Thresholds), ContextNames: s.res.contextNames(), Observations: s.observations(), Retractions: s.retractions(), Fits: s.fitInfos()}
+		if nm := s.res.Named; nm != nil {
+			for _, p := range nm.space.Params() {
+				x.ParamNames = append(x.ParamNames, p.Name)
+			}
+			x.OutcomeNames = nm.outcomes.Names()
+		}
 		return nil
 	})
 	return x, err
@@ -326,6 +381,9 @@ func (v *Service) Safety(ctx context.Context, name string) (h []float64, hf *flo
 // The observations in force are the rows of kind tell with an empty
 // retracted_by.
 func ExportCSV(x *Export) []byte {
+	if x.ParamNames != nil {
+		return exportNamedCSV(x)
+	}
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	head := []string{"seq", "kind", "ask", "index"}
@@ -372,6 +430,48 @@ func ExportCSV(x *Export) []byte {
 			noise = f(*o.NoiseStd)
 		}
 		row = append(row, noise)
+		w.Write(append(row, strconv.FormatBool(o.Violation), opt(o.RetractedBy), "", o.Created.Format(time.RFC3339Nano)))
+	}
+	for _, r := range rets {
+		write(r)
+	}
+	w.Flush()
+	return b.Bytes()
+}
+
+// exportNamedCSV is ExportCSV for a study stated in parameters: seq,
+// kind, trial, ask, a column per parameter and per outcome (by name, in
+// the user's units), violation, retracted_by, retracts, created.
+func exportNamedCSV(x *Export) []byte {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	head := append([]string{"seq", "kind", "trial", "ask"}, x.ParamNames...)
+	head = append(head, x.OutcomeNames...)
+	w.Write(append(head, "violation", "retracted_by", "retracts", "created"))
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	opt := func(n int) string {
+		if n == 0 {
+			return ""
+		}
+		return strconv.Itoa(n)
+	}
+	rets := x.Retractions
+	write := func(r Retraction) {
+		row := append([]string{strconv.Itoa(r.Seq), "retract", "", ""}, make([]string, len(x.ParamNames)+len(x.OutcomeNames)+2)...)
+		w.Write(append(row, strconv.Itoa(r.Observation), r.Created.Format(time.RFC3339Nano)))
+	}
+	for _, o := range x.Observations {
+		for len(rets) > 0 && rets[0].Seq < o.Seq {
+			write(rets[0])
+			rets = rets[1:]
+		}
+		row := []string{strconv.Itoa(o.Seq), "tell", strconv.Itoa(*o.Trial), opt(o.Ask)}
+		for _, n := range x.ParamNames {
+			row = append(row, o.Params[n].String())
+		}
+		for _, n := range x.OutcomeNames {
+			row = append(row, f(o.Values[n]))
+		}
 		w.Write(append(row, strconv.FormatBool(o.Violation), opt(o.RetractedBy), "", o.Created.Format(time.RFC3339Nano)))
 	}
 	for _, r := range rets {

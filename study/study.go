@@ -109,6 +109,11 @@ type Study struct {
 	trials              int
 	askTrial, tellTrial map[int]int
 	trialTell           map[int]int
+	// safeMax is the largest safe set so far, grewAt the observation
+	// count when it last grew, safeSnap a snapshot reused to read it
+	// (notes.go).
+	safeMax, grewAt int
+	safeSnap        bandit.Snapshot
 }
 
 // pendingAsk is an ask handed out and not yet told: the study's id (the
@@ -164,6 +169,7 @@ func newStudy(name string, st *store.Record, events []store.Event, maxMemory int
 	if s.pol, s.src, err = newPolicy(res, &s.model, 0, tells, s.covSwitch); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
+	s.trackSafeSet()
 	for _, e := range events {
 		if err := s.apply(e); err != nil {
 			return nil, fmt.Errorf("study %q: %w", name, err)
@@ -337,6 +343,7 @@ func (s *Study) applyTell(e store.Event) error {
 	if e.Violation {
 		s.viol++
 	}
+	s.trackSafeSet()
 	return nil
 }
 
@@ -453,6 +460,7 @@ func (s *Study) answer(ask int) *AskAnswer {
 	if s.res.Named != nil {
 		a.named, a.Trial, a.Params, a.Best = true, s.askTrial[ask], s.settingOf(&e), s.bestTrial()
 	}
+	a.Notes = s.notes()
 	return a
 }
 

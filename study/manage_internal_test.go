@@ -1,0 +1,125 @@
+package study
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/safegp/safegp/store"
+)
+
+// TestDeleteRenameStudy: a study with a leased ask is not deleted
+// without force, and is with it; a deleted study is unknown at once,
+// also to the service that had it in memory; a rename moves the study,
+// and its old name is unknown; a lease that has ended holds nothing back.
+func TestDeleteRenameStudy(t *testing.T) {
+	ctx := context.Background()
+	c := &fakeClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	v, done := batchService(t, filepath.Join(t.TempDir(), "d.db"), c)
+	defer done()
+	spec := batchSpec(`{"name": "safeopt", "safe_set": "gp"}`, 50)
+	createStudy(t, v, "a", spec)
+	createStudy(t, v, "b", spec)
+	if _, err := v.AskBatch(ctx, "a", AskOptions{Count: 1, LeaseSeconds: 60}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := v.Delete(ctx, "a", false)
+	if !errors.Is(err, ErrLeased) || !strings.Contains(err.Error(), "[1]") {
+		t.Fatalf("delete with a leased ask: %v, want ErrLeased naming ask 1", err)
+	}
+	if _, err := v.Show(ctx, "a"); err != nil {
+		t.Fatalf("the refused delete changed the study: %v", err)
+	}
+	c.advance(2 * time.Minute) // the lease has ended: nothing is being measured
+	if err := v.Rename(ctx, "a", "b"); !errors.Is(err, store.ErrExists) {
+		t.Fatalf("rename onto b: %v, want ErrExists", err)
+	}
+	if err := v.Rename(ctx, "a", "a2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Show(ctx, "a"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the old name after a rename: %v, want ErrNotFound", err)
+	}
+	sum, err := v.Show(ctx, "a2")
+	if err != nil || len(sum.PendingAsks) != 1 {
+		t.Fatalf("the renamed study: %+v, %v", sum, err)
+	}
+	ans, err := v.Delete(ctx, "a2", false)
+	if err != nil {
+		t.Fatalf("delete after the lease ended: %v", err)
+	}
+	if ans.Events != 1 || len(ans.Pending) != 1 || len(ans.Leased) != 0 {
+		t.Errorf("delete answer %+v, want 1 event, 1 pending ask, none leased", ans)
+	}
+	if _, err := v.Ask(ctx, "a2"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("ask of a deleted study: %v, want ErrNotFound", err)
+	}
+	// force: b with a running lease.
+	if _, err := v.AskBatch(ctx, "b", AskOptions{Count: 1, LeaseSeconds: 60}); err != nil {
+		t.Fatal(err)
+	}
+	if ans, err := v.Delete(ctx, "b", true); err != nil || len(ans.Leased) != 1 {
+		t.Fatalf("forced delete: %+v, %v", ans, err)
+	}
+	if l, _ := v.List(ctx); len(l) != 0 {
+		t.Errorf("studies left: %+v", l)
+	}
+	if _, err := v.Delete(ctx, "b", true); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("delete of a deleted study: %v, want ErrNotFound", err)
+	}
+}
+
+// stallSpec: a constraint kernel far too small and short for the data
+// (variance 0.1, lengthscale 0.02 on [0, 1]², values 5 above the limit):
+// the safe set cannot grow beyond the seed.
+const stallSpec = `{"decision_set": {"grid": {"bounds": [[0, 1], [0, 1]], "points": [20, 20]}}, "seed_actions": [0],
+ "thresholds": [0.0],
+ "model": {"objective": {"kernel": "se", "lengthscale": 0.1}, "constraints": [{"kernel": "se", "lengthscale": 0.02, "variance": 0.1}], "noise_std": 0.01, "delta": 0.05},
+ "algorithm": {"name": "safeopt", "safe_set": "gp"}, "horizon": 100, "seed": 1}`
+
+// TestStallNotes: no note while the safe set may still grow; from
+// StallRounds observations without growth, every ask answer and the
+// summary say so, with the variance the data call for; a batch answered
+// short says why.
+func TestStallNotes(t *testing.T) {
+	ctx := context.Background()
+	c := &fakeClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	v, done := batchService(t, filepath.Join(t.TempDir(), "n.db"), c)
+	defer done()
+	createStudy(t, v, "s", stallSpec)
+	f, g := 1.0, []float64{5}
+	for k := range StallRounds + 1 {
+		a, err := v.Ask(ctx, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stalled := k >= StallRounds; (len(a.Notes) > 0) != stalled {
+			t.Fatalf("ask after %d observations: notes %q, want notes %v", k, a.Notes, stalled)
+		}
+		id := a.Ask
+		if _, err := v.Tell(ctx, "s", &TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum, err := v.Show(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(sum.Notes, "\n")
+	for _, want := range []string{"has not grown for 11 observations", "raise its variance to about 25", "one seed", "β follows the paper's schedule"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("summary notes %q lack %q", sum.Notes, want)
+		}
+	}
+	as, err := v.AskBatch(ctx, "s", AskOptions{Count: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBatchAnswer(as)
+	if len(b.Asks) != 1 || !strings.Contains(b.Notes[len(b.Notes)-1], "asked for 4, handed out 1") || b.Asks[0].Notes != nil {
+		t.Errorf("short batch: %d asks, notes %q", len(b.Asks), b.Notes)
+	}
+}

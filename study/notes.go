@@ -1,0 +1,123 @@
+package study
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/internal/plural"
+)
+
+// StallRounds is how many observations in a row a study's safe set may go
+// without growing before its ask answers and its summary say so (notes):
+// ten rounds are several times what SGP-UCB's expansion needs per
+// action on a safe set that can grow (paper §4, T′ per expansion), and
+// few enough that a user running tens of trials hears of it early.
+const StallRounds = 10
+
+// trackSafeSet records the safe set's size after an observation, for
+// the stall notes: its largest so far and the observation count when it
+// last grew. Only on a finite decision set without a context (a box has
+// no safe-set size, and a context's safe set changes with the context).
+func (s *Study) trackSafeSet() {
+	if s.res.Box != nil || s.res.ContextKernel != nil {
+		return
+	}
+	s.pol.Inspect(&s.safeSnap, bandit.SafeSet)
+	if n := s.safeSnap.SafeSetSize; n > s.safeMax {
+		s.safeMax, s.grewAt = n, s.nObs
+	}
+}
+
+// notes says why a study may not be making progress: its safe set has
+// not grown for StallRounds observations or more, with the likely causes
+// its records show and what to change. Nil when it is growing.
+func (s *Study) notes() []string {
+	if s.res.Box != nil || s.res.ContextKernel != nil || s.nObs-s.grewAt < StallRounds {
+		return nil
+	}
+	if s.safeMax >= len(s.res.X) {
+		return nil // everything is safe: nothing left to grow into
+	}
+	notes := []string{fmt.Sprintf("the safe set has not grown for %s: it holds %s of %d (docs/limits.md, \"A study that does not grow\"); likely causes below",
+		plural.Count(s.nObs-s.grewAt, "observation"), plural.Count(s.knownSafe(), "action"), len(s.res.X))}
+	// A constraint whose values spread further from its limit than its
+	// kernel's variance allows: the GP cannot believe any other action
+	// is as safe as the ones measured.
+	g := s.constraintData()
+	for i, vals := range g {
+		if len(vals) < 2 || i >= len(s.model.Constraints) {
+			continue
+		}
+		v := 1.0
+		if p := s.model.Constraints[i].Variance; p != nil {
+			v = *p
+		}
+		rms := 0.0
+		for _, x := range vals {
+			rms += x * x
+		}
+		rms = math.Sqrt(rms / float64(len(vals)))
+		if rms > 2*math.Sqrt(v) {
+			notes = append(notes, fmt.Sprintf("constraint %d's values lie %.3g from its limit on average, and its kernel's standard deviation is %.3g: raise its variance to about %.3g, or fit the model (model.fit)", i+1, rms, math.Sqrt(v), rms*rms))
+		}
+	}
+	if n := len(s.res.Seed); n == 1 {
+		notes = append(notes, "the study started from one seed: give more settings known to be safe (seeds), spread over the space")
+	}
+	if b := s.model.Beta; b == nil || b.Paper {
+		notes = append(notes, "β follows the paper's schedule, which is conservative: a fixed β such as 4 (beta: 4) expands faster, at a higher risk of a violation")
+	}
+	if s.model.Fit == nil {
+		notes = append(notes, "the kernels are as configured: fit them to the data (model.fit: {when: auto})")
+	}
+	notes = append(notes, "the lengthscales may be too short for the space: each measurement then vouches for its own neighbourhood only")
+	return notes
+}
+
+// constraintData returns each constraint's values in force, in the
+// policies' units, less its threshold: how far from the limit.
+func (s *Study) constraintData() [][]float64 {
+	m := len(s.res.Spec.Thresholds)
+	out := make([][]float64, m)
+	for _, e := range s.events {
+		if e.Kind != "tell" || s.retracted[e.Seq] != 0 {
+			continue
+		}
+		o := s.observation(&e)
+		for i := 0; i < m && i < len(o.G); i++ {
+			out[i] = append(out[i], o.G[i]-s.res.Spec.Thresholds[i])
+		}
+	}
+	return out
+}
+
+// shortBatch says why an ask call handed out fewer asks than asked:
+// want asked for, got handed out, room what the horizon left.
+func (s *Study) shortBatch(want, got, leased, room int) string {
+	why := ""
+	switch {
+	case got >= room:
+		why = fmt.Sprintf("the horizon of %d leaves room for %s beside the %d observations", s.res.Spec.Horizon, plural.Count(room, "more ask"), s.nObs)
+	case leased > 0:
+		why = fmt.Sprintf("%s %s leased to other workers, and the policy has no further distinct action to suggest", plural.Count(leased, "pending ask"), plural.Of(leased, "is"))
+	case s.res.Box == nil && s.res.ContextKernel == nil:
+		why = fmt.Sprintf("the asks of a batch are distinct actions known to be safe, and the policy had no further one to suggest (%s known safe: the safe set and the seeds)", plural.Count(s.knownSafe(), "action"))
+	default:
+		why = "the policy had no further distinct point to suggest"
+	}
+	return fmt.Sprintf("asked for %d, handed out %d: %s", want, got, why)
+}
+
+// knownSafe counts the actions known to be safe: the policy's safe set
+// and the seed set.
+func (s *Study) knownSafe() int {
+	s.pol.Inspect(&s.safeSnap, bandit.SafeSet)
+	n := s.safeSnap.SafeSetSize
+	for _, i := range s.res.Seed {
+		if i < len(s.safeSnap.Safe) && !s.safeSnap.Safe[i] {
+			n++
+		}
+	}
+	return n
+}
