@@ -25,7 +25,7 @@ func (h *handler) ask(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if req.Count != nil {
-		writeJSON(w, http.StatusOK, study.BatchAnswer{Asks: as})
+		writeJSON(w, http.StatusOK, study.NewBatchAnswer(as))
 		return nil
 	}
 	writeJSON(w, http.StatusOK, as[0])

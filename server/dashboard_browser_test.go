@@ -261,11 +261,54 @@ func TestDashboardInBrowser(t *testing.T) {
 
 	// The list, through the link in the header.
 	goTo(t, ctx, "#/", "list")
-	if got := count(t, ctx, "#study-list tbody tr"); got != 8 {
-		t.Errorf("list: %d rows, want 8 studies", got)
+	if got := count(t, ctx, "#study-list tbody tr"); got != 9 {
+		t.Errorf("list: %d rows, want 9 studies", got)
 	}
 	if got := eval[string](t, ctx, `document.querySelector('#study-list a[href="#/study/pump-1d"]').closest('tr').cells[4].textContent`); got != strconv.Itoa(viol) {
 		t.Errorf("list: pump-1d shows %s violations, want %d", got, viol)
+	}
+
+	// A study stated in parameters: its own units, trial by trial.
+	goTo(t, ctx, "#/study/tune-pi", "study:tune-pi")
+	vwN, err := fx.svc.View(context.Background(), "tune-pi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nN, violN := len(vwN.Observations), 0
+	for _, o := range vwN.Observations {
+		if o.Violation {
+			violN++
+		}
+	}
+	if nN != 9 || violN != 1 || len(vwN.Pending) != 1 {
+		t.Fatalf("fixture tune-pi: %d trials told, %d violations, %d pending; want 9, 1, 1", nN, violN, len(vwN.Pending))
+	}
+	for _, c := range []struct {
+		sel  string
+		want int
+	}{
+		{"figure.progress-f circle.obs", nN},
+		{"figure.progress-f circle.obs.violation", violN},
+		{"figure.progress-f path.best-line", 1},
+		{"figure.progress-g circle.obs", nN},
+		{"figure.progress-g circle.obs.violation", violN}, // the overshoot above its limit
+		{"figure.progress-g line.threshold", 1},
+		{"#trials tbody tr", nN},
+		{"#pending tbody tr", 1},
+	} {
+		if got := count(t, ctx, c.sel); got != c.want {
+			t.Errorf("tune-pi: %d × %s, want %d", got, c.sel, c.want)
+		}
+	}
+	b = vwN.Summary.Best
+	if got, want := eval[string](t, ctx, `document.getElementById('best-x').textContent`), fmt.Sprintf("trial %d: kp = %s, mode = %s", *b.Trial, strconv.FormatFloat(b.Params["kp"].Num, 'g', 4, 64), b.Params["mode"].Str); got != want {
+		t.Errorf("tune-pi: best shows %q, want %q", got, want)
+	}
+	if got := texts(t, ctx, "#pending th"); got != "[trial ask params handed out lease]" {
+		t.Errorf("tune-pi: pending asks table columns %s", got)
+	}
+	if got := eval[string](t, ctx, `document.getElementById('limits').textContent`); got != "overshoot ≤ 0.05" {
+		t.Errorf("tune-pi: limits %q", got)
 	}
 
 	// 2-D: the heat map with the safe set's border and hatching.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/safegp/safegp/server"
+	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
 )
@@ -138,6 +139,29 @@ type dashFixture struct {
 	store *store.Store
 }
 
+// namedSpec is a study stated in parameters: a gain on a log scale and a
+// mode, the settling time minimized with the overshoot at most 0.05.
+const namedSpec = `
+parameters:
+  - {name: kp, low: 0.05, high: 20, scale: log}
+  - {name: mode, type: choice, values: [pi, pid]}
+objective: {name: settle_time, goal: minimize}
+constraints:
+  - {name: overshoot, max: 0.05}
+seeds: [{kp: 0.3, mode: pi}]
+horizon: 30
+`
+
+// namedTruth is namedSpec's plant: faster, and more overshoot, with a
+// higher gain.
+func namedTruth(p space.Setting) map[string]float64 {
+	kp := p["kp"].Num
+	if p["mode"].Str == "pid" {
+		kp *= 1.3
+	}
+	return map[string]float64{"settle_time": 10/(1+kp) + 1, "overshoot": 0.02*kp - 0.01}
+}
+
 func newDashFixture(t testing.TB) *dashFixture {
 	t.Helper()
 	ctx := context.Background()
@@ -149,7 +173,7 @@ func newDashFixture(t testing.TB) *dashFixture {
 	svc := study.NewService(st, study.ServiceOptions{})
 	// fresh has no observation yet; scatter-2d's 50 actions are no grid.
 	for name, spec := range map[string]string{"pump-1d": oneDSpec, "valve-2d": twoDSpec, "beam-box": boxSpec, "long-1000": longSpec, "fresh": twoDSpec, "scatter-2d": scatterSpec(),
-		"climate-1d": climateSpec, "batch-1d": oneDSpec} {
+		"climate-1d": climateSpec, "batch-1d": oneDSpec, "tune-pi": namedSpec} {
 		parsed, err := study.ParseSpec([]byte(spec))
 		if err != nil {
 			t.Fatal(err)
@@ -224,6 +248,27 @@ func newDashFixture(t testing.TB) *dashFixture {
 	}
 	time.Sleep(5 * time.Millisecond)
 	if _, err := svc.AskBatch(ctx, "batch-1d", study.AskOptions{Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+
+	// tune-pi, stated in parameters: 8 trials asked and told, one
+	// measured outside the loop that overshoots (a violation), and an
+	// ask pending.
+	for range 8 {
+		a, err := svc.Ask(ctx, "tune-pi")
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := a.Ask
+		if _, err := svc.Tell(ctx, "tune-pi", &study.TellRequest{Ask: &id, Values: namedTruth(a.Params)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	far := space.Setting{"kp": space.Number(19), "mode": space.String("pid")}
+	if _, err := svc.Tell(ctx, "tune-pi", &study.TellRequest{Params: far, Values: namedTruth(far)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Ask(ctx, "tune-pi"); err != nil {
 		t.Fatal(err)
 	}
 

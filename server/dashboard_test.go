@@ -94,7 +94,7 @@ func TestDashboardData(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := fmt.Sprint(names(l.Studies))
-			if got != "[batch-1d beam-box climate-1d fresh large long-1000 pump-1d scatter-2d valve-2d]" {
+			if got != "[batch-1d beam-box climate-1d fresh large long-1000 pump-1d scatter-2d tune-pi valve-2d]" {
 				t.Errorf("studies %s", got)
 			}
 			for _, s := range l.Studies {

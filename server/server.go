@@ -58,6 +58,8 @@ func Handler(svc *study.Service, opt Options) http.Handler {
 	mux.Handle("POST /v1/studies/{name}/import", h.auth(h.importData, "application/json", "text/csv"))
 	mux.Handle("POST /v1/studies/{name}/posterior", h.auth(h.posterior))
 	mux.Handle("GET /v1/studies/{name}", h.auth(h.show))
+	mux.Handle("DELETE /v1/studies/{name}", h.auth(h.deleteStudy))
+	mux.Handle("POST /v1/studies/{name}/rename", h.auth(h.rename))
 	mux.Handle("GET /v1/studies/{name}/observations", h.auth(h.observations))
 	h.dashboardRoutes(mux) // dashboard.go: the page at / and its read-only data
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -182,7 +184,7 @@ func status(err error) int {
 		return http.StatusRequestEntityTooLarge
 	case errors.Is(err, store.ErrExists), errors.Is(err, study.ErrAlreadyTold), errors.Is(err, store.ErrStale), errors.Is(err, store.ErrDuplicateImport),
 		errors.Is(err, study.ErrHorizon), errors.Is(err, study.ErrWithdrawn), errors.Is(err, study.ErrAlreadyRetracted),
-		errors.Is(err, study.ErrContextPending), errors.Is(err, study.ErrNoAsk), errors.Is(err, store.ErrLeaseLost):
+		errors.Is(err, study.ErrContextPending), errors.Is(err, study.ErrNoAsk), errors.Is(err, store.ErrLeaseLost), errors.Is(err, study.ErrLeased):
 		return http.StatusConflict
 	case errors.Is(err, study.ErrBadTell), errors.Is(err, study.ErrBadRetract), errors.Is(err, study.ErrBadImport), errors.Is(err, study.ErrBadPoints), errors.Is(err, study.ErrSpec), errors.Is(err, study.ErrBadName), errors.Is(err, errBadRequest),
 		errors.Is(err, study.ErrBadContext), errors.Is(err, study.ErrBadAsk), errors.Is(err, study.ErrBadHeartbeat):
@@ -306,11 +308,59 @@ func (h *handler) retract(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	a, err := h.svc.Retract(r.Context(), r.PathValue("name"), req.Observation)
+	var a *study.RetractAnswer
+	if req.Trial != nil {
+		a, err = h.svc.RetractTrial(r.Context(), r.PathValue("name"), *req.Trial)
+	} else {
+		a, err = h.svc.Retract(r.Context(), r.PathValue("name"), req.Observation)
+	}
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, a)
+	return nil
+}
+
+// deleteStudy removes a study (DELETE /v1/studies/{name}, ?force=true
+// to delete it while asks are leased).
+func (h *handler) deleteStudy(w http.ResponseWriter, r *http.Request) error {
+	force := false
+	switch f := r.URL.Query().Get("force"); f {
+	case "", "false":
+	case "true":
+		force = true
+	default:
+		return fmt.Errorf("%w: force=%s: want true or false", errBadRequest, quote.Short(f))
+	}
+	a, err := h.svc.Delete(r.Context(), r.PathValue("name"), force)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, a)
+	return nil
+}
+
+// rename gives a study a new name: body {"name": NEW}.
+func (h *handler) rename(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(w, r, MaxBody)
+	if err != nil {
+		return err
+	}
+	var req struct {
+		Name json.RawMessage `json:"name"`
+	}
+	if err := decodeObject(body, &req); err != nil {
+		return fmt.Errorf("%w: %w", errBadRequest, err)
+	}
+	var name string
+	if req.Name == nil || json.Unmarshal(req.Name, &name) != nil {
+		return fmt.Errorf("%w: want {\"name\": \"NEW\"}, the study's new name as a string", errBadRequest)
+	}
+	old := r.PathValue("name")
+	if err := h.svc.Rename(r.Context(), old, name); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"renamed": old, "name": name})
 	return nil
 }
 

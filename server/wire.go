@@ -12,6 +12,7 @@ import (
 	"github.com/safegp/safegp/internal/number"
 	"github.com/safegp/safegp/internal/quote"
 	"github.com/safegp/safegp/internal/strictjson"
+	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/study"
 )
 
@@ -41,11 +42,44 @@ func decodeTell(data []byte) (*study.TellRequest, error) {
 		G        json.RawMessage `json:"g"`
 		NoiseStd json.RawMessage `json:"noise_std"`
 		Context  json.RawMessage `json:"context"`
+		Params   json.RawMessage `json:"params"`
+		Values   json.RawMessage `json:"values"`
 	}
 	if err := decodeObject(data, &raw); err != nil {
 		return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)
 	}
 	var t study.TellRequest
+	if raw.Values != nil || raw.Params != nil {
+		// A study stated in parameters: {"ask", "values"} or {"params",
+		// "values"}, never mixed with the plain form's fields.
+		switch {
+		case raw.Index != nil || raw.X != nil || raw.F != nil || raw.G != nil:
+			return nil, fmt.Errorf("%w: \"params\" and \"values\" go with \"ask\" only: leave out \"index\", \"x\", \"f\" and \"g\"", study.ErrBadTell)
+		case raw.Values == nil:
+			return nil, fmt.Errorf("%w: \"values\" is missing: give every outcome's value by name", study.ErrBadTell)
+		case (raw.Ask != nil) == (raw.Params != nil):
+			return nil, fmt.Errorf("%w: give exactly one of \"ask\" and \"params\"", study.ErrBadTell)
+		}
+		var err error
+		if t.Values, err = jsonObject("values", raw.Values); err != nil {
+			return nil, err
+		}
+		if raw.Params != nil {
+			if t.Params, err = jsonSetting(raw.Params); err != nil {
+				return nil, err
+			}
+		} else {
+			v, err := jsonInt("ask", raw.Ask)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)
+			}
+			t.Ask = &v
+		}
+		if raw.NoiseStd != nil || raw.Context != nil {
+			return nil, fmt.Errorf("%w: \"noise_std\" and \"context\" are not taken by a study stated in parameters", study.ErrBadTell)
+		}
+		return &t, nil
+	}
 	if given := btoi(raw.Ask != nil) + btoi(raw.Index != nil) + btoi(raw.X != nil); given != 1 {
 		return nil, fmt.Errorf("%w: give exactly one of \"ask\", \"index\" and \"x\"", study.ErrBadTell)
 	}
@@ -100,6 +134,58 @@ func decodeTell(data []byte) (*study.TellRequest, error) {
 		return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)
 	}
 	return &t, nil
+}
+
+// jsonObject parses the object field name strictly, {NAME: NUMBER, …}
+// (jsonNumber, each named name.NAME). Errors wrap study.ErrBadTell.
+func jsonObject(name string, raw json.RawMessage) (map[string]float64, error) {
+	if raw[0] != '{' {
+		return nil, fmt.Errorf("%w: %q must be an object {\"name\": number, …}, got %s", study.ErrBadTell, name, jsonKind(raw))
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, fmt.Errorf("%w: %q: %w", study.ErrBadTell, name, jsonError(err))
+	}
+	m := make(map[string]float64, len(fields))
+	for _, n := range sortedKeys(fields) { // the first bad value named is the same every time
+		v, err := jsonNumber(name+"."+quote.Prefix(n), fields[n])
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)
+		}
+		m[n] = v
+	}
+	return m, nil
+}
+
+// jsonSetting parses "params" strictly: an object whose values are
+// numbers or strings (null and anything else refused). The study checks
+// them against its parameters.
+func jsonSetting(raw json.RawMessage) (space.Setting, error) {
+	if raw[0] != '{' {
+		return nil, fmt.Errorf("%w: \"params\" must be an object {\"name\": value, …}, got %s", study.ErrBadTell, jsonKind(raw))
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, fmt.Errorf("%w: \"params\": %w", study.ErrBadTell, jsonError(err))
+	}
+	set := make(space.Setting, len(fields))
+	for _, n := range sortedKeys(fields) {
+		var v space.Value
+		if err := v.UnmarshalJSON(fields[n]); err != nil {
+			return nil, fmt.Errorf("%w: params.%s: %w", study.ErrBadTell, quote.Prefix(n), err)
+		}
+		set[n] = v
+	}
+	return set, nil
+}
+
+func sortedKeys(m map[string]json.RawMessage) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // jsonNumbers parses the array field name strictly: an array, every
@@ -248,17 +334,30 @@ func jsonInt(name string, raw json.RawMessage) (int, error) {
 // retractRequest names the observation to retract: the "observation"
 // number a tell answered with.
 type retractRequest struct {
-	Observation int `json:"observation"`
+	Observation int  `json:"observation"`
+	Trial       *int `json:"trial"` // a study stated in parameters: the trial, instead of the observation
 }
 
-// decodeRetract decodes a JSON retraction request strictly: errors wrap
+// decodeRetract decodes a JSON retraction request strictly, exactly one
+// of {"observation": N} and {"trial": N}: errors wrap
 // study.ErrBadRetract.
 func decodeRetract(data []byte) (*retractRequest, error) {
 	var raw struct {
 		Observation json.RawMessage `json:"observation"`
+		Trial       json.RawMessage `json:"trial"`
 	}
 	if err := decodeObject(data, &raw); err != nil {
 		return nil, fmt.Errorf("%w: %w", study.ErrBadRetract, err)
+	}
+	if raw.Trial != nil {
+		if raw.Observation != nil {
+			return nil, fmt.Errorf("%w: give one of \"observation\" and \"trial\"", study.ErrBadRetract)
+		}
+		n, err := jsonInt("trial", raw.Trial)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", study.ErrBadRetract, err)
+		}
+		return &retractRequest{Trial: &n}, nil
 	}
 	n, err := jsonInt("observation", raw.Observation)
 	if err != nil {

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/safegp/safegp/internal/testjson"
+	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/study"
 )
 
@@ -180,11 +182,49 @@ func TestDecodeTellStrict(t *testing.T) {
 		{"noise_std huge", `{"ask": 1, "f": 1, "g": [1], "noise_std": 1e300}`, "noise_std = 1e+300"},
 		{"noise_std overflow", `{"ask": 1, "f": 1, "g": [1], "noise_std": 1e400}`, "noise_std = 1e400 is outside the range"},
 		{"noise_std array", `{"ask": 1, "f": 1, "g": [1], "noise_std": [0.1]}`, "noise_std must be a number, got an array"},
+		// A study stated in parameters: {"ask", "values"} or {"params", "values"}.
+		{"values and f", `{"ask": 1, "f": 1, "values": {"y": 1}}`, `leave out "index", "x", "f" and "g"`},
+		{"values and index", `{"index": 1, "values": {"y": 1}}`, `leave out "index"`},
+		{"params without values", `{"params": {"kp": 1}}`, `"values" is missing`},
+		{"values alone", `{"values": {"y": 1}}`, `exactly one of "ask" and "params"`},
+		{"ask and params", `{"ask": 1, "params": {"kp": 1}, "values": {"y": 1}}`, `exactly one of "ask" and "params"`},
+		{"values null", `{"ask": 1, "values": null}`, `"values" must be an object`},
+		{"values array", `{"ask": 1, "values": [1]}`, `"values" must be an object`},
+		{"value null", `{"ask": 1, "values": {"y": null}}`, "values.y is null"},
+		{"value string", `{"ask": 1, "values": {"y": "1"}}`, "values.y must be a number, got a string"},
+		{"value huge", `{"ask": 1, "values": {"y": 1e999}}`, "values.y = 1e999 is outside the range"},
+		{"value twice", `{"ask": 1, "values": {"y": 1, "y": 2}}`, "y"},
+		{"params null", `{"params": null, "values": {"y": 1}}`, `"params" must be an object`},
+		{"param null", `{"params": {"kp": null}, "values": {"y": 1}}`, "params.kp: want a number or a string, got null"},
+		{"param bool", `{"params": {"kp": true}, "values": {"y": 1}}`, "params.kp: want a number or a string"},
+		{"param huge", `{"params": {"kp": 1e999}, "values": {"y": 1}}`, "params.kp"},
+		{"values and noise_std", `{"ask": 1, "values": {"y": 1}, "noise_std": 0.1}`, `"noise_std" and "context" are not taken`},
+		{"values, ask null", `{"ask": null, "values": {"y": 1}}`, "ask is null"},
 	}
 	for _, c := range bad {
 		req, err := decodeTell([]byte(c.body))
 		if !errors.Is(err, study.ErrBadTell) || !strings.Contains(err.Error(), c.field) {
 			t.Errorf("%s: got %+v, %v; want ErrBadTell mentioning %q", c.name, req, err, c.field)
+		}
+	}
+	named := []struct {
+		body   string
+		ask    *int
+		params space.Setting
+		values map[string]float64
+	}{
+		{`{"ask": 4, "values": {"settle_time": 4.1, "overshoot": -0.012}}`, ptr(4), nil, map[string]float64{"settle_time": 4.1, "overshoot": -0.012}},
+		{`{"params": {"kp": 0.35, "filter": 4, "mode": "pi"}, "values": {"y": 0}}`, nil,
+			space.Setting{"kp": space.Number(0.35), "filter": space.Number(4), "mode": space.String("pi")}, map[string]float64{"y": 0}},
+	}
+	for _, c := range named {
+		req, err := decodeTell([]byte(c.body))
+		if err != nil {
+			t.Errorf("%s: %v", c.body, err)
+			continue
+		}
+		if !reflect.DeepEqual(req.Ask, c.ask) || !reflect.DeepEqual(req.Params, c.params) || !reflect.DeepEqual(req.Values, c.values) || req.F != nil || req.G != nil {
+			t.Errorf("%s: got %+v", c.body, req)
 		}
 	}
 	good := []struct {

@@ -250,6 +250,7 @@
   // ---- the study page ----
 
   function renderStudy(v) {
+    if (v.summary.parameters) { renderNamed(v); return; }
     const s = v.summary;
     document.title = s.study + ' · safegp';
     crumbs.innerHTML = `<a href="#/">studies</a> / ${esc(s.study)}`;
@@ -319,6 +320,95 @@
     html += '</div>';
     if (v.posterior_skipped) html += `<p class="note" id="posterior-skipped">No posterior drawn: ${esc(v.posterior_skipped)}.</p>`;
     app.innerHTML = html;
+  }
+
+  // ---- a study stated in parameters: its own units, trial by trial ----
+
+  // setting writes a setting {name: value} as "kp = 0.35, mode = pi".
+  const setting = (p, names) => names.map((n) => `${n} = ${typeof p[n] === 'number' ? fmt(p[n]) : p[n]}`).join(', ');
+
+  function renderNamed(v) {
+    const s = v.summary;
+    document.title = s.study + ' · safegp';
+    crumbs.innerHTML = `<a href="#/">studies</a> / ${esc(s.study)}`;
+    ctxNames = null;
+    const pnames = s.parameters.map((p) => p.name);
+    const obj = s.objective, lims = s.outcome_constraints || [];
+    const obs = v.observations.map((o) => ({ ...o, k: o.trial }));
+    const range = (p) => (p.type === 'choice' ? '{' + p.values.map(esc).join(', ') + '}'
+      : `[${fmt(p.low)}, ${fmt(p.high)}]${p.type === 'int' ? ' integers' : ''}${p.scale === 'log' ? ', log scale' : ''}`);
+    const limit = (c) => [c.min != null ? `${esc(c.name)} ≥ ${fmt(c.min)}` : '', c.max != null ? `${esc(c.name)} ≤ ${fmt(c.max)}` : ''].filter(Boolean).join(', ');
+    const safety = lims.map(limit).concat(obj.min != null || obj.max != null ? [limit(obj)] : []).join(', ') || 'none';
+    const b = s.best;
+    const best = b
+      ? `<p class="big num" id="best-x">trial ${b.trial}: ${esc(setting(b.params, pnames))}</p><dl class="facts">` +
+        Object.keys(b.values).sort().map((n) => `<dt>${esc(n)}</dt><dd class="num">${fmt(b.values[n])}</dd>`).join('') + '</dl>' +
+        `<p class="note">The trial with the ${obj.goal === 'maximize' ? 'highest' : 'lowest'} ${esc(obj.name)} among those that kept every limit.</p>`
+      : '<p class="note" id="best-x">none yet</p>';
+    const pend = v.pending.length
+      ? `<div class="scroll"><table id="pending"><thead><tr><th>trial</th><th>ask</th><th>params</th><th>handed out</th><th>lease</th></tr></thead><tbody>` +
+        v.pending.map((p) => `<tr><td class="num">${p.trial}</td><td class="num">${p.ask}</td><td class="num">${esc(setting(p.params, pnames))}</td>` +
+          `<td data-ago="${esc(p.created)}">${esc(ago(p.created))}</td><td class="lease" data-until="${esc(p.lease_until || '')}">${esc(lease(p.lease_until))}</td></tr>`).join('') +
+        '</tbody></table></div>'
+      : '<p class="note" id="pending">no ask pending</p>';
+    const notes = (s.notes || []).length ? `<div class="card notes" id="notes"><h2>Notes</h2><ul>${s.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>` : '';
+    let html = `<h1>${esc(s.study)}<span class="algo">${esc(s.algorithm)}</span></h1>
+      <div class="cards">
+        <div class="card"><h2>Study</h2><dl class="facts">
+          <dt>parameters</dt><dd>${s.parameters.map((p) => `${esc(p.name)} ${range(p)}`).join('<br>')}</dd>
+          <dt>objective</dt><dd>${obj.goal} ${esc(obj.name)}</dd>
+          <dt>limits</dt><dd id="limits">${safety}</dd>
+          <dt>trials</dt><dd class="num">${s.trials}; in force ${s.rounds} / ${s.horizon}<progress max="${s.horizon}" value="${s.rounds}"></progress></dd>
+          <dt>violations</dt><dd class="num${s.violations ? ' bad' : ''}" id="violations">${s.violations}</dd>
+          <dt>retracted</dt><dd class="num">${s.retracted}</dd>
+          ${s.box ? '' : `<dt>safe set</dt><dd class="num">${s.safe_set_size} of ${s.actions} candidates</dd>`}
+          <dt>created</dt><dd>${esc(when(s.created))}</dd></dl></div>
+        <div class="card"><h2>Best safe trial so far</h2>${best}</div>
+        <div class="card pending-card"><h2>Pending asks (${v.pending.length})</h2>${pend}</div>${notes}
+      </div><div class="plots">`;
+    html += outcomePlot(obs, obj, true);
+    lims.forEach((c) => { html += outcomePlot(obs, c, false); });
+    html += '</div>';
+    html += `<div class="scroll"><table id="trials"><thead><tr><th>trial</th>${pnames.map((n) => `<th>${esc(n)}</th>`).join('')}` +
+      `${Object.keys(obs.length ? obs[0].values : {}).sort().map((n) => `<th>${esc(n)}</th>`).join('')}<th>violation</th></tr></thead><tbody>` +
+      obs.map((o) => `<tr class="${o.retracted ? 'retracted' : ''}"><td class="num">${o.trial}</td>${pnames.map((n) => `<td class="num">${esc(typeof o.params[n] === 'number' ? fmt(o.params[n]) : o.params[n])}</td>`).join('')}` +
+        `${Object.keys(o.values).sort().map((n) => `<td class="num">${fmt(o.values[n])}</td>`).join('')}<td${o.violation ? ' class="bad"' : ''}>${o.violation ? 'yes' : ''}${o.retracted ? ' (retracted)' : ''}</td></tr>`).join('') +
+      '</tbody></table></div>';
+    app.innerHTML = html;
+  }
+
+  // outcomePlot plots outcome c's value at each trial in the user's
+  // units, its limits as dashed lines and, for the objective, the best
+  // safe value so far.
+  function outcomePlot(obs, c, objective) {
+    const val = (o) => o.values[c.name];
+    const lim = [c.min, c.max].filter((h) => h != null);
+    const ys = obs.map(val).concat(lim);
+    const better = (a, b) => (c.goal === 'maximize' ? a > b : a < b);
+    const pts = [];
+    if (objective) {
+      let best = null;
+      for (const o of obs) if (!o.retracted && !o.violation && (best === null || better(val(o), best))) { best = val(o); pts.push([o.k, best]); }
+    }
+    const n = Math.max(...obs.map((o) => o.k), 0);
+    const bad = objective ? (o) => o.violation : (o) => (c.min != null && val(o) < c.min) || (c.max != null && val(o) > c.max);
+    return frame({
+      cls: objective ? 'progress progress-f' : 'progress progress-g',
+      title: `${esc(c.name)} of each trial` + (lim.length ? ` (${lim.map((h) => fmt(h)).join(' … ')})` : ''),
+      legend: [['obs', 'trial'], ['bad', objective ? 'violation' : 'outside its limits'], ['retracted', 'retracted']].concat(lim.length ? [['threshold', 'limit']] : [], pts.length ? [['best', 'best safe so far']] : []),
+      xlabel: 'trial', ylabel: esc(c.name),
+      xdom: [-0.5, n + 0.5], ydom: extent(ys), xticks: obs.length ? null : [],
+      draw: (sc) => {
+        let d = '';
+        if (pts.length) {
+          d = `M${sc.x(pts[0][0])} ${sc.y(pts[0][1])}`;
+          for (let j = 1; j < pts.length; j++) d += `H${sc.x(pts[j][0])}V${sc.y(pts[j][1])}`;
+          d = `<path class="best-line" d="${d}H${sc.x(n + 0.5)}" fill="none" stroke="${C.best}" stroke-width="2"/>`;
+        }
+        return none(sc, obs) + lim.map((h) => hline(sc, h, 'threshold', C.threshold)).join('') + d +
+          marks(obs, (o) => sc.x(o.k), (o) => sc.y(val(o)), bad, radius(obs.length), c.name, val);
+      },
+    });
   }
 
   // shownNote says, in a posterior plot of a study with a context, how
@@ -414,7 +504,7 @@
     const kind = (o) => (o.retracted ? 'obs retracted' : bad(o) ? 'obs violation' : 'obs');
     if (obs.length <= TITLED) {
       return obs.map((o) => `<circle class="${kind(o)}" ${paint[kind(o)]} cx="${x(o)}" cy="${y(o)}" r="${r}"><title>#${o.k} (event ${o.seq})` +
-        `${o.retracted ? ', retracted' : ''}: ${label} = ${fmt(value(o))} at x = ${esc(point(o.x))}${o.context ? ' in context ' + esc(ctxText(o.context)) : ''}</title></circle>`).join('');
+        `${o.retracted ? ', retracted' : ''}: ${esc(label)} = ${fmt(value(o))} at ${o.params ? esc(JSON.stringify(o.params)) : 'x = ' + esc(point(o.x))}${o.context ? ' in context ' + esc(ctxText(o.context)) : ''}</title></circle>`).join('');
     }
     const d = { obs: [], 'obs violation': [], 'obs retracted': [] };
     for (const o of obs) {
