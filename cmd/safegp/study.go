@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/safegp/safegp/internal/quote"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/problem"
+	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/study"
 )
 
@@ -81,6 +83,11 @@ is in docs/quickstart.md; every command in docs/cli.md). Commands:
                        withdraw observation N (the "observation" a tell printed),
                        e.g. a mistyped value: the policy is rebuilt without it,
                        and every pending ask is withdrawn ("withdrawn_asks")
+  list [--json]        every study of the database: algorithm, rounds,
+                       violations, pending asks, last change
+  delete [--force]     delete the study and everything recorded of it; refused
+                       while asks are leased to workers unless --force
+  rename NEW           give the study the name NEW
   show [--json]        rounds, safe-set size, best safe action, violations
   export --format csv|json
   plot --out fig.png   posterior of f and g, safe set, observations (1-D and 2-D)
@@ -166,6 +173,9 @@ var studyCommands = map[string]studyCommand{
 	"show":      {flags: showFlags},
 	"export":    {flags: exportFlags},
 	"plot":      {flags: plotFlags},
+	"list":      {flags: listFlags},
+	"delete":    {flags: deleteFlags},
+	"rename":    {args: 1, flags: renameFlags},
 }
 
 // studySession is what every subcommand is given: the common flags, the
@@ -308,7 +318,7 @@ func askFlags(fs *flag.FlagSet) func(*studySession) error {
 			return err
 		}
 		if s.given["count"] {
-			return json.NewEncoder(s.stdout).Encode(study.BatchAnswer{Asks: as})
+			return json.NewEncoder(s.stdout).Encode(study.NewBatchAnswer(as))
 		}
 		return json.NewEncoder(s.stdout).Encode(as[0])
 	}
@@ -351,7 +361,13 @@ func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 	g := fs.String("g", "", "the observed constraint `values`, comma-separated (none for a study without constraints)")
 	noise := floatFlag(fs, "noise-std", 0, "the measurement's own noise standard `deviation` ≥ 0 (default: the model's noise_std)")
 	c := contextFlag(fs)
+	var params, values pairsFlag
+	fs.Var(&params, "param", "a study stated in parameters: a measurement outside the loop was made at `name=value` (repeat for each parameter)")
+	fs.Var(&values, "value", "a study stated in parameters: the outcome `name=value` measured (repeat for each outcome)")
 	return func(s *studySession) error {
+		if s.given["value"] || s.given["param"] {
+			return tellNamed(s, askID, params, values)
+		}
 		req := &study.TellRequest{F: f}
 		var err error
 		if req.Context, err = contextValues(s, c); err != nil {
@@ -413,6 +429,77 @@ func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 		}
 		return json.NewEncoder(s.stdout).Encode(a)
 	}
+}
+
+// pairsFlag collects a repeated flag's name=value pairs, in order.
+type pairsFlag [][2]string
+
+func (p *pairsFlag) String() string { return "" }
+
+func (p *pairsFlag) Set(v string) error {
+	name, val, ok := strings.Cut(v, "=")
+	if !ok || strings.TrimSpace(name) == "" {
+		return fmt.Errorf("want name=value, got %s", quote.Short(v))
+	}
+	*p = append(*p, [2]string{strings.TrimSpace(name), strings.TrimSpace(val)})
+	return nil
+}
+
+// tellNamed tells a study stated in parameters: --ask ID or --param
+// name=value for each parameter, and --value name=value for each outcome.
+func tellNamed(s *studySession, askID *int, params, values pairsFlag) error {
+	for _, f := range []string{"index", "x", "f", "g", "noise-std", "context"} {
+		if s.given[f] {
+			return fmt.Errorf("%w: --%s does not go with --param and --value: a study stated in parameters takes --ask ID or --param name=value, and --value name=value for each outcome", study.ErrBadTell, f)
+		}
+	}
+	if s.given["ask"] == (len(params) > 0) {
+		return fmt.Errorf("%w: give --ask ID, or --param name=value for each parameter (a measurement outside the loop), not both", study.ErrBadTell)
+	}
+	if len(values) == 0 {
+		return fmt.Errorf("%w: give --value name=value for each outcome", study.ErrBadTell)
+	}
+	req := &study.TellRequest{Values: map[string]float64{}}
+	if s.given["ask"] {
+		req.Ask = askID
+	}
+	for _, kv := range values {
+		if _, dup := req.Values[kv[0]]; dup {
+			return fmt.Errorf("%w: --value %s given twice", study.ErrBadTell, quote.Short(kv[0]))
+		}
+		v, err := number.Parse(kv[1])
+		if err != nil {
+			return fmt.Errorf("%w: --value %s: %w", study.ErrBadTell, quote.Short(kv[0]), err)
+		}
+		req.Values[kv[0]] = v
+	}
+	if len(params) > 0 {
+		req.Params = space.Setting{}
+		for _, kv := range params {
+			if _, dup := req.Params[kv[0]]; dup {
+				return fmt.Errorf("%w: --param %s given twice", study.ErrBadTell, quote.Short(kv[0]))
+			}
+			// A number for a float or an int; anything else, a choice.
+			if v, err := number.Parse(kv[1]); err == nil {
+				req.Params[kv[0]] = space.Number(v)
+			} else {
+				req.Params[kv[0]] = space.String(kv[1])
+			}
+		}
+	}
+	svc, done, err := s.open(store.OpenOptions{})
+	if err != nil {
+		return err
+	}
+	defer done()
+	var a *study.TellAnswer
+	if err := retryWrite(func() (err error) { a, err = svc.Tell(s.ctx, s.name, req); return err }); err != nil {
+		return err
+	}
+	for _, w := range a.Warnings {
+		fmt.Fprintf(s.stderr, "safegp: warning: %s\n", w)
+	}
+	return json.NewEncoder(s.stdout).Encode(a)
 }
 
 func btoi(b bool) int {
@@ -532,9 +619,10 @@ func writePosterior(w io.Writer, a *study.PosteriorAnswer) error {
 
 func retractFlags(fs *flag.FlagSet) func(*studySession) error {
 	observation := intFlag(fs, "observation", 0, "the observation `number` to retract (the \"observation\" a tell printed)")
+	trial := intFlag(fs, "trial", 0, "a study stated in parameters: the `trial` whose observation to retract")
 	return func(s *studySession) error {
-		if !s.given["observation"] {
-			return fmt.Errorf("%w: --observation is required", study.ErrBadRetract)
+		if s.given["observation"] == s.given["trial"] {
+			return fmt.Errorf("%w: give one of --observation and --trial", study.ErrBadRetract)
 		}
 		svc, done, err := s.open(store.OpenOptions{})
 		if err != nil {
@@ -542,7 +630,11 @@ func retractFlags(fs *flag.FlagSet) func(*studySession) error {
 		}
 		defer done()
 		var a *study.RetractAnswer
-		if err := retryWrite(func() (err error) { a, err = svc.Retract(s.ctx, s.name, *observation); return err }); err != nil {
+		retract := func() (err error) { a, err = svc.Retract(s.ctx, s.name, *observation); return err }
+		if s.given["trial"] {
+			retract = func() (err error) { a, err = svc.RetractTrial(s.ctx, s.name, *trial); return err }
+		}
+		if err := retryWrite(retract); err != nil {
 			return err
 		}
 		switch w := a.WithdrawnAsks; len(w) {
@@ -557,6 +649,64 @@ func retractFlags(fs *flag.FlagSet) func(*studySession) error {
 			fmt.Fprintf(s.stderr, "safegp: asks %s were withdrawn: they were chosen with the retracted value; run safegp study ask for new ones\n", strings.Join(ids, ", "))
 		}
 		return json.NewEncoder(s.stdout).Encode(a)
+	}
+}
+
+func listFlags(fs *flag.FlagSet) func(*studySession) error {
+	asJSON := fs.Bool("json", false, "print JSON")
+	return func(s *studySession) error {
+		svc, done, err := s.open(store.OpenOptions{ReadOnly: true})
+		if err != nil {
+			return err
+		}
+		defer done()
+		l, err := svc.List(s.ctx)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return json.NewEncoder(s.stdout).Encode(l)
+		}
+		w := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "STUDY\tALGORITHM\tROUNDS\tHORIZON\tVIOLATIONS\tPENDING\tUPDATED")
+		for _, i := range l {
+			fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", i.Study, i.Algorithm, i.Rounds, i.Horizon, i.Violations, i.Pending, i.Updated.UTC().Format(time.RFC3339))
+		}
+		return w.Flush()
+	}
+}
+
+func deleteFlags(fs *flag.FlagSet) func(*studySession) error {
+	force := fs.Bool("force", false, "delete even while asks are leased to workers")
+	return func(s *studySession) error {
+		if !s.given["study"] {
+			return fmt.Errorf("%w: delete needs --study NAME, the study to delete", study.ErrBadName)
+		}
+		svc, done, err := s.open(store.OpenOptions{})
+		if err != nil {
+			return err
+		}
+		defer done()
+		var a *study.DeleteAnswer
+		if err := retryWrite(func() (err error) { a, err = svc.Delete(s.ctx, s.name, *force); return err }); err != nil {
+			return err
+		}
+		return json.NewEncoder(s.stdout).Encode(a)
+	}
+}
+
+func renameFlags(*flag.FlagSet) func(*studySession) error {
+	return func(s *studySession) error {
+		svc, done, err := s.open(store.OpenOptions{})
+		if err != nil {
+			return err
+		}
+		defer done()
+		if err := retryWrite(func() error { return svc.Rename(s.ctx, s.name, s.pos[0]) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(s.stdout, "renamed study %q to %q\n", s.name, s.pos[0])
+		return nil
 	}
 }
 
@@ -607,19 +757,34 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 		case sum.Pending != nil:
 			fmt.Fprintf(w, "pending ask: %d\n", *sum.Pending)
 		}
-		if sum.Best != nil {
+		if sum.Parameters != nil {
+			names := make([]string, len(sum.Parameters))
+			for j, p := range sum.Parameters {
+				names[j] = p.Name
+			}
+			fmt.Fprintf(w, "parameters: %s; trials: %d\n", strings.Join(names, ", "), sum.Trials)
+		}
+		switch {
+		case sum.Best != nil && sum.Best.Trial != nil:
+			fmt.Fprintf(w, "best safe trial: %d, params %s, values %s\n", *sum.Best.Trial, jsonText(sum.Best.Params), jsonText(sum.Best.Values))
+		case sum.Parameters != nil:
+			fmt.Fprintln(w, "best safe trial: none yet")
+		case sum.Best != nil:
 			if sum.Best.Index < 0 {
 				fmt.Fprintf(w, "best safe point: %s, lower bound %.4g, mean %.4g\n", jsonText(sum.Best.X), sum.Best.LowerF, sum.Best.MeanF)
 			} else {
 				fmt.Fprintf(w, "best safe action: %d at %v, lower bound %.4g, mean %.4g\n", sum.Best.Index, sum.Best.X, sum.Best.LowerF, sum.Best.MeanF)
 			}
-		} else if sum.ContextNames != nil && sum.Context == nil {
+		case sum.ContextNames != nil && sum.Context == nil:
 			fmt.Fprintln(w, "best safe action: none yet (no context: ask first)")
-		} else {
+		default:
 			fmt.Fprintln(w, "best safe action: none yet (empty safe set)")
 		}
 		if m := sum.Model; m != nil {
 			writeModel(w, m)
+		}
+		for _, n := range sum.Notes {
+			fmt.Fprintf(w, "note: %s\n", n)
 		}
 		return nil
 	}
