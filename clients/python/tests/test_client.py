@@ -243,6 +243,71 @@ def toy_at(x, temperature):
     return toy(x + temperature / 20)
 
 
+NAMED_SPEC = {
+    "parameters": [
+        {"name": "kp", "low": 0.05, "high": 20, "scale": "log"},
+        {"name": "filter", "type": "int", "low": 1, "high": 8},
+        {"name": "mode", "type": "choice", "values": ["pi", "pid"]},
+    ],
+    "objective": {"name": "settle_time", "goal": "minimize"},
+    "constraints": [{"name": "overshoot", "max": 0.05}],
+    "seeds": [{"kp": 0.3, "filter": 2, "mode": "pi"}],
+    "horizon": 20,
+}
+
+
+def plant(params):
+    """A made-up plant: faster and more overshoot with a higher gain."""
+    kp = params["kp"]
+    boost = 1.3 if params["mode"] == "pid" else 1.0
+    return 10.0 / (1 + kp * boost) + 0.1 * params["filter"], 0.02 * kp * boost - 0.01
+
+
+class TestNamedStudy(ServerTest):
+    def test_named_study(self):
+        client = safegp.Client(self.server.url)
+        study = client.create_study("pi", NAMED_SPEC)
+        trials = []
+        for k in range(8):
+            a = study.ask()
+            self.assertEqual(a.trial, k)
+            self.assertIsNone(a.x)
+            p = a.params
+            self.assertEqual(set(p), {"kp", "filter", "mode"})
+            self.assertTrue(0.05 <= p["kp"] <= 20)
+            self.assertIsInstance(p["filter"], int)  # an int parameter comes back as a JSON integer
+            self.assertIn(p["mode"], ["pi", "pid"])
+            settle, over = plant(p)
+            r = study.tell(a, values={"settle_time": settle, "overshoot": over})
+            self.assertEqual(r["trial"], k)
+            self.assertFalse(r["violation"])
+            trials.append((settle, k))
+        # measured outside the loop, then retracted by its trial
+        r = study.tell_params({"kp": 1.0, "filter": 3, "mode": "pid"}, {"settle_time": 5.0, "overshoot": 0.02})
+        self.assertEqual(r["trial"], 8)
+        self.assertEqual(study.retract(trial=8)["trial"], 8)
+        best = study.best()
+        self.assertEqual(best["trial"], min(trials)[1])  # the lowest settling time, every trial being safe
+        self.assertEqual(best["values"]["settle_time"], min(trials)[0])
+        with self.assertRaises(ValueError):
+            study.tell(1, values={"settle_time": "fast"})
+        with self.assertRaises(safegp.SafegpError):  # an unknown outcome
+            study.tell_params({"kp": 1.0, "filter": 3, "mode": "pid"}, {"settle": 5.0, "overshoot": 0.02})
+
+        # management: list, rename, delete (refused while an ask is leased)
+        self.assertEqual([s["study"] for s in client.studies()], ["pi"])
+        study = client.rename_study("pi", "pi2")
+        self.assertEqual([s["study"] for s in client.studies()], ["pi2"])
+        study.ask(lease_seconds=600)
+        with self.assertRaises(safegp.Conflict):
+            client.delete_study("pi2")
+        d = client.delete_study("pi2", force=True)
+        self.assertEqual(d["deleted"], "pi2")
+        self.assertEqual(client.studies(), [])
+        with self.assertRaises(safegp.NotFound):
+            study.summary()
+
+
 class TestContextStudy(ServerTest):
     def test_context_study(self):
         client = safegp.Client(self.server.url)

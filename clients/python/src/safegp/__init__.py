@@ -43,7 +43,7 @@ import operator
 import urllib.error
 import urllib.parse
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 __all__ = [
@@ -127,8 +127,10 @@ class Ask:
 
     Attributes:
         id: the ask's id, passed back to :meth:`Study.tell`.
-        x: the point to measure.
-        index: the action's index in a finite decision set (None for a box).
+        x: the point to measure (None for a study stated in parameters,
+            whose asks give ``params``).
+        index: the action's index in a finite decision set (None for a box,
+            and for a study stated in parameters).
         context: the context the ask was made in, by variable name (None for
             a study without a context).
         lease_until: the end of the ask's lease, RFC 3339 in UTC (e.g.
@@ -138,25 +140,42 @@ class Ask:
             every leased hand-out; :meth:`Study.heartbeat` sends it, so that
             a heartbeat after the ask went to another worker fails instead of
             taking it back. None without a lease.
+        trial: a study stated in parameters: the trial number, 0, 1, 2, …
+            in the order asked (None otherwise).
+        params: a study stated in parameters: the setting to try, by
+            parameter name, in raw units (integers as ints, choices as
+            strings); None otherwise.
+        best: a study stated in parameters: the best safe trial so far,
+            ``{"trial", "params", "values"}``, or None before one.
+        notes: why the study may not be making progress, or why a batch is
+            shorter than asked for (empty when there is nothing to say).
     """
 
     id: int
-    x: List[float]
+    x: Optional[List[float]] = None
     index: Optional[int] = None
     context: Optional[Dict[str, float]] = None
     lease_until: Optional[str] = None
     lease_token: Optional[str] = None
+    trial: Optional[int] = None
+    params: Optional[Dict[str, Any]] = None
+    best: Optional[JSON] = None
+    notes: List[str] = field(default_factory=list)
 
     @staticmethod
-    def _from(r: JSON) -> "Ask":
+    def _from(r: JSON, notes: Optional[List[str]] = None) -> "Ask":
         c = r.get("context")
         return Ask(
             id=int(r["ask"]),
-            x=[float(v) for v in r["x"]],
+            x=[float(v) for v in r["x"]] if "x" in r else None,
             index=r.get("index"),
             context={k: float(v) for k, v in c.items()} if c is not None else None,
             lease_until=r.get("lease_until"),
             lease_token=r.get("lease"),
+            trial=r.get("trial"),
+            params=r.get("params"),
+            best=r.get("best"),
+            notes=list(r.get("notes") or notes or []),
         )
 
 
@@ -185,7 +204,7 @@ class Client:
         """
         headers = {"Accept": "application/json"}
         data: Optional[bytes] = None
-        if method == "POST":
+        if method == "POST" or (body is not None and method != "GET"):
             _check_finite(body)
             data = json.dumps({} if body is None else body, allow_nan=False).encode("utf-8")
             headers["Content-Type"] = "application/json"
@@ -222,6 +241,41 @@ class Client:
     def study(self, name: str) -> "Study":
         """Return a handle on an existing study (no request is sent)."""
         return Study(self, name)
+
+    def studies(self) -> List[JSON]:
+        """Every study on the server with its counts (GET /v1/studies):
+        ``study``, ``algorithm``, ``rounds``, ``violations``, ``pending``, …"""
+        return list(self.request("GET", "/v1/studies")["studies"])
+
+    def delete_study(self, name: str, force: bool = False) -> JSON:
+        """Delete a study and everything recorded of it
+        (DELETE /v1/studies/{name}).
+
+        Args:
+            force: delete even while some of its asks are leased to workers
+                (without it the server refuses with :class:`Conflict`).
+
+        Returns:
+            ``{"deleted": name, "events": n, "pending": [...], "leased": [...]}``.
+
+        Raises:
+            NotFound: no such study.
+            Conflict: asks are leased and force is False.
+        """
+        path = "/v1/studies/" + urllib.parse.quote(name, safe="")
+        if force:
+            path += "?force=true"
+        return self.request("DELETE", path)
+
+    def rename_study(self, name: str, new_name: str) -> "Study":
+        """Give a study a new name (POST /v1/studies/{name}/rename) and
+        return it under that name.
+
+        Raises:
+            Conflict: a study of the new name exists.
+        """
+        self.request("POST", "/v1/studies/" + urllib.parse.quote(name, safe="") + "/rename", {"name": str(new_name)})
+        return Study(self, new_name)
 
 
 class Study:
@@ -298,7 +352,7 @@ class Study:
         if context is not None:
             body["context"] = _context(context)
         r = self.client.request("POST", self._path + "/ask", body)
-        return [Ask._from(a) for a in r["asks"]]
+        return [Ask._from(a, r.get("notes")) for a in r["asks"]]
 
     def heartbeat(self, ask: Union[Ask, int], lease_seconds: float, lease_token: Optional[str] = None) -> JSON:
         """Renew the lease of a pending ask: it then ends ``lease_seconds``
@@ -337,9 +391,10 @@ class Study:
     def tell(
         self,
         ask: Union[Ask, int],
-        f: float,
+        f: Optional[float] = None,
         g: Sequence[float] = (),
         noise_std: Optional[float] = None,
+        values: Optional[Mapping[str, float]] = None,
     ) -> JSON:
         """Report the measurement of an ask (POST …/tell).
 
@@ -350,6 +405,9 @@ class Study:
                 study without constraints).
             noise_std: this measurement's noise standard deviation, if it
                 differs from the model's.
+            values: a study stated in parameters: every outcome's measured
+                value by name, in raw units, instead of f and g, e.g.
+                ``{"settle_time": 4.1, "overshoot": 0.012}``.
 
         Returns:
             the server's answer: ``observation``, ``index``, ``violation``,
@@ -361,7 +419,31 @@ class Study:
             Conflict: the ask was already told or withdrawn.
         """
         body: JSON = {"ask": ask.id if isinstance(ask, Ask) else _integer(ask, "ask")}
+        if values is not None:
+            if f is not None or g or noise_std is not None:
+                raise ValueError("values replaces f, g and noise_std: give values alone")
+            body["values"] = _values(values)
+            return self.client.request("POST", self._path + "/tell", body)
+        if f is None:
+            raise ValueError("give f (and g), or values for a study stated in parameters")
         return self._tell(body, f, g, noise_std)
+
+    def tell_params(self, params: Mapping[str, Any], values: Mapping[str, float]) -> JSON:
+        """Report a measurement made outside the ask/tell loop of a study
+        stated in parameters: at setting ``params`` (every parameter by
+        name, raw units), the outcomes ``values`` by name (POST …/tell)."""
+        p: JSON = {}
+        for k, v in params.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+                raise ValueError(f"params[{k!r}] must be a number or a string, got {type(v).__name__}")
+            p[str(k)] = v
+        return self.client.request("POST", self._path + "/tell", {"params": p, "values": _values(values)})
+
+    def best(self) -> Optional[JSON]:
+        """The best safe trial so far of a study stated in parameters,
+        ``{"trial", "params", "values"}`` in raw units (the summary's
+        ``best``; another study's best safe action), or None before one."""
+        return self.summary().get("best")
 
     def tell_at(
         self,
@@ -406,8 +488,9 @@ class Study:
             body["context"] = _context(context)
         return self.client.request("POST", self._path + "/tell", body)
 
-    def retract(self, observation: int) -> JSON:
-        """Withdraw observation number ``observation`` (POST …/retract).
+    def retract(self, observation: Optional[int] = None, trial: Optional[int] = None) -> JSON:
+        """Withdraw observation number ``observation``, or a study stated
+        in parameters' trial ``trial`` (POST …/retract): one of the two.
 
         Returns:
             the server's answer: ``retraction``, ``observation``, ``index``,
@@ -415,6 +498,10 @@ class Study:
             (all withdrawn, since they were chosen with the retracted value;
             ``withdrawn_ask`` is the first of them).
         """
+        if (observation is None) == (trial is None):
+            raise ValueError("give one of observation and trial")
+        if trial is not None:
+            return self.client.request("POST", self._path + "/retract", {"trial": _integer(trial, "trial")})
         return self.client.request("POST", self._path + "/retract", {"observation": _integer(observation, "observation")})
 
     def import_observations(self, rows: Sequence[JSON]) -> JSON:
@@ -457,6 +544,15 @@ def _integer(value: Any, name: str) -> int:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     raise ValueError(f"safegp: {name} must be an integer, got {value!r}")
+
+
+def _values(values: Mapping[str, float]) -> Dict[str, float]:
+    out: Dict[str, float] = {}
+    for k, v in values.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ValueError(f"values[{k!r}] must be a number, got {type(v).__name__}")
+        out[str(k)] = float(v)
+    return out
 
 
 def _context(context: Mapping[str, float]) -> Dict[str, float]:
