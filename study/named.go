@@ -306,7 +306,7 @@ func (s *Study) validateNamed(t *TellRequest, seq int, horizon bool) (store.Even
 		if !ok {
 			return e, fmt.Errorf("%w: values: %s is missing", ErrBadTell, name)
 		}
-		vals[j] = v
+		vals[j] = v + 0 // −0 is 0, as in a point (vec.PlusZero)
 	}
 	u := TellRequest{Ask: t.Ask, F: &vals[0], G: vals[1:]}
 	if t.Params != nil {

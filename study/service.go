@@ -210,7 +210,7 @@ func (v *Service) Tell(ctx context.Context, name string, t *TellRequest) (*TellA
 		ans.Rounds = s.nObs
 		if s.res.Named != nil {
 			trial := s.tellTrial[e.Seq]
-			ans.Trial, ans.Best = &trial, s.bestTrial()
+			ans.Trial, ans.Best, ans.outcomes = &trial, s.bestTrial(), s.res.Named.outcomes.Names()
 		}
 		return nil
 	})

@@ -519,6 +519,37 @@ type TellAnswer struct {
 	// Violated keeps naming constraints g_i only and older clients read
 	// the answer as before (Violation is true either way).
 	ViolatedObjective bool `json:"violated_objective,omitempty"`
+
+	// outcomes are a study stated in parameters' outcome names (nil
+	// otherwise): its JSON names the outcomes whose limits a tell broke.
+	outcomes []string
+}
+
+// MarshalJSON writes a study stated in parameters' answer as
+// {"observation", "trial", "ask", "violation", "violated": [names],
+// "rounds", "best", "warnings"}, another's as its fields.
+func (a TellAnswer) MarshalJSON() ([]byte, error) {
+	if a.outcomes == nil {
+		type plain TellAnswer
+		return json.Marshal(plain(a))
+	}
+	var names []string
+	if a.ViolatedObjective {
+		names = append(names, a.outcomes[0])
+	}
+	for _, j := range a.Violated {
+		names = append(names, a.outcomes[j])
+	}
+	return json.Marshal(struct {
+		Observation int      `json:"observation"`
+		Trial       *int     `json:"trial"`
+		Ask         int      `json:"ask,omitempty"`
+		Violation   bool     `json:"violation"`
+		Violated    []string `json:"violated,omitempty"`
+		Rounds      int      `json:"rounds"`
+		Best        *Best    `json:"best"`
+		Warnings    []string `json:"warnings,omitempty"`
+	}{a.Observation, a.Trial, a.Ask, a.Violation, names, a.Rounds, a.Best, a.Warnings})
 }
 
 // warnSigmas is how far, in predictive standard deviations
@@ -740,6 +771,11 @@ func (s *Study) violated(e *store.Event) (constraints []int, objective bool) {
 // set; at a point outside it, the policy's prediction there (O(t²) per
 // GP, bandit.Predictor).
 func (s *Study) warnings(e *store.Event) []string {
+	if s.res.Named != nil && len(s.fits) == 0 {
+		// Before the first fit the transform is the identity: the
+		// model's mean 0 and variance 1 say nothing of the user's units.
+		return nil
+	}
 	model := s.model           // the kernels in force: configured or fitted
 	sigma := model.NoiseStds() // each GP's σ: its kernel block's, or the model's
 	var f bandit.Posterior

@@ -1,0 +1,103 @@
+package study_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/safegp/safegp/space"
+	"github.com/safegp/safegp/study"
+)
+
+// TestNamedAnswers: a study stated in parameters answers in its own
+// terms — an ask with its trial and params and no index or x, a tell
+// naming the outcomes whose limits it broke, −0 told as 0 — and refuses
+// a tell that mixes in the plain form's fields or misses an outcome.
+func TestNamedAnswers(t *testing.T) {
+	ctx := context.Background()
+	v, st := newService(t, filepath.Join(t.TempDir(), "n.db"))
+	defer st.Close()
+	spec := `
+parameters:
+  - {name: x, low: 0, high: 10}
+  - {name: n, type: int, low: 1, high: 4}
+objective: {name: y, goal: maximize, min: 0.5}
+constraints:
+  - {name: m, min: 6, max: 9}
+seeds: [{x: 5, n: 2}]
+horizon: 10
+`
+	if err := v.Create(ctx, "s", resolved(t, spec)); err != nil {
+		t.Fatal(err)
+	}
+	a, err := v.Ask(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(a)
+	if got := string(b); got != `{"ask":1,"trial":0,"params":{"n":2,"x":5},"best":null}` {
+		t.Errorf("ask answer %s", got)
+	}
+	id := a.Ask
+	for _, c := range []struct {
+		values map[string]float64
+		want   string
+	}{
+		{map[string]float64{"y": 0.2, "m": 9.5}, `"violation":true,"violated":["y","m"]`},
+		{map[string]float64{"y": 1, "m": 5}, `"violation":true,"violated":["m"]`},
+		{map[string]float64{"y": 1, "m": 7}, `"violation":false,"rounds":3,"best":{"trial":0`},
+	} {
+		var ans *study.TellAnswer
+		if c.want[len(`"violation":`)] == 't' || id != a.Ask {
+			ans, err = v.Tell(ctx, "s", &study.TellRequest{Params: space.Setting{"x": space.Number(5), "n": space.Number(2)}, Values: c.values})
+		} else {
+			ans, err = v.Tell(ctx, "s", &study.TellRequest{Ask: &id, Values: c.values})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(ans)
+		if !strings.Contains(string(b), c.want) || strings.Contains(string(b), `"index"`) {
+			t.Errorf("tell %v: %s, want %s and no index", c.values, b, c.want)
+		}
+	}
+	ans, err := v.Tell(ctx, "s", &study.TellRequest{Params: space.Setting{"x": space.Number(4), "n": space.Number(3)}, Values: map[string]float64{"y": 2, "m": negZero() + 7}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *ans.Trial != 3 {
+		t.Errorf("trial %d, want 3", *ans.Trial)
+	}
+	z := negZero()
+	if _, err := v.Tell(ctx, "s", &study.TellRequest{Params: space.Setting{"x": space.Number(4), "n": space.Number(1)}, Values: map[string]float64{"y": z, "m": 7}}); err != nil {
+		t.Fatal(err)
+	}
+	x, err := v.Export(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if csv := string(study.ExportCSV(x)); !strings.Contains(csv, ",4,1,0,7,true,") {
+		t.Errorf("−0 exported as other than 0:\n%s", csv)
+	}
+	for _, bad := range []struct {
+		req  study.TellRequest
+		want string
+	}{
+		{study.TellRequest{Params: space.Setting{"x": space.Number(4), "n": space.Number(1)}, Values: map[string]float64{"y": 1}}, "values: m is missing"},
+		{study.TellRequest{Params: space.Setting{"x": space.Number(4), "n": space.Number(1)}, Values: map[string]float64{"y": 1, "m": 7, "q": 1}}, "not an outcome"},
+		{study.TellRequest{Params: space.Setting{"x": space.Number(4), "n": space.Number(1.5)}, Values: map[string]float64{"y": 1, "m": 7}}, "want an integer"},
+		{study.TellRequest{Params: space.Setting{"x": space.Number(11), "n": space.Number(1)}, Values: map[string]float64{"y": 1, "m": 7}}, "want a number in [0, 10]"},
+		{study.TellRequest{Params: space.Setting{"x": space.Number(4)}, Values: map[string]float64{"y": 1, "m": 7}}, "n is missing"},
+	} {
+		if _, err := v.Tell(ctx, "s", &bad.req); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("tell %+v: %v, want an error mentioning %q", bad.req, err, bad.want)
+		}
+	}
+}
+
+func negZero() float64 {
+	z := 0.0
+	return -z
+}
