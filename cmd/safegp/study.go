@@ -65,6 +65,11 @@ is in docs/quickstart.md; every command in docs/cli.md). Commands:
                        objective_threshold, f ≥ h_f; --context NAME=V,… the
                        context of a --index or --x measurement (a study with
                        a context; a tell of an ask has the ask's)
+  tell --ask ID --value NAME=V [--value NAME=V …]
+  tell --param NAME=V [--param …] --value NAME=V [--value …]
+                       a study stated in parameters: every outcome's value by
+                       name, in raw units; --param gives the setting of a
+                       measurement made outside the loop
   import DATA.csv [--repeat]
                        add earlier measurements (warm start), before or during
                        the study, all rows or none: columns x1…xd,f[,g1…gm]
@@ -79,8 +84,9 @@ is in docs/quickstart.md; every command in docs/cli.md). Commands:
                        points of POINTS.csv (columns x1…xd), in the context
                        given for a study with a context, from every
                        observation; changes nothing
-  retract --observation N
+  retract --observation N | --trial N
                        withdraw observation N (the "observation" a tell printed),
+                       or a study stated in parameters' trial N,
                        e.g. a mistyped value: the policy is rebuilt without it,
                        and every pending ask is withdrawn ("withdrawn_asks")
   list [--json]        every study of the database: algorithm, rounds,
