@@ -229,8 +229,10 @@ type RetractAnswer struct {
 	// WithdrawnAsk is the first of WithdrawnAsks, kept for clients of
 	// the time when a study held one pending ask at most.
 	WithdrawnAsk int `json:"withdrawn_ask,omitempty"`
-	// Trial is the trial retracted, in a study stated in parameters.
-	Trial *int `json:"trial,omitempty"`
+	// Trial is the trial retracted, and Best the best safe trial after
+	// the retraction, in a study stated in parameters.
+	Trial *int  `json:"trial,omitempty"`
+	Best  *Best `json:"best,omitempty"`
 }
 
 // Retract records that an observation (a tell's sequence number) must no
@@ -287,7 +289,7 @@ func (v *Service) retract(ctx context.Context, name string, which func(*Study) (
 		ans = &RetractAnswer{Retraction: e.Seq, Observation: observation, Index: e.Index, Rounds: s.nObs, WithdrawnAsks: withdrawn, WithdrawnAsk: first}
 		if s.res.Named != nil {
 			trial := s.tellTrial[observation]
-			ans.Trial = &trial
+			ans.Trial, ans.Best = &trial, s.bestTrial()
 		}
 		return nil
 	})

@@ -60,10 +60,13 @@ func plant(kp, ki float64) (settle, overshoot float64) {
 //
 // This is one noise realization (TUNE_NOISE picks another). Over 16 of
 // them the defaults met both conditions in 10; 3 overshot once (to at
-// most 0.074 against the limit 0.05, at trials 35–40 on the steep edge where the loop turns oscillatory) and 5
-// stopped at 7.6 s (docs/fitting.md): the overshoot is flat near zero
-// over most of the space and rises sharply near the optimum, which a
-// stationary kernel fitted to few points underestimates.
+// most 0.074 against the limit 0.05, at trials 35–40) and 5 stopped at
+// 7.6 s (docs/quickstart.md). The overshoot is flat near zero over most
+// of the space and jumps where the loop turns oscillatory: from 0.004 at
+// (0.787, 0.363) to 0.074 at (0.698, 0.417), neighbouring candidates
+// 0.03 apart in the cube, which no smooth model fitted to the flat side
+// foresees. Issue 26's target (no violation in 60 trials) is therefore
+// not met on every realization; this test holds the one it is met on.
 func TestTuneController(t *testing.T) {
 	if testing.Short() {
 		t.Skip("60 trials with fits")

@@ -738,6 +738,22 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 		if hf := sum.ObjectiveThreshold; hf != nil {
 			safety += fmt.Sprintf(" and f ≥ %g", *hf)
 		}
+		if sum.Parameters != nil {
+			// In the user's terms: the goal and every limit.
+			var lims []string
+			for _, c := range append([]space.Constraint{{Name: sum.Objective.Name, Min: sum.Objective.Min, Max: sum.Objective.Max}}, sum.Limits...) {
+				if c.Min != nil {
+					lims = append(lims, fmt.Sprintf("%s ≥ %g", c.Name, *c.Min))
+				}
+				if c.Max != nil {
+					lims = append(lims, fmt.Sprintf("%s ≤ %g", c.Name, *c.Max))
+				}
+			}
+			safety = sum.Objective.Goal + " " + sum.Objective.Name
+			if len(lims) > 0 {
+				safety += " with " + strings.Join(lims, ", ")
+			}
+		}
 		if sum.Box != nil {
 			fmt.Fprintf(w, "study %s: %s on the %d-D box %s, %s, horizon %d\n", sum.Study, sum.Algorithm, sum.Dim, jsonText(sum.Box), safety, sum.Horizon)
 		} else {
