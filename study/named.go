@@ -45,7 +45,7 @@ const (
 	// constraint measured only where it is flat would otherwise be fitted
 	// flat, and its safe set spread far beyond the data. Chosen on
 	// TestTuneController's plant over 16 noise seeds (docs/fitting.md):
-	// caps of 1 and 2 spans violated in 5 and 15 of them, 0.5 in 3.
+	// caps of 1 and 2 spans violated in 6 and 16 of them, 0.5 in 3.
 	namedRangeLengthscale = 0.5
 	namedRangeFloor       = 0.1
 	// namedExploration is SGP-UCB's T′ (rounds of exploring the safe
