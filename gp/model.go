@@ -950,3 +950,25 @@ func (m *Model) OnSetFrom(src, moved *Model, x [][]float64) *Model {
 	}
 	return o
 }
+
+// JointAt writes the joint posterior of the latent function at the points
+// x — P of them, anywhere — into mean (length P) and cov (P×P, row
+// major): μ_a = l_aᵀa and Σ_ab = k(x_a, x_b) − l_aᵀl_b for l_a =
+// L⁻¹k(X_t, x_a). Cost O(P·t² + P²·t), with P·t floats of scratch: for a
+// handful of points (a gradient's finite differences), not a set. The
+// model is unchanged; x must be finite and of the model's dimension.
+func (m *Model) JointAt(mean, cov []float64, x [][]float64) {
+	p, t := len(x), len(m.a)
+	ls := make([]float64, p*t)
+	for a, xa := range x {
+		m.checkPoint(xa, "JointAt")
+		copy(ls[a*t:(a+1)*t], m.solveAt(xa))
+		mean[a] = floats.Dot(ls[a*t:(a+1)*t], m.a)
+	}
+	for a := range p {
+		for b := a; b < p; b++ {
+			c := m.k.Eval(x[a], x[b]) - floats.Dot(ls[a*t:(a+1)*t], ls[b*t:(b+1)*t])
+			cov[a*p+b], cov[b*p+a] = c, c
+		}
+	}
+}

@@ -777,3 +777,32 @@ func TestKeepCovarianceFrom(t *testing.T) {
 		})
 	}
 }
+
+// TestJointAt: the joint posterior's diagonal is PredictAt's variance and
+// its mean PredictAt's mean, to rounding; the covariance is symmetric
+// and agrees with the covariance of the posterior over a set holding the
+// points (CovarianceRow), which is computed by another route.
+func TestJointAt(t *testing.T) {
+	k := kernel.SE{Lengthscale: 0.3, Variance: 1.5}
+	xs := [][]float64{{0}, {0.2}, {0.45}, {0.7}, {1}}
+	m := gp.New(k, xs, 0.01)
+	m.KeepCovariance()
+	for i, y := range []float64{0.3, -0.2, 0.5} {
+		m.Observe(i*2, y)
+	}
+	pts := [][]float64{{0.2}, {0.45}, {0.7}}
+	mean, cov := make([]float64, 3), make([]float64, 9)
+	m.JointAt(mean, cov, pts)
+	for a, x := range pts {
+		mu, v := m.PredictAt(x)
+		if math.Abs(mean[a]-mu) > 1e-12 || math.Abs(cov[a*3+a]-v) > 1e-12 {
+			t.Errorf("point %v: joint (%v, %v), PredictAt (%v, %v)", x, mean[a], cov[a*3+a], mu, v)
+		}
+		row := m.CovarianceRow(a + 1) // pts are xs[1:4]
+		for b := range pts {
+			if math.Abs(cov[a*3+b]-row[b+1]) > 1e-12 {
+				t.Errorf("Σ(%v, %v) = %v, the set's covariance %v", x, pts[b], cov[a*3+b], row[b+1])
+			}
+		}
+	}
+}
