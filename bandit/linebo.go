@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/safegp/safegp/gp"
 	"github.com/safegp/safegp/internal/vec"
 )
@@ -564,16 +566,22 @@ const lineTol = 1e-9
 // (Kirschner et al. 2019, §3): coordinate cycles through e_1 … e_d;
 // random draws z ~ N(0, I_d) from the random stream, scales z_j by the
 // box's width hi_j − lo_j (as the LineBO code's get_random_direction
-// does) and normalizes; ascent is the gradient of f's posterior mean at x̂
-// by central differences of gp.PredictAt with step 10⁻⁴·(hi_j − lo_j) per
-// coordinate (the paper's descent variant, for a maximum), and the
-// coordinate rule's direction when the gradient is zero or not finite
-// (no data yet). When the previous line did not move x̂ — the line search
-// along the gradient found nothing better, so the gradient at x̂, and with
-// it the next line, would be the same again — ascent takes a random
-// direction instead, as the LineBO code does when its step falls under
-// 2 % of the trust region (febo/algorithms/subdomainbo/subdomainbo.py,
-// AscentLineBO): without it a run stalls on one line for good.
+// does) and normalizes; ascent is the trust-region gradient step of the
+// LineBO code (febo/algorithms/subdomainbo/subdomainbo.py, AscentLineBO):
+// a gradient ĝ of f at x̂ drawn from the GP posterior (a Thompson sample,
+// sampleGradient), scaled per coordinate by the trust region's radius
+// 0.1·(hi_j − lo_j), so that the line runs from x̂ through the step
+// x̂ + r ⊙ ĝ/‖ĝ‖. Where the data have varied, the sample is close to the
+// posterior mean's gradient; along directions they have not, it carries
+// the prior's spread — so ascent's lines leave the span of the data, which
+// the mean's gradient alone never does (it lies in that span). The
+// authors query that step inside a trust region first; here the line
+// through it is searched by the inner safe algorithm, which certifies
+// every point it asks. When the previous line did not move x̂, ascent
+// takes a random direction instead, as the LineBO code does when its
+// step falls under 2 % of the trust region: without it a run stalls on
+// one line for good. The coordinate rule's direction stands in when the
+// gradient's posterior cannot be sampled (not finite).
 func (b *lineBO) direction(xb []float64) []float64 {
 	d := b.d
 	v := make([]float64, d)
@@ -592,15 +600,11 @@ func (b *lineBO) direction(xb []float64) []float64 {
 			v[j] = b.opt.Rand.NormFloat64() * (b.box.Bounds[j][1] - b.box.Bounds[j][0])
 		}
 	case "ascent":
-		x := slices.Clone(xb)
+		if !b.sampleGradient(v, xb) {
+			return coordinate()
+		}
 		for j := range v {
-			h := 1e-4 * (b.box.Bounds[j][1] - b.box.Bounds[j][0])
-			x[j] = xb[j] + h
-			up, _ := b.f.PredictAt(x)
-			x[j] = xb[j] - h
-			down, _ := b.f.PredictAt(x)
-			x[j] = xb[j]
-			v[j] = (up - down) / (2 * h)
+			v[j] *= trustRadius * (b.box.Bounds[j][1] - b.box.Bounds[j][0])
 		}
 	default:
 		return coordinate()
@@ -613,4 +617,84 @@ func (b *lineBO) direction(xb []float64) []float64 {
 		v[j] /= norm
 	}
 	return v
+}
+
+// The trust region of the ascent rule: its radius per coordinate, a share
+// of the box's width, and the finite-difference step of the sampled
+// gradient, a share of the width too (the LineBO code's 0.1 and 0.001).
+const (
+	trustRadius = 0.1
+	gradStep    = 1e-3
+)
+
+// sampleGradient writes into g a draw of f's gradient at x from the GP
+// posterior, by finite differences of one joint posterior sample at x and
+// at x + h_j·e_j (h_j = gradStep·(hi_j − lo_j), stepped back inside the
+// box where needed), as the LineBO code's trust-region step does. The
+// differences are sampled directly from their own Gaussian — mean
+// (μ_j − μ_0)/h_j, covariance (Σ_jk − Σ_j0 − Σ_0k + Σ_00)/(h_j·h_k) —
+// which is the same law without the nearly singular covariance of the
+// d + 1 points. The standard normals come from the policy's random
+// stream, d of them. It reports false when the covariance cannot be
+// factored even with jitter, or the draw is not finite.
+func (b *lineBO) sampleGradient(g, x []float64) bool {
+	d := b.d
+	pts := make([][]float64, d+1)
+	pts[0] = x
+	h := make([]float64, d)
+	for j := range d {
+		lo, hi := b.box.Bounds[j][0], b.box.Bounds[j][1]
+		h[j] = gradStep * (hi - lo)
+		if x[j]+h[j] > hi {
+			h[j] = -h[j]
+		}
+		p := slices.Clone(x)
+		p[j] += h[j]
+		pts[j+1] = p
+	}
+	mean, cov := make([]float64, d+1), make([]float64, (d+1)*(d+1))
+	b.f.JointAt(mean, cov, pts)
+	c := mat.NewSymDense(d, nil)
+	var top float64
+	for j := range d {
+		for k := j; k < d; k++ {
+			v := (cov[(j+1)*(d+1)+k+1] - cov[(j+1)*(d+1)] - cov[k+1] + cov[0]) / (h[j] * h[k])
+			c.SetSym(j, k, v)
+		}
+		top = max(top, c.At(j, j))
+	}
+	z := make([]float64, d)
+	for j := range z {
+		z[j] = b.opt.Rand.NormFloat64()
+	}
+	if !(top > 0) || math.IsInf(top, 0) {
+		return false
+	}
+	var ch mat.Cholesky
+	for jitter := 1e-12 * top; ; jitter *= 10 {
+		if jitter > 1e-2*top {
+			return false
+		}
+		cj := mat.NewSymDense(d, nil)
+		cj.CopySym(c)
+		for j := range d {
+			cj.SetSym(j, j, cj.At(j, j)+jitter)
+		}
+		if ch.Factorize(cj) {
+			break
+		}
+	}
+	var l mat.TriDense
+	ch.LTo(&l)
+	for j := range d {
+		s := (mean[j+1] - mean[0]) / h[j]
+		for k := 0; k <= j; k++ {
+			s += l.At(j, k) * z[k]
+		}
+		if math.IsNaN(s) || math.IsInf(s, 0) {
+			return false
+		}
+		g[j] = s
+	}
+	return true
 }
