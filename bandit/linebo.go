@@ -152,6 +152,9 @@ func newBox(s *Spec, model Model, box Box, opt Options) (Policy, error) {
 		return nil, err
 	}
 	l := s.LineOptions()
+	if l.MaxStep != nil && len(l.MaxStep) != len(box.Bounds) {
+		return nil, fmt.Errorf("%w: line-bo: max_step: %d bounds for a %d-D box: give one per coordinate", ErrConfig, len(l.MaxStep), len(box.Bounds))
+	}
 	if (l.Direction == "random" || l.Direction == "ascent") && opt.Rand == nil {
 		return nil, fmt.Errorf("%w: line-bo: direction: %s draws (some of) its directions at random and needs a random stream", ErrConfig, l.Direction)
 	}
@@ -471,6 +474,15 @@ func (b *lineBO) startLine() error {
 		sLo, sHi = math.Max(sLo, math.Min(a, c)), math.Min(sHi, math.Max(a, c))
 	}
 	sLo, sHi = math.Min(sLo, 0), math.Max(sHi, 0)
+	// A step limit cuts the line to |s·v_j| ≤ max_step_j: every point
+	// within the bounds of x̂ (Spec.MaxStep).
+	step := b.line.MaxStep
+	for j, vj := range v {
+		if step != nil && vj != 0 {
+			r := step[j] / math.Abs(vj)
+			sLo, sHi = math.Max(sLo, -r), math.Min(sHi, r)
+		}
+	}
 	type point struct {
 		s    float64
 		x    []float64
@@ -484,6 +496,10 @@ func (b *lineBO) startLine() error {
 		for j := range x {
 			// Clamped: rounding must not put a grid point outside the box.
 			x[j] = min(max(xb[j]+s*v[j], b.box.Bounds[j][0]), b.box.Bounds[j][1])
+			if step != nil {
+				// and within the step limit, exactly
+				x[j] = min(max(x[j], xb[j]-step[j]), xb[j]+step[j])
+			}
 		}
 		pts = append(pts, point{s: s, x: x})
 	}
@@ -503,7 +519,7 @@ func (b *lineBO) startLine() error {
 		for j := range r {
 			r[j] = p[j] - xb[j] - s*v[j]
 		}
-		if math.Sqrt(vec.Dot(r, r)) > tol {
+		if math.Sqrt(vec.Dot(r, r)) > tol || !withinStep(p, xb, step) {
 			continue
 		}
 		pts = append(pts, point{s: s, x: p, seed: safe[i]})
@@ -695,6 +711,17 @@ func (b *lineBO) sampleGradient(g, x []float64) bool {
 			return false
 		}
 		g[j] = s
+	}
+	return true
+}
+
+// withinStep reports whether x lies within the step limit of ref,
+// |x_j − ref_j| ≤ step_j for every j (always, without a limit).
+func withinStep(x, ref, step []float64) bool {
+	for j := range step {
+		if math.Abs(x[j]-ref[j]) > step[j] {
+			return false
+		}
 	}
 	return true
 }

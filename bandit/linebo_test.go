@@ -534,3 +534,74 @@ func TestAscentDirection(t *testing.T) {
 		t.Errorf("data along x1 only: the line %v leaves x1 by %.3f, want > 0.3", u, off)
 	}
 }
+
+// TestStepLimit: with max_step every ask — single or in a batch of 3,
+// for every direction rule and for the safeopt and sgp-ucb inner
+// algorithms — lies within the bounds of its line's anchor x̂, the best
+// safe point when the line started (|x_j − x̂_j| ≤ max_step_j, to
+// rounding); without the limit the same runs step further, so the test
+// can fail.
+func TestStepLimit(t *testing.T) {
+	step := []float64{0.15, 0.1}
+	for _, inner := range []string{"safeopt", "sgp-ucb"} {
+		for _, dir := range []string{"coordinate", "random", "ascent"} {
+			t.Run(inner+"/"+dir, func(t *testing.T) {
+				run := func(limit []float64) (worst float64) {
+					s := &bandit.Spec{Name: "line-bo", Inner: inner, Direction: dir, SafeSet: "gp", Points: ptr(61), PerLine: ptr(6), MaxStep: limit}
+					if inner == "sgp-ucb" {
+						s.SafeSet, s.Exploration = "", bandit.Exploration{Fixed: ptr(2)}
+					}
+					box := testBox()
+					pol, err := bandit.Build(s, boxModel(), bandit.Domain{Box: &box}, boxOpt(3))
+					if err != nil {
+						t.Fatal(err)
+					}
+					var anchor []float64
+					var line [][]float64
+					for range 15 {
+						xb, _, _ := bandit.Best(pol)
+						var asks []bandit.Ask
+						for range 3 {
+							a, ok, err := bandit.AskNew(pol)
+							if err != nil {
+								t.Fatal(err)
+							}
+							if !ok {
+								break
+							}
+							if pts := bandit.LinePoints(pol); len(line) == 0 || !slices.Equal(pts[0], line[0]) {
+								line, anchor = pts, xb
+								// Cut, not squashed: every point on the line through x̂.
+								u := []float64{pts[len(pts)-1][0] - pts[0][0], pts[len(pts)-1][1] - pts[0][1]}
+								n := math.Hypot(u[0], u[1])
+								for _, p := range pts {
+									if off := math.Abs((p[0]-xb[0])*u[1]-(p[1]-xb[1])*u[0]) / n; off > 1e-9 {
+										t.Fatalf("line point %v is %.3g off the line through x̂ = %v", p, off, xb)
+									}
+								}
+							}
+							asks = append(asks, a)
+						}
+						for _, a := range asks {
+							for j := range a.X {
+								worst = max(worst, math.Abs(a.X[j]-anchor[j])/step[j])
+							}
+							if err := pol.Tell(a.ID, bandit.Observation{F: boxF(a.X), G: []float64{boxG(a.X)}}); err != nil {
+								t.Fatal(err)
+							}
+						}
+					}
+					return worst
+				}
+				w1, w2 := run(step), run(nil)
+				t.Logf("worst step ratio with the limit %.3f, without %.3f", w1, w2)
+				if w := w1; w > 1+1e-12 {
+					t.Errorf("an ask moved %.4g × max_step from its line's anchor", w)
+				}
+				if w := w2; w <= 1 {
+					t.Errorf("without max_step the asks stayed within it too (%.3g): the test proves nothing", w)
+				}
+			})
+		}
+	}
+}

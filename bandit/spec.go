@@ -273,6 +273,12 @@ type Spec struct {
 	Points    *int     `yaml:"points,omitempty" json:"points,omitempty"`
 	PerLine   *int     `yaml:"per_line,omitempty" json:"per_line,omitempty"`
 	Tolerance *float64 `yaml:"tolerance,omitempty" json:"tolerance,omitempty"`
+	// MaxStep, when given, bounds every ask's change from the best safe
+	// point per coordinate, |x_j − x̂_j| ≤ MaxStep[j] in the box's units
+	// (Xopt's max_travel_distances): a line is cut to the segment within
+	// those bounds of its anchor x̂, the best safe point when it starts.
+	// A limit on the path, not a safety guarantee.
+	MaxStep []float64 `yaml:"max_step,omitempty" json:"max_step,omitempty"`
 }
 
 // Line is line-bo's configuration with the defaults filled in.
@@ -282,15 +288,16 @@ type Line struct {
 	Points    int
 	PerLine   int
 	Tolerance float64
+	MaxStep   []float64 // nil: no step limit
 }
 
 // LineOptions returns line-bo's options with their defaults: inner
 // safeopt, direction coordinate, 300 points, 20 evaluations per line,
 // tolerance 0.01.
 func (s *Spec) LineOptions() Line {
-	l := Line{Inner: *s, Direction: s.Direction, Points: 300, PerLine: 20, Tolerance: 0.01}
+	l := Line{Inner: *s, Direction: s.Direction, Points: 300, PerLine: 20, Tolerance: 0.01, MaxStep: s.MaxStep}
 	l.Inner.Name, l.Inner.Label = s.Inner, ""
-	l.Inner.Inner, l.Inner.Direction, l.Inner.Points, l.Inner.PerLine, l.Inner.Tolerance = "", "", nil, nil, nil
+	l.Inner.Inner, l.Inner.Direction, l.Inner.Points, l.Inner.PerLine, l.Inner.Tolerance, l.Inner.MaxStep = "", "", nil, nil, nil, nil
 	if l.Inner.Name == "" {
 		l.Inner.Name = SafeOpt
 	}
@@ -351,8 +358,9 @@ func (s *Spec) Check(horizon int) error {
 		"points":      s.Points != nil,
 		"per_line":    s.PerLine != nil,
 		"tolerance":   s.Tolerance != nil,
+		"max_step":    s.MaxStep != nil,
 	}
-	for _, k := range []string{"phase1", "exploration", "keep_seed", "safe_set", "lipschitz", "inner", "direction", "points", "per_line", "tolerance"} {
+	for _, k := range []string{"phase1", "exploration", "keep_seed", "safe_set", "lipschitz", "inner", "direction", "points", "per_line", "tolerance", "max_step"} {
 		if given[k] && !slices.Contains(a.Options, k) {
 			return bad(k, "not an option of %s", s.Name)
 		}
@@ -391,6 +399,14 @@ func (s *Spec) checkLine(horizon int) error {
 	}
 	if !(l.Tolerance >= 0) || math.IsInf(l.Tolerance, 0) {
 		return bad("tolerance", "want a finite number ≥ 0, got %v", l.Tolerance)
+	}
+	if l.MaxStep != nil && len(l.MaxStep) == 0 {
+		return bad("max_step", "empty: give one bound per coordinate, or leave it out")
+	}
+	for j, v := range l.MaxStep {
+		if !(v > 0) || v > 1e100 {
+			return bad("max_step", "coordinate %d: want a number > 0, got %v", j+1, v)
+		}
 	}
 	if err := l.Inner.Check(horizon); err != nil {
 		return fmt.Errorf("inner %s: %w", l.Inner.Name, err)
