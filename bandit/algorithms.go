@@ -12,13 +12,14 @@ import (
 // algorithm through these constants or the table (Lookup), never by a
 // literal.
 const (
-	SGPUCB      = "sgp-ucb"       // the paper's Algorithm 1 (SPEC §4)
-	NaiveSGPUCB = "naive-sgp-ucb" // SGP-UCB with T' = 0 (paper §6, baseline 3)
-	GPUCBOracle = "gp-ucb-oracle" // GP-UCB on the true safe set (paper §6, baseline 4)
-	SafeOpt     = "safeopt"       // Sui et al. 2015 (SPEC §5)
-	SafeOptMC   = "safeopt-mc"    // Berkenkamp et al. 2016
-	StageOpt    = "stageopt"      // Sui et al. 2018
-	LineBO      = "line-bo"       // Kirschner et al. 2019, on a box
+	SGPUCB       = "sgp-ucb"       // the paper's Algorithm 1 (SPEC §4)
+	NaiveSGPUCB  = "naive-sgp-ucb" // SGP-UCB with T' = 0 (paper §6, baseline 3)
+	GPUCBOracle  = "gp-ucb-oracle" // GP-UCB on the true safe set (paper §6, baseline 4)
+	SafeOpt      = "safeopt"       // Sui et al. 2015 (SPEC §5)
+	SafeOptMC    = "safeopt-mc"    // Berkenkamp et al. 2016
+	StageOpt     = "stageopt"      // Sui et al. 2018
+	LineBO       = "line-bo"       // Kirschner et al. 2019, on a box
+	SafeOptSwarm = "safeopt-swarm" // Duivenvoorden et al. 2017, on a box
 )
 
 // Algorithm is one algorithm of the package: its name, where it runs, the
@@ -81,6 +82,8 @@ func init() {
 			// passed through to the inner algorithm, which checks them
 			"phase1", "exploration", "keep_seed", "safe_set", "lipschitz"},
 			check: func(s *Spec, horizon int) error { return s.checkLine(horizon) }},
+		{Name: SafeOptSwarm, Box: true, Options: []string{"swarm_size", "iterations"},
+			check: func(s *Spec, horizon int) error { return s.checkSwarm(horizon) }},
 	}
 	Names = names(func(a *Algorithm) bool { return !a.Box })
 	BoxNames = names(func(a *Algorithm) bool { return a.Box })

@@ -69,6 +69,9 @@ func (b *Box) outside(x []float64) int {
 // and the global GPs over the seeds with the same observations, tracking
 // the observed points.
 func BoxBytes(s *Spec, d, m, horizon int, hf bool) int64 {
+	if s.Name == SafeOptSwarm {
+		return swarmBytes(s, d, m, horizon)
+	}
 	l := s.LineOptions()
 	n := l.Points + horizon
 	t := int64(horizon)
@@ -147,6 +150,9 @@ func newBox(s *Spec, model Model, box Box, opt Options) (Policy, error) {
 	}
 	if !s.algorithm().Box {
 		return nil, fmt.Errorf("%w: name: %s needs a finite decision set; on a box the algorithm is one of %v", ErrConfig, s.Name, BoxNames)
+	}
+	if s.Name == SafeOptSwarm {
+		return newSwarm(s, model, box, opt)
 	}
 	if err := box.Check(); err != nil {
 		return nil, err

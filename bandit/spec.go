@@ -279,6 +279,12 @@ type Spec struct {
 	// those bounds of its anchor x̂, the best safe point when it starts.
 	// A limit on the path, not a safety guarantee.
 	MaxStep []float64 `yaml:"max_step,omitempty" json:"max_step,omitempty"`
+
+	// The options of safeopt-swarm: the particles of each swarm (default
+	// 20, 4 … 1000) and the iterations of a swarm run (default 100,
+	// 1 … 10 000), as the Python SafeOpt library's SafeOptSwarm.
+	SwarmSize  *int `yaml:"swarm_size,omitempty" json:"swarm_size,omitempty"`
+	Iterations *int `yaml:"iterations,omitempty" json:"iterations,omitempty"`
 }
 
 // Line is line-bo's configuration with the defaults filled in.
@@ -298,6 +304,7 @@ func (s *Spec) LineOptions() Line {
 	l := Line{Inner: *s, Direction: s.Direction, Points: 300, PerLine: 20, Tolerance: 0.01, MaxStep: s.MaxStep}
 	l.Inner.Name, l.Inner.Label = s.Inner, ""
 	l.Inner.Inner, l.Inner.Direction, l.Inner.Points, l.Inner.PerLine, l.Inner.Tolerance, l.Inner.MaxStep = "", "", nil, nil, nil, nil
+	l.Inner.SwarmSize, l.Inner.Iterations = nil, nil
 	if l.Inner.Name == "" {
 		l.Inner.Name = SafeOpt
 	}
@@ -359,14 +366,27 @@ func (s *Spec) Check(horizon int) error {
 		"per_line":    s.PerLine != nil,
 		"tolerance":   s.Tolerance != nil,
 		"max_step":    s.MaxStep != nil,
+		"swarm_size":  s.SwarmSize != nil,
+		"iterations":  s.Iterations != nil,
 	}
-	for _, k := range []string{"phase1", "exploration", "keep_seed", "safe_set", "lipschitz", "inner", "direction", "points", "per_line", "tolerance", "max_step"} {
+	for _, k := range []string{"phase1", "exploration", "keep_seed", "safe_set", "lipschitz", "inner", "direction", "points", "per_line", "tolerance", "max_step", "swarm_size", "iterations"} {
 		if given[k] && !slices.Contains(a.Options, k) {
 			return bad(k, "not an option of %s", s.Name)
 		}
 	}
 	if a.check != nil {
 		return a.check(s, horizon)
+	}
+	return nil
+}
+
+// checkSwarm checks safeopt-swarm's options.
+func (s *Spec) checkSwarm(int) error {
+	if n := s.SwarmSize; n != nil && (*n < 4 || *n > 1000) {
+		return fielderr.New(ErrConfig, "swarm_size", "want an integer in 4…1000, got %d", *n)
+	}
+	if n := s.Iterations; n != nil && (*n < 1 || *n > 10000) {
+		return fielderr.New(ErrConfig, "iterations", "want an integer in 1…10000, got %d", *n)
 	}
 	return nil
 }

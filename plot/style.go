@@ -32,13 +32,14 @@ var Palette = []color.NRGBA{
 // so that an algorithm looks the same in all of them. A label not listed
 // gets a colour from a hash of itself (StyleOf).
 var styleTable = map[string]struct{ color, dash int }{
-	bandit.SGPUCB:      {0, -1},
-	bandit.StageOpt:    {1, -1},
-	bandit.SafeOptMC:   {2, -1},
-	bandit.NaiveSGPUCB: {3, -1},
-	bandit.GPUCBOracle: {4, -1},
-	bandit.SafeOpt:     {5, -1},
-	bandit.LineBO:      {6, -1},
+	bandit.SGPUCB:       {0, -1},
+	bandit.StageOpt:     {1, -1},
+	bandit.SafeOptMC:    {2, -1},
+	bandit.NaiveSGPUCB:  {3, -1},
+	bandit.GPUCBOracle:  {4, -1},
+	bandit.SafeOpt:      {5, -1},
+	bandit.LineBO:       {6, -1},
+	bandit.SafeOptSwarm: {9, -1},
 	// examples/phase1.yaml: sgp-ucb with uniform sampling in phase 1 (its
 	// default) and its ablation, uncertainty sampling.
 	"uniform":     {0, -1},
