@@ -1,6 +1,7 @@
 package bandit_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -15,7 +16,16 @@ import (
 // — so ns/op ÷ 20 is the amortized time of one ask; the sub-benchmark
 // start times a line's first ask alone (its start plus one choice).
 func BenchmarkLineBOAsk(b *testing.B) {
-	const d, t0 = 10, 400
+	for _, c := range []struct {
+		d   int
+		dir string
+	}{{10, "coordinate"}, {40, "coordinate"}, {40, "ascent"}} {
+		b.Run(fmt.Sprintf("d=%d/%s", c.d, c.dir), func(b *testing.B) { benchLineBO(b, c.d, c.dir) })
+	}
+}
+
+func benchLineBO(b *testing.B, d int, dir string) {
+	const t0 = 400
 	se := kernel.SE{Variance: 1, Lengthscale: 1.5}
 	model := bandit.Model{Objective: se, Constraints: []kernel.Kernel{se}, NoiseStd: 0.1, Delta: 0.1, Beta: bandit.Beta{Value: 4}}
 	box := bandit.Box{Seeds: [][]float64{make([]float64, d)}}
@@ -31,7 +41,7 @@ func BenchmarkLineBOAsk(b *testing.B) {
 	}
 	build := func(b *testing.B) bandit.Policy {
 		b.Helper()
-		s := &bandit.Spec{Name: "line-bo", SafeSet: "gp", Tolerance: ptr(0.0)}
+		s := &bandit.Spec{Name: "line-bo", SafeSet: "gp", Tolerance: ptr(0.0), Direction: dir}
 		pol, err := bandit.Build(s, model, bandit.Domain{Box: new(box)}, bandit.Options{Thresholds: []float64{0}, Horizon: 1000, Rand: rand.New(rand.NewPCG(1, 2))})
 		if err != nil {
 			b.Fatal(err)
