@@ -274,18 +274,9 @@ func (b *lineBO) Tell(id int, o Observation) error {
 		}
 		x = b.pending[pk].X
 	default:
-		if o.Index >= 0 {
-			return fmt.Errorf("%w: index %d: a box has no action indices; give the point (Index −1)", ErrObservation, o.Index)
-		}
-		x = o.X
-		if x == nil {
-			return fmt.Errorf("%w: a measurement outside the loop on a box needs its point", ErrObservation)
-		}
-		if len(x) != b.d {
-			return fmt.Errorf("%w: point of %d coordinates, the box has %d dimensions", ErrObservation, len(x), b.d)
-		}
-		if j := b.box.outside(x); j >= 0 {
-			return fmt.Errorf("%w: point %v is outside the box in dimension %d, [%v, %v]", ErrObservation, x, j+1, b.box.Bounds[j][0], b.box.Bounds[j][1])
+		var err error
+		if x, err = b.box.tellPoint(&o); err != nil {
+			return err
 		}
 	}
 	if err := checkValues(&b.model, &o); err != nil {
@@ -373,9 +364,36 @@ func (b *lineBO) linePoints() [][]float64 { return b.lineX }
 
 // Predict implements Predictor with the global GPs.
 func (b *lineBO) Predict(dst *Prediction, x [][]float64) error {
+	return predictBox(dst, b.box.Bounds, b.sqrtBeta(), b.f, b.g, x)
+}
+
+// tellPoint is the point of a measurement made outside the loop on box
+// b: o.X, which must be given, of the box's dimension and inside it (a
+// box has no action indices).
+func (b *Box) tellPoint(o *Observation) ([]float64, error) {
+	if o.Index >= 0 {
+		return nil, fmt.Errorf("%w: index %d: a box has no action indices; give the point (Index −1)", ErrObservation, o.Index)
+	}
+	x := o.X
+	if x == nil {
+		return nil, fmt.Errorf("%w: a measurement outside the loop on a box needs its point", ErrObservation)
+	}
+	if len(x) != len(b.Bounds) {
+		return nil, fmt.Errorf("%w: point of %d coordinates, the box has %d dimensions", ErrObservation, len(x), len(b.Bounds))
+	}
+	if j := b.outside(x); j >= 0 {
+		return nil, fmt.Errorf("%w: point %v is outside the box in dimension %d, [%v, %v]", ErrObservation, x, j+1, b.Bounds[j][0], b.Bounds[j][1])
+	}
+	return x, nil
+}
+
+// predictBox writes the posteriors of GPs f and g at the points x of a
+// box with bounds into dst, with √β_t sqb, after checking the points
+// (Predictor).
+func predictBox(dst *Prediction, bounds [][2]float64, sqb float64, f *gp.Model, g []*gp.Model, x [][]float64) error {
 	for k, p := range x {
-		if len(p) != b.d {
-			return fmt.Errorf("%w: point %d has %d coordinates, the box has %d dimensions", ErrPoint, k+1, len(p), b.d)
+		if len(p) != len(bounds) {
+			return fmt.Errorf("%w: point %d has %d coordinates, the box has %d dimensions", ErrPoint, k+1, len(p), len(bounds))
 		}
 		for j, v := range p {
 			if !finite(v) {
@@ -383,11 +401,11 @@ func (b *lineBO) Predict(dst *Prediction, x [][]float64) error {
 			}
 		}
 	}
-	dst.SqrtBeta = b.sqrtBeta()
-	predict(&dst.F, b.f, x)
-	dst.G = slices.Grow(dst.G[:0], len(b.g))[:len(b.g)]
-	for k, g := range b.g {
-		predict(&dst.G[k], g, x)
+	dst.SqrtBeta = sqb
+	predict(&dst.F, f, x)
+	dst.G = slices.Grow(dst.G[:0], len(g))[:len(g)]
+	for k, gk := range g {
+		predict(&dst.G[k], gk, x)
 	}
 	return nil
 }

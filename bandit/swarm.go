@@ -487,18 +487,9 @@ func (w *safeOptSwarm) Tell(id int, o Observation) error {
 		}
 		x = w.pending[0].X
 	default:
-		if o.Index >= 0 {
-			return fmt.Errorf("%w: index %d: a box has no action indices; give the point (Index −1)", ErrObservation, o.Index)
-		}
-		x = o.X
-		if x == nil {
-			return fmt.Errorf("%w: a measurement outside the loop on a box needs its point", ErrObservation)
-		}
-		if len(x) != w.d {
-			return fmt.Errorf("%w: point of %d coordinates, the box has %d dimensions", ErrObservation, len(x), w.d)
-		}
-		if j := w.box.outside(x); j >= 0 {
-			return fmt.Errorf("%w: point %v is outside the box in dimension %d, [%v, %v]", ErrObservation, x, j+1, w.box.Bounds[j][0], w.box.Bounds[j][1])
+		var err error
+		if x, err = w.box.tellPoint(&o); err != nil {
+			return err
 		}
 	}
 	if err := checkValues(&w.model, &o); err != nil {
@@ -529,23 +520,7 @@ func (w *safeOptSwarm) Inspect(dst *Snapshot, d Detail) {
 
 // Predict implements Predictor with the GPs.
 func (w *safeOptSwarm) Predict(dst *Prediction, x [][]float64) error {
-	for k, p := range x {
-		if len(p) != w.d {
-			return fmt.Errorf("%w: point %d has %d coordinates, the box has %d dimensions", ErrPoint, k+1, len(p), w.d)
-		}
-		for j, v := range p {
-			if !finite(v) {
-				return fmt.Errorf("%w: point %d: coordinate %d is %v", ErrPoint, k+1, j+1, v)
-			}
-		}
-	}
-	dst.SqrtBeta = w.sqrtBeta()
-	predict(&dst.F, w.f, x)
-	dst.G = slices.Grow(dst.G[:0], len(w.g))[:len(w.g)]
-	for k, g := range w.g {
-		predict(&dst.G[k], g, x)
-	}
-	return nil
+	return predictBox(dst, w.box.Bounds, w.sqrtBeta(), w.f, w.g, x)
 }
 
 // best implements Best: among the seeds and the observed points known to

@@ -414,27 +414,42 @@ func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 				req.G = append(req.G, x)
 			}
 		}
-		svc, done, err := s.open(store.OpenOptions{})
-		if err != nil {
-			return err
-		}
-		defer done()
-		if !s.given["g"] {
+		return sendTell(s, req, func(svc *study.Service) error {
+			if s.given["g"] {
+				return nil
+			}
 			if h, _, err := svc.Safety(s.ctx, s.name); err != nil {
 				return err
 			} else if len(h) > 0 {
 				return fmt.Errorf("%w: --g is required: the study has %s", study.ErrBadTell, plural.Count(len(h), "constraint"))
 			}
-		}
-		var a *study.TellAnswer
-		if err := retryWrite(func() (err error) { a, err = svc.Tell(s.ctx, s.name, req); return err }); err != nil {
+			return nil
+		})
+	}
+}
+
+// sendTell opens the database, runs check on the service (nil: none),
+// tells req with retries, prints its warnings on stderr and its answer
+// on stdout.
+func sendTell(s *studySession, req *study.TellRequest, check func(*study.Service) error) error {
+	svc, done, err := s.open(store.OpenOptions{})
+	if err != nil {
+		return err
+	}
+	defer done()
+	if check != nil {
+		if err := check(svc); err != nil {
 			return err
 		}
-		for _, w := range a.Warnings {
-			fmt.Fprintf(s.stderr, "safegp: warning: %s\n", w)
-		}
-		return json.NewEncoder(s.stdout).Encode(a)
 	}
+	var a *study.TellAnswer
+	if err := retryWrite(func() (err error) { a, err = svc.Tell(s.ctx, s.name, req); return err }); err != nil {
+		return err
+	}
+	for _, w := range a.Warnings {
+		fmt.Fprintf(s.stderr, "safegp: warning: %s\n", w)
+	}
+	return json.NewEncoder(s.stdout).Encode(a)
 }
 
 // pairsFlag collects a repeated flag's name=value pairs, in order.
@@ -493,19 +508,7 @@ func tellNamed(s *studySession, askID *int, params, values pairsFlag) error {
 			}
 		}
 	}
-	svc, done, err := s.open(store.OpenOptions{})
-	if err != nil {
-		return err
-	}
-	defer done()
-	var a *study.TellAnswer
-	if err := retryWrite(func() (err error) { a, err = svc.Tell(s.ctx, s.name, req); return err }); err != nil {
-		return err
-	}
-	for _, w := range a.Warnings {
-		fmt.Fprintf(s.stderr, "safegp: warning: %s\n", w)
-	}
-	return json.NewEncoder(s.stdout).Encode(a)
+	return sendTell(s, req, nil)
 }
 
 func btoi(b bool) int {
