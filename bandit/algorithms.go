@@ -82,7 +82,7 @@ func init() {
 			// passed through to the inner algorithm, which checks them
 			"phase1", "exploration", "keep_seed", "safe_set", "lipschitz"},
 			check: func(s *Spec, horizon int) error { return s.checkLine(horizon) }},
-		{Name: SafeOptSwarm, Box: true, Options: []string{"swarm_size", "iterations"},
+		{Name: SafeOptSwarm, Box: true, Options: []string{"swarm_size", "iterations", "max_step"},
 			check: func(s *Spec, horizon int) error { return s.checkSwarm(horizon) }},
 	}
 	Names = names(func(a *Algorithm) bool { return !a.Box })

@@ -605,3 +605,41 @@ func TestStepLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestStepLimitSwarm: safeopt-swarm honours max_step too: every ask lies
+// within the bounds of the best safe point when it is asked; without the
+// limit the same run steps further.
+func TestStepLimitSwarm(t *testing.T) {
+	step := []float64{0.15, 0.1}
+	run := func(limit []float64) (worst float64) {
+		iters := 20
+		s := &bandit.Spec{Name: "safeopt-swarm", Iterations: &iters, MaxStep: limit}
+		box := testBox()
+		pol, err := bandit.Build(s, boxModel(), bandit.Domain{Box: &box}, boxOpt(3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 20 {
+			xb, _, _ := bandit.Best(pol)
+			a, err := pol.Ask()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j := range a.X {
+				worst = max(worst, math.Abs(a.X[j]-xb[j])/step[j])
+			}
+			if err := pol.Tell(a.ID, bandit.Observation{F: boxF(a.X), G: []float64{boxG(a.X)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return worst
+	}
+	w1, w2 := run(step), run(nil)
+	t.Logf("worst step ratio with the limit %.3f, without %.3f", w1, w2)
+	if w1 > 1+1e-12 {
+		t.Errorf("an ask moved %.4g × max_step from the best safe point", w1)
+	}
+	if w2 <= 1 {
+		t.Errorf("without max_step the asks stayed within it too (%.3g): the test proves nothing", w2)
+	}
+}

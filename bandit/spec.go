@@ -380,8 +380,25 @@ func (s *Spec) Check(horizon int) error {
 	return nil
 }
 
+// checkMaxStep checks a step limit (Spec.MaxStep): nil, or a bound > 0
+// per coordinate.
+func checkMaxStep(step []float64) error {
+	if step != nil && len(step) == 0 {
+		return fielderr.New(ErrConfig, "max_step", "empty: give one bound per coordinate, or leave it out")
+	}
+	for j, v := range step {
+		if !(v > 0) || v > 1e100 {
+			return fielderr.New(ErrConfig, "max_step", "coordinate %d: want a number > 0, got %v", j+1, v)
+		}
+	}
+	return nil
+}
+
 // checkSwarm checks safeopt-swarm's options.
 func (s *Spec) checkSwarm(int) error {
+	if err := checkMaxStep(s.MaxStep); err != nil {
+		return err
+	}
 	if n := s.SwarmSize; n != nil && (*n < 4 || *n > 1000) {
 		return fielderr.New(ErrConfig, "swarm_size", "want an integer in 4…1000, got %d", *n)
 	}
@@ -420,13 +437,8 @@ func (s *Spec) checkLine(horizon int) error {
 	if !(l.Tolerance >= 0) || math.IsInf(l.Tolerance, 0) {
 		return bad("tolerance", "want a finite number ≥ 0, got %v", l.Tolerance)
 	}
-	if l.MaxStep != nil && len(l.MaxStep) == 0 {
-		return bad("max_step", "empty: give one bound per coordinate, or leave it out")
-	}
-	for j, v := range l.MaxStep {
-		if !(v > 0) || v > 1e100 {
-			return bad("max_step", "coordinate %d: want a number > 0, got %v", j+1, v)
-		}
+	if err := checkMaxStep(l.MaxStep); err != nil {
+		return err
 	}
 	if err := l.Inner.Check(horizon); err != nil {
 		return fmt.Errorf("inner %s: %w", l.Inner.Name, err)

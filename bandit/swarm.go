@@ -48,6 +48,13 @@ type safeOptSwarm struct {
 	obs     []boxObs
 	last    int   // the ID of the last ask handed out
 	pending []Ask // at most one: the swarm asks one point at a time
+
+	// step is the step limit (Spec.MaxStep; nil: none), and lim the
+	// bounds particles move in: the box, cut to within step of the best
+	// safe point ref when an ask starts.
+	step []float64
+	ref  []float64
+	lim  [][2]float64
 }
 
 // Swarm constants (safeopt/swarm.py, SwarmOptimization; gp_opt.py,
@@ -98,7 +105,12 @@ func newSwarm(s *Spec, model Model, box Box, opt Options) (Policy, error) {
 	if s.Iterations != nil {
 		w.iters = *s.Iterations
 	}
+	if s.MaxStep != nil && len(s.MaxStep) != len(box.Bounds) {
+		return nil, fmt.Errorf("%w: safeopt-swarm: max_step: %d bounds for a %d-D box: give one per coordinate", ErrConfig, len(s.MaxStep), len(box.Bounds))
+	}
+	w.step = slices.Clone(s.MaxStep)
 	w.box.Bounds = slices.Clone(box.Bounds)
+	w.lim = slices.Clone(box.Bounds)
 	for _, x := range box.Seeds {
 		w.box.Seeds = append(w.box.Seeds, slices.Clone(x))
 		w.s = append(w.s, slices.Clone(x))
@@ -295,6 +307,7 @@ func (w *safeOptSwarm) run(k swarmKind) (best []float64, value float64, std []fl
 	for p := range draws {
 		pos[p] = slices.Clone(w.s[rng.IntN(len(w.s))])
 	}
+
 	if k == swarmGreedy {
 		lastX, bestX := w.s[0], w.s[0]
 		if len(w.obs) > 0 {
@@ -308,6 +321,11 @@ func (w *safeOptSwarm) run(k swarmKind) (best []float64, value float64, std []fl
 			bestX = w.obs[bi].x
 		}
 		pos[n-3], pos[n-2], pos[n-1] = slices.Clone(w.greedy), slices.Clone(lastX), slices.Clone(bestX)
+	}
+	// Every particle starts within the step limit (a no-op without one:
+	// S and the observed points are in the box).
+	for _, x := range pos {
+		w.clip(x)
 	}
 	// init_swarm: velocities U[0, 1)·vel, row by row.
 	velo := make([][]float64, n)
@@ -353,7 +371,7 @@ func (w *safeOptSwarm) run(k swarmKind) (best []float64, value float64, std []fl
 				v := inertia*velo[p][j] + (swarmC1*r[p][j]*dP+swarmC2*r[n+p][j]*dG)/w.vel[j]
 				v = min(max(v, -swarmMaxVel*w.vel[j]), swarmMaxVel*w.vel[j])
 				velo[p][j] = v
-				pos[p][j] = min(max(pos[p][j]+v, w.box.Bounds[j][0]), w.box.Bounds[j][1])
+				pos[p][j] = min(max(pos[p][j]+v, w.lim[j][0]), w.lim[j][1])
 			}
 		}
 		inertia += dw
@@ -367,8 +385,9 @@ func (w *safeOptSwarm) run(k swarmKind) (best []float64, value float64, std []fl
 		g = argmaxFirst(bestVal)
 	}
 	if math.IsInf(bestVal[g], -1) {
-		// No particle was ever safe: ask the first seed again, known safe.
-		copy(bestPos[g], w.box.Seeds[0])
+		// No particle was ever safe: ask the best safe point again (a
+		// seed, or safe under the model), within any step limit.
+		copy(bestPos[g], w.ref)
 	}
 	best = slices.Clone(bestPos[g])
 	if k == swarmGreedy {
@@ -409,6 +428,13 @@ func (w *safeOptSwarm) grow(points [][]float64) {
 	}
 }
 
+// clip moves x into the bounds particles move in (lim).
+func (w *safeOptSwarm) clip(x []float64) {
+	for j := range x {
+		x[j] = min(max(x[j], w.lim[j][0]), w.lim[j][1])
+	}
+}
+
 // isSeed reports whether x is one of the seeds, known safe.
 func (w *safeOptSwarm) isSeed(x []float64) bool {
 	return slices.ContainsFunc(w.box.Seeds, func(s []float64) bool { return slices.Equal(s, x) })
@@ -432,6 +458,13 @@ func argmaxFirst(v []float64) int {
 // uncertain in some constraint (standard deviations over scaling; f's
 // for the maximizer, the constrained GPs' for the expander).
 func (w *safeOptSwarm) choose() []float64 {
+	w.ref, _ = w.best()
+	for j := range w.lim {
+		w.lim[j] = w.box.Bounds[j]
+		if w.step != nil {
+			w.lim[j] = [2]float64{max(w.lim[j][0], w.ref[j]-w.step[j]), min(w.lim[j][1], w.ref[j]+w.step[j])}
+		}
+	}
 	_, lb, _ := w.run(swarmGreedy)
 	w.bestLB = lb
 	xMax, _, sMax := w.run(swarmMaximizers)
