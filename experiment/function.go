@@ -109,7 +109,15 @@ type function struct {
 	grid   []int
 	fstar  float64
 	known  bool // f* is the max over the box (a point of XStar is in it)
+	// sample, for gp-sample, is the kernel each realization's function
+	// is drawn from (the model's objective kernel): f is then only its
+	// shape, and each Instance holds its own draw.
+	sample *sampleKernel
 }
+
+// sampleKernel is the squared-exponential kernel a gp-sample is drawn
+// from.
+type sampleKernel struct{ variance, lengthscale float64 }
 
 // checkFunction checks problem.function and problem.seed_points and
 // resolves them into c.fn.
@@ -129,11 +137,29 @@ func (c *Config) checkFunction() error {
 		return bad("problem.seed_points", "missing: give {count: k, min_f: v}")
 	}
 	fc := p.Function
-	f, err := bench.Lookup(fc.Name, fc.Dim)
+	var sample *sampleKernel
+	var f *bench.Function
+	var err error
+	if fc.Name == bench.SampleName {
+		// A draw of the model's own kernel per realization (the model is
+		// right; only the search is tested): an isotropic se kernel.
+		k := c.Model.Objective
+		if k == nil || k.Kernel != "se" || len(k.Lengthscale) != 1 {
+			return bad("model.objective", "problem.function gp-sample is drawn from the model's objective kernel: give an se kernel with one lengthscale")
+		}
+		v := 1.0
+		if k.Variance != nil {
+			v = *k.Variance
+		}
+		sample = &sampleKernel{variance: v, lengthscale: k.Lengthscale[0]}
+		f, err = bench.SampleShape(fc.Dim)
+	} else {
+		f, err = bench.Lookup(fc.Name, fc.Dim)
+	}
 	if err != nil {
 		return fielderr.Recast(ErrConfig, "problem.function", err)
 	}
-	fn := &function{f: f, bounds: f.Bounds}
+	fn := &function{f: f, bounds: f.Bounds, sample: sample}
 	if ds := fc.DecisionSet; ds != nil {
 		if ds.Box != nil {
 			b := ds.Box.Bounds
@@ -163,9 +189,16 @@ func (c *Config) checkFunction() error {
 			fn.fstar, fn.known = f.FStar, true
 		}
 	}
+	if sample != nil {
+		if fc.DecisionSet != nil && fc.DecisionSet.Box != nil {
+			return bad("problem.function.decision_set.box", "gp-sample is drawn on [0, 1]^dim")
+		}
+		fn.known = true // each draw's reference optimum
+	}
 	sp := p.SeedPoints
 	if sp.Points != nil {
-		if err := checkGivenSeeds(sp, fn, p.ObjectiveThreshold); err != nil {
+		// A gp-sample's seeds are checked against each draw (Instance).
+		if err := checkGivenSeeds(sp, fn, p.ObjectiveThreshold, sample == nil); err != nil {
 			return err
 		}
 	}
@@ -220,7 +253,7 @@ func inBox(x []float64, b [][2]float64) bool {
 // checkGivenSeeds checks seed points given as a list: 1…1000 of them, no
 // drawing keys beside them, each of the function's dimension, in the box,
 // and safe — f ≥ h_f, read from the benchmark itself.
-func checkGivenSeeds(sp *SeedPoints, fn *function, hf *float64) error {
+func checkGivenSeeds(sp *SeedPoints, fn *function, hf *float64, values bool) error {
 	bad := func(key, format string, args ...any) error { return fielderr.New(ErrConfig, key, format, args...) }
 	switch {
 	case sp.Count != 0 || sp.MinF != 0 || sp.MaxTries != 0:
@@ -236,6 +269,9 @@ func checkGivenSeeds(sp *SeedPoints, fn *function, hf *float64) error {
 		if !inBox(x, fn.bounds) {
 			return bad(key, "%v is outside the box %v", x, fn.bounds)
 		}
+		if !values {
+			continue
+		}
 		if v := fn.f.Eval(x); hf != nil && !(v >= *hf) {
 			return bad(key, "f = %.6g there, below objective_threshold %v: a seed point must be safe", v, *hf)
 		}
@@ -245,11 +281,14 @@ func checkGivenSeeds(sp *SeedPoints, fn *function, hf *float64) error {
 
 // Seeds draws the seed points of realization r (problem.seed_points), or
 // returns the given ones.
-func (c *Config) seeds(rng *rand.Rand) ([][]float64, error) {
-	sp, fn := c.Problem.SeedPoints, c.fn
+func (c *Config) seeds(fn *function, rng *rand.Rand) ([][]float64, error) {
+	sp := c.Problem.SeedPoints
 	if sp.Points != nil {
 		out := make([][]float64, len(sp.Points))
 		for k, x := range sp.Points {
+			if hf := c.Problem.ObjectiveThreshold; fn.sample != nil && hf != nil && !(fn.f.Eval(x) >= *hf) {
+				return nil, fmt.Errorf("%w: problem.seed_points[%d]: f = %.6g there in this draw of gp-sample, below objective_threshold %v", ErrNoSeedPoint, k, fn.f.Eval(x), *hf)
+			}
 			out[k] = append([]float64(nil), x...)
 		}
 		return out, nil
@@ -280,21 +319,33 @@ func (c *Config) seeds(rng *rand.Rand) ([][]float64, error) {
 // the seed points, appended as the seed set (febo's SafeOpt starts from
 // its x0 beside its grid: febo/algorithms/safeopt.py, SafeOpt).
 func (c *Config) functionInstance(r int) (Instance, error) {
-	seeds, err := c.seeds(stream(c.Seed, r, streamProblem))
+	rng := stream(c.Seed, r, streamProblem)
+	fn := c.fn
+	if k := fn.sample; k != nil {
+		// This realization's function, drawn first from its stream.
+		f, err := bench.GPSample(fn.f.Dim, k.variance, k.lengthscale, rng)
+		if err != nil {
+			return Instance{}, fmt.Errorf("realization %d: %w", r, err)
+		}
+		own := *fn
+		own.f, own.fstar = f, f.FStar
+		fn = &own
+	}
+	seeds, err := c.seeds(fn, rng)
 	if err != nil {
 		return Instance{}, fmt.Errorf("realization %d: %w", r, err)
 	}
-	in := Instance{Seeds: seeds, SeedBest: math.Inf(-1), noiseStd: c.Problem.NoiseStd}
+	in := Instance{Seeds: seeds, SeedBest: math.Inf(-1), noiseStd: c.Problem.NoiseStd, fn: fn}
 	for _, x := range seeds {
-		in.SeedBest = math.Max(in.SeedBest, c.fn.f.Eval(x))
+		in.SeedBest = math.Max(in.SeedBest, fn.f.Eval(x))
 	}
-	if c.fn.grid == nil {
+	if fn.grid == nil {
 		return in, nil
 	}
-	x := append(problem.Grid(c.fn.bounds, c.fn.grid), seeds...)
+	x := append(problem.Grid(fn.bounds, fn.grid), seeds...)
 	p := &problem.Problem{X: x, F: make([]float64, len(x)), G: [][]float64{}, H: []float64{}, HF: c.Problem.ObjectiveThreshold, Epsilon: c.Problem.Epsilon, NoiseStd: c.Problem.NoiseStd}
 	for i, xi := range x {
-		p.F[i] = c.fn.f.Eval(xi)
+		p.F[i] = fn.f.Eval(xi)
 	}
 	for k := range seeds {
 		p.Seed = append(p.Seed, len(x)-len(seeds)+k)

@@ -257,3 +257,56 @@ func TestFunctionGivenSeeds(t *testing.T) {
 		}
 	}
 }
+
+// TestGPSampleProblem: problem.function gp-sample draws each realization's
+// own function from the model's kernel — 0 at the centre, the given seed,
+// a reference optimum per draw (f* = best safe + simple regret, the same
+// in every round of a run and across the algorithms of a realization,
+// different between realizations) — and refuses a kernel it cannot draw.
+func TestGPSampleProblem(t *testing.T) {
+	y := `seed: 3
+realizations: 3
+horizon: 12
+problem:
+  function: {name: gp-sample, dim: 3}
+  objective_threshold: -0.5
+  noise_std: 0.05
+  seed_points: [[0.5, 0.5, 0.5]]
+model:
+  objective: {kernel: se, lengthscale: 0.4, variance: 1}
+  noise_std: 0.05
+  delta: 0.01
+  beta: 4
+algorithms:
+  - {name: line-bo, label: coordinate-linebo, direction: coordinate, inner: safeopt, safe_set: gp}
+  - {name: safeopt-swarm, iterations: 10}
+`
+	c, err := experiment.Parse(strings.NewReader(y), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := experiment.Execute(context.Background(), c, experiment.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fstar := map[int]float64{}
+	for _, run := range res.Runs {
+		if run.BestSafe[0] < 0 {
+			t.Errorf("%s, realization %d: best safe %v before the seed's 0", run.Label, run.Realization, run.BestSafe[0])
+		}
+		for k := range run.BestSafe {
+			f := run.BestSafe[k] + run.SimpleRegret[k]
+			if old, ok := fstar[run.Realization]; ok && math.Abs(old-f) > 1e-12 {
+				t.Errorf("%s, realization %d, round %d: f* %v, elsewhere %v", run.Label, run.Realization, k+1, f, old)
+			}
+			fstar[run.Realization] = f
+		}
+	}
+	if len(fstar) != 3 || fstar[0] == fstar[1] || fstar[1] == fstar[2] {
+		t.Errorf("reference optima %v: want one per realization, each its own", fstar)
+	}
+	bad := strings.Replace(y, "kernel: se,", "kernel: matern52,", 1)
+	if _, err := experiment.Parse(strings.NewReader(bad), "."); err == nil || !strings.Contains(err.Error(), "se kernel") {
+		t.Errorf("a matern52 model: %v, want a refusal naming the se kernel", err)
+	}
+}

@@ -81,6 +81,11 @@ func TestExamplesLoad(t *testing.T) {
 	if len(paths) < 3 {
 		t.Fatalf("%d example configs, want the three regimes", len(paths))
 	}
+	highdim, _ := filepath.Glob("../examples/highdim/*.yaml")
+	if len(highdim) != 3 {
+		t.Fatalf("%d high-dimensional example configs, want d = 10, 20, 40", len(highdim))
+	}
+	paths = append(paths, highdim...)
 	for _, p := range paths {
 		if strings.HasPrefix(filepath.Base(p), "sweep-") {
 			continue // a sweep file (package sweep tests it)

@@ -171,6 +171,7 @@ type Instance struct {
 	Seeds    [][]float64
 	SeedBest float64
 	noiseStd float64
+	fn       *function // the realization's function (its own draw for gp-sample)
 	// Context is a contextual problem's realization (problem.context):
 	// Problem and Info are then those of its first context.
 	Context *ContextInstance
@@ -235,7 +236,7 @@ type Setting struct {
 func (c *Config) world(r int, in Instance) (*Setting, World) {
 	switch {
 	case c.fn != nil:
-		return c.functionSetting(r, in), onFunction(c.fn, in, c.Problem.ObjectiveThreshold)
+		return c.functionSetting(r, in), onFunction(in.fn, in, c.Problem.ObjectiveThreshold)
 	case in.Context != nil:
 		return c.contextSetting(r, in), OnContexts(in.Context, c.Problem.Context.Probabilities, c.Contexts(r))
 	}

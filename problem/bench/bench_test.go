@@ -3,6 +3,7 @@ package bench
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -90,5 +91,54 @@ func TestEvalDoesNotAllocate(t *testing.T) {
 		if n := testing.AllocsPerRun(100, func() { f.Eval(x) }); n != 0 {
 			t.Errorf("%s: %v allocations per Eval", name, n)
 		}
+	}
+}
+
+// TestGPSample: a draw is 0 at the centre, its reference optimum is at
+// least every value of 2 000 uniform points and of the centre, the same
+// rng gives the same function, and its values over many draws have the
+// kernel's variance at a point (v = 0.8: the sample variance of
+// f(x) − f(centre) is 2v(1 − k(x, c)/v) for the SE kernel, to 15 %
+// over 300 draws).
+func TestGPSample(t *testing.T) {
+	const v, l, d = 0.8, 0.3, 5
+	f, err := GPSample(d, v, l, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := []float64{0.5, 0.5, 0.5, 0.5, 0.5}
+	if got := f.Eval(c); math.Abs(got) > 1e-12 {
+		t.Errorf("f(centre) = %v, want 0", got)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	x := make([]float64, d)
+	for range 2000 {
+		for j := range x {
+			x[j] = r.Float64()
+		}
+		if y := f.Eval(x); y > f.FStar {
+			t.Fatalf("f(%v) = %v above the reference optimum %v", x, y, f.FStar)
+		}
+	}
+	g, _ := GPSample(d, v, l, rand.New(rand.NewPCG(1, 2)))
+	if g.Eval(x) != f.Eval(x) || g.FStar != f.FStar {
+		t.Error("the same stream drew another function")
+	}
+	p := []float64{0.2, 0.6, 0.5, 0.5, 0.9}
+	var r2 float64
+	for j := range p {
+		r2 += (p[j] - c[j]) * (p[j] - c[j])
+	}
+	want := 2 * v * (1 - math.Exp(-r2/(2*l*l)))
+	var sum float64
+	rs := rand.New(rand.NewPCG(5, 6))
+	const n = 300
+	for range n {
+		h, _ := newRFF(d, v, l, rs)
+		y := h.eval(p)
+		sum += y * y
+	}
+	if got := sum / n; math.Abs(got-want) > 0.15*want {
+		t.Errorf("Var f(p) − f(c) = %.4f over %d draws, the kernel's %.4f", got, n, want)
 	}
 }
