@@ -78,7 +78,7 @@ func init() {
 			check: checkSafeSets, rule: safeOptRule, bytes: safeSetBytes, historyFree: gpModeNoPlateau},
 		{Name: StageOpt, OnLine: true, SafeSets: true, Options: []string{"safe_set", "lipschitz", "exploration"},
 			check: checkSafeSets, rule: safeOptRule, bytes: safeSetBytes, historyFree: gpModeNoPlateau},
-		{Name: LineBO, Box: true, Options: []string{"inner", "direction", "points", "per_line", "tolerance", "max_step",
+		{Name: LineBO, Box: true, Options: []string{"inner", "direction", "points", "per_line", "tolerance", "max_step", "ascent_rule",
 			// passed through to the inner algorithm, which checks them
 			"phase1", "exploration", "keep_seed", "safe_set", "lipschitz"},
 			check: func(s *Spec, horizon int) error { return s.checkLine(horizon) }},

@@ -640,6 +640,10 @@ func (b *lineBO) direction(xb []float64) []float64 {
 			v[j] = b.opt.Rand.NormFloat64() * (b.box.Bounds[j][1] - b.box.Bounds[j][0])
 		}
 	case "ascent":
+		if b.line.AscentRule == "mean" {
+			b.meanGradient(v, xb)
+			break
+		}
 		if !b.sampleGradient(v, xb) {
 			return coordinate()
 		}
@@ -748,4 +752,21 @@ func withinStep(x, ref, step []float64) bool {
 		}
 	}
 	return true
+}
+
+// meanGradient writes the gradient of f's posterior mean at x into g, by
+// central differences of gp.PredictAt with step 10⁻⁴·(hi_j − lo_j): the
+// ascent rule before issue 27 (ascent_rule: mean), kept so that studies
+// recorded with it replay.
+func (b *lineBO) meanGradient(g, x []float64) {
+	p := slices.Clone(x)
+	for j := range g {
+		h := 1e-4 * (b.box.Bounds[j][1] - b.box.Bounds[j][0])
+		p[j] = x[j] + h
+		up, _ := b.f.PredictAt(p)
+		p[j] = x[j] - h
+		down, _ := b.f.PredictAt(p)
+		p[j] = x[j]
+		g[j] = (up - down) / (2 * h)
+	}
 }

@@ -285,6 +285,12 @@ type Spec struct {
 	// 1 … 10 000), as the Python SafeOpt library's SafeOptSwarm.
 	SwarmSize  *int `yaml:"swarm_size,omitempty" json:"swarm_size,omitempty"`
 	Iterations *int `yaml:"iterations,omitempty" json:"iterations,omitempty"`
+
+	// AscentRule is line-bo's ascent rule: sampled (the default, the
+	// LineBO code's trust-region step from a posterior draw of the
+	// gradient) or mean (the posterior mean's gradient, the rule before
+	// issue 27, which studies recorded with it replay by).
+	AscentRule string `yaml:"ascent_rule,omitempty" json:"ascent_rule,omitempty"`
 }
 
 // Line is line-bo's configuration with the defaults filled in.
@@ -295,16 +301,21 @@ type Line struct {
 	PerLine   int
 	Tolerance float64
 	MaxStep   []float64 // nil: no step limit
+	// AscentRule is "sampled" or "mean" (Spec.AscentRule).
+	AscentRule string
 }
 
 // LineOptions returns line-bo's options with their defaults: inner
 // safeopt, direction coordinate, 300 points, 20 evaluations per line,
 // tolerance 0.01.
 func (s *Spec) LineOptions() Line {
-	l := Line{Inner: *s, Direction: s.Direction, Points: 300, PerLine: 20, Tolerance: 0.01, MaxStep: s.MaxStep}
+	l := Line{Inner: *s, Direction: s.Direction, Points: 300, PerLine: 20, Tolerance: 0.01, MaxStep: s.MaxStep, AscentRule: s.AscentRule}
+	if l.AscentRule == "" {
+		l.AscentRule = "sampled"
+	}
 	l.Inner.Name, l.Inner.Label = s.Inner, ""
 	l.Inner.Inner, l.Inner.Direction, l.Inner.Points, l.Inner.PerLine, l.Inner.Tolerance, l.Inner.MaxStep = "", "", nil, nil, nil, nil
-	l.Inner.SwarmSize, l.Inner.Iterations = nil, nil
+	l.Inner.SwarmSize, l.Inner.Iterations, l.Inner.AscentRule = nil, nil, ""
 	if l.Inner.Name == "" {
 		l.Inner.Name = SafeOpt
 	}
@@ -368,8 +379,9 @@ func (s *Spec) Check(horizon int) error {
 		"max_step":    s.MaxStep != nil,
 		"swarm_size":  s.SwarmSize != nil,
 		"iterations":  s.Iterations != nil,
+		"ascent_rule": s.AscentRule != "",
 	}
-	for _, k := range []string{"phase1", "exploration", "keep_seed", "safe_set", "lipschitz", "inner", "direction", "points", "per_line", "tolerance", "max_step", "swarm_size", "iterations"} {
+	for _, k := range []string{"phase1", "exploration", "keep_seed", "safe_set", "lipschitz", "inner", "direction", "points", "per_line", "tolerance", "max_step", "swarm_size", "iterations", "ascent_rule"} {
 		if given[k] && !slices.Contains(a.Options, k) {
 			return bad(k, "not an option of %s", s.Name)
 		}
@@ -439,6 +451,12 @@ func (s *Spec) checkLine(horizon int) error {
 	}
 	if err := checkMaxStep(l.MaxStep); err != nil {
 		return err
+	}
+	switch {
+	case l.AscentRule != "sampled" && l.AscentRule != "mean":
+		return bad("ascent_rule", "unknown rule %q (sampled, mean)", l.AscentRule)
+	case s.AscentRule != "" && l.Direction != "ascent":
+		return bad("ascent_rule", "only with direction: ascent")
 	}
 	if err := l.Inner.Check(horizon); err != nil {
 		return fmt.Errorf("inner %s: %w", l.Inner.Name, err)

@@ -123,3 +123,51 @@ func TestStallNotes(t *testing.T) {
 		t.Errorf("short batch: %d asks, notes %q", len(b.Asks), b.Notes)
 	}
 }
+
+// TestAscentRuleStored: a new line-bo ascent study records its ascent
+// rule (sampled); one stored without a rule — by a safegp before issue
+// 27, whose ascent was the mean's gradient — replays by the mean rule.
+// Simulated: a study made with ascent_rule: mean, asked and told, then
+// its stored rule removed, reopens and goes on.
+func TestAscentRuleStored(t *testing.T) {
+	ctx := context.Background()
+	c := &fakeClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	path := filepath.Join(t.TempDir(), "a.db")
+	v, done := batchService(t, path, c)
+	spec := func(rule string) string {
+		return strings.Replace(batchBoxSpec, `"direction": "random"`, `"direction": "ascent"`+rule, 1)
+	}
+	createStudy(t, v, "new", spec(""))
+	createStudy(t, v, "old", spec(`, "ascent_rule": "mean"`))
+	db := rawDB(t, v)
+	var js string
+	if err := db.QueryRow(`SELECT spec FROM studies WHERE name = 'new'`).Scan(&js); err != nil || !strings.Contains(js, `"ascent_rule":"sampled"`) {
+		t.Fatalf("new study's stored spec %s (%v), want ascent_rule sampled", js, err)
+	}
+	var asks []int
+	for range 12 {
+		a, err := v.Ask(ctx, "old")
+		if err != nil {
+			t.Fatal(err)
+		}
+		asks = append(asks, a.Index)
+		if err := tellAsk(t, v, "old", a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done()
+	if _, err := db.Exec(`UPDATE studies SET spec = replace(spec, ',"ascent_rule":"mean"', '') WHERE name = 'old'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`SELECT spec FROM studies WHERE name = 'old'`).Scan(&js); err != nil || strings.Contains(js, "ascent_rule") {
+		t.Fatalf("the old study's spec still names a rule: %s (%v)", js, err)
+	}
+	v2, done2 := batchService(t, path, c)
+	defer done2()
+	if _, err := v2.Show(ctx, "old"); err != nil {
+		t.Fatalf("a study stored without an ascent rule does not replay: %v", err)
+	}
+	if _, err := v2.Ask(ctx, "old"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/store"
 )
 
@@ -155,6 +156,11 @@ func (v *Service) Create(ctx context.Context, name string, r *Resolved) error {
 	}
 	if _, _, err := newPolicy(r, &r.Spec.Model, 0, 0, false); err != nil {
 		return fmt.Errorf("%w: %v", ErrSpec, err)
+	}
+	// Recorded explicitly, so that a later default cannot change how
+	// the study replays (resolveStored reads an absent rule as mean).
+	if a := &r.Spec.Algorithm; a.Name == bandit.LineBO && a.Direction == "ascent" && a.AscentRule == "" {
+		a.AscentRule = "sampled"
 	}
 	var js []byte
 	var err error
