@@ -342,7 +342,7 @@ func TestLineBOSpecYAML(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := s.LineOptions()
-	want := bandit.Line{Inner: bandit.Spec{Name: "stageopt", SafeSet: "gp", Exploration: bandit.Exploration{Fixed: ptr(3)}}, Direction: "ascent", Points: 100, PerLine: 5, Tolerance: 0}
+	want := bandit.Line{Inner: bandit.Spec{Name: "stageopt", SafeSet: "gp", Exploration: bandit.Exploration{Fixed: ptr(3)}}, Direction: "ascent", Points: 100, PerLine: 5, Tolerance: 0, AscentRule: "sampled"}
 	if d := cmp.Diff(want, l); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
