@@ -14,6 +14,14 @@ library only (``urllib`` and ``json``)::
         study.tell(a, f, [g])
     print(study.summary())
 
+A study stated in parameters (``parameters``, ``objective``,
+``constraints``, ``seeds``) asks with named settings in raw units and is
+told the outcomes by name::
+
+    a = study.ask()                          # a.params == {"kp": 0.3, "mode": "pi"}, a.trial == 0
+    study.tell(a, values={"settle_time": 4.1, "overshoot": 0.012})
+    study.best()                             # {"trial": ..., "params": {...}, "values": {...}}
+
 A study whose spec has a ``context`` block (variables measured before each
 ask, such as a temperature) asks with their values, and answers in that
 context; the seed set is assumed safe in every context::
