@@ -144,13 +144,11 @@ func TestAscentRuleStored(t *testing.T) {
 	if err := db.QueryRow(`SELECT spec FROM studies WHERE name = 'new'`).Scan(&js); err != nil || !strings.Contains(js, `"ascent_rule":"sampled"`) {
 		t.Fatalf("new study's stored spec %s (%v), want ascent_rule sampled", js, err)
 	}
-	var asks []int
 	for range 12 {
 		a, err := v.Ask(ctx, "old")
 		if err != nil {
 			t.Fatal(err)
 		}
-		asks = append(asks, a.Index)
 		if err := tellAsk(t, v, "old", a); err != nil {
 			t.Fatal(err)
 		}
