@@ -15,6 +15,7 @@ const (
 	SGPUCB       = "sgp-ucb"       // the paper's Algorithm 1 (SPEC §4)
 	NaiveSGPUCB  = "naive-sgp-ucb" // SGP-UCB with T' = 0 (paper §6, baseline 3)
 	GPUCBOracle  = "gp-ucb-oracle" // GP-UCB on the true safe set (paper §6, baseline 4)
+	GPUCB        = "gp-ucb"        // GP-UCB on the whole decision set: no safety, a reference
 	SafeOpt      = "safeopt"       // Sui et al. 2015 (SPEC §5)
 	SafeOptMC    = "safeopt-mc"    // Berkenkamp et al. 2016
 	StageOpt     = "stageopt"      // Sui et al. 2018
@@ -72,6 +73,7 @@ func init() {
 			rule: sgpUCBRule, historyFree: noPlateau},
 		{Name: GPUCBOracle, OneGP: true, NeedsSafeSet: true,
 			rule: oracleRule},
+		{Name: GPUCB, OnLine: true, rule: gpUCBRule, historyFree: func(*Spec) bool { return true }},
 		{Name: SafeOpt, OnLine: true, SafeSets: true, Options: []string{"safe_set", "lipschitz"},
 			check: checkSafeSets, rule: safeOptRule, bytes: safeSetBytes, historyFree: gpModeNoPlateau},
 		{Name: SafeOptMC, OnLine: true, SafeSets: true, TheoryIsTStar: true, Options: []string{"safe_set", "lipschitz", "exploration"},
@@ -278,6 +280,19 @@ func sgpUCBRule(b *building) (rule, error) {
 		return nil, fmt.Errorf("%w: %s draws its phase-1 actions at random and needs a random stream", ErrConfig, s.Name)
 	}
 	return newSGPUCB(newModelsFrom(b.model, b.set, b.opt, b.pre), uncertainty, rule, s.KeepSeed), nil
+}
+
+// gpUCBRule builds gp-ucb: GP-UCB (Srinivas et al. 2010) over every
+// action, x_t = argmax_D u_{f,t}, with no safety condition at all — the
+// reference that shows what safety costs (on a line of line-bo, the
+// unsafe LineBO). It keeps the constraints' GPs only so that its models
+// are any other algorithm's (Inspect, and the GPs line-bo moves).
+func gpUCBRule(b *building) (rule, error) {
+	all := make([]bool, len(b.set.X))
+	for i := range all {
+		all[i] = true
+	}
+	return newOracle(newModelsFrom(b.model, b.set, b.opt, b.pre), all)
 }
 
 // oracleRule builds gp-ucb-oracle on the true safe set.
