@@ -61,7 +61,7 @@ func decodeTell(data []byte) (*study.TellRequest, error) {
 			return nil, fmt.Errorf("%w: give exactly one of \"ask\" and \"params\"", study.ErrBadTell)
 		}
 		var err error
-		if t.Values, err = jsonObject("values", raw.Values); err != nil {
+		if t.Values, err = jsonObject("values", "number", raw.Values, study.ErrBadTell); err != nil {
 			return nil, err
 		}
 		if raw.Params != nil {
@@ -136,21 +136,38 @@ func decodeTell(data []byte) (*study.TellRequest, error) {
 	return &t, nil
 }
 
-// jsonObject parses the object field name strictly, {NAME: NUMBER, …}
-// (jsonNumber, each named name.NAME). Errors wrap study.ErrBadTell.
-func jsonObject(name string, raw json.RawMessage) (map[string]float64, error) {
+// jsonFields parses the object field name strictly into its fields and
+// their names, sorted so that the first bad value named is the same every
+// time; hint names what its values are in the error for another kind.
+// Errors wrap sentinel.
+func jsonFields(name, hint string, raw json.RawMessage, sentinel error) ([]string, map[string]json.RawMessage, error) {
 	if raw[0] != '{' {
-		return nil, fmt.Errorf("%w: %q must be an object {\"name\": number, …}, got %s", study.ErrBadTell, name, jsonKind(raw))
+		return nil, nil, fmt.Errorf("%w: %q must be an object {\"name\": %s, …}, got %s", sentinel, name, hint, jsonKind(raw))
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil {
-		return nil, fmt.Errorf("%w: %q: %w", study.ErrBadTell, name, jsonError(err))
+		return nil, nil, fmt.Errorf("%w: %q: %w", sentinel, name, jsonError(err))
+	}
+	names := make([]string, 0, len(fields))
+	for n := range fields {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names, fields, nil
+}
+
+// jsonObject parses the object field name strictly, {NAME: NUMBER, …}
+// (jsonNumber, each named name.NAME). Errors wrap sentinel.
+func jsonObject(name, hint string, raw json.RawMessage, sentinel error) (map[string]float64, error) {
+	names, fields, err := jsonFields(name, hint, raw, sentinel)
+	if err != nil {
+		return nil, err
 	}
 	m := make(map[string]float64, len(fields))
-	for _, n := range sortedKeys(fields) { // the first bad value named is the same every time
+	for _, n := range names {
 		v, err := jsonNumber(name+"."+quote.Prefix(n), fields[n])
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)
+			return nil, fmt.Errorf("%w: %w", sentinel, err)
 		}
 		m[n] = v
 	}
@@ -161,15 +178,12 @@ func jsonObject(name string, raw json.RawMessage) (map[string]float64, error) {
 // numbers or strings (null and anything else refused). The study checks
 // them against its parameters.
 func jsonSetting(raw json.RawMessage) (space.Setting, error) {
-	if raw[0] != '{' {
-		return nil, fmt.Errorf("%w: \"params\" must be an object {\"name\": value, …}, got %s", study.ErrBadTell, jsonKind(raw))
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		return nil, fmt.Errorf("%w: \"params\": %w", study.ErrBadTell, jsonError(err))
+	names, fields, err := jsonFields("params", "value", raw, study.ErrBadTell)
+	if err != nil {
+		return nil, err
 	}
 	set := make(space.Setting, len(fields))
-	for _, n := range sortedKeys(fields) {
+	for _, n := range names {
 		var v space.Value
 		if err := v.UnmarshalJSON(fields[n]); err != nil {
 			return nil, fmt.Errorf("%w: params.%s: %w", study.ErrBadTell, quote.Prefix(n), err)
@@ -177,15 +191,6 @@ func jsonSetting(raw json.RawMessage) (space.Setting, error) {
 		set[n] = v
 	}
 	return set, nil
-}
-
-func sortedKeys(m map[string]json.RawMessage) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 // jsonNumbers parses the array field name strictly: an array, every
@@ -497,27 +502,7 @@ func decodeContext(raw json.RawMessage) (map[string]float64, error) {
 	if raw == nil {
 		return nil, nil
 	}
-	if raw[0] != '{' {
-		return nil, fmt.Errorf("%w: \"context\" must be an object {\"name\": value, …}, got %s", study.ErrBadContext, jsonKind(raw))
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		return nil, fmt.Errorf("%w: \"context\": %w", study.ErrBadContext, jsonError(err))
-	}
-	names := make([]string, 0, len(fields))
-	for n := range fields {
-		names = append(names, n)
-	}
-	sort.Strings(names) // the first bad value named is the same every time
-	c := make(map[string]float64, len(fields))
-	for _, n := range names {
-		v, err := jsonNumber("context."+quote.Prefix(n), fields[n])
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", study.ErrBadContext, err)
-		}
-		c[n] = v
-	}
-	return c, nil
+	return jsonObject("context", "value", raw, study.ErrBadContext)
 }
 
 // posteriorRequest is a posterior request: the points x, and for a study
