@@ -229,27 +229,7 @@ func TestMigrateFromVersion2(t *testing.T) {
 	// v2 writes the schema-2 file, events without points, as safegp did
 	// before schema 3; extra runs after the copy.
 	v2 := func(name string, extra ...string) string {
-		path := filepath.Join(dir, name)
-		db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		for _, q := range append([]string{
-			`CREATE TABLE schema_version (version INTEGER NOT NULL)`,
-			`INSERT INTO schema_version (version) VALUES (2)`,
-			store.Migrations[0],
-			store.Migrations[1],
-			`ATTACH DATABASE '` + filepath.Join(dir, "src.db") + `' AS src`,
-			`INSERT INTO studies SELECT name, spec, actions, seeds, created FROM src.studies`,
-			`INSERT INTO events SELECT study, seq, kind, ask, idx, f, g, violation, created, ref FROM src.events`,
-			`DETACH DATABASE src`,
-		}, extra...) {
-			if _, err := db.Exec(q); err != nil {
-				t.Fatalf("%s: %v", q, err)
-			}
-		}
-		return path
+		return oldSchema(t, dir, name, 2, "study, seq, kind, ask, idx, f, g, violation, created, ref", extra...)
 	}
 	old := v2("v2.db")
 	before, _ := os.ReadFile(old)
@@ -353,52 +333,8 @@ func sameEvent(a, b store.Event) bool {
 func TestMigrateFromVersion3(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	src, srcSt := newService(t, filepath.Join(dir, "src.db"))
-	s, _ := study.ParseSpec(fmt.Appendf(nil, lruSpec, 5))
-	res, err := s.Resolve("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := src.Create(ctx, "s", res); err != nil {
-		t.Fatal(err)
-	}
-	for k, x := range []float64{1.1, 1.33, 2.05} {
-		f, g := -(x-3)*(x-3), 1-math.Pow(x/3.5, 4)
-		if _, err := src.Tell(ctx, "s", &study.TellRequest{X: []float64{x}, F: &f, G: []float64{g}}); err != nil {
-			t.Fatal(err)
-		}
-		round(t, src, "s")
-		if k == 1 {
-			if _, err := src.Retract(ctx, "s", 1); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	pending, err := src.Ask(ctx, "s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srcEvs, _ := srcSt.Events(ctx, "s")
-
-	old := filepath.Join(dir, "v3.db")
-	db, err := sql.Open("sqlite", "file:"+old+"?_pragma=journal_mode(WAL)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
-		`CREATE TABLE schema_version (version INTEGER NOT NULL)`,
-		`INSERT INTO schema_version (version) VALUES (3)`,
-		store.Migrations[0], store.Migrations[1], store.Migrations[2],
-		`ATTACH DATABASE '` + filepath.Join(dir, "src.db") + `' AS src`,
-		`INSERT INTO studies SELECT name, spec, actions, seeds, created FROM src.studies`,
-		`INSERT INTO events SELECT study, seq, kind, ask, idx, x, f, g, violation, created, ref FROM src.events`,
-		`DETACH DATABASE src`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	db.Close()
+	src, srcEvs, pending := tellsAndRetraction(t, dir, nil)
+	old := oldSchema(t, dir, "v3.db", 3, "study, seq, kind, ask, idx, x, f, g, violation, created, ref")
 	before, _ := os.ReadFile(old)
 	ro, err := store.Open(old, store.OpenOptions{ReadOnly: true})
 	if err != nil {
@@ -448,53 +384,9 @@ func TestMigrateFromVersion3(t *testing.T) {
 func TestMigrateFromVersion4(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	src, srcSt := newService(t, filepath.Join(dir, "src.db"))
-	s, _ := study.ParseSpec(fmt.Appendf(nil, lruSpec, 5))
-	res, err := s.Resolve("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := src.Create(ctx, "s", res); err != nil {
-		t.Fatal(err)
-	}
 	noise := 0.02
-	for k, x := range []float64{1.1, 1.33, 2.05} {
-		f, g := -(x-3)*(x-3), 1-math.Pow(x/3.5, 4)
-		if _, err := src.Tell(ctx, "s", &study.TellRequest{X: []float64{x}, F: &f, G: []float64{g}, NoiseStd: &noise}); err != nil {
-			t.Fatal(err)
-		}
-		round(t, src, "s")
-		if k == 1 {
-			if _, err := src.Retract(ctx, "s", 1); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	pending, err := src.Ask(ctx, "s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srcEvs, _ := srcSt.Events(ctx, "s")
-
-	old := filepath.Join(dir, "v4.db")
-	db, err := sql.Open("sqlite", "file:"+old+"?_pragma=journal_mode(WAL)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
-		`CREATE TABLE schema_version (version INTEGER NOT NULL)`,
-		`INSERT INTO schema_version (version) VALUES (4)`,
-		store.Migrations[0], store.Migrations[1], store.Migrations[2], store.Migrations[3],
-		`ATTACH DATABASE '` + filepath.Join(dir, "src.db") + `' AS src`,
-		`INSERT INTO studies SELECT name, spec, actions, seeds, created FROM src.studies`,
-		`INSERT INTO events SELECT study, seq, kind, ask, idx, x, f, g, violation, created, ref, noise_std FROM src.events`,
-		`DETACH DATABASE src`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	db.Close()
+	src, srcEvs, pending := tellsAndRetraction(t, dir, &noise)
+	old := oldSchema(t, dir, "v4.db", 4, "study, seq, kind, ask, idx, x, f, g, violation, created, ref, noise_std")
 	ro, err := store.Open(old, store.OpenOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
@@ -552,4 +444,68 @@ func TestMigrateRefusesNewerSchema(t *testing.T) {
 	if err := store.DB(st).QueryRow(`SELECT version FROM schema_version`).Scan(&v); err != nil || v != newer {
 		t.Errorf("schema version now %d (%v), want %d untouched", v, err, newer)
 	}
+}
+
+// oldSchema writes the file name in dir at schema version (the first
+// version migrations applied), with study and events rows copied from
+// dir/src.db — the events' columns as that schema had them — and extra
+// statements run after the copy: a database as an older safegp left it.
+func oldSchema(t *testing.T, dir, name string, version int, eventCols string, extra ...string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	qs := []string{`CREATE TABLE schema_version (version INTEGER NOT NULL)`, fmt.Sprintf(`INSERT INTO schema_version (version) VALUES (%d)`, version)}
+	qs = append(qs, store.Migrations[:version]...)
+	qs = append(qs,
+		`ATTACH DATABASE '`+filepath.Join(dir, "src.db")+`' AS src`,
+		`INSERT INTO studies SELECT name, spec, actions, seeds, created FROM src.studies`,
+		`INSERT INTO events SELECT `+eventCols+` FROM src.events`,
+		`DETACH DATABASE src`)
+	for _, q := range append(qs, extra...) {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return path
+}
+
+// tellsAndRetraction is the source study of the schema-3 and schema-4
+// tests, in dir/src.db: three tells at points outside the set (each
+// with noise, when given) and their rounds, the second observation
+// retracted, and an ask pending. It returns the service, its events and
+// the pending ask.
+func tellsAndRetraction(t *testing.T, dir string, noise *float64) (*study.Service, []store.Event, *study.AskAnswer) {
+	t.Helper()
+	ctx := context.Background()
+	src, srcSt := newService(t, filepath.Join(dir, "src.db"))
+	s, _ := study.ParseSpec(fmt.Appendf(nil, lruSpec, 5))
+	res, err := s.Resolve("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Create(ctx, "s", res); err != nil {
+		t.Fatal(err)
+	}
+	for k, x := range []float64{1.1, 1.33, 2.05} {
+		f, g := -(x-3)*(x-3), 1-math.Pow(x/3.5, 4)
+		if _, err := src.Tell(ctx, "s", &study.TellRequest{X: []float64{x}, F: &f, G: []float64{g}, NoiseStd: noise}); err != nil {
+			t.Fatal(err)
+		}
+		round(t, src, "s")
+		if k == 1 {
+			if _, err := src.Retract(ctx, "s", 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	pending, err := src.Ask(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcEvs, _ := srcSt.Events(ctx, "s")
+	return src, srcEvs, pending
 }
