@@ -258,14 +258,10 @@ func parseImportCSV(r io.Reader, cols *Columns) ([]TellRequest, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadImport, err)
 		}
-		if ic.kind >= 0 {
-			// An export: its observations in force only.
-			switch kind := strings.TrimSpace(rec[ic.kind]); {
-			case kind == "retract", kind == "tell" && strings.TrimSpace(rec[ic.retractedBy]) != "":
-				continue
-			case kind != "tell":
-				return nil, fmt.Errorf("%w: line %d, column kind: %s, want tell or retract", ErrBadImport, line, quote.Short(kind))
-			}
+		if keep, err := exportRowInForce(rec, ic.kind, ic.retractedBy, line); err != nil {
+			return nil, err
+		} else if !keep {
+			continue
 		}
 		if len(rows) == config.MaxHorizon {
 			return nil, fmt.Errorf("%w: line %d: more than %d rows, more than any study's horizon", ErrBadImport, line, config.MaxHorizon)
@@ -353,13 +349,10 @@ func parseNamedCSV(cr *csv.Reader, header []string, cols *Columns) ([]TellReques
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadImport, err)
 		}
-		if kind >= 0 {
-			switch k := strings.TrimSpace(rec[kind]); {
-			case k == "retract", k == "tell" && strings.TrimSpace(rec[retractedBy]) != "":
-				continue
-			case k != "tell":
-				return nil, fmt.Errorf("%w: line %d, column kind: %s, want tell or retract", ErrBadImport, line, quote.Short(k))
-			}
+		if keep, err := exportRowInForce(rec, kind, retractedBy, line); err != nil {
+			return nil, err
+		} else if !keep {
+			continue
 		}
 		if len(rows) == config.MaxHorizon {
 			return nil, fmt.Errorf("%w: line %d: more than %d rows, more than any study's horizon", ErrBadImport, line, config.MaxHorizon)
@@ -382,4 +375,21 @@ func parseNamedCSV(cr *csv.Reader, header []string, cols *Columns) ([]TellReques
 		}
 		rows = append(rows, t)
 	}
+}
+
+// exportRowInForce reports whether the record on line of a file is to be
+// imported: always for the import format (kind < 0); for an export
+// (ExportCSV), only an observation in force — a tell not retracted — and
+// an error for a kind other than tell and retract.
+func exportRowInForce(rec []string, kind, retractedBy, line int) (bool, error) {
+	if kind < 0 {
+		return true, nil
+	}
+	switch k := strings.TrimSpace(rec[kind]); {
+	case k == "retract", k == "tell" && strings.TrimSpace(rec[retractedBy]) != "":
+		return false, nil
+	case k != "tell":
+		return false, fmt.Errorf("%w: line %d, column kind: %s, want tell or retract", ErrBadImport, line, quote.Short(k))
+	}
+	return true, nil
 }

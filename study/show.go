@@ -384,8 +384,6 @@ func ExportCSV(x *Export) []byte {
 	if x.ParamNames != nil {
 		return exportNamedCSV(x)
 	}
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
 	head := []string{"seq", "kind", "ask", "index"}
 	for j := 1; j <= x.Dim; j++ {
 		head = append(head, "x"+strconv.Itoa(j))
@@ -395,90 +393,88 @@ func ExportCSV(x *Export) []byte {
 	for i := 1; i <= x.Constraints; i++ {
 		head = append(head, "g"+strconv.Itoa(i))
 	}
-	w.Write(append(head, "noise_std", "violation", "retracted_by", "retracts", "created"))
-	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	opt := func(n int) string {
-		if n == 0 {
-			return ""
-		}
-		return strconv.Itoa(n)
-	}
-	rets := x.Retractions
-	write := func(r Retraction) {
-		row := []string{strconv.Itoa(r.Seq), "retract", "", strconv.Itoa(r.Index)}
-		row = append(row, make([]string, x.Dim+len(x.ContextNames)+1+x.Constraints+3)...)
-		w.Write(append(row, strconv.Itoa(r.Observation), r.Created.Format(time.RFC3339Nano)))
-	}
-	for _, o := range x.Observations {
-		for len(rets) > 0 && rets[0].Seq < o.Seq {
-			write(rets[0])
-			rets = rets[1:]
-		}
+	head = append(head, "noise_std", "violation", "retracted_by", "retracts", "created")
+	tell := func(o *Observation) []string {
 		row := []string{strconv.Itoa(o.Seq), "tell", strconv.Itoa(o.Ask), strconv.Itoa(o.Index)}
 		for _, v := range o.X {
-			row = append(row, f(v))
+			row = append(row, csvFloat(v))
 		}
 		for _, n := range x.ContextNames {
-			row = append(row, f(o.Context[n]))
+			row = append(row, csvFloat(o.Context[n]))
 		}
-		row = append(row, f(o.F))
+		row = append(row, csvFloat(o.F))
 		for _, g := range o.G {
-			row = append(row, f(g))
+			row = append(row, csvFloat(g))
 		}
 		noise := ""
 		if o.NoiseStd != nil {
-			noise = f(*o.NoiseStd)
+			noise = csvFloat(*o.NoiseStd)
 		}
-		row = append(row, noise)
-		w.Write(append(row, strconv.FormatBool(o.Violation), opt(o.RetractedBy), "", o.Created.Format(time.RFC3339Nano)))
+		return append(row, noise, strconv.FormatBool(o.Violation), csvOpt(o.RetractedBy), "", o.Created.Format(time.RFC3339Nano))
 	}
-	for _, r := range rets {
-		write(r)
+	retract := func(r Retraction) []string {
+		row := []string{strconv.Itoa(r.Seq), "retract", "", strconv.Itoa(r.Index)}
+		row = append(row, make([]string, x.Dim+len(x.ContextNames)+1+x.Constraints+3)...)
+		return append(row, strconv.Itoa(r.Observation), r.Created.Format(time.RFC3339Nano))
 	}
-	w.Flush()
-	return b.Bytes()
+	return writeExport(head, x, tell, retract)
 }
 
 // exportNamedCSV is ExportCSV for a study stated in parameters: seq,
 // kind, trial, ask, a column per parameter and per outcome (by name, in
 // the user's units), violation, retracted_by, retracts, created.
 func exportNamedCSV(x *Export) []byte {
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
 	head := append([]string{"seq", "kind", "trial", "ask"}, x.ParamNames...)
 	head = append(head, x.OutcomeNames...)
-	w.Write(append(head, "violation", "retracted_by", "retracts", "created"))
-	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	opt := func(n int) string {
-		if n == 0 {
-			return ""
-		}
-		return strconv.Itoa(n)
-	}
-	rets := x.Retractions
-	write := func(r Retraction) {
-		row := append([]string{strconv.Itoa(r.Seq), "retract", "", ""}, make([]string, len(x.ParamNames)+len(x.OutcomeNames)+2)...)
-		w.Write(append(row, strconv.Itoa(r.Observation), r.Created.Format(time.RFC3339Nano)))
-	}
-	for _, o := range x.Observations {
-		for len(rets) > 0 && rets[0].Seq < o.Seq {
-			write(rets[0])
-			rets = rets[1:]
-		}
-		row := []string{strconv.Itoa(o.Seq), "tell", strconv.Itoa(*o.Trial), opt(o.Ask)}
+	head = append(head, "violation", "retracted_by", "retracts", "created")
+	tell := func(o *Observation) []string {
+		row := []string{strconv.Itoa(o.Seq), "tell", strconv.Itoa(*o.Trial), csvOpt(o.Ask)}
 		for _, n := range x.ParamNames {
 			row = append(row, o.Params[n].String())
 		}
 		for _, n := range x.OutcomeNames {
-			row = append(row, f(o.Values[n]))
+			row = append(row, csvFloat(o.Values[n]))
 		}
-		w.Write(append(row, strconv.FormatBool(o.Violation), opt(o.RetractedBy), "", o.Created.Format(time.RFC3339Nano)))
+		return append(row, strconv.FormatBool(o.Violation), csvOpt(o.RetractedBy), "", o.Created.Format(time.RFC3339Nano))
+	}
+	retract := func(r Retraction) []string {
+		row := append([]string{strconv.Itoa(r.Seq), "retract", "", ""}, make([]string, len(x.ParamNames)+len(x.OutcomeNames)+2)...)
+		return append(row, strconv.Itoa(r.Observation), r.Created.Format(time.RFC3339Nano))
+	}
+	return writeExport(head, x, tell, retract)
+}
+
+// writeExport writes an export's CSV: the header head, then one row per
+// event in order — each observation's (tell) and each retraction's
+// (retract), interleaved by sequence number.
+func writeExport(head []string, x *Export, tell func(*Observation) []string, retract func(Retraction) []string) []byte {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.Write(head)
+	rets := x.Retractions
+	for k := range x.Observations {
+		o := &x.Observations[k]
+		for len(rets) > 0 && rets[0].Seq < o.Seq {
+			w.Write(retract(rets[0]))
+			rets = rets[1:]
+		}
+		w.Write(tell(o))
 	}
 	for _, r := range rets {
-		write(r)
+		w.Write(retract(r))
 	}
 	w.Flush()
 	return b.Bytes()
+}
+
+func csvFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// csvOpt writes n, or nothing for 0.
+func csvOpt(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
 }
 
 // ExportJSON renders a study's record as a JSON object
