@@ -257,17 +257,21 @@ func (w *safeOptSwarm) safeMask(post []Posterior) []bool {
 		predict(&post[i], g, w.s)
 	}
 	for p := range w.s {
-		safe[p] = true
-		for i := range post {
-			if !math.IsInf(w.fmin[i], -1) && !(post[i].Mean[p]-b*post[i].Std[p] >= w.fmin[i]) {
-				safe[p] = false
-			}
-		}
-		if p < w.seeds {
-			safe[p] = true
-		}
+		safe[p] = p < w.seeds || w.modelSafe(post, p, b)
 	}
 	return safe
+}
+
+// modelSafe reports whether point p of the posteriors post clears every
+// threshold with √β_t b: ℓ_i ≥ fmin_i for each GP with one (NaN is not
+// safe).
+func (w *safeOptSwarm) modelSafe(post []Posterior, p int, b float64) bool {
+	for i := range post {
+		if !math.IsInf(w.fmin[i], -1) && !(post[i].Mean[p]-b*post[i].Std[p] >= w.fmin[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // run is SafeOptSwarm.get_new_query_point(k): it prunes S, seeds a swarm
@@ -571,15 +575,7 @@ func (w *safeOptSwarm) best() ([]float64, float64) {
 	b := w.sqrtBeta()
 	bi, bl := 0, math.Inf(-1)
 	for p := range pts {
-		ok := p < len(w.box.Seeds)
-		if !ok {
-			ok = true
-			for i := range post {
-				if !math.IsInf(w.fmin[i], -1) && !(post[i].Mean[p]-b*post[i].Std[p] >= w.fmin[i]) {
-					ok = false
-				}
-			}
-		}
+		ok := p < len(w.box.Seeds) || w.modelSafe(post, p, b)
 		if lf := post[0].Mean[p] - b*post[0].Std[p]; ok && (lf > bl || p == 0) {
 			bi, bl = p, lf
 		}
