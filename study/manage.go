@@ -59,12 +59,7 @@ func (v *Service) Rename(ctx context.Context, old, new string) error {
 	if err := CheckName(new); err != nil {
 		return err
 	}
-	err := v.write(ctx, old, func(s *Study) error {
-		if err := v.store.Rename(ctx, old, new); err != nil {
-			return err
-		}
-		return nil
-	})
+	err := v.write(ctx, old, func(*Study) error { return v.store.Rename(ctx, old, new) })
 	if err == nil {
 		v.cache.forget(old)
 		v.cache.forget(new)
