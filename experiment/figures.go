@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/safegp/safegp/plot"
 )
@@ -122,7 +123,9 @@ func regretFigure(title string, band Band, n int, curves []Curve) (plot.Figure, 
 }
 
 // functionFigure draws a benchmark function's figure: side by side, the
-// best safe value, the simple regret (with f* known) and the mean
+// best safe value — or, with f* known, the share of the way from the seeds
+// to f* (Curve.MeanShare), which stays comparable across realizations
+// with different f* — the simple regret (with f* known) and the mean
 // violations against evaluations, under one title and one legend. The
 // panels show different quantities, so each keeps its own y axis; the
 // regret and the violations start at 0.
@@ -152,6 +155,11 @@ func functionFigure(title string, band Band, n int, curves []Curve) (plot.Figure
 		{"best safe value", func(c Curve) []float64 { return c.MeanBest }, func(c Curve) []float64 { return c.SEBest }, false},
 		{"simple regret f* − best safe", func(c Curve) []float64 { return c.MeanSimple }, func(c Curve) []float64 { return c.SESimple }, true},
 		{"violations so far (mean)", func(c Curve) []float64 { return c.Violations }, none, true},
+	}
+	if !slices.ContainsFunc(curves, func(c Curve) bool { return c.MeanShare == nil }) {
+		panels[0].y = "share of the way to f*"
+		panels[0].mean = func(c Curve) []float64 { return c.MeanShare }
+		panels[0].spread = func(c Curve) []float64 { return c.SEShare }
 	}
 	fig := plot.Figure{Title: title, SharedLegend: true}
 	for _, pn := range panels {

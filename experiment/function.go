@@ -420,6 +420,9 @@ func (w *functionWorld) newRun(s *bandit.Spec, T int) *Run {
 	if w.fn.known {
 		run.SimpleRegret = make([]float64, T)
 	}
+	if b := w.in.SeedBest; !math.IsInf(b, 0) {
+		run.SeedBest = &b
+	}
 	w.pts = make([]float64, T*w.fn.f.Dim)
 	return run
 }
@@ -508,20 +511,24 @@ func (c *Config) planFunction(workers int, limit int64, keepRuns bool, held, uni
 
 // functionCSV renders summary.csv for a benchmark function: per label and
 // round (evaluation), the mean and standard error over realizations of
-// the best safe value and of the simple regret (empty without f*), and
-// the mean violations so far.
+// the best safe value, of the simple regret and of the share of the way
+// from the seeds to f* (both empty without f*), and the mean violations
+// so far.
 func functionCSV(curves []Curve) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	w.Write([]string{"label", "round", "mean_best_safe", "se_best_safe", "mean_simple_regret", "se_simple_regret", "mean_violations"})
+	w.Write([]string{"label", "round", "mean_best_safe", "se_best_safe", "mean_simple_regret", "se_simple_regret", "mean_violations", "mean_share", "se_share"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, c := range curves {
 		for t := range c.MeanBest {
-			ms, ss := "", ""
+			ms, ss, mh, sh := "", "", "", ""
 			if c.MeanSimple != nil {
 				ms, ss = f(c.MeanSimple[t]), f(c.SESimple[t])
 			}
-			w.Write([]string{c.Label, strconv.Itoa(t + 1), f(c.MeanBest[t]), f(c.SEBest[t]), ms, ss, f(c.Violations[t])})
+			if c.MeanShare != nil {
+				mh, sh = f(c.MeanShare[t]), f(c.SEShare[t])
+			}
+			w.Write([]string{c.Label, strconv.Itoa(t + 1), f(c.MeanBest[t]), f(c.SEBest[t]), ms, ss, f(c.Violations[t]), mh, sh})
 		}
 	}
 	w.Flush()

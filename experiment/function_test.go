@@ -88,12 +88,15 @@ func TestFunctionRuns(t *testing.T) {
 		if viol != r.Violations {
 			t.Errorf("%s: %d violations counted, %d values below 0", r.Label, r.Violations, viol)
 		}
+		if r.SeedBest == nil || *r.SeedBest < 0.2 || r.BestSafe[0] < *r.SeedBest {
+			t.Errorf("%s: seed best %v, best safe value %v after round 1", r.Label, r.SeedBest, r.BestSafe[0])
+		}
 		if r.BestSafe[0] < 0.2 {
 			t.Errorf("%s: best safe value %v below the seed point's min_f", r.Label, r.BestSafe[0])
 		}
 	}
 	csv := experiment.SummaryCSV(experiment.Summarize(one))
-	if !bytes.HasPrefix(csv, []byte("label,round,mean_best_safe,se_best_safe,mean_simple_regret,se_simple_regret,mean_violations\ncoordinate,1,")) {
+	if !bytes.HasPrefix(csv, []byte("label,round,mean_best_safe,se_best_safe,mean_simple_regret,se_simple_regret,mean_violations,mean_share,se_share\ncoordinate,1,")) {
 		t.Errorf("summary.csv starts %q", csv[:min(len(csv), 120)])
 	}
 }
@@ -308,5 +311,42 @@ algorithms:
 	bad := strings.Replace(y, "kernel: se,", "kernel: matern52,", 1)
 	if _, err := experiment.Parse(strings.NewReader(bad), "."); err == nil || !strings.Contains(err.Error(), "se kernel") {
 		t.Errorf("a matern52 model: %v, want a refusal naming the se kernel", err)
+	}
+}
+
+// TestShare checks the share of the way from the seeds to f* against its
+// definition, (best − f_0)/(f* − f_0), on hand-made runs: realization 0
+// with f_0 = 0.2 and f* = 1, realization 1 with f_0 = −1 and f* = 3, and
+// a seed already optimal (share 1). Exact: the values are dyadic.
+func TestShare(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	run := func(label string, f0 *float64, best, simple []float64) experiment.Run {
+		return experiment.Run{Label: label, Points: make([][]float64, len(best)), Values: make([]float64, len(best)), BestSafe: best, SimpleRegret: simple, SeedBest: f0}
+	}
+	for _, tc := range []struct {
+		name      string
+		runs      []experiment.Run
+		mean, sem []float64 // nil: no share
+	}{
+		{"two draws", []experiment.Run{
+			run("a", f(0.25), []float64{0.25, 0.625, 1}, []float64{0.75, 0.375, 0}),
+			run("a", f(-1), []float64{-1, 1, 1}, []float64{4, 2, 2}),
+		}, []float64{0, 0.5, 0.75}, []float64{0, 0, 0.25}},
+		{"seed optimal", []experiment.Run{run("a", f(2), []float64{2, 2}, []float64{0, 0})}, []float64{1, 1}, []float64{0, 0}},
+		{"no seed recorded", []experiment.Run{run("a", nil, []float64{0, 1}, []float64{1, 0})}, nil, nil},
+		{"no f*", []experiment.Run{run("a", f(0), []float64{0, 1}, nil)}, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := experiment.Summarize(&experiment.Results{Runs: tc.runs})
+			if len(c) != 1 {
+				t.Fatalf("%d curves", len(c))
+			}
+			if diff := cmp.Diff(tc.mean, c[0].MeanShare); diff != "" {
+				t.Errorf("mean share (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.sem, c[0].SEShare); diff != "" {
+				t.Errorf("standard error (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

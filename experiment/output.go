@@ -32,6 +32,12 @@ type Curve struct {
 	Function             bool
 	MeanBest, SEBest     []float64
 	MeanSimple, SESimple []float64
+	// MeanShare and SEShare are those of the share of the way from the
+	// seeds to f*, (best safe − f_0)/(f* − f_0) with f_0 the seeds' best
+	// value (Run.SeedBest), 1 where a seed is optimal: comparable across
+	// realizations whose f* and f_0 differ (GP samples). Nil without f*,
+	// or when a run lacks SeedBest.
+	MeanShare, SEShare []float64
 }
 
 // Summarize computes one Curve per label, in configuration order. The

@@ -38,6 +38,11 @@ type Run struct {
 	Values       []float64   `json:"values,omitempty"`
 	BestSafe     []float64   `json:"best_safe,omitempty"`
 	SimpleRegret []float64   `json:"simple_regret,omitempty"`
+	// SeedBest is f's best value over the seed points, the best safe
+	// value before round 1: where the share of the way to f* starts
+	// (Curve.MeanShare). Nil for a finite problem's run, and in results
+	// written before it was recorded.
+	SeedBest *float64 `json:"seed_best,omitempty"`
 	// Fits are the fits of model.fit made during the run (none without
 	// it: the field is then left out of results.json).
 	Fits []RunFit `json:"fits,omitempty"`
@@ -64,6 +69,10 @@ func (r *Run) Clone() Run {
 	c.Fits = slices.Clone(r.Fits)
 	c.Contexts = slices.Clone(r.Contexts)
 	c.violationRounds = slices.Clone(r.violationRounds)
+	if r.SeedBest != nil {
+		v := *r.SeedBest
+		c.SeedBest = &v
+	}
 	if r.Points != nil {
 		c.Points = make([][]float64, len(r.Points))
 		for i, p := range r.Points {

@@ -14,6 +14,7 @@ type summarizer struct {
 	avg    []float64 // scratch: one run's series
 	reach  []float64
 	viol   []float64
+	share  []float64
 }
 
 // acc holds, per round, the count, means and M2 of the three series.
@@ -22,12 +23,14 @@ type acc struct {
 	avgM, avgQ     []float64
 	reachM, reachQ []float64
 	violM, violQ   []float64
+	shareM, shareQ []float64
 	function       bool // runs on a benchmark function (Run.Points)
 	known          bool // with f*, so with the simple regret
+	share          bool // with f* and every run's SeedBest: the share of the way
 }
 
 func newSummarizer(T int) *summarizer {
-	return &summarizer{T: T, labels: map[string]*acc{}, avg: make([]float64, T), reach: make([]float64, T), viol: make([]float64, T)}
+	return &summarizer{T: T, labels: map[string]*acc{}, avg: make([]float64, T), reach: make([]float64, T), viol: make([]float64, T), share: make([]float64, T)}
 }
 
 // add folds one run into its label's summary.
@@ -35,7 +38,7 @@ func (s *summarizer) add(r *Run) {
 	a, ok := s.labels[r.Label]
 	if !ok {
 		T := s.T
-		a = &acc{avgM: make([]float64, T), avgQ: make([]float64, T), reachM: make([]float64, T), reachQ: make([]float64, T), violM: make([]float64, T), violQ: make([]float64, T)}
+		a = &acc{avgM: make([]float64, T), avgQ: make([]float64, T), reachM: make([]float64, T), reachQ: make([]float64, T), violM: make([]float64, T), violQ: make([]float64, T), shareM: make([]float64, T), shareQ: make([]float64, T), share: true}
 		s.labels[r.Label] = a
 		s.order = append(s.order, r.Label)
 	}
@@ -45,9 +48,20 @@ func (s *summarizer) add(r *Run) {
 		// A benchmark function's run: the best safe value and the simple
 		// regret take the places of the two averages.
 		a.function, a.known = true, r.SimpleRegret != nil
+		a.share = a.share && a.known && r.SeedBest != nil
 		copy(s.avg, r.BestSafe)
 		if a.known {
 			copy(s.reach, r.SimpleRegret)
+		}
+		if a.share {
+			f0 := *r.SeedBest
+			for t, b := range r.BestSafe {
+				if gap := b + r.SimpleRegret[t] - f0; gap > 0 {
+					s.share[t] = (b - f0) / gap
+				} else {
+					s.share[t] = 1 // a seed is optimal
+				}
+			}
 		}
 	}
 	for t := 0; t < s.T; t++ {
@@ -67,6 +81,9 @@ func (s *summarizer) add(r *Run) {
 	welford(a.n, a.avgM, a.avgQ, s.avg)
 	welford(a.n, a.reachM, a.reachQ, s.reach)
 	welford(a.n, a.violM, a.violQ, s.viol)
+	if a.share {
+		welford(a.n, a.shareM, a.shareQ, s.share)
+	}
 }
 
 func welford(n float64, mean, m2, x []float64) {
@@ -88,6 +105,9 @@ func (s *summarizer) curves() []Curve {
 			c := Curve{Label: l, Function: true, Violations: a.violM, MeanBest: a.avgM, SEBest: se(a.avgQ, a.n)}
 			if a.known {
 				c.MeanSimple, c.SESimple = a.reachM, se(a.reachQ, a.n)
+			}
+			if a.share {
+				c.MeanShare, c.SEShare = a.shareM, se(a.shareQ, a.n)
 			}
 			out = append(out, c)
 			continue
