@@ -21,6 +21,7 @@ const (
 	StageOpt     = "stageopt"      // Sui et al. 2018
 	LineBO       = "line-bo"       // Kirschner et al. 2019, on a box
 	SafeOptSwarm = "safeopt-swarm" // Duivenvoorden et al. 2017, on a box
+	LoSBO        = "losbo"         // Fiedler et al. 2024: safety from a Lipschitz and a noise bound
 )
 
 // Algorithm is one algorithm of the package: its name, where it runs, the
@@ -80,9 +81,11 @@ func init() {
 			check: checkSafeSets, rule: safeOptRule, bytes: safeSetBytes, historyFree: gpModeNoPlateau},
 		{Name: StageOpt, OnLine: true, SafeSets: true, Options: []string{"safe_set", "lipschitz", "exploration"},
 			check: checkSafeSets, rule: safeOptRule, bytes: safeSetBytes, historyFree: gpModeNoPlateau},
+		{Name: LoSBO, OnLine: true, Options: []string{"lipschitz", "noise_bound"},
+			check: checkLoSBO, rule: losboRule, bytes: losboBytes},
 		{Name: LineBO, Box: true, Options: []string{"inner", "direction", "points", "per_line", "tolerance", "max_step", "ascent_rule",
 			// passed through to the inner algorithm, which checks them
-			"phase1", "exploration", "keep_seed", "safe_set", "lipschitz"},
+			"phase1", "exploration", "keep_seed", "safe_set", "lipschitz", "noise_bound"},
 			check: func(s *Spec, horizon int) error { return s.checkLine(horizon) }},
 		{Name: SafeOptSwarm, Box: true, Options: []string{"swarm_size", "iterations", "max_step"},
 			check: func(s *Spec, horizon int) error { return s.checkSwarm(horizon) }},
@@ -177,7 +180,8 @@ func (s *Spec) NeedsTruth() string {
 		return "the true safe set"
 	case s.UsesTStar():
 		return "|R̄_0(D^w)| of the true constraints (exploration: theory, t*)"
-	case a.SafeSets && s.lipschitzMode() && (s.Lipschitz == nil || s.Lipschitz.Auto):
+	case a.SafeSets && s.lipschitzMode() && (s.Lipschitz == nil || s.Lipschitz.Auto),
+		a.Name == LoSBO && s.Lipschitz != nil && s.Lipschitz.Auto:
 		return "the true constraints' Lipschitz constants (lipschitz: auto)"
 	}
 	return ""
@@ -328,8 +332,9 @@ func safeOptRule(b *building) (rule, error) {
 			}
 			lip = append(lip, b.truth.Lipschitz...)
 		} else {
-			for range b.safety {
-				lip = append(lip, s.Lipschitz.Value)
+			var err error
+			if lip, err = s.Lipschitz.constants(b.safety); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -340,5 +345,5 @@ func safeOptRule(b *building) (rule, error) {
 			return nil, err
 		}
 	}
-	return newSafeOpt(newModelsFrom(b.model, b.set, b.opt, b.pre), safeOptVariants[s.Name], rule, lipschitz, lip), nil
+	return newSafeOpt(newModelsFrom(b.model, b.set, b.opt, b.pre), safeOptVariants[s.Name], rule, lipschitz, lip, nil), nil
 }

@@ -29,6 +29,9 @@ type models struct {
 	// hall is the batch state: the actions pending and the GPs'
 	// variance conditioned on them (batch.go).
 	hall hallucination
+	// log, when set, records every measurement's point and values for a
+	// rule that reads them (LoSBO's safe set, losbo.go).
+	log *measurements
 }
 
 // safetyGP is one safety condition ℓ(x) ≥ h on a GP of the model.
@@ -175,6 +178,13 @@ func (m *models) observe(i int, x []float64, o *Observation) {
 		for k, g := range m.g {
 			add(g, i, x, z[k], nv)
 		}
+	}
+	if m.log != nil {
+		p := x
+		if i >= 0 {
+			p = m.set.X[i]
+		}
+		m.log.add(p, o)
 	}
 	m.t++
 }

@@ -27,6 +27,10 @@ type safeOpt struct {
 	lipIdx  *lipIndex // lipschitz mode's neighbour search (lipsets.go); nil: scan all pairs
 	phase   phase     // t* (SafeOpt-MC) or stage 1 (StageOpt)
 	eps     float64
+	// losbo, when set, makes this LoSBO (losbo.go): S_t from the
+	// measurements, a Lipschitz and a noise bound; the GP's bounds, not
+	// intersected over time, only choose among safe actions.
+	losbo *losboState
 
 	gps    []gpView    // f, g_1 … g_m
 	lo, hi [][]float64 // bounds per GP, same order
@@ -60,8 +64,8 @@ type gpView struct {
 
 // newSafeOpt builds variant v with the exploration rule of t* or stage 1,
 // in lipschitz mode with the constants l (L_i, one per safety condition)
-// when lip, else in gp mode.
-func newSafeOpt(m *models, v variant, rule Exploration, lip bool, l []float64) *safeOpt {
+// when lip, else in gp mode; LoSBO with lb (lip set, variant SafeOpt).
+func newSafeOpt(m *models, v variant, rule Exploration, lip bool, l []float64, lb *losboState) *safeOpt {
 	n := len(m.set.X)
 	o := &safeOpt{
 		models:  m,
@@ -74,8 +78,9 @@ func newSafeOpt(m *models, v variant, rule Exploration, lip bool, l []float64) *
 		isSeed:  make([]bool, n),
 		inM:     make([]bool, n),
 		inG:     make([]bool, n),
+		losbo:   lb,
 	}
-	if o.lip && !bruteLipschitz {
+	if o.lip && lb == nil && !bruteLipschitz {
 		o.lipIdx = newLipIndex(m.set.X, len(o.safety))
 	}
 	if !o.lip && gpModeOld {
@@ -191,7 +196,7 @@ func (o *safeOpt) bounds() {
 		for i := range lo {
 			w := o.sqb * g.model.Std(i)
 			l, u := mean[i]-w, mean[i]+w
-			if o.lip {
+			if o.lip && o.losbo == nil {
 				// The builtin max and min, inlined, where math.Max and
 				// math.Min are calls: they differ only for NaN against
 				// an infinity, and no bound is NaN (μ and σ of finite
@@ -209,7 +214,9 @@ func (o *safeOpt) bounds() {
 // g_i range over the safety conditions, f ≥ h_f included.
 func (o *safeOpt) safeSet() {
 	x := o.set.X
-	if o.lipIdx != nil {
+	if o.losbo != nil {
+		o.losboSafeSet()
+	} else if o.lipIdx != nil {
 		o.lipSafeSet()
 	} else if o.lip {
 		// S_t = S_{t−1} ∪ ⋂_i ⋃_{x'∈S_{t−1}} {x : ℓ_{g_i,t}(x') − L_i‖x − x'‖ ≥ h_i}

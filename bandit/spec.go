@@ -219,34 +219,74 @@ func (e Exploration) Length(horizon int) (int, bool) {
 	return 0, false
 }
 
-// Lipschitz is "auto" (the true L_i, computed from the problem) or one
-// constant used for every constraint.
+// Lipschitz is "auto" (the true L_i, computed from the problem), one
+// constant used for every safety condition, or one per safety condition
+// (Values: the constraints' in order, then f's with an objective
+// threshold).
 type Lipschitz struct {
-	Auto  bool
-	Value float64
+	Auto   bool
+	Value  float64
+	Values []float64
 }
 
-// UnmarshalYAML accepts "auto" or a finite number ≥ 0.
+// maxLipschitzValues bounds a list of Lipschitz constants: one per safety
+// condition, and a study has at most this many.
+const maxLipschitzValues = 1000
+
+// UnmarshalYAML accepts "auto", a finite number ≥ 0, or a list of them.
 func (l *Lipschitz) UnmarshalYAML(n *yaml.Node) error {
 	var word string
 	if n.Decode(&word) == nil && word == "auto" {
 		*l = Lipschitz{Auto: true}
 		return nil
 	}
+	ok := func(v float64) bool { return v >= 0 && !math.IsInf(v, 0) }
+	if n.Kind == yaml.SequenceNode {
+		if len(n.Content) == 0 || len(n.Content) > maxLipschitzValues {
+			return strictyaml.Errorf(n, "", "want 1…%d constants, one per safety condition, got %d", maxLipschitzValues, len(n.Content))
+		}
+		vs := make([]float64, len(n.Content))
+		for i, c := range n.Content {
+			if c.Decode(&vs[i]) != nil || !ok(vs[i]) {
+				return strictyaml.Errorf(n, "", "constant %d: want a finite number ≥ 0, got %s", i+1, strictyaml.Describe(c))
+			}
+		}
+		*l = Lipschitz{Values: vs}
+		return nil
+	}
 	var v float64
-	if n.Decode(&v) != nil || !(v >= 0) || math.IsInf(v, 0) {
-		return strictyaml.Errorf(n, "", `want "auto" or a finite number ≥ 0, got %s`, strictyaml.Describe(n))
+	if n.Decode(&v) != nil || !ok(v) {
+		return strictyaml.Errorf(n, "", `want "auto", a finite number ≥ 0 or a list of them, got %s`, strictyaml.Describe(n))
 	}
 	*l = Lipschitz{Value: v}
 	return nil
 }
 
-// MarshalJSON writes "auto" or the number.
+// MarshalJSON writes "auto", the number or the list.
 func (l Lipschitz) MarshalJSON() ([]byte, error) {
-	if l.Auto {
+	switch {
+	case l.Auto:
 		return []byte(`"auto"`), nil
+	case l.Values != nil:
+		return json.Marshal(l.Values)
 	}
 	return json.Marshal(l.Value)
+}
+
+// constants returns L_i for each of n safety conditions: the one value
+// repeated, or the list, which must hold n.
+func (l *Lipschitz) constants(n int) ([]float64, error) {
+	if l.Values == nil {
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = l.Value
+		}
+		return out, nil
+	}
+	if len(l.Values) != n {
+		return nil, fmt.Errorf("%w: lipschitz: %d constants for %d safety conditions (the constraints, then f with an objective threshold)", ErrConfig, len(l.Values), n)
+	}
+	return slices.Clone(l.Values), nil
 }
 
 // Spec is the configuration of one algorithm (SPEC §9, `algorithms`).
@@ -258,6 +298,9 @@ type Spec struct {
 	KeepSeed    bool        `yaml:"keep_seed,omitempty" json:"keep_seed,omitempty"`
 	SafeSet     string      `yaml:"safe_set,omitempty" json:"safe_set,omitempty"`
 	Lipschitz   *Lipschitz  `yaml:"lipschitz,omitempty" json:"lipschitz,omitempty"`
+	// NoiseBound is LoSBO's E: every measurement lies within E of the
+	// true value (losbo.go).
+	NoiseBound *float64 `yaml:"noise_bound,omitempty" json:"noise_bound,omitempty"`
 
 	// The options of line-bo (Kirschner et al. 2019), the one algorithm
 	// of box domains (NewBox); every other algorithm refuses them. Inner
@@ -380,8 +423,9 @@ func (s *Spec) Check(horizon int) error {
 		"swarm_size":  s.SwarmSize != nil,
 		"iterations":  s.Iterations != nil,
 		"ascent_rule": s.AscentRule != "",
+		"noise_bound": s.NoiseBound != nil,
 	}
-	for _, k := range []string{"phase1", "exploration", "keep_seed", "safe_set", "lipschitz", "inner", "direction", "points", "per_line", "tolerance", "max_step", "swarm_size", "iterations", "ascent_rule"} {
+	for _, k := range []string{"phase1", "exploration", "keep_seed", "safe_set", "lipschitz", "inner", "direction", "points", "per_line", "tolerance", "max_step", "swarm_size", "iterations", "ascent_rule", "noise_bound"} {
 		if given[k] && !slices.Contains(a.Options, k) {
 			return bad(k, "not an option of %s", s.Name)
 		}
@@ -464,6 +508,9 @@ func (s *Spec) checkLine(horizon int) error {
 	in := &l.Inner
 	if in.UsesTStar() {
 		return bad("exploration", "inner %s with exploration: theory: t* needs |R̄_0(S_0)| of the true constraints, which a box domain does not have; give {fixed: n} or {plateau: …}", in.Name)
+	}
+	if in.Name == LoSBO && in.Lipschitz != nil && in.Lipschitz.Auto {
+		return bad("lipschitz", "inner %s needs lipschitz: <number> or a list on a box: auto needs the true functions, which a box domain does not have", in.Name)
 	}
 	if a := in.algorithm(); a.SafeSets && in.lipschitzMode() && (in.Lipschitz == nil || in.Lipschitz.Auto) {
 		return bad("lipschitz", "inner %s in lipschitz mode (safe_set: lipschitz, the default) needs lipschitz: <number> on a box: auto needs the true functions, which a box domain does not have (or give safe_set: gp)", in.Name)

@@ -97,19 +97,24 @@ func TestBetaAndLipschitzYAML(t *testing.T) {
 		in   string
 		want bandit.Lipschitz
 		js   string
-	}{{"auto", bandit.Lipschitz{Auto: true}, `"auto"`}, {"0", bandit.Lipschitz{}, `0`}, {"2.5", bandit.Lipschitz{Value: 2.5}, `2.5`}} {
+	}{{"auto", bandit.Lipschitz{Auto: true}, `"auto"`}, {"0", bandit.Lipschitz{}, `0`}, {"2.5", bandit.Lipschitz{Value: 2.5}, `2.5`},
+		{"[2, 0.5]", bandit.Lipschitz{Values: []float64{2, 0.5}}, `[2,0.5]`}, {"[3]", bandit.Lipschitz{Values: []float64{3}}, `[3]`}} {
 		var l bandit.Lipschitz
-		if err := yaml.Unmarshal([]byte(c.in), &l); err != nil || l != c.want {
+		if err := yaml.Unmarshal([]byte(c.in), &l); err != nil || !cmp.Equal(l, c.want) {
 			t.Errorf("lipschitz %s: %+v, %v", c.in, l, err)
 		}
 		if js, _ := json.Marshal(l); string(js) != c.js {
 			t.Errorf("lipschitz %s: JSON %s, want %s", c.in, js, c.js)
 		}
 	}
-	for _, in := range []string{"-1", "automatic", ".nan", "[2]"} {
+	for _, c := range []struct{ in, want string }{
+		{"-1", `want "auto", a finite number ≥ 0 or a list`}, {"automatic", `want "auto", a finite number ≥ 0 or a list`},
+		{".nan", `want "auto", a finite number ≥ 0 or a list`}, {"{a: 1}", `want "auto", a finite number ≥ 0 or a list`},
+		{"[]", "want 1…1000 constants"}, {"[2, -1]", "constant 2: want a finite number ≥ 0"}, {"[1, .inf]", "constant 2: want"}, {"[auto]", "constant 1: want"},
+	} {
 		var l bandit.Lipschitz
-		if err := yaml.Unmarshal([]byte(in), &l); err == nil || !strings.Contains(err.Error(), "line 1: ") || !strings.Contains(err.Error(), `want "auto" or a finite number ≥ 0`) {
-			t.Errorf("lipschitz %s: got %v", in, err)
+		if err := yaml.Unmarshal([]byte(c.in), &l); err == nil || !strings.Contains(err.Error(), "line 1: ") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("lipschitz %s: got %v, want %q", c.in, err, c.want)
 		}
 	}
 }

@@ -1,0 +1,155 @@
+package bandit
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/safegp/safegp/internal/fielderr"
+	"github.com/safegp/safegp/internal/memlimit"
+	"github.com/safegp/safegp/internal/vec"
+)
+
+// LoSBO — Lipschitz-only safe Bayesian optimization (C. Fiedler, J. Menn,
+// L. Kreisköther, S. Trimpe, "On Safety in Safe Bayesian Optimization",
+// TMLR 2024, Algorithm 1): SafeOpt whose safe set rests on a known
+// Lipschitz bound L_i of each safety condition and a known bound E on the
+// measurement noise instead of on the GP,
+//
+//	S_t = D^w ∪ ⋂_i ⋃_{x' measured} {x : y_i(x') − E − L_i‖x − x'‖ ≥ h_i},
+//
+// y_i(x') every measurement of condition i at x' (so S_t only grows). If
+// |y_i(x') − g_i(x')| ≤ E and g_i is L_i-Lipschitz, then g_i(x) ≥ y_i(x') −
+// E − L_i‖x − x'‖ ≥ h_i: the safe set holds with certainty, whatever the
+// kernel, β or noise model of the GP, which only chooses among safe
+// actions through SafeOpt's maximizers M_t and Lipschitz expanders G_t
+// (x ∈ S_t with u_{g_i,t}(x) − L_i‖x − x'‖ ≥ h_i ∀i for some x' ∉ S_t,
+// the bounds of round t not intersected over time), the most uncertain
+// of M_t ∪ G_t played.
+//
+// The authors' code (osisbo/on-safety-in-safe-bayesian-optimization,
+// losbo/gp_opt.py, safety "pure-lipschitz") handles one safety condition;
+// with several, a measurement certifies each condition on its own (the
+// per-condition union above, the same as SafeOpt's lipschitz mode), which
+// is sound by the argument above applied to each g_i and holds every
+// x certified by a single x' for all conditions at once. Two differences
+// from that code, both documented in docs/algorithms.md: the seeds D^w are
+// in S_t (safegp's seeds are known safe; the code never re-plays its x0),
+// and the code finds only the one expander it plays (the widest), which
+// picks the same action except on exact ties of width.
+type losboState struct {
+	l []float64 // L_i per safety condition (models.safety)
+	e float64   // E
+	// cert[c][x] records that a measurement certified x for condition c;
+	// seen is the number of measurements folded into it.
+	cert [][]bool
+	seen int
+}
+
+// measurements are the points and values a policy was told, in order.
+type measurements struct {
+	x [][]float64 // each measurement's point (a decision-set action's is shared)
+	f []float64
+	g [][]float64 // per measurement, one value per constraint
+}
+
+func (m *measurements) add(x []float64, o *Observation) {
+	m.x = append(m.x, x)
+	m.f = append(m.f, o.F)
+	m.g = append(m.g, slices.Clone(o.G))
+}
+
+// checkLoSBO checks LoSBO's options: a Lipschitz bound (a number or one
+// per safety condition; auto only in a simulation, where the problem
+// knows them) and the noise bound E.
+func checkLoSBO(s *Spec, _ int) error {
+	if s.Lipschitz == nil {
+		return fielderr.New(ErrConfig, "lipschitz", "missing: losbo needs a Lipschitz bound of each safety condition (a number, a list with one per condition, or auto in a simulation)")
+	}
+	if s.NoiseBound == nil {
+		return fielderr.New(ErrConfig, "noise_bound", "missing: losbo needs a bound E on the measurement noise (every measurement within E of the true value)")
+	}
+	if e := *s.NoiseBound; !(e >= 0) || math.IsInf(e, 0) {
+		return fielderr.New(ErrConfig, "noise_bound", "want a finite number ≥ 0, got %v", e)
+	}
+	return nil
+}
+
+// losboRule builds LoSBO on a finite set.
+func losboRule(b *building) (rule, error) {
+	s := b.spec
+	if b.safety == 0 {
+		return nil, fmt.Errorf("%w: losbo needs a safety condition (a constraint, or an objective threshold)", ErrConfig)
+	}
+	var l []float64
+	if s.Lipschitz.Auto {
+		if b.truth == nil || len(b.truth.Lipschitz) != b.safety {
+			return nil, fmt.Errorf("%w: lipschitz: auto needs the true constraints, which this problem does not provide; give a number", ErrConfig)
+		}
+		l = slices.Clone(b.truth.Lipschitz)
+	} else {
+		var err error
+		if l, err = s.Lipschitz.constants(b.safety); err != nil {
+			return nil, err
+		}
+	}
+	if b.pre != nil {
+		// LoSBO reads every measurement, which prebuilt GPs do not carry
+		// (historyFree is false for it, so this does not happen).
+		return nil, fmt.Errorf("losbo: built on GPs that hold measurements it was not told")
+	}
+	m := newModelsFrom(b.model, b.set, b.opt, nil)
+	m.log = &measurements{}
+	n := len(b.set.X)
+	lb := &losboState{l: l, e: *s.NoiseBound, cert: make([][]bool, b.safety)}
+	for c := range lb.cert {
+		lb.cert[c] = make([]bool, n)
+	}
+	return newSafeOpt(m, variantSafeOpt, Exploration{}, true, l, lb), nil
+}
+
+// losboBytes is what LoSBO holds beside SafeOpt's lipschitz-mode state:
+// one certificate flag per action and safety condition. (The measurements
+// it logs grow with the rounds, not with n: a few words each.)
+func losboBytes(s *Spec, n, m int, hf bool) int64 {
+	safety := m
+	if hf {
+		safety++
+	}
+	return memlimit.Add(safeSetBytes(&Spec{Name: SafeOpt, SafeSet: "lipschitz"}, n, m, hf), memlimit.Mul(int64(n), int64(safety)))
+}
+
+// losboSafeSet folds the measurements told since the last round into the
+// certificates and sets S_t (losboState).
+func (o *safeOpt) losboSafeSet() {
+	lb, log, x := o.losbo, o.log, o.set.X
+	for ; lb.seen < len(log.x); lb.seen++ {
+		k := lb.seen
+		p := log.x[k]
+		for c, sc := range o.safety {
+			y := log.f[k]
+			if sc.j > 0 {
+				y = log.g[k][sc.j-1]
+			}
+			b, l, cert := y-lb.e, lb.l[c], lb.cert[c]
+			if fails(b, sc.h, l) { // certifies nothing, not even p
+				continue
+			}
+			for i := range x {
+				if !cert[i] && certifies(b, l, vec.Dist(x[i], p), sc.h) {
+					cert[i] = true
+				}
+			}
+		}
+	}
+	for i := range x {
+		in := true
+		for c := range o.safety {
+			if !lb.cert[c][i] {
+				in = false
+				break
+			}
+		}
+		o.safe[i] = in || o.isSeed[i]
+	}
+}
