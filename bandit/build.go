@@ -42,6 +42,9 @@ func Build(s *Spec, model Model, d Domain, opt Options) (Policy, error) {
 	case box && (d.Set.X != nil || d.Truth != nil):
 		return nil, fmt.Errorf("%w: a domain is a finite set or a box, not both", ErrConfig)
 	case box:
+		if f := model.Beta.Freq; f != nil && f.Bound != "" {
+			return nil, fmt.Errorf("%w: beta: bound %s needs a finite decision set (its information-gain bound counts the actions); on a box, use the default bound (fiedler)", ErrConfig, f.Bound)
+		}
 		return newBox(s, model, *d.Box, opt)
 	case d.ContextDim > 0:
 		return newContextual(s, model, d.Set, d.ContextDim, opt, d.ContextTruth)

@@ -3,7 +3,6 @@ package bandit
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/safegp/safegp/gp"
@@ -546,8 +545,8 @@ func (c *contextual) Predict(dst *Prediction, x [][]float64) error {
 	}
 	// √β_t of the coming round t = observations + 1 over N actions, as
 	// the inner policy's.
-	dst.SqrtBeta = math.Sqrt(c.model.Beta.At(len(c.obs)+1, len(c.model.Constraints), len(c.set.X), c.model.Delta))
 	c.global()
+	dst.SqrtBeta = sqrtBeta(&c.model, append([]*gp.Model{c.f}, c.g...), len(c.obs)+1, len(c.set.X))
 	predict(&dst.F, c.f, x)
 	dst.G = slices.Grow(dst.G[:0], len(c.g))[:len(c.g)]
 	for k, g := range c.g {

@@ -21,39 +21,60 @@ var ErrConfig = errors.New("invalid algorithm configuration")
 // constant.
 type Beta struct {
 	Paper bool
-	Value float64 // used when !Paper
+	Value float64 // used when !Paper and Freq is nil
+	// Freq, when set, is a frequentist bound computed from the data
+	// (frequentist.go): √β_t holds with probability 1 − δ whenever each
+	// function's RKHS norm is at most Freq.RKHSNorm and the noise is
+	// Freq.NoiseBound-sub-Gaussian.
+	Freq *Frequentist
 }
 
 // PaperBeta is the default, the paper's Theorem 1 schedule.
 var PaperBeta = Beta{Paper: true}
 
 // At returns β_t for round t ≥ 1 with m constraints, N actions and
-// confidence δ: 2·log((m+1)·N·t²·π²/(6δ)) for the paper's schedule.
+// confidence δ: 2·log((m+1)·N·t²·π²/(6δ)) for the paper's schedule. A
+// frequentist β depends on the data: Sqrt computes it, At returns NaN.
 func (b Beta) At(t, m, n int, delta float64) float64 {
-	if !b.Paper {
+	switch {
+	case b.Freq != nil:
+		return math.NaN()
+	case !b.Paper:
 		return b.Value
 	}
 	return theory.Beta(t, m, n, delta)
 }
 
-// UnmarshalYAML accepts "paper" or a finite number > 0.
+// UnmarshalYAML accepts "paper", a finite number > 0, or a frequentist
+// bound {rkhs_norm: B, noise_bound: R[, bound: fiedler|chowdhury-gopalan]}.
 func (b *Beta) UnmarshalYAML(n *yaml.Node) error {
 	var word string
 	if n.Decode(&word) == nil && word == "paper" {
 		*b = PaperBeta
 		return nil
 	}
+	if n.Kind == yaml.MappingNode {
+		f, err := decodeFrequentist(n)
+		if err != nil {
+			return err
+		}
+		*b = Beta{Freq: f}
+		return nil
+	}
 	var v float64
 	if n.Decode(&v) != nil || !(v > 0) || math.IsInf(v, 0) {
-		return strictyaml.Errorf(n, "", `want "paper" or a finite number > 0, got %s`, strictyaml.Describe(n))
+		return strictyaml.Errorf(n, "", `want "paper", a finite number > 0 or {rkhs_norm: B, noise_bound: R}, got %s`, strictyaml.Describe(n))
 	}
 	*b = Beta{Value: v}
 	return nil
 }
 
-// MarshalJSON writes "paper" or the number.
+// MarshalJSON writes "paper", the number or the frequentist bound.
 func (b Beta) MarshalJSON() ([]byte, error) {
-	if b.Paper {
+	switch {
+	case b.Freq != nil:
+		return json.Marshal(b.Freq)
+	case b.Paper:
 		return []byte(`"paper"`), nil
 	}
 	return json.Marshal(b.Value)

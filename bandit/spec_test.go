@@ -117,9 +117,9 @@ func TestSpecDecodeErrors(t *testing.T) {
 		{"algorithms: [{name: safeopt, lipschitz: -1}]", `line 1: algorithms[0].lipschitz: want "auto", a finite number ≥ 0 or a list of them, got -1`},
 		{"algorithms: [{name: safeopt, lipschitz: .inf}]", `line 1: algorithms[0].lipschitz: want "auto", a finite number ≥ 0 or a list of them, got .inf`},
 		{"algorithms: [{name: safeopt, lipschitz: [1, -2]}]", `line 1: algorithms[0].lipschitz: constant 2: want a finite number ≥ 0, got -2`},
-		{"beta: papr", `line 1: beta: want "paper" or a finite number > 0, got "papr"`},
-		{"beta: 0", `line 1: beta: want "paper" or a finite number > 0, got 0`},
-		{`{"beta": "4"}`, `line 1: beta: want "paper" or a finite number > 0, got "4"`},
+		{"beta: papr", `line 1: beta: want "paper", a finite number > 0 or {rkhs_norm: B, noise_bound: R}, got "papr"`},
+		{"beta: 0", `line 1: beta: want "paper", a finite number > 0 or {rkhs_norm: B, noise_bound: R}, got 0`},
+		{`{"beta": "4"}`, `line 1: beta: want "paper", a finite number > 0 or {rkhs_norm: B, noise_bound: R}, got "4"`},
 		{"beta: null", "line 1: beta: no value (null); give a value or leave the key out"},
 	} {
 		var got algorithms

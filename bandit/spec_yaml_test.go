@@ -78,19 +78,29 @@ func TestBetaAndLipschitzYAML(t *testing.T) {
 		in   string
 		want bandit.Beta
 		js   string
-	}{{"paper", bandit.PaperBeta, `"paper"`}, {"4", bandit.Beta{Value: 4}, `4`}, {"0.5", bandit.Beta{Value: 0.5}, `0.5`}} {
+	}{{"paper", bandit.PaperBeta, `"paper"`}, {"4", bandit.Beta{Value: 4}, `4`}, {"0.5", bandit.Beta{Value: 0.5}, `0.5`},
+		{"{rkhs_norm: 2, noise_bound: 0.1}", bandit.Beta{Freq: &bandit.Frequentist{RKHSNorm: 2, NoiseBound: 0.1}}, `{"rkhs_norm":2,"noise_bound":0.1}`},
+		{"{rkhs_norm: 2, noise_bound: 0.1, bound: fiedler}", bandit.Beta{Freq: &bandit.Frequentist{RKHSNorm: 2, NoiseBound: 0.1}}, `{"rkhs_norm":2,"noise_bound":0.1}`},
+		{"{noise_bound: 0, rkhs_norm: 3, bound: chowdhury-gopalan}", bandit.Beta{Freq: &bandit.Frequentist{RKHSNorm: 3, Bound: "chowdhury-gopalan"}}, `{"rkhs_norm":3,"noise_bound":0,"bound":"chowdhury-gopalan"}`},
+	} {
 		var b bandit.Beta
-		if err := yaml.Unmarshal([]byte(c.in), &b); err != nil || b != c.want {
+		if err := yaml.Unmarshal([]byte(c.in), &b); err != nil || !cmp.Equal(b, c.want) {
 			t.Errorf("beta %s: %+v, %v", c.in, b, err)
 		}
 		if js, _ := json.Marshal(b); string(js) != c.js {
 			t.Errorf("beta %s: JSON %s, want %s", c.in, js, c.js)
 		}
 	}
-	for _, in := range []string{"0", "-1", ".inf", "papr", "[1]", "{a: 1}"} {
+	for _, c := range []struct{ in, want string }{
+		{"0", `want "paper", a finite number > 0 or {rkhs_norm`}, {"-1", `want "paper", a finite`}, {".inf", `want "paper", a finite`},
+		{"papr", `want "paper", a finite`}, {"[1]", `want "paper", a finite`},
+		{"{a: 1}", `unknown key "a" in a frequentist beta`}, {"{rkhs_norm: 1}", "needs rkhs_norm (B) and noise_bound (R)"},
+		{"{rkhs_norm: -1, noise_bound: 1}", "rkhs_norm: want a finite number ≥ 0"}, {"{rkhs_norm: 1, noise_bound: .nan}", "noise_bound: want a finite number ≥ 0"},
+		{"{rkhs_norm: 1, noise_bound: 1, bound: srinivas}", "bound: want fiedler or chowdhury-gopalan"},
+	} {
 		var b bandit.Beta
-		if err := yaml.Unmarshal([]byte(in), &b); err == nil || !strings.Contains(err.Error(), "line 1: ") || !strings.Contains(err.Error(), `want "paper" or a`) {
-			t.Errorf("beta %s: got %v, want a refusal on line 1 saying what β may be", in, err)
+		if err := yaml.Unmarshal([]byte(c.in), &b); err == nil || !strings.Contains(err.Error(), "line 1: ") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("beta %s: got %v, want a refusal on line 1 with %q", c.in, err, c.want)
 		}
 	}
 	for _, c := range []struct {

@@ -40,6 +40,9 @@ func TStar(model Model, set DecisionSet, opt Options, reach0 int) (*theory.TStar
 			kMax = math.Max(kMax, k.Eval(x, x))
 		}
 	}
+	if model.Beta.Freq != nil {
+		return nil, fmt.Errorf("%w: exploration: theory: t* follows a β schedule fixed in advance; a frequentist β depends on the data: give {fixed: n} or {plateau: …}", ErrConfig)
+	}
 	return theory.SafeOptTStar(theory.TStarProblem{
 		N: n, GPs: m + 1, Reach0: reach0, Epsilon: opt.Epsilon, NoiseStds: sig, KMax: kMax,
 		Beta:  func(t int) float64 { return model.Beta.At(t, m, n, model.Delta) },

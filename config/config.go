@@ -71,8 +71,18 @@ func (s *Model) Check(m int, drawn bool) error {
 		return bad("delta", "must be in (0, 1), got %v", *s.Delta)
 	}
 	// A decoded β is checked by its UnmarshalYAML; one built in Go is not.
-	if b := s.Beta; b != nil && !b.Paper && !(b.Value > 0 && problem.InRange(b.Value)) {
-		return bad("beta", `want "paper" or a finite number > 0, got %v`, b.Value)
+	if b := s.Beta; b != nil && b.Freq != nil {
+		f := b.Freq
+		switch {
+		case !(f.RKHSNorm >= 0 && problem.InRange(f.RKHSNorm)):
+			return bad("beta", "rkhs_norm: want a finite number ≥ 0, got %v", f.RKHSNorm)
+		case !(f.NoiseBound >= 0 && problem.InRange(f.NoiseBound)):
+			return bad("beta", "noise_bound: want a finite number ≥ 0, got %v", f.NoiseBound)
+		case f.Bound != "" && f.Bound != "chowdhury-gopalan":
+			return bad("beta", "bound: want fiedler or chowdhury-gopalan, got %q", f.Bound)
+		}
+	} else if b != nil && !b.Paper && !(b.Value > 0 && problem.InRange(b.Value)) {
+		return bad("beta", `want "paper", a finite number > 0 or {rkhs_norm: B, noise_bound: R}, got %v`, b.Value)
 	}
 	if s.Fit != nil {
 		if err := s.Fit.check(); err != nil {

@@ -56,7 +56,7 @@ func TestModelCheck(t *testing.T) {
 		{"negative noise", func(m *config.Model) { m.NoiseStd = f64(-0.1) }, 1, false, "noise_std: must be a finite number in 0…1e100, got -0.1"},
 		{"no delta", func(m *config.Model) { m.Delta = nil }, 1, false, "delta: missing: the confidence parameter δ, in (0, 1)"},
 		{"delta 1", func(m *config.Model) { m.Delta = f64(1) }, 1, false, "delta: must be in (0, 1), got 1"},
-		{"beta built in Go", func(m *config.Model) { m.Beta = &bandit.Beta{Value: -2} }, 1, false, `beta: want "paper" or a finite number > 0, got -2`},
+		{"beta built in Go", func(m *config.Model) { m.Beta = &bandit.Beta{Value: -2} }, 1, false, `beta: want "paper", a finite number > 0 or {rkhs_norm: B, noise_bound: R}, got -2`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := model()

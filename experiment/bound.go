@@ -55,6 +55,21 @@ type BoundReport struct {
 	// Rules: for each configured algorithm with an exploration phase, the
 	// length it gives on this realization (plateau rules are run to find out).
 	Rules []RuleLength `json:"rules"`
+	// Frequentist is the model's frequentist β (model.beta: {rkhs_norm,
+	// noise_bound}), nil for another β.
+	Frequentist *FrequentistBound `json:"frequentist_beta,omitempty"`
+}
+
+// FrequentistBound is what a frequentist β (bandit.Frequentist) amounts to
+// on a realization: √β before the first observation, and the largest it
+// can reach after T, whatever the observations (β itself depends on
+// them: a run's is computed round by round).
+type FrequentistBound struct {
+	Bound      string  `json:"bound"`
+	RKHSNorm   float64 `json:"rkhs_norm"`
+	NoiseBound float64 `json:"noise_bound"`
+	SqrtBeta1  float64 `json:"sqrt_beta_1"`
+	SqrtBetaT  float64 `json:"sqrt_beta_T_at_most"`
 }
 
 // ConstraintBound is one constraint's part of a BoundReport.
@@ -108,6 +123,28 @@ func Bound(c *Config, r int, feat theory.Features) (*BoundReport, error) {
 		B:         theory.B(p.N(), maxF, delta),
 		C1:        theory.C1(sigma),
 		Guarantee: true,
+	}
+	if f := st.Model.Beta.Freq; f != nil {
+		lam, kmax := make([]float64, p.M()+1), make([]float64, p.M()+1)
+		for j := range lam {
+			s := st.Model.Sigma(j)
+			lam[j] = s * s
+			k := st.Model.Objective
+			if j > 0 {
+				k = st.Model.Constraints[j-1]
+			}
+			for _, x := range p.X {
+				kmax[j] = math.Max(kmax[j], k.Eval(x, x))
+			}
+		}
+		fb := &FrequentistBound{Bound: f.BoundName(), RKHSNorm: f.RKHSNorm, NoiseBound: f.NoiseBound}
+		if fb.SqrtBeta1, err = f.WorstCase(lam, kmax, p.N(), 0, delta); err != nil {
+			return nil, err
+		}
+		if fb.SqrtBetaT, err = f.WorstCase(lam, kmax, p.N(), c.Horizon, delta); err != nil {
+			return nil, err
+		}
+		rep.Frequentist = fb
 	}
 	ok := true
 	// f ≥ h_f is one more constraint with the objective's kernel, as in
@@ -175,6 +212,10 @@ func (rep *BoundReport) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, ", δ = %g, ε = %g, T = %d\n", rep.Delta, rep.Epsilon, rep.Horizon)
 	}
 	fmt.Fprintf(tw, "β_T\t%.4g\t2·log((m+1)·N·T²·π²/(6δ))\n", rep.BetaT)
+	if fb := rep.Frequentist; fb != nil {
+		fmt.Fprintf(tw, "frequentist √β_1\t%.4g\t%s bound, B = %g, R = %g (the model's β; the paper's β_T above for comparison)\n", fb.SqrtBeta1, fb.Bound, fb.RKHSNorm, fb.NoiseBound)
+		fmt.Fprintf(tw, "frequentist √β_T\t≤ %.4g\twhatever the T observations (a run's follows its data)\n", fb.SqrtBetaT)
+	}
 	fmt.Fprintf(tw, "γ_T bound\t%.4g\tN·log(1 + σ⁻²·T·N·max k_f)\n", rep.GammaT)
 	fmt.Fprintf(tw, "B\t%.4g\t2·√(max k_f)·√(2·log 2N)/δ\n", rep.B)
 	fmt.Fprintf(tw, "C_1\t%.4g\t8/log(1 + σ⁻²)\n", rep.C1)

@@ -236,6 +236,8 @@ func (c *Config) checkDomains() error {
 			return fielderr.New(ErrConfig, key, "%s plays on a finite decision set, and problem.function has only a box: give problem.function.decision_set.grid", a.Name)
 		case a.NeedsSafeSet() && c.fn != nil:
 			return fielderr.New(ErrConfig, key, "%s needs a true safe set of the grid; not offered on a benchmark function", a.Name)
+		case a.OnBox() && c.Model.Beta != nil && c.Model.Beta.Freq != nil && c.Model.Beta.Freq.Bound != "":
+			return fielderr.New(ErrConfig, key, "%s plays on a box, and model.beta's bound %s counts the actions of a finite set: use the default bound (fiedler)", a.Name, c.Model.Beta.Freq.Bound)
 		}
 	}
 	return nil

@@ -839,6 +839,18 @@ func (m *Model) OnSet(x [][]float64) *Model {
 	return o
 }
 
+// LogDet returns log det(K(X_t, X_t) + diag(σ²_s)), the Gram matrix of the
+// observations with their noise variances, from the Cholesky factor's
+// diagonal: 2·Σ_s log L_ss, O(t). (The frequentist β of Fiedler, Scherer
+// and Trimpe 2021 reads it: bandit.Beta.)
+func (m *Model) LogDet() float64 {
+	var logDet float64
+	for s := range m.a {
+		logDet += math.Log(m.ldiag[s])
+	}
+	return 2 * logDet
+}
+
 // LogMarginalLikelihood returns log p(y | X_t) under the model,
 // −½ yᵀ(K + Σ)⁻¹y − ½ log det(K + Σ) − (t/2) log 2π with K = K(X_t, X_t) and
 // Σ = diag(σ²_s) (Rasmussen & Williams 2006, eq. 2.30 and Algorithm 2.1):

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -105,6 +106,28 @@ func TestHelpAndUsage(t *testing.T) {
 		err := run(c.args, &stdout, &stderr)
 		if exitCode(err) != 2 || !strings.Contains(stderr.String(), c.want) {
 			t.Errorf("%v: exit %d (%v), stderr %q; want 2 and %q", c.args, exitCode(err), err, stderr.String(), c.want)
+		}
+	}
+}
+
+// TestBoundFrequentist: with a frequentist β, bound prints √β before the
+// first observation and the most it can reach after T, by the closed
+// forms (Fiedler et al. 2021 with log det K = 0 and with Hadamard's
+// bound T·log(k_max + λ); k_max = 1, λ = σ² = 0.0025, δ = 0.1, m + 1 = 2
+// GPs, T = 20).
+func TestBoundFrequentist(t *testing.T) {
+	cfg, _ := setup(t, strings.Replace(goodConfig, "delta: 0.1", "delta: 0.1\n  beta: {rkhs_norm: 2, noise_bound: 0.1}", 1), csv1D())
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"bound", cfg}, &stdout, &stderr); err != nil {
+		t.Fatalf("bound: %v\n%s", err, stderr.String())
+	}
+	lam, logG := 0.0025, math.Log(2/0.1)
+	b1 := 2 + 0.1/math.Sqrt(lam)*math.Sqrt(2*logG)
+	bT := 2 + 0.1/math.Sqrt(lam)*math.Sqrt(20*math.Log(1+lam)+20*math.Log(1/lam)+2*logG)
+	out := strings.Join(strings.Fields(stdout.String()), " ")
+	for _, want := range []string{fmt.Sprintf("frequentist √β_1 %.4g fiedler bound, B = 2, R = 0.1", b1), fmt.Sprintf("frequentist √β_T ≤ %.4g", bT)} {
+		if !strings.Contains(out, want) {
+			t.Errorf("bound's output lacks %q:\n%s", want, stdout.String())
 		}
 	}
 }

@@ -34,7 +34,7 @@ func TestOneConfigurationPath(t *testing.T) {
 		{"negative noise", "  noise_std: 0.05\n  delta", "  noise_std: -1\n  delta", "model.noise_std", "must be a finite number in 0…1e100, got -1"},
 		{"missing delta", "  delta: D\n", "", "model.delta", "missing: the confidence parameter δ, in (0, 1)"},
 		{"delta 1.5", "delta: D", "delta: 1.5", "model.delta", "must be in (0, 1), got 1.5"},
-		{"beta", "delta: D", "delta: D\n  beta: papr", "model.beta", `want "paper" or a finite number > 0, got "papr"`},
+		{"beta", "delta: D", "delta: D\n  beta: papr", "model.beta", `want "paper", a finite number > 0 or {rkhs_norm: B, noise_bound: R}, got "papr"`},
 		{"exploration", "exploration: {fixed: F}", "exploration: {plateau: {window: 0}}", "exploration.plateau.window", "want an integer ≥ 1, got 0"},
 		{"seed twice", "SEEDS", "[1, 0, 1]", "seed_actions[2]", "1 is given twice (also at [0])"},
 		{"threshold", "thresholds: [0.0]", "thresholds: [1e200]", "thresholds[0]", "must be a finite number within ±1e100, got 1e+200"},

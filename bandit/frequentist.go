@@ -1,0 +1,156 @@
+package bandit
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/safegp/safegp/gp"
+	"github.com/safegp/safegp/internal/strictyaml"
+)
+
+// Frequentist is a β that holds in the frequentist sense: whenever each
+// of f and the g_i has RKHS norm at most B in the kernel the model gives
+// it, and the noise is R-sub-Gaussian (a noise bounded by R is), then with
+// probability at least 1 − δ every confidence interval μ ± √β_t·σ of
+// every round holds (δ split evenly over the m + 1 GPs, as the paper's
+// schedule's union bound does).
+//
+// Bound "fiedler" (the default) is the data-dependent bound of C.
+// Fiedler, C. W. Scherer, S. Trimpe, "Practical and Rigorous Uncertainty
+// Bounds for Gaussian Process Regression", AAAI 2021, Theorem 1, for a GP
+// whose nominal noise variance λ is any λ > 0, λ̄ = max(1, λ):
+//
+//	√β_t = B + (R/√λ)·√(log det((λ̄/λ)·K_t + λ̄·I) − 2·log(δ/(m+1)))
+//
+// with K_t the Gram matrix of the t observations so far; log det((λ̄/λ)K_t
+// + λ̄I) = log det(K_t + λI) + t·log(λ̄/λ), the first term from the GP's
+// Cholesky factor (gp.Model.LogDet). The largest over the GPs is used, so
+// that one β serves every interval. (The authors' code,
+// osisbo/on-safety-in-safe-bayesian-optimization, style "fiedler", uses
+// λ = 1, where the two forms agree.)
+//
+// Bound "chowdhury-gopalan" is S. R. Chowdhury, A. Gopalan, "On Kernelized
+// Multi-armed Bandits", ICML 2017, Theorem 2:
+//
+//	√β_t = B + R·√(2·(γ_{t−1} + 1 + log((m+1)/δ)))
+//
+// with the maximum information gain γ_{t−1} bounded on a finite set of N
+// actions by (N/2)·log(1 + (t−1)·k_max/(N·λ)) (log det(I + λ⁻¹K_A) ≤
+// N·log(1 + tr(λ⁻¹K_A)/N) over the N × N matrix of the actions, k_max the
+// largest prior variance): rigorous, and loose. The theorem takes the
+// GP's noise variance λ = 1 + 2/T; safegp's GPs keep the model's σ², which
+// the bound's λ is here — docs/algorithms.md says what that costs.
+type Frequentist struct {
+	RKHSNorm   float64 `json:"rkhs_norm"`
+	NoiseBound float64 `json:"noise_bound"`
+	Bound      string  `json:"bound,omitempty"` // "" (fiedler) or chowdhury-gopalan
+}
+
+// decodeFrequentist reads {rkhs_norm: B, noise_bound: R[, bound: …]}.
+func decodeFrequentist(n *yaml.Node) (*Frequentist, error) {
+	f := &Frequentist{RKHSNorm: math.NaN(), NoiseBound: math.NaN()}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch k.Value {
+		case "rkhs_norm", "noise_bound":
+			var x float64
+			if v.Decode(&x) != nil || !(x >= 0) || math.IsInf(x, 0) {
+				return nil, strictyaml.Errorf(v, k.Value, "want a finite number ≥ 0, got %s", strictyaml.Describe(v))
+			}
+			if k.Value == "rkhs_norm" {
+				f.RKHSNorm = x
+			} else {
+				f.NoiseBound = x
+			}
+		case "bound":
+			if v.Decode(&f.Bound) != nil || (f.Bound != "fiedler" && f.Bound != "chowdhury-gopalan") {
+				return nil, strictyaml.Errorf(v, "bound", "want fiedler or chowdhury-gopalan, got %s", strictyaml.Describe(v))
+			}
+			if f.Bound == "fiedler" {
+				f.Bound = ""
+			}
+		default:
+			return nil, strictyaml.Errorf(k, "", "unknown key %s in a frequentist beta (rkhs_norm, noise_bound, bound)", strictyaml.Describe(k))
+		}
+	}
+	if math.IsNaN(f.RKHSNorm) || math.IsNaN(f.NoiseBound) {
+		return nil, strictyaml.Errorf(n, "", "a frequentist beta needs rkhs_norm (B) and noise_bound (R)")
+	}
+	return f, nil
+}
+
+// BoundName is the bound's name: fiedler or chowdhury-gopalan.
+func (f *Frequentist) BoundName() string {
+	if f.Bound == "" {
+		return "fiedler"
+	}
+	return f.Bound
+}
+
+// SqrtAt is √β_t for the coming round of GPs gps (f, then each g_i) over
+// n actions (chowdhury-gopalan's N; 0 on a box, which it refuses) with
+// confidence δ: the largest over the GPs.
+func (f *Frequentist) SqrtAt(gps []*gp.Model, n int, delta float64) (float64, error) {
+	logG := math.Log(float64(len(gps)) / delta) // log((m+1)/δ)
+	best := math.Inf(-1)
+	for _, g := range gps {
+		v, err := f.one(g.LogDet(), g.T(), g.NoiseVar(), slices.Max(g.Prior()), n, logG)
+		if err != nil {
+			return 0, err
+		}
+		best = math.Max(best, v)
+	}
+	return best, nil
+}
+
+// WorstCase is the largest √β the bound can reach after t observations,
+// whatever they are, for GPs with noise variances lambda and largest
+// prior variances kmax (one each): with t = 0, the first round's. For
+// fiedler, log det(K_t + λI) ≤ t·log(k_max + λ) (Hadamard's inequality:
+// at most the product of the diagonal); chowdhury-gopalan's bound
+// depends on t alone.
+func (f *Frequentist) WorstCase(lambda, kmax []float64, n, t int, delta float64) (float64, error) {
+	logG := math.Log(float64(len(lambda)) / delta)
+	best := math.Inf(-1)
+	for j, lam := range lambda {
+		v, err := f.one(float64(t)*math.Log(kmax[j]+lam), t, lam, kmax[j], n, logG)
+		if err != nil {
+			return 0, err
+		}
+		best = math.Max(best, v)
+	}
+	return best, nil
+}
+
+// one is √β of one GP with t observations, noise variance λ, largest
+// prior variance kmax and log det(K_t + λI) = logdet, over n actions, with
+// logG = log((m+1)/δ).
+func (f *Frequentist) one(logdet float64, t int, lam, kmax float64, n int, logG float64) (float64, error) {
+	if f.Bound == "" {
+		lbar := math.Max(1, lam)
+		ld := logdet + float64(t)*math.Log(lbar/lam)
+		return f.RKHSNorm + f.NoiseBound/math.Sqrt(lam)*math.Sqrt(ld+2*logG), nil
+	}
+	if n <= 0 {
+		return 0, fmt.Errorf("%w: beta: bound chowdhury-gopalan needs a finite decision set (its information-gain bound counts the actions); on a box, use the default bound (fiedler)", ErrConfig)
+	}
+	gamma := float64(n) / 2 * math.Log1p(float64(t)*kmax/(float64(n)*lam))
+	return f.RKHSNorm + f.NoiseBound*math.Sqrt(2*(gamma+1+logG)), nil
+}
+
+// sqrtBeta is √β_t of the model for round t over n actions (0 on a box)
+// with the GPs gps: the frequentist bound from their data, else √At.
+func sqrtBeta(model *Model, gps []*gp.Model, t, n int) float64 {
+	if f := model.Beta.Freq; f != nil {
+		v, err := f.SqrtAt(gps, n, model.Delta)
+		if err != nil {
+			// Checked when the policy is built (checkBeta): not reached.
+			return math.NaN()
+		}
+		return v
+	}
+	return math.Sqrt(model.Beta.At(t, len(model.Constraints), n, model.Delta))
+}
