@@ -12,16 +12,18 @@ import (
 // algorithm through these constants or the table (Lookup), never by a
 // literal.
 const (
-	SGPUCB       = "sgp-ucb"       // the paper's Algorithm 1 (SPEC §4)
-	NaiveSGPUCB  = "naive-sgp-ucb" // SGP-UCB with T' = 0 (paper §6, baseline 3)
-	GPUCBOracle  = "gp-ucb-oracle" // GP-UCB on the true safe set (paper §6, baseline 4)
-	GPUCB        = "gp-ucb"        // GP-UCB on the whole decision set: no safety, a reference
-	SafeOpt      = "safeopt"       // Sui et al. 2015 (SPEC §5)
-	SafeOptMC    = "safeopt-mc"    // Berkenkamp et al. 2016
-	StageOpt     = "stageopt"      // Sui et al. 2018
-	LineBO       = "line-bo"       // Kirschner et al. 2019, on a box
-	SafeOptSwarm = "safeopt-swarm" // Duivenvoorden et al. 2017, on a box
-	LoSBO        = "losbo"         // Fiedler et al. 2024: safety from a Lipschitz and a noise bound
+	SGPUCB        = "sgp-ucb"        // the paper's Algorithm 1 (SPEC §4)
+	NaiveSGPUCB   = "naive-sgp-ucb"  // SGP-UCB with T' = 0 (paper §6, baseline 3)
+	GPUCBOracle   = "gp-ucb-oracle"  // GP-UCB on the true safe set (paper §6, baseline 4)
+	GPUCB         = "gp-ucb"         // GP-UCB on the whole decision set: no safety, a reference
+	SafeOpt       = "safeopt"        // Sui et al. 2015 (SPEC §5)
+	SafeOptMC     = "safeopt-mc"     // Berkenkamp et al. 2016
+	StageOpt      = "stageopt"       // Sui et al. 2018
+	LineBO        = "line-bo"        // Kirschner et al. 2019, on a box
+	SafeOptSwarm  = "safeopt-swarm"  // Duivenvoorden et al. 2017, on a box
+	LoSBO         = "losbo"          // Fiedler et al. 2024: safety from a Lipschitz and a noise bound
+	ConstrainedEI = "constrained-ei" // Gardner et al. 2014: EI × the probability of feasibility; no safety
+	PoFEI         = "pof-ei"         // EI where feasibility is likely (Ax's, BoTorch's practice); no safety
 )
 
 // Algorithm is one algorithm of the package: its name, where it runs, the
@@ -83,6 +85,8 @@ func init() {
 			check: checkSafeSets, rule: safeOptRule, bytes: safeSetBytes, historyFree: gpModeNoPlateau},
 		{Name: LoSBO, OnLine: true, Options: []string{"lipschitz", "noise_bound"},
 			check: checkLoSBO, rule: losboRule, bytes: losboBytes},
+		{Name: ConstrainedEI, OnLine: true, rule: eiRule, bytes: eiBytes},
+		{Name: PoFEI, OnLine: true, rule: eiRule, bytes: eiBytes},
 		{Name: LineBO, Box: true, Options: []string{"inner", "direction", "points", "per_line", "tolerance", "max_step", "ascent_rule",
 			// passed through to the inner algorithm, which checks them
 			"phase1", "exploration", "keep_seed", "safe_set", "lipschitz", "noise_bound"},

@@ -106,6 +106,8 @@ const (
 	candGM                   // SafeOpt's G_t ∪ M_t (lipschitz mode)
 	candExpanders            // StageOpt's G_t (lipschitz mode)
 	candSafe                 // S_t; in gp mode also where the SafeOpt family searches G_t ∪ M_t or G_t
+	candAll                  // the whole decision set (constrained-ei)
+	candFeasible             // pof-ei's actions likely feasible
 )
 
 // sync makes the pending actions those of the asks pending (oldest
