@@ -25,7 +25,7 @@ var layers = map[string]int{
 	"config": 4, "plot": 4,
 	"store": 5, "internal/refit": 5,
 	"experiment": 6, "study": 6,
-	"reproduce": 7, "sweep": 7, "server": 7,
+	"reproduce": 7, "safety": 7, "sweep": 7, "server": 7,
 	"cmd/safegp": 8, "deploy": 8,
 }
 

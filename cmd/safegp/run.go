@@ -47,6 +47,7 @@ Usage:
   safegp reproduce [--out DIR] [--quick]      run every experiment of the paper, with a report
   safegp run CONFIG --out DIR [--workers N]   run an experiment
   safegp sweep SWEEP --out DIR [--workers N]  run a configuration over a grid of values
+  safegp safety [--out DIR]                  how safe each algorithm is when the model is wrong, with a report
   safegp bound CONFIG                        the paper's theory quantities for a configured problem
   safegp merge --out DIR SHARD_DIR...        combine the shard folders of run/reproduce/sweep --shard i/n
   safegp study COMMAND --db FILE ...         durable ask/tell studies of a real system
@@ -59,7 +60,7 @@ Run 'safegp run --help' for the configuration format.
 `
 
 // commands are safegp's commands, for the nearest name to a mistyped one.
-var commands = []string{"reproduce", "run", "sweep", "bound", "merge", "study", "serve", "fit", "help", "version"}
+var commands = []string{"reproduce", "run", "sweep", "safety", "bound", "merge", "study", "serve", "fit", "help", "version"}
 
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -77,6 +78,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return mergeCmd(args[1:], stdout, stderr)
 	case "reproduce":
 		return reproduceCmd(args[1:], stdout, stderr)
+	case "safety":
+		return safetyCmd(args[1:], stdout, stderr)
 	case "study":
 		return studyCmd(args[1:], stdout, stderr)
 	case "serve":
@@ -98,6 +101,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 				return mergeCmd([]string{"--help"}, stdout, stderr)
 			case "reproduce":
 				return reproduceCmd([]string{"--help"}, stdout, stderr)
+			case "safety":
+				return safetyCmd([]string{"--help"}, stdout, stderr)
 			case "study":
 				return studyCmd([]string{"--help"}, stdout, stderr)
 			case "serve":

@@ -1,0 +1,84 @@
+package safety_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/safegp/safegp/safety"
+)
+
+// TestFindings checks the report's statements against hand-made tables:
+// who never violated (the oracle marked as told the safe set), who
+// violated where, the most violating rounds and their share of the
+// rounds, and the cost of safety in the control scenario.
+func TestFindings(t *testing.T) {
+	row := func(l string, v, r int, reg float64) safety.Row {
+		return safety.Row{Label: l, Runs: 10, Violating: v, Rounds: r, Regret: reg}
+	}
+	results := []safety.Result{
+		{Scenario: safety.Scenario{Name: "control"}, Horizon: 100, Rows: []safety.Row{
+			row("sgp-ucb", 0, 0, 1.2), row("gp-ucb-oracle", 0, 0, 0.3), row("losbo", 0, 0, 1.5), row("constrained-ei", 10, 300, 0.6)}},
+		{Scenario: safety.Scenario{Name: "wrong"}, Horizon: 100, Rows: []safety.Row{
+			row("sgp-ucb", 2, 5, 1.1), row("gp-ucb-oracle", 0, 0, 0.3), row("losbo", 0, 0, 1.4), row("constrained-ei", 10, 250, 0.5)}},
+	}
+	got := safety.Findings(results)
+	want := []string{
+		"No violation in any run: gp-ucb-oracle (2 scenarios; it is told the true safe set), losbo (2 scenarios).",
+		"control: violated in some run — constrained-ei 10/10; the most violating rounds: constrained-ei (300 over 10 runs, 30.0% of its rounds).",
+		"wrong: violated in some run — sgp-ucb 2/10, constrained-ei 10/10; the most violating rounds: constrained-ei (250 over 10 runs, 25.0% of its rounds).",
+		"What safety costs, with the model right: the algorithms that kept every run safe had R_T/T of 1.2 to 1.5, 4.0 to 5.0 times the oracle's 0.3 (told the safe set), as they stay near the seed until the safe set grows; constrained-ei's was 0.6, bought with violations in 10 of 10 runs.",
+		"Violated in at least one run of some scenario: sgp-ucb, constrained-ei. A guarantee that rests on the model holds only where the model is right; LoSBO's rests on L and E instead, and holds as long as those are true bounds.",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+}
+
+// TestRun runs the benchmark with 2 realizations per scenario, on 1 and
+// on 2 workers: the tables agree (results never depend on the worker
+// count), every scenario and its frequentist runs have a folder, and the
+// report and the figure are written.
+func TestRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every scenario")
+	}
+	var tables [][]safety.Result
+	var dir string
+	for _, w := range []int{1, 2} {
+		dir = filepath.Join(t.TempDir(), "out")
+		o, err := safety.Run(context.Background(), safety.Options{Out: dir, Workers: w, Realizations: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tables = append(tables, o.Results)
+	}
+	if diff := cmp.Diff(tables[0], tables[1]); diff != "" {
+		t.Errorf("1 and 2 workers differ (-1 +2):\n%s", diff)
+	}
+	for _, s := range safety.Scenarios {
+		for _, name := range []string{s.Name, s.Name + "-frequentist"} {
+			if _, err := os.Stat(filepath.Join(dir, name, "results.json")); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	for _, f := range []string{"safety.png", "safety.svg"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	rep, err := os.ReadFile(filepath.Join(dir, "REPORT.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| losbo |", "| sgp-ucb (frequentist β) |", "## What the numbers say"} {
+		if !strings.Contains(string(rep), want) {
+			t.Errorf("REPORT.md lacks %q", want)
+		}
+	}
+}
