@@ -227,6 +227,12 @@ func TestDashboardInBrowser(t *testing.T) {
 	if lower := eval[string](t, ctx, `document.getElementById('best-lower').textContent`); !close4(lower, b.LowerF) {
 		t.Errorf("best point's lower bound shows %q, want %.4g", lower, b.LowerF)
 	}
+	// The calibration row says the study's own check (study/calibration.go).
+	if c := vw.Summary.Calibration; c == nil {
+		t.Error("pump-1d: no calibration check in the summary")
+	} else if got, want := eval[string](t, ctx, `document.getElementById('calibration').textContent`), fmt.Sprintf("%d of the last %d outside their intervals", c.Outside, c.Window); !strings.HasPrefix(got, want) {
+		t.Errorf("pump-1d: calibration shows %q, want it to start %q", got, want)
+	}
 	pend := eval[string](t, ctx, `document.querySelector('#pending tbody tr').textContent`)
 	if p := vw.Pending[0]; !strings.HasPrefix(pend, fmt.Sprintf("%d%d", p.Ask, p.Index)) {
 		t.Errorf("pending asks table row %q, want ask %d at action %d", pend, p.Ask, p.Index)

@@ -29,10 +29,16 @@ func (s *Study) trackSafeSet() {
 	}
 }
 
-// notes says why a study may not be making progress: its safe set has
-// not grown for StallRounds observations or more, with the likely causes
-// its records show and what to change. Nil when it is growing.
+// notes are what a study's answers and summary say of its progress and
+// its model: the stall notes, then the calibration note.
 func (s *Study) notes() []string {
+	return append(s.stallNotes(), s.calibrationNote()...)
+}
+
+// stallNotes says why a study may not be making progress: its safe set
+// has not grown for StallRounds observations or more, with the likely
+// causes its records show and what to change. Nil when it is growing.
+func (s *Study) stallNotes() []string {
 	if s.res.Box != nil || s.res.ContextKernel != nil || s.nObs-s.grewAt < StallRounds {
 		return nil
 	}

@@ -214,6 +214,9 @@ func (v *Service) Tell(ctx context.Context, name string, t *TellRequest) (*TellA
 			return err
 		}
 		ans.Rounds = s.nObs
+		if n := s.calibrationNote(); n != nil {
+			ans.Calibration = n[0]
+		}
 		if s.res.Named != nil {
 			trial := s.tellTrial[e.Seq]
 			ans.Trial, ans.Best, ans.outcomes = &trial, s.bestTrial(), s.res.Named.outcomes.Names()

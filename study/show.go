@@ -64,6 +64,10 @@ type Summary struct {
 	// Notes say why the study may not be making progress (notes.go), as
 	// its ask answers do.
 	Notes []string `json:"notes,omitempty"`
+	// Calibration is the check of the recent measurements against the
+	// model's confidence intervals (calibration.go); nil before it has
+	// calibrationMin of them.
+	Calibration *Calibration `json:"calibration,omitempty"`
 
 	// A study stated in parameters: its trials so far (asks and
 	// measurements made outside the loop), its parameters and outcomes
@@ -194,6 +198,7 @@ func (s *Study) summary() *Summary {
 	sum.Model = s.modelInfo()
 	sum.SafeSetSize = snap.SafeSetSize
 	sum.Notes = s.notes()
+	sum.Calibration = s.calibration()
 	for _, e := range s.events {
 		if e.Kind == "tell" && s.retracted[e.Seq] == 0 {
 			sum.OwnNoise += btoi(e.NoiseStd != nil)

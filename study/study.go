@@ -114,6 +114,12 @@ type Study struct {
 	// (notes.go).
 	safeMax, grewAt int
 	safeSnap        bandit.Snapshot
+	// calib holds, per tell (by its seq), whether its values fell outside
+	// the model's confidence intervals and how likely that was under the
+	// model (calibration.go); resSnap is a snapshot reused to read the
+	// posterior there.
+	calib   map[int]calibPoint
+	resSnap bandit.Snapshot
 }
 
 // pendingAsk is an ask handed out and not yet told: the study's id (the
@@ -161,7 +167,7 @@ func newStudy(name string, st *store.Record, events []store.Event, maxMemory int
 	}
 	s := &Study{name: name, res: res, asks: map[int]int{}, told: map[int]bool{}, tells: map[int]int{},
 		retracted: map[int]int{}, withdrawn: map[int]int{}, created: st.Created, maxMemory: maxMemory, model: res.Spec.Model,
-		askTrial: map[int]int{}, tellTrial: map[int]int{}, trialTell: map[int]int{}}
+		askTrial: map[int]int{}, tellTrial: map[int]int{}, trialTell: map[int]int{}, calib: map[int]calibPoint{}}
 	if res.Named != nil {
 		s.tr = res.Named.outcomes.Identity()
 	}
@@ -325,6 +331,7 @@ func (s *Study) applyTell(e store.Event) error {
 			return fmt.Errorf("%w: event %d tells ask %d at action %d, the ask was action %d", ErrReplay, e.Seq, e.Ask, e.Index, a.Index)
 		}
 	}
+	s.calibrate(&e) // before the policy learns the values
 	if err := s.pol.Tell(id, s.observation(&e)); err != nil {
 		return fmt.Errorf("%w: event %d: %w", ErrReplay, e.Seq, err)
 	}
@@ -519,6 +526,9 @@ type TellAnswer struct {
 	// Warnings flag values far from what the model expects (likely
 	// typos, see warnSigmas); the observation is recorded all the same.
 	Warnings []string `json:"warnings,omitempty"`
+	// Calibration, when the recent measurements make the model
+	// implausible (calibration.go), says so and what to do.
+	Calibration string `json:"calibration,omitempty"`
 	// ViolatedObjective is f < h_f, for a study with an objective
 	// threshold (SPEC §5, "Safe objective"): a field of its own, so that
 	// Violated keeps naming constraints g_i only and older clients read
@@ -554,7 +564,8 @@ func (a TellAnswer) MarshalJSON() ([]byte, error) {
 		Rounds      int      `json:"rounds"`
 		Best        *Best    `json:"best"`
 		Warnings    []string `json:"warnings,omitempty"`
-	}{a.Observation, a.Trial, a.Ask, a.Violation, names, a.Rounds, a.Best, a.Warnings})
+		Calibration string   `json:"calibration,omitempty"`
+	}{a.Observation, a.Trial, a.Ask, a.Violation, names, a.Rounds, a.Best, a.Warnings, a.Calibration})
 }
 
 // warnSigmas is how far, in predictive standard deviations
@@ -767,32 +778,44 @@ func (s *Study) violated(e *store.Event) (constraints []int, objective bool) {
 	return constraints, objective
 }
 
-// warnings flags the values of a tell that lie more than warnSigmas
-// predictive standard deviations from the model's mean at its point,
-// before the update: likely typos, which would otherwise pass for
-// measurements (a g far above its threshold makes a wide region safe).
-// The predictive sd adds the tell's own noise_std when given, else the
-// model's σ. At an action the posterior is the policy's view over the
-// set; at a point outside it, the policy's prediction there (O(t²) per
-// GP, bandit.Predictor).
-func (s *Study) warnings(e *store.Event) []string {
+// residual is one value of a tell against the model's prediction at its
+// point before the update: GP gpj (0: f, 1+i: the i-th safety
+// condition), the value in the policies' units v and as told, the
+// predictive mean and standard deviation √(σ²_post + σ²_noise).
+type residual struct {
+	gpj      int
+	v, told  float64
+	mean, sd float64
+	raw      func(gpj int, v float64) float64 // the policies' units to the user's
+	names    []string                         // per GP, for messages
+	at       string                           // where, for messages
+	sqrtBeta float64                          // √β_t of the round the tell answers
+}
+
+// residuals returns a tell's values against the model's predictive
+// distribution at its point, before the update, and √β_t of the round:
+// the posterior over the set at an action, the policy's prediction at a
+// point outside it (O(t²) per GP, bandit.Predictor). The predictive sd
+// adds the tell's own noise_std when given, else its GP's σ. None for a
+// study stated in parameters before its first fit: its transform is then
+// the identity, and the model's mean 0 and variance 1 say nothing of the
+// user's units.
+func (s *Study) residuals(e *store.Event) []residual {
 	if s.res.Named != nil && len(s.fits) == 0 {
-		// Before the first fit the transform is the identity: the
-		// model's mean 0 and variance 1 say nothing of the user's units.
 		return nil
 	}
 	model := s.model           // the kernels in force: configured or fitted
 	sigma := model.NoiseStds() // each GP's σ: its kernel block's, or the model's
 	var f bandit.Posterior
 	var g []bandit.Posterior
+	var sqb float64
 	at, j := fmt.Sprintf("action %d", e.Index), e.Index
 	if e.Context != nil {
 		at = fmt.Sprintf("%s in context %s", at, jsonText(s.res.contextMap(e.Context)))
 	}
 	if e.Index >= 0 && e.Context == nil {
-		var snap bandit.Snapshot
-		s.pol.Inspect(&snap, bandit.Full)
-		f, g = snap.F, snap.G
+		s.pol.Inspect(&s.resSnap, bandit.Full)
+		f, g, sqb = s.resSnap.F, s.resSnap.G, s.resSnap.SqrtBeta
 	} else {
 		var pr bandit.Prediction
 		// A point outside the decision set, or any point (x, c) of a
@@ -800,7 +823,7 @@ func (s *Study) warnings(e *store.Event) []string {
 		if err := bandit.Predict(s.pol, &pr, [][]float64{pointOf(e)}); err != nil {
 			return nil // validate checked the point: not reached
 		}
-		f, g, j = pr.F, pr.G, 0
+		f, g, j, sqb = pr.F, pr.G, 0, pr.SqrtBeta
 		if e.Index < 0 {
 			at = fmt.Sprintf("point %v", e.X)
 			if e.Context != nil {
@@ -808,7 +831,6 @@ func (s *Study) warnings(e *store.Event) []string {
 			}
 		}
 	}
-	var out []string
 	// raw maps a value of GP gpj back to the user's units (a study stated
 	// in parameters), to say the model's mean in them.
 	raw := func(gpj int, v float64) float64 { return v }
@@ -833,7 +855,8 @@ func (s *Study) warnings(e *store.Event) []string {
 		}
 	}
 	vals := values(e)
-	check := func(gpj int, v float64, p bandit.Posterior) {
+	var out []residual
+	add := func(gpj int, v float64, p bandit.Posterior) {
 		// The tell's own σ, else the GP's: its kernel block's or the model's.
 		noise := *model.NoiseStd
 		switch {
@@ -842,7 +865,6 @@ func (s *Study) warnings(e *store.Event) []string {
 		case sigma != nil:
 			noise = sigma[gpj]
 		}
-		mean, sd := p.Mean[j], math.Hypot(p.Std[j], noise)
 		told := v
 		if s.res.Named != nil {
 			told = vals[0]
@@ -850,14 +872,27 @@ func (s *Study) warnings(e *store.Event) []string {
 				told = vals[s.res.Named.conds[gpj-1].Outcome]
 			}
 		}
-		if z := math.Abs(v-mean) / sd; z > warnSigmas {
-			out = append(out, fmt.Sprintf("%s = %.6g is %.3g posterior standard deviations from the model's mean %.3g at %s; if it is a typo, retract it (safegp study retract --observation %d, or POST /v1/studies/%s/retract {\"observation\": %d}) and tell the right value",
-				names[gpj], told, z, raw(gpj, mean), at, e.Seq, s.name, e.Seq))
-		}
+		out = append(out, residual{gpj: gpj, v: v, told: told, mean: p.Mean[j], sd: math.Hypot(p.Std[j], noise), raw: raw, names: names, at: at, sqrtBeta: sqb})
 	}
-	check(0, fv, f)
+	add(0, fv, f)
 	for i, v := range gv {
-		check(1+i, v, g[i])
+		add(1+i, v, g[i])
+	}
+	return out
+}
+
+// warnings flags the values of a tell that lie more than warnSigmas
+// predictive standard deviations from the model's mean at its point,
+// before the update (residuals): likely typos, which would otherwise pass
+// for measurements (a g far above its threshold makes a wide region
+// safe).
+func (s *Study) warnings(e *store.Event) []string {
+	var out []string
+	for _, r := range s.residuals(e) {
+		if z := math.Abs(r.v-r.mean) / r.sd; z > warnSigmas {
+			out = append(out, fmt.Sprintf("%s = %.6g is %.3g posterior standard deviations from the model's mean %.3g at %s; if it is a typo, retract it (safegp study retract --observation %d, or POST /v1/studies/%s/retract {\"observation\": %d}) and tell the right value",
+				r.names[r.gpj], r.told, z, r.raw(r.gpj, r.mean), r.at, e.Seq, s.name, e.Seq))
+		}
 	}
 	return out
 }

@@ -449,6 +449,9 @@ func sendTell(s *studySession, req *study.TellRequest, check func(*study.Service
 	for _, w := range a.Warnings {
 		fmt.Fprintf(s.stderr, "safegp: warning: %s\n", w)
 	}
+	if a.Calibration != "" {
+		fmt.Fprintf(s.stderr, "safegp: warning: %s\n", a.Calibration)
+	}
 	return json.NewEncoder(s.stdout).Encode(a)
 }
 
@@ -807,6 +810,9 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 		}
 		if m := sum.Model; m != nil {
 			writeModel(w, m)
+		}
+		if c := sum.Calibration; c != nil {
+			fmt.Fprintf(w, "calibration: %d of the last %d measurements outside their confidence intervals (the model expects %.2g; probability %.2g)\n", c.Outside, c.Window, c.Expected, c.PValue)
 		}
 		for _, n := range sum.Notes {
 			fmt.Fprintf(w, "note: %s\n", n)

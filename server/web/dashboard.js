@@ -290,7 +290,7 @@
         <div class="card"><h2>Study</h2><dl class="facts">
           <dt>decision set</dt><dd>${esc(domain)}, d = ${s.d}</dd>${context}
           <dt>rounds</dt><dd class="num">${s.rounds} / ${s.horizon}<progress max="${s.horizon}" value="${s.rounds}"></progress></dd>
-          <dt>violations</dt><dd class="num${s.violations ? ' bad' : ''}" id="violations">${s.violations}</dd>
+          <dt>violations</dt><dd class="num${s.violations ? ' bad' : ''}" id="violations">${s.violations}</dd>${calib(s.calibration)}
           <dt>retracted</dt><dd class="num">${s.retracted}</dd>
           <dt>safety</dt><dd>${thresholds.join(', ') || 'none'}</dd>
           ${s.box || (ctxNames && !cur) ? '' : `<dt>safe set</dt><dd class="num">${s.safe_set_size} of ${s.actions} actions${cur ? ' in this context' : ''}</dd>`}
@@ -327,6 +327,15 @@
   // setting writes a setting {name: value} as "kp = 0.35, mode = pi".
   const setting = (p, names) => names.map((n) => `${n} = ${typeof p[n] === 'number' ? fmt(p[n]) : p[n]}`).join(', ');
 
+  // calib is the facts row of the model's calibration check: how many of
+  // the recent measurements fell outside their confidence intervals,
+  // against what the model expects (study/calibration.go).
+  function calib(c) {
+    if (!c) return '';
+    return `<dt>calibration</dt><dd class="num${c.implausible ? ' bad' : ''}" id="calibration" title="probability under the model ${fmt(c.p_value)}">` +
+      `${c.outside} of the last ${c.window} outside their intervals (expected ${fmt(c.expected)})${c.implausible ? ': the model looks wrong' : ''}</dd>`;
+  }
+
   function renderNamed(v) {
     const s = v.summary;
     document.title = s.study + ' · safegp';
@@ -359,7 +368,7 @@
           <dt>objective</dt><dd>${obj.goal} ${esc(obj.name)}</dd>
           <dt>limits</dt><dd id="limits">${safety}</dd>
           <dt>trials</dt><dd class="num">${s.trials}; in force ${s.rounds} / ${s.horizon}<progress max="${s.horizon}" value="${s.rounds}"></progress></dd>
-          <dt>violations</dt><dd class="num${s.violations ? ' bad' : ''}" id="violations">${s.violations}</dd>
+          <dt>violations</dt><dd class="num${s.violations ? ' bad' : ''}" id="violations">${s.violations}</dd>${calib(s.calibration)}
           <dt>retracted</dt><dd class="num">${s.retracted}</dd>
           ${s.box ? '' : `<dt>safe set</dt><dd class="num">${s.safe_set_size} of ${s.actions} candidates</dd>`}
           <dt>created</dt><dd>${esc(when(s.created))}</dd></dl></div>

@@ -1,0 +1,125 @@
+package study
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/safegp/safegp/store"
+)
+
+// The calibration check (issue 28): every guarantee a study's algorithm
+// gives rests on its model, and a model that is wrong shows it by
+// measurements that fall outside their confidence intervals more often
+// than it allows. For each tell the study records, before the policy
+// learns it, whether any of its values lay outside μ ± √β_t·sd — sd the
+// predictive standard deviation √(σ²_post + σ²_noise) at its point, √β_t
+// the round's (residuals) — and the probability of that under the model,
+// p = 1 − (1 − erfc(√β_t/√2))^G over its G GPs (independent). Over the
+// last CalibrationWindow tells in force, the count outside is compared
+// with its distribution under the model (Poisson-binomial): when a count
+// as large has probability below CalibrationLevel, the model is
+// implausible, and show, the ask answers (a note) and the tell answers
+// say so, with what to do.
+const (
+	CalibrationWindow = 20
+	CalibrationLevel  = 0.01
+	// calibrationMin is the fewest tells the check judges.
+	calibrationMin = 5
+)
+
+// calibPoint is one tell's check.
+type calibPoint struct {
+	outside bool
+	p       float64 // P(outside) under the model
+}
+
+// Calibration is the check over the recent tells (show's summary).
+type Calibration struct {
+	Window   int     `json:"window"`   // tells judged: the last in force, at most CalibrationWindow
+	Outside  int     `json:"outside"`  // of them, with a value outside its interval
+	Expected float64 `json:"expected"` // the count the model expects
+	// PValue is the probability under the model of at least Outside.
+	PValue float64 `json:"p_value"`
+	// Implausible is PValue < CalibrationLevel: the model is likely
+	// wrong.
+	Implausible bool `json:"implausible"`
+}
+
+// calibrate records tell e's check (nothing when residuals has none).
+func (s *Study) calibrate(e *store.Event) {
+	rs := s.residuals(e)
+	if len(rs) == 0 {
+		return
+	}
+	out := false
+	q := 1.0
+	for _, r := range rs {
+		if math.Abs(r.v-r.mean) > r.sqrtBeta*r.sd {
+			out = true
+		}
+		q *= 1 - math.Erfc(r.sqrtBeta/math.Sqrt2)
+	}
+	s.calib[e.Seq] = calibPoint{outside: out, p: 1 - q}
+}
+
+// calibration returns the check over the last CalibrationWindow tells in
+// force that have one, nil for fewer than calibrationMin.
+func (s *Study) calibration() *Calibration {
+	var ps []float64
+	outside := 0
+	for k := len(s.events) - 1; k >= 0 && len(ps) < CalibrationWindow; k-- {
+		e := &s.events[k]
+		if e.Kind != "tell" || s.retracted[e.Seq] != 0 {
+			continue
+		}
+		c, ok := s.calib[e.Seq]
+		if !ok {
+			continue
+		}
+		ps = append(ps, c.p)
+		if c.outside {
+			outside++
+		}
+	}
+	if len(ps) < calibrationMin {
+		return nil
+	}
+	c := &Calibration{Window: len(ps), Outside: outside, PValue: tailAtLeast(ps, outside)}
+	for _, p := range ps {
+		c.Expected += p
+	}
+	c.Implausible = c.PValue < CalibrationLevel
+	return c
+}
+
+// tailAtLeast is P(X ≥ k) for X the number of successes of independent
+// trials with probabilities ps (Poisson-binomial), by the recursion over
+// the trials of the distribution of the count: O(len(ps)²).
+func tailAtLeast(ps []float64, k int) float64 {
+	if k <= 0 {
+		return 1
+	}
+	dist := make([]float64, len(ps)+1)
+	dist[0] = 1
+	for n, p := range ps {
+		for j := n + 1; j >= 1; j-- {
+			dist[j] = dist[j]*(1-p) + dist[j-1]*p
+		}
+		dist[0] *= 1 - p
+	}
+	var tail float64
+	for j := k; j < len(dist); j++ {
+		tail += dist[j]
+	}
+	return min(tail, 1)
+}
+
+// calibrationNote is the note of an implausible check, nil otherwise.
+func (s *Study) calibrationNote() []string {
+	c := s.calibration()
+	if c == nil || !c.Implausible {
+		return nil
+	}
+	return []string{fmt.Sprintf("the model looks wrong: %d of the last %d measurements fell outside their confidence intervals, where it expects %.2g (probability %.2g under the model); its safety guarantee rests on it. Refit the kernels (model.fit), widen β, or give a Lipschitz bound and a noise bound and switch to losbo, whose safe set does not rest on the model (docs/safety.md)",
+		c.Outside, c.Window, c.Expected, c.PValue)}
+}

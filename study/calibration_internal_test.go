@@ -1,0 +1,156 @@
+package study
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestTailAtLeast checks the Poisson-binomial tail against the binomial
+// closed form Σ_{j≥k} C(n,j) p^j (1−p)^{n−j} when every p is the same, and
+// against hand sums for mixed ones; tolerance 1e-14.
+func TestTailAtLeast(t *testing.T) {
+	binom := func(n, k int, p float64) float64 {
+		var s float64
+		for j := k; j <= n; j++ {
+			c := 1.0
+			for i := range j {
+				c = c * float64(n-i) / float64(i+1)
+			}
+			s += c * math.Pow(p, float64(j)) * math.Pow(1-p, float64(n-j))
+		}
+		return s
+	}
+	for _, c := range []struct {
+		n, k int
+		p    float64
+	}{{20, 5, 0.1}, {20, 0, 0.3}, {5, 5, 0.5}, {12, 1, 1e-6}, {20, 21, 0.2}} {
+		ps := make([]float64, c.n)
+		for i := range ps {
+			ps[i] = c.p
+		}
+		want := 1.0
+		if c.k > 0 {
+			want = binom(c.n, c.k, c.p)
+		}
+		if got := tailAtLeast(ps, c.k); math.Abs(got-want) > 1e-14 {
+			t.Errorf("n %d, k %d, p %g: %.17g, want %.17g", c.n, c.k, c.p, got, want)
+		}
+	}
+	// Mixed: P(X ≥ 1) = 1 − Π(1 − p); P(X ≥ 2) for {p, q} = p·q.
+	if got, want := tailAtLeast([]float64{0.1, 0.2, 0.5}, 1), 1-0.9*0.8*0.5; math.Abs(got-want) > 1e-14 {
+		t.Errorf("P(X ≥ 1) = %v, want %v", got, want)
+	}
+	if got, want := tailAtLeast([]float64{0.3, 0.6}, 2), 0.3*0.6; math.Abs(got-want) > 1e-14 {
+		t.Errorf("P(X ≥ 2) = %v, want %v", got, want)
+	}
+}
+
+// calibSpec: a 1-D study whose model (SE, lengthscale 0.5, variance 1,
+// σ 0.05, β = 4: intervals of ±2 predictive sds) suits values of a
+// smooth g of unit scale.
+const calibSpec = `{"decision_set": {"grid": {"bounds": [[0, 1]], "points": [21]}}, "seed_actions": [10],
+ "thresholds": [-10], "model": {"objective": {"kernel": "se", "lengthscale": 0.5}, "constraints": [{"kernel": "se", "lengthscale": 0.5}],
+ "noise_std": 0.05, "delta": 0.05, "beta": 4}, "algorithm": {"name": "safeopt", "safe_set": "gp"}, "horizon": 100, "seed": 1}`
+
+// TestCalibration: measurements the model explains leave the check
+// plausible, with no note; measurements that jump by 3 between
+// neighbours (the model's lengthscale 0.5 makes that a 10-sd event) make
+// it implausible within a few tells — the tell answers, the ask notes
+// and show say so — and retracting them makes it plausible again.
+func TestCalibration(t *testing.T) {
+	ctx := context.Background()
+	c := &fakeClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	v, done := batchService(t, filepath.Join(t.TempDir(), "c.db"), c)
+	defer done()
+	createStudy(t, v, "s", calibSpec)
+	tell := func(i int, f, g float64) *TellAnswer {
+		t.Helper()
+		idx := i
+		a, err := v.Tell(ctx, "s", &TellRequest{Index: &idx, F: &f, G: []float64{g}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	smooth := func(x float64) float64 { return math.Sin(2 * x) }
+	for i := 0; i <= 20; i += 2 {
+		if a := tell(i, smooth(float64(i)/20), smooth(float64(i)/20)); a.Calibration != "" {
+			t.Fatalf("tell at %d: %q, want no calibration note", i, a.Calibration)
+		}
+	}
+	sum, err := v.Show(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := sum.Calibration; c == nil || c.Implausible || c.Window != 11 {
+		t.Fatalf("after smooth data: %+v, want 11 tells judged, plausible", sum.Calibration)
+	}
+	var seqs []int
+	var last *TellAnswer
+	for k, i := range []int{1, 3, 5, 7, 9, 11} {
+		y := 3.0
+		if k%2 == 1 {
+			y = -3
+		}
+		last = tell(i, y, y)
+		seqs = append(seqs, last.Observation)
+	}
+	if !strings.Contains(last.Calibration, "the model looks wrong") || !strings.Contains(last.Calibration, "losbo") {
+		t.Errorf("last tell's calibration %q, want the note", last.Calibration)
+	}
+	sum, _ = v.Show(ctx, "s")
+	if c := sum.Calibration; c == nil || !c.Implausible || c.Outside < 5 {
+		t.Fatalf("after the jumps: %+v, want implausible", sum.Calibration)
+	}
+	if !strings.Contains(strings.Join(sum.Notes, "\n"), "the model looks wrong") {
+		t.Errorf("notes %q lack the calibration note", sum.Notes)
+	}
+	for _, s := range seqs {
+		if _, err := v.Retract(ctx, "s", s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum, _ = v.Show(ctx, "s")
+	if c := sum.Calibration; c == nil || c.Implausible {
+		t.Errorf("after retracting the jumps: %+v, want plausible", sum.Calibration)
+	}
+}
+
+// TestCalibratePoint checks one tell's check against its definition at
+// an action no measurement informs (the prior: mean 0, predictive sd
+// √(1 + 0.05²)), √β = 2 and two GPs: g = 2.1 lies outside 2·sd = 2.0025,
+// g = 1.9 inside, f = 0 inside; P(outside) = 1 − (1 − erfc(2/√2))².
+func TestCalibratePoint(t *testing.T) {
+	ctx := context.Background()
+	c := &fakeClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	v, done := batchService(t, filepath.Join(t.TempDir(), "p.db"), c)
+	defer done()
+	spec := strings.Replace(calibSpec, `"lengthscale": 0.5}]`, `"lengthscale": 0.01}]`, 1) // g's prior at every action
+	spec = strings.Replace(spec, `{"kernel": "se", "lengthscale": 0.5}, "constraints"`, `{"kernel": "se", "lengthscale": 0.01}, "constraints"`, 1)
+	createStudy(t, v, "s", spec)
+	want := 1 - math.Pow(1-math.Erfc(2/math.Sqrt2), 2)
+	for _, tc := range []struct {
+		index   int
+		g       float64
+		outside bool
+	}{{0, 2.1, true}, {20, 1.9, false}, {5, -2.1, true}} {
+		f, idx := 0.0, tc.index
+		a, err := v.Tell(ctx, "s", &TellRequest{Index: &idx, F: &f, G: []float64{tc.g}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := v.write(ctx, "s", func(s *Study) error {
+			p, ok := s.calib[a.Observation]
+			if !ok || p.outside != tc.outside || math.Abs(p.p-want) > 1e-15 {
+				t.Errorf("g = %v at %d: %+v (recorded %v), want outside %v, p %.17g", tc.g, tc.index, p, ok, tc.outside, want)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
