@@ -31,6 +31,7 @@ var Scenarios = []Scenario{
 	{"lengthscale-3x", "ℓ 3× long", "the model's lengthscale is 3× too long (0.6)"},
 	{"variance-4x", "v 4× small", "the model's kernel variance is 4× too small (0.25)"},
 	{"noise-3x", "σ 3× small", "the model believes the noise 3× smaller (σ 0.0333)"},
+	{"hidden", "ℓ 3×, v 2× off", "issue 28's hidden problem: the functions vary 3× faster and with twice the variance the model is told (drawn with lengthscale 0.1 and variance 2, modelled with 0.3 and 1)"},
 	{"fitted", "fitted", "the kernels and noise fitted to the first 10 measurements (`fit: {when: seed, min_points: 10}`), a guess of lengthscale 0.4 before"},
 	{"paper", "paper", "the paper's own regret comparison (SPEC §6.2, seed sets of 1–10; 100 actions in the unit disk), the model right, T = 500"},
 }
