@@ -25,8 +25,9 @@ func safetyCmd(args []string, stdout, stderr io.Writer) error {
 			"Measures how safe each algorithm is when the model is wrong (docs/safety.md): problems\n"+
 			"drawn from one GP and modelled with another — the right model, lengthscales 2× and 3× too\n"+
 			"long, a variance 4× too small, the noise believed 3× smaller, lengthscale and variance\n"+
-			"both off, kernels fitted to the first measurements — and the paper's own setting, for the paper's five algorithms, SafeOpt in\n"+
-			"both modes, LoSBO, constrained-ei, pof-ei and, with a frequentist β, SGP-UCB and SafeOpt.\n"+
+			"both off, kernels fitted to the first measurements — and the paper's own setting, for\n"+
+			"the paper's five algorithms, SafeOpt in both modes, LoSBO, constrained-ei, pof-ei and,\n"+
+			"with a frequentist β, SGP-UCB and SafeOpt.\n"+
 			"Writes under DIR one folder per experiment, safety.png and REPORT.md (the runs with a\n"+
 			"violation, the violating rounds and the regret per algorithm and scenario). DIR is written\n"+
 			"whole or not at all; an existing, non-empty DIR is replaced only with --force, and only\n"+
