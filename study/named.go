@@ -170,6 +170,12 @@ func (s *Spec) resolveNamed(actions [][]float64, seeds []int) (*Resolved, error)
 		s.ObjectiveThreshold = &zero
 	}
 	s.defaultModel(sp.Dim(), len(conds))
+	if s.Algorithm.Name == bandit.LoSBO || (s.Algorithm.Name == bandit.LineBO && s.Algorithm.Inner == bandit.LoSBO) {
+		// L and E would be in the policies' units — the unit cube and the
+		// outcomes as standardized, which each fit rescales — not the
+		// user's.
+		return nil, fielderr.New(ErrSpec, "algorithm", "losbo's lipschitz and noise_bound bound the outcomes in your units, and a study stated in parameters standardizes them and refits the scale: state the study in the paper's form (decision_set, thresholds; docs/quickstart.md) to use losbo")
+	}
 	if s.Algorithm.Name == "" {
 		n := namedExploration
 		s.Algorithm = bandit.Spec{Name: bandit.SGPUCB, Phase1: "uncertainty", Exploration: bandit.Exploration{Fixed: &n}}

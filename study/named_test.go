@@ -101,3 +101,32 @@ func negZero() float64 {
 	z := 0.0
 	return -z
 }
+
+// TestNamedLoSBORefused: losbo's bounds are in the user's units, which a
+// study stated in parameters standardizes, so it refuses losbo (alone or
+// on line-bo's lines) and names the paper's form; the baselines with no
+// bound of their own are taken.
+func TestNamedLoSBORefused(t *testing.T) {
+	base := `
+parameters: [{name: x, low: 0, high: 1}]
+objective: {name: y, goal: maximize}
+constraints: [{name: m, max: 1}]
+seeds: [{x: 0.5}]
+horizon: 10
+`
+	for _, c := range []struct{ alg, want string }{
+		{"{name: losbo, lipschitz: 1, noise_bound: 0.1}", "state the study in the paper's form"},
+		{"{name: line-bo, inner: losbo, lipschitz: 1, noise_bound: 0.1}", "state the study in the paper's form"},
+		{"{name: constrained-ei}", ""},
+		{"{name: pof-ei}", ""},
+	} {
+		s, err := study.ParseSpec([]byte(base + "algorithm: " + c.alg + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.Resolve(".")
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("algorithm %s: %v, want %q", c.alg, err, c.want)
+		}
+	}
+}
