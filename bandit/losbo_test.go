@@ -322,3 +322,50 @@ func TestLoSBONeverViolates(t *testing.T) {
 		t.Error("SafeOpt in gp mode never violated with the wrong model: the problems are too easy to show LoSBO's point")
 	}
 }
+
+// TestLoSBOOnLines: line-bo with inner losbo on a box, a constraint
+// g(x) = 1 − 2‖x − c‖ whose Lipschitz constant is 2 exactly, noise
+// uniform in [−E, E] and at ±E half the time, and a model deliberately
+// wrong for g (a lengthscale 5× too long): over 4 seeds × 80 rounds, every
+// direction rule, no action violates, and the search leaves the seed's
+// neighbourhood (some action 0.2 or more from c).
+func TestLoSBOOnLines(t *testing.T) {
+	const E = 0.05
+	c := []float64{0.5, 0.5}
+	g := func(x []float64) float64 { return 1 - 2*dist(x, c) }
+	f := func(x []float64) float64 { return x[0] + x[1] }
+	k := kernel.SE{Variance: 1, Lengthscale: 2.5}
+	for _, dir := range []string{"coordinate", "random", "ascent"} {
+		for seed := range uint64(4) {
+			pol, err := bandit.Build(&bandit.Spec{Name: bandit.LineBO, Direction: dir, Inner: bandit.LoSBO, Lipschitz: &bandit.Lipschitz{Value: 2}, NoiseBound: ptr(E), PerLine: ptr(8)},
+				bandit.Model{Objective: k, Constraints: []kernel.Kernel{k}, NoiseStd: E / 3, Delta: 0.1, Beta: bandit.Beta{Value: 4}},
+				bandit.Domain{Box: &bandit.Box{Bounds: [][2]float64{{0, 1}, {0, 1}}, Seeds: [][]float64{c}}},
+				bandit.Options{Thresholds: []float64{0}, Horizon: 80, Rand: rand.New(rand.NewPCG(seed, 3))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			nrng := rand.New(rand.NewPCG(seed, 4))
+			far := 0.0
+			for round := range 80 {
+				a, err := pol.Ask()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v := g(a.X); v < 0 {
+					t.Fatalf("%s, seed %d, round %d: %v violates, g = %.4g", dir, seed, round+1, a.X, v)
+				}
+				far = math.Max(far, dist(a.X, c))
+				e := E * (2*nrng.Float64() - 1)
+				if nrng.IntN(2) == 0 {
+					e = math.Copysign(E, e)
+				}
+				if err := pol.Tell(a.ID, bandit.Observation{F: f(a.X) + e, G: []float64{g(a.X) + e}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if far < 0.2 {
+				t.Errorf("%s, seed %d: the farthest action is %.3g from the seed: the test checks nothing", dir, seed, far)
+			}
+		}
+	}
+}
