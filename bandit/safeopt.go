@@ -191,12 +191,13 @@ func (o *safeOpt) inspect(dst *Snapshot, d Detail) {
 // mis-specified model produces — the current interval replaces it, so that
 // ℓ ≤ u always holds and M_t is never empty.
 func (o *safeOpt) bounds() {
+	intersect := o.lip && o.losbo == nil // LoSBO recomputes them, as its authors do
 	for j, g := range o.gps {
 		mean, lo, hi := g.model.Mean(), o.lo[j], o.hi[j]
 		for i := range lo {
 			w := o.sqb * g.model.Std(i)
 			l, u := mean[i]-w, mean[i]+w
-			if o.lip && o.losbo == nil {
+			if intersect {
 				// The builtin max and min, inlined, where math.Max and
 				// math.Min are calls: they differ only for NaN against
 				// an infinity, and no bound is NaN (μ and σ of finite
