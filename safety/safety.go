@@ -60,6 +60,10 @@ type Row struct {
 	Rounds    int     // violating rounds, over all runs
 	Regret    float64 // mean over runs of R_T/T
 	RegretSE  float64 // its standard error
+	// Distinct is the mean over runs of the distinct actions played (the
+	// seeds among them): how far a run got from its seeds. An algorithm
+	// that never leaves them cannot violate, and measures nothing.
+	Distinct float64
 }
 
 // Result is one scenario's rows, in the order of its algorithms (the
@@ -195,8 +199,8 @@ func runOne(ctx context.Context, cfg *experiment.Config, dir string, opt Options
 
 // rowAcc accumulates one label's runs: Welford's mean and M2 of R_T/T.
 type rowAcc struct {
-	n, violating, rounds int
-	mean, m2             float64
+	n, violating, rounds, distinct int
+	mean, m2                       float64
 }
 
 func (a *rowAcc) add(r *experiment.Run) {
@@ -205,6 +209,11 @@ func (a *rowAcc) add(r *experiment.Run) {
 		a.violating++
 	}
 	a.rounds += r.Violations
+	seen := map[int]bool{}
+	for _, i := range r.Actions {
+		seen[i] = true
+	}
+	a.distinct += len(seen)
 	var sum float64
 	for _, v := range r.Regret {
 		sum += v
@@ -220,7 +229,7 @@ func (a *rowAcc) row(label string) Row {
 	if a.n > 1 {
 		se = math.Sqrt(a.m2/float64(a.n-1)) / math.Sqrt(float64(a.n))
 	}
-	return Row{Label: label, Runs: a.n, Violating: a.violating, Rounds: a.rounds, Regret: a.mean, RegretSE: se}
+	return Row{Label: label, Runs: a.n, Violating: a.violating, Rounds: a.rounds, Regret: a.mean, RegretSE: se, Distinct: float64(a.distinct) / float64(a.n)}
 }
 
 // labels lists every algorithm label in the order of first appearance.
@@ -257,7 +266,7 @@ func Report(out *Outcome) []byte {
 		fmt.Fprintf(&b, "- **%s** (T = %d): %s.\n", r.Name, r.Horizon, r.What)
 	}
 	fmt.Fprintf(&b, "\nThe frequentist β rows use `beta: {rkhs_norm: %d, noise_bound: σ}` with σ the noise the model believes (Fiedler, Scherer, Trimpe 2021). LoSBO gets the true Lipschitz constant of g on the grid and E = 4 × the σ the model believes. constrained-ei and pof-ei promise nothing.\n\n", FrequentistRKHSNorm)
-	fmt.Fprintf(&b, "Each cell: runs with at least one violation / runs · violating rounds over all runs · mean R_T/T (± standard error).\n\n")
+	fmt.Fprintf(&b, "Each cell: runs with at least one violation / runs · violating rounds over all runs · mean R_T/T (± standard error) · mean distinct actions played per run (the seeds among them: a run that stays on its seeds cannot violate, and tests nothing).\n\n")
 	ls := labels(out.Results)
 	b.WriteString("| algorithm |")
 	for _, r := range out.Results {
@@ -276,7 +285,7 @@ func Report(out *Outcome) []byte {
 				b.WriteString(" — |")
 				continue
 			}
-			fmt.Fprintf(&b, " %d/%d · %d · %.3g ± %.2g |", row.Violating, row.Runs, row.Rounds, row.Regret, row.RegretSE)
+			fmt.Fprintf(&b, " %d/%d · %d · %.3g ± %.2g · %.3g |", row.Violating, row.Runs, row.Rounds, row.Regret, row.RegretSE, row.Distinct)
 		}
 		b.WriteString("\n")
 	}
@@ -349,8 +358,32 @@ func Findings(results []Result) []string {
 					lowest, highest = math.Min(lowest, row.Regret), math.Max(highest, row.Regret)
 				}
 			}
-			out = append(out, fmt.Sprintf("What safety costs, with the model right: the algorithms that kept every run safe had R_T/T of %.3g to %.3g, %.1f to %.1f times the oracle's %.3g (told the safe set), as they stay near the seed until the safe set grows; constrained-ei's was %.3g, bought with violations in %d of %d runs.",
-				lowest, highest, lowest/or.Regret, highest/or.Regret, or.Regret, ei.Regret, ei.Violating, ei.Runs))
+			span := func(lo, hi float64, f string) string {
+				if fmt.Sprintf(f, lo) == fmt.Sprintf(f, hi) {
+					return fmt.Sprintf(f, lo)
+				}
+				return fmt.Sprintf(f+" to "+f, lo, hi)
+			}
+			out = append(out, fmt.Sprintf("What safety costs, with the model right: the algorithms that kept every run safe had R_T/T of %s, %s times the oracle's %.3g (told the safe set); constrained-ei's was %.3g, bought with violations in %d of %d runs.",
+				span(lowest, highest, "%.3g"), span(lowest/or.Regret, highest/or.Regret, "%.1f"), or.Regret, ei.Regret, ei.Violating, ei.Runs))
+		}
+	}
+	// How far the safe algorithms got: a run that never leaves its seeds
+	// cannot violate, so a zero there says little.
+	for i := range results {
+		r := &results[i]
+		lo, hi, lab := math.Inf(1), math.Inf(-1), ""
+		for _, row := range r.Rows {
+			if row.Label == bandit.ConstrainedEI || row.Label == bandit.PoFEI || row.Label == bandit.GPUCBOracle {
+				continue
+			}
+			if row.Distinct < lo {
+				lo, lab = row.Distinct, row.Label
+			}
+			hi = math.Max(hi, row.Distinct)
+		}
+		if lab != "" {
+			out = append(out, fmt.Sprintf("%s: the safe algorithms played %.3g to %.3g distinct actions per run on average (fewest: %s), seeds included.", r.Name, lo, hi, lab))
 		}
 	}
 	if len(some) > 0 {

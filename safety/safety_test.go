@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,21 +18,23 @@ import (
 // violated where, the most violating rounds and their share of the
 // rounds, and the cost of safety in the control scenario.
 func TestFindings(t *testing.T) {
-	row := func(l string, v, r int, reg float64) safety.Row {
-		return safety.Row{Label: l, Runs: 10, Violating: v, Rounds: r, Regret: reg}
+	row := func(l string, v, r int, reg, d float64) safety.Row {
+		return safety.Row{Label: l, Runs: 10, Violating: v, Rounds: r, Regret: reg, Distinct: d}
 	}
 	results := []safety.Result{
 		{Scenario: safety.Scenario{Name: "control"}, Horizon: 100, Rows: []safety.Row{
-			row("sgp-ucb", 0, 0, 1.2), row("gp-ucb-oracle", 0, 0, 0.3), row("losbo", 0, 0, 1.5), row("constrained-ei", 10, 300, 0.6)}},
+			row("sgp-ucb", 0, 0, 1.2, 12), row("gp-ucb-oracle", 0, 0, 0.3, 40), row("losbo", 0, 0, 1.5, 8.5), row("constrained-ei", 10, 300, 0.6, 60)}},
 		{Scenario: safety.Scenario{Name: "wrong"}, Horizon: 100, Rows: []safety.Row{
-			row("sgp-ucb", 2, 5, 1.1), row("gp-ucb-oracle", 0, 0, 0.3), row("losbo", 0, 0, 1.4), row("constrained-ei", 10, 250, 0.5)}},
+			row("sgp-ucb", 2, 5, 1.1, 20), row("gp-ucb-oracle", 0, 0, 0.3, 40), row("losbo", 0, 0, 1.4, 6), row("constrained-ei", 10, 250, 0.5, 55)}},
 	}
 	got := safety.Findings(results)
 	want := []string{
 		"No violation in any run: gp-ucb-oracle (2 scenarios; it is told the true safe set), losbo (2 scenarios).",
 		"control: violated in some run — constrained-ei 10/10; the most violating rounds: constrained-ei (300 over 10 runs, 30.0% of its rounds).",
 		"wrong: violated in some run — sgp-ucb 2/10, constrained-ei 10/10; the most violating rounds: constrained-ei (250 over 10 runs, 25.0% of its rounds).",
-		"What safety costs, with the model right: the algorithms that kept every run safe had R_T/T of 1.2 to 1.5, 4.0 to 5.0 times the oracle's 0.3 (told the safe set), as they stay near the seed until the safe set grows; constrained-ei's was 0.6, bought with violations in 10 of 10 runs.",
+		"What safety costs, with the model right: the algorithms that kept every run safe had R_T/T of 1.2 to 1.5, 4.0 to 5.0 times the oracle's 0.3 (told the safe set); constrained-ei's was 0.6, bought with violations in 10 of 10 runs.",
+		"control: the safe algorithms played 8.5 to 12 distinct actions per run on average (fewest: losbo), seeds included.",
+		"wrong: the safe algorithms played 6 to 20 distinct actions per run on average (fewest: losbo), seeds included.",
 		"Violated in at least one run of some scenario: sgp-ucb, constrained-ei. A guarantee that rests on the model holds only where the model is right; LoSBO's rests on L and E instead, and holds as long as those are true bounds.",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -80,5 +83,19 @@ func TestRun(t *testing.T) {
 		if !strings.Contains(string(rep), want) {
 			t.Errorf("REPORT.md lacks %q", want)
 		}
+	}
+}
+
+// TestFindingsOneSafe: with one algorithm safe in the control scenario,
+// the cost is stated once, not as a range from a value to itself.
+func TestFindingsOneSafe(t *testing.T) {
+	results := []safety.Result{{Scenario: safety.Scenario{Name: "control"}, Horizon: 100, Rows: []safety.Row{
+		{Label: "losbo", Runs: 2, Regret: 1.5, Distinct: 7},
+		{Label: "gp-ucb-oracle", Runs: 2, Regret: 0.3, Distinct: 30},
+		{Label: "constrained-ei", Runs: 2, Violating: 2, Rounds: 40, Regret: 0.6, Distinct: 50},
+	}}}
+	want := "What safety costs, with the model right: the algorithms that kept every run safe had R_T/T of 1.5, 5.0 times the oracle's 0.3 (told the safe set); constrained-ei's was 0.6, bought with violations in 2 of 2 runs."
+	if got := safety.Findings(results); !slices.Contains(got, want) {
+		t.Errorf("findings %q lack %q", got, want)
 	}
 }
