@@ -58,7 +58,7 @@ func decodeFrequentist(n *yaml.Node) (*Frequentist, error) {
 		case "rkhs_norm", "noise_bound":
 			var x float64
 			if v.Decode(&x) != nil || !(x >= 0) || math.IsInf(x, 0) {
-				return nil, strictyaml.Errorf(v, k.Value, "want a finite number ≥ 0, got %s", strictyaml.Describe(v))
+				return nil, strictyaml.Errorf(n, "", "%s: want a finite number ≥ 0, got %s", k.Value, strictyaml.Describe(v))
 			}
 			if k.Value == "rkhs_norm" {
 				f.RKHSNorm = x
@@ -67,17 +67,20 @@ func decodeFrequentist(n *yaml.Node) (*Frequentist, error) {
 			}
 		case "bound":
 			if v.Decode(&f.Bound) != nil || (f.Bound != "fiedler" && f.Bound != "chowdhury-gopalan") {
-				return nil, strictyaml.Errorf(v, "bound", "want fiedler or chowdhury-gopalan, got %s", strictyaml.Describe(v))
+				return nil, strictyaml.Errorf(n, "", "bound: want fiedler or chowdhury-gopalan, got %s", strictyaml.Describe(v))
 			}
 			if f.Bound == "fiedler" {
 				f.Bound = ""
 			}
 		default:
-			return nil, strictyaml.Errorf(k, "", "unknown key %s in a frequentist beta (rkhs_norm, noise_bound, bound)", strictyaml.Describe(k))
+			return nil, strictyaml.Errorf(n, "", "unknown key %s in a frequentist beta (rkhs_norm, noise_bound, bound)", strictyaml.Describe(k))
 		}
 	}
 	if math.IsNaN(f.RKHSNorm) || math.IsNaN(f.NoiseBound) {
 		return nil, strictyaml.Errorf(n, "", "a frequentist beta needs rkhs_norm (B) and noise_bound (R)")
+	}
+	if f.RKHSNorm == 0 && f.NoiseBound == 0 {
+		return nil, strictyaml.Errorf(n, "", "rkhs_norm 0 and noise_bound 0 make β = 0: no confidence interval at all; give the bounds you believe")
 	}
 	return f, nil
 }

@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/safegp/safegp/internal/fielderr"
+	"github.com/safegp/safegp/internal/plural"
 	"github.com/safegp/safegp/internal/strictyaml"
 	"github.com/safegp/safegp/theory"
 )
@@ -305,7 +306,7 @@ func (l *Lipschitz) constants(n int) ([]float64, error) {
 		return out, nil
 	}
 	if len(l.Values) != n {
-		return nil, fmt.Errorf("%w: lipschitz: %d constants for %d safety conditions (the constraints, then f with an objective threshold)", ErrConfig, len(l.Values), n)
+		return nil, fmt.Errorf("%w: lipschitz: %s for %s (the constraints, then f with an objective threshold)", ErrConfig, plural.Count(len(l.Values), "constant"), plural.Count(n, "safety condition"))
 	}
 	return slices.Clone(l.Values), nil
 }

@@ -97,6 +97,7 @@ func TestBetaAndLipschitzYAML(t *testing.T) {
 		{"{a: 1}", `unknown key "a" in a frequentist beta`}, {"{rkhs_norm: 1}", "needs rkhs_norm (B) and noise_bound (R)"},
 		{"{rkhs_norm: -1, noise_bound: 1}", "rkhs_norm: want a finite number ≥ 0"}, {"{rkhs_norm: 1, noise_bound: .nan}", "noise_bound: want a finite number ≥ 0"},
 		{"{rkhs_norm: 1, noise_bound: 1, bound: srinivas}", "bound: want fiedler or chowdhury-gopalan"},
+		{"{rkhs_norm: 0, noise_bound: 0}", "make β = 0"},
 	} {
 		var b bandit.Beta
 		if err := yaml.Unmarshal([]byte(c.in), &b); err == nil || !strings.Contains(err.Error(), "line 1: ") || !strings.Contains(err.Error(), c.want) {

@@ -41,7 +41,7 @@ func TStar(model Model, set DecisionSet, opt Options, reach0 int) (*theory.TStar
 		}
 	}
 	if model.Beta.Freq != nil {
-		return nil, fmt.Errorf("%w: exploration: theory: t* follows a β schedule fixed in advance; a frequentist β depends on the data: give {fixed: n} or {plateau: …}", ErrConfig)
+		return nil, fmt.Errorf("%w: t* follows a β schedule fixed in advance, and a frequentist β depends on the data (for safeopt-mc's exploration, give {fixed: n} or {plateau: …})", ErrConfig)
 	}
 	return theory.SafeOptTStar(theory.TStarProblem{
 		N: n, GPs: m + 1, Reach0: reach0, Epsilon: opt.Epsilon, NoiseStds: sig, KMax: kMax,

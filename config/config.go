@@ -78,6 +78,8 @@ func (s *Model) Check(m int, drawn bool) error {
 			return bad("beta", "rkhs_norm: want a finite number ≥ 0, got %v", f.RKHSNorm)
 		case !(f.NoiseBound >= 0 && problem.InRange(f.NoiseBound)):
 			return bad("beta", "noise_bound: want a finite number ≥ 0, got %v", f.NoiseBound)
+		case f.RKHSNorm == 0 && f.NoiseBound == 0:
+			return bad("beta", "rkhs_norm 0 and noise_bound 0 make β = 0: no confidence interval at all")
 		case f.Bound != "" && f.Bound != "chowdhury-gopalan":
 			return bad("beta", "bound: want fiedler or chowdhury-gopalan, got %q", f.Bound)
 		}

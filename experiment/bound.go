@@ -215,6 +215,9 @@ func (rep *BoundReport) WriteText(w io.Writer) error {
 	if fb := rep.Frequentist; fb != nil {
 		fmt.Fprintf(tw, "frequentist √β_1\t%.4g\t%s bound, B = %g, R = %g (the model's β; the paper's β_T above for comparison)\n", fb.SqrtBeta1, fb.Bound, fb.RKHSNorm, fb.NoiseBound)
 		fmt.Fprintf(tw, "frequentist √β_T\t≤ %.4g\twhatever the T observations (a run's follows its data)\n", fb.SqrtBetaT)
+		if fb.Bound == "chowdhury-gopalan" {
+			fmt.Fprintf(tw, "\tnote\tthe theorem computes σ with noise variance 1 + 2/T; with the model's σ² it is the formula, not the theorem's promise (docs/algorithms.md §3)\n")
+		}
 	}
 	fmt.Fprintf(tw, "γ_T bound\t%.4g\tN·log(1 + σ⁻²·T·N·max k_f)\n", rep.GammaT)
 	fmt.Fprintf(tw, "B\t%.4g\t2·√(max k_f)·√(2·log 2N)/δ\n", rep.B)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/store"
 )
 
@@ -114,12 +115,26 @@ func tailAtLeast(ps []float64, k int) float64 {
 	return min(tail, 1)
 }
 
-// calibrationNote is the note of an implausible check, nil otherwise.
+// calibrationNote is the note of an implausible check, nil otherwise:
+// what it means for the study's algorithm, and what to do.
 func (s *Study) calibrationNote() []string {
 	c := s.calibration()
 	if c == nil || !c.Implausible {
 		return nil
 	}
-	return []string{fmt.Sprintf("the model looks wrong: %d of the last %d measurements fell outside their confidence intervals, where it expects %.2g (probability %.2g under the model); its safety guarantee rests on it. Refit the kernels (model.fit), widen β, or give a Lipschitz bound and a noise bound and switch to losbo, whose safe set does not rest on the model (docs/safety.md)",
-		c.Outside, c.Window, c.Expected, c.PValue)}
+	alg := s.res.Spec.Algorithm.Name
+	if alg == bandit.LineBO {
+		alg = s.res.Spec.Algorithm.LineOptions().Inner.Name
+	}
+	var what string
+	switch alg {
+	case bandit.LoSBO:
+		what = "losbo's safe set rests on its Lipschitz and noise bounds, not on the model, and holds while those are true; its choices among safe actions do rest on the model: refit the kernels (model.fit) or widen β"
+	case bandit.ConstrainedEI, bandit.PoFEI:
+		what = alg + " gives no safety guarantee, and with a wrong model its probabilities of feasibility are wrong too: refit the kernels (model.fit), or switch to a safe algorithm (losbo, with a Lipschitz bound and a noise bound, rests on no model)"
+	default:
+		what = "the safety guarantee rests on the model: refit the kernels (model.fit), widen β, or give a Lipschitz bound and a noise bound and switch to losbo, whose safe set does not rest on the model (docs/safety.md)"
+	}
+	return []string{fmt.Sprintf("the model looks wrong: %d of the last %d measurements fell outside their confidence intervals, where it expects %.2g (probability %.2g under the model); %s",
+		c.Outside, c.Window, c.Expected, c.PValue, what)}
 }

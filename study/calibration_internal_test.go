@@ -154,3 +154,36 @@ func TestCalibratePoint(t *testing.T) {
 		}
 	}
 }
+
+// TestCalibrationNoteByAlgorithm: the note says what a wrong model means
+// for the study's algorithm — losbo's safe set does not rest on it,
+// constrained-ei promises nothing, the others' guarantee rests on it.
+func TestCalibrationNoteByAlgorithm(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct{ alg, want string }{
+		{`{"name": "safeopt", "safe_set": "gp"}`, "the safety guarantee rests on the model"},
+		{`{"name": "losbo", "lipschitz": 100, "noise_bound": 0.1}`, "losbo's safe set rests on its Lipschitz and noise bounds"},
+		{`{"name": "constrained-ei"}`, "constrained-ei gives no safety guarantee"},
+	} {
+		clock := &fakeClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+		v, done := batchService(t, filepath.Join(t.TempDir(), "a.db"), clock)
+		createStudy(t, v, "s", strings.Replace(calibSpec, `{"name": "safeopt", "safe_set": "gp"}`, c.alg, 1))
+		var last *TellAnswer
+		for k, i := range []int{1, 3, 5, 7, 9, 11, 13} {
+			y := 3.0
+			if k%2 == 1 {
+				y = -3
+			}
+			f, idx := y, i
+			a, err := v.Tell(ctx, "s", &TellRequest{Index: &idx, F: &f, G: []float64{y}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			last = a
+		}
+		if !strings.Contains(last.Calibration, c.want) {
+			t.Errorf("%s: note %q, want %q", c.alg, last.Calibration, c.want)
+		}
+		done()
+	}
+}
