@@ -546,7 +546,7 @@ func (c *contextual) Predict(dst *Prediction, x [][]float64) error {
 	// √β_t of the coming round t = observations + 1 over N actions, as
 	// the inner policy's.
 	c.global()
-	dst.SqrtBeta = sqrtBeta(&c.model, append([]*gp.Model{c.f}, c.g...), len(c.obs)+1, len(c.set.X))
+	dst.SqrtBeta = sqrtBeta(&c.model, c.f, c.g, len(c.obs)+1, len(c.set.X))
 	predict(&dst.F, c.f, x)
 	dst.G = slices.Grow(dst.G[:0], len(c.g))[:len(c.g)]
 	for k, g := range c.g {

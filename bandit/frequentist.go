@@ -86,27 +86,38 @@ func decodeFrequentist(n *yaml.Node) (*Frequentist, error) {
 }
 
 // BoundName is the bound's name: fiedler or chowdhury-gopalan.
-func (f *Frequentist) BoundName() string {
-	if f.Bound == "" {
+func (fr *Frequentist) BoundName() string {
+	if fr.Bound == "" {
 		return "fiedler"
 	}
-	return f.Bound
+	return fr.Bound
 }
 
-// SqrtAt is √β_t for the coming round of GPs gps (f, then each g_i) over
-// n actions (chowdhury-gopalan's N; 0 on a box, which it refuses) with
+// SqrtAt is √β_t for the coming round of f's GP and the g_i's, over n
+// actions (chowdhury-gopalan's N; 0 on a box, which it refuses) with
 // confidence δ: the largest over the GPs.
-func (f *Frequentist) SqrtAt(gps []*gp.Model, n int, delta float64) (float64, error) {
-	logG := math.Log(float64(len(gps)) / delta) // log((m+1)/δ)
-	best := math.Inf(-1)
-	for _, g := range gps {
-		v, err := f.one(g.LogDet(), g.T(), g.NoiseVar(), slices.Max(g.Prior()), n, logG)
+func (fr *Frequentist) SqrtAt(f *gp.Model, g []*gp.Model, n int, delta float64) (float64, error) {
+	logG := math.Log(float64(1+len(g)) / delta) // log((m+1)/δ)
+	best, err := fr.of(f, n, logG)
+	for _, gi := range g {
 		if err != nil {
-			return 0, err
+			break
 		}
+		var v float64
+		v, err = fr.of(gi, n, logG)
 		best = math.Max(best, v)
 	}
-	return best, nil
+	return best, err
+}
+
+// of is √β of GP m: its log-determinant for fiedler, its largest prior
+// variance (O(N)) only for chowdhury-gopalan.
+func (fr *Frequentist) of(m *gp.Model, n int, logG float64) (float64, error) {
+	kmax := 0.0
+	if fr.Bound != "" {
+		kmax = slices.Max(m.Prior())
+	}
+	return fr.one(m.LogDet(), m.T(), m.NoiseVar(), kmax, n, logG)
 }
 
 // WorstCase is the largest √β the bound can reach after t observations,
@@ -115,11 +126,11 @@ func (f *Frequentist) SqrtAt(gps []*gp.Model, n int, delta float64) (float64, er
 // fiedler, log det(K_t + λI) ≤ t·log(k_max + λ) (Hadamard's inequality:
 // at most the product of the diagonal); chowdhury-gopalan's bound
 // depends on t alone.
-func (f *Frequentist) WorstCase(lambda, kmax []float64, n, t int, delta float64) (float64, error) {
+func (fr *Frequentist) WorstCase(lambda, kmax []float64, n, t int, delta float64) (float64, error) {
 	logG := math.Log(float64(len(lambda)) / delta)
 	best := math.Inf(-1)
 	for j, lam := range lambda {
-		v, err := f.one(float64(t)*math.Log(kmax[j]+lam), t, lam, kmax[j], n, logG)
+		v, err := fr.one(float64(t)*math.Log(kmax[j]+lam), t, lam, kmax[j], n, logG)
 		if err != nil {
 			return 0, err
 		}
@@ -131,26 +142,26 @@ func (f *Frequentist) WorstCase(lambda, kmax []float64, n, t int, delta float64)
 // one is √β of one GP with t observations, noise variance λ, largest
 // prior variance kmax and log det(K_t + λI) = logdet, over n actions, with
 // logG = log((m+1)/δ).
-func (f *Frequentist) one(logdet float64, t int, lam, kmax float64, n int, logG float64) (float64, error) {
-	if f.Bound == "" {
+func (fr *Frequentist) one(logdet float64, t int, lam, kmax float64, n int, logG float64) (float64, error) {
+	if fr.Bound == "" {
 		lbar := math.Max(1, lam)
 		ld := logdet + float64(t)*math.Log(lbar/lam)
-		return f.RKHSNorm + f.NoiseBound/math.Sqrt(lam)*math.Sqrt(ld+2*logG), nil
+		return fr.RKHSNorm + fr.NoiseBound/math.Sqrt(lam)*math.Sqrt(ld+2*logG), nil
 	}
 	if n <= 0 {
 		return 0, fmt.Errorf("%w: beta: bound chowdhury-gopalan needs a finite decision set (its information-gain bound counts the actions); on a box, use the default bound (fiedler)", ErrConfig)
 	}
 	gamma := float64(n) / 2 * math.Log1p(float64(t)*kmax/(float64(n)*lam))
-	return f.RKHSNorm + f.NoiseBound*math.Sqrt(2*(gamma+1+logG)), nil
+	return fr.RKHSNorm + fr.NoiseBound*math.Sqrt(2*(gamma+1+logG)), nil
 }
 
-// sqrtBeta is √β_t of the model for round t over n actions (0 on a box)
-// with the GPs gps: the frequentist bound from their data, else √At.
-func sqrtBeta(model *Model, gps []*gp.Model, t, n int) float64 {
-	if f := model.Beta.Freq; f != nil {
-		v, err := f.SqrtAt(gps, n, model.Delta)
+// sqrtBeta is √β_t of the model for round t over n actions with f's GP
+// and the g_i's: the frequentist bound from their data, else √At.
+func sqrtBeta(model *Model, f *gp.Model, g []*gp.Model, t, n int) float64 {
+	if fr := model.Beta.Freq; fr != nil {
+		v, err := fr.SqrtAt(f, g, n, model.Delta)
 		if err != nil {
-			// Checked when the policy is built (checkBeta): not reached.
+			// Only chowdhury-gopalan on a box fails, which Build refuses.
 			return math.NaN()
 		}
 		return v

@@ -414,7 +414,7 @@ func predictBox(dst *Prediction, bounds [][2]float64, sqb float64, f *gp.Model, 
 // β the global safety check uses (a line's own N adds the observed points
 // on it, so its β is at least this one).
 func (b *lineBO) sqrtBeta() float64 {
-	return sqrtBeta(&b.model, append([]*gp.Model{b.f}, b.g...), len(b.obs)+1, b.line.Points)
+	return sqrtBeta(&b.model, b.f, b.g, len(b.obs)+1, b.line.Points)
 }
 
 // best implements Best: the candidate known to be safe with the highest

@@ -29,8 +29,6 @@ type models struct {
 	// hall is the batch state: the actions pending and the GPs'
 	// variance conditioned on them (batch.go).
 	hall hallucination
-	// all is f, g_1 … g_m, for the frequentist β (gps).
-	all []*gp.Model
 	// log, when set, records every measurement's point and values for a
 	// rule that reads them (LoSBO's safe set, losbo.go).
 	log *measurements
@@ -106,15 +104,7 @@ func (m *models) setSafety() {
 // safety condition but no GP (f's is read twice), so β_t is the same with
 // or without one, and m stays the number of constraints.
 func (m *models) beta() {
-	m.sqb = sqrtBeta(&m.model, m.gps(), m.t+1, len(m.set.X))
-}
-
-// gps returns f, g_1 … g_m.
-func (m *models) gps() []*gp.Model {
-	if m.all == nil {
-		m.all = append([]*gp.Model{m.f}, m.g...)
-	}
-	return m.all
+	m.sqb = sqrtBeta(&m.model, m.f, m.g, m.t+1, len(m.set.X))
 }
 
 // checkValues checks a measurement's values for model: one per

@@ -294,7 +294,7 @@ func (l *loop) Predict(dst *Prediction, x [][]float64) error {
 		}
 	}
 	// √β_t of the coming round t = observations + 1, as beta sets it.
-	dst.SqrtBeta = sqrtBeta(&m.model, m.gps(), m.t+1, len(m.set.X))
+	dst.SqrtBeta = sqrtBeta(&m.model, m.f, m.g, m.t+1, len(m.set.X))
 	predict(&dst.F, m.f, x)
 	dst.G = slices.Grow(dst.G[:0], len(m.g))[:len(m.g)]
 	for k, g := range m.g {

@@ -200,7 +200,7 @@ func swarmPenalty(s float64) float64 {
 // union bound's N of the paper's schedule; a fixed β ignores it).
 func (w *safeOptSwarm) sqrtBeta() float64 {
 	n := 3 * w.size * (w.iters + 1)
-	return sqrtBeta(&w.model, append([]*gp.Model{w.f}, w.g...), len(w.obs)+1, n)
+	return sqrtBeta(&w.model, w.f, w.g, len(w.obs)+1, n)
 }
 
 // fitness writes the fitness of swarm kind k at the points x into values
