@@ -67,11 +67,7 @@ func (e *ei) prepare() {
 	for ; e.seen < len(log.x); e.seen++ {
 		k, ok := e.seen, true
 		for _, c := range e.safety {
-			y := log.f[k]
-			if c.j > 0 {
-				y = log.g[k][c.j-1]
-			}
-			if !(y >= c.h) {
+			if !(log.of(k, c) >= c.h) {
 				ok = false
 				break
 			}

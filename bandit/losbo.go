@@ -59,6 +59,15 @@ func (m *measurements) add(x []float64, o *Observation) {
 	m.g = append(m.g, slices.Clone(o.G))
 }
 
+// of is measurement k's value of safety condition c: g_i's, or f's for
+// f ≥ h_f.
+func (m *measurements) of(k int, c safetyGP) float64 {
+	if c.j > 0 {
+		return m.g[k][c.j-1]
+	}
+	return m.f[k]
+}
+
 // checkLoSBO checks LoSBO's options: a Lipschitz bound (a number or one
 // per safety condition; auto only in a simulation, where the problem
 // knows them) and the noise bound E.
@@ -127,11 +136,7 @@ func (o *safeOpt) losboSafeSet() {
 		k := lb.seen
 		p := log.x[k]
 		for c, sc := range o.safety {
-			y := log.f[k]
-			if sc.j > 0 {
-				y = log.g[k][sc.j-1]
-			}
-			b, l, cert := y-lb.e, lb.l[c], lb.cert[c]
+			b, l, cert := log.of(k, sc)-lb.e, lb.l[c], lb.cert[c]
 			if fails(b, sc.h, l) { // certifies nothing, not even p
 				continue
 			}
