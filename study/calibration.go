@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/safegp/safegp/bandit"
-	"github.com/safegp/safegp/store"
 )
 
 // The calibration check (issue 28): every guarantee a study's algorithm
@@ -46,21 +45,21 @@ type Calibration struct {
 	Implausible bool `json:"implausible"`
 }
 
-// calibrate records tell e's check (nothing when residuals has none).
-func (s *Study) calibrate(e *store.Event) {
-	rs := s.residuals(e)
-	if len(rs) == 0 {
+// calibrate records the check of tell seq from its residuals rs (nothing
+// when there are none).
+func (s *Study) calibrate(seq int, rs *residuals) {
+	if rs == nil {
 		return
 	}
 	out := false
 	q := 1.0
-	for _, r := range rs {
-		if math.Abs(r.v-r.mean) > r.sqrtBeta*r.sd {
+	for _, r := range rs.rs {
+		if math.Abs(r.v-r.mean) > rs.sqrtBeta*r.sd {
 			out = true
 		}
-		q *= 1 - math.Erfc(r.sqrtBeta/math.Sqrt2)
+		q *= 1 - math.Erfc(rs.sqrtBeta/math.Sqrt2)
 	}
-	s.calib[e.Seq] = calibPoint{outside: out, p: 1 - q}
+	s.calib[seq] = calibPoint{outside: out, p: 1 - q}
 }
 
 // calibration returns the check over the last CalibrationWindow tells in

@@ -204,7 +204,7 @@ func (v *Service) Tell(ctx context.Context, name string, t *TellRequest) (*TellA
 		if err != nil {
 			return err
 		}
-		ans = &TellAnswer{Observation: e.Seq, Ask: e.Ask, Index: e.Index, Warnings: s.warnings(&e)}
+		ans = &TellAnswer{Observation: e.Seq, Ask: e.Ask, Index: e.Index}
 		ans.Violated, ans.ViolatedObjective = s.violated(&e)
 		ans.Violation = e.Violation
 		if err := v.store.Append(ctx, name, &e); err != nil {
@@ -213,7 +213,7 @@ func (v *Service) Tell(ctx context.Context, name string, t *TellRequest) (*TellA
 		if err := s.apply(e); err != nil {
 			return err
 		}
-		ans.Rounds = s.nObs
+		ans.Rounds, ans.Warnings = s.nObs, s.tellWarnings
 		if n := s.calibrationNote(); n != nil {
 			ans.Calibration = n[0]
 		}

@@ -120,6 +120,9 @@ type Study struct {
 	// posterior there.
 	calib   map[int]calibPoint
 	resSnap bandit.Snapshot
+	// tellWarnings are the typo warnings of the tell applied last, for
+	// its answer (warnings).
+	tellWarnings []string
 }
 
 // pendingAsk is an ask handed out and not yet told: the study's id (the
@@ -331,7 +334,11 @@ func (s *Study) applyTell(e store.Event) error {
 			return fmt.Errorf("%w: event %d tells ask %d at action %d, the ask was action %d", ErrReplay, e.Seq, e.Ask, e.Index, a.Index)
 		}
 	}
-	s.calibrate(&e) // before the policy learns the values
+	// The values against the model before it learns them, once: the
+	// calibration check and the typo warnings of the tell's answer.
+	rs := s.residuals(&e)
+	s.calibrate(e.Seq, rs)
+	s.tellWarnings = s.warnings(&e, rs)
 	if err := s.pol.Tell(id, s.observation(&e)); err != nil {
 		return fmt.Errorf("%w: event %d: %w", ErrReplay, e.Seq, err)
 	}
@@ -786,10 +793,17 @@ type residual struct {
 	gpj      int
 	v, told  float64
 	mean, sd float64
-	raw      func(gpj int, v float64) float64 // the policies' units to the user's
-	names    []string                         // per GP, for messages
-	at       string                           // where, for messages
-	sqrtBeta float64                          // √β_t of the round the tell answers
+}
+
+// residuals are a tell's values against the model (Study.residuals), with
+// what they share: where, each GP's name and the map back to the user's
+// units (for messages), and √β_t of the round the tell answers.
+type residuals struct {
+	rs       []residual
+	at       string
+	names    []string
+	raw      func(gpj int, v float64) float64
+	sqrtBeta float64
 }
 
 // residuals returns a tell's values against the model's predictive
@@ -800,7 +814,7 @@ type residual struct {
 // study stated in parameters before its first fit: its transform is then
 // the identity, and the model's mean 0 and variance 1 say nothing of the
 // user's units.
-func (s *Study) residuals(e *store.Event) []residual {
+func (s *Study) residuals(e *store.Event) *residuals {
 	if s.res.Named != nil && len(s.fits) == 0 {
 		return nil
 	}
@@ -855,7 +869,7 @@ func (s *Study) residuals(e *store.Event) []residual {
 		}
 	}
 	vals := values(e)
-	var out []residual
+	out := &residuals{at: at, names: names, raw: raw, sqrtBeta: sqb}
 	add := func(gpj int, v float64, p bandit.Posterior) {
 		// The tell's own σ, else the GP's: its kernel block's or the model's.
 		noise := *model.NoiseStd
@@ -872,7 +886,7 @@ func (s *Study) residuals(e *store.Event) []residual {
 				told = vals[s.res.Named.conds[gpj-1].Outcome]
 			}
 		}
-		out = append(out, residual{gpj: gpj, v: v, told: told, mean: p.Mean[j], sd: math.Hypot(p.Std[j], noise), raw: raw, names: names, at: at, sqrtBeta: sqb})
+		out.rs = append(out.rs, residual{gpj: gpj, v: v, told: told, mean: p.Mean[j], sd: math.Hypot(p.Std[j], noise)})
 	}
 	add(0, fv, f)
 	for i, v := range gv {
@@ -881,17 +895,20 @@ func (s *Study) residuals(e *store.Event) []residual {
 	return out
 }
 
-// warnings flags the values of a tell that lie more than warnSigmas
+// warnings flags the values of tell e that lie more than warnSigmas
 // predictive standard deviations from the model's mean at its point,
-// before the update (residuals): likely typos, which would otherwise pass
-// for measurements (a g far above its threshold makes a wide region
-// safe).
-func (s *Study) warnings(e *store.Event) []string {
+// before the update (its residuals rs): likely typos, which would
+// otherwise pass for measurements (a g far above its threshold makes a
+// wide region safe).
+func (s *Study) warnings(e *store.Event, rs *residuals) []string {
+	if rs == nil {
+		return nil
+	}
 	var out []string
-	for _, r := range s.residuals(e) {
+	for _, r := range rs.rs {
 		if z := math.Abs(r.v-r.mean) / r.sd; z > warnSigmas {
 			out = append(out, fmt.Sprintf("%s = %.6g is %.3g posterior standard deviations from the model's mean %.3g at %s; if it is a typo, retract it (safegp study retract --observation %d, or POST /v1/studies/%s/retract {\"observation\": %d}) and tell the right value",
-				r.names[r.gpj], r.told, z, r.raw(r.gpj, r.mean), r.at, e.Seq, s.name, e.Seq))
+				rs.names[r.gpj], r.told, z, rs.raw(r.gpj, r.mean), rs.at, e.Seq, s.name, e.Seq))
 		}
 	}
 	return out
