@@ -106,17 +106,22 @@ func TestNewDefaultsAndErrors(t *testing.T) {
 // isotropic and ARD; it fills and returns dst[:len(ys)].
 func TestRow(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	ys := make([][]float64, 50)
+	// 600 points: Row's chunks of 256 and a tail; a tenth far away, where
+	// the exponentials underflow to subnormals and zero.
+	ys := make([][]float64, 600)
 	for i := range ys {
 		ys[i] = []float64{rng.NormFloat64(), rng.NormFloat64()}
+		if i%10 == 0 {
+			ys[i][0] *= 40
+		}
 	}
 	x := []float64{0.3, -0.2}
 	for _, k := range []kernel.Kernel{
-		kernel.SE{Variance: 2, Lengthscale: 0.7}, kernel.Matern32{Variance: 1, Lengthscale: 0.4}, kernel.Matern52{Variance: 0.5, Lengthscale: 1.3},
-		kernel.SE{Variance: 2, ARD: []float64{0.7, 2}}, kernel.Matern32{Variance: 1, ARD: []float64{0.4, 0.1}}, kernel.Matern52{Variance: 0.5, ARD: []float64{1.3, 0.6}},
+		kernel.SE{Variance: 2, Lengthscale: 0.7}, kernel.Matern32{Variance: 1.7, Lengthscale: 0.4}, kernel.Matern52{Variance: 0.5, Lengthscale: 1.3},
+		kernel.SE{Variance: 2, ARD: []float64{0.7, 2}}, kernel.Matern32{Variance: 1.3, ARD: []float64{0.4, 0.1}}, kernel.Matern52{Variance: 0.5, ARD: []float64{1.3, 0.6}},
 		kernel.Linear{Variance: 3}, kernel.Polynomial{Variance: 1, Offset: 1, Degree: 3},
 	} {
-		dst := make([]float64, 60)
+		dst := make([]float64, 610)
 		got := kernel.Row(k, dst, x, ys)
 		if len(got) != len(ys) || &got[0] != &dst[0] {
 			t.Fatalf("%s: Row returned %d values, not dst[:%d]", k.Name(), len(got), len(ys))

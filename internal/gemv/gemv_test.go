@@ -20,7 +20,7 @@ import (
 func TestSameAsGonum(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	for _, n := range []int{1, 2, 3, 4, 5, 15, 16, 17, 20, 33, 100, 131} {
-		for _, rows := range []int{1, 2, 3, 4, 5, 7, 64, 301} {
+		for _, rows := range []int{1, 2, 3, 4, 5, 7, 8, 9, 11, 12, 13, 16, 20, 23, 27, 64, 301} {
 			for _, extra := range []int{0, 3} {
 				stride := n + extra
 				v := make([]float64, rows*stride)
