@@ -8,7 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/safegp/safegp/experiment"
 	"github.com/safegp/safegp/internal/memlimit"
@@ -198,6 +201,58 @@ func TestExecuteToDirMatchesWrite(t *testing.T) {
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), ".runs") {
 			t.Errorf("left %s behind", e.Name())
+		}
+	}
+}
+
+// TestSlotsShared: three executions side by side on one pool of slots
+// (reproduce's experiments) give the runs of one execution alone, and
+// never play more runs at once than the pool holds: a run counts while
+// its Progress call (made holding its slot) sleeps, so with the two
+// executions' four workers a pool of 1 or 2 would be overrun if the
+// slots were not taken.
+func TestSlotsShared(t *testing.T) {
+	cfg, err := experiment.Parse(strings.NewReader(regimeConfig), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := experiment.Execute(context.Background(), cfg, experiment.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, slots := range []int{1, 2} {
+		pool := make(chan struct{}, slots)
+		var playing, most atomic.Int64
+		progress := func() {
+			n := playing.Add(1)
+			for {
+				m := most.Load()
+				if n <= m || most.CompareAndSwap(m, n) {
+					break
+				}
+			}
+			time.Sleep(time.Millisecond)
+			playing.Add(-1)
+		}
+		got := make([]*experiment.Results, 3)
+		errs := make([]error, 3)
+		var wg sync.WaitGroup
+		for i := range got {
+			wg.Go(func() {
+				got[i], errs[i] = experiment.Execute(context.Background(), cfg, experiment.Options{Workers: 2, Slots: pool, Progress: progress})
+			})
+		}
+		wg.Wait()
+		for i := range got {
+			if errs[i] != nil {
+				t.Fatal(errs[i])
+			}
+			if fmt.Sprint(got[i].Runs) != fmt.Sprint(want.Runs) {
+				t.Errorf("slots %d, execution %d: runs differ from one execution alone", slots, i)
+			}
+		}
+		if m := most.Load(); m > int64(slots) {
+			t.Errorf("slots %d: %d runs played at once", slots, m)
 		}
 	}
 }

@@ -99,6 +99,13 @@ type Results struct {
 type Options struct {
 	// Workers is the number of goroutines; 0 means all cores.
 	Workers int
+	// Slots, if set, is shared by executions running at once (reproduce
+	// runs its experiments side by side): each run is played, and each
+	// problem drawn, only while holding one of its cap(Slots) tokens, so
+	// that together they never play more than that at once while one's
+	// serial parts (writing, figures) overlap another's runs. Results do
+	// not depend on it.
+	Slots chan struct{}
 	// Progress, if set, is called (from any goroutine) after each run.
 	Progress func()
 	// MaxMemory is the memory limit in bytes: 0 means memlimit.Default,
@@ -396,6 +403,7 @@ func execute(ctx context.Context, c *Config, opt Options, keepRuns bool, sized f
 			if !play[k] {
 				return nil
 			}
+			defer opt.hold()()
 			var err error
 			insts[k], err = c.instance(chunk[k], fixed, fixedInfo)
 			return err
@@ -411,6 +419,7 @@ func execute(ctx context.Context, c *Config, opt Options, keepRuns bool, sized f
 			}
 			a, k := todo[j].a, todo[j].k
 			r := chunk[k]
+			defer opt.hold()()
 			st, w := c.world(r, insts[k])
 			run, err := Play(&c.Algorithms[a], st, w, c.Noise(r), nil)
 			if err != nil {
@@ -572,6 +581,16 @@ func (ft *fitter) refit(s *bandit.Spec, st *Setting, pol bandit.Policy, run *Run
 	}
 	bandit.Release(pol)
 	return np, nil
+}
+
+// hold takes one of opt.Slots' tokens, if set, and returns what gives it
+// back.
+func (opt *Options) hold() func() {
+	if opt.Slots == nil {
+		return func() {}
+	}
+	opt.Slots <- struct{}{}
+	return func() { <-opt.Slots }
 }
 
 // parallel calls fn(0) … fn(n−1) on up to workers goroutines and returns

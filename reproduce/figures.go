@@ -3,6 +3,7 @@ package reproduce
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/experiment"
@@ -155,14 +156,22 @@ func phase1Panel(curves []experiment.Curve) *plot.Panel {
 }
 
 // paperFigures writes the paper's Fig. 2 (fig2-regret) and Figs. 6–8
-// (fig6-regret-1-10, fig7-…, fig8-…) into dir from the regimes' curves.
+// (fig6-regret-1-10, fig7-…, fig8-…) into dir from the regimes' curves,
+// each figure on its own goroutine (drawing is the reproduction's last
+// serial part); the error is the first figure's in that order.
 func paperFigures(dir string, regimes []*Experiment) error {
-	if err := fig2(regimes).Save(dir, "fig2-regret"); err != nil {
-		return err
-	}
+	errs := make([]error, 1+len(regimes))
+	var wg sync.WaitGroup
+	wg.Go(func() { errs[0] = fig2(regimes).Save(dir, "fig2-regret") })
 	for k, e := range regimes {
-		regime := strings.TrimPrefix(e.Name, "regret-")
-		if err := plot.SaveRow(bandPanels(e.Curves, regime), dir, fmt.Sprintf("fig%d-regret-%s", 6+k, regime)); err != nil {
+		wg.Go(func() {
+			regime := strings.TrimPrefix(e.Name, "regret-")
+			errs[1+k] = plot.SaveRow(bandPanels(e.Curves, regime), dir, fmt.Sprintf("fig%d-regret-%s", 6+k, regime))
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return err
 		}
 	}

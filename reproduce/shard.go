@@ -127,7 +127,7 @@ func Merge(ctx context.Context, opt MergeOptions) (*Outcome, error) {
 			fmt.Fprintf(opt.Log, format+"\n", args...)
 		}
 	}
-	out, err := assemble(ctx, stage, quick, logf, func(pe *paperExperiment, cfg *experiment.Config, figures func(string, []experiment.Curve) error) (*Experiment, error) {
+	out, err := assemble(ctx, stage, quick, logf, func(ctx context.Context, pe *paperExperiment, cfg *experiment.Config, figures func(string, []experiment.Curve) error) (*Experiment, error) {
 		e := newExperiment(pe.name, cfg)
 		subs := make([]string, len(opt.Shards))
 		for k, d := range opt.Shards {

@@ -50,7 +50,7 @@ func fitCmd(args []string, stdout, stderr io.Writer) error {
 	priorName := fs.String("prior", "default", "hyperprior: `default` (MAP) or none (maximum likelihood)")
 	seed := uint64Flag(fs, "seed", 0, "`seed` of the restarts' start points")
 	asJSON := fs.Bool("json", false, "print JSON instead of a model: block")
-	workers := intFlag(fs, "workers", runtime.NumCPU(), "restarts run in parallel on `N` workers; the result does not depend on it")
+	workers := intFlag(fs, "workers", runtime.NumCPU(), "restarts run in parallel on `N` workers, and at most N cores are used; the result does not depend on it")
 	var maxMem memlimit.Flag
 	fs.Var(&maxMem, "max-memory", "refuse a fit whose memory estimate is above `SIZE` (8GiB, 512MiB, bytes)")
 	fs.Usage = func() {
@@ -61,6 +61,7 @@ func fitCmd(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return err
 	}
+	defer useCores(*workers)()
 	if len(pos) != 1 {
 		fmt.Fprintf(stderr, "safegp fit: want exactly one DATA.csv file, got %d arguments\n", len(pos))
 		return errUsage

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"runtime"
 
 	"os"
 )
@@ -13,4 +14,19 @@ func main() {
 		}
 		os.Exit(exitCode(err))
 	}
+}
+
+// useCores caps the process at n cores (--workers), n > 0, until the
+// returned function restores the cap: the parallel runs and the work
+// within a run (the GP update's column bands, the problem analysis, the
+// fit's restarts) then share n cores between them, so that --workers 1
+// means one core and timings per worker count mean what they say. The
+// results never depend on it.
+func useCores(n int) func() {
+	prev := runtime.GOMAXPROCS(0)
+	if n <= 0 || n >= prev {
+		return func() {}
+	}
+	runtime.GOMAXPROCS(n)
+	return func() { runtime.GOMAXPROCS(prev) }
 }

@@ -16,7 +16,7 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	out := fs.String("out", "reproduction", "output `folder`")
 	quick := fs.Bool("quick", false, fmt.Sprintf("%d realizations per experiment: a smoke test", reproduce.QuickRealizations))
-	workers := intFlag(fs, "workers", runtime.NumCPU(), "number of parallel `workers`; results do not depend on it")
+	workers := intFlag(fs, "workers", runtime.NumCPU(), "number of parallel `workers`, and the most cores used; results do not depend on it")
 	force := fs.Bool("force", false, "replace DIR whole if it holds an earlier safegp output")
 	var maxMem memlimit.Flag
 	fs.Var(&maxMem, "max-memory", "refuse an experiment whose memory estimate is above `SIZE` (8GiB, 512MiB, bytes)")
@@ -40,6 +40,7 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return err
 	}
+	defer useCores(*workers)()
 	if len(pos) != 0 {
 		fmt.Fprintf(stderr, "safegp reproduce: unexpected arguments %v\n", pos)
 		return errUsage

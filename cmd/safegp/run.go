@@ -231,7 +231,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("safegp run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "output `folder` for results.json, summary.csv and regret.png/.svg (required)")
-	workers := intFlag(fs, "workers", runtime.NumCPU(), "number of parallel `workers`; results do not depend on it")
+	workers := intFlag(fs, "workers", runtime.NumCPU(), "number of parallel `workers`, and the most cores used; results do not depend on it")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	force := fs.Bool("force", false, "replace DIR whole if it holds an earlier safegp output")
 	bandName := fs.String("band", "se", "the band around each mean curve of the figure: `std`, se (standard error) or none")
@@ -258,6 +258,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return err
 	}
+	defer useCores(*workers)()
 	if len(pos) != 1 {
 		fmt.Fprintf(stderr, "safegp run: want exactly one CONFIG file, got %d arguments\n", len(pos))
 		fs.Usage()

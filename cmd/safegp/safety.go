@@ -15,7 +15,7 @@ func safetyCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("safegp safety", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "safety", "output `folder`")
-	workers := intFlag(fs, "workers", runtime.NumCPU(), "number of parallel `workers`; results do not depend on it")
+	workers := intFlag(fs, "workers", runtime.NumCPU(), "number of parallel `workers`, and the most cores used; results do not depend on it")
 	realizations := intFlag(fs, "realizations", 0, "at most `R` realizations per scenario (0: each scenario's own, 10): a smoke test")
 	force := fs.Bool("force", false, "replace DIR whole if it holds an earlier safegp output")
 	var maxMem memlimit.Flag
@@ -38,6 +38,7 @@ func safetyCmd(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return err
 	}
+	defer useCores(*workers)()
 	if len(pos) != 0 {
 		fmt.Fprintf(stderr, "safegp safety: unexpected arguments %v\n", pos)
 		return errUsage

@@ -37,7 +37,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("safegp sweep", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "output `folder` (required)")
-	workers := intFlag(fs, "workers", runtime.NumCPU(), "number of parallel `workers`; results do not depend on it")
+	workers := intFlag(fs, "workers", runtime.NumCPU(), "number of parallel `workers`, and the most cores used; results do not depend on it")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	force := fs.Bool("force", false, "replace DIR whole if it holds an earlier safegp output")
 	var shard shardFlag
@@ -64,6 +64,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return err
 	}
+	defer useCores(*workers)()
 	if len(pos) != 1 {
 		fmt.Fprintf(stderr, "safegp sweep: want exactly one SWEEP file, got %d arguments\n", len(pos))
 		fs.Usage()
