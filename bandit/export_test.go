@@ -19,6 +19,6 @@ func WithdrawPending(p Policy) {
 // first does: the batch benchmarks time whole rounds with it.
 func ForgetRound(p Policy) {
 	if o, ok := p.(*loop).rule.(*safeOpt); ok {
-		o.mRound, o.gRound, o.reachRound, o.knownRound = 0, 0, 0, 0
+		o.mRound, o.gRound, o.reachRound, o.knownRound, o.boundRound = 0, 0, 0, 0, 0
 	}
 }

@@ -71,6 +71,12 @@ type gpScratch struct {
 	// covariance is kept.
 	work int64
 	kept bool
+	// sdev and sprior hold, per safety condition and action, the factors
+	// of the expander test's bound that do not depend on the candidate,
+	// √(max(σ²(x'), 0) + E·k(x',x')) and √k(x',x'), for the round
+	// boundRound at the actions of its reach (see gpExpanderAt).
+	sdev, sprior [][]float64
+	boundRound   int
 }
 
 // scored is an action with its score, for sorting candidates.
@@ -151,7 +157,13 @@ func (o *safeOpt) expanderTest(x int) bool {
 //	E = 8·(t+2)·ε,
 //
 // bounds the computed |c| with a margin of a factor 8. An x' whose bound
-// fails the test fails it with the computed c too, and is skipped.
+// fails the test fails it with the computed c too, and is skipped. B is
+// computed as √(σ²(x) + E·k(x,x))·a(x') + E·√k(x,x)·√k(x',x'), with a(x')
+// and √k(x',x') once per round (boundFactors) instead of once per
+// candidate: the same value but for a few units in the last place, which
+// the margin covers as it covers the roundings of B itself. And as
+// m − √β·√v ≤ m in floats, an x' with m < h fails before its v is
+// computed. Which x' are skipped can change; which pass, never.
 func (o *safeOpt) gpExpanderAt(x int) bool {
 	o.surv = append(o.surv[:0], o.reach...)
 	o.one[0] = x
@@ -167,16 +179,21 @@ func (o *safeOpt) gpExpanderAt(x int) bool {
 		gain := o.sqb * c.gp.Std(x) / den
 		mean, vr, prior := c.gp.Mean(), c.gp.Var(), c.gp.Prior()
 		e := 8 * float64(c.gp.T()+2) * 0x1p-53
-		vx, px := math.Max(vr[x], 0)+e*prior[x], prior[x]
 		o.idx = o.idx[:0]
 		if c.gp.CovarianceKept() {
 			// Each entry is a read: the bound would only add work.
 			o.idx = append(o.idx, o.surv...)
 		} else {
+			o.boundFactors()
+			sdev, sprior := o.sdev[k], o.sprior[k]
+			sx, spx := math.Sqrt(math.Max(vr[x], 0)+e*prior[x]), e*math.Sqrt(prior[x])
 			for _, p := range o.surv {
-				b := math.Sqrt(vx*(math.Max(vr[p], 0)+e*prior[p])) + e*math.Sqrt(px*prior[p])
-				m, v := mean[p]+gain*b, vr[p]-b*b/den
-				if m-o.sqb*math.Sqrt(max(v, 0)) >= c.h { // false for NaN
+				b := sx*sdev[p] + spx*sprior[p]
+				m := mean[p] + gain*b
+				if !(m >= c.h) { // NaN fails too
+					continue
+				}
+				if v := vr[p] - b*b/den; m-o.sqb*math.Sqrt(max(v, 0)) >= c.h {
 					o.idx = append(o.idx, p)
 				}
 			}
@@ -214,6 +231,30 @@ func (o *safeOpt) gpExpanderAt(x int) bool {
 		o.surv = keep
 	}
 	return len(o.surv) > 0
+}
+
+// boundFactors computes, once per round, gpExpanderAt's factors of the
+// bound at the actions of reach for every safety condition.
+func (o *safeOpt) boundFactors() {
+	if o.boundRound == o.updated {
+		return
+	}
+	o.boundRound = o.updated
+	n := len(o.set.X)
+	if len(o.sdev) != len(o.safety) {
+		o.sdev, o.sprior = make([][]float64, len(o.safety)), make([][]float64, len(o.safety))
+	}
+	for k, c := range o.safety {
+		if len(o.sdev[k]) != n {
+			o.sdev[k], o.sprior[k] = make([]float64, n), make([]float64, n)
+		}
+		vr, prior := c.gp.Var(), c.gp.Prior()
+		e := 8 * float64(c.gp.T()+2) * 0x1p-53 // gpExpanderAt's
+		for _, p := range o.reach {
+			o.sdev[k][p] = math.Sqrt(math.Max(vr[p], 0) + e*prior[p])
+			o.sprior[k][p] = math.Sqrt(prior[p])
+		}
+	}
 }
 
 // expanderChunk is how many covariance entries the expander test's last

@@ -78,7 +78,8 @@ func BenchmarkPlay(b *testing.B) {
 // BenchmarkSafeOpt times whole runs of the SafeOpt family (issue targets:
 // safeopt-mc in lipschitz mode at N = 100, T = 500 ≤ 100 ms; safeopt in gp
 // mode, every expander candidate tested, N = 1 000, T = 300, SE kernels of
-// lengthscale 1 ≤ 10 s).
+// lengthscale 1 ≤ 10 s; at N = 10 000, T = 500, gp mode at most 1.5× what
+// sgp-ucb costs on the same problem).
 func BenchmarkSafeOpt(b *testing.B) {
 	plateau := bandit.Exploration{Plateau: &bandit.Plateau{Window: 20, Cap: 100}}
 	cases := []struct {
@@ -89,6 +90,10 @@ func BenchmarkSafeOpt(b *testing.B) {
 		{bandit.Spec{Name: "safeopt-mc", SafeSet: "lipschitz", Lipschitz: &bandit.Lipschitz{Auto: true}, Exploration: plateau}, 100, 500, 0.1},
 		{bandit.Spec{Name: "stageopt", SafeSet: "lipschitz", Lipschitz: &bandit.Lipschitz{Auto: true}, Exploration: plateau}, 100, 500, 0.1},
 		{bandit.Spec{Name: "safeopt", SafeSet: "gp"}, 1000, 300, 1},
+		// Issue 29's target: gp mode at most 1.5× sgp-ucb's cost on the
+		// same problem at N = 10 000, T = 500.
+		{bandit.Spec{Name: "safeopt", SafeSet: "gp"}, 10000, 500, 1},
+		{bandit.Spec{Name: "sgp-ucb", Phase1: "uniform", Exploration: plateau}, 10000, 500, 1},
 	}
 	for _, c := range cases {
 		p, info := benchProblem(c.n)
@@ -140,6 +145,10 @@ func BenchmarkObjectiveThreshold(b *testing.B) {
 		{bandit.Spec{Name: "sgp-ucb", Phase1: "uniform", Exploration: plateau}, 100, 500, 0.1},
 		{bandit.Spec{Name: "safeopt-mc", SafeSet: "lipschitz", Lipschitz: &bandit.Lipschitz{Auto: true}, Exploration: plateau}, 100, 500, 0.1},
 		{bandit.Spec{Name: "safeopt", SafeSet: "gp"}, 1000, 300, 1},
+		// Issue 29's target: gp mode at most 1.5× sgp-ucb's cost on the
+		// same problem at N = 10 000, T = 500.
+		{bandit.Spec{Name: "safeopt", SafeSet: "gp"}, 10000, 500, 1},
+		{bandit.Spec{Name: "sgp-ucb", Phase1: "uniform", Exploration: plateau}, 10000, 500, 1},
 	}
 	for _, c := range cases {
 		plain, _ := benchProblem(c.n)
