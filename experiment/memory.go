@@ -81,7 +81,7 @@ func (c *Config) plan(fixed *problem.Problem, workers int, limit int64, keepRuns
 	heavy := 0
 	for i := range c.Algorithms {
 		gps := int64(bandit.GPCount(&c.Algorithms[i], m))
-		b := memlimit.Add(bandit.Bytes(&c.Algorithms[i], n, m, c.Problem.ObjectiveThreshold != nil, rows, false), memlimit.Mul(gps, gp.OutsideBytes(d, rows, outside)))
+		b := memlimit.Add(bandit.Bytes(&c.Algorithms[i], n, m, c.Problem.ObjectiveThreshold != nil, rows, false), memlimit.Mul(gps, gp.OutsideBytes(d, rows, outside)+gp.PointsBytes(n, d)))
 		if cc := c.Problem.Context; cc != nil {
 			// The contextual policy (bandit.NewContextual); at most every
 			// action is a seed.

@@ -52,8 +52,15 @@ const parWork = 1 << 20
 //
 // A Model is not safe for concurrent use.
 type Model struct {
-	k        kernel.Kernel
-	x        [][]float64
+	k kernel.Kernel
+	x [][]float64
+	// flat is x back to back (points of one dimension, N·d floats), for
+	// kernel.RowFlat: a row then reads 16 bytes a point in the plane
+	// instead of a slice header and a separately allocated point, which
+	// the update's pass over V evicts from the caches every time (the
+	// rows of an N = 10⁵ run took 17 ns an entry from x, 5 from a cache).
+	// nil when the points differ in dimension or have none.
+	flat     []float64
 	noiseVar float64 // σ² for Observe, raised to jitter
 	jitter   float64 // JitterScale·max_D k(x,x): the least noise variance
 
@@ -135,10 +142,32 @@ func newOn(k kernel.Kernel, x [][]float64) *Model {
 	for i, xi := range x {
 		m.prior[i] = k.Eval(xi, xi)
 	}
+	m.flat = flatten(x)
 	copy(m.vr, m.prior)
 	m.setStd(0, n)
 	return m
 }
+
+// flatten returns x's points back to back, or nil if they are not all of
+// one dimension d ≥ 1.
+func flatten(x [][]float64) []float64 {
+	if len(x) == 0 || len(x[0]) == 0 {
+		return nil
+	}
+	d := len(x[0])
+	flat := make([]float64, 0, len(x)*d)
+	for _, p := range x {
+		if len(p) != d {
+			return nil
+		}
+		flat = append(flat, p...)
+	}
+	return flat
+}
+
+// PointsBytes is the memory a model over n actions in d dimensions keeps
+// for its flat copy of them (besides Bytes).
+func PointsBytes(n, d int) int64 { return 8 * int64(n) * int64(d) }
 
 // Reserve preallocates room for t observations in total, so that Observe
 // and Add do not allocate until then.
@@ -387,9 +416,13 @@ func (m *Model) switchCovariance() {
 // of evaluated.
 func (m *Model) explainedRange(dst, x, kx, l []float64, lo, hi int) []float64 {
 	n, t := len(m.x), len(l)
-	if kx != nil {
+	switch {
+	case kx != nil:
 		copy(dst, kx[lo:hi])
-	} else {
+	case m.flat != nil && len(x) > 0:
+		d := len(x)
+		kernel.RowFlat(m.k, dst, x, m.flat[lo*d:hi*d])
+	default:
 		kernel.Row(m.k, dst, x, m.x[lo:hi])
 	}
 	if t == 0 || hi == lo {

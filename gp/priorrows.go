@@ -70,7 +70,12 @@ func (m *Model) priorRow(i int) []float64 {
 		return nil
 	}
 	m.krows = m.krows[:(s+1)*n]
-	row := kernel.Row(m.k, m.krows[s*n:], m.x[i], m.x)
+	var row []float64
+	if m.flat != nil {
+		row = kernel.RowFlat(m.k, m.krows[s*n:s*n+n], m.x[i], m.flat)
+	} else {
+		row = kernel.Row(m.k, m.krows[s*n:], m.x[i], m.x)
+	}
 	m.kslot[i] = int32(s)
 	return row
 }

@@ -189,6 +189,68 @@ func Row(k Kernel, dst, x []float64, ys [][]float64) []float64 {
 	return dst
 }
 
+// RowFlat is Row for points stored back to back: ys holds len(dst)
+// points of dimension len(x), point j at ys[j·d : (j+1)·d]. The values
+// are Row's to the bit; a model that keeps its decision set so reads
+// N·d floats per row instead of N slice headers and N separately
+// allocated points (gp.Model's update, where the rows compete with V for
+// the caches).
+func RowFlat(k Kernel, dst, x, ys []float64) []float64 {
+	d := len(x)
+	n := len(dst)
+	if d == 0 {
+		return Row(k, dst, x, make([][]float64, n))
+	}
+	ys = ys[:n*d]
+	at := func(j int) []float64 { return ys[j*d : (j+1)*d : (j+1)*d] }
+	switch k := k.(type) {
+	case SE:
+		if k.ARD == nil {
+			c := 2 * k.Lengthscale * k.Lengthscale
+			if d == 2 {
+				// The plane, written out: vec.SqDist's operations in its
+				// order.
+				x0, x1 := x[0], x[1]
+				for j := range dst {
+					a, b := x0-ys[2*j], x1-ys[2*j+1]
+					var s float64
+					s += a * a
+					s += b * b
+					dst[j] = -s / c
+				}
+			} else {
+				for j := range dst {
+					dst[j] = -vec.SqDist(x, at(j)) / c
+				}
+			}
+		} else {
+			for j := range dst {
+				dst[j] = -0.5 * ardSqDist(x, at(j), k.ARD)
+			}
+		}
+		vexp.Exp(dst)
+		for j := range dst {
+			dst[j] = k.Variance * dst[j]
+		}
+		return dst
+	case Matern32, Matern52, Product:
+		// Row's chunks, on views of the points.
+		var pts [rowChunk][]float64
+		for lo := 0; lo < n; lo += rowChunk {
+			hi := min(lo+rowChunk, n)
+			for j := lo; j < hi; j++ {
+				pts[j-lo] = at(j)
+			}
+			Row(k, dst[lo:hi], x, pts[:hi-lo])
+		}
+		return dst
+	}
+	for j := range dst {
+		dst[j] = k.Eval(x, at(j))
+	}
+	return dst
+}
+
 // rowChunk is how many entries Row's Matérn cases keep on the stack.
 const rowChunk = 256
 

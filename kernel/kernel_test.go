@@ -103,32 +103,46 @@ func TestNewDefaultsAndErrors(t *testing.T) {
 
 // TestRow: a kernel row is Eval at each point, to the bit (Row shares
 // Eval's expressions and only hoists the dispatch), for every kernel,
-// isotropic and ARD; it fills and returns dst[:len(ys)].
+// isotropic and ARD, in 1, 2 and 3 dimensions; it fills and returns
+// dst[:len(ys)]. RowFlat, on the same points stored back to back, gives
+// the same bits.
 func TestRow(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	// 600 points: Row's chunks of 256 and a tail; a tenth far away, where
-	// the exponentials underflow to subnormals and zero.
-	ys := make([][]float64, 600)
-	for i := range ys {
-		ys[i] = []float64{rng.NormFloat64(), rng.NormFloat64()}
-		if i%10 == 0 {
-			ys[i][0] *= 40
+	for d := 1; d <= 3; d++ {
+		// 600 points: Row's chunks of 256 and a tail; a tenth far away,
+		// where the exponentials underflow to subnormals and zero.
+		ys := make([][]float64, 600)
+		flat := make([]float64, 0, 600*d)
+		for i := range ys {
+			ys[i] = make([]float64, d)
+			for j := range ys[i] {
+				ys[i][j] = rng.NormFloat64()
+			}
+			if i%10 == 0 {
+				ys[i][0] *= 40
+			}
+			flat = append(flat, ys[i]...)
 		}
-	}
-	x := []float64{0.3, -0.2}
-	for _, k := range []kernel.Kernel{
-		kernel.SE{Variance: 2, Lengthscale: 0.7}, kernel.Matern32{Variance: 1.7, Lengthscale: 0.4}, kernel.Matern52{Variance: 0.5, Lengthscale: 1.3},
-		kernel.SE{Variance: 2, ARD: []float64{0.7, 2}}, kernel.Matern32{Variance: 1.3, ARD: []float64{0.4, 0.1}}, kernel.Matern52{Variance: 0.5, ARD: []float64{1.3, 0.6}},
-		kernel.Linear{Variance: 3}, kernel.Polynomial{Variance: 1, Offset: 1, Degree: 3},
-	} {
-		dst := make([]float64, 610)
-		got := kernel.Row(k, dst, x, ys)
-		if len(got) != len(ys) || &got[0] != &dst[0] {
-			t.Fatalf("%s: Row returned %d values, not dst[:%d]", k.Name(), len(got), len(ys))
-		}
-		for j, y := range ys {
-			if want := k.Eval(x, y); got[j] != want {
-				t.Errorf("%s %v: Row gives %v at %d, Eval %v", k.Name(), kernel.ARD(k), got[j], j, want)
+		x := []float64{0.3, -0.2, 0.9}[:d]
+		for _, k := range []kernel.Kernel{
+			kernel.SE{Variance: 2, Lengthscale: 0.7}, kernel.Matern32{Variance: 1.7, Lengthscale: 0.4}, kernel.Matern52{Variance: 0.5, Lengthscale: 1.3},
+			kernel.SE{Variance: 2, ARD: []float64{0.7, 2, 0.3}}, kernel.Matern32{Variance: 1.3, ARD: []float64{0.4, 0.1, 1}}, kernel.Matern52{Variance: 0.5, ARD: []float64{1.3, 0.6, 0.2}},
+			kernel.Linear{Variance: 3}, kernel.Polynomial{Variance: 1, Offset: 1, Degree: 3},
+		} {
+			dst, dflat := make([]float64, 610), make([]float64, 600)
+			got := kernel.Row(k, dst, x, ys)
+			if len(got) != len(ys) || &got[0] != &dst[0] {
+				t.Fatalf("%s: Row returned %d values, not dst[:%d]", k.Name(), len(got), len(ys))
+			}
+			gotFlat := kernel.RowFlat(k, dflat, x, flat)
+			for j, y := range ys {
+				want := k.Eval(x, y)
+				if got[j] != want {
+					t.Errorf("%s %v, d = %d: Row gives %v at %d, Eval %v", k.Name(), kernel.ARD(k), d, got[j], j, want)
+				}
+				if gotFlat[j] != want {
+					t.Errorf("%s %v, d = %d: RowFlat gives %v at %d, Eval %v", k.Name(), kernel.ARD(k), d, gotFlat[j], j, want)
+				}
 			}
 		}
 	}

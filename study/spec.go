@@ -142,6 +142,8 @@ func (r *Resolved) Bytes() int64 {
 	}
 	x := memlimit.Mul(n, 8*d+24)
 	pol := bandit.Bytes(&r.Spec.Algorithm, len(r.X), len(r.Spec.Thresholds), r.Spec.ObjectiveThreshold != nil, r.Spec.Horizon, true)
+	// Each GP keeps a flat copy of the actions (gp.PointsBytes).
+	pol = memlimit.Add(pol, memlimit.Mul(int64(bandit.GPCount(&r.Spec.Algorithm, len(r.Spec.Thresholds))), gp.PointsBytes(len(r.X), int(d))))
 	// The scratch of a batch of MaxBatch asks (AskBatch).
 	batch := bandit.BatchBytes(&r.Spec.Algorithm, len(r.X), len(r.Spec.Thresholds), r.Spec.Horizon)
 	events := memlimit.Mul(2*T, 160+8*m) // an ask and a tell a round
