@@ -205,23 +205,14 @@ func RowFlat(k Kernel, dst, x, ys []float64) []float64 {
 	at := func(j int) []float64 { return ys[j*d : (j+1)*d : (j+1)*d] }
 	switch k := k.(type) {
 	case SE:
-		if k.ARD == nil {
-			c := 2 * k.Lengthscale * k.Lengthscale
-			if d == 2 {
-				// The plane, written out: vec.SqDist's operations in its
-				// order.
-				x0, x1 := x[0], x[1]
-				for j := range dst {
-					a, b := x0-ys[2*j], x1-ys[2*j+1]
-					var s float64
-					s += a * a
-					s += b * b
-					dst[j] = -s / c
-				}
-			} else {
-				for j := range dst {
-					dst[j] = -vec.SqDist(x, at(j)) / c
-				}
+		if c := 2 * k.Lengthscale * k.Lengthscale; k.ARD == nil && d == 2 {
+			// The plane in one vector pass: vec.SqDist's operations in
+			// its order, then Eval's.
+			vexp.SERow2(dst, x[0], x[1], ys, c, k.Variance)
+			return dst
+		} else if k.ARD == nil {
+			for j := range dst {
+				dst[j] = -vec.SqDist(x, at(j)) / c
 			}
 		} else {
 			for j := range dst {

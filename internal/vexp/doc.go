@@ -17,4 +17,12 @@
 // (no AVX2 or no FMA, or another architecture) Exp calls math.Exp. So
 // Exp(x)[i] == math.Exp(x[i]) bit for bit everywhere, which
 // TestSameAsMath checks on every class of input.
+//
+// SERow2 fuses the isotropic SE kernel's row in the plane into the same
+// pass (the differences, the squared distance, the division by 2ℓ², the
+// exponential and the variance, each the operation kernel.Row's Go
+// performs): 3.6 ns an entry against 5.5 for the three passes. Both are
+// bound by latency (the Taylor polynomial is a chain of eight fused
+// multiply-adds), not by the vector units: two blocks at a time would be
+// faster still.
 package vexp

@@ -35,3 +35,13 @@ var consts = [...]float64{
 func expVectorAsm(x []float64, c *float64) int
 
 func expVector(x []float64) int { return expVectorAsm(x, &consts[0]) }
+
+// seRow2Asm is SERow2's vector kernel (vexp_amd64.s): it returns the
+// points done, a multiple of four.
+//
+//go:noescape
+func seRow2Asm(dst, pts []float64, c *float64, p *[4]float64) int
+
+func seRow2Vector(dst, pts []float64, p *[4]float64) int {
+	return seRow2Asm(dst, pts, &consts[0], p)
+}

@@ -110,3 +110,48 @@ func ExampleExp() {
 	// [1 2.718281828459045 0.36787944117144233 0 +Inf]
 	// true true
 }
+
+// TestSERow2 holds SERow2 to its Go expression bit for bit: points near
+// and far (exponentials that underflow to subnormals and zero), NaN and
+// infinite coordinates, lengthscales from tiny to huge, slices of every
+// length up to 13.
+func TestSERow2(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	coord := func() float64 {
+		switch rng.IntN(12) {
+		case 0:
+			return math.NaN()
+		case 1:
+			return math.Inf(1 - 2*rng.IntN(2))
+		case 2, 3:
+			return 60 * rng.NormFloat64() // far: zero and subnormal results
+		}
+		return rng.NormFloat64()
+	}
+	for n := 0; n <= 13; n++ {
+		for range 3000 {
+			pts := make([]float64, 2*n)
+			for i := range pts {
+				pts[i] = coord()
+				if rng.IntN(2) == 0 {
+					pts[i] = rng.Float64()
+				}
+			}
+			x0, x1 := rng.Float64(), rng.Float64()
+			l := math.Exp(rng.NormFloat64() * 2)
+			c, v := 2*l*l, 0.1+rng.Float64()
+			got := make([]float64, n)
+			vexp.SERow2(got, x0, x1, pts, c, v)
+			for j := range got {
+				a, b := x0-pts[2*j], x1-pts[2*j+1]
+				var s float64
+				s += a * a
+				s += b * b
+				want := v * math.Exp(-s/c)
+				if math.Float64bits(got[j]) != math.Float64bits(want) && !(math.IsNaN(got[j]) && math.IsNaN(want)) {
+					t.Fatalf("n = %d, point %d (%v, %v), x (%v, %v), c %v: SERow2 %v, Go %v", n, j, pts[2*j], pts[2*j+1], x0, x1, c, got[j], want)
+				}
+			}
+		}
+	}
+}
