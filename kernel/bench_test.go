@@ -43,6 +43,10 @@ func BenchmarkRow(b *testing.B) {
 		x[i] = []float64{rng.Float64(), rng.Float64()}
 	}
 	dst := make([]float64, len(x))
+	var flat []float64
+	for _, p := range x {
+		flat = append(flat, p...)
+	}
 	for _, k := range []kernel.Kernel{
 		kernel.SE{Variance: 1, Lengthscale: 0.3},
 		kernel.Matern32{Variance: 1, Lengthscale: 0.3},
@@ -51,6 +55,12 @@ func BenchmarkRow(b *testing.B) {
 		b.Run(k.Name(), func(b *testing.B) {
 			for i := 0; b.Loop(); i++ {
 				kernel.Row(k, dst, x[i&1023], x)
+			}
+		})
+		// The same points back to back (gp.Model's flat copy).
+		b.Run(k.Name()+"/flat", func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				kernel.RowFlat(k, dst, x[i&1023], flat)
 			}
 		})
 	}

@@ -224,15 +224,49 @@ func RowFlat(k Kernel, dst, x, ys []float64) []float64 {
 			dst[j] = k.Variance * dst[j]
 		}
 		return dst
-	case Matern32, Matern52, Product:
-		// Row's chunks, on views of the points.
-		var pts [rowChunk][]float64
+	case Matern32:
+		// Row's chunks and expressions, on views of the points.
+		var s [rowChunk]float64
 		for lo := 0; lo < n; lo += rowChunk {
-			hi := min(lo+rowChunk, n)
-			for j := lo; j < hi; j++ {
-				pts[j-lo] = at(j)
+			d := dst[lo:min(lo+rowChunk, n)]
+			for j := range d {
+				y := at(lo + j)
+				if k.ARD == nil {
+					s[j] = math.Sqrt(3*vec.SqDist(x, y)) / k.Lengthscale
+				} else {
+					s[j] = math.Sqrt(3 * ardSqDist(x, y, k.ARD))
+				}
+				d[j] = -s[j]
 			}
-			Row(k, dst[lo:hi], x, pts[:hi-lo])
+			vexp.Exp(d)
+			for j := range d {
+				d[j] = k.Variance * (1 + s[j]) * d[j]
+			}
+		}
+		return dst
+	case Matern52:
+		var q [rowChunk]float64
+		for lo := 0; lo < n; lo += rowChunk {
+			d := dst[lo:min(lo+rowChunk, n)]
+			for j := range d {
+				y := at(lo + j)
+				if k.ARD == nil {
+					q[j] = vec.SqDist(x, y) / (k.Lengthscale * k.Lengthscale)
+				} else {
+					q[j] = ardSqDist(x, y, k.ARD)
+				}
+				d[j] = -math.Sqrt(5 * q[j])
+			}
+			vexp.Exp(d)
+			for j := range d {
+				s := math.Sqrt(5 * q[j])
+				d[j] = k.Variance * (1 + s + 5*q[j]/3) * d[j]
+			}
+		}
+		return dst
+	case Product:
+		for j := range dst {
+			dst[j] = k.Eval(x, at(j))
 		}
 		return dst
 	}

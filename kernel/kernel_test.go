@@ -128,6 +128,7 @@ func TestRow(t *testing.T) {
 			kernel.SE{Variance: 2, Lengthscale: 0.7}, kernel.Matern32{Variance: 1.7, Lengthscale: 0.4}, kernel.Matern52{Variance: 0.5, Lengthscale: 1.3},
 			kernel.SE{Variance: 2, ARD: []float64{0.7, 2, 0.3}}, kernel.Matern32{Variance: 1.3, ARD: []float64{0.4, 0.1, 1}}, kernel.Matern52{Variance: 0.5, ARD: []float64{1.3, 0.6, 0.2}},
 			kernel.Linear{Variance: 3}, kernel.Polynomial{Variance: 1, Offset: 1, Degree: 3},
+			kernel.Product{X: kernel.SE{Variance: 2, Lengthscale: 0.5}, C: kernel.Matern52{Variance: 1, Lengthscale: 0.4}, D: d - 1},
 		} {
 			dst, dflat := make([]float64, 610), make([]float64, 600)
 			got := kernel.Row(k, dst, x, ys)
