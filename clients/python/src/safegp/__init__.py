@@ -48,14 +48,17 @@ from __future__ import annotations
 import json
 import math
 import operator
+import random
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 __all__ = [
     "Ask",
+    "flatten_trials",
     "Client",
     "Conflict",
     "NotFound",
@@ -195,21 +198,48 @@ class Client:
         token: the bearer token (the contents of the server's
             ``--token-file``), or None for a server without one.
         timeout: seconds to wait for each answer.
+        retries: how many times a request is sent again after an answer
+            that says nothing was done and to try again: 503 (the database
+            busy, or the server's memory full; after its ``Retry-After``)
+            and 409 "stale study" (another process wrote to the study
+            between the server's read and its write). The waits double from
+            0.25 s, with jitter, up to 8 s. 0: never.
     """
 
-    def __init__(self, url: str, token: Optional[str] = None, timeout: float = 30.0) -> None:
+    def __init__(self, url: str, token: Optional[str] = None, timeout: float = 30.0, retries: int = 4) -> None:
         self.url = url.rstrip("/")
         self.token = token.strip() if token is not None else None
         self.timeout = timeout
+        self.retries = _integer(retries, "retries")
+        if self.retries < 0:
+            raise ValueError(f"safegp: retries must be at least 0, got {retries}")
+        self._sleep: Callable[[float], None] = time.sleep
 
     def request(self, method: str, path: str, body: Any = None) -> Any:
-        """Send one request and return the decoded JSON answer.
+        """Send one request and return the decoded JSON answer, sending it
+        again up to ``retries`` times after a 503 or a 409 "stale study"
+        (answers that say the request changed nothing).
 
         Raises:
             ValueError: body holds a non-finite number.
-            SafegpError: the server answered with an error status.
-            urllib.error.URLError: the server could not be reached.
+            SafegpError: the server answered with an error status (the last
+                answer, once the retries are spent).
+            urllib.error.URLError: the server could not be reached (never
+                retried: a request that timed out may have been applied).
         """
+        attempt = 0
+        while True:
+            try:
+                return self._request(method, path, body)
+            except (Unavailable, Conflict) as e:
+                wait = _retry_wait(e, attempt)
+                if wait is None or attempt >= self.retries:
+                    raise
+            self._sleep(wait)
+            attempt += 1
+
+    def _request(self, method: str, path: str, body: Any = None) -> Any:
+        """One request, no retries."""
         headers = {"Accept": "application/json"}
         data: Optional[bytes] = None
         if method == "POST" or (body is not None and method != "GET"):
@@ -537,6 +567,139 @@ class Study:
         """The study's summary, as ``safegp study show`` prints it
         (GET /v1/studies/{name}): rounds, safe set, best safe action, …"""
         return self.client.request("GET", self._path)
+
+    def optimize(
+        self,
+        objective: Callable[[Any], Any],
+        n_trials: int,
+        lease_seconds: Optional[float] = None,
+        callback: Optional[Callable[["Study", Ask, JSON], None]] = None,
+    ) -> List[JSON]:
+        """Run ``n_trials`` rounds of ask → ``objective`` → tell.
+
+        For a study stated in parameters ``objective`` gets the ask's
+        ``params`` (by name, raw units) and returns every outcome's value
+        by name, e.g. ``{"settle_time": 4.1, "overshoot": 0.012}``; for
+        another study it gets the point ``x`` and returns ``(f, g)``, g a
+        sequence of constraint values (or one number, or ``()`` for a study
+        without constraints), or ``{"f": f, "g": [...]}``.
+
+        It stops early, without an error, when the study reaches its
+        horizon. If ``objective`` raises, the ask stays pending (the next
+        ask hands it out again, unless leased) and the exception goes to
+        the caller. ``callback(study, ask, answer)`` runs after each tell.
+
+        Returns:
+            the tell answers, one per trial run (``observation``,
+            ``violation``, ``rounds``, ``trial`` and ``best`` for a study
+            stated in parameters, ``warnings`` when the value looked wrong).
+        """
+        n = _integer(n_trials, "n_trials")
+        answers: List[JSON] = []
+        for _ in range(n):
+            try:
+                a = self.ask(lease_seconds=lease_seconds)
+            except Conflict as e:
+                if "horizon" in e.message:
+                    break
+                raise
+            if a.params is not None:
+                out = objective(dict(a.params))
+                if not isinstance(out, Mapping):
+                    raise TypeError(f"safegp: objective must return the outcomes by name (a dict) for a study stated in parameters, got {type(out).__name__}")
+                answer = self.tell(a, values=out)
+            else:
+                f, g = _fg(objective(list(a.x or [])))
+                answer = self.tell(a, f, g)
+            answers.append(answer)
+            if callback is not None:
+                callback(self, a, answer)
+        return answers
+
+    def trials(self, retracted: bool = True) -> List[JSON]:
+        """Every measurement told, in order, as plain records (GET
+        …/observations). A study stated in parameters gives ``trial``,
+        ``params`` and ``values`` (raw units); another ``observation``,
+        ``index``, ``x``, ``f`` and ``g``. Both give ``violation``,
+        ``retracted`` and ``created`` (RFC 3339). ``retracted=False`` leaves
+        the retracted ones out."""
+        out = []
+        for o in self.observations():
+            r = dict(o)
+            if "trial" not in r:
+                r["observation"] = r.pop("seq")
+            if retracted or not r.get("retracted"):
+                out.append(r)
+        return out
+
+    def trials_dataframe(self, retracted: bool = True) -> Any:
+        """:meth:`trials` as a pandas DataFrame, one row a trial, with the
+        nested fields as columns ``params_NAME`` and ``values_NAME`` (as
+        Optuna names them), or ``x1`` … ``xd`` and ``g1`` … ``gm``.
+
+        Raises:
+            ImportError: pandas is not installed (the client itself needs
+                only the standard library).
+        """
+        try:
+            import pandas  # type: ignore[import-not-found]
+        except ImportError as e:
+            raise ImportError("safegp: trials_dataframe needs pandas; trials() gives the same records without it") from e
+        return pandas.DataFrame(flatten_trials(self.trials(retracted)))
+
+
+def flatten_trials(trials: Sequence[Mapping[str, Any]]) -> List[Dict[str, Any]]:
+    """Records of :meth:`Study.trials` with their nested fields as flat
+    keys: ``params_NAME``, ``values_NAME``, ``context_NAME``, ``x1`` …,
+    ``g1`` …, in the order of the records' fields."""
+    out = []
+    for t in trials:
+        r: Dict[str, Any] = {}
+        for k, v in t.items():
+            if isinstance(v, Mapping):
+                for name, w in v.items():
+                    r[f"{k}_{name}"] = w
+            elif k in ("x", "g") and isinstance(v, (list, tuple)):
+                for i, w in enumerate(v):
+                    r[f"{k}{i + 1}"] = w
+            else:
+                r[k] = v
+        out.append(r)
+    return out
+
+
+def _fg(out: Any) -> Tuple[float, List[float]]:
+    """An objective's answer for a study not stated in parameters: (f, g),
+    (f, one number), f alone, or {"f": f, "g": [...]}."""
+    if isinstance(out, Mapping):
+        if "f" not in out:
+            raise TypeError("safegp: objective returned a dict without \"f\"")
+        g = out.get("g", ())
+    elif isinstance(out, (tuple, list)) and len(out) == 2:
+        out, g = {"f": out[0]}, out[1]
+    elif isinstance(out, (int, float)) and not isinstance(out, bool):
+        out, g = {"f": out}, ()
+    else:
+        raise TypeError(f"safegp: objective must return (f, g), f, or {{\"f\": f, \"g\": [...]}}, got {out!r}")
+    gs = [float(g)] if isinstance(g, (int, float)) and not isinstance(g, bool) else [float(v) for v in g]
+    return float(out["f"]), gs
+
+
+def _retry_wait(e: SafegpError, attempt: int) -> Optional[float]:
+    """Seconds to wait before sending a request again after error e, or
+    None when it is not to be sent again. 503 and 409 "stale study" say
+    the request changed nothing; the wait doubles from 0.25 s up to 8 s,
+    with jitter (half to all of it) so that workers refused together do
+    not come back together, and is at least the server's Retry-After
+    (up to a minute)."""
+    if isinstance(e, Conflict) and "stale study" not in e.message:
+        return None
+    if not isinstance(e, (Unavailable, Conflict)):
+        return None
+    wait = min(8.0, 0.25 * 2**attempt) * (0.5 + 0.5 * random.random())
+    if isinstance(e, Unavailable) and e.retry_after is not None:
+        wait = max(wait, min(float(e.retry_after), 60.0))
+    return wait
 
 
 def _integer(value: Any, name: str) -> int:
