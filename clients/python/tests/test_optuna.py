@@ -1,0 +1,126 @@
+"""safegp.optuna.SafeSampler with Debian's python3-optuna against the real
+server (skipped where Optuna is not installed)."""
+
+import sys
+import unittest
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "src"))
+
+try:
+    import optuna
+except ImportError:  # pragma: no cover - the CI runs these with Debian's Optuna
+    optuna = None
+
+import safegp  # noqa: E402
+from test_client import ServerTest  # noqa: E402
+
+if optuna is not None:
+    import safegp.optuna  # noqa: E402
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+
+
+def problem(trial):
+    """Minimize (x − 0.8)² + 0.01·n with x + 0.05·n ≤ 0.7 (feasible when
+    c ≤ 0): the optimum lies on the limit. A choice doubles the cost."""
+    x = trial.suggest_float("x", 0.01, 1.0, log=True)
+    n = trial.suggest_int("n", 1, 3)
+    mode = trial.suggest_categorical("mode", ["a", "b"])
+    trial.set_user_attr("c", x + 0.05 * n - 0.7)
+    cost = (x - 0.8) ** 2 + 0.01 * n
+    return cost * (2 if mode == "b" else 1)
+
+
+def constraints(trial):
+    return [trial.user_attrs["c"]]
+
+
+SEEDS = [{"x": 0.1, "n": 1, "mode": "a"}]
+
+
+@unittest.skipIf(optuna is None, "optuna not installed (Debian: python3-optuna)")
+class TestSafeSampler(ServerTest):
+    def sampler(self, **kw):
+        return safegp.optuna.SafeSampler(
+            self.server.url, seeds=SEEDS, constraints_func=constraints, horizon=40,
+            spec={"model": {"fit": {"when": "never"}}} if kw.pop("nofit", False) else None, **kw)
+
+    def test_safe_trials(self):
+        sampler = self.sampler()
+        study = optuna.create_study(sampler=sampler, direction="minimize", study_name="s")
+        study.enqueue_trial({"x": 0.2, "n": 2, "mode": "a"})  # a known setting
+        study.optimize(problem, n_trials=15)
+        trials = study.trials
+        self.assertEqual(len(trials), 15)
+        # Optuna runs the enqueued setting first; safegp was told it as a
+        # measurement made outside the loop.
+        self.assertEqual(trials[0].params, {"x": 0.2, "n": 2, "mode": "a"})
+        for t in trials:
+            self.assertEqual(t.state, optuna.trial.TrialState.COMPLETE)
+            self.assertLessEqual(t.user_attrs["c"], 0, t.params)  # never unsafe
+            self.assertTrue(0.01 <= t.params["x"] <= 1)
+            self.assertIsInstance(t.params["n"], int)
+            self.assertIn(t.params["mode"], ["a", "b"])
+        # every trial is in the safegp study, in order, with its values
+        st = sampler.safegp_study
+        self.assertEqual(st.name, "optuna-s")
+        told = st.trials()
+        self.assertEqual(len(told), 15)
+        for t, r in zip(trials, told):
+            self.assertEqual(r["values"]["objective"], t.value)
+            self.assertEqual(r["values"]["c0"], t.user_attrs["c"])
+            self.assertEqual(r["params"]["mode"], t.params["mode"])
+            self.assertFalse(r["violation"])
+        spec = {p["name"]: p for p in st.summary()["parameters"]}
+        self.assertEqual(spec["x"].get("scale"), "log")
+        self.assertEqual(spec["n"]["type"], "int")
+        self.assertEqual(spec["mode"]["values"], ["a", "b"])
+        # The study improves on the known settings.
+        seed_cost = (SEEDS[0]["x"] - 0.8) ** 2 + 0.01
+        self.assertLess(study.best_value, min(seed_cost, trials[0].value))
+
+        # A sampler made again takes the study up where it was.
+        again = self.sampler()
+        study2 = optuna.create_study(sampler=again, direction="minimize", study_name="s")
+        study2.optimize(problem, n_trials=2)
+        self.assertEqual(len(again.safegp_study.trials()), 17)
+
+    def test_failed_trial_is_measured_again(self):
+        sampler = self.sampler()
+        study = optuna.create_study(sampler=sampler, direction="minimize", study_name="f")
+        study.optimize(problem, n_trials=2)
+        seen = []
+
+        def failing(trial):
+            seen.append(problem(trial))
+            raise RuntimeError("the rig stopped")
+
+        study.optimize(failing, n_trials=1, catch=(RuntimeError,))
+        study.optimize(problem, n_trials=1)
+        # the failed trial's setting comes back: its ask was still pending
+        self.assertEqual(study.trials[-1].params, study.trials[-2].params)
+        self.assertEqual(len(sampler.safegp_study.trials()), 3)
+
+    def test_refusals(self):
+        with self.assertRaises(ValueError):
+            safegp.optuna.SafeSampler(self.server.url, seeds=[], constraints_func=constraints)
+        with self.assertRaises(ValueError):
+            safegp.optuna.SafeSampler(self.server.url, seeds=SEEDS)  # no constraints_func
+        study = optuna.create_study(sampler=self.sampler(), directions=["minimize", "minimize"])
+        with self.assertRaises(ValueError):
+            study.optimize(lambda t: (problem(t), 0.0), n_trials=1)
+
+        def stepped(trial):
+            trial.suggest_float("x", 0.0, 1.0, step=0.1)
+            trial.set_user_attr("c", -1.0)
+            return 0.0
+
+        s = optuna.create_study(sampler=safegp.optuna.SafeSampler(self.server.url, seeds=[{"x": 0.5}], constraints_func=constraints))
+        with self.assertRaises(ValueError):
+            s.optimize(stepped, n_trials=1)
+
+
+if __name__ == "__main__":
+    unittest.main()
