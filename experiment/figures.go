@@ -112,9 +112,9 @@ func regretFigure(title string, band Band, n int, curves []Curve) (plot.Figure, 
 		for t := range x {
 			x[t] = float64(t + 1)
 		}
-		s = append(s, plot.Series{Label: c.Label, X: x, Mean: c.MeanAvg, Std: band.spread(c.StdAvg, nil, n)})
+		s = append(s, plot.Series{Label: c.Label, X: x, Mean: c.MeanAvg, Std: band.spread(c.StdAvg, nil, n), Lo: c.MinAvg, Hi: c.MaxAvg})
 	}
-	p, err := plot.Bands(title, "round t", "average regret R_t/t", s)
+	p, err := plot.Bands(title, "round $t$", "average regret $R_t/t$", s)
 	if err != nil {
 		return plot.Figure{}, err
 	}

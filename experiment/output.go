@@ -21,7 +21,10 @@ type Curve struct {
 	// MeanAvg[t] and StdAvg[t] are the mean and standard deviation over
 	// realizations of R_{t+1}/(t+1); the Reach fields the same against
 	// f*_ε(D^w); Violations[t] is the mean count of violations up to round t+1.
-	MeanAvg, StdAvg           []float64
+	MeanAvg, StdAvg []float64
+	// MinAvg and MaxAvg are the lowest and highest R_{t+1}/(t+1) of a
+	// run: the figures clip the std band to them.
+	MinAvg, MaxAvg            []float64
 	MeanAvgReach, StdAvgReach []float64
 	Violations                []float64
 	// Function marks a benchmark function's curve (problem.function):
@@ -80,7 +83,7 @@ func RegretSeries(curves []Curve) []plot.Series {
 		for t := range x {
 			x[t] = float64(t + 1)
 		}
-		s = append(s, plot.Series{Label: c.Label, X: x, Mean: c.MeanAvg, Std: c.StdAvg})
+		s = append(s, plot.Series{Label: c.Label, X: x, Mean: c.MeanAvg, Std: c.StdAvg, Lo: c.MinAvg, Hi: c.MaxAvg})
 	}
 	return s
 }

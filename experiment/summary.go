@@ -21,6 +21,7 @@ type summarizer struct {
 type acc struct {
 	n              float64
 	avgM, avgQ     []float64
+	avgLo, avgHi   []float64 // the range over runs
 	reachM, reachQ []float64
 	violM, violQ   []float64
 	shareM, shareQ []float64
@@ -38,7 +39,7 @@ func (s *summarizer) add(r *Run) {
 	a, ok := s.labels[r.Label]
 	if !ok {
 		T := s.T
-		a = &acc{avgM: make([]float64, T), avgQ: make([]float64, T), reachM: make([]float64, T), reachQ: make([]float64, T), violM: make([]float64, T), violQ: make([]float64, T), shareM: make([]float64, T), shareQ: make([]float64, T), share: true}
+		a = &acc{avgM: make([]float64, T), avgQ: make([]float64, T), avgLo: make([]float64, T), avgHi: make([]float64, T), reachM: make([]float64, T), reachQ: make([]float64, T), violM: make([]float64, T), violQ: make([]float64, T), shareM: make([]float64, T), shareQ: make([]float64, T), share: true}
 		s.labels[r.Label] = a
 		s.order = append(s.order, r.Label)
 	}
@@ -78,6 +79,14 @@ func (s *summarizer) add(r *Run) {
 		s.viol[t] = v
 	}
 	a.n++
+	for t, v := range s.avg {
+		if a.n == 1 || v < a.avgLo[t] {
+			a.avgLo[t] = v
+		}
+		if a.n == 1 || v > a.avgHi[t] {
+			a.avgHi[t] = v
+		}
+	}
 	welford(a.n, a.avgM, a.avgQ, s.avg)
 	welford(a.n, a.reachM, a.reachQ, s.reach)
 	welford(a.n, a.violM, a.violQ, s.viol)
@@ -114,7 +123,7 @@ func (s *summarizer) curves() []Curve {
 		}
 		out = append(out, Curve{
 			Label:   l,
-			MeanAvg: a.avgM, StdAvg: std(a.avgQ, a.n),
+			MeanAvg: a.avgM, StdAvg: std(a.avgQ, a.n), MinAvg: a.avgLo, MaxAvg: a.avgHi,
 			MeanAvgReach: a.reachM, StdAvgReach: std(a.reachQ, a.n),
 			Violations: a.violM,
 		})

@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"math"
 	"testing"
 
 	"gonum.org/v1/plot/plotter"
@@ -92,5 +93,39 @@ func TestGridAndLegendStrip(t *testing.T) {
 	// The bars are data: 21 of them besides the line.
 	if p := zigzag(t, "x"); len(p.lines) != 22 || p.lines[1][1].Y != 0.05 {
 		t.Errorf("recorded lines %d (want the line and 21 bars), first bar %v", len(p.lines), p.lines[1])
+	}
+}
+
+// TestWidth: with Width set the figure is that wide, its panels wrapped
+// so that each is at least MinPanelWidth wide, at PanelWidth's aspect
+// ratio; a one-column width stacks them.
+func TestWidth(t *testing.T) {
+	defer func(w vg.Length) { Width = w }(Width)
+	for _, c := range []struct {
+		width            vg.Length
+		panels, cols, rs int
+	}{
+		{3.5 * vg.Inch, 3, 1, 3},
+		{7 * vg.Inch, 3, 2, 2},
+		{7.2 * vg.Inch, 3, 3, 1},
+		{3.5 * vg.Inch, 1, 1, 1},
+		{1 * vg.Inch, 2, 1, 2}, // taken as MinPanelWidth
+	} {
+		Width = c.width
+		f := Figure{}
+		for k := 0; k < c.panels; k++ {
+			f.Panels = append(f.Panels, zigzag(t, "sgp-ucb"))
+		}
+		if cols, rows := f.grid(); cols != c.cols || rows != c.rs {
+			t.Errorf("width %v, %d panels: grid %d × %d, want %d × %d", c.width, c.panels, cols, rows, c.cols, c.rs)
+		}
+		w, h := f.size()
+		ww := max(c.width, MinPanelWidth)
+		if want := vg.Length(c.rs) * ww / vg.Length(c.cols) * PanelHeight / PanelWidth; w != ww || math.Abs(float64(h-want)) > 1e-9 {
+			t.Errorf("width %v, %d panels: size %v × %v, want %v × %v", c.width, c.panels, w, h, ww, want)
+		}
+		if _, err := f.Check(); err != nil {
+			t.Errorf("width %v, %d panels: %v", c.width, c.panels, err)
+		}
 	}
 }

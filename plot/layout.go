@@ -48,11 +48,25 @@ type Figure struct {
 	Columns int
 }
 
+// Width, when positive, is the width of every figure saved (a paper's
+// column: 3.5 in; its text width: 7 in): the panels wrap into rows so
+// that each is at least MinPanelWidth wide, and keep PanelWidth's aspect
+// ratio; a width below MinPanelWidth is taken as MinPanelWidth. 0, the
+// default, draws each panel PanelWidth wide. The CLI sets it from
+// --figure-width before drawing anything.
+var Width vg.Length
+
+// MinPanelWidth is the narrowest a panel gets under Width.
+const MinPanelWidth = 2.4 * vg.Inch
+
 // grid returns the figure's columns and rows.
 func (f Figure) grid() (cols, rows int) {
 	cols = len(f.Panels)
 	if f.Columns > 0 && f.Columns < cols {
 		cols = f.Columns
+	}
+	if Width > 0 {
+		cols = min(cols, max(1, int(Width/MinPanelWidth)))
 	}
 	if cols == 0 {
 		return 0, 0
@@ -77,6 +91,10 @@ func Check(panels []*Panel) ([]LegendAt, error) {
 
 func (f Figure) size() (w, h vg.Length) {
 	cols, rows := f.grid()
+	if Width > 0 && cols > 0 {
+		w := max(Width, MinPanelWidth) // no panel narrower
+		return w, vg.Length(rows) * w / vg.Length(cols) * PanelHeight / PanelWidth
+	}
 	return vg.Length(cols) * PanelWidth, vg.Length(rows) * PanelHeight
 }
 
@@ -442,7 +460,9 @@ func drawBar(p *Panel, tile, bar draw.Canvas) {
 	bp.HideX()
 	bp.Y.Label.Text = p.Bar.Label
 	bp.Y.Label.TextStyle.Font.Size = labelSize
+	bp.Y.Label.TextStyle.Handler = handler
 	bp.Y.Tick.Label.Font.Size = tickSize
+	bp.Y.Tick.Label.Handler = handler
 	bp.Add(&plotter.ColorBar{ColorMap: p.Bar.Map, Vertical: true})
 	bp.Y.Min, bp.Y.Max = p.Bar.Map.Min(), p.Bar.Map.Max()
 	want := p.DataCanvas(tile)

@@ -6,8 +6,10 @@ import (
 	"strconv"
 
 	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -51,19 +53,27 @@ type ColorBar struct {
 	Label string
 }
 
+// handler draws every text of the figures: $…$ as math (mathText).
+var handler = mathText{text.Plain{Fonts: font.DefaultCache}}
+
 // NewPanel returns an empty panel with the project's fonts, a grid, and a
-// y axis that always has a tick at 0 when 0 is in its range.
+// y axis that always has a tick at 0 when 0 is in its range. Its texts
+// may hold math between dollars: "average regret $R_t/t$" (mathText).
 func NewPanel(title, xLabel, yLabel string) *Panel {
 	p := &Panel{Plot: gplot.New()}
 	p.Title.Text = title
 	p.Title.TextStyle.Font.Size = titleSize
+	p.Title.TextStyle.Handler = handler
 	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
 	for _, a := range []*gplot.Axis{&p.X, &p.Y} {
 		a.Label.TextStyle.Font.Size = labelSize
+		a.Label.TextStyle.Handler = handler
 		a.Tick.Label.Font.Size = tickSize
+		a.Tick.Label.Handler = handler
 	}
 	p.X.Tick.Marker, p.Y.Tick.Marker = zeroTicks{}, zeroTicks{}
 	p.Legend.TextStyle.Font.Size = legendSize
+	p.Legend.TextStyle.Handler = handler
 	p.Legend.ThumbnailWidth = vg.Points(18)
 	p.Plot.Add(plotter.NewGrid())
 	return p
@@ -158,7 +168,43 @@ func padTop(lo, hi, top float64) float64 {
 type zeroTicks struct{}
 
 func (zeroTicks) Ticks(min, max float64) []gplot.Tick {
-	return relabel(withZero(gplot.DefaultTicks{}.Ticks(min, max), min, max))
+	return relabel(withZero(niceTicks(min, max), min, max))
+}
+
+// maxTicks is the most ticks an axis gets: every tick is labelled (a
+// figure for a paper labels each tick or none), so fewer than gonum's
+// default majors and unlabelled minors.
+const maxTicks = 6
+
+// niceTicks are the multiples of the smallest step 1, 2, 2.5 or 5 × 10^k
+// within [min, max] that gives at most maxTicks of them (at least two
+// whenever the range allows), all labelled; 0 is one of them whenever it
+// is in the range.
+func niceTicks(min, max float64) []gplot.Tick {
+	if !(max > min) || math.IsInf(max-min, 0) {
+		return gplot.DefaultTicks{}.Ticks(min, max)
+	}
+	e := math.Floor(math.Log10(max-min)) - 1
+	for range 8 {
+		p := math.Pow(10, e)
+		for _, m := range []float64{1, 2, 2.5, 5} {
+			step := m * p
+			lo, hi := math.Ceil(min/step-1e-9), math.Floor(max/step+1e-9)
+			if n := hi - lo + 1; n <= maxTicks && n >= 1 {
+				ts := make([]gplot.Tick, 0, int(n))
+				for k := lo; k <= hi; k++ {
+					v := k * step
+					if v == 0 {
+						v = 0 // not −0
+					}
+					ts = append(ts, gplot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)})
+				}
+				return ts
+			}
+		}
+		e++
+	}
+	return gplot.DefaultTicks{}.Ticks(min, max)
 }
 
 // relabel writes the labelled ticks with the fewest decimals that show

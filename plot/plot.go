@@ -23,6 +23,11 @@ type Series struct {
 	// NoLegend leaves the series out of the legend (a panel whose title
 	// names its one series).
 	NoLegend bool
+	// Lo and Hi, if set, are the range of the data at each X (the
+	// lowest and highest run): the band is clipped to it, so that a ±1
+	// std band of a skewed quantity (a regret near 0) shows no value that
+	// no run had.
+	Lo, Hi []float64
 }
 
 // Bands returns a panel with one line per series, styled by its label
@@ -37,8 +42,8 @@ func Bands(title, xLabel, yLabel string, series []Series) (*Panel, error) {
 	styles := Styles(labels)
 	drawn := make([]Style, len(series))
 	for i, s := range series {
-		if len(s.X) != len(s.Mean) || (s.Std != nil && len(s.Std) != len(s.Mean)) {
-			return nil, fmt.Errorf("plot: series %q: %d x values, %d means, %d stds", s.Label, len(s.X), len(s.Mean), len(s.Std))
+		if len(s.X) != len(s.Mean) || (s.Std != nil && len(s.Std) != len(s.Mean)) || (s.Lo != nil && len(s.Lo) != len(s.Mean)) || (s.Hi != nil && len(s.Hi) != len(s.Mean)) {
+			return nil, fmt.Errorf("plot: series %q: %d x values, %d means, %d stds, %d and %d bounds", s.Label, len(s.X), len(s.Mean), len(s.Std), len(s.Lo), len(s.Hi))
 		}
 		st := styles[i]
 		if s.Style != nil {
@@ -59,12 +64,21 @@ func Bands(title, xLabel, yLabel string, series []Series) (*Panel, error) {
 		if s.Std == nil || len(s.X) == 0 {
 			continue
 		}
+		clip := func(v float64, k int) float64 {
+			if s.Lo != nil {
+				v = max(v, s.Lo[k])
+			}
+			if s.Hi != nil {
+				v = min(v, s.Hi[k])
+			}
+			return v
+		}
 		ring := make(plotter.XYs, 0, 2*len(s.X))
 		for k := range s.X {
-			ring = append(ring, plotter.XY{X: s.X[k], Y: s.Mean[k] + s.Std[k]})
+			ring = append(ring, plotter.XY{X: s.X[k], Y: clip(s.Mean[k]+s.Std[k], k)})
 		}
 		for k := len(s.X) - 1; k >= 0; k-- {
-			ring = append(ring, plotter.XY{X: s.X[k], Y: s.Mean[k] - s.Std[k]})
+			ring = append(ring, plotter.XY{X: s.X[k], Y: clip(s.Mean[k]-s.Std[k], k)})
 		}
 		band, err := plotter.NewPolygon(ring)
 		if err != nil {

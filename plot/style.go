@@ -18,12 +18,15 @@ type Style struct {
 	Dashes []vg.Length
 }
 
-// Palette is Tableau's ten colours: distinct, and readable by most colour-
-// blind readers.
+// Palette is Okabe and Ito's colours for colour-blind readers (blue,
+// orange, bluish green, vermillion, reddish purple, sky blue, black), then
+// grey, Tol's indigo, and Okabe–Ito's yellow darkened to read on white
+// (its own, 240 228 66, is too light for a line). Tableau's ten before
+// it drew random-linebo in a low-contrast olive.
 var Palette = []color.NRGBA{
-	{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255},
-	{148, 103, 189, 255}, {140, 86, 75, 255}, {227, 119, 194, 255}, {127, 127, 127, 255},
-	{188, 189, 34, 255}, {23, 190, 207, 255},
+	{0, 114, 178, 255}, {230, 159, 0, 255}, {0, 158, 115, 255}, {213, 94, 0, 255},
+	{204, 121, 167, 255}, {86, 180, 233, 255}, {0, 0, 0, 255}, {153, 153, 153, 255},
+	{51, 34, 136, 255}, {184, 162, 0, 255},
 }
 
 // styleTable gives each algorithm, and each label the project's examples

@@ -11,7 +11,7 @@ import (
 )
 
 // The y label of every regret figure.
-const regretLabel = "average regret R_t/t"
+const regretLabel = "average regret $R_t/t$"
 
 // isAblation reports whether label is a variant of another label (an
 // ablation: "sgp-ucb keep_seed", "safeopt-mc gp", "safeopt-mc (plateau)");
@@ -49,7 +49,7 @@ func fig2Panel(curves []experiment.Curve, regime, letter string) *plot.Panel {
 			paper = append(paper, s)
 		}
 	}
-	p, err := plot.Bands(fmt.Sprintf("(%s) %s", letter, regimeRange(regime)), "round t", regretLabel, paper)
+	p, err := plot.Bands(fmt.Sprintf("(%s) %s", letter, regimeRange(regime)), "round $t$", regretLabel, paper)
 	if err != nil {
 		panic(err) // RegretSeries builds series of matching lengths
 	}
@@ -83,7 +83,7 @@ func bandPanels(curves []experiment.Curve, regime string) []*plot.Panel {
 				continue
 			}
 			s.NoLegend = true // the title names it
-			p, err := plot.Bands(fmt.Sprintf("(%c) %s, %s: mean ± 1 std", 'a'+k, a.title, regimeRange(regime)), "round t", regretLabel, []plot.Series{s})
+			p, err := plot.Bands(fmt.Sprintf("(%c) %s, %s: mean ± 1 std", 'a'+k, a.title, regimeRange(regime)), "round $t$", regretLabel, []plot.Series{s})
 			if err != nil {
 				panic(err)
 			}
@@ -110,11 +110,11 @@ func regimePanels(curves []experiment.Curve, regime string) (left, right *plot.P
 			paper = append(paper, s)
 		}
 	}
-	left, err := plot.Bands(regimeRange(regime)+": as in the paper", "round t", regretLabel, paper)
+	left, err := plot.Bands(regimeRange(regime)+": as in the paper", "round $t$", regretLabel, paper)
 	if err != nil {
 		panic(err) // series built above have matching lengths
 	}
-	right, err = plot.Bands(regimeRange(regime)+": ablations", "round t", regretLabel, ablation)
+	right, err = plot.Bands(regimeRange(regime)+": ablations", "round $t$", regretLabel, ablation)
 	if err != nil {
 		panic(err)
 	}
@@ -133,10 +133,10 @@ func linearPanel(curves []experiment.Curve) *plot.Panel {
 		}
 		st := plot.StyleOf(c.Label)
 		s = append(s,
-			plot.Series{Label: c.Label + " vs x*", X: x, Mean: c.MeanAvg, Std: c.StdAvg, Style: &st},
+			plot.Series{Label: c.Label + " vs x*", X: x, Mean: c.MeanAvg, Std: c.StdAvg, Lo: c.MinAvg, Hi: c.MaxAvg, Style: &st},
 			plot.Series{Label: c.Label + " vs f*_ε(Dʷ)", X: x, Mean: c.MeanAvgReach, Color: st.Color, Dashed: true})
 	}
-	p, err := plot.Bands("Linear kernels (paper Fig. 4): mean ± 1 std", "round t", regretLabel, s)
+	p, err := plot.Bands("Linear kernels (paper Fig. 4): mean ± 1 std", "round $t$", regretLabel, s)
 	if err != nil {
 		panic(err)
 	}
@@ -147,7 +147,7 @@ func linearPanel(curves []experiment.Curve) *plot.Panel {
 // phase1Panel draws Fig. 5: SGP-UCB with uniform and with uncertainty
 // sampling in phase 1.
 func phase1Panel(curves []experiment.Curve) *plot.Panel {
-	p, err := plot.Bands("Phase-1 rule (paper Fig. 5): mean ± 1 std", "round t", regretLabel, experiment.RegretSeries(curves))
+	p, err := plot.Bands("Phase-1 rule (paper Fig. 5): mean ± 1 std", "round $t$", regretLabel, experiment.RegretSeries(curves))
 	if err != nil {
 		panic(err)
 	}

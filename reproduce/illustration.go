@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -116,7 +117,9 @@ func RunIllustration(ctx context.Context, dir string) (*Illustration, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ill, plot.SaveRow(panels, dir, "illustration")
+	// One legend for the three panels, beside the last (it took a third
+	// of each panel when each had its own).
+	return ill, plot.Figure{Panels: panels, SharedLegend: true}.Save(dir, "illustration")
 }
 
 // illustrationProblem draws f and g from SE GPs of lengthscale 1 on the
@@ -184,13 +187,14 @@ func seedInterval(p *problem.Problem) ([]int, bool) {
 }
 
 var (
-	colF    = color.NRGBA{31, 119, 180, 255}
-	colG    = color.NRGBA{214, 39, 40, 255}
-	colH    = color.NRGBA{44, 160, 44, 255}
-	colMF   = color.NRGBA{148, 103, 189, 255}
-	colMG   = color.NRGBA{255, 127, 14, 255}
+	// The figures' palette (plot.Palette, Okabe–Ito).
+	colF    = plot.Palette[0]
+	colG    = plot.Palette[3]
+	colH    = plot.Palette[2]
+	colMF   = plot.Palette[4]
+	colMG   = plot.Palette[1]
 	colSeed = color.NRGBA{127, 127, 127, 70}
-	colSafe = color.NRGBA{44, 160, 44, 255}
+	colSafe = plot.Palette[2]
 )
 
 func (ill *Illustration) panels() ([]*plot.Panel, error) {
@@ -207,6 +211,21 @@ func (ill *Illustration) panels() ([]*plot.Panel, error) {
 		}
 		return pts
 	}
+	// The legend's entries, in the order met, each once: every panel
+	// gets all of them (a shared legend, plot.Figure.SharedLegend).
+	type entry struct {
+		label string
+		thumb []gplot.Thumbnailer
+	}
+	var entries []entry
+	legend := func(label string, th gplot.Thumbnailer) {
+		for _, e := range entries {
+			if e.label == label {
+				return
+			}
+		}
+		entries = append(entries, entry{label, []gplot.Thumbnailer{th}})
+	}
 	line := func(p *plot.Panel, v []float64, c color.NRGBA, dashed bool, label string) error {
 		l, err := plotter.NewLine(xy(v))
 		if err != nil {
@@ -218,7 +237,7 @@ func (ill *Illustration) panels() ([]*plot.Panel, error) {
 		}
 		p.Add(l)
 		if label != "" {
-			p.Legend.Add(label, l)
+			legend(label, l)
 		}
 		return nil
 	}
@@ -232,7 +251,7 @@ func (ill *Illustration) panels() ([]*plot.Panel, error) {
 		}
 		band.Color, band.LineStyle.Width = colSeed, 0
 		p.Add(band)
-		p.Legend.Add("seed set Dʷ", band)
+		legend("seed set Dʷ", band)
 		hl := make([]float64, len(ill.X))
 		for i := range hl {
 			hl[i] = ill.H + ill.Epsilon
@@ -249,7 +268,7 @@ func (ill *Illustration) panels() ([]*plot.Panel, error) {
 		}
 		s.GlyphStyle = draw.GlyphStyle{Color: colG, Radius: vg.Points(5), Shape: draw.PyramidGlyph{}}
 		p.Add(s)
-		p.Legend.Add("x*", s)
+		legend("x*", s)
 		return nil
 	}
 	first, err := base("(a) true f, g and the seed set")
@@ -305,7 +324,7 @@ func (ill *Illustration) panels() ([]*plot.Panel, error) {
 			}
 			sc.GlyphStyle = draw.GlyphStyle{Color: colSafe, Radius: vg.Points(1.5), Shape: draw.BoxGlyph{}}
 			p.Add(sc)
-			p.Legend.Add(fmt.Sprintf("safe set Dˢ, t = %d", sn.T+1), sc)
+			legend("safe set Dˢ", sc)
 		}
 		seen := map[int]bool{}
 		var acts plotter.XYs
@@ -321,11 +340,17 @@ func (ill *Illustration) panels() ([]*plot.Panel, error) {
 		}
 		sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(2), Shape: draw.CrossGlyph{}}
 		p.Add(sc)
-		p.Legend.Add("played actions", sc)
+		legend("played actions", sc)
 		if err := star(p); err != nil {
 			return nil, err
 		}
 		panels = append(panels, p)
+	}
+	for _, p := range panels {
+		p.Legend.Padding = vg.Points(2.5) // room for x*'s triangle
+		for _, e := range entries {
+			p.Legend.Add(e.label, e.thumb...)
+		}
 	}
 	// The GP means may leave [lo, hi]: one y axis for the three panels.
 	plot.ShareY(false, panels...)

@@ -41,7 +41,7 @@ func Figure(dir string, results []Result) error {
 	if err != nil {
 		return fmt.Errorf("safety: figure: %w", err)
 	}
-	right, err := plot.Bands("", "scenario", "regret R_T/T", regret)
+	right, err := plot.Bands("", "scenario", "regret $R_T/T$", regret)
 	if err != nil {
 		return fmt.Errorf("safety: figure: %w", err)
 	}

@@ -570,15 +570,6 @@ func text(n *yaml.Node) string {
 // whole key path when another axis ends in the same key.
 func shortNames(axes []Axis) {
 	count := map[string]int{}
-	last := func(k string) string {
-		steps, _ := parsePath(k)
-		for i := len(steps) - 1; i >= 0; i-- {
-			if steps[i].Index < 0 {
-				return steps[i].Key
-			}
-		}
-		return k
-	}
 	for _, a := range axes {
 		count[last(a.Key)]++
 	}
@@ -601,4 +592,16 @@ func folderName(s string) string {
 		s = s[:100]
 	}
 	return s
+}
+
+// last is a key path's last key ("lengthscale" of
+// "problem.generate.constraints[0].lengthscale"), or the path.
+func last(k string) string {
+	steps, _ := parsePath(k)
+	for i := len(steps) - 1; i >= 0; i-- {
+		if steps[i].Index < 0 {
+			return steps[i].Key
+		}
+	}
+	return k
 }

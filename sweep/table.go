@@ -135,7 +135,7 @@ func (s *Sweep) drawing(rows []Row) (plot.Figure, error) {
 		var parts []string
 		for i, a := range s.Axes {
 			if i != xa {
-				parts = append(parts, a.Short+" = "+a.Values[pick[i]])
+				parts = append(parts, symbol(a)+" = "+a.Values[pick[i]])
 			}
 		}
 		key := strings.Join(parts, ", ")
@@ -164,12 +164,12 @@ func (s *Sweep) drawing(rows []Row) (plot.Figure, error) {
 		style[all[k]] = st
 	}
 	fig := plot.Figure{Panels: make([]*plot.Panel, 0, len(panels)), SharedLegend: true, Columns: 4,
-		Title: fmt.Sprintf("%s against %s: mean ± 1 SE", s.Figure.Metric, s.Axes[xa].Short)}
+		Title: fmt.Sprintf("%s against %s: mean ± 1 SE", s.Figure.Metric, symbol(s.Axes[xa]))}
 	for _, pn := range panels {
 		// NewPanel: the project's fonts, grid and a tick at 0; Add
 		// records the lines, points and error bars the legend must not
 		// cover (Figure.Save places it, Figure.Check checks it).
-		p := plot.NewPanel(pn.title, s.Axes[xa].Short, s.metricLabel())
+		p := plot.NewPanel(pn.title, symbol(s.Axes[xa]), s.metricLabel())
 		var labels []string
 		lines := map[string]plotter.XYs{}
 		errs := map[string]plotter.YErrors{}
@@ -200,11 +200,37 @@ func (s *Sweep) drawing(rows []Row) (plot.Figure, error) {
 	if len(panels) == 1 && panels[0].title != "" {
 		// One panel: what its title says (the other axes' single
 		// values) goes into the figure's title, which has its width.
-		fig.Title = fmt.Sprintf("%s against %s (%s): mean ± 1 SE", s.Figure.Metric, s.Axes[xa].Short, panels[0].title)
+		fig.Title = fmt.Sprintf("%s against %s (%s): mean ± 1 SE", s.Figure.Metric, symbol(s.Axes[xa]), panels[0].title)
 		fig.Panels[0].Title.Text = ""
 	}
 	// One y range across the panels, with 0 in it and a margin above the
 	// highest error bar, so that the panels compare at a glance.
 	plot.ShareY(true, fig.Panels...)
 	return fig, nil
+}
+
+// symbols are the paper's symbols of the settings a sweep most often
+// varies, by an axis's last key, for its figure (plot's math text): the
+// folder names keep the keys.
+var symbols = map[string]string{
+	"delta": "$\\delta$", "epsilon": "$\\varepsilon$", "noise_std": "$\\sigma$", "beta": "$\\beta$",
+	"horizon": "$T$", "variance": "variance",
+}
+
+// symbol is how a figure names axis a: the paper's symbol of its setting
+// (a lengthscale as ℓ_f or ℓ_g by the GP it belongs to), else its short
+// name.
+func symbol(a Axis) string {
+	if strings.HasSuffix(a.Key, "lengthscale") {
+		switch {
+		case strings.Contains(a.Key, "objective"):
+			return "$\\ell_f$"
+		case strings.Contains(a.Key, "constraints"):
+			return "$\\ell_g$"
+		}
+	}
+	if sym, ok := symbols[last(a.Key)]; ok {
+		return sym
+	}
+	return a.Short
 }

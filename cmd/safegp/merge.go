@@ -37,12 +37,13 @@ func (f *shardFlag) Set(s string) error {
 func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("safegp merge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	figureWidth := figureWidthFlag(fs)
 	out := fs.String("out", "", "output `folder` for the merged output (required)")
 	force := fs.Bool("force", false, "replace DIR whole if it holds an earlier safegp output")
 	var maxMem memlimit.Flag
 	fs.Var(&maxMem, "max-memory", "refuse a runs.jsonl line longer than an eighth of `SIZE` (8GiB, 512MiB, bytes)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: safegp merge --out DIR [--force] SHARD_DIR...\n\n"+
+		fmt.Fprint(fs.Output(), "Usage: safegp merge --out DIR [--force] [--figure-width W] SHARD_DIR...\n\n"+
 			"Combines the n shard folders written by `safegp run`, `safegp reproduce` or `safegp\n"+
 			"sweep` with --shard i/n (i = 1 … n, in any order) into DIR, exactly the output of the unsharded\n"+
 			"command: byte-identical results.json, summary.csv and runs.jsonl, the figures and\n"+
@@ -55,6 +56,11 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return err
 	}
+	restoreWidth, err := figureWidth(stderr, "merge")
+	if err != nil {
+		return err
+	}
+	defer restoreWidth()
 	if *out == "" {
 		fmt.Fprintln(stderr, "safegp merge: --out DIR is required")
 		return errUsage

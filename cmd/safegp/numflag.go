@@ -3,9 +3,13 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/safegp/safegp/internal/number"
+	"github.com/safegp/safegp/plot"
+	"gonum.org/v1/plot/vg"
 )
 
 // Numeric flags parse their values with internal/number, the parser of
@@ -74,4 +78,23 @@ func uint64Flag(fs *flag.FlagSet, name string, def uint64, usage string) *uint64
 	*p = def
 	fs.Var(uint64Value{p}, name, usage)
 	return p
+}
+
+// figureWidthFlag defines --figure-width on fs; the returned function,
+// called after parsing, checks it (a usage error, said on stderr, for a
+// width out of range) and sets plot.Width until restore is called.
+func figureWidthFlag(fs *flag.FlagSet) func(stderr io.Writer, cmd string) (restore func(), err error) {
+	w := floatFlag(fs, "figure-width", 0, "every figure this `wide`, in inches (a paper's column: 3.5, its text: 7), panels wrapped into rows at least 2.4 in wide; 0: each panel 3.2 in wide")
+	return func(stderr io.Writer, cmd string) (func(), error) {
+		switch {
+		case *w == 0:
+			return func() {}, nil
+		case !(*w >= float64(plot.MinPanelWidth/vg.Inch) && *w <= 40):
+			fmt.Fprintf(stderr, "safegp %s: --figure-width: want 0 or %.1f…40 inches, got %v\n", cmd, float64(plot.MinPanelWidth/vg.Inch), *w)
+			return nil, errUsage
+		}
+		prev := plot.Width
+		plot.Width = vg.Length(*w) * vg.Inch
+		return func() { plot.Width = prev }, nil
+	}
 }

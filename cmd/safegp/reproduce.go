@@ -14,6 +14,7 @@ import (
 func reproduceCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("safegp reproduce", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	figureWidth := figureWidthFlag(fs)
 	out := fs.String("out", "reproduction", "output `folder`")
 	quick := fs.Bool("quick", false, fmt.Sprintf("%d realizations per experiment: a smoke test", reproduce.QuickRealizations))
 	workers := intFlag(fs, "workers", runtime.NumCPU(), "number of parallel `workers`, and the most cores used; results do not depend on it")
@@ -23,7 +24,7 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) error {
 	var shard shardFlag
 	fs.Var(&shard, "shard", "run only shard `i/n` of the work units into DIR, for `safegp merge`")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: safegp reproduce [--out DIR] [--force] [--quick] [--workers N] [--max-memory SIZE] [--shard i/n]\n\n"+
+		fmt.Fprint(fs.Output(), "Usage: safegp reproduce [--out DIR] [--force] [--quick] [--workers N] [--max-memory SIZE] [--shard i/n] [--figure-width W]\n\n"+
 			"Runs every experiment of the paper from the embedded example configurations and writes,\n"+
 			"under DIR: illustration/ (Fig. 1), regret-1-10/, regret-11-20/, regret-21-25/ (Fig. 2 and\n"+
 			"Figs. 6–8, beside the keep_seed / safe_set gp ablations), fig2-regret.png, linear/ (Fig. 4),\n"+
@@ -40,6 +41,11 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return err
 	}
+	restoreWidth, err := figureWidth(stderr, "reproduce")
+	if err != nil {
+		return err
+	}
+	defer restoreWidth()
 	defer useCores(*workers)()
 	if len(pos) != 0 {
 		fmt.Fprintf(stderr, "safegp reproduce: unexpected arguments %v\n", pos)

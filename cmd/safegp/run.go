@@ -230,6 +230,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 func runCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("safegp run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	figureWidth := figureWidthFlag(fs)
 	out := fs.String("out", "", "output `folder` for results.json, summary.csv and regret.png/.svg (required)")
 	workers := intFlag(fs, "workers", runtime.NumCPU(), "number of parallel `workers`, and the most cores used; results do not depend on it")
 	quiet := fs.Bool("quiet", false, "no progress bar")
@@ -240,7 +241,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	var part shardFlag
 	fs.Var(&part, "shard", "run only shard `i/n` of the work units into DIR, for `safegp merge`")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: safegp run CONFIG --out DIR [--force] [--workers N] [--max-memory SIZE] [--band std|se|none] [--quiet] [--shard i/n]\n\n"+
+		fmt.Fprint(fs.Output(), "Usage: safegp run CONFIG --out DIR [--force] [--workers N] [--max-memory SIZE] [--band std|se|none] [--quiet] [--shard i/n] [--figure-width W]\n\n"+
 			"Runs every algorithm of CONFIG on every realization and writes DIR/results.json,\n"+
 			"DIR/summary.csv and the regret figure DIR/regret.png and .svg. Runs are streamed to\n"+
 			"DIR/runs.jsonl (one run a line) as they finish, and results.json and summary.csv are\n"+
@@ -258,6 +259,11 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return err
 	}
+	restoreWidth, err := figureWidth(stderr, "run")
+	if err != nil {
+		return err
+	}
+	defer restoreWidth()
 	defer useCores(*workers)()
 	if len(pos) != 1 {
 		fmt.Fprintf(stderr, "safegp run: want exactly one CONFIG file, got %d arguments\n", len(pos))

@@ -14,6 +14,7 @@ import (
 func safetyCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("safegp safety", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	figureWidth := figureWidthFlag(fs)
 	out := fs.String("out", "safety", "output `folder`")
 	workers := intFlag(fs, "workers", runtime.NumCPU(), "number of parallel `workers`, and the most cores used; results do not depend on it")
 	realizations := intFlag(fs, "realizations", 0, "at most `R` realizations per scenario (0: each scenario's own, 10): a smoke test")
@@ -21,7 +22,7 @@ func safetyCmd(args []string, stdout, stderr io.Writer) error {
 	var maxMem memlimit.Flag
 	fs.Var(&maxMem, "max-memory", "refuse an experiment whose memory estimate is above `SIZE` (8GiB, 512MiB, bytes)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: safegp safety [--out DIR] [--force] [--workers N] [--realizations R] [--max-memory SIZE]\n\n"+
+		fmt.Fprint(fs.Output(), "Usage: safegp safety [--out DIR] [--force] [--workers N] [--realizations R] [--max-memory SIZE] [--figure-width W]\n\n"+
 			"Measures how safe each algorithm is when the model is wrong (docs/safety.md): problems\n"+
 			"drawn from one GP and modelled with another — the right model, lengthscales 2× and 3× too\n"+
 			"long, a variance 4× too small, the noise believed 3× smaller, lengthscale and variance\n"+
@@ -38,6 +39,11 @@ func safetyCmd(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return err
 	}
+	restoreWidth, err := figureWidth(stderr, "safety")
+	if err != nil {
+		return err
+	}
+	defer restoreWidth()
 	defer useCores(*workers)()
 	if len(pos) != 0 {
 		fmt.Fprintf(stderr, "safegp safety: unexpected arguments %v\n", pos)

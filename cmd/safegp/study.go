@@ -96,7 +96,8 @@ is in docs/quickstart.md; every command in docs/cli.md). Commands:
   rename NEW           give the study the name NEW
   show [--json]        rounds, safe-set size, best safe action, violations
   export --format csv|json
-  plot --out fig.png   posterior of f and g, safe set, observations (1-D and 2-D)
+  plot --out fig.png [--figure-width W]
+                       posterior of f and g, safe set, observations (1-D and 2-D)
 
 Only create makes a database; every other command needs an existing safegp
 database and refuses any other file without writing to it. show, export,
@@ -876,7 +877,13 @@ func exportFlags(fs *flag.FlagSet) func(*studySession) error {
 
 func plotFlags(fs *flag.FlagSet) func(*studySession) error {
 	out := fs.String("out", "", "output `file`, .png or .svg (required)")
+	figureWidth := figureWidthFlag(fs)
 	return func(s *studySession) error {
+		restoreWidth, err := figureWidth(s.stderr, "study plot")
+		if err != nil {
+			return err
+		}
+		defer restoreWidth()
 		if *out == "" {
 			fmt.Fprintln(s.stderr, "safegp study plot: --out FILE is required")
 			return errUsage

@@ -28,7 +28,7 @@ func TestStudyCommands(t *testing.T) {
 		"rename":    nil,
 		"show":      {"json"},
 		"export":    {"format"},
-		"plot":      {"out"},
+		"plot":      {"figure-width", "out"},
 	}
 	for name, cmd := range studyCommands {
 		fs := flag.NewFlagSet(name, flag.ContinueOnError)

@@ -36,6 +36,7 @@ runs; an error names the cell and its axis values. DIR receives:
 func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("safegp sweep", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	figureWidth := figureWidthFlag(fs)
 	out := fs.String("out", "", "output `folder` (required)")
 	workers := intFlag(fs, "workers", runtime.NumCPU(), "number of parallel `workers`, and the most cores used; results do not depend on it")
 	quiet := fs.Bool("quiet", false, "no progress bar")
@@ -45,7 +46,7 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	var maxMem memlimit.Flag
 	fs.Var(&maxMem, "max-memory", "refuse a sweep whose memory estimate is above `SIZE` (8GiB, 512MiB, bytes)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: safegp sweep SWEEP.yaml --out DIR [--force] [--workers N] [--max-memory SIZE] [--quiet] [--shard i/n]\n\n"+
+		fmt.Fprint(fs.Output(), "Usage: safegp sweep SWEEP.yaml --out DIR [--force] [--workers N] [--max-memory SIZE] [--quiet] [--shard i/n] [--figure-width W]\n\n"+
 			"Runs a base configuration over the Cartesian product of axes, each cell as\n"+
 			"'safegp run' runs it, and tabulates the cells. DIR is written whole or not at\n"+
 			"all; an existing, non-empty DIR is replaced only with --force, and only if\n"+
@@ -64,6 +65,11 @@ func sweepCmd(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return err
 	}
+	restoreWidth, err := figureWidth(stderr, "sweep")
+	if err != nil {
+		return err
+	}
+	defer restoreWidth()
 	defer useCores(*workers)()
 	if len(pos) != 1 {
 		fmt.Fprintf(stderr, "safegp sweep: want exactly one SWEEP file, got %d arguments\n", len(pos))
