@@ -233,6 +233,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	} else if got, want := eval[string](t, ctx, `document.getElementById('calibration').textContent`), fmt.Sprintf("%d of the last %d outside their intervals", c.Outside, c.Window); !strings.HasPrefix(got, want) {
 		t.Errorf("pump-1d: calibration shows %q, want it to start %q", got, want)
 	}
+	dashboardWorkspace(t, ctx, fx)
 	pend := eval[string](t, ctx, `document.querySelector('#pending tbody tr').textContent`)
 	if p := vw.Pending[0]; !strings.HasPrefix(pend, fmt.Sprintf("%d%d", p.Ask, p.Index)) {
 		t.Errorf("pending asks table row %q, want ask %d at action %d", pend, p.Ask, p.Index)
@@ -342,8 +343,34 @@ func TestDashboardInBrowser(t *testing.T) {
 	if got := count(t, ctx, "figure.heatmap path.cells"); got < 10 {
 		t.Errorf("valve-2d: %d colour levels in the heat map, want many", got)
 	}
-	if got := panels(t, ctx); got != "[heatmap progress-f progress-g best]" {
-		t.Errorf("valve-2d: panels in the order %s, want f's heat map and progress, then g's, then the best value", got)
+	if got := panels(t, ctx); got != "[heatmap heatmap-sd heatmap-g progress-f progress-g best]" {
+		t.Errorf("valve-2d: panels in the order %s, want f's mean, σ and g's mean as heat maps, f's progress, then g's, then the best value", got)
+	}
+	// Beside f's mean (issue 30): f's σ and g's mean, each coloured from
+	// its own values (the colour bars' ends), the safe set outlined.
+	post2 := vw2.Posterior
+	for _, c := range []struct {
+		fig  string
+		vals []float64
+	}{{"heatmap-sd", post2.F.Std}, {"heatmap-g", post2.G[0].Mean}} {
+		if got := count(t, ctx, "figure."+c.fig+" path.safe-outline"); got != 2 {
+			t.Errorf("valve-2d: %s: %d safe-set outlines, want 2 (halo and line)", c.fig, got)
+		}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, v := range c.vals {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+		// The colour bar's ticks: the numbers after the axes' labels.
+		texts := eval[[]string](t, ctx, fmt.Sprintf(`Array.from(document.querySelectorAll('figure.%s svg text')).map((e) => e.textContent)`, c.fig))
+		var ticks []float64
+		for k := slices.Index(texts, "x2") + 1; k > 0 && k < len(texts); k++ {
+			if v, err := strconv.ParseFloat(texts[k], 64); err == nil {
+				ticks = append(ticks, v)
+			}
+		}
+		if len(ticks) < 2 || ticks[0] < lo || ticks[len(ticks)-1] > hi || ticks[len(ticks)-1]-ticks[0] < (hi-lo)/2 {
+			t.Errorf("valve-2d: %s: colour bar ticks %v, want them to span the values' range [%.4g, %.4g]", c.fig, ticks, lo, hi)
+		}
 	}
 	// Every observation's marker can be seen: at its centre the page
 	// shows it (or another observation at the same action), not a
@@ -393,6 +420,37 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	if got := count(t, ctx, "figure.posterior"); got != 0 {
 		t.Errorf("beam-box: %d posterior plots, want none", got)
+	}
+	// Slices through the best safe point, one per coordinate (issue 30):
+	// the server's posterior along each, its mean drawn through the
+	// view's values, the point marked.
+	if vw3.Slices == nil || len(vw3.Slices.Dims) != 3 {
+		t.Fatalf("beam-box: slices %+v, want one per coordinate of 3", vw3.Slices)
+	}
+	if got := count(t, ctx, "figure.slice path.mean"); got != 3 {
+		t.Errorf("beam-box: %d slices drawn, want 3", got)
+	}
+	if got := count(t, ctx, "figure.slice line.at"); got != 3 {
+		t.Errorf("beam-box: %d slices mark the best safe point, want 3", got)
+	}
+	for j, d := range vw3.Slices.Dims {
+		if d.Dim != j || len(d.X) != study.SlicePoints || len(d.F.Mean) != study.SlicePoints || len(d.G) != 1 {
+			t.Errorf("beam-box: slice %d: dim %d, %d points, %d means, %d constraints", j, d.Dim, len(d.X), len(d.F.Mean), len(d.G))
+		}
+		b := vw3.Summary.Box[j]
+		if d.X[0] != b[0] || d.X[len(d.X)-1] != b[1] {
+			t.Errorf("beam-box: slice %d runs from %v to %v, want the box's [%v, %v]", j, d.X[0], d.X[len(d.X)-1], b[0], b[1])
+		}
+	}
+	// The slices' posterior is the study's own at those points, to 1e-12
+	// relative: the prediction of 123 points at once sums in another
+	// order than that of one (the last bit or two).
+	post, err := fx.svc.Posterior(context.Background(), "beam-box", [][]float64{sliceAt(vw3.Slices, 1, 7)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := post.Points[0].F.Mean, vw3.Slices.Dims[1].F.Mean[7]; math.Abs(got-want) > 1e-12*math.Max(1, math.Abs(want)) {
+		t.Errorf("beam-box: slice 2's mean at its 8th point %v, the posterior there %v", want, got)
 	}
 	if s := eval[string](t, ctx, `document.getElementById('posterior-skipped').textContent`); !strings.Contains(s, "box") {
 		t.Errorf("beam-box: skipped note %q", s)
@@ -623,4 +681,105 @@ func TestDashboardScreenshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s (%d bytes)", *screenshot, len(png))
+}
+
+// topTick is the highest y tick label of the first figure sel.
+func topTick(t *testing.T, ctx context.Context, sel string) float64 {
+	t.Helper()
+	return eval[float64](t, ctx, fmt.Sprintf(`Math.max(...Array.from(document.querySelectorAll(%q)).map((e) => Number(e.textContent)))`, sel+` svg text[text-anchor="end"]`))
+}
+
+// dashboardWorkspace checks issue 30's views on pump-1d (shown): the y
+// axes follow the data — the mistyped f = 100, retracted, sets none, and
+// is drawn pinned at the edge — and the 1-D posteriors' ±√β·σ band is
+// clipped until the toggle asks for all of it; the observations as CSV
+// from the page's origin; the table of observations, built when opened,
+// sorted by a click on a header and filtered.
+func dashboardWorkspace(t *testing.T, ctx context.Context, fx *dashFixture) {
+	t.Helper()
+	vw, err := fx.svc.View(context.Background(), "pump-1d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if top := topTick(t, ctx, "figure.progress-f"); !(top < 10) {
+		t.Errorf("pump-1d: the f progress plot's top tick is %v: the retracted f = 100 set its range", top)
+	}
+	if top := topTick(t, ctx, "figure.posterior-f"); !(top < 10) {
+		t.Errorf("pump-1d: the posterior of f's top tick is %v: the retracted f = 100 set its range", top)
+	}
+	// Every mark lies in its plot area: the retracted one pinned to it.
+	if n := eval[int](t, ctx, `Array.from(document.querySelectorAll('figure.progress-f circle.obs')).filter((c) => { const r = c.closest('svg').querySelector('rect[fill="none"]'); const y = Number(c.getAttribute('cy')); return y < Number(r.getAttribute('y')) - 0.5 || y > Number(r.getAttribute('y')) + Number(r.getAttribute('height')) + 0.5; }).length`); n != 0 {
+		t.Errorf("pump-1d: %d marks of the f progress plot outside its area", n)
+	}
+	// The band clipped, then whole on the toggle (the y range takes it
+	// in), then clipped again; the choice survives the redraw. The band's
+	// extent comes from the view: mean ± √β·σ over the actions.
+	post := vw.Posterior
+	bandLo, bandHi := math.Inf(1), math.Inf(-1)
+	for j := range post.F.Mean {
+		bandLo = math.Min(bandLo, post.F.Mean[j]-post.SqrtBeta*post.F.Std[j])
+		bandHi = math.Max(bandHi, post.F.Mean[j]+post.SqrtBeta*post.F.Std[j])
+	}
+	yRange := func() (float64, float64) {
+		return eval[float64](t, ctx, `Number(document.querySelector('figure.posterior-f').dataset.y0)`), eval[float64](t, ctx, `Number(document.querySelector('figure.posterior-f').dataset.y1)`)
+	}
+	n0, n1 := yRange()
+	if n0 <= bandLo && n1 >= bandHi {
+		t.Errorf("pump-1d: the posterior's y range [%v, %v] holds the whole band [%v, %v]: it should follow the data", n0, n1, bandLo, bandHi)
+	}
+	redraws := eval[int](t, ctx, `Number(document.documentElement.dataset.redraws || 0)`)
+	eval[bool](t, ctx, `(() => { const b = document.getElementById('whole-band'); b.click(); return b.checked; })()`)
+	waitFor(t, ctx, "the redraw with the whole band", fmt.Sprintf(`Number(document.documentElement.dataset.redraws || 0) > %d`, redraws))
+	if w0, w1 := yRange(); !(w0 <= bandLo && w1 >= bandHi) || !eval[bool](t, ctx, `document.getElementById('whole-band').checked`) {
+		t.Errorf("pump-1d: with the whole band the y range is [%v, %v], want it to hold [%v, %v]", w0, w1, bandLo, bandHi)
+	}
+	eval[bool](t, ctx, `(() => { const b = document.getElementById('whole-band'); b.click(); return !b.checked; })()`)
+	waitFor(t, ctx, "the redraw with the band clipped", fmt.Sprintf(`Number(document.documentElement.dataset.redraws || 0) > %d`, redraws+1))
+	if b0, b1 := yRange(); b0 != n0 || b1 != n1 {
+		t.Errorf("pump-1d: after the toggle back the y range is [%v, %v], want [%v, %v]", b0, b1, n0, n1)
+	}
+	// The CSV the download button fetches, from the page's origin, with
+	// the page's token.
+	csv, err := chromedp.Run(ctx, chromedp.Evaluate[string](`fetch('v1/studies/pump-1d/observations?format=csv', { headers: { Authorization: 'Bearer ' + sessionStorage.getItem('safegp.token') } }).then(async (r) => r.status + ' ' + (await r.text()))`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("pump-1d: fetch the CSV: %v", err)
+	}
+	if !strings.HasPrefix(csv, "200 seq,kind,ask,index,x1,f,g1,") || strings.Count(csv, "\n") != 22 { // header, 20 tells, 1 retraction
+		t.Errorf("pump-1d: the CSV download gives %q…", csv[:min(len(csv), 200)])
+	}
+	if count(t, ctx, "#download-csv") != 1 {
+		t.Error("pump-1d: no download button")
+	}
+	// The table: not built until opened, then every observation; sorted
+	// by f on a click (again: the other way), filtered by the box.
+	if count(t, ctx, "#observations tbody tr") != 0 {
+		t.Error("pump-1d: the observations table was built before it was opened")
+	}
+	eval[bool](t, ctx, `(() => { const d = document.getElementById('observations-section'); d.open = true; return true; })()`)
+	waitFor(t, ctx, "the observations table", `document.querySelectorAll('#observations tbody tr').length === 20`)
+	fcol := eval[int](t, ctx, `Array.from(document.querySelectorAll('#observations th')).findIndex((th) => th.textContent === 'f')`)
+	column := fmt.Sprintf(`Array.from(document.querySelectorAll('#observations tbody tr')).filter((r) => !r.hidden).map((r) => Number(r.cells[%d].textContent))`, fcol)
+	sorted := func(dir string) bool {
+		return eval[bool](t, ctx, fmt.Sprintf(`(() => { const v = %s; return v.every((x, k) => k === 0 || (%q === 'up' ? v[k - 1] <= x : v[k - 1] >= x)); })()`, column, dir))
+	}
+	eval[bool](t, ctx, fmt.Sprintf(`(() => { document.querySelectorAll('#observations th')[%d].click(); return true; })()`, fcol))
+	if !sorted("up") || eval[string](t, ctx, fmt.Sprintf(`document.querySelectorAll('#observations th')[%d].getAttribute('aria-sort')`, fcol)) != "ascending" {
+		t.Errorf("pump-1d: after a click on f the column reads %v", eval[[]float64](t, ctx, column))
+	}
+	eval[bool](t, ctx, fmt.Sprintf(`(() => { document.querySelectorAll('#observations th')[%d].click(); return true; })()`, fcol))
+	if !sorted("down") {
+		t.Errorf("pump-1d: after a second click on f the column reads %v", eval[[]float64](t, ctx, column))
+	}
+	eval[bool](t, ctx, `(() => { const b = document.getElementById('observations-filter'); b.value = 'retracted'; b.dispatchEvent(new Event('input')); return true; })()`)
+	if got := eval[[]float64](t, ctx, column); len(got) != 1 || got[0] != 100 {
+		t.Errorf("pump-1d: filtered by \"retracted\", the table shows f = %v, want [100]", got)
+	}
+	eval[bool](t, ctx, `(() => { const b = document.getElementById('observations-filter'); b.value = ''; b.dispatchEvent(new Event('input')); document.getElementById('observations-section').open = false; return true; })()`)
+}
+
+// sliceAt is the point of slice dim's k-th value.
+func sliceAt(sl *study.Slices, dim, k int) []float64 {
+	p := slices.Clone(sl.At)
+	p[dim] = sl.Dims[dim].X[k]
+	return p
 }

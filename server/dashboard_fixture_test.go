@@ -194,9 +194,10 @@ func newDashFixture(t testing.TB) *dashFixture {
 	}
 	loop(t, svc, "pump-1d", 17, one)
 	// A measurement beyond the safe region (a violation, told by index),
-	// one mistyped and retracted, and an ask left pending: 20 observations.
+	// one mistyped (f = 100, far off every other) and retracted, and an
+	// ask left pending: 20 observations.
 	tellIndex(t, svc, "pump-1d", 78, one)
-	tellIndex(t, svc, "pump-1d", 40, func([]float64) (float64, []float64) { return 1.2, []float64{0.5} })
+	tellIndex(t, svc, "pump-1d", 40, func([]float64) (float64, []float64) { return 100, []float64{0.5} })
 	obs, err := svc.Observations(ctx, "pump-1d")
 	if err != nil {
 		t.Fatal(err)

@@ -434,8 +434,28 @@ func (h *handler) show(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// observations answers every tell of a study as JSON, or with
+// ?format=csv as `safegp study export --format csv` writes the study (a
+// row per tell and retraction, retracted tells flagged), for a
+// spreadsheet or the dashboard's download button.
 func (h *handler) observations(w http.ResponseWriter, r *http.Request) error {
-	obs, err := h.svc.Observations(r.Context(), r.PathValue("name"))
+	name := r.PathValue("name")
+	switch f := r.URL.Query().Get("format"); f {
+	case "", "json":
+	case "csv":
+		x, err := h.svc.Export(r.Context(), name)
+		if err != nil {
+			return err
+		}
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		w.Header().Set("Content-Disposition", `attachment; filename="`+name+`.csv"`)
+		w.WriteHeader(http.StatusOK)
+		w.Write(study.ExportCSV(x))
+		return nil
+	default:
+		return fmt.Errorf("%w: format: want csv or json, got %s", errBadRequest, quote.Short(f))
+	}
+	obs, err := h.svc.Observations(r.Context(), name)
 	if err != nil {
 		return err
 	}

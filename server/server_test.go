@@ -171,6 +171,23 @@ func TestBadRequests(t *testing.T) {
 	if code != 200 || len(obs) != 2 || fmt.Sprint(obs[1].(map[string]any)["index"], obs[1].(map[string]any)["x"]) != "-1 [1.05]" {
 		t.Errorf("observations: %d %v, want the second at index −1, x [1.05]", code, body)
 	}
+	// The same as CSV (a download): `study export --format csv`'s rows.
+	req, _ = http.NewRequest("GET", c.url+"/v1/studies/a/observations?format=csv", nil)
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/csv; charset=utf-8" || !strings.Contains(resp.Header.Get("Content-Disposition"), `filename="a.csv"`) ||
+		len(lines) != 3 || !strings.HasPrefix(lines[0], "seq,kind,ask,index,x1,f,g1,") || !strings.Contains(lines[2], ",1.05,") {
+		t.Errorf("observations as CSV: %d %q %q\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Content-Disposition"), raw)
+	}
+	if code, body := c.do("GET", "/v1/studies/a/observations?format=xml", ""); code != 400 {
+		t.Errorf("observations as xml: %d %v, want 400", code, body)
+	}
 	if code, body := c.do("GET", "/healthz", ""); code != 200 {
 		t.Errorf("healthz: %d %v", code, body)
 	}

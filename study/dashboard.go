@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/safegp/safegp/bandit"
@@ -89,7 +90,36 @@ type View struct {
 	// actions; nil otherwise, and PosteriorSkipped says why.
 	Posterior        *SetPosterior `json:"posterior,omitempty"`
 	PosteriorSkipped string        `json:"posterior_skipped,omitempty"`
+	// Slices are the posterior along lines through the best safe point,
+	// one per coordinate, where no posterior over the whole set is drawn
+	// (a box, or dimension above 2); nil otherwise.
+	Slices *Slices `json:"slices,omitempty"`
 }
+
+// Slices is the posterior of f and each g_i at SlicePoints points along
+// each of the first SliceDims coordinates through At (the best safe
+// point, or the first seed before one), the others held at At's: how f
+// and the limits change around the point the study would recommend.
+type Slices struct {
+	At       []float64 `json:"at"`
+	SqrtBeta float64   `json:"sqrt_beta"`
+	Dims     []Slice   `json:"dims"`
+}
+
+// Slice is the posterior along coordinate Dim (0-based) at the values X.
+type Slice struct {
+	Dim int                `json:"dim"`
+	X   []float64          `json:"x"`
+	F   bandit.Posterior   `json:"f"`
+	G   []bandit.Posterior `json:"g"`
+}
+
+// SlicePoints and SliceDims bound the slices' cost: SlicePoints ×
+// SliceDims predictions, O(t²) each, once per version of the view.
+const (
+	SlicePoints = 41
+	SliceDims   = 12
+)
 
 // PendingAsk is an ask handed out and not yet told.
 type PendingAsk struct {
@@ -203,7 +233,12 @@ func (s *Study) view(sum *Summary, leases map[int]int64) *View {
 	}
 	if s.res.Box != nil {
 		vw.Seeds = s.res.Box.Seeds
-		vw.PosteriorSkipped = "a box decision set: line-bo's posteriors live on its lines; the page shows the best value and the observations instead"
+		vw.PosteriorSkipped = "a box decision set: line-bo's posteriors live on its lines; the page shows the best value, the observations and slices through the best safe point instead"
+		lo, hi := make([]float64, len(s.res.Box.Bounds)), make([]float64, len(s.res.Box.Bounds))
+		for j, b := range s.res.Box.Bounds {
+			lo[j], hi[j] = b[0], b[1]
+		}
+		vw.Slices = s.slices(sum, lo, hi, vw.Seeds)
 		return vw
 	}
 	vw.Seeds = make([][]float64, len(s.res.Seed))
@@ -212,7 +247,16 @@ func (s *Study) view(sum *Summary, leases map[int]int64) *View {
 	}
 	switch n, d := len(s.res.X), s.res.Dim(); {
 	case d > 2:
-		vw.PosteriorSkipped = fmt.Sprintf("the decision set has dimension %d: the page draws the posterior over sets of dimension 1 or 2", d)
+		vw.PosteriorSkipped = fmt.Sprintf("the decision set has dimension %d: the page draws the posterior over sets of dimension 1 or 2, and slices through the best safe point above", d)
+		if s.res.ContextKernel == nil {
+			lo, hi := slices.Clone(s.res.X[0]), slices.Clone(s.res.X[0])
+			for _, x := range s.res.X {
+				for j, c := range x {
+					lo[j], hi[j] = math.Min(lo[j], c), math.Max(hi[j], c)
+				}
+			}
+			vw.Slices = s.slices(sum, lo, hi, vw.Seeds)
+		}
 		return vw
 	case n > ViewMaxActions:
 		vw.PosteriorSkipped = fmt.Sprintf("the decision set has %d actions, more than the %d the page draws", n, ViewMaxActions)
@@ -238,6 +282,49 @@ func (s *Study) view(sum *Summary, leases map[int]int64) *View {
 }
 
 func viewFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// slices computes the View's Slices of s over the box [lo, hi] through
+// the summary's best safe point (the first seed before there is one);
+// nil when there is neither, or the prediction fails or is not finite.
+func (s *Study) slices(sum *Summary, lo, hi []float64, seeds [][]float64) *Slices {
+	var at []float64
+	switch {
+	case sum != nil && sum.Best != nil && len(sum.Best.X) == len(lo):
+		at = sum.Best.X
+	case len(seeds) > 0:
+		at = seeds[0]
+	default:
+		return nil
+	}
+	dims := min(len(lo), SliceDims)
+	points := make([][]float64, 0, dims*SlicePoints)
+	for j := range dims {
+		for k := range SlicePoints {
+			p := slices.Clone(at)
+			p[j] = lo[j] + (hi[j]-lo[j])*float64(k)/(SlicePoints-1)
+			points = append(points, p)
+		}
+	}
+	var pr bandit.Prediction
+	if err := bandit.Predict(s.pol, &pr, points); err != nil || !viewFinite(pr.SqrtBeta) || !viewFinitePosteriors(pr.F) || !viewFinitePosteriors(pr.G...) {
+		return nil
+	}
+	out := &Slices{At: at, SqrtBeta: pr.SqrtBeta}
+	for j := range dims {
+		part := func(p bandit.Posterior) bandit.Posterior {
+			return bandit.Posterior{Mean: p.Mean[j*SlicePoints : (j+1)*SlicePoints], Std: p.Std[j*SlicePoints : (j+1)*SlicePoints]}
+		}
+		sl := Slice{Dim: j, X: make([]float64, SlicePoints), F: part(pr.F), G: make([]bandit.Posterior, len(pr.G))}
+		for k := range SlicePoints {
+			sl.X[k] = points[j*SlicePoints+k][j]
+		}
+		for i := range pr.G {
+			sl.G[i] = part(pr.G[i])
+		}
+		out.Dims = append(out.Dims, sl)
+	}
+	return out
+}
 
 func viewFinitePosteriors(ps ...bandit.Posterior) bool {
 	for _, p := range ps {

@@ -1,6 +1,7 @@
 // safegp dashboard: draws the studies of a `safegp serve` as inline SVG.
 // Read-only: it only GETs /v1/studies and /v1/studies/{name}/view, the
-// latter every POLL_MS while the tab is visible. No library, no build
+// latter every POLL_MS while the tab is visible, and the observations as
+// CSV when the download button is pressed. No library, no build
 // step; the page's Content-Security-Policy (default-src 'self') allows this
 // file and nothing inline, so every mark is an SVG element with presentation
 // attributes, and every handler is attached here.
@@ -31,6 +32,12 @@
   // ctxNames are the context variables of the study drawn, in the spec's
   // order (null: none), for the contexts written in marks' tooltips.
   let ctxNames = null;
+  // wholeBand: the 1-D posteriors' y axes take in the whole ±√β·σ band
+  // (a toggle, kept for the tab); otherwise they follow the data and the
+  // band is clipped. lastData is the view drawn, redrawn on a toggle.
+  const BAND_KEY = 'safegp.wholeBand';
+  let wholeBand = sessionStorage.getItem(BAND_KEY) === '1';
+  let lastData = null;
 
   // ---- formatting ----
 
@@ -152,6 +159,7 @@
       if (my !== generation) return;
       if (got && (got.text !== lastText || !shown)) {
         const data = JSON.parse(got.text);
+        lastData = data;
         if (r.study) renderStudy(data); else renderList(data.studies);
         lastText = got.text;
         rendered(key);
@@ -298,7 +306,7 @@
           <dt>created</dt><dd>${esc(when(s.created))}</dd></dl></div>
         <div class="card"><h2>Best safe point so far</h2>${best}</div>
         <div class="card pending-card"><h2>Pending asks (${v.pending.length})</h2>${pend}</div>
-      </div><div class="plots">`;
+      </div>${controls(s, !!(v.posterior && s.d === 1))}<div class="plots">`;
     // Each function's plots together — its posterior, then every
     // observation of it — and the best value after them.
     const p = v.posterior;
@@ -308,7 +316,7 @@
       v.thresholds.forEach((_, i) => { html += (p.g[i] ? posterior1D(p, sel, v, i) : '') + progress(obs, s, i, v.thresholds); });
       html += bestSoFar(obs);
     } else if (p && s.d === 2) {
-      html += heatmap(p, sel, v) + progress(obs, s, -1, v.thresholds);
+      html += heatmap(p, sel, v) + heatmapsOf(p, sel, v) + progress(obs, s, -1, v.thresholds);
       v.thresholds.forEach((_, i) => { html += progress(obs, s, i, v.thresholds); });
       html += bestSoFar(obs);
     } else {
@@ -316,11 +324,148 @@
       html += bestSoFar(obs) + progress(obs, s, -1, v.thresholds);
       if (s.d >= 2) html += parallel(obs, s);
       v.thresholds.forEach((_, i) => { html += progress(obs, s, i, v.thresholds); });
+      html += slicesOf(v);
     }
     html += '</div>';
     if (v.posterior_skipped) html += `<p class="note" id="posterior-skipped">No posterior drawn: ${esc(v.posterior_skipped)}.</p>`;
+    html += obsTable(obs, v.thresholds.length, s);
     app.innerHTML = html;
+    wire(s.study);
   }
+
+  // obsTable lists a study's observations, to sort and filter (sortable):
+  // number, action and point, context, f and each g, the violation, and
+  // retracted ones marked. It is built only when its section is opened
+  // (obsOpen, kept across redraws): a thousand rows would take the page's
+  // first drawing longer than its target of 300 ms.
+  let obsOpen = false;
+  let obsRows = () => '';
+  function obsTable(obs, m, s) {
+    if (!obs.length) return '';
+    const gs = Array.from({ length: m }, (_, i) => i);
+    obsRows = () => `<h2 class="table-title">Observations <input type="search" id="observations-filter" placeholder="filter: a value, yes, retracted…" aria-label="filter the observations"></h2>` +
+      `<div class="scroll"><table id="observations" class="sortable"><thead><tr><th>#</th>${s.box ? '' : '<th>action</th>'}<th>x</th>${ctxNames ? '<th>context</th>' : ''}<th>f</th>` +
+      gs.map((i) => `<th>g${i + 1}</th>`).join('') + '<th>violation</th></tr></thead><tbody>' +
+      obs.map((o) => `<tr class="${o.retracted ? 'retracted' : ''}"><td class="num">${o.k}</td>${s.box ? '' : `<td class="num">${o.index}</td>`}<td class="num">${esc(point(o.x))}</td>` +
+        (ctxNames ? `<td class="context">${esc(ctxText(o.context))}</td>` : '') + `<td class="num">${fmt(o.f)}</td>` + gs.map((i) => `<td class="num">${fmt(o.g[i])}</td>`).join('') +
+        `<td${o.violation ? ' class="bad"' : ''}>${o.violation ? 'yes' : ''}${o.retracted ? ' (retracted)' : ''}</td></tr>`).join('') +
+      '</tbody></table></div>';
+    return `<details id="observations-section"${obsOpen ? ' open' : ''}><summary>All ${obs.length} observations: a table to sort and filter</summary>` +
+      `<div id="observations-slot">${obsOpen ? obsRows() : ''}</div></details>`;
+  }
+
+  // sortable makes table#id sort on a click on a column's header (again:
+  // the other way; numbers as numbers) and filters its rows by the text
+  // of input#id-filter; the choice outlives the redraws of new data.
+  const tableState = {};
+  function sortable(id) {
+    const t = document.getElementById(id);
+    if (!t) return;
+    const st = tableState[id] || (tableState[id] = { col: -1, dir: 1, filter: '' });
+    const body = t.tBodies[0];
+    const rows = Array.from(body.rows);
+    const key = (r, c) => {
+      const txt = r.cells[c] ? r.cells[c].textContent.trim() : '';
+      const n = Number(txt);
+      return txt !== '' && Number.isFinite(n) ? n : txt;
+    };
+    const heads = Array.from(t.tHead.rows[0].cells);
+    const apply = () => {
+      const rs = st.col < 0 ? rows : rows.slice().sort((a, b) => {
+        const x = key(a, st.col), y = key(b, st.col);
+        return (typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y))) * st.dir;
+      });
+      const f = st.filter.trim().toLowerCase();
+      for (const r of rs) {
+        r.hidden = f !== '' && !r.textContent.toLowerCase().includes(f);
+        body.appendChild(r);
+      }
+      heads.forEach((th, c) => th.setAttribute('aria-sort', c === st.col ? (st.dir > 0 ? 'ascending' : 'descending') : 'none'));
+    };
+    heads.forEach((th, c) => {
+      th.tabIndex = 0;
+      th.title = 'sort by ' + th.textContent;
+      const sortBy = () => { st.dir = st.col === c ? -st.dir : 1; st.col = c; apply(); };
+      th.addEventListener('click', sortBy);
+      th.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') sortBy(); });
+    });
+    const box = document.getElementById(id + '-filter');
+    if (box) {
+      box.value = st.filter;
+      box.addEventListener('input', () => { st.filter = box.value; apply(); });
+    }
+    if (st.col >= 0 || st.filter) apply();
+  }
+
+  // controls are the study page's buttons: the observations as CSV, and
+  // (band) the toggle of the 1-D posteriors' y range.
+  function controls(s, band) {
+    return `<p class="controls"><button type="button" id="download-csv">Download observations (CSV)</button>` +
+      (band ? ` <label><input type="checkbox" id="whole-band"${wholeBand ? ' checked' : ''}> whole ±√β·σ band on the y axis</label>` : '') + '</p>';
+  }
+
+  // wire attaches the controls' handlers (the page's policy allows no
+  // inline handler).
+  function wire(name) {
+    sortable('trials');
+    sortable('observations');
+    const sec = document.getElementById('observations-section');
+    if (sec) {
+      sec.addEventListener('toggle', () => {
+        obsOpen = sec.open;
+        const slot = document.getElementById('observations-slot');
+        if (obsOpen && !slot.firstChild) {
+          slot.innerHTML = obsRows();
+          sortable('observations');
+        }
+      });
+    }
+    const dl = document.getElementById('download-csv');
+    if (dl) dl.addEventListener('click', () => downloadCSV(name));
+    const wb = document.getElementById('whole-band');
+    if (wb) {
+      wb.addEventListener('change', () => {
+        wholeBand = wb.checked;
+        sessionStorage.setItem(BAND_KEY, wholeBand ? '1' : '0');
+        if (lastData) {
+          // Drawn again from the same data: counted apart from the
+          // renders of new data (data-redraws), which tests count.
+          renderStudy(lastData);
+          const d = document.documentElement.dataset;
+          d.redraws = String((Number(d.redraws) || 0) + 1);
+        }
+      });
+    }
+  }
+
+  // downloadCSV fetches GET …/observations?format=csv with the token, if
+  // any (a plain link could not send it), and saves it as NAME.csv.
+  async function downloadCSV(name) {
+    const headers = { Accept: 'text/csv' };
+    const tok = sessionStorage.getItem(TOKEN_KEY);
+    if (tok) headers.Authorization = 'Bearer ' + tok;
+    try {
+      const resp = await fetch('v1/studies/' + encodeURIComponent(name) + '/observations?format=csv', { headers, cache: 'no-store', credentials: 'omit' });
+      if (!resp.ok) throw new Error(resp.status + ' ' + resp.statusText);
+      const a = document.createElement('a');
+      a.href = URL.createObjectURL(await resp.blob());
+      a.download = name + '.csv';
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(a.href), 60000);
+    } catch (err) {
+      updated.className = 'updated stale';
+      updated.textContent = 'download failed: ' + err.message;
+    }
+  }
+
+  // pin keeps a value drawn inside the y range dom: a retracted value
+  // sets no range (it is not data), so one far off is drawn at the edge,
+  // its tooltip giving the value.
+  const pin = (v, dom) => Math.min(Math.max(v, dom[0]), dom[1]);
+  // inForce are the values of the observations in force, for a range.
+  const inForce = (obs, val) => obs.filter((o) => !o.retracted).map(val);
 
   // ---- a study stated in parameters: its own units, trial by trial ----
 
@@ -374,16 +519,18 @@
           <dt>created</dt><dd>${esc(when(s.created))}</dd></dl></div>
         <div class="card"><h2>Best safe trial so far</h2>${best}</div>
         <div class="card pending-card"><h2>Pending asks (${v.pending.length})</h2>${pend}</div>${notes}
-      </div><div class="plots">`;
+      </div>${controls(s, false)}<div class="plots">`;
     html += outcomePlot(obs, obj, true);
     lims.forEach((c) => { html += outcomePlot(obs, c, false); });
     html += '</div>';
-    html += `<div class="scroll"><table id="trials"><thead><tr><th>trial</th>${pnames.map((n) => `<th>${esc(n)}</th>`).join('')}` +
+    html += `<h2 class="table-title">Trials <input type="search" id="trials-filter" placeholder="filter: a value, pid, retracted…" aria-label="filter the trials"></h2>` +
+      `<div class="scroll"><table id="trials" class="sortable"><thead><tr><th>trial</th>${pnames.map((n) => `<th>${esc(n)}</th>`).join('')}` +
       `${Object.keys(obs.length ? obs[0].values : {}).sort().map((n) => `<th>${esc(n)}</th>`).join('')}<th>violation</th></tr></thead><tbody>` +
       obs.map((o) => `<tr class="${o.retracted ? 'retracted' : ''}"><td class="num">${o.trial}</td>${pnames.map((n) => `<td class="num">${esc(typeof o.params[n] === 'number' ? fmt(o.params[n]) : o.params[n])}</td>`).join('')}` +
         `${Object.keys(o.values).sort().map((n) => `<td class="num">${fmt(o.values[n])}</td>`).join('')}<td${o.violation ? ' class="bad"' : ''}>${o.violation ? 'yes' : ''}${o.retracted ? ' (retracted)' : ''}</td></tr>`).join('') +
       '</tbody></table></div>';
     app.innerHTML = html;
+    wire(s.study);
   }
 
   // outcomePlot plots outcome c's value at each trial in the user's
@@ -392,7 +539,8 @@
   function outcomePlot(obs, c, objective) {
     const val = (o) => o.values[c.name];
     const lim = [c.min, c.max].filter((h) => h != null);
-    const ys = obs.map(val).concat(lim);
+    const ys = inForce(obs, val).concat(lim);
+    const ydom = extent(ys);
     const better = (a, b) => (c.goal === 'maximize' ? a > b : a < b);
     const pts = [];
     if (objective) {
@@ -406,7 +554,7 @@
       title: `${esc(c.name)} of each trial` + (lim.length ? ` (${lim.map((h) => fmt(h)).join(' … ')})` : ''),
       legend: [['obs', 'trial'], ['bad', objective ? 'violation' : 'outside its limits'], ['retracted', 'retracted']].concat(lim.length ? [['threshold', 'limit']] : [], pts.length ? [['best', 'best safe so far']] : []),
       xlabel: 'trial', ylabel: esc(c.name),
-      xdom: [-0.5, n + 0.5], ydom: extent(ys), xticks: obs.length ? null : [],
+      xdom: [-0.5, n + 0.5], ydom, xticks: obs.length ? null : [],
       draw: (sc) => {
         let d = '';
         if (pts.length) {
@@ -415,7 +563,7 @@
           d = `<path class="best-line" d="${d}H${sc.x(n + 0.5)}" fill="none" stroke="${C.best}" stroke-width="2"/>`;
         }
         return none(sc, obs) + lim.map((h) => hline(sc, h, 'threshold', C.threshold)).join('') + d +
-          marks(obs, (o) => sc.x(o.k), (o) => sc.y(val(o)), bad, radius(obs.length), c.name, val);
+          marks(obs, (o) => sc.x(o.k), (o) => sc.y(pin(val(o), ydom)), bad, radius(obs.length), c.name, val);
       },
     });
   }
@@ -492,7 +640,7 @@
       `<text x="${m.l + iw / 2}" y="${H - 6}" text-anchor="middle" font-size="12" fill="${C.text}">${o.xlabel}</text>` +
       `<text transform="translate(14 ${m.t + ih / 2}) rotate(-90)" text-anchor="middle" font-size="12" fill="${C.text}">${o.ylabel}</text>`;
     const clip = 'clip' + s.id;
-    return `<figure class="plot ${o.cls}${o.wide ? ' wide' : ''}"><figcaption><h2>${o.title}</h2>${legend(o.legend)}${o.note || ''}</figcaption>` +
+    return `<figure class="plot ${o.cls}${o.wide ? ' wide' : ''}" data-y0="${y0}" data-y1="${y1}"><figcaption><h2>${o.title}</h2>${legend(o.legend)}${o.note || ''}</figcaption>` +
       `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(o.title.replace(/<[^>]*>/g, ''))}"><defs><clipPath id="${clip}"><rect x="${m.l}" y="${m.t}" width="${iw}" height="${ih}"/></clipPath>${o.defs ? o.defs(s) : ''}</defs>` +
       `${g}<g clip-path="url(#${clip})">${o.draw(s)}</g>${o.after ? o.after(s) : ''}</svg></figure>`;
   }
@@ -536,17 +684,18 @@
     const name = i < 0 ? 'f' : `g<sub>${i + 1}</sub>`, plain = i < 0 ? 'f' : `g${i + 1}`;
     const val = (o) => (i < 0 ? o.f : o.g[i]);
     const h = i < 0 ? s.objective_threshold : hs[i];
-    const ys = obs.map(val);
+    const ys = inForce(obs, val);
     if (h != null) ys.push(h);
+    const ydom = extent(ys);
     const r = radius(obs.length);
     return frame({
       cls: i < 0 ? 'progress progress-f' : 'progress progress-g',
       title: `${name} of each observation` + (h != null ? ` (threshold ${fmt(h)})` : ''),
       legend: [['obs', 'observation'], ['bad', i < 0 ? 'violation' : `${name} &lt; ${fmt(h)}`], ['retracted', 'retracted']].concat(h != null ? [['threshold', 'threshold']] : []),
       xlabel: 'observation (in the order told)', ylabel: plain,
-      xdom: [0.5, Math.max(obs.length, 1) + 0.5], ydom: extent(ys), xticks: obs.length ? null : [],
+      xdom: [0.5, Math.max(obs.length, 1) + 0.5], ydom, xticks: obs.length ? null : [],
       draw: (sc) => none(sc, obs) + (h != null ? hline(sc, h, 'threshold', C.threshold) : '') +
-        marks(obs, (o) => sc.x(o.k), (o) => sc.y(val(o)), i < 0 ? (o) => o.violation : (o) => o.g[i] < h, r, plain, val),
+        marks(obs, (o) => sc.x(o.k), (o) => sc.y(pin(val(o), ydom)), i < 0 ? (o) => o.violation : (o) => o.g[i] < h, r, plain, val),
     });
   }
 
@@ -597,8 +746,13 @@
     const xs = order.map((j) => p.x[j][0]);
     const lo = order.map((j) => post.mean[j] - p.sqrt_beta * post.std[j]);
     const hi = order.map((j) => post.mean[j] + p.sqrt_beta * post.std[j]);
-    const ys = lo.concat(hi, obs.map(val));
+    // The y axis follows the data — the mean and the observations in
+    // force (and the threshold) — and clips the band, unless the whole
+    // band is asked for (wholeBand): the band of √β ≈ 5 standard
+    // deviations would squash the data flat.
+    const ys = order.map((j) => post.mean[j]).concat(inForce(obs, val), wholeBand ? lo.concat(hi) : []);
     if (h != null) ys.push(h);
+    const ydom = extent(ys);
     const [a, b] = extent(xs, 0.02);
     const r = radius(obs.length);
     return frame({
@@ -606,7 +760,7 @@
       title: `Posterior of ${name} over the decision set (round ${p.round})${sel.where}`, note: shownNote(sel),
       legend: [['mean', 'mean'], ['band', '± √β·σ'], ['safe', 'safe set'], ['obs', 'observed'], ['bad', 'violation'], ['pending', 'pending'], ['seed', 'seed']]
         .concat(h != null ? [['threshold', 'threshold']] : []),
-      xlabel: 'x', ylabel: plain, xdom: [a, b], ydom: extent(ys),
+      xlabel: 'x', ylabel: plain, xdom: [a, b], ydom,
       draw: (sc) => {
         let out = '';
         // The safe set: runs of safe actions, each out to the midpoints
@@ -629,7 +783,7 @@
         for (const q of v.pending) out += `<line class="pending" x1="${sc.x(q.x[0])}" x2="${sc.x(q.x[0])}" y1="${sc.m.t}" y2="${sc.m.t + sc.ih}" stroke="${C.pending}" stroke-width="1.5" stroke-dasharray="3 3"/>` +
           `<path class="pending-mark" d="M${sc.x(q.x[0])} ${sc.m.t + 2}l5 5l-5 5l-5 -5Z" fill="${C.pending}"><title>pending ask ${q.ask}: x = ${fmt(q.x[0])}</title></path>`;
         const bad = (o) => (i < 0 ? o.violation : o.g[i] < h);
-        return out + marks(obs, (o) => sc.x(o.x[0]), (o) => sc.y(val(o)), bad, r, plain, val);
+        return out + marks(obs, (o) => sc.x(o.x[0]), (o) => sc.y(pin(val(o), ydom)), bad, r, plain, val);
       },
     });
   }
@@ -660,7 +814,10 @@
   // grid (one per action) when the actions form one, dots otherwise; the
   // unsafe actions hatched, the safe set's border drawn, and the
   // observations sel.obs (as posterior1D), seeds and pending asks marked.
-  function heatmap(p, sel, v) {
+  // heatmap draws one quantity qty over a 2-D decision set — by default
+  // the posterior mean of f; also its σ and each g_i's mean (heatmapsOf)
+  // — with the safe set outlined and the observations on top.
+  function heatmap(p, sel, v, qty = { vals: p.f.mean, cls: 'heatmap', title: 'Posterior mean of f', bar: 'mean f' }) {
     const obs = sel.obs;
     const n = p.x.length;
     const uniq = (j) => [...new Set(p.x.map((x) => x[j]))].sort((a, b) => a - b);
@@ -672,13 +829,13 @@
     // Cell borders at the midpoints between grid values.
     const edges = (u) => u.map((_, k) => (k === 0 ? u[0] - (u[1] - u[0] || 1) / 2 : (u[k - 1] + u[k]) / 2)).concat([u[u.length - 1] + (u[u.length - 1] - u[u.length - 2] || 1) / 2]);
     const ex = grid ? edges(ux) : extent(ux, 0.03), ey = grid ? edges(uy) : extent(uy, 0.03);
-    const [mlo, mhi] = extent(p.f.mean, 0);
+    const [mlo, mhi] = extent(qty.vals, 0);
     const levels = 64;
     const level = (m) => Math.min(levels - 1, Math.floor(((m - mlo) / (mhi - mlo || 1)) * levels));
     const r = radius(obs.length) + 0.6;
     return frame({
-      cls: 'posterior heatmap', w: 600, h: 450, right: 74, top: 20,
-      title: `Posterior mean of f over the decision set (round ${p.round})${sel.where}`, note: shownNote(sel),
+      cls: 'posterior ' + qty.cls, w: 600, h: 450, right: 74, top: 20,
+      title: `${qty.title} over the decision set (round ${p.round})${sel.where}`, note: shownNote(sel),
       legend: [['safe', 'safe set'], ['unsafe', 'not safe'], ['obs', 'observation'], ['bad', 'violation'], ['pendingRing', 'pending ask'], ['seed', 'seed']],
       xlabel: 'x<tspan font-size="9" dy="3">1</tspan>', ylabel: 'x<tspan font-size="9" dy="3">2</tspan>',
       xdom: [ex[0], ex[ex.length - 1]], ydom: [ey[0], ey[ey.length - 1]],
@@ -696,7 +853,7 @@
               const j = at[kx * uy.length + ky];
               const y0 = sc.y(ey[ky + 1]), y1 = sc.y(ey[ky]);
               const cell = `M${x0} ${y0}H${x1}V${y1}H${x0}Z`;
-              paths[level(p.f.mean[j])].push(cell);
+              paths[level(qty.vals[j])].push(cell);
               if (!p.safe[j]) { unsafe.push(cell); continue; }
               const safeAt = (a, b) => a >= 0 && b >= 0 && a < ux.length && b < uy.length && p.safe[at[a * uy.length + b]];
               if (!safeAt(kx - 1, ky)) border += `M${x0} ${y0}V${y1}`;
@@ -709,7 +866,7 @@
           if (unsafe.length) out += `<path class="unsafe" d="${unsafe.join('')}" fill="url(#hatch${sc.id})"/>`;
           if (border) out += `<path class="safe-outline" d="${border}" fill="none" stroke="#fff" stroke-width="4"/><path class="safe-outline" d="${border}" fill="none" stroke="${C.safeEdge}" stroke-width="2"/>`;
         } else {
-          out += p.x.map((x, j) => `<circle class="cell" cx="${sc.x(x[0])}" cy="${sc.y(x[1])}" r="4" fill="${viridis((p.f.mean[j] - mlo) / (mhi - mlo || 1))}"` +
+          out += p.x.map((x, j) => `<circle class="cell" cx="${sc.x(x[0])}" cy="${sc.y(x[1])}" r="4" fill="${viridis((qty.vals[j] - mlo) / (mhi - mlo || 1))}"` +
             (p.safe[j] ? ` stroke="${C.safeEdge}" stroke-width="1.5"` : ' fill-opacity="0.45"') + '/>').join('');
         }
         for (const j of p.seed) {
@@ -725,9 +882,62 @@
         }
         return out + marks(obs, (o) => sc.x(o.x[0]), (o) => sc.y(o.x[1]), (o) => o.violation, r, 'f', (o) => o.f, true);
       },
-      after: (sc) => colorBar(sc, sc.m.l + sc.iw + 12, mlo, mhi, 'mean f'),
+      after: (sc) => colorBar(sc, sc.m.l + sc.iw + 12, mlo, mhi, qty.bar),
     });
   }
+  // slicesOf draws, for a box or a set of dimension above 2, the posterior
+  // of f along each coordinate through the best safe point (v.slices,
+  // computed by the server): the mean, its ±√β·σ band, where every
+  // limit's lower confidence bound holds shaded as the safe set is in 1-D,
+  // and the point itself as a dashed line.
+  function slicesOf(v) {
+    const sl = v.slices;
+    if (!sl) return '';
+    const hf = v.summary.objective_threshold;
+    return sl.dims.map((d) => {
+      const sb = sl.sqrt_beta;
+      const lo = d.f.mean.map((m, k) => m - sb * d.f.std[k]), hi = d.f.mean.map((m, k) => m + sb * d.f.std[k]);
+      const safe = d.x.map((_, k) => d.g.every((g, i) => g.mean[k] - sb * g.std[k] >= v.thresholds[i]) && (hf == null || lo[k] >= hf));
+      const [a, b] = extent(d.x, 0.02);
+      const sub = (j) => `x<tspan font-size="9" dy="3">${j + 1}</tspan>`;
+      return frame({
+        cls: 'slice', w: 420, h: 240,
+        title: `f along x<sub>${d.dim + 1}</sub> through the best safe point ${esc(point(sl.at))}`,
+        legend: [['mean', 'mean'], ['band', '± √β·σ'], ['safe', 'every limit within its confidence bound']],
+        xlabel: sub(d.dim), ylabel: 'f', xdom: [a, b], ydom: extent(lo.concat(hi)),
+        draw: (sc) => {
+          let out = '';
+          const edge = (k) => (k <= 0 ? a : k >= d.x.length ? b : (d.x[k - 1] + d.x[k]) / 2);
+          for (let k = 0; k < d.x.length; k++) {
+            if (!safe[k]) continue;
+            let e = k;
+            while (e + 1 < d.x.length && safe[e + 1]) e++;
+            const x0 = sc.x(edge(k)), x1 = sc.x(edge(e + 1));
+            out += `<rect class="safe-set" x="${x0}" y="${sc.m.t}" width="${r1(Math.max(x1 - x0, 1))}" height="${sc.ih}" fill="${C.safe}"/>`;
+            k = e;
+          }
+          let band = '', mean = '';
+          d.x.forEach((x, k) => { band += (k ? 'L' : 'M') + sc.x(x) + ' ' + sc.y(hi[k]); mean += (k ? 'L' : 'M') + sc.x(x) + ' ' + sc.y(d.f.mean[k]); });
+          for (let k = d.x.length - 1; k >= 0; k--) band += 'L' + sc.x(d.x[k]) + ' ' + sc.y(lo[k]);
+          const xa = sc.x(sl.at[d.dim]);
+          return out + `<path class="band" d="${band}Z" fill="${C.band}" fill-opacity="0.75"/><path class="mean" d="${mean}" fill="none" stroke="${C.f}" stroke-width="2"/>` +
+            `<line class="at" x1="${xa}" x2="${xa}" y1="${sc.m.t}" y2="${sc.m.t + sc.ih}" stroke="${C.best}" stroke-width="1.5" stroke-dasharray="4 3"><title>the best safe point: x${d.dim + 1} = ${fmt(sl.at[d.dim])}</title></line>`;
+        },
+      });
+    }).join('');
+  }
+
+  // heatmapsOf are the 2-D views beside f's mean: its posterior standard
+  // deviation (where the model is unsure) and each g_i's posterior mean
+  // (how far from its threshold), each with the safe set outlined.
+  function heatmapsOf(p, sel, v) {
+    let html = heatmap(p, sel, v, { vals: p.f.std, cls: 'heatmap-sd', title: 'Posterior standard deviation σ of f', bar: 'σ f' });
+    p.g.forEach((g, i) => {
+      html += heatmap(p, sel, v, { vals: g.mean, cls: 'heatmap-g', title: `Posterior mean of g<sub>${i + 1}</sub> (threshold ${fmt(v.thresholds[i])})`, bar: `mean g${i + 1}` });
+    });
+    return html;
+  }
+
 
   // parallel draws every observation as a line through one axis per
   // coordinate (the box's bounds) and one for f, coloured by f; violations
