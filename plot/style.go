@@ -40,7 +40,7 @@ var styleTable = map[string]struct{ color, dash int }{
 	bandit.SafeOptMC:    {2, -1},
 	bandit.NaiveSGPUCB:  {3, -1},
 	bandit.GPUCBOracle:  {4, -1},
-	bandit.SafeOpt:      {5, -1},
+	bandit.SafeOpt:      {8, -1}, // indigo: beside sgp-ucb's blue in Fig. 4, sky blue was too near
 	bandit.LineBO:       {6, -1},
 	bandit.SafeOptSwarm: {9, -1},
 	// examples/phase1.yaml: sgp-ucb with uniform sampling in phase 1 (its

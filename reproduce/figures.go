@@ -133,8 +133,8 @@ func linearPanel(curves []experiment.Curve) *plot.Panel {
 		}
 		st := plot.StyleOf(c.Label)
 		s = append(s,
-			plot.Series{Label: c.Label + " vs x*", X: x, Mean: c.MeanAvg, Std: c.StdAvg, Lo: c.MinAvg, Hi: c.MaxAvg, Style: &st},
-			plot.Series{Label: c.Label + " vs f*_ε(Dʷ)", X: x, Mean: c.MeanAvgReach, Color: st.Color, Dashed: true})
+			plot.Series{Label: c.Label + " vs $x^*$", X: x, Mean: c.MeanAvg, Std: c.StdAvg, Lo: c.MinAvg, Hi: c.MaxAvg, Style: &st},
+			plot.Series{Label: c.Label + " vs $f^*_\\varepsilon(D^w)$", X: x, Mean: c.MeanAvgReach, Color: st.Color, Dashed: true})
 	}
 	p, err := plot.Bands("Linear kernels (paper Fig. 4): mean ± 1 std", "round $t$", regretLabel, s)
 	if err != nil {
