@@ -317,6 +317,14 @@ func TestDashboardInBrowser(t *testing.T) {
 	if got := eval[string](t, ctx, `document.getElementById('limits').textContent`); got != "overshoot ≤ 0.05" {
 		t.Errorf("tune-pi: limits %q", got)
 	}
+	// The spec's units in the trials' headers and on the plots' axes
+	// (overshoot has none).
+	if got := texts(t, ctx, "#trials th"); got != "[trial kp (V/rad) mode overshoot settle_time (s) violation]" {
+		t.Errorf("tune-pi: trials table columns %s", got)
+	}
+	if got := eval[string](t, ctx, `Array.from(document.querySelectorAll('figure.progress-f text')).map((e) => e.textContent).join('|')`); !strings.Contains(got, "settle_time (s)") {
+		t.Errorf("tune-pi: the objective's plot does not give its unit: %q", got)
+	}
 
 	// 2-D: the heat map with the safe set's border and hatching.
 	goTo(t, ctx, "#/study/valve-2d", "study:valve-2d")

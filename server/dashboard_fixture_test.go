@@ -143,9 +143,9 @@ type dashFixture struct {
 // mode, the settling time minimized with the overshoot at most 0.05.
 const namedSpec = `
 parameters:
-  - {name: kp, low: 0.05, high: 20, scale: log}
+  - {name: kp, low: 0.05, high: 20, scale: log, unit: "V/rad"}
   - {name: mode, type: choice, values: [pi, pid]}
-objective: {name: settle_time, goal: minimize}
+objective: {name: settle_time, goal: minimize, unit: s}
 constraints:
   - {name: overshoot, max: 0.05}
 seeds: [{kp: 0.3, mode: pi}]

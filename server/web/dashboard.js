@@ -32,6 +32,9 @@
   // ctxNames are the context variables of the study drawn, in the spec's
   // order (null: none), for the contexts written in marks' tooltips.
   let ctxNames = null;
+  // units are a study stated in parameters' units, by name (named).
+  let units = {};
+  const named = (n) => esc(n) + (units[n] ? ` (${esc(units[n])})` : '');
   // wholeBand: the 1-D posteriors' y axes take in the whole ±√β·σ band
   // (a toggle, kept for the tab); otherwise they follow the data and the
   // band is clipped. lastData is the view drawn, redrawn on a toggle.
@@ -488,6 +491,10 @@
     ctxNames = null;
     const pnames = s.parameters.map((p) => p.name);
     const obj = s.objective, lims = s.outcome_constraints || [];
+    // Each parameter's and outcome's unit, where the spec gives one: in
+    // the tables' headers and the plots' axes.
+    units = {};
+    for (const q of s.parameters.concat([obj], lims)) if (q.unit) units[q.name] = q.unit;
     const obs = v.observations.map((o) => ({ ...o, k: o.trial }));
     const range = (p) => (p.type === 'choice' ? '{' + p.values.map(esc).join(', ') + '}'
       : `[${fmt(p.low)}, ${fmt(p.high)}]${p.type === 'int' ? ' integers' : ''}${p.scale === 'log' ? ', log scale' : ''}`);
@@ -524,8 +531,8 @@
     lims.forEach((c) => { html += outcomePlot(obs, c, false); });
     html += '</div>';
     html += `<h2 class="table-title">Trials <input type="search" id="trials-filter" placeholder="filter: a value, pid, retracted…" aria-label="filter the trials"></h2>` +
-      `<div class="scroll"><table id="trials" class="sortable"><thead><tr><th>trial</th>${pnames.map((n) => `<th>${esc(n)}</th>`).join('')}` +
-      `${Object.keys(obs.length ? obs[0].values : {}).sort().map((n) => `<th>${esc(n)}</th>`).join('')}<th>violation</th></tr></thead><tbody>` +
+      `<div class="scroll"><table id="trials" class="sortable"><thead><tr><th>trial</th>${pnames.map((n) => `<th>${named(n)}</th>`).join('')}` +
+      `${Object.keys(obs.length ? obs[0].values : {}).sort().map((n) => `<th>${named(n)}</th>`).join('')}<th>violation</th></tr></thead><tbody>` +
       obs.map((o) => `<tr class="${o.retracted ? 'retracted' : ''}"><td class="num">${o.trial}</td>${pnames.map((n) => `<td class="num">${esc(typeof o.params[n] === 'number' ? fmt(o.params[n]) : o.params[n])}</td>`).join('')}` +
         `${Object.keys(o.values).sort().map((n) => `<td class="num">${fmt(o.values[n])}</td>`).join('')}<td${o.violation ? ' class="bad"' : ''}>${o.violation ? 'yes' : ''}${o.retracted ? ' (retracted)' : ''}</td></tr>`).join('') +
       '</tbody></table></div>';
@@ -553,7 +560,7 @@
       cls: objective ? 'progress progress-f' : 'progress progress-g',
       title: `${esc(c.name)} of each trial` + (lim.length ? ` (${lim.map((h) => fmt(h)).join(' … ')})` : ''),
       legend: [['obs', 'trial'], ['bad', objective ? 'violation' : 'outside its limits'], ['retracted', 'retracted']].concat(lim.length ? [['threshold', 'limit']] : [], pts.length ? [['best', 'best safe so far']] : []),
-      xlabel: 'trial', ylabel: esc(c.name),
+      xlabel: 'trial', ylabel: named(c.name),
       xdom: [-0.5, n + 0.5], ydom, xticks: obs.length ? null : [],
       draw: (sc) => {
         let d = '';
