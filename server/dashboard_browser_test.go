@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -316,6 +317,27 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	if got := eval[string](t, ctx, `document.getElementById('limits').textContent`); got != "overshoot ≤ 0.05" {
 		t.Errorf("tune-pi: limits %q", got)
+	}
+	// A slice along the one numeric parameter, kp, through the best
+	// trial (issue 30): evenly in log kp from 0.05 to 20, the settling
+	// time in seconds, the measured best inside its band there.
+	if vwN.Slices == nil || len(vwN.Slices.Dims) != 1 || vwN.Slices.Dims[0].Name != "kp" {
+		t.Fatalf("tune-pi: slices %+v, want one along kp", vwN.Slices)
+	}
+	if got := count(t, ctx, "figure.slice path.mean"); got != 1 {
+		t.Errorf("tune-pi: %d slices drawn, want 1", got)
+	}
+	sl := vwN.Slices.Dims[0]
+	if sl.X[0] != 0.05 || sl.X[len(sl.X)-1] != 20 || math.Abs(math.Log(sl.X[1]/sl.X[0])-math.Log(sl.X[2]/sl.X[1])) > 1e-9 {
+		t.Errorf("tune-pi: the slice's kp runs %v … %v, not evenly in log kp from 0.05 to 20", sl.X[0], sl.X[len(sl.X)-1])
+	}
+	bkp, bst := b.Params["kp"].Num, b.Values["settle_time"]
+	k := sort.SearchFloat64s(sl.X, bkp) // sl.X[k−1] < bkp ≤ sl.X[k]
+	sb := vwN.Slices.SqrtBeta
+	lo := math.Min(sl.F.Mean[k-1]-sb*sl.F.Std[k-1], sl.F.Mean[k]-sb*sl.F.Std[k])
+	hi := math.Max(sl.F.Mean[k-1]+sb*sl.F.Std[k-1], sl.F.Mean[k]+sb*sl.F.Std[k])
+	if bst < lo || bst > hi || vwN.Slices.AtParams["kp"].Num != bkp {
+		t.Errorf("tune-pi: between kp = %.4g and %.4g the slice's settling time bands span [%.4g, %.4g]; the best trial (kp = %.4g) measured %.4g", sl.X[k-1], sl.X[k], lo, hi, bkp, bst)
 	}
 	// The spec's units in the trials' headers and on the plots' axes
 	// (overshoot has none).

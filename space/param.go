@@ -346,6 +346,19 @@ func (s *Space) Encode(set Setting) ([]float64, error) {
 	return x, nil
 }
 
+// Coordinate is parameter i's first coordinate in the unit cube (a
+// choice has one per value, from there on).
+func (s *Space) Coordinate(i int) int { return s.off[i] }
+
+// Relaxed maps u in [0, 1] to numeric parameter i's value in its units
+// on its scale, an int not rounded: the continuous relaxation the GPs
+// see, for plots along a parameter.
+func (s *Space) Relaxed(i int, u float64) float64 {
+	q := s.params[i]
+	q.Type = Float
+	return q.raw(u)
+}
+
 // Decode maps a point of the unit cube to a setting: a number clamped to
 // its bounds, an int rounded, a choice the value of its largest
 // coordinate (the first of equals).

@@ -99,19 +99,27 @@ type View struct {
 // Slices is the posterior of f and each g_i at SlicePoints points along
 // each of the first SliceDims coordinates through At (the best safe
 // point, or the first seed before one), the others held at At's: how f
-// and the limits change around the point the study would recommend.
+// and the limits change around the point the study would recommend. A
+// study stated in parameters has them along each numeric parameter, in
+// its units (Name, X), with f in the objective's units and At its
+// setting (AtParams).
 type Slices struct {
-	At       []float64 `json:"at"`
-	SqrtBeta float64   `json:"sqrt_beta"`
-	Dims     []Slice   `json:"dims"`
+	At       []float64     `json:"at"`
+	AtParams space.Setting `json:"at_params,omitempty"`
+	SqrtBeta float64       `json:"sqrt_beta"`
+	Dims     []Slice       `json:"dims"`
 }
 
-// Slice is the posterior along coordinate Dim (0-based) at the values X.
+// Slice is the posterior along coordinate Dim (0-based; a study stated
+// in parameters: parameter Name) at the values X; Safe[k] is whether
+// every safety condition's lower confidence bound holds at X[k].
 type Slice struct {
-	Dim int                `json:"dim"`
-	X   []float64          `json:"x"`
-	F   bandit.Posterior   `json:"f"`
-	G   []bandit.Posterior `json:"g"`
+	Dim  int                `json:"dim"`
+	Name string             `json:"name,omitempty"`
+	X    []float64          `json:"x"`
+	F    bandit.Posterior   `json:"f"`
+	G    []bandit.Posterior `json:"g,omitempty"`
+	Safe []bool             `json:"safe"`
 }
 
 // SlicePoints and SliceDims bound the slices' cost: SlicePoints ×
@@ -227,8 +235,10 @@ func (s *Study) view(sum *Summary, leases map[int]int64) *View {
 	}
 	if s.res.Named != nil {
 		// The page draws such a study in the user's units, per trial:
-		// the posteriors live in the unit cube of the transform.
-		vw.PosteriorSkipped = "a study stated in parameters is drawn in its own units, trial by trial"
+		// the posteriors live in the unit cube of the transform, and are
+		// drawn as slices along each numeric parameter, in its units.
+		vw.PosteriorSkipped = "a study stated in parameters is drawn in its own units, trial by trial, and in slices along each numeric parameter"
+		vw.Slices = s.namedSlices(sum)
 		return vw
 	}
 	if s.res.Box != nil {
@@ -321,6 +331,7 @@ func (s *Study) slices(sum *Summary, lo, hi []float64, seeds [][]float64) *Slice
 		for i := range pr.G {
 			sl.G[i] = part(pr.G[i])
 		}
+		sl.Safe = s.sliceSafe(&sl, pr.SqrtBeta)
 		out.Dims = append(out.Dims, sl)
 	}
 	return out
@@ -335,4 +346,93 @@ func viewFinitePosteriors(ps ...bandit.Posterior) bool {
 		}
 	}
 	return true
+}
+
+// sliceSafe is Slice.Safe: every g_i's lower confidence bound at least
+// h_i, and f's at least h_f with an objective threshold (the policies'
+// form: a study stated in parameters has 0 for every threshold).
+func (s *Study) sliceSafe(sl *Slice, sqb float64) []bool {
+	safe := make([]bool, len(sl.X))
+	for k := range safe {
+		ok := true
+		for i, g := range sl.G {
+			ok = ok && g.Mean[k]-sqb*g.Std[k] >= s.res.Spec.Thresholds[i]
+		}
+		if h := s.res.Spec.ObjectiveThreshold; h != nil {
+			ok = ok && sl.F.Mean[k]-sqb*sl.F.Std[k] >= *h
+		}
+		safe[k] = ok
+	}
+	return safe
+}
+
+// namedSlices is View.Slices of a study stated in parameters: along each
+// numeric parameter (its unit coordinate evenly from 0 to 1, so a log
+// scale evenly in its logarithm and an int over its continuous
+// relaxation) through the best safe trial's setting (the first seed's
+// before one), the objective's posterior in its own units.
+func (s *Study) namedSlices(sum *Summary) *Slices {
+	nm := s.res.Named
+	var at []float64
+	if b := sum.Best; b != nil && b.Params != nil {
+		if x, err := nm.space.Encode(b.Params); err == nil {
+			at = x
+		}
+	}
+	if at == nil {
+		switch {
+		case s.res.Box != nil && len(s.res.Box.Seeds) > 0:
+			at = s.res.Box.Seeds[0]
+		case len(s.res.Seed) > 0:
+			at = s.res.X[s.res.Seed[0]]
+		default:
+			return nil
+		}
+	}
+	type axis struct {
+		param, coord int
+	}
+	var axes []axis
+	for i, p := range nm.space.Params() {
+		if p.Type != space.Choice && len(axes) < SliceDims {
+			axes = append(axes, axis{i, nm.space.Coordinate(i)})
+		}
+	}
+	if len(axes) == 0 {
+		return nil
+	}
+	points := make([][]float64, 0, len(axes)*SlicePoints)
+	for _, a := range axes {
+		for k := range SlicePoints {
+			p := slices.Clone(at)
+			p[a.coord] = float64(k) / (SlicePoints - 1)
+			points = append(points, p)
+		}
+	}
+	var pr bandit.Prediction
+	if err := bandit.Predict(s.pol, &pr, points); err != nil || !viewFinite(pr.SqrtBeta) || !viewFinitePosteriors(pr.F) || !viewFinitePosteriors(pr.G...) {
+		return nil
+	}
+	out := &Slices{At: at, AtParams: nm.space.Decode(at), SqrtBeta: pr.SqrtBeta}
+	params := nm.space.Params()
+	for j, a := range axes {
+		part := func(p bandit.Posterior) bandit.Posterior {
+			return bandit.Posterior{Mean: slices.Clone(p.Mean[j*SlicePoints : (j+1)*SlicePoints]), Std: slices.Clone(p.Std[j*SlicePoints : (j+1)*SlicePoints])}
+		}
+		sl := Slice{Dim: a.param, Name: params[a.param].Name, X: make([]float64, SlicePoints), F: part(pr.F), G: make([]bandit.Posterior, len(pr.G))}
+		for i := range pr.G {
+			sl.G[i] = part(pr.G[i])
+		}
+		sl.Safe = s.sliceSafe(&sl, pr.SqrtBeta)
+		for k := range SlicePoints {
+			sl.X[k] = nm.space.Relaxed(a.param, float64(k)/(SlicePoints-1))
+			// f in the objective's units: the transform in force,
+			// inverted (σ scales by its scale).
+			sl.F.Mean[k] = nm.outcomes.Raw(&s.tr, sl.F.Mean[k])
+			sl.F.Std[k] *= s.tr.Scale
+		}
+		sl.G = nil // in the policies' units: Safe says what they say
+		out.Dims = append(out.Dims, sl)
+	}
+	return out
 }

@@ -529,6 +529,7 @@
       </div>${controls(s, false)}<div class="plots">`;
     html += outcomePlot(obs, obj, true);
     lims.forEach((c) => { html += outcomePlot(obs, c, false); });
+    html += slicesOf(v);
     html += '</div>';
     html += `<h2 class="table-title">Trials <input type="search" id="trials-filter" placeholder="filter: a value, pid, retracted…" aria-label="filter the trials"></h2>` +
       `<div class="scroll"><table id="trials" class="sortable"><thead><tr><th>trial</th>${pnames.map((n) => `<th>${named(n)}</th>`).join('')}` +
@@ -900,25 +901,27 @@
   function slicesOf(v) {
     const sl = v.slices;
     if (!sl) return '';
-    const hf = v.summary.objective_threshold;
+    const obj = v.summary.objective; // a study stated in parameters'
     return sl.dims.map((d) => {
       const sb = sl.sqrt_beta;
       const lo = d.f.mean.map((m, k) => m - sb * d.f.std[k]), hi = d.f.mean.map((m, k) => m + sb * d.f.std[k]);
-      const safe = d.x.map((_, k) => d.g.every((g, i) => g.mean[k] - sb * g.std[k] >= v.thresholds[i]) && (hf == null || lo[k] >= hf));
       const [a, b] = extent(d.x, 0.02);
-      const sub = (j) => `x<tspan font-size="9" dy="3">${j + 1}</tspan>`;
+      const xname = d.name != null ? named(d.name) : `x<tspan font-size="9" dy="3">${d.dim + 1}</tspan>`;
+      const fname = obj ? named(obj.name) : 'f';
+      const atX = d.name != null ? sl.at_params[d.name] : sl.at[d.dim];
+      const where = d.name != null ? `the best safe trial (${esc(setting(sl.at_params, Object.keys(sl.at_params)))})` : `the best safe point ${esc(point(sl.at))}`;
       return frame({
         cls: 'slice', w: 420, h: 240,
-        title: `f along x<sub>${d.dim + 1}</sub> through the best safe point ${esc(point(sl.at))}`,
+        title: `${obj ? esc(obj.name) : 'f'} along ${d.name != null ? esc(d.name) : `x<sub>${d.dim + 1}</sub>`} through ${where}`,
         legend: [['mean', 'mean'], ['band', '± √β·σ'], ['safe', 'every limit within its confidence bound']],
-        xlabel: sub(d.dim), ylabel: 'f', xdom: [a, b], ydom: extent(lo.concat(hi)),
+        xlabel: xname, ylabel: fname, xdom: [a, b], ydom: extent(lo.concat(hi)),
         draw: (sc) => {
           let out = '';
           const edge = (k) => (k <= 0 ? a : k >= d.x.length ? b : (d.x[k - 1] + d.x[k]) / 2);
           for (let k = 0; k < d.x.length; k++) {
-            if (!safe[k]) continue;
+            if (!d.safe[k]) continue;
             let e = k;
-            while (e + 1 < d.x.length && safe[e + 1]) e++;
+            while (e + 1 < d.x.length && d.safe[e + 1]) e++;
             const x0 = sc.x(edge(k)), x1 = sc.x(edge(e + 1));
             out += `<rect class="safe-set" x="${x0}" y="${sc.m.t}" width="${r1(Math.max(x1 - x0, 1))}" height="${sc.ih}" fill="${C.safe}"/>`;
             k = e;
@@ -926,13 +929,14 @@
           let band = '', mean = '';
           d.x.forEach((x, k) => { band += (k ? 'L' : 'M') + sc.x(x) + ' ' + sc.y(hi[k]); mean += (k ? 'L' : 'M') + sc.x(x) + ' ' + sc.y(d.f.mean[k]); });
           for (let k = d.x.length - 1; k >= 0; k--) band += 'L' + sc.x(d.x[k]) + ' ' + sc.y(lo[k]);
-          const xa = sc.x(sl.at[d.dim]);
+          const xa = sc.x(atX);
           return out + `<path class="band" d="${band}Z" fill="${C.band}" fill-opacity="0.75"/><path class="mean" d="${mean}" fill="none" stroke="${C.f}" stroke-width="2"/>` +
-            `<line class="at" x1="${xa}" x2="${xa}" y1="${sc.m.t}" y2="${sc.m.t + sc.ih}" stroke="${C.best}" stroke-width="1.5" stroke-dasharray="4 3"><title>the best safe point: x${d.dim + 1} = ${fmt(sl.at[d.dim])}</title></line>`;
+            `<line class="at" x1="${xa}" x2="${xa}" y1="${sc.m.t}" y2="${sc.m.t + sc.ih}" stroke="${C.best}" stroke-width="1.5" stroke-dasharray="4 3"><title>${d.name != null ? esc(d.name) : 'x' + (d.dim + 1)} = ${fmt(atX)}</title></line>`;
         },
       });
     }).join('');
   }
+
 
   // heatmapsOf are the 2-D views beside f's mean: its posterior standard
   // deviation (where the model is unsure) and each g_i's posterior mean
