@@ -463,6 +463,7 @@ func drawBar(p *Panel, tile, bar draw.Canvas) {
 	bp.Y.Label.TextStyle.Handler = handler
 	bp.Y.Tick.Label.Font.Size = tickSize
 	bp.Y.Tick.Label.Handler = handler
+	bp.Y.Tick.Marker = zeroTicks{} // every tick labelled, as the panels' axes
 	bp.Add(&plotter.ColorBar{ColorMap: p.Bar.Map, Vertical: true})
 	bp.Y.Min, bp.Y.Max = p.Bar.Map.Min(), p.Bar.Map.Max()
 	want := p.DataCanvas(tile)
