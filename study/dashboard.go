@@ -306,12 +306,23 @@ func (s *Study) slices(sum *Summary, lo, hi []float64, seeds [][]float64) *Slice
 	default:
 		return nil
 	}
-	dims := min(len(lo), SliceDims)
-	points := make([][]float64, 0, dims*SlicePoints)
-	for j := range dims {
+	coords := make([]int, min(len(lo), SliceDims))
+	for j := range coords {
+		coords[j] = j
+	}
+	return s.predictSlices(at, coords, lo, hi)
+}
+
+// predictSlices is the posterior of f and each g_i at SlicePoints points
+// along each coordinate coords[j] (Slice.Dim) through at, evenly from
+// lo[coords[j]] to hi[coords[j]], the other coordinates at at's, with
+// Slice.Safe; nil when the prediction fails or is not finite.
+func (s *Study) predictSlices(at []float64, coords []int, lo, hi []float64) *Slices {
+	points := make([][]float64, 0, len(coords)*SlicePoints)
+	for _, c := range coords {
 		for k := range SlicePoints {
 			p := slices.Clone(at)
-			p[j] = lo[j] + (hi[j]-lo[j])*float64(k)/(SlicePoints-1)
+			p[c] = lo[c] + (hi[c]-lo[c])*float64(k)/(SlicePoints-1)
 			points = append(points, p)
 		}
 	}
@@ -320,13 +331,13 @@ func (s *Study) slices(sum *Summary, lo, hi []float64, seeds [][]float64) *Slice
 		return nil
 	}
 	out := &Slices{At: at, SqrtBeta: pr.SqrtBeta}
-	for j := range dims {
+	for j, c := range coords {
 		part := func(p bandit.Posterior) bandit.Posterior {
-			return bandit.Posterior{Mean: p.Mean[j*SlicePoints : (j+1)*SlicePoints], Std: p.Std[j*SlicePoints : (j+1)*SlicePoints]}
+			return bandit.Posterior{Mean: slices.Clone(p.Mean[j*SlicePoints : (j+1)*SlicePoints]), Std: slices.Clone(p.Std[j*SlicePoints : (j+1)*SlicePoints])}
 		}
-		sl := Slice{Dim: j, X: make([]float64, SlicePoints), F: part(pr.F), G: make([]bandit.Posterior, len(pr.G))}
+		sl := Slice{Dim: c, X: make([]float64, SlicePoints), F: part(pr.F), G: make([]bandit.Posterior, len(pr.G))}
 		for k := range SlicePoints {
-			sl.X[k] = points[j*SlicePoints+k][j]
+			sl.X[k] = points[j*SlicePoints+k][c]
 		}
 		for i := range pr.G {
 			sl.G[i] = part(pr.G[i])
@@ -389,50 +400,36 @@ func (s *Study) namedSlices(sum *Summary) *Slices {
 			return nil
 		}
 	}
-	type axis struct {
-		param, coord int
-	}
-	var axes []axis
+	// Each numeric parameter's coordinate over the unit interval.
+	var params, coords []int
 	for i, p := range nm.space.Params() {
-		if p.Type != space.Choice && len(axes) < SliceDims {
-			axes = append(axes, axis{i, nm.space.Coordinate(i)})
+		if p.Type != space.Choice && len(params) < SliceDims {
+			params, coords = append(params, i), append(coords, nm.space.Coordinate(i))
 		}
 	}
-	if len(axes) == 0 {
+	if len(params) == 0 {
 		return nil
 	}
-	points := make([][]float64, 0, len(axes)*SlicePoints)
-	for _, a := range axes {
-		for k := range SlicePoints {
-			p := slices.Clone(at)
-			p[a.coord] = float64(k) / (SlicePoints - 1)
-			points = append(points, p)
-		}
+	unit := make([]float64, len(at))
+	for j := range unit {
+		unit[j] = 1
 	}
-	var pr bandit.Prediction
-	if err := bandit.Predict(s.pol, &pr, points); err != nil || !viewFinite(pr.SqrtBeta) || !viewFinitePosteriors(pr.F) || !viewFinitePosteriors(pr.G...) {
+	out := s.predictSlices(at, coords, make([]float64, len(at)), unit)
+	if out == nil {
 		return nil
 	}
-	out := &Slices{At: at, AtParams: nm.space.Decode(at), SqrtBeta: pr.SqrtBeta}
-	params := nm.space.Params()
-	for j, a := range axes {
-		part := func(p bandit.Posterior) bandit.Posterior {
-			return bandit.Posterior{Mean: slices.Clone(p.Mean[j*SlicePoints : (j+1)*SlicePoints]), Std: slices.Clone(p.Std[j*SlicePoints : (j+1)*SlicePoints])}
-		}
-		sl := Slice{Dim: a.param, Name: params[a.param].Name, X: make([]float64, SlicePoints), F: part(pr.F), G: make([]bandit.Posterior, len(pr.G))}
-		for i := range pr.G {
-			sl.G[i] = part(pr.G[i])
-		}
-		sl.Safe = s.sliceSafe(&sl, pr.SqrtBeta)
-		for k := range SlicePoints {
-			sl.X[k] = nm.space.Relaxed(a.param, float64(k)/(SlicePoints-1))
+	out.AtParams = nm.space.Decode(at)
+	for j := range out.Dims {
+		sl := &out.Dims[j]
+		sl.Dim, sl.Name = params[j], nm.space.Params()[params[j]].Name
+		for k, u := range sl.X {
+			sl.X[k] = nm.space.Relaxed(params[j], u)
 			// f in the objective's units: the transform in force,
 			// inverted (σ scales by its scale).
 			sl.F.Mean[k] = nm.outcomes.Raw(&s.tr, sl.F.Mean[k])
 			sl.F.Std[k] *= s.tr.Scale
 		}
 		sl.G = nil // in the policies' units: Safe says what they say
-		out.Dims = append(out.Dims, sl)
 	}
 	return out
 }
