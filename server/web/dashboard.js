@@ -770,22 +770,7 @@
         .concat(h != null ? [['threshold', 'threshold']] : []),
       xlabel: 'x', ylabel: plain, xdom: [a, b], ydom,
       draw: (sc) => {
-        let out = '';
-        // The safe set: runs of safe actions, each out to the midpoints
-        // with its neighbours.
-        const edge = (k) => (k <= 0 ? a : k >= xs.length ? b : (xs[k - 1] + xs[k]) / 2);
-        for (let k = 0; k < order.length; k++) {
-          if (!p.safe[order[k]]) continue;
-          let e = k;
-          while (e + 1 < order.length && p.safe[order[e + 1]]) e++;
-          const x0 = sc.x(edge(k)), x1 = sc.x(edge(e + 1));
-          out += `<rect class="safe-set" x="${x0}" y="${sc.m.t}" width="${r1(Math.max(x1 - x0, 1))}" height="${sc.ih}" fill="${C.safe}"/>`;
-          k = e;
-        }
-        let band = '', mean = '';
-        xs.forEach((x, k) => { band += (k ? 'L' : 'M') + sc.x(x) + ' ' + sc.y(hi[k]); mean += (k ? 'L' : 'M') + sc.x(x) + ' ' + sc.y(post.mean[order[k]]); });
-        for (let k = xs.length - 1; k >= 0; k--) band += 'L' + sc.x(xs[k]) + ' ' + sc.y(lo[k]);
-        out += `<path class="band" d="${band}Z" fill="${C.band}" fill-opacity="0.75"/><path class="mean" d="${mean}" fill="none" stroke="${C.f}" stroke-width="2"/>`;
+        let out = safeRuns(sc, xs, order.map((j) => p.safe[j]), a, b) + bandMean(sc, xs, lo, hi, order.map((j) => post.mean[j]));
         if (h != null) out += hline(sc, h, 'threshold', C.threshold);
         for (const j of p.seed) out += `<rect class="seed" x="${sc.x(p.x[j][0]) - 4}" y="${sc.m.t + sc.ih - 10}" width="8" height="8" fill="none" stroke="${C.safeEdge}" stroke-width="1.5"><title>seed action ${j}</title></rect>`;
         for (const q of v.pending) out += `<line class="pending" x1="${sc.x(q.x[0])}" x2="${sc.x(q.x[0])}" y1="${sc.m.t}" y2="${sc.m.t + sc.ih}" stroke="${C.pending}" stroke-width="1.5" stroke-dasharray="3 3"/>` +
@@ -893,6 +878,32 @@
       after: (sc) => colorBar(sc, sc.m.l + sc.iw + 12, mlo, mhi, qty.bar),
     });
   }
+  // safeRuns shades the runs of safe points of a 1-D curve (xs
+  // increasing, safe[k] for xs[k]), each out to the midpoints with its
+  // neighbours, [a, b] the x range.
+  function safeRuns(sc, xs, safe, a, b) {
+    let out = '';
+    const edge = (k) => (k <= 0 ? a : k >= xs.length ? b : (xs[k - 1] + xs[k]) / 2);
+    for (let k = 0; k < xs.length; k++) {
+      if (!safe[k]) continue;
+      let e = k;
+      while (e + 1 < xs.length && safe[e + 1]) e++;
+      const x0 = sc.x(edge(k)), x1 = sc.x(edge(e + 1));
+      out += `<rect class="safe-set" x="${x0}" y="${sc.m.t}" width="${r1(Math.max(x1 - x0, 1))}" height="${sc.ih}" fill="${C.safe}"/>`;
+      k = e;
+    }
+    return out;
+  }
+
+  // bandMean draws a posterior over xs: the band from lo to hi, the mean
+  // on it.
+  function bandMean(sc, xs, lo, hi, mean) {
+    let band = '', line = '';
+    xs.forEach((x, k) => { band += (k ? 'L' : 'M') + sc.x(x) + ' ' + sc.y(hi[k]); line += (k ? 'L' : 'M') + sc.x(x) + ' ' + sc.y(mean[k]); });
+    for (let k = xs.length - 1; k >= 0; k--) band += 'L' + sc.x(xs[k]) + ' ' + sc.y(lo[k]);
+    return `<path class="band" d="${band}Z" fill="${C.band}" fill-opacity="0.75"/><path class="mean" d="${line}" fill="none" stroke="${C.f}" stroke-width="2"/>`;
+  }
+
   // slicesOf draws, for a box or a set of dimension above 2, the posterior
   // of f along each coordinate through the best safe point (v.slices,
   // computed by the server): the mean, its ±√β·σ band, where every
@@ -916,21 +927,8 @@
         legend: [['mean', 'mean'], ['band', '± √β·σ'], ['safe', 'every limit within its confidence bound']],
         xlabel: xname, ylabel: fname, xdom: [a, b], ydom: extent(lo.concat(hi)),
         draw: (sc) => {
-          let out = '';
-          const edge = (k) => (k <= 0 ? a : k >= d.x.length ? b : (d.x[k - 1] + d.x[k]) / 2);
-          for (let k = 0; k < d.x.length; k++) {
-            if (!d.safe[k]) continue;
-            let e = k;
-            while (e + 1 < d.x.length && d.safe[e + 1]) e++;
-            const x0 = sc.x(edge(k)), x1 = sc.x(edge(e + 1));
-            out += `<rect class="safe-set" x="${x0}" y="${sc.m.t}" width="${r1(Math.max(x1 - x0, 1))}" height="${sc.ih}" fill="${C.safe}"/>`;
-            k = e;
-          }
-          let band = '', mean = '';
-          d.x.forEach((x, k) => { band += (k ? 'L' : 'M') + sc.x(x) + ' ' + sc.y(hi[k]); mean += (k ? 'L' : 'M') + sc.x(x) + ' ' + sc.y(d.f.mean[k]); });
-          for (let k = d.x.length - 1; k >= 0; k--) band += 'L' + sc.x(d.x[k]) + ' ' + sc.y(lo[k]);
           const xa = sc.x(atX);
-          return out + `<path class="band" d="${band}Z" fill="${C.band}" fill-opacity="0.75"/><path class="mean" d="${mean}" fill="none" stroke="${C.f}" stroke-width="2"/>` +
+          return safeRuns(sc, d.x, d.safe, a, b) + bandMean(sc, d.x, lo, hi, d.f.mean) +
             `<line class="at" x1="${xa}" x2="${xa}" y1="${sc.m.t}" y2="${sc.m.t + sc.ih}" stroke="${C.best}" stroke-width="1.5" stroke-dasharray="4 3"><title>${d.name != null ? esc(d.name) : 'x' + (d.dim + 1)} = ${fmt(atX)}</title></line>`;
         },
       });
