@@ -154,14 +154,14 @@ func mathRuns(s string) []run {
 }
 
 // face is the font of a run.
-func (h mathText) face(fnt font.Font, r run) (font.Face, vg.Length) {
+func (h mathText) face(fnt font.Font, r run) font.Face {
 	if r.shift != 0 {
 		fnt.Size = vg.Length(scriptScale) * fnt.Size
 	}
 	if r.italic {
 		fnt.Style = xfont.StyleItalic
 	}
-	return h.Fonts.Lookup(fnt, fnt.Size), fnt.Size
+	return h.Fonts.Lookup(fnt, fnt.Size)
 }
 
 // offset is a run's baseline shift for a font of size size.
@@ -180,7 +180,7 @@ func (h mathText) Box(txt string, fnt font.Font) (width, height, depth vg.Length
 	ext := h.Extents(fnt)
 	height, depth = ext.Ascent, ext.Descent
 	for _, r := range runs(txt) {
-		face, _ := h.face(fnt, r)
+		face := h.face(fnt, r)
 		width += face.Width(r.s)
 		e := h.Extents(face.Font)
 		height = max(height, e.Ascent+offset(r, fnt.Size))
@@ -211,7 +211,7 @@ func (h mathText) Draw(c vg.Canvas, txt string, sty text.Style, pt vg.Point) {
 		w, _, _ := h.Box(line, sty.Font)
 		at := pt.Add(vg.Point{X: vg.Length(sty.XAlign) * w, Y: vg.Length(len(lines)-i) * sty.Font.Size})
 		for _, r := range runs(line) {
-			face, _ := h.face(sty.Font, r)
+			face := h.face(sty.Font, r)
 			c.FillString(face, at.Add(vg.Point{Y: offset(r, sty.Font.Size)}), r.s)
 			at.X += face.Width(r.s)
 		}

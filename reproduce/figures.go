@@ -170,10 +170,5 @@ func paperFigures(dir string, regimes []*Experiment) error {
 		})
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return firstError(errs)
 }
