@@ -12,9 +12,22 @@ const (
 	// floats only is searched on its box (line-bo).
 	GridDims = 2
 	// gridPoints is the candidate set's size the grid aims at: 201
-	// values of one numeric parameter, 51 × 51 of two, shared among the
-	// combinations of the choices.
-	gridPoints1, gridPoints2 = 201, 2601
+	// values of one numeric parameter, 100 × 100 of two, shared among
+	// the combinations of the choices, an int with fewer values leaving
+	// the rest to the floats (perAxis). The grid is fine because a safe
+	// set grows from its seed one certified step at a time: with β_t's
+	// √β ≈ 6 and a seed at the standardized distance 1 from its limit
+	// (space.Transform), a step certifies only if it is below about 0.13
+	// lengthscales (Matérn 5/2: k(r) ≥ √β·√(1−k(r)²) at r ≈ 0.128), that
+	// is 0.013 of the cube under the fitted lengthscale's floor of 0.1
+	// (study's namedRangeFloor). On 51 × 51, steps of 0.02, the PI
+	// controller of study's BenchmarkTuneControllers came within 25 % of
+	// its optimum in 25 of 48 noise realizations, and issue 26's example
+	// (kp, an int filter, a choice: 36 values of kp) in none, stalled at
+	// the seed; on 100 × 100 in 31 (of a better optimum) and 48
+	// (docs/fitting.md has the table). 10 000 is also about the most the
+	// dashboard draws (study.ViewMaxActions).
+	gridPoints1, gridPoints2 = 201, 10_000
 	// MaxCandidates bounds the candidate set.
 	MaxCandidates = 100_000
 )
@@ -33,19 +46,7 @@ func (s *Space) Candidates() ([][]float64, []Setting, error) {
 	if q > GridDims {
 		return nil, nil, fmt.Errorf("%w: %d numeric parameters: a candidate set is made for at most %d", ErrInvalid, q, GridDims)
 	}
-	combos := 1.0
-	for i := range s.params {
-		if s.params[i].kind() == Choice {
-			combos *= float64(len(s.params[i].Values))
-		}
-	}
-	per := 0
-	switch q {
-	case 1:
-		per = max(5, int(gridPoints1/combos))
-	case 2:
-		per = max(5, int(math.Sqrt(gridPoints2/combos)))
-	}
+	per := s.perAxis(q)
 	// Each parameter's values: unit coordinates and settings' values.
 	type axis struct {
 		unit [][]float64 // per value, the parameter's coordinates
@@ -114,6 +115,51 @@ func (s *Space) Candidates() ([][]float64, []Setting, error) {
 		}
 	}
 	return xs, sets, nil
+}
+
+// perAxis is the number of values of each numeric parameter of the
+// grid (an int with fewer integers takes all of them): the grid's points
+// for q numeric parameters (gridPoints1, gridPoints2) over the choices'
+// combinations, shared evenly among the numeric parameters, where an int
+// with fewer integers than its share takes them all and leaves the rest
+// of the budget to the others — so that an int filter of 8 values next
+// to a float gives the float 1 250 values, not 100. At least 5.
+func (s *Space) perAxis(q int) int {
+	budget := float64(gridPoints1)
+	if q == 2 {
+		budget = gridPoints2
+	}
+	for i := range s.params {
+		if s.params[i].kind() == Choice {
+			budget /= float64(len(s.params[i].Values))
+		}
+	}
+	fixed := make([]bool, len(s.params))
+	for {
+		k := 0
+		for i := range s.params {
+			if s.params[i].kind() != Choice && !fixed[i] {
+				k++
+			}
+		}
+		if k == 0 {
+			return 5
+		}
+		per := max(5, int(math.Pow(budget, 1/float64(k))+1e-9))
+		changed := false
+		for i := range s.params {
+			p := &s.params[i]
+			if p.kind() == Int && !fixed[i] {
+				if n := *p.High - *p.Low + 1; n < float64(per) {
+					fixed[i], changed = true, true
+					budget /= n
+				}
+			}
+		}
+		if !changed {
+			return per
+		}
+	}
 }
 
 // Key is a setting as a map key: each parameter's value in the space's

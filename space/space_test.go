@@ -105,10 +105,11 @@ func TestCandidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 2 numeric parameters and 2 choices: ⌊√(2601/2)⌋ = 36 values per
-	// numeric axis; filter has 8 integers.
-	if len(xs) != 36*8*2 || len(sets) != len(xs) {
-		t.Fatalf("%d candidates, want %d", len(xs), 36*8*2)
+	// 2 numeric parameters and 2 choices: 10 000/2 points for the
+	// numeric axes; filter takes its 8 integers and leaves kp 5 000/8 =
+	// 625 values.
+	if len(xs) != 625*8*2 || len(sets) != len(xs) {
+		t.Fatalf("%d candidates, want %d", len(xs), 625*8*2)
 	}
 	if sets[0]["kp"].Num != 0.05 || sets[len(sets)-1]["kp"].Num != 20 || sets[0]["mode"].Str != "pi" || sets[1]["mode"].Str != "pid" {
 		t.Errorf("first and last: %v %v", sets[0], sets[len(sets)-1])
@@ -133,14 +134,37 @@ func TestCandidates(t *testing.T) {
 			}
 		}
 	}
-	one, _ := New([]Param{{Name: "a", Low: f64(-1), High: f64(1)}})
-	if xs, _, _ := one.Candidates(); len(xs) != 201 {
-		t.Errorf("one float: %d candidates, want 201", len(xs))
+	// The grid's size: 201 values of one numeric parameter, 100 × 100 of
+	// two, an int with fewer integers than its share taking them all.
+	for _, c := range []struct {
+		name string
+		p    []Param
+		want int
+	}{
+		{"one float", []Param{{Name: "a", Low: f64(-1), High: f64(1)}}, 201},
+		{"two floats", []Param{{Name: "a", Low: f64(0), High: f64(1)}, {Name: "b", Low: f64(1), High: f64(2), Scale: Log}}, 100 * 100},
+		{"float and wide int", []Param{{Name: "a", Low: f64(0), High: f64(1)}, {Name: "n", Type: Int, Low: f64(1), High: f64(1000)}}, 100 * 100},
+		{"float and 3 integers", []Param{{Name: "a", Low: f64(0), High: f64(1)}, {Name: "n", Type: Int, Low: f64(1), High: f64(3)}}, 3333 * 3},
+		{"two small ints", []Param{{Name: "m", Type: Int, Low: f64(1), High: f64(3)}, {Name: "n", Type: Int, Low: f64(1), High: f64(4)}}, 12},
+		{"float and 3 choices", []Param{{Name: "a", Low: f64(0), High: f64(1)}, {Name: "c", Type: Choice, Values: []string{"x", "y", "z"}}}, 67 * 3},
+	} {
+		if xs, _, err := mustSpace(t, c.p).Candidates(); err != nil || len(xs) != c.want {
+			t.Errorf("%s: %d candidates (%v), want %d", c.name, len(xs), err, c.want)
+		}
 	}
 	three, _ := New([]Param{{Name: "a", Low: f64(0), High: f64(1)}, {Name: "b", Low: f64(0), High: f64(1)}, {Name: "c", Low: f64(0), High: f64(1)}})
 	if _, _, err := three.Candidates(); !errors.Is(err, ErrInvalid) {
 		t.Errorf("three floats: %v, want ErrInvalid", err)
 	}
+}
+
+func mustSpace(t *testing.T, p []Param) *Space {
+	t.Helper()
+	s, err := New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // TestValueCodecs: a value reads from JSON and YAML as a number or a

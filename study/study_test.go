@@ -32,7 +32,7 @@ func truth(x float64) (f float64, g []float64) {
 	return -(x - 3) * (x - 3), []float64{1 - math.Pow(x/3.5, 4)}
 }
 
-func newService(t *testing.T, path string) (*study.Service, *store.Store) {
+func newService(t testing.TB, path string) (*study.Service, *store.Store) {
 	t.Helper()
 	st, err := store.Open(path, store.OpenOptions{Create: true})
 	if err != nil {
@@ -42,7 +42,7 @@ func newService(t *testing.T, path string) (*study.Service, *store.Store) {
 	return study.NewService(st, study.ServiceOptions{}), st
 }
 
-func resolved(t *testing.T, y string) *study.Resolved {
+func resolved(t testing.TB, y string) *study.Resolved {
 	t.Helper()
 	s, err := study.ParseSpec([]byte(y))
 	if err != nil {
