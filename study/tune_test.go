@@ -32,19 +32,32 @@ func plant(kp, ki float64) (settle, overshoot float64) {
 // derivative gain kd acting on the measurement (a PID controller); it
 // also returns the control effort, the largest |u|.
 func loop(kp, ki, kd, K, tau1, tau2, theta float64) (settle, overshoot, effort float64) {
-	const dt, tEnd = 0.005, 200.0
-	delay := int(theta / dt)
-	buf := make([]float64, delay+1) // the input, delayed
-	var x1, x2, integ, peak, prev float64
-	n := int(tEnd / dt)
-	for k := 0; k < n; k++ {
-		y := x2
+	const dt = 0.005
+	var integ, prev float64
+	settle, overshoot, _ = stepResponse(K, tau1, tau2, theta, dt, 200, func(_ int, y float64) float64 {
 		e := 1 - y
 		integ += e * dt
 		u := kp*e + ki*integ - kd*(y-prev)/dt
 		prev = y
 		effort = max(effort, math.Abs(u))
-		buf[k%(delay+1)] = u
+		return u
+	})
+	return settle, overshoot, effort
+}
+
+// stepResponse simulates the process K e^{−θs}/((τ1 s+1)(τ2 s+1)) from
+// rest, with time step dt until tEnd, under the input control(k, y)
+// gives at step k with output y: the settling time (the last time the
+// output is 2 % away from the setpoint 1) and the overshoot (the peak
+// above 1, at most 5), or tEnd, 5 and diverged when |y| passes 6.
+func stepResponse(K, tau1, tau2, theta, dt, tEnd float64, control func(k int, y float64) float64) (settle, overshoot float64, diverged bool) {
+	delay := int(theta / dt)
+	buf := make([]float64, delay+1) // the input, delayed
+	var x1, x2, peak float64
+	n := int(tEnd / dt)
+	for k := 0; k < n; k++ {
+		y := x2
+		buf[k%(delay+1)] = control(k, y)
 		ud := buf[(k+1)%(delay+1)]
 		// x1' = (K·u − x1)/τ1, x2' = (x1 − x2)/τ2
 		x1 += dt * (K*ud - x1) / tau1
@@ -54,10 +67,10 @@ func loop(kp, ki, kd, K, tau1, tau2, theta float64) (settle, overshoot, effort f
 			settle = float64(k+1) * dt
 		}
 		if math.Abs(y) > 6 || math.IsNaN(y) {
-			return tEnd, 5, effort
+			return tEnd, 5, true
 		}
 	}
-	return settle, min(peak-1, 5), effort
+	return settle, min(peak-1, 5), false
 }
 
 // plantExample is the controller of issue 26's example study: a PI or
@@ -77,12 +90,8 @@ func plantExample(kp float64, filter int, pid bool) (settle, overshoot, marginDB
 	if pid {
 		td = tau2
 	}
-	delay := int(theta / dt)
-	buf := make([]float64, delay+1)
-	var x1, x2, yf, integ, peak, prev float64
-	n := int(tEnd / dt)
-	for k := 0; k < n; k++ {
-		y := x2
+	var yf, integ, prev float64
+	settle, overshoot, diverged := stepResponse(K, tau1, tau2, theta, dt, tEnd, func(k int, y float64) float64 {
 		yf += dt * (y - yf) / tf
 		e := 1 - yf
 		integ += e * dt
@@ -91,18 +100,10 @@ func plantExample(kp float64, filter int, pid bool) (settle, overshoot, marginDB
 			d = (yf - prev) / dt
 		}
 		prev = yf
-		u := kp * (e + integ/ti - td*d)
-		buf[k%(delay+1)] = u
-		ud := buf[(k+1)%(delay+1)]
-		x1 += dt * (K*ud - x1) / tau1
-		x2 += dt * (x1 - x2) / tau2
-		peak = max(peak, y)
-		if math.Abs(y-1) > 0.02 {
-			settle = float64(k+1) * dt
-		}
-		if math.Abs(y) > 6 || math.IsNaN(y) {
-			return tEnd, 5, -20
-		}
+		return kp * (e + integ/ti - td*d)
+	})
+	if diverged {
+		return settle, overshoot, -20
 	}
 	// L(jω) = C(jω)·F(jω)·G(jω), C = kp(1 + 1/(jωTi) + jωTd).
 	phase := func(w float64) float64 {
@@ -123,9 +124,9 @@ func plantExample(kp float64, filter int, pid bool) (settle, overshoot, marginDB
 				a = m
 			}
 		}
-		return settle, min(peak-1, 5), -20 * math.Log10(gain(b))
+		return settle, overshoot, -20 * math.Log10(gain(b))
 	}
-	return settle, min(peak-1, 5), 60
+	return settle, overshoot, 60
 }
 
 // A tuneCase is a controller tuned from one safe setting in raw units.
