@@ -90,6 +90,24 @@ func Pending(p Policy) []Ask {
 	return nil
 }
 
+// Carrier is a policy that can take over the search state of the policy
+// it replaces when a study rebuilds its policy (a refit of the model, a
+// retraction): where its search was — line-bo's line in progress and the
+// count of its lines — not the model or the observations, which the new
+// policy is told again. A study calls it on the live path and on replay
+// alike, at the same event, so the replayed state is the recorded one.
+type Carrier interface {
+	Carry(prev Policy)
+}
+
+// Carry lets p take over prev's search state if p is a Carrier; a
+// no-op otherwise.
+func Carry(p, prev Policy) {
+	if c, ok := p.(Carrier); ok && prev != nil {
+		c.Carry(prev)
+	}
+}
+
 // SetContext sets the context of p's coming rounds (Contextual).
 func SetContext(p Policy, c []float64) error {
 	cp, ok := p.(Contextual)

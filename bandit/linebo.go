@@ -121,7 +121,39 @@ type lineBO struct {
 	evals    int         // the current line's evaluations (its asks told)
 	lines    int         // lines started so far
 	prevBest []float64   // x̂ the previous line went through (ascent's stall test)
-	snap     Snapshot    // scratch of the line-end rule
+	// anchor and dir are the current line's x̂ and direction; resume, set
+	// by Carry, is the line in progress of the policy this one replaced,
+	// which the next line goes on with.
+	anchor, dir []float64
+	resume      *resumedLine
+	snap        Snapshot // scratch of the line-end rule
+}
+
+// resumedLine is a line in progress carried over from a replaced
+// policy (Carry): its anchor x̂, direction and evaluations so far.
+type resumedLine struct {
+	anchor, dir []float64
+	evals       int
+}
+
+// Carry implements Carrier when keep_line is set: the next line is the
+// one prev had in progress, if any, through the same anchor in the same
+// direction with its evaluations counted, and later lines are numbered
+// on from prev's (the coordinate rule's cycle goes on). The line's
+// points and its inner policy are built anew from every observation
+// under this policy's model.
+func (b *lineBO) Carry(prev Policy) {
+	p, ok := prev.(*lineBO)
+	if !ok || !b.line.KeepLine {
+		return
+	}
+	b.lines, b.prevBest = p.lines, slices.Clone(p.prevBest)
+	b.resume = nil
+	if p.inner != nil {
+		b.resume = &resumedLine{anchor: slices.Clone(p.anchor), dir: slices.Clone(p.dir), evals: p.evals}
+	} else if p.resume != nil { // carried on, not started yet
+		b.resume = &resumedLine{anchor: slices.Clone(p.resume.anchor), dir: slices.Clone(p.resume.dir), evals: p.resume.evals}
+	}
 }
 
 // boxObs is one observation told to line-bo, with its own copies.
@@ -483,10 +515,19 @@ func bestSafe(safe []bool, lower []float64) int {
 // the known-safe points of the line as its seed set.
 func (b *lineBO) startLine() error {
 	cand, safe, lower := b.candidates()
-	xb := cand[bestSafe(safe, lower)]
-	v := b.direction(xb)
-	b.prevBest = append(b.prevBest[:0], xb...)
-	b.lines++
+	var xb, v []float64
+	evals := 0
+	if r := b.resume; r != nil {
+		// The line a replaced policy had in progress (Carry).
+		xb, v, evals = r.anchor, r.dir, r.evals
+		b.resume = nil
+	} else {
+		xb = cand[bestSafe(safe, lower)]
+		v = b.direction(xb)
+		b.prevBest = append(b.prevBest[:0], xb...)
+		b.lines++
+	}
+	b.anchor, b.dir = slices.Clone(xb), slices.Clone(v)
 
 	// The line x̂ + s·v for s in [sLo, sHi], clipped to the box.
 	sLo, sHi := math.Inf(-1), math.Inf(1)
@@ -587,7 +628,7 @@ func (b *lineBO) startLine() error {
 		}
 		inner = p
 	}
-	b.inner, b.lineX, b.evals = inner, set.X, 0
+	b.inner, b.lineX, b.evals = inner, set.X, evals
 	return nil
 }
 

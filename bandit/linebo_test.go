@@ -2,6 +2,7 @@ package bandit_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -643,5 +644,79 @@ func TestStepLimitSwarm(t *testing.T) {
 	}
 	if w2 <= 1 {
 		t.Errorf("without max_step the asks stayed within it too (%.3g): the test proves nothing", w2)
+	}
+}
+
+// TestKeepLine: a policy rebuilt from the observations (a study's refit
+// or retraction) and given the old one with Carry goes on with the old
+// line in progress — the same points, its evaluations counted towards
+// per_line — and then numbers its lines on; without keep_line it starts
+// over on the first coordinate's line, as every policy built anew does.
+func TestKeepLine(t *testing.T) {
+	for _, keep := range []bool{true, false} {
+		t.Run(fmt.Sprintf("keep_line=%v", keep), func(t *testing.T) {
+			spec := func() *bandit.Spec {
+				return &bandit.Spec{Name: "line-bo", SafeSet: "gp", Points: ptr(11), PerLine: ptr(4), Tolerance: ptr(0.0), KeepLine: keep}
+			}
+			build := func() bandit.Policy {
+				pol, err := bandit.Build(spec(), boxModel(), bandit.Domain{Box: new(testBox())}, boxOpt(1))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return pol
+			}
+			step := func(pol bandit.Policy) []float64 {
+				a, err := pol.Ask()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := pol.Tell(a.ID, bandit.Observation{F: boxF(a.X), G: []float64{boxG(a.X)}}); err != nil {
+					t.Fatal(err)
+				}
+				return a.X
+			}
+			// moves is the coordinate a line's points change along.
+			moves := func(pts [][]float64) int {
+				if pts[0][0] != pts[len(pts)-1][0] {
+					return 0
+				}
+				return 1
+			}
+			old := build()
+			var xs [][]float64
+			for range 6 { // line 1 along x1 (4 asks), line 2 along x2 (2 of 4)
+				xs = append(xs, step(old))
+			}
+			oldLine := bandit.LinePoints(old)
+			if oldLine == nil || moves(oldLine) != 1 {
+				t.Fatalf("after 6 asks the line in progress should move along x2: %v", oldLine)
+			}
+			pol := build()
+			for _, x := range xs {
+				if err := pol.Tell(0, bandit.Observation{F: boxF(x), G: []float64{boxG(x)}, X: x, Index: -1}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			bandit.Carry(pol, old)
+			step(pol)
+			line := bandit.LinePoints(pol)
+			if !keep {
+				if moves(line) != 0 {
+					t.Errorf("without keep_line the rebuilt policy's first line moves along x%d, want x1", moves(line)+1)
+				}
+				return
+			}
+			if diff := cmp.Diff(oldLine, line); diff != "" {
+				t.Fatalf("the rebuilt policy's line differs from the one in progress (-old +new):\n%s", diff)
+			}
+			step(pol) // the line's 4th evaluation: it ends
+			if bandit.LinePoints(pol) != nil {
+				t.Fatal("the carried line goes on after per_line = 4 evaluations in all")
+			}
+			step(pol)
+			if l := bandit.LinePoints(pol); moves(l) != 0 {
+				t.Errorf("the line after the carried one moves along x%d, want x1 (line 3)", moves(l)+1)
+			}
+		})
 	}
 }

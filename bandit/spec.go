@@ -344,6 +344,13 @@ type Spec struct {
 	// those bounds of its anchor x̂, the best safe point when it starts.
 	// A limit on the path, not a safety guarantee.
 	MaxStep []float64 `yaml:"max_step,omitempty" json:"max_step,omitempty"`
+	// KeepLine makes a policy rebuilt after a refit or a retraction go on
+	// with the line in progress — its anchor, direction and evaluations —
+	// and number its later lines on from the old policy's (Carry), instead
+	// of starting over at the first coordinate's line through the best
+	// point. Without it, a study that refits at every ask searches along
+	// the first coordinate only.
+	KeepLine bool `yaml:"keep_line,omitempty" json:"keep_line,omitempty"`
 
 	// The options of safeopt-swarm: the particles of each swarm (default
 	// 20, 4 … 1000) and the iterations of a swarm run (default 100,
@@ -368,19 +375,20 @@ type Line struct {
 	MaxStep   []float64 // nil: no step limit
 	// AscentRule is "sampled" or "mean" (Spec.AscentRule).
 	AscentRule string
+	KeepLine   bool // Spec.KeepLine
 }
 
 // LineOptions returns line-bo's options with their defaults: inner
 // safeopt, direction coordinate, 300 points, 20 evaluations per line,
 // tolerance 0.01.
 func (s *Spec) LineOptions() Line {
-	l := Line{Inner: *s, Direction: s.Direction, Points: 300, PerLine: 20, Tolerance: 0.01, MaxStep: s.MaxStep, AscentRule: s.AscentRule}
+	l := Line{Inner: *s, Direction: s.Direction, Points: 300, PerLine: 20, Tolerance: 0.01, MaxStep: s.MaxStep, AscentRule: s.AscentRule, KeepLine: s.KeepLine}
 	if l.AscentRule == "" {
 		l.AscentRule = "sampled"
 	}
 	l.Inner.Name, l.Inner.Label = s.Inner, ""
 	l.Inner.Inner, l.Inner.Direction, l.Inner.Points, l.Inner.PerLine, l.Inner.Tolerance, l.Inner.MaxStep = "", "", nil, nil, nil, nil
-	l.Inner.SwarmSize, l.Inner.Iterations, l.Inner.AscentRule = nil, nil, ""
+	l.Inner.SwarmSize, l.Inner.Iterations, l.Inner.AscentRule, l.Inner.KeepLine = nil, nil, "", false
 	if l.Inner.Name == "" {
 		l.Inner.Name = SafeOpt
 	}
@@ -442,12 +450,13 @@ func (s *Spec) Check(horizon int) error {
 		"per_line":    s.PerLine != nil,
 		"tolerance":   s.Tolerance != nil,
 		"max_step":    s.MaxStep != nil,
+		"keep_line":   s.KeepLine,
 		"swarm_size":  s.SwarmSize != nil,
 		"iterations":  s.Iterations != nil,
 		"ascent_rule": s.AscentRule != "",
 		"noise_bound": s.NoiseBound != nil,
 	}
-	for _, k := range []string{"phase1", "exploration", "keep_seed", "safe_set", "lipschitz", "inner", "direction", "points", "per_line", "tolerance", "max_step", "swarm_size", "iterations", "ascent_rule", "noise_bound"} {
+	for _, k := range []string{"phase1", "exploration", "keep_seed", "safe_set", "lipschitz", "inner", "direction", "points", "per_line", "tolerance", "max_step", "keep_line", "swarm_size", "iterations", "ascent_rule", "noise_bound"} {
 		if given[k] && !slices.Contains(a.Options, k) {
 			return bad(k, "not an option of %s", s.Name)
 		}

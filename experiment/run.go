@@ -579,6 +579,7 @@ func (ft *fitter) refit(s *bandit.Spec, st *Setting, pol bandit.Policy, run *Run
 			return nil, fmt.Errorf("observation %d told again: %w", k+1, err)
 		}
 	}
+	bandit.Carry(np, pol) // the search goes on where it was (line-bo's keep_line)
 	bandit.Release(pol)
 	return np, nil
 }

@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -212,5 +214,59 @@ func TestStaleStudyIsRebuilt(t *testing.T) {
 	fresh, _ := newService(t, path)
 	if obs := mustObs(t, fresh, "s"); len(obs) != 2 {
 		t.Errorf("the records hold %d observations, want 2", len(obs))
+	}
+}
+
+// TestReopenedNamedBoxStudy: a study of three floats (line-bo with
+// keep_line by default, refitted at nearly every ask, each refit
+// rebuilding the policy and carrying its line over) suggests the same
+// setting reopened from its events as kept in memory, at every trial.
+func TestReopenedNamedBoxStudy(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "live.db")
+	live, _ := newService(t, path)
+	spec := `
+parameters:
+  - {name: a, low: 0, high: 1}
+  - {name: b, low: 0, high: 1}
+  - {name: c, low: 1, high: 100, scale: log}
+objective: {name: y, goal: maximize}
+constraints:
+  - {name: m, max: 1}
+seeds: [{a: 0.3, b: 0.3, c: 3}]
+horizon: 40
+`
+	r := resolved(t, spec)
+	if a := r.Spec.Algorithm; a.Name != "line-bo" || !a.KeepLine || len(a.MaxStep) != 3 {
+		t.Fatalf("the default algorithm is %+v, want line-bo with keep_line and max_step", a)
+	}
+	if err := live.Create(ctx, "s", r); err != nil {
+		t.Fatal(err)
+	}
+	for trial := range 24 {
+		want, err := live.Ask(ctx, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if trial%4 == 3 {
+			cp := filepath.Join(dir, fmt.Sprint("copy", trial, ".db"))
+			copyDB(t, path, cp)
+			reopened, _ := newService(t, cp)
+			got, err := reopened.Ask(ctx, "s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Ask != want.Ask || !reflect.DeepEqual(got.Params, want.Params) {
+				t.Fatalf("trial %d: reopened, the next ask is %d %v; kept in memory, %d %v", trial, got.Ask, got.Params, want.Ask, want.Params)
+			}
+		}
+		a, b, c := want.Params["a"].Num, want.Params["b"].Num, math.Log(want.Params["c"].Num)
+		y := -(a-0.6)*(a-0.6) - (b-0.5)*(b-0.5) - 0.1*(c-2)*(c-2)
+		m := a*a + b*b + 0.05*c
+		id := want.Ask
+		if _, err := live.Tell(ctx, "s", &study.TellRequest{Ask: &id, Values: map[string]float64{"y": y, "m": m}}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -932,6 +932,9 @@ func (s *Study) rebuild() error {
 			}
 		}
 	}
+	// The search goes on where it was, for a policy that can (line-bo
+	// with keep_line): the old policy is at the same event on replay.
+	bandit.Carry(pol, s.pol)
 	s.pol, s.src = pol, src
 	// The view goes on in the context of the last ask (show, plot), as
 	// the policy rebuilt had it.
