@@ -178,7 +178,7 @@ func TestDashboardData(t *testing.T) {
 			if err := json.Unmarshal(body, &v); err != nil {
 				t.Fatal(err)
 			}
-			if v.Posterior != nil || !strings.Contains(v.Skipped, "10101 actions") {
+			if v.Posterior != nil || !strings.Contains(v.Skipped, "10001 actions") {
 				t.Errorf("view of 10 001 actions: posterior %v, skipped %q", v.Posterior != nil, v.Skipped)
 			}
 		}},

@@ -25,8 +25,7 @@ const (
 	// its optimum in 25 of 48 noise realizations, and issue 26's example
 	// (kp, an int filter, a choice: 36 values of kp) in none, stalled at
 	// the seed; on 100 × 100 in 31 (of a better optimum) and 48
-	// (docs/fitting.md has the table). 10 000 is also about the most the
-	// dashboard draws (study.ViewMaxActions).
+	// (docs/fitting.md has the table).
 	gridPoints1, gridPoints2 = 201, 10_000
 	// MaxCandidates bounds the candidate set.
 	MaxCandidates = 100_000

@@ -59,10 +59,8 @@ func (v *Service) List(ctx context.Context) ([]StudyInfo, error) {
 
 // ViewMaxActions bounds the decision sets whose posterior View includes:
 // each action costs the answer about a hundred bytes of JSON per GP, and
-// the page an SVG element. It admits the largest candidate grid of a
-// study stated in parameters (10 000, space.Candidates) with up to 100
-// seeds between its values.
-const ViewMaxActions = 10_100
+// the page an SVG element.
+const ViewMaxActions = 10_000
 
 // View is what the dashboard draws of one study, read at one moment.
 type View struct {

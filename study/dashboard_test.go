@@ -202,7 +202,7 @@ func TestViewPosterior(t *testing.T) {
 		{"one", specYAML, 21, ""},
 		{"two", grid("{grid: {bounds: [[0, 4], [0, 1]], points: [21, 5]}}"), 105, ""},
 		{"cap", grid(fmt.Sprintf("{grid: {bounds: [[0, 4]], points: [%d]}}", study.ViewMaxActions)), study.ViewMaxActions, ""},
-		{"large", grid(fmt.Sprintf("{grid: {bounds: [[0, 4]], points: [%d]}}", study.ViewMaxActions+1)), 0, "10101 actions"},
+		{"large", grid(fmt.Sprintf("{grid: {bounds: [[0, 4]], points: [%d]}}", study.ViewMaxActions+1)), 0, "10001 actions"},
 		{"three", grid("{grid: {bounds: [[0, 4], [0, 1], [0, 1]], points: [21, 2, 2]}}"), 0, "dimension 3"},
 		{"box", boxSpecYAML, 0, "box"},
 	} {
