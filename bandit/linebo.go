@@ -156,6 +156,17 @@ func (b *lineBO) Carry(prev Policy) {
 	}
 }
 
+// anchorSafe reports whether x is one of the candidates for x̂ marked
+// safe: a carried line's anchor still vouched for by the data.
+func anchorSafe(x []float64, cand [][]float64, safe []bool) bool {
+	for i, p := range cand {
+		if safe[i] && slices.Equal(p, x) {
+			return true
+		}
+	}
+	return false
+}
+
 // boxObs is one observation told to line-bo, with its own copies.
 type boxObs struct {
 	x []float64
@@ -517,16 +528,18 @@ func (b *lineBO) startLine() error {
 	cand, safe, lower := b.candidates()
 	var xb, v []float64
 	evals := 0
-	if r := b.resume; r != nil {
-		// The line a replaced policy had in progress (Carry).
+	if r := b.resume; r != nil && anchorSafe(r.anchor, cand, safe) {
+		// The line a replaced policy had in progress (Carry), while its
+		// anchor is still a safe point (a retraction may have withdrawn
+		// it: then a new line starts, the same on replay).
 		xb, v, evals = r.anchor, r.dir, r.evals
-		b.resume = nil
 	} else {
 		xb = cand[bestSafe(safe, lower)]
 		v = b.direction(xb)
 		b.prevBest = append(b.prevBest[:0], xb...)
 		b.lines++
 	}
+	b.resume = nil
 	b.anchor, b.dir = slices.Clone(xb), slices.Clone(v)
 
 	// The line x̂ + s·v for s in [sLo, sHi], clipped to the box.

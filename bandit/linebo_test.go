@@ -647,6 +647,14 @@ func TestStepLimitSwarm(t *testing.T) {
 	}
 }
 
+// lineAxis is the coordinate a 2-D line's points change along.
+func lineAxis(pts [][]float64) int {
+	if pts[0][0] != pts[len(pts)-1][0] {
+		return 0
+	}
+	return 1
+}
+
 // TestKeepLine: a policy rebuilt from the observations (a study's refit
 // or retraction) and given the old one with Carry goes on with the old
 // line in progress — the same points, its evaluations counted towards
@@ -675,20 +683,13 @@ func TestKeepLine(t *testing.T) {
 				}
 				return a.X
 			}
-			// moves is the coordinate a line's points change along.
-			moves := func(pts [][]float64) int {
-				if pts[0][0] != pts[len(pts)-1][0] {
-					return 0
-				}
-				return 1
-			}
 			old := build()
 			var xs [][]float64
 			for range 6 { // line 1 along x1 (4 asks), line 2 along x2 (2 of 4)
 				xs = append(xs, step(old))
 			}
 			oldLine := bandit.LinePoints(old)
-			if oldLine == nil || moves(oldLine) != 1 {
+			if oldLine == nil || lineAxis(oldLine) != 1 {
 				t.Fatalf("after 6 asks the line in progress should move along x2: %v", oldLine)
 			}
 			pol := build()
@@ -698,11 +699,35 @@ func TestKeepLine(t *testing.T) {
 				}
 			}
 			bandit.Carry(pol, old)
+			if keep {
+				// An ask rolled back (a failed write) leaves the line carried.
+				m, err := bandit.MarkAsks(pol)
+				if err != nil {
+					t.Fatal(err)
+				}
+				first, err := pol.Ask()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := bandit.Rollback(pol, m); err != nil {
+					t.Fatal(err)
+				}
+				again, err := pol.Ask()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(first.X, again.X) {
+					t.Fatalf("rolled back, the ask is %v; before, %v", again.X, first.X)
+				}
+				if err := bandit.Rollback(pol, m); err != nil {
+					t.Fatal(err)
+				}
+			}
 			step(pol)
 			line := bandit.LinePoints(pol)
 			if !keep {
-				if moves(line) != 0 {
-					t.Errorf("without keep_line the rebuilt policy's first line moves along x%d, want x1", moves(line)+1)
+				if lineAxis(line) != 0 {
+					t.Errorf("without keep_line the rebuilt policy's first line moves along x%d, want x1", lineAxis(line)+1)
 				}
 				return
 			}
@@ -714,9 +739,58 @@ func TestKeepLine(t *testing.T) {
 				t.Fatal("the carried line goes on after per_line = 4 evaluations in all")
 			}
 			step(pol)
-			if l := bandit.LinePoints(pol); moves(l) != 0 {
-				t.Errorf("the line after the carried one moves along x%d, want x1 (line 3)", moves(l)+1)
+			if l := bandit.LinePoints(pol); lineAxis(l) != 0 {
+				t.Errorf("the line after the carried one moves along x%d, want x1 (line 3)", lineAxis(l)+1)
 			}
 		})
 	}
+	// A carried line whose anchor is no longer a safe point — the
+	// observation it went through was retracted, so the rebuilt policy
+	// was not told it — is dropped: a new line starts from the best point
+	// left, numbered on.
+	t.Run("anchor retracted", func(t *testing.T) {
+		s := &bandit.Spec{Name: "line-bo", SafeSet: "gp", Points: ptr(11), PerLine: ptr(4), Tolerance: ptr(0.0), KeepLine: true}
+		old, err := bandit.Build(s, boxModel(), bandit.Domain{Box: new(testBox())}, boxOpt(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var xs [][]float64
+		for range 4 { // line 1 ends; line 2 starts at the next ask
+			a, err := old.Ask()
+			if err != nil {
+				t.Fatal(err)
+			}
+			xs = append(xs, a.X)
+			if err := old.Tell(a.ID, bandit.Observation{F: boxF(a.X), G: []float64{boxG(a.X)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		xb, _, _ := bandit.Best(old)
+		if _, err := old.Ask(); err != nil { // line 2, anchored at x̂
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(xs, func(x []float64) bool { return slices.Equal(x, xb) }) {
+			t.Fatalf("line 2's anchor %v is not an observation: nothing to retract", xb)
+		}
+		pol, err := bandit.Build(s, boxModel(), bandit.Domain{Box: new(testBox())}, boxOpt(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range xs {
+			if slices.Equal(x, xb) {
+				continue // retracted
+			}
+			if err := pol.Tell(0, bandit.Observation{F: boxF(x), G: []float64{boxG(x)}, X: x, Index: -1}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		bandit.Carry(pol, old)
+		a, err := pol.Ask()
+		if err != nil {
+			t.Fatalf("the ask after the anchor's retraction: %v", err)
+		}
+		if pts := bandit.LinePoints(pol); slices.ContainsFunc(pts, func(p []float64) bool { return slices.Equal(p, xb) }) && lineAxis(pts) == 1 {
+			t.Errorf("the new line %v still goes through the retracted anchor %v along x2 (ask %v)", pts, xb, a.X)
+		}
+	})
 }

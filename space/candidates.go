@@ -134,6 +134,7 @@ func (s *Space) perAxis(q int) int {
 		}
 	}
 	fixed := make([]bool, len(s.params))
+	most := 5 // the most integers of an int that takes all of them
 	for {
 		k := 0
 		for i := range s.params {
@@ -142,7 +143,9 @@ func (s *Space) perAxis(q int) int {
 			}
 		}
 		if k == 0 {
-			return 5
+			// Every numeric parameter is an int that takes all its
+			// integers: a share of at least each's count keeps them.
+			return most
 		}
 		per := max(5, int(math.Pow(budget, 1/float64(k))+1e-9))
 		changed := false
@@ -152,6 +155,7 @@ func (s *Space) perAxis(q int) int {
 				if n := *p.High - *p.Low + 1; n < float64(per) {
 					fixed[i], changed = true, true
 					budget /= n
+					most = max(most, int(n))
 				}
 			}
 		}

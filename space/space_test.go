@@ -146,6 +146,10 @@ func TestCandidates(t *testing.T) {
 		{"float and wide int", []Param{{Name: "a", Low: f64(0), High: f64(1)}, {Name: "n", Type: Int, Low: f64(1), High: f64(1000)}}, 100 * 100},
 		{"float and 3 integers", []Param{{Name: "a", Low: f64(0), High: f64(1)}, {Name: "n", Type: Int, Low: f64(1), High: f64(3)}}, 3333 * 3},
 		{"two small ints", []Param{{Name: "m", Type: Int, Low: f64(1), High: f64(3)}, {Name: "n", Type: Int, Low: f64(1), High: f64(4)}}, 12},
+		{"one int of 8", []Param{{Name: "n", Type: Int, Low: f64(1), High: f64(8)}}, 8},
+		{"one int of 150", []Param{{Name: "n", Type: Int, Low: f64(1), High: f64(150)}}, 150},
+		{"ints of 8 and 20", []Param{{Name: "m", Type: Int, Low: f64(1), High: f64(8)}, {Name: "n", Type: Int, Low: f64(1), High: f64(20)}}, 160},
+		{"ints of 8 and 500", []Param{{Name: "m", Type: Int, Low: f64(1), High: f64(8)}, {Name: "n", Type: Int, Low: f64(1), High: f64(500)}}, 4000},
 		{"float and 3 choices", []Param{{Name: "a", Low: f64(0), High: f64(1)}, {Name: "c", Type: Choice, Values: []string{"x", "y", "z"}}}, 67 * 3},
 	} {
 		if xs, _, err := mustSpace(t, c.p).Candidates(); err != nil || len(xs) != c.want {
