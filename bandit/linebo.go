@@ -121,19 +121,20 @@ type lineBO struct {
 	evals    int         // the current line's evaluations (its asks told)
 	lines    int         // lines started so far
 	prevBest []float64   // x̂ the previous line went through (ascent's stall test)
-	// anchor and dir are the current line's x̂ and direction; resume, set
-	// by Carry, is the line in progress of the policy this one replaced,
-	// which the next line goes on with.
-	anchor, dir []float64
-	resume      *resumedLine
-	snap        Snapshot // scratch of the line-end rule
+	// dir is the current line's direction (its anchor x̂ is prevBest);
+	// resume, set by Carry, is the line in progress of the policy this
+	// one replaced, which the next line goes on with.
+	dir    []float64
+	resume *resumedLine
+	snap   Snapshot // scratch of the line-end rule
 }
 
 // resumedLine is a line in progress carried over from a replaced
-// policy (Carry): its anchor x̂, direction and evaluations so far.
+// policy (Carry): its direction and evaluations so far; its anchor is
+// the carried prevBest.
 type resumedLine struct {
-	anchor, dir []float64
-	evals       int
+	dir   []float64
+	evals int
 }
 
 // Carry implements Carrier when keep_line is set: the next line is the
@@ -148,11 +149,13 @@ func (b *lineBO) Carry(prev Policy) {
 		return
 	}
 	b.lines, b.prevBest = p.lines, slices.Clone(p.prevBest)
-	b.resume = nil
+	r := p.resume // carried on to p, not started yet
 	if p.inner != nil {
-		b.resume = &resumedLine{anchor: slices.Clone(p.anchor), dir: slices.Clone(p.dir), evals: p.evals}
-	} else if p.resume != nil { // carried on, not started yet
-		b.resume = &resumedLine{anchor: slices.Clone(p.resume.anchor), dir: slices.Clone(p.resume.dir), evals: p.resume.evals}
+		r = &resumedLine{dir: p.dir, evals: p.evals}
+	}
+	b.resume = nil
+	if r != nil {
+		b.resume = &resumedLine{dir: slices.Clone(r.dir), evals: r.evals}
 	}
 }
 
@@ -528,11 +531,11 @@ func (b *lineBO) startLine() error {
 	cand, safe, lower := b.candidates()
 	var xb, v []float64
 	evals := 0
-	if r := b.resume; r != nil && anchorSafe(r.anchor, cand, safe) {
+	if r := b.resume; r != nil && anchorSafe(b.prevBest, cand, safe) {
 		// The line a replaced policy had in progress (Carry), while its
 		// anchor is still a safe point (a retraction may have withdrawn
 		// it: then a new line starts, the same on replay).
-		xb, v, evals = r.anchor, r.dir, r.evals
+		xb, v, evals = slices.Clone(b.prevBest), r.dir, r.evals
 	} else {
 		xb = cand[bestSafe(safe, lower)]
 		v = b.direction(xb)
@@ -540,7 +543,7 @@ func (b *lineBO) startLine() error {
 		b.lines++
 	}
 	b.resume = nil
-	b.anchor, b.dir = slices.Clone(xb), slices.Clone(v)
+	b.dir = slices.Clone(v)
 
 	// The line x̂ + s·v for s in [sLo, sHi], clipped to the box.
 	sLo, sHi := math.Inf(-1), math.Inf(1)

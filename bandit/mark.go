@@ -105,17 +105,17 @@ type lineMark struct {
 	lineX         [][]float64
 	evals, lines  int
 	prevBest      []float64
-	// The current line's anchor and direction, and a line carried over
-	// (Carry) that an ask since may have started: rolled back, it is
-	// carried again.
-	anchor, dir []float64
-	resume      *resumedLine
+	// The current line's direction, and a line carried over (Carry)
+	// that an ask since may have started: rolled back, it is carried
+	// again.
+	dir    []float64
+	resume *resumedLine
 }
 
 func (b *lineBO) mark() any {
 	m := lineMark{last: b.last, pending: len(b.pending), inner: b.inner, lineX: b.lineX,
 		evals: b.evals, lines: b.lines, prevBest: slices.Clone(b.prevBest),
-		anchor: b.anchor, dir: b.dir, resume: b.resume}
+		dir: b.dir, resume: b.resume}
 	if b.inner != nil {
 		m.innerMark = b.inner.mark()
 	}
@@ -129,7 +129,7 @@ func (b *lineBO) rollback(state any) error {
 	}
 	b.inner, b.lineX, b.evals, b.lines = m.inner, m.lineX, m.evals, m.lines
 	b.prevBest = append(b.prevBest[:0], m.prevBest...)
-	b.anchor, b.dir, b.resume = m.anchor, m.dir, m.resume
+	b.dir, b.resume = m.dir, m.resume
 	if b.inner != nil {
 		if err := b.inner.rollback(m.innerMark); err != nil {
 			return err
