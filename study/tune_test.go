@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"sync"
 	"testing"
 
 	"github.com/safegp/safegp/space"
@@ -241,7 +240,9 @@ type tuneRun struct {
 }
 
 // tune tunes case c through the study's defaults for 60 trials with
-// noise realization ns; logf, if not nil, gets each trial.
+// noise realization ns; logf, if not nil, gets each trial. TUNE_EXTRA,
+// if set, is appended to the spec, to measure other settings than the
+// defaults (docs/fitting.md's alternatives: model: {fit: {…}}).
 func tune(tb testing.TB, c tuneCase, ns int, logf func(string, ...any)) tuneRun {
 	tb.Helper()
 	ctx := context.Background()
@@ -284,15 +285,11 @@ func tune(tb testing.TB, c tuneCase, ns int, logf func(string, ...any)) tuneRun 
 	return r
 }
 
-// gridOptimum is the best settling time among the candidates of case c's
-// study that keep every limit, computed once per case.
+// gridOptimum is the best settling time among the candidates of case
+// name's study that keep every limit (a box's: among 4 000 random
+// settings).
 func gridOptimum(tb testing.TB, name string) float64 {
 	tb.Helper()
-	optMu.Lock()
-	defer optMu.Unlock()
-	if v, ok := optima[name]; ok {
-		return v
-	}
 	c := tuneCases[name]
 	sp, err := space.New(resolved(tb, c.spec).Spec.Parameters)
 	if err != nil {
@@ -317,14 +314,8 @@ func gridOptimum(tb testing.TB, name string) float64 {
 			best = min(best, vals["settle_time"])
 		}
 	}
-	optima[name] = best
 	return best
 }
-
-var (
-	optMu  sync.Mutex
-	optima = map[string]float64{}
-)
 
 // TestTuneController is issue 26's end-to-end case: a PI controller tuned
 // from one safe setting in raw units (kp and ki on log scales, the
