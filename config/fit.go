@@ -38,6 +38,13 @@ type Fit struct {
 	// RangeFloor (fit.Options.RangeLengthscale); nil for no bound.
 	RangeLengthscale *float64 `yaml:"range_lengthscale,omitempty" json:"range_lengthscale,omitempty"`
 	RangeFloor       *float64 `yaml:"range_floor,omitempty" json:"range_floor,omitempty"`
+	// ConstraintVarianceFloor raises each constraint's fitted kernel
+	// variance, after the fit, to at least this multiple of its data's
+	// second moment about 0, the GP's prior mean (in a study stated in
+	// parameters, about the limit), the lengthscale and the noise kept as
+	// fitted (internal/refit); nil for no floor. The objective's variance
+	// is kept as fitted.
+	ConstraintVarianceFloor *float64 `yaml:"constraint_variance_floor,omitempty" json:"constraint_variance_floor,omitempty"`
 }
 
 // FitWhen is the fit rule: never (the zero value), once on the first
@@ -149,6 +156,9 @@ func (f *Fit) check() error {
 	if f.RangeFloor != nil && !(*f.RangeFloor > 0 && *f.RangeFloor <= 1e100) {
 		return bad("range_floor", "want a number > 0, got %v", *f.RangeFloor)
 	}
+	if f.ConstraintVarianceFloor != nil && !(*f.ConstraintVarianceFloor >= 0 && *f.ConstraintVarianceFloor <= 1e6) {
+		return bad("constraint_variance_floor", "want a number in 0…1e6, got %v", *f.ConstraintVarianceFloor)
+	}
 	if f.MinPoints != nil && (*f.MinPoints < 1 || *f.MinPoints > fit.MaxPoints) {
 		return bad("min_points", "want an integer in 1…%d (a fit takes %d points at most; with one the kernels stay as they are, since a fit needs two), got %d", fit.MaxPoints, fit.MaxPoints, *f.MinPoints)
 	}
@@ -215,7 +225,7 @@ type FitRecord struct {
 	Objective   *kernel.Spec  `json:"objective,omitempty"`
 	Constraints []kernel.Spec `json:"constraints,omitempty"`
 	// LML is log p(y | θ) of each GP at its fitted θ: [0] for f, [1+i]
-	// for g_i.
+	// for g_i (before a constraint_variance_floor raised a variance).
 	LML     []float64 `json:"lml,omitempty"`
 	Skipped string    `json:"skipped,omitempty"`
 	// Transform is the outcomes' transform fitted with the kernels, of a

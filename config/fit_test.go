@@ -3,6 +3,7 @@ package config_test
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -64,6 +65,7 @@ func TestFitDecode(t *testing.T) {
 func TestFitCheck(t *testing.T) {
 	i := func(v int) *int { return &v }
 	s := func(v string) *string { return &v }
+	f := func(v float64) *float64 { return &v }
 	seed := &config.FitWhen{Seed: true}
 	for _, tc := range []struct {
 		name string
@@ -77,6 +79,10 @@ func TestFitCheck(t *testing.T) {
 		{"restarts 1001", config.Fit{When: seed, Restarts: i(1001)}, "se", "fit.restarts"},
 		{"prior", config.Fit{When: seed, Prior: s("flat")}, "se", "fit.prior"},
 		{"min_points 0", config.Fit{When: seed, MinPoints: i(0)}, "se", "fit.min_points"},
+		{"constraint_variance_floor 1", config.Fit{When: seed, ConstraintVarianceFloor: f(1)}, "se", ""},
+		{"constraint_variance_floor -1", config.Fit{When: seed, ConstraintVarianceFloor: f(-1)}, "se", "fit.constraint_variance_floor"},
+		{"constraint_variance_floor NaN", config.Fit{When: seed, ConstraintVarianceFloor: f(math.NaN())}, "se", "fit.constraint_variance_floor"},
+		{"constraint_variance_floor 1e7", config.Fit{When: seed, ConstraintVarianceFloor: f(1e7)}, "se", "fit.constraint_variance_floor"},
 		{"every < 0 (Go)", config.Fit{When: &config.FitWhen{Every: -1}}, "se", "fit.when.every"},
 		{"linear", config.Fit{When: seed}, "linear", "constraints[0].kernel"},
 		{"polynomial", config.Fit{When: &config.FitWhen{Every: 3}}, "polynomial", "constraints[0].kernel"},

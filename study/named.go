@@ -55,6 +55,21 @@ const (
 	// taken back.
 	namedRangeLengthscale = 0.25
 	namedRangeFloor       = 0.1
+	// namedVarianceFloor raises each constraint's fitted kernel variance
+	// to at least 1, the second moment of its data about the limit as
+	// the transform scales them (config.Fit.ConstraintVarianceFloor).
+	// A constraint measured mostly where it is flat and safe (an
+	// overshoot of 0 below its limit) was fitted with a variance near
+	// 0.26: a prior that expects it to move a quarter as far as its
+	// distance to the limit, sure of the edge where the loop turns
+	// oscillatory. Over 48 realizations of BenchmarkTuneControllers's
+	// pi, with the floor 0 of 48 overshot (6 without) and 31 came
+	// within 25 % (31 without); over pi-slow 0 (1) and 29 (41), pi-effort
+	// 0 (0) and 44 (48), example 0 and 48 either way. A floor of 0.5
+	// let 2 pi realizations overshoot; a floor imposed inside the fit
+	// (noise and lengthscale fitted under it) tuned fewer (pi 22,
+	// pi-slow 24), as did raising the noise with the variance (29, 23).
+	namedVarianceFloor = 1.0
 	// namedMaxStep bounds line-bo's lines, in a study of three or more
 	// floats, to 0.2 of the cube per coordinate from the best safe
 	// setting (bandit.Spec.MaxStep), and the study keeps its line across
@@ -242,8 +257,8 @@ func (s *Spec) defaultModel(d, conds int) {
 		m.Delta = &v
 	}
 	if m.Fit == nil {
-		one, rl, rf := 1, namedRangeLengthscale, namedRangeFloor
-		m.Fit = &config.Fit{When: &config.FitWhen{Auto: true}, MinPoints: &one, RangeLengthscale: &rl, RangeFloor: &rf}
+		one, rl, rf, vf := 1, namedRangeLengthscale, namedRangeFloor, namedVarianceFloor
+		m.Fit = &config.Fit{When: &config.FitWhen{Auto: true}, MinPoints: &one, RangeLengthscale: &rl, RangeFloor: &rf, ConstraintVarianceFloor: &vf}
 	}
 }
 

@@ -325,16 +325,19 @@ func gridOptimum(tb testing.TB, name string) float64 {
 // the best among the candidates that keep the limit (3.17 s at kp ≈
 // 0.76, ki ≈ 0.35 on the 100 × 100 grid).
 //
-// It runs noise realizations 0 and 5 (TUNE_NOISE picks another). On the
+// It runs noise realizations 5 and 10 (TUNE_NOISE picks another). On the
 // 51 × 51 grid used before (space.Candidates) realization 5 stalled at
-// 7.61 s. BenchmarkTuneControllers measures all 48 realizations
-// (docs/fitting.md): 6 overshot, each once and by at most 0.007 (the
-// overshoot jumps from 0.004 to 0.074 between settings 0.03 apart in the
-// cube, next to the optimum), and 31 came within 25 %. Issue 26's target
-// (no violation in 60 trials, and tuned) is therefore not met on every
-// realization; this test holds two it is met on.
+// 7.61 s. Realization 10 overshot (5.6 %, at trial 27) before the
+// constraints' kernel variance had its floor (namedVarianceFloor): the
+// overshoot jumps from 0.002 to 0.056 between settings 0.03 apart in the
+// cube, next to the optimum, and a variance fitted at 0.26 made the model
+// sure of the edge. BenchmarkTuneControllers measures all 48
+// realizations (docs/fitting.md): none overshoots, and 31 come within
+// 25 %. Issue 26's target (no violation in 60 trials, and tuned) is
+// therefore not met on every realization; this test holds two it is met
+// on.
 func TestTuneController(t *testing.T) {
-	tuneTest(t, "pi", []int{0, 5})
+	tuneTest(t, "pi", []int{5, 10})
 }
 
 // TestTuneExample tunes issue 26's own example study — kp on a log

@@ -83,9 +83,37 @@ func Model(ctx context.Context, m *config.Model, data config.FitData, seed uint6
 				s.NoiseStd = &v
 			}
 		}
+		if j > 0 && m.Fit.ConstraintVarianceFloor != nil {
+			s.Variance = raise(s.Variance, *m.Fit.ConstraintVarianceFloor*secondMoment(data.Y[j]))
+		}
 		out = append(out, s)
 		rec.LML = append(rec.LML, r.LogMarginalLikelihood)
 	}
 	rec.Objective, rec.Constraints = &out[0], out[1:]
 	return rec, nil
+}
+
+// raise returns a variance of at least floor: v itself when it is, else
+// a new one. The lengthscale and the noise stay as fitted: a constraint
+// measured mostly where it is flat, on the safe side of its limit, is
+// fitted with a variance well below its data's spread about the limit,
+// and its posterior is then too sure where the function turns
+// (config.Fit.ConstraintVarianceFloor). Raising the variance alone widens
+// the confidence intervals away from the data, where the turn is, and
+// lets the measured points weigh more near them.
+func raise(v *float64, floor float64) *float64 {
+	if v == nil || *v >= floor {
+		return v
+	}
+	return &floor
+}
+
+// secondMoment is the mean of y², the data's second moment about the
+// GPs' zero prior mean.
+func secondMoment(y []float64) float64 {
+	var s float64
+	for _, v := range y {
+		s += v * v
+	}
+	return s / float64(max(len(y), 1))
 }

@@ -78,3 +78,53 @@ func TestModel(t *testing.T) {
 		t.Errorf("data a fit refuses: %+v, %v", rec, err)
 	}
 }
+
+// TestConstraintVarianceFloor: with constraint_variance_floor, a
+// constraint fitted on data that sit far from 0 (a flat constraint well
+// above its limit, y ≈ 1 + small wiggles) gets at least the floor times
+// the data's second moment, with its lengthscale and noise as fitted;
+// the objective keeps its fitted variance, and without the floor the
+// constraint keeps its own. The data are chosen so that the fit alone
+// gives a variance below the second moment (checked in the first row).
+func TestConstraintVarianceFloor(t *testing.T) {
+	var d config.FitData
+	d.Y = make([][]float64, 2)
+	var m2 float64
+	for k := range 15 {
+		x := float64(k) / 14
+		d.X = append(d.X, []float64{x})
+		d.Y[0] = append(d.Y[0], math.Sin(3*x))
+		g := 1 + 0.05*math.Sin(7*x)
+		d.Y[1] = append(d.Y[1], g)
+		m2 += g * g / 15
+	}
+	fitWith := func(floor *float64) config.FitRecord {
+		t.Helper()
+		noise := 0.1
+		k := kernel.Spec{Kernel: "matern52"}
+		m := &config.Model{Objective: &k, Constraints: []kernel.Spec{k}, NoiseStd: &noise, Fit: &config.Fit{ConstraintVarianceFloor: floor}}
+		rec, err := Model(context.Background(), m, d, 1, 1, 1, 0)
+		if err != nil || rec.Skipped != "" {
+			t.Fatalf("fit: %+v, %v", rec, err)
+		}
+		return rec
+	}
+	plain := fitWith(nil)
+	if v := *plain.Constraints[0].Variance; !(v < 0.9*m2) {
+		t.Fatalf("without a floor the constraint's variance is %v, not below its data's second moment %v: the data do not test the floor", v, m2)
+	}
+	for _, floor := range []float64{0.5, 1, 2} {
+		rec := fitWith(&floor)
+		g, pg := rec.Constraints[0], plain.Constraints[0]
+		want := math.Max(*pg.Variance, floor*m2)
+		if math.Abs(*g.Variance-want) > 1e-12*want {
+			t.Errorf("floor %v: constraint variance %v, want max(fitted %v, %v·%v)", floor, *g.Variance, *pg.Variance, floor, m2)
+		}
+		if g.Lengthscale[0] != pg.Lengthscale[0] || *g.NoiseStd != *pg.NoiseStd {
+			t.Errorf("floor %v: lengthscale %v, noise %v; want them as fitted, %v and %v", floor, g.Lengthscale, *g.NoiseStd, pg.Lengthscale, *pg.NoiseStd)
+		}
+		if *rec.Objective.Variance != *plain.Objective.Variance {
+			t.Errorf("floor %v: objective variance %v, want %v as fitted", floor, *rec.Objective.Variance, *plain.Objective.Variance)
+		}
+	}
+}
