@@ -32,6 +32,15 @@ type ServiceOptions struct {
 	// (ErrImportTooLarge): the HTTP service sets it well within its write
 	// timeout, so that every import it takes is answered.
 	MaxImportSeconds float64
+	// Recheck reads a study's records (store.Digest: every stored column,
+	// O(t) bytes, not parsed) before each call on it, and loads it again
+	// when they are not what the study was built from: a file edited
+	// behind the service, not only appended to, is then replayed and a
+	// damaged event refused, as a fresh process would. Without it a call
+	// reads only the last event's number (store.LastSeq). The resident
+	// behind the CLI's study commands sets it; it costs a read of the
+	// records per call, and one more after a call that wrote.
+	Recheck bool
 }
 
 // DefaultMaxOpen is the default of ServiceOptions.MaxOpen.
@@ -103,7 +112,15 @@ func (v *Service) with(ctx context.Context, name string, fn func(s *Study) error
 		e.mu.Unlock()
 		v.cache.release(name, e, loaded)
 	}()
-	if e.st != nil {
+	if e.st != nil && v.opt.Recheck {
+		d, last, err := v.store.Digest(ctx, name)
+		if err != nil {
+			return err
+		}
+		if d != e.digest || last != e.digestLast || last != len(e.st.events) {
+			v.cache.unload(e)
+		}
+	} else if e.st != nil {
 		// Another process may have written since the study was loaded
 		// (the CLI, a second server on the file): every call, a read
 		// above all, sees what the records hold. One indexed read.
@@ -127,7 +144,17 @@ func (v *Service) with(ctx context.Context, name string, fn func(s *Study) error
 			e.st = nil
 			return err
 		}
+		if v.opt.Recheck {
+			// Read after the load: a write between the two shows as
+			// more events than the study has, and the next call loads
+			// it again.
+			if e.digest, e.digestLast, err = v.store.Digest(ctx, name); err != nil {
+				v.cache.unload(e)
+				return err
+			}
+		}
 	}
+	before := len(e.st.events)
 	if testAfterCheck != nil {
 		testAfterCheck(name)
 	}
@@ -138,6 +165,15 @@ func (v *Service) with(ctx context.Context, name string, fn func(s *Study) error
 		// its next use (and fails there, naming the event).
 		v.cache.unload(e)
 		return err
+	}
+	if v.opt.Recheck && e.st != nil && len(e.st.events) != before {
+		// The call wrote: the records as they are now.
+		d, last, derr := v.store.Digest(ctx, name)
+		if derr != nil {
+			v.cache.unload(e)
+		} else {
+			e.digest, e.digestLast = d, last
+		}
 	}
 	// Observations outside the decision set raise the estimate.
 	v.cache.resize(e)
