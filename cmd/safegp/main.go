@@ -9,7 +9,7 @@ import (
 
 func main() {
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if err != errUsage {
+		if _, relayed := err.(errRelayed); err != errUsage && !relayed {
 			fmt.Fprintln(os.Stderr, "safegp:", err)
 		}
 		os.Exit(exitCode(err))

@@ -99,6 +99,13 @@ is in docs/quickstart.md; every command in docs/cli.md). Commands:
   plot --out fig.png [--figure-width W]
                        posterior of f and g, safe set, observations (1-D and 2-D)
 
+ask, tell, heartbeat and retract run in a resident process that keeps the
+database's studies in memory (started by the first of them, it ends after
+SAFEGP_RESIDENT_IDLE, default 1m, without commands; show and list use it
+when it runs): the same output, without replaying the study at every
+command. SAFEGP_RESIDENT=off runs each command in its own process
+(docs/cli.md, "The resident").
+
 Only create makes a database; every other command needs an existing safegp
 database and refuses any other file without writing to it. show, export,
 plot and posterior only read it.
@@ -194,6 +201,9 @@ type studySession struct {
 	given          map[string]bool
 	stdout, stderr io.Writer
 	ctx            context.Context
+	// shared, in a resident, gives the service it keeps open in place of
+	// one opened for the command.
+	shared func(*studySession) (*study.Service, func(), error)
 }
 
 func studyCmd(args []string, stdout, stderr io.Writer) error {
@@ -204,14 +214,26 @@ func studyCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	sub := args[0]
-	cmd, ok := studyCommands[sub]
-	if !ok {
-		return unknownCommand(stderr, "safegp study", sub, "safegp study --help", slices.Sorted(maps.Keys(studyCommands)))
+	if args[0] == "resident" {
+		return residentCmd(args[1:], stdout, stderr)
+	}
+	if _, ok := studyCommands[args[0]]; !ok {
+		return unknownCommand(stderr, "safegp study", args[0], "safegp study --help", slices.Sorted(maps.Keys(studyCommands)))
 	}
 	ctx, stop := withSignals() // a fit during an ask stops on Ctrl-C, recording nothing
 	defer stop()
-	s := &studySession{stdout: stdout, stderr: stderr, ctx: ctx}
+	if handled, err := viaResident(ctx, args, stdout, stderr); handled {
+		return err
+	}
+	return studyRun(ctx, args, stdout, stderr, nil)
+}
+
+// studyRun runs study command args (a known one) here, or in a resident
+// (resident.go), which gives shared: the service it keeps open.
+func studyRun(ctx context.Context, args []string, stdout, stderr io.Writer, shared func(*studySession) (*study.Service, func(), error)) error {
+	sub := args[0]
+	cmd := studyCommands[sub]
+	s := &studySession{stdout: stdout, stderr: stderr, ctx: ctx, shared: shared}
 	fs := flag.NewFlagSet("safegp study "+sub, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&s.db, "db", "", "SQLite `file` holding the studies (required)")
@@ -244,6 +266,9 @@ func studyCmd(args []string, stdout, stderr io.Writer) error {
 // function that closes it. A database kept busy by other processes is
 // errTempFail.
 func (s *studySession) open(opt store.OpenOptions) (*study.Service, func(), error) {
+	if s.shared != nil {
+		return s.shared(s)
+	}
 	opt.BusyTimeout = busyTimeout
 	store, err := store.Open(s.db, opt)
 	if contended(err) {

@@ -1,0 +1,474 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/safegp/safegp/internal/quote"
+	"github.com/safegp/safegp/store"
+	"github.com/safegp/safegp/study"
+)
+
+// The resident study server. Every study command replays its study from
+// the recorded events, which costs O(t²·N) at t observations on N
+// actions: 0.8 s at t = 1 000 on a grid of 1 000, where the HTTP server,
+// which keeps studies in memory, answers in milliseconds (issue 29, item
+// 4). So the commands of a scripted loop — ask, tell, heartbeat and
+// retract — hand themselves to a resident: a `safegp study resident`
+// process started by the first of them for the database (keyed by its
+// absolute path and by this binary), which runs the very same command
+// code on a study.Service it keeps open, and ends after an idle time.
+// Its answers are the bytes the command would have printed; its studies
+// are replayed from the records like a server's, and reloaded whenever
+// another process wrote (study.Service checks the last event at every
+// call), so nothing about a study depends on whether a resident served
+// it. show and list use a resident already running, never start one: a
+// database opened for writing may have its schema upgraded, which a read
+// must not do.
+//
+// SAFEGP_RESIDENT=off runs every command in its own process, as before;
+// SAFEGP_RESIDENT_IDLE (a Go duration, default residentIdle) is how long
+// a resident waits for the next command. Test binaries run commands in
+// their own process unless SAFEGP_RESIDENT=on.
+
+// residentIdle is a resident's default idle time: a scripted loop's
+// commands come milliseconds to seconds apart; a study measured by hand,
+// minutes apart, replays at each command as without a resident, which
+// costs little beside the measurement.
+const residentIdle = time.Minute
+
+// residentStarts are the commands that start a resident; residentUses
+// those that use one already running.
+var (
+	residentStarts = []string{"ask", "tell", "heartbeat", "retract"}
+	residentUses   = []string{"ask", "tell", "heartbeat", "retract", "show", "list"}
+)
+
+// maxResidentMessage bounds a request (the command's arguments) and an
+// answer read over the socket.
+const maxResidentMessage = 64 << 20
+
+type residentRequest struct {
+	Args []string `json:"args"` // after "study", --db made absolute
+}
+
+// testResidentHook, when a test sets it, runs before each command a
+// resident takes, with the command's context.
+var testResidentHook func(ctx context.Context)
+
+// residentAck is the byte a resident sends when it has taken a request.
+const residentAck = '+'
+
+var errNotTaken = errors.New("the resident did not take the command")
+
+type residentAnswer struct {
+	Stdout []byte `json:"stdout"`
+	Stderr []byte `json:"stderr"`
+	Code   int    `json:"code"`
+}
+
+// errRelayed is the exit status of a command a resident ran, whose
+// output (its error message too) the client has already written.
+type errRelayed struct{ code int }
+
+func (e errRelayed) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// residentMode reports whether study commands may use a resident.
+func residentMode() bool {
+	switch os.Getenv("SAFEGP_RESIDENT") {
+	case "off", "0", "false", "no":
+		return false
+	case "on", "1", "true", "yes":
+		return residentSupported
+	}
+	return residentSupported && !testing.Testing()
+}
+
+// dbArg finds the value of --db in a study command's arguments, and its
+// position (the index of the value), or −1.
+func dbArg(args []string) (string, int, bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		for _, p := range []string{"--db", "-db"} {
+			if a == p && i+1 < len(args) {
+				return args[i+1], i + 1, false
+			}
+			if v, ok := strings.CutPrefix(a, p+"="); ok {
+				return v, i, true
+			}
+		}
+	}
+	return "", -1, false
+}
+
+// residentSocket is the socket of the resident for database db (an
+// absolute path) and binary exe: a binary rebuilt or upgraded starts its
+// own.
+func residentSocket(db, exe string) (string, error) {
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%d\x00%d", db, exe, fi.Size(), fi.ModTime().UnixNano())
+	dir := os.Getenv("XDG_RUNTIME_DIR")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "safegp-"+strconv.Itoa(os.Getuid()))
+	} else {
+		dir = filepath.Join(dir, "safegp")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	// Only this user may reach the socket: a command run through it
+	// writes to the user's database.
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 {
+		return "", fmt.Errorf("resident: %s is not a private directory", dir)
+	}
+	return filepath.Join(dir, hex.EncodeToString(h.Sum(nil)[:12])+".sock"), nil
+}
+
+// viaResident runs study command args through the database's resident,
+// starting one if the command may: handled is false when the command
+// should run here (no resident, or none could be reached before the
+// request was sent), and then nothing was done.
+func viaResident(ctx context.Context, args []string, stdout, stderr io.Writer) (handled bool, err error) {
+	if len(args) == 0 || !slices.Contains(residentUses, args[0]) || !residentMode() {
+		return false, nil
+	}
+	if slices.ContainsFunc(args, func(a string) bool {
+		return a == "--max-memory" || a == "-max-memory" || strings.HasPrefix(a, "--max-memory=") || strings.HasPrefix(a, "-max-memory=") || a == "-h" || a == "--help" || a == "-help"
+	}) {
+		return false, nil // a limit of its own, or help: here
+	}
+	db, at, joined := dbArg(args)
+	if at < 0 || db == "" {
+		return false, nil
+	}
+	abs, err := filepath.Abs(db)
+	if err != nil {
+		return false, nil
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
+		return false, nil // the command here says what is wrong
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return false, nil
+	}
+	sock, err := residentSocket(abs, exe)
+	if err != nil {
+		return false, nil
+	}
+	conn, err := net.Dial("unix", sock)
+	if err != nil {
+		if !slices.Contains(residentStarts, args[0]) {
+			return false, nil
+		}
+		if _, err := residentIdleTime(); err != nil {
+			return true, err // said here: a resident could not say it
+		}
+		if conn, err = startResident(abs, sock); err != nil {
+			return false, nil
+		}
+	}
+	defer conn.Close()
+	req := residentRequest{Args: slices.Clone(args)}
+	if joined {
+		req.Args[at] = args[at][:strings.Index(args[at], "=")+1] + abs
+	} else {
+		req.Args[at] = abs
+	}
+	return relay(ctx, conn, req, stdout, stderr)
+}
+
+// relay sends req on conn to a resident and writes its answer: handled
+// is false when the resident did not take the request, so that nothing
+// ran and the command may run here.
+func relay(ctx context.Context, conn net.Conn, req residentRequest, stdout, stderr io.Writer) (handled bool, err error) {
+	b, _ := json.Marshal(req)
+	if _, err := conn.Write(append(b, '\n')); err != nil {
+		return false, nil // not sent: run here
+	}
+	// From here on the resident has the command: running it here too
+	// could record it twice. A signal closes the connection, and the
+	// resident stops the command (a fit records nothing).
+	type result struct {
+		a   residentAnswer
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var a residentAnswer
+		// The resident acknowledges a request it took before it runs it:
+		// without the acknowledgement (a resident that stopped at its idle
+		// time as the request came), nothing ran, and the command runs here.
+		rd := io.LimitReader(conn, maxResidentMessage)
+		var ack [1]byte
+		if _, err := io.ReadFull(rd, ack[:]); err != nil || ack[0] != residentAck {
+			done <- result{err: errNotTaken}
+			return
+		}
+		err := json.NewDecoder(rd).Decode(&a)
+		done <- result{a, err}
+	}()
+	select {
+	case <-ctx.Done():
+		conn.Close()
+		return true, stopped(ctx, ctx.Err())
+	case r := <-done:
+		if r.err == errNotTaken {
+			return false, nil
+		}
+		if r.err != nil {
+			return true, fmt.Errorf("the resident study server went away before it answered (%v): whether the command was recorded is unknown; see safegp study show, or set SAFEGP_RESIDENT=off", r.err)
+		}
+		stdout.Write(r.a.Stdout)
+		stderr.Write(r.a.Stderr)
+		if r.a.Code != 0 {
+			return true, errRelayed{r.a.Code}
+		}
+		return true, nil
+	}
+}
+
+func quotePath(p string) string { return strconv.Quote(p) }
+
+// residentIdleTime is SAFEGP_RESIDENT_IDLE, or residentIdle.
+func residentIdleTime() (time.Duration, error) {
+	e := os.Getenv("SAFEGP_RESIDENT_IDLE")
+	if e == "" {
+		return residentIdle, nil
+	}
+	d, err := time.ParseDuration(e)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("SAFEGP_RESIDENT_IDLE: want a duration such as 30s or 5m, got %s", quote.Short(e))
+	}
+	return d, nil
+}
+
+// startResident starts the resident of database db on socket sock and
+// connects to it. The resident says "ready" on its standard output once it
+// has opened the database and listens, and closes it either way: a
+// resident that cannot serve (a database it cannot open for writing,
+// another resident starting at the same moment) costs no wait, and the
+// command runs here — or through the other resident.
+func startResident(db, sock string) (net.Conn, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	out, err := spawnDetached(exe, "study", "resident", "--db", db, "--socket", sock)
+	if err != nil {
+		return nil, err
+	}
+	defer out.Close()
+	ready := make(chan bool, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(out, 64))
+		ready <- string(b) == residentReady
+	}()
+	select {
+	case <-ready:
+	case <-time.After(10 * time.Second):
+	}
+	return net.Dial("unix", sock)
+}
+
+// residentReady is what a resident prints once it serves.
+const residentReady = "ready\n"
+
+// residentCmd is `safegp study resident --db FILE --socket PATH`: the
+// resident itself, started by a study command (viaResident). It runs
+// until it has been idle for SAFEGP_RESIDENT_IDLE.
+func residentCmd(args []string, stdout, stderr io.Writer) error {
+	var db, sock string
+	for i := 0; i+1 < len(args); i += 2 {
+		switch args[i] {
+		case "--db":
+			db = args[i+1]
+		case "--socket":
+			sock = args[i+1]
+		}
+	}
+	if db == "" || sock == "" || !filepath.IsAbs(db) {
+		fmt.Fprintln(stderr, "safegp study resident: started by the study commands, with --db ABSOLUTE_FILE --socket PATH")
+		return errUsage
+	}
+	idle, err := residentIdleTime()
+	if err != nil {
+		return err
+	}
+	unlock, err := lockResident(sock + ".lock")
+	if err != nil {
+		return err // another resident holds it
+	}
+	defer unlock()
+	_ = os.Remove(sock) // a socket left by a resident that died
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		return err
+	}
+	r := &resident{db: db, idle: idle, ln: ln}
+	defer r.close()
+	if _, _, err := r.service(); err != nil {
+		return err
+	}
+	stdout.Write([]byte(residentReady))
+	if c, ok := stdout.(io.Closer); ok {
+		c.Close() // the command that started it reads to the end
+	}
+	return r.serve()
+}
+
+// resident serves one database's study commands.
+type resident struct {
+	db   string
+	idle time.Duration
+	ln   net.Listener
+
+	mu     sync.Mutex
+	busy   int       // commands running
+	last   time.Time // when the last command ended
+	svc    *study.Service
+	st     *store.Store
+	dbStat os.FileInfo // the file the store opened, to notice a replaced one
+}
+
+func (r *resident) close() {
+	r.ln.Close()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.st != nil {
+		r.st.Close()
+		r.st, r.svc = nil, nil
+	}
+}
+
+// serve accepts commands until the resident has been idle for r.idle.
+func (r *resident) serve() error {
+	r.last = time.Now()
+	go func() {
+		for {
+			time.Sleep(r.idle / 4)
+			r.mu.Lock()
+			quit := r.busy == 0 && time.Since(r.last) >= r.idle
+			r.mu.Unlock()
+			if quit {
+				r.ln.Close()
+				return
+			}
+		}
+	}()
+	for {
+		conn, err := r.ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			return err
+		}
+		r.mu.Lock()
+		r.busy++
+		r.mu.Unlock()
+		go func() {
+			defer func() {
+				r.mu.Lock()
+				r.busy--
+				r.last = time.Now()
+				r.mu.Unlock()
+			}()
+			r.handle(conn)
+		}()
+	}
+}
+
+// service returns the study service over the database, opened on first
+// use and again when the file at the path is no longer the one opened (a
+// database deleted and created anew).
+func (r *resident) service() (*study.Service, func(), error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fi, err := os.Stat(r.db)
+	if r.st != nil && (err != nil || !os.SameFile(fi, r.dbStat)) {
+		r.st.Close()
+		r.st, r.svc = nil, nil
+	}
+	if r.st == nil {
+		st, err := store.Open(r.db, store.OpenOptions{BusyTimeout: busyTimeout})
+		if contended(err) {
+			return nil, nil, fmt.Errorf("%w (%w)", errTempFail, err)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		fi, err := os.Stat(r.db)
+		if err != nil {
+			st.Close()
+			return nil, nil, err
+		}
+		r.st, r.dbStat = st, fi
+		r.svc = study.NewService(st, study.ServiceOptions{Recheck: true})
+	}
+	return r.svc, func() {}, nil
+}
+
+// handle runs one command: its request, then its answer, on conn. The
+// client closing the connection stops the command.
+func (r *resident) handle(conn net.Conn) {
+	defer conn.Close()
+	var req residentRequest
+	dec := json.NewDecoder(io.LimitReader(conn, maxResidentMessage))
+	if err := dec.Decode(&req); err != nil {
+		return
+	}
+	if _, err := conn.Write([]byte{residentAck}); err != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		// The client sends nothing more: a read ends when it goes away.
+		var b [1]byte
+		conn.Read(b[:])
+		cancel()
+	}()
+	if testResidentHook != nil {
+		testResidentHook(ctx)
+	}
+	if ctx.Err() != nil {
+		return // the client went away: the command is not run
+	}
+	var out, errb bytes.Buffer
+	code := 0
+	db, _, _ := dbArg(req.Args)
+	if db != r.db {
+		fmt.Fprintf(&errb, "safegp: this resident serves %s, not %s\n", quotePath(r.db), quotePath(db))
+		code = 1
+	} else if err := studyRun(ctx, req.Args, &out, &errb, func(*studySession) (*study.Service, func(), error) { return r.service() }); err != nil {
+		if err != errUsage {
+			fmt.Fprintln(&errb, "safegp:", err)
+		}
+		code = exitCode(err)
+	}
+	b, _ := json.Marshal(residentAnswer{Stdout: out.Bytes(), Stderr: errb.Bytes(), Code: code})
+	conn.Write(append(b, '\n'))
+}
