@@ -69,8 +69,14 @@ func TestDigest(t *testing.T) {
 	if err := st.AppendAll(ctx, "s", []store.Event{one(3)}); err != nil {
 		t.Fatal(err)
 	}
-	if d, n, _ := st.Digest(ctx, "s"); d == d0 || n != 3 {
-		t.Errorf("after an append: %d events, digest changed %v", n, d != d0)
+	d3, n, _ := st.Digest(ctx, "s")
+	if d3 == d0 || n != 3 {
+		t.Errorf("after an append: %d events, digest changed %v", n, d3 != d0)
+	}
+	// Continued from the digest of the first two events over the third:
+	// the digest of all three.
+	if d, n, err := st.DigestFrom(ctx, "s", d0, 2); d != d3 || n != 3 || err != nil {
+		t.Errorf("DigestFrom(d0, 2) = %x, %d, %v; want %x, 3", d, n, err, d3)
 	}
 	if _, _, err := st.Digest(ctx, "missing"); err == nil {
 		t.Error("the digest of a study that does not exist: no error")

@@ -43,6 +43,16 @@ type ServiceOptions struct {
 	Recheck bool
 }
 
+// WithStore returns a service over st that shares v's options and the
+// studies v holds in memory: a process that opens the database for each
+// call and closes it after (the CLI's resident, which must leave the
+// file as complete as a process that exits) keeps its studies across
+// calls. The store must be the same database file; with Recheck each
+// call checks the study against its records anyway.
+func (v *Service) WithStore(st *store.Store) *Service {
+	return &Service{store: st, opt: v.opt, cache: v.cache}
+}
+
 // DefaultMaxOpen is the default of ServiceOptions.MaxOpen.
 const DefaultMaxOpen = 16
 
@@ -132,7 +142,17 @@ func (v *Service) with(ctx context.Context, name string, fn func(s *Study) error
 			v.cache.unload(e)
 		}
 	}
-	if e.st == nil {
+	// With Recheck the records are read before the load and after it:
+	// equal, the study was built from the records the digest is of; an
+	// edit between the two reads loads it again (at most three times,
+	// then the next call does).
+	for try := 0; e.st == nil && try < 3; try++ {
+		var pre uint64
+		if v.opt.Recheck {
+			if pre, _, err = v.store.Digest(ctx, name); err != nil {
+				return err
+			}
+		}
 		rec, events, err := v.store.Load(ctx, name)
 		if err != nil {
 			return err
@@ -144,14 +164,19 @@ func (v *Service) with(ctx context.Context, name string, fn func(s *Study) error
 			e.st = nil
 			return err
 		}
-		if v.opt.Recheck {
-			// Read after the load: a write between the two shows as
-			// more events than the study has, and the next call loads
-			// it again.
-			if e.digest, e.digestLast, err = v.store.Digest(ctx, name); err != nil {
-				v.cache.unload(e)
-				return err
-			}
+		if !v.opt.Recheck {
+			break
+		}
+		// A write between the two reads shows as more events than the
+		// study has, and the next call loads it again.
+		if e.digest, e.digestLast, err = v.store.Digest(ctx, name); err != nil {
+			v.cache.unload(e)
+			return err
+		}
+		if e.digest != pre && try < 2 {
+			v.cache.unload(e)
+		} else if e.digest != pre {
+			e.digestLast = -1
 		}
 	}
 	before := len(e.st.events)
@@ -167,8 +192,13 @@ func (v *Service) with(ctx context.Context, name string, fn func(s *Study) error
 		return err
 	}
 	if v.opt.Recheck && e.st != nil && len(e.st.events) != before {
-		// The call wrote: the records as they are now.
-		d, last, derr := v.store.Digest(ctx, name)
+		// The call wrote: the digest goes on over its events (and any
+		// another process wrote since, which the count shows).
+		d, last, derr := v.store.DigestFrom(ctx, name, e.digest, e.digestLast)
+		if e.digestLast != before {
+			// The digest was not of the records the call began from.
+			d, last, derr = v.store.Digest(ctx, name)
+		}
 		if derr != nil {
 			v.cache.unload(e)
 		} else {

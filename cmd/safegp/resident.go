@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -11,6 +10,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/internal/quote"
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
@@ -33,11 +34,14 @@ import (
 // process started by the first of them for the database (keyed by its
 // absolute path and by this binary), which runs the very same command
 // code on a study.Service it keeps open, and ends after an idle time.
-// Its answers are the bytes the command would have printed; its studies
-// are replayed from the records like a server's, and reloaded whenever
-// another process wrote (study.Service checks the last event at every
-// call), so nothing about a study depends on whether a resident served
-// it. show and list use a resident already running, never start one: a
+// Its answers are the bytes the command would have printed, in the order
+// it printed them; its studies are replayed from the records like a
+// server's, and replayed again whenever the records changed under them
+// (study.ServiceOptions.Recheck reads them before every call), so nothing
+// about a study depends on whether a resident served it. The resident
+// opens the database for each command and closes it after, as a process
+// of its own would: the file is complete (its write-ahead log emptied)
+// between commands, ready to be copied, restored or deleted. show and list use a resident already running, never start one: a
 // database opened for writing may have its schema upgraded, which a read
 // must not do.
 //
@@ -65,7 +69,17 @@ const maxResidentMessage = 64 << 20
 
 type residentRequest struct {
 	Args []string `json:"args"` // after "study", --db made absolute
+	// Deadline (Unix nanoseconds) is when the client stops waiting for
+	// the acknowledgement and runs the command itself: the resident
+	// neither acknowledges nor runs a request past it, so that a
+	// resident stopped for a while (SIGSTOP, swapped out) never runs a
+	// command its client ran too.
+	Deadline int64 `json:"deadline"`
 }
+
+// residentAckWait is how long a client waits for a resident to take its
+// request.
+const residentAckWait = 10 * time.Second
 
 // testResidentHook, when a test sets it, runs before each command a
 // resident takes, with the command's context.
@@ -77,10 +91,34 @@ const residentAck = '+'
 var errNotTaken = errors.New("the resident did not take the command")
 
 type residentAnswer struct {
-	Stdout []byte `json:"stdout"`
-	Stderr []byte `json:"stderr"`
-	Code   int    `json:"code"`
+	Output []chunk `json:"output"` // what the command wrote, in order
+	Code   int     `json:"code"`
 }
+
+// A chunk is one write of a command: to stderr if Err, else stdout.
+type chunk struct {
+	Err  bool   `json:"err,omitempty"`
+	Data []byte `json:"data"`
+}
+
+// transcript records a command's writes to both streams in order.
+type transcript struct {
+	mu     sync.Mutex
+	chunks []chunk
+}
+
+func (t *transcript) stream(toErr bool) io.Writer {
+	return writerFunc(func(p []byte) (int, error) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		t.chunks = append(t.chunks, chunk{Err: toErr, Data: slices.Clone(p)})
+		return len(p), nil
+	})
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // errRelayed is the exit status of a command a resident ran, whose
 // output (its error message too) the client has already written.
@@ -88,20 +126,27 @@ type errRelayed struct{ code int }
 
 func (e errRelayed) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
-// residentMode reports whether study commands may use a resident.
-func residentMode() bool {
+// residentMode reports whether study commands may use a resident, and a
+// bad SAFEGP_RESIDENT_IDLE (an idle time of 0 means no resident).
+func residentMode() (bool, error) {
 	switch os.Getenv("SAFEGP_RESIDENT") {
 	case "off", "0", "false", "no":
-		return false
+		return false, nil
 	case "on", "1", "true", "yes":
-		return residentSupported
+	default:
+		if testing.Testing() {
+			return false, nil
+		}
 	}
-	return residentSupported && !testing.Testing()
+	idle, err := residentIdleTime()
+	return residentSupported && idle > 0, err
 }
 
-// dbArg finds the value of --db in a study command's arguments, and its
-// position (the index of the value), or −1.
-func dbArg(args []string) (string, int, bool) {
+// dbArg finds the value of --db in a study command's arguments, the last
+// one given as the flag package takes it, and its position (the index of
+// the value, joined when it is --db=FILE), or −1.
+func dbArg(args []string) (db string, at int, joined bool) {
+	at = -1
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -109,14 +154,14 @@ func dbArg(args []string) (string, int, bool) {
 		}
 		for _, p := range []string{"--db", "-db"} {
 			if a == p && i+1 < len(args) {
-				return args[i+1], i + 1, false
-			}
-			if v, ok := strings.CutPrefix(a, p+"="); ok {
-				return v, i, true
+				db, at, joined = args[i+1], i+1, false
+				i++
+			} else if v, ok := strings.CutPrefix(a, p+"="); ok {
+				db, at, joined = v, i, true
 			}
 		}
 	}
-	return "", -1, false
+	return db, at, joined
 }
 
 // residentSocket is the socket of the resident for database db (an
@@ -138,21 +183,33 @@ func residentSocket(db, exe string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
-	// Only this user may reach the socket: a command run through it
-	// writes to the user's database.
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 {
-		return "", fmt.Errorf("resident: %s is not a private directory", dir)
+	// Only this user may reach the socket, which runs commands on the
+	// user's databases: the directory must be this user's own and shut
+	// to others (privateDir).
+	if err := privateDir(dir); err != nil {
+		return "", err
 	}
-	return filepath.Join(dir, hex.EncodeToString(h.Sum(nil)[:12])+".sock"), nil
+	sock := filepath.Join(dir, hex.EncodeToString(h.Sum(nil)[:12])+".sock")
+	if len(sock) > maxSocketPath {
+		return "", fmt.Errorf("resident: socket path %s is longer than a socket's %d bytes", sock, maxSocketPath)
+	}
+	return sock, nil
 }
+
+// maxSocketPath is the longest socket path every Unix takes (sun_path is
+// 104 bytes on the BSDs and macOS, 108 on Linux, with the NUL).
+const maxSocketPath = 103
 
 // viaResident runs study command args through the database's resident,
 // starting one if the command may: handled is false when the command
 // should run here (no resident, or none could be reached before the
 // request was sent), and then nothing was done.
 func viaResident(ctx context.Context, args []string, stdout, stderr io.Writer) (handled bool, err error) {
-	if len(args) == 0 || !slices.Contains(residentUses, args[0]) || !residentMode() {
+	if len(args) == 0 || !slices.Contains(residentUses, args[0]) {
 		return false, nil
+	}
+	if ok, err := residentMode(); err != nil || !ok {
+		return err != nil, err
 	}
 	if slices.ContainsFunc(args, func(a string) bool {
 		return a == "--max-memory" || a == "-max-memory" || strings.HasPrefix(a, "--max-memory=") || strings.HasPrefix(a, "-max-memory=") || a == "-h" || a == "--help" || a == "-help"
@@ -183,9 +240,6 @@ func viaResident(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		if !slices.Contains(residentStarts, args[0]) {
 			return false, nil
 		}
-		if _, err := residentIdleTime(); err != nil {
-			return true, err // said here: a resident could not say it
-		}
 		if conn, err = startResident(abs, sock); err != nil {
 			return false, nil
 		}
@@ -204,6 +258,8 @@ func viaResident(ctx context.Context, args []string, stdout, stderr io.Writer) (
 // is false when the resident did not take the request, so that nothing
 // ran and the command may run here.
 func relay(ctx context.Context, conn net.Conn, req residentRequest, stdout, stderr io.Writer) (handled bool, err error) {
+	ackBy := time.Now().Add(residentAckWait)
+	req.Deadline = ackBy.UnixNano()
 	b, _ := json.Marshal(req)
 	if _, err := conn.Write(append(b, '\n')); err != nil {
 		return false, nil // not sent: run here
@@ -221,12 +277,16 @@ func relay(ctx context.Context, conn net.Conn, req residentRequest, stdout, stde
 		// The resident acknowledges a request it took before it runs it:
 		// without the acknowledgement (a resident that stopped at its idle
 		// time as the request came), nothing ran, and the command runs here.
+		// Past the deadline the resident runs nothing: a second more
+		// covers the clocks' reading on either side.
 		rd := io.LimitReader(conn, maxResidentMessage)
 		var ack [1]byte
+		conn.SetReadDeadline(ackBy.Add(time.Second))
 		if _, err := io.ReadFull(rd, ack[:]); err != nil || ack[0] != residentAck {
 			done <- result{err: errNotTaken}
 			return
 		}
+		conn.SetReadDeadline(time.Time{}) // a fit may take long
 		err := json.NewDecoder(rd).Decode(&a)
 		done <- result{a, err}
 	}()
@@ -241,8 +301,17 @@ func relay(ctx context.Context, conn net.Conn, req residentRequest, stdout, stde
 		if r.err != nil {
 			return true, fmt.Errorf("the resident study server went away before it answered (%v): whether the command was recorded is unknown; see safegp study show, or set SAFEGP_RESIDENT=off", r.err)
 		}
-		stdout.Write(r.a.Stdout)
-		stderr.Write(r.a.Stderr)
+		for _, c := range r.a.Output {
+			w := stdout
+			if c.Err {
+				w = stderr
+			}
+			if _, err := w.Write(c.Data); err != nil {
+				// As the command itself fails on a full disk or a closed
+				// pipe: what it recorded stays recorded.
+				return true, err
+			}
+		}
 		if r.a.Code != 0 {
 			return true, errRelayed{r.a.Code}
 		}
@@ -259,8 +328,8 @@ func residentIdleTime() (time.Duration, error) {
 		return residentIdle, nil
 	}
 	d, err := time.ParseDuration(e)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("SAFEGP_RESIDENT_IDLE: want a duration such as 30s or 5m, got %s", quote.Short(e))
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("SAFEGP_RESIDENT_IDLE: want a duration such as 30s or 5m (0: no resident), got %s", quote.Short(e))
 	}
 	return d, nil
 }
@@ -327,11 +396,25 @@ func residentCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	r := &resident{db: db, idle: idle, ln: ln}
-	defer r.close()
-	if _, _, err := r.service(); err != nil {
+	r := newResident(db, idle, ln)
+	defer r.stop()
+	// A database it cannot open (another application's file, a newer
+	// schema) is said by the command in its own process.
+	_, done, err := r.service()
+	if err != nil {
 		return err
 	}
+	done()
+	// SIGTERM, SIGINT, SIGHUP end it as its idle time does: the commands
+	// it took are answered, and the socket file removed.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, stopSignals...)
+	defer signal.Stop(sigs)
+	go func() {
+		if _, ok := <-sigs; ok {
+			r.stop()
+		}
+	}()
 	stdout.Write([]byte(residentReady))
 	if c, ok := stdout.(io.Closer); ok {
 		c.Close() // the command that started it reads to the end
@@ -344,33 +427,43 @@ type resident struct {
 	db   string
 	idle time.Duration
 	ln   net.Listener
+	base *study.Service // holds the studies; each command gets it over its own store
 
-	mu     sync.Mutex
-	busy   int       // commands running
-	last   time.Time // when the last command ended
-	svc    *study.Service
-	st     *store.Store
-	dbStat os.FileInfo // the file the store opened, to notice a replaced one
+	mu      sync.Mutex
+	busy    int       // commands taken and not yet answered
+	last    time.Time // when the last command ended
+	closing bool      // the idle time is up: take no more commands
+	wg      sync.WaitGroup
 }
 
-func (r *resident) close() {
-	r.ln.Close()
+func newResident(db string, idle time.Duration, ln net.Listener) *resident {
+	// The memory limit of a command without --max-memory (those with one
+	// run in their own process), over the studies held together too.
+	var lim memlimit.Flag
+	return &resident{db: db, idle: idle, ln: ln, base: study.NewService(nil, study.ServiceOptions{Recheck: true, MaxMemory: lim.Limit()})}
+}
+
+// stop takes no more commands: the listener closes, and with it the
+// socket file.
+func (r *resident) stop() {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.st != nil {
-		r.st.Close()
-		r.st, r.svc = nil, nil
-	}
+	r.closing = true
+	r.mu.Unlock()
+	r.ln.Close()
 }
 
-// serve accepts commands until the resident has been idle for r.idle.
+// serve accepts commands until the resident has been idle for r.idle (or
+// stop), then waits for the commands it took.
 func (r *resident) serve() error {
 	r.last = time.Now()
 	go func() {
 		for {
-			time.Sleep(r.idle / 4)
+			time.Sleep(min(r.idle/4, time.Second))
 			r.mu.Lock()
 			quit := r.busy == 0 && time.Since(r.last) >= r.idle
+			if quit {
+				r.closing = true
+			}
 			r.mu.Unlock()
 			if quit {
 				r.ln.Close()
@@ -378,6 +471,7 @@ func (r *resident) serve() error {
 			}
 		}
 	}()
+	defer r.wg.Wait()
 	for {
 		conn, err := r.ln.Accept()
 		if err != nil {
@@ -387,7 +481,15 @@ func (r *resident) serve() error {
 			return err
 		}
 		r.mu.Lock()
+		if r.closing {
+			// Taken as the idle time ran out: not acknowledged, so the
+			// client runs the command itself.
+			r.mu.Unlock()
+			conn.Close()
+			continue
+		}
 		r.busy++
+		r.wg.Add(1)
 		r.mu.Unlock()
 		go func() {
 			defer func() {
@@ -395,40 +497,26 @@ func (r *resident) serve() error {
 				r.busy--
 				r.last = time.Now()
 				r.mu.Unlock()
+				r.wg.Done()
 			}()
 			r.handle(conn)
 		}()
 	}
 }
 
-// service returns the study service over the database, opened on first
-// use and again when the file at the path is no longer the one opened (a
-// database deleted and created anew).
+// service opens the database for one command and returns the service
+// over it that shares the resident's studies, and the function that
+// closes it: the last connection's close checkpoints the write-ahead log
+// into the file, as a process of its own leaves it.
 func (r *resident) service() (*study.Service, func(), error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	fi, err := os.Stat(r.db)
-	if r.st != nil && (err != nil || !os.SameFile(fi, r.dbStat)) {
-		r.st.Close()
-		r.st, r.svc = nil, nil
+	st, err := store.Open(r.db, store.OpenOptions{BusyTimeout: busyTimeout})
+	if contended(err) {
+		return nil, nil, fmt.Errorf("%w (%w)", errTempFail, err)
 	}
-	if r.st == nil {
-		st, err := store.Open(r.db, store.OpenOptions{BusyTimeout: busyTimeout})
-		if contended(err) {
-			return nil, nil, fmt.Errorf("%w (%w)", errTempFail, err)
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		fi, err := os.Stat(r.db)
-		if err != nil {
-			st.Close()
-			return nil, nil, err
-		}
-		r.st, r.dbStat = st, fi
-		r.svc = study.NewService(st, study.ServiceOptions{Recheck: true})
+	if err != nil {
+		return nil, nil, err
 	}
-	return r.svc, func() {}, nil
+	return r.base.WithStore(st), func() { st.Close() }, nil
 }
 
 // handle runs one command: its request, then its answer, on conn. The
@@ -439,6 +527,10 @@ func (r *resident) handle(conn net.Conn) {
 	dec := json.NewDecoder(io.LimitReader(conn, maxResidentMessage))
 	if err := dec.Decode(&req); err != nil {
 		return
+	}
+	late := func() bool { return time.Now().UnixNano() > req.Deadline }
+	if late() {
+		return // the client runs it
 	}
 	if _, err := conn.Write([]byte{residentAck}); err != nil {
 		return
@@ -457,18 +549,27 @@ func (r *resident) handle(conn net.Conn) {
 	if ctx.Err() != nil {
 		return // the client went away: the command is not run
 	}
-	var out, errb bytes.Buffer
+	var out transcript
 	code := 0
-	db, _, _ := dbArg(req.Args)
-	if db != r.db {
-		fmt.Fprintf(&errb, "safegp: this resident serves %s, not %s\n", quotePath(r.db), quotePath(db))
+	if late() {
+		// Acknowledged, then held up past the deadline: the client may
+		// have given up and run it; nothing is run here.
+		fmt.Fprintln(out.stream(true), "safegp: the resident study server took the command too late, and did not run it: run it again")
+		code = exitTempFail
+	} else if db, _, _ := dbArg(req.Args); db != r.db {
+		fmt.Fprintf(out.stream(true), "safegp: this resident serves %s, not %s\n", quotePath(r.db), quotePath(db))
 		code = 1
-	} else if err := studyRun(ctx, req.Args, &out, &errb, func(*studySession) (*study.Service, func(), error) { return r.service() }); err != nil {
+	} else if err := studyRun(ctx, req.Args, out.stream(false), out.stream(true), func(s *studySession) (*study.Service, func(), error) {
+		if s.db != r.db {
+			return nil, nil, fmt.Errorf("this resident serves %s, not %s", quotePath(r.db), quotePath(s.db))
+		}
+		return r.service()
+	}); err != nil {
 		if err != errUsage {
-			fmt.Fprintln(&errb, "safegp:", err)
+			fmt.Fprintln(out.stream(true), "safegp:", err)
 		}
 		code = exitCode(err)
 	}
-	b, _ := json.Marshal(residentAnswer{Stdout: out.Bytes(), Stderr: errb.Bytes(), Code: code})
+	b, _ := json.Marshal(residentAnswer{Output: out.chunks, Code: code})
 	conn.Write(append(b, '\n'))
 }

@@ -15,3 +15,5 @@ var errNoResident = errors.New("no resident study server on this system")
 func spawnDetached(string, ...string) (io.ReadCloser, error) { return nil, errNoResident }
 
 func lockResident(string) (func(), error) { return nil, errNoResident }
+
+func privateDir(string) error { return errNoResident }

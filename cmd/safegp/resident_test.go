@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -41,8 +43,10 @@ func TestResidentAnswersAsHere(t *testing.T) {
 		args = append(args, "--db", db)
 		cmd := exec.Command(binary, args...)
 		cmd.Env = append(os.Environ(), "SAFEGP_RESIDENT="+mode, "SAFEGP_RESIDENT_IDLE=2s")
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
+		// One buffer for both streams, as 2>&1 gives: the order of a
+		// tell's answer and its warnings must be kept too.
+		var both bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &both, &both
 		err := cmd.Run()
 		code := 0
 		if ee, ok := err.(*exec.ExitError); ok {
@@ -50,7 +54,7 @@ func TestResidentAnswersAsHere(t *testing.T) {
 		} else if err != nil {
 			t.Fatal(err)
 		}
-		s := "$ " + strings.Join(args[:len(args)-2], " ") + "\n" + out.String() + errb.String() + "exit " + string(rune('0'+code)) + "\n"
+		s := "$ " + strings.Join(args[:len(args)-2], " ") + "\n" + both.String() + "exit " + string(rune('0'+code)) + "\n"
 		// list's last change is the database's own time.
 		return stamp.ReplaceAllString(strings.ReplaceAll(s, db, "DB"), "TIME")
 	}
@@ -104,6 +108,12 @@ func TestResidentAnswersAsHere(t *testing.T) {
 	if a, b := events(dbs["off"]), events(dbs["on"]); a != b {
 		t.Errorf("the events differ:\n%s\n%s", a, b)
 	}
+	// Between commands the file is whole, as a process of its own leaves
+	// it: its write-ahead log empty or gone, so that a copy of the file
+	// alone is the study.
+	if fi, err := os.Stat(dbs["on"] + "-wal"); err == nil && fi.Size() > 0 {
+		t.Errorf("the write-ahead log holds %d bytes between commands", fi.Size())
+	}
 	abs, _ := filepath.Abs(dbs["on"])
 	sock, err := residentSocket(abs, binary)
 	if err != nil {
@@ -141,8 +151,8 @@ func TestResidentStopsWithItsClient(t *testing.T) {
 	if err != nil {
 		t.Skip("no unix sockets here:", err)
 	}
-	r := &resident{db: db, idle: time.Minute, ln: ln}
-	defer r.close()
+	r := newResident(db, time.Minute, ln)
+	defer r.stop()
 	go r.serve()
 
 	entered := make(chan struct{})
@@ -186,6 +196,43 @@ func TestResidentStopsWithItsClient(t *testing.T) {
 	if a := ask(); !strings.HasPrefix(a, `{"ask":1,`) {
 		t.Errorf("the ask after the abandoned tell: %s, want ask 1", a)
 	}
+	// The memory limit of a command without --max-memory holds in the
+	// resident too: a study made with a higher one is refused.
+	big := filepath.Join(dir, "big.db")
+	bigSpec := filepath.Join(dir, "big.yaml")
+	if err := os.WriteFile(bigSpec, []byte("decision_set: {grid: {bounds: [[0, 4]], points: [40000]}}\nseed_actions: [10]\n"+studyModel+
+		"algorithm: {name: sgp-ucb, exploration: {fixed: 3}}\nhorizon: 40000\nseed: 4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"study", "create", bigSpec, "--db", big, "--max-memory", "1TiB"}, &out, &errb); err != nil {
+		t.Fatal(err, errb.String())
+	}
+	rb := newResident(big, time.Minute, mustListen(t, filepath.Join(dir, "b.sock")))
+	defer rb.stop()
+	go rb.serve()
+	conn, err = net.Dial("unix", filepath.Join(dir, "b.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bo, be bytes.Buffer
+	if handled, err := relay(context.Background(), conn, residentRequest{Args: []string{"ask", "--db", big}}, &bo, &be); !handled || exitCode(err) != 1 || !strings.Contains(be.String(), "more than the limit") {
+		t.Errorf("an ask of a study above the memory limit: handled %v, %v, %q; want exit 1 naming the limit", handled, err, be.String())
+	}
+	// A request past its deadline (its client gave up waiting) is neither
+	// acknowledged nor run.
+	conn, err = net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(residentRequest{Args: []string{"tell", "--index", "10", "--f", "0.5", "--g", "0.5", "--db", db}, Deadline: time.Now().Add(-time.Second).UnixNano()})
+	conn.Write(append(b, '\n'))
+	if rest, _ := io.ReadAll(conn); len(rest) != 0 {
+		t.Errorf("a late request was answered %q, want nothing", rest)
+	}
+	conn.Close()
+	if a := ask(); !strings.HasPrefix(a, `{"ask":1,`) {
+		t.Errorf("the ask after a late tell: %s, want ask 1 (nothing recorded)", a)
+	}
 	// A new database in the old one's place: its first ask is 1 again.
 	for _, p := range []string{db, db + "-wal", db + "-shm"} {
 		os.Remove(p)
@@ -195,5 +242,81 @@ func TestResidentStopsWithItsClient(t *testing.T) {
 	}
 	if a := ask(); !strings.HasPrefix(a, `{"ask":1,`) {
 		t.Errorf("the first ask of the database made anew: %s, want ask 1", a)
+	}
+}
+
+func mustListen(t *testing.T, path string) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln
+}
+
+// TestDBArg: the database a command names is the last --db, as the flag
+// package takes it, in any of the flag's forms.
+func TestDBArg(t *testing.T) {
+	for _, c := range []struct {
+		args   []string
+		db     string
+		at     int
+		joined bool
+	}{
+		{[]string{"ask", "--db", "a.db"}, "a.db", 2, false},
+		{[]string{"ask", "--db", "a.db", "--study", "s", "--db", "b.db"}, "b.db", 6, false},
+		{[]string{"ask", "--db=a.db", "-db", "b.db"}, "b.db", 3, false},
+		{[]string{"ask", "-db", "a.db", "--db=b.db"}, "b.db", 3, true},
+		{[]string{"ask", "-db=x.db"}, "x.db", 1, true},
+		{[]string{"ask", "--", "--db", "y.db"}, "", -1, false},
+		{[]string{"ask", "--db"}, "", -1, false},
+		{[]string{"tell", "--db", "--db"}, "--db", 2, false},
+	} {
+		db, at, joined := dbArg(c.args)
+		if db != c.db || at != c.at || joined != c.joined {
+			t.Errorf("dbArg(%q) = %q, %d, %v; want %q, %d, %v", c.args, db, at, joined, c.db, c.at, c.joined)
+		}
+	}
+}
+
+// TestPrivateDir: the resident's socket directory must be this user's,
+// a directory and not a link, shut to others.
+func TestPrivateDir(t *testing.T) {
+	if !residentSupported {
+		t.Skip("no resident here")
+	}
+	root := t.TempDir()
+	mk := func(name string, mode os.FileMode) string {
+		p := filepath.Join(root, name)
+		if err := os.Mkdir(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	own := mk("own", 0o700)
+	if err := privateDir(own); err != nil {
+		t.Errorf("a directory of ours, 0700: %v", err)
+	}
+	if err := privateDir(mk("open", 0o755)); err == nil {
+		t.Error("a directory others may enter: accepted")
+	}
+	link := filepath.Join(root, "link")
+	if err := os.Symlink(own, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := privateDir(link); err == nil {
+		t.Error("a link to a private directory: accepted")
+	}
+	if os.Getuid() == 0 {
+		other := mk("other", 0o700)
+		if err := os.Chown(other, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		if err := privateDir(other); err == nil {
+			t.Error("another user's directory, 0700: accepted")
+		}
 	}
 }

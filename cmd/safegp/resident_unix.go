@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -46,4 +47,19 @@ func lockResident(path string) (unlock func(), err error) {
 		return nil, err
 	}
 	return func() { f.Close() }, nil
+}
+
+// privateDir checks that dir is a directory of this user's own, not a
+// link, that no one else may enter or write: another user who made it
+// first could put a socket of their own in it and answer our commands.
+func privateDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() || fi.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("resident: %s is not a directory of this user's own, shut to others", dir)
+	}
+	return nil
 }
