@@ -85,8 +85,15 @@ const residentAckWait = 10 * time.Second
 // resident takes, with the command's context.
 var testResidentHook func(ctx context.Context)
 
-// residentAck is the byte a resident sends when it has taken a request.
-const residentAck = '+'
+// residentAck is the byte a resident sends when it has taken a request,
+// and residentGo the client's answer to it: the resident runs the command
+// only after it, and the client sends it only while it still waits, so a
+// command runs in exactly one place — in the resident after "go", else
+// in the client.
+const (
+	residentAck = '+'
+	residentGo  = '!'
+)
 
 var errNotTaken = errors.New("the resident did not take the command")
 
@@ -287,6 +294,10 @@ func relay(ctx context.Context, conn net.Conn, req residentRequest, stdout, stde
 			return
 		}
 		conn.SetReadDeadline(time.Time{}) // a fit may take long
+		if _, err := conn.Write([]byte{residentGo}); err != nil {
+			done <- result{err: errNotTaken} // no "go": it runs nothing
+			return
+		}
 		err := json.NewDecoder(rd).Decode(&a)
 		done <- result{a, err}
 	}()
@@ -529,10 +540,25 @@ func (r *resident) handle(conn net.Conn) {
 		return
 	}
 	late := func() bool { return time.Now().UnixNano() > req.Deadline }
+	var goByte [1]byte
 	if late() {
 		return // the client runs it
 	}
 	if _, err := conn.Write([]byte{residentAck}); err != nil {
+		return
+	}
+	// The client's "go", or its giving up (it closes, and runs the
+	// command itself); the request's newline may come first.
+	rest := io.MultiReader(dec.Buffered(), conn)
+	for {
+		if _, err := io.ReadFull(rest, goByte[:]); err != nil {
+			return
+		}
+		if goByte[0] != '\n' {
+			break
+		}
+	}
+	if goByte[0] != residentGo {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())

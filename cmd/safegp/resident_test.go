@@ -64,6 +64,9 @@ func TestResidentAnswersAsHere(t *testing.T) {
 		for k := range 8 {
 			a := run(mode, "study", "ask")
 			w.WriteString(a)
+			if !strings.Contains(a, `,"index"`) {
+				t.Fatalf("%s: ask %d: %s", mode, k, a)
+			}
 			id := a[strings.Index(a, `{"ask":`)+7 : strings.Index(a, `,"index"`)]
 			f := []string{"0.1", "0.4", "0.2", "0.9", "0.5", "0.3", "0.8", "0.6"}[k]
 			w.WriteString(run(mode, "study", "tell", "--ask", id, "--f", f, "--g", "0.5"))
@@ -232,6 +235,23 @@ func TestResidentStopsWithItsClient(t *testing.T) {
 	conn.Close()
 	if a := ask(); !strings.HasPrefix(a, `{"ask":1,`) {
 		t.Errorf("the ask after a late tell: %s, want ask 1 (nothing recorded)", a)
+	}
+	// Acknowledged, but the client gave up before its "go" (it then runs
+	// the command itself): the resident runs nothing.
+	conn, err = net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(residentRequest{Args: []string{"tell", "--index", "10", "--f", "0.5", "--g", "0.5", "--db", db}, Deadline: time.Now().Add(time.Minute).UnixNano()})
+	conn.Write(append(b, '\n'))
+	var ack [1]byte
+	if _, err := io.ReadFull(conn, ack[:]); err != nil || ack[0] != residentAck {
+		t.Fatalf("no acknowledgement: %q, %v", ack, err)
+	}
+	conn.Close()
+	time.Sleep(100 * time.Millisecond)
+	if a := ask(); !strings.HasPrefix(a, `{"ask":1,`) {
+		t.Errorf("the ask after a tell without its go: %s, want ask 1 (nothing recorded)", a)
 	}
 	// A new database in the old one's place: its first ask is 1 again.
 	for _, p := range []string{db, db + "-wal", db + "-shm"} {
