@@ -39,7 +39,7 @@ type ServiceOptions struct {
 	// damaged event refused, as a fresh process would. Without it a call
 	// reads only the last event's number (store.LastSeq). The resident
 	// behind the CLI's study commands sets it; it costs a read of the
-	// records per call, and one more after a call that wrote.
+	// records per call, and of the events a call wrote after it.
 	Recheck bool
 }
 
@@ -193,10 +193,14 @@ func (v *Service) with(ctx context.Context, name string, fn func(s *Study) error
 	}
 	if v.opt.Recheck && e.st != nil && len(e.st.events) != before {
 		// The call wrote: the digest goes on over its events (and any
-		// another process wrote since, which the count shows).
-		d, last, derr := v.store.DigestFrom(ctx, name, e.digest, e.digestLast)
-		if e.digestLast != before {
-			// The digest was not of the records the call began from.
+		// another process wrote since, which the count shows) when it was
+		// of the records the call began from, else it is taken afresh.
+		var d uint64
+		var last int
+		var derr error
+		if e.digestLast == before {
+			d, last, derr = v.store.DigestFrom(ctx, name, e.digest, e.digestLast)
+		} else {
 			d, last, derr = v.store.Digest(ctx, name)
 		}
 		if derr != nil {

@@ -70,10 +70,10 @@ const maxResidentMessage = 64 << 20
 type residentRequest struct {
 	Args []string `json:"args"` // after "study", --db made absolute
 	// Deadline (Unix nanoseconds) is when the client stops waiting for
-	// the acknowledgement and runs the command itself: the resident
-	// neither acknowledges nor runs a request past it, so that a
-	// resident stopped for a while (SIGSTOP, swapped out) never runs a
-	// command its client ran too.
+	// the acknowledgement and runs the command itself: the resident does
+	// not acknowledge a request past it (a resident stopped for a while,
+	// SIGSTOP or swapped out, finds its requests stale). That the command
+	// runs in one place only is the "go" handshake's doing (residentGo).
 	Deadline int64 `json:"deadline"`
 }
 
@@ -330,8 +330,6 @@ func relay(ctx context.Context, conn net.Conn, req residentRequest, stdout, stde
 	}
 }
 
-func quotePath(p string) string { return strconv.Quote(p) }
-
 // residentIdleTime is SAFEGP_RESIDENT_IDLE, or residentIdle.
 func residentIdleTime() (time.Duration, error) {
 	e := os.Getenv("SAFEGP_RESIDENT_IDLE")
@@ -361,13 +359,15 @@ func startResident(db, sock string) (net.Conn, error) {
 		return nil, err
 	}
 	defer out.Close()
-	ready := make(chan bool, 1)
+	// Whether it says "ready" or not, the socket is then listening or
+	// will not be: dialling tells which.
+	closed := make(chan struct{})
 	go func() {
-		b, _ := io.ReadAll(io.LimitReader(out, 64))
-		ready <- string(b) == residentReady
+		io.Copy(io.Discard, io.LimitReader(out, 64))
+		close(closed)
 	}()
 	select {
-	case <-ready:
+	case <-closed:
 	case <-time.After(10 * time.Second):
 	}
 	return net.Dial("unix", sock)
@@ -539,11 +539,10 @@ func (r *resident) handle(conn net.Conn) {
 	if err := dec.Decode(&req); err != nil {
 		return
 	}
-	late := func() bool { return time.Now().UnixNano() > req.Deadline }
-	var goByte [1]byte
-	if late() {
+	if time.Now().UnixNano() > req.Deadline {
 		return // the client runs it
 	}
+	var goByte [1]byte
 	if _, err := conn.Write([]byte{residentAck}); err != nil {
 		return
 	}
@@ -577,17 +576,9 @@ func (r *resident) handle(conn net.Conn) {
 	}
 	var out transcript
 	code := 0
-	if late() {
-		// Acknowledged, then held up past the deadline: the client may
-		// have given up and run it; nothing is run here.
-		fmt.Fprintln(out.stream(true), "safegp: the resident study server took the command too late, and did not run it: run it again")
-		code = exitTempFail
-	} else if db, _, _ := dbArg(req.Args); db != r.db {
-		fmt.Fprintf(out.stream(true), "safegp: this resident serves %s, not %s\n", quotePath(r.db), quotePath(db))
-		code = 1
-	} else if err := studyRun(ctx, req.Args, out.stream(false), out.stream(true), func(s *studySession) (*study.Service, func(), error) {
+	if err := studyRun(ctx, req.Args, out.stream(false), out.stream(true), func(s *studySession) (*study.Service, func(), error) {
 		if s.db != r.db {
-			return nil, nil, fmt.Errorf("this resident serves %s, not %s", quotePath(r.db), quotePath(s.db))
+			return nil, nil, fmt.Errorf("this resident serves %s, not %s", quote.Short(r.db), quote.Short(s.db))
 		}
 		return r.service()
 	}); err != nil {

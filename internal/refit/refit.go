@@ -6,6 +6,7 @@ import (
 
 	"github.com/safegp/safegp/config"
 	"github.com/safegp/safegp/fit"
+	"github.com/safegp/safegp/internal/vec"
 	"github.com/safegp/safegp/kernel"
 )
 
@@ -110,10 +111,4 @@ func raise(v *float64, floor float64) *float64 {
 
 // secondMoment is the mean of y², the data's second moment about the
 // GPs' zero prior mean.
-func secondMoment(y []float64) float64 {
-	var s float64
-	for _, v := range y {
-		s += v * v
-	}
-	return s / float64(max(len(y), 1))
-}
+func secondMoment(y []float64) float64 { return vec.Dot(y, y) / float64(max(len(y), 1)) }
