@@ -229,11 +229,14 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 	if err := h.svc.Create(r.Context(), name, res); err != nil {
 		return err
 	}
+	ans := map[string]any{"study": name, "actions": len(res.X), "seed_actions": res.Seed}
 	if res.Box != nil {
-		writeJSON(w, http.StatusCreated, map[string]any{"study": name, "box": res.Box.Bounds, "seed_points": res.Box.Seeds})
-		return nil
+		ans = map[string]any{"study": name, "box": res.Box.Bounds, "seed_points": res.Box.Seeds}
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"study": name, "actions": len(res.X), "seed_actions": res.Seed})
+	if notes := res.Notes(); notes != nil {
+		ans["notes"] = notes
+	}
+	writeJSON(w, http.StatusCreated, ans)
 	return nil
 }
 

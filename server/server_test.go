@@ -330,3 +330,32 @@ func Example() {
 	// round 2: tried x = 1.0, violation: false
 	// round 3: tried x = 1.1, violation: false
 }
+
+// TestCreateNotes: a create answers the spec's notes (a parameter whose
+// linear scale is too coarse near its seeds, space.Space.ScaleHints)
+// beside the decision set, and none for a study without them.
+func TestCreateNotes(t *testing.T) {
+	c, _ := newServer(t, "")
+	const named = `{"parameters": [{"name": "kp", "low": 0.05, "high": 20%s}],
+ "objective": {"name": "settle_time", "goal": "minimize"}, "constraints": [{"name": "overshoot", "max": 0.05}],
+ "seeds": [{"kp": 0.3}], "horizon": 20}`
+	for _, k := range []struct {
+		name, spec, want string
+	}{
+		{"linear", fmt.Sprintf(named, ""), "kp runs from 0.05 to 20 on a linear scale"},
+		{"log", fmt.Sprintf(named, `, "scale": "log"`), ""},
+		{"plain", spec, ""},
+	} {
+		code, body := c.do("POST", "/v1/studies", fmt.Sprintf(`{"name": %q, "spec": %s}`, k.name, k.spec))
+		if code != http.StatusCreated || body["actions"] == nil {
+			t.Fatalf("%s: %d %v", k.name, code, body)
+		}
+		notes, _ := body["notes"].([]any)
+		switch {
+		case k.want == "" && body["notes"] != nil:
+			t.Errorf("%s: notes %v, want none", k.name, body["notes"])
+		case k.want != "" && (len(notes) != 1 || !strings.Contains(fmt.Sprint(notes[0]), k.want)):
+			t.Errorf("%s: notes %v, want one with %q", k.name, body["notes"], k.want)
+		}
+	}
+}

@@ -389,3 +389,35 @@ func (s *Space) names() []string {
 	}
 	return out
 }
+
+// ScaleHints says which float and int parameters are on a linear scale
+// too coarse for a safe walk from the seeds: every seed's value v lies
+// so near the low end that a hundredth of the range exceeds v/2, while a
+// log scale is possible (low > 0). The unit cube's hundredth is the
+// candidates' step on a 100 × 100 grid and a tenth of the smallest
+// lengthscale a study stated in parameters fits, so each step from such
+// a seed changes the parameter by half its value or more, and the model
+// sees the region where the system changes as one cell (docs/limits.md
+// has the measurement). Each hint names the parameter and says what to
+// change.
+func (s *Space) ScaleHints(seeds []Setting) []string {
+	var hints []string
+	for i := range s.params {
+		p := &s.params[i]
+		if p.kind() == Choice || p.log() || *p.Low <= 0 || len(seeds) == 0 {
+			continue
+		}
+		lo, hi := *p.Low, *p.High
+		step := (hi - lo) / 100
+		most := math.Inf(-1) // the largest seed value
+		for _, set := range seeds {
+			most = max(most, set[p.Name].Num)
+		}
+		if step <= most/2 {
+			continue
+		}
+		hints = append(hints, fmt.Sprintf("%s runs from %v to %v on a linear scale, and its seeds (the largest %v) lie in the first %.2g %% of that range: a hundredth of the range, %.3g, is %.0f %% of the seed, too coarse a step for a safe walk from it; give %s scale: log, so that steps are ratios (docs/limits.md)",
+			p.Name, lo, hi, most, 100*(most-lo)/(hi-lo), step, 100*step/most, p.Name))
+	}
+	return hints
+}

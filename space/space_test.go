@@ -271,3 +271,48 @@ func TestDecodeRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestScaleHints: a float or int on a linear scale is named when every
+// seed lies so near its low end that a hundredth of the range is more
+// than half the seed (the boundary: 0.2 = 0.4/2 is not), and not on a
+// log scale, with low ≤ 0 (no log scale possible), a choice, or a seed
+// far enough in.
+func TestScaleHints(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		p     Param
+		seeds []float64
+		want  string // a substring of the one hint; "" for none
+	}{
+		{"wide linear float", Param{Name: "kp", Low: f64(0.05), High: f64(20)}, []float64{0.3}, "a hundredth of the range, 0.199, is 66 % of the seed"},
+		{"wide linear int", Param{Name: "n", Type: Int, Low: f64(1), High: f64(1000)}, []float64{2}, "give n scale: log"},
+		{"the largest seed decides", Param{Name: "kp", Low: f64(0.05), High: f64(20)}, []float64{0.3, 0.39}, "the largest 0.39"},
+		{"one seed far enough in", Param{Name: "kp", Low: f64(0.05), High: f64(20)}, []float64{0.3, 0.5}, ""},
+		{"at the boundary", Param{Name: "kp", Low: f64(0.1), High: f64(20.1)}, []float64{0.4}, ""},
+		{"log scale", Param{Name: "kp", Low: f64(0.05), High: f64(20), Scale: Log}, []float64{0.3}, ""},
+		{"low 0", Param{Name: "kp", Low: f64(0), High: f64(20)}, []float64{0.1}, ""},
+		{"seed mid-range", Param{Name: "temp", Low: f64(1), High: f64(400)}, []float64{200}, ""},
+		{"choice", Param{Name: "mode", Type: Choice, Values: []string{"pi", "pid"}}, nil, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := New([]Param{c.p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seeds := []Setting{{"mode": String("pi")}}
+			if c.seeds != nil {
+				seeds = nil
+				for _, v := range c.seeds {
+					seeds = append(seeds, Setting{c.p.Name: Number(v)})
+				}
+			}
+			got := s.ScaleHints(seeds)
+			switch {
+			case c.want == "" && got != nil:
+				t.Errorf("hints %q, want none", got)
+			case c.want != "" && (len(got) != 1 || !strings.Contains(got[0], c.want)):
+				t.Errorf("hints %q, want one with %q", got, c.want)
+			}
+		})
+	}
+}

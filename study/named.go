@@ -411,3 +411,14 @@ func (s *Study) bestTrial() *Best {
 	trial := s.tellTrial[best.Seq]
 	return &Best{Index: best.Index, X: best.X, Trial: &trial, Params: s.settingOf(best), Values: s.valueMap(best)}
 }
+
+// Notes are what a study's specification alone says may keep it from
+// making progress, for its creator: a parameter whose linear scale is
+// too coarse near its seeds (space.Space.ScaleHints). Nil for a study
+// stated in its decision set.
+func (r *Resolved) Notes() []string {
+	if r.Named == nil {
+		return nil
+	}
+	return r.Named.space.ScaleHints(r.Spec.Seeds)
+}

@@ -77,6 +77,7 @@ func (s *Study) stallNotes() []string {
 	if s.model.Fit == nil {
 		notes = append(notes, "the kernels are as configured: fit them to the data (model.fit: {when: auto})")
 	}
+	notes = append(notes, s.res.Notes()...)
 	notes = append(notes, "the lengthscales may be too short for the space: each measurement then vouches for its own neighbourhood only")
 	return notes
 }

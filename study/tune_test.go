@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/safegp/safegp/space"
@@ -237,6 +238,7 @@ seed: 1
 type tuneRun struct {
 	first, violations int
 	best              float64
+	notes             []string // the summary's after the last trial
 }
 
 // tune tunes case c through the study's defaults for 60 trials with
@@ -282,6 +284,11 @@ func tune(tb testing.TB, c tuneCase, ns int, logf func(string, ...any)) tuneRun 
 			tb.Fatalf("trial %d: %v", trial, err)
 		}
 	}
+	sum, err := v.Show(ctx, "c")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r.notes = sum.Notes
 	return r
 }
 
@@ -349,6 +356,30 @@ func TestTuneController(t *testing.T) {
 // limits and comes within 25 % (BenchmarkTuneControllers).
 func TestTuneExample(t *testing.T) {
 	tuneTest(t, "example", []int{0, 1})
+}
+
+// TestTuneLinearScale is TestTuneController's plant with kp and ki on
+// linear scales over the same ranges: the seed (0.3, 0.05) lies in the
+// first 1.3 % and 0.4 % of them, each candidate step changes a gain by
+// 67 % or 200 % of the seed's, and the study stalls near the seed; its
+// summary then names both parameters and the log scale
+// (space.Space.ScaleHints, docs/limits.md has the measurement).
+func TestTuneLinearScale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("60 trials with fits")
+	}
+	c := tuneCases["pi"]
+	c.spec = strings.ReplaceAll(c.spec, ", scale: log", "")
+	r := tune(t, c, 0, nil)
+	notes := strings.Join(r.notes, "\n")
+	for _, want := range []string{"the safe set has not grown", "kp runs from 0.05 to 20 on a linear scale", "ki runs from 0.01 to 10 on a linear scale", "scale: log"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("summary notes %q lack %q", r.notes, want)
+		}
+	}
+	if r.violations > 0 {
+		t.Errorf("%d trials broke the limit", r.violations)
+	}
 }
 
 func tuneTest(t *testing.T, name string, noises []int) {

@@ -304,6 +304,9 @@ func createFlags(*flag.FlagSet) func(*studySession) error {
 		} else {
 			fmt.Fprintf(s.stdout, "created study %q in %s: %s, %s\n", s.name, s.db, plural.Count(len(res.X), "action"), plural.Count(len(res.Seed), "seed action"))
 		}
+		for _, n := range res.Notes() {
+			fmt.Fprintf(s.stderr, "safegp: note: %s\n", n)
+		}
 		return nil
 	}
 }

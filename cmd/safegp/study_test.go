@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -107,6 +108,41 @@ func TestStudyFlagsCheckedFirst(t *testing.T) {
 		}
 		if _, err := os.Stat(db); !os.IsNotExist(err) {
 			t.Fatalf("%v: the database was created", c.args)
+		}
+	}
+}
+
+// TestCreateScaleNote: create says on stderr, after creating the study,
+// which parameter's linear scale is too coarse near its seeds
+// (space.Space.ScaleHints), and nothing on a log scale.
+func TestCreateScaleNote(t *testing.T) {
+	const spec = `
+parameters:
+  - {name: kp, low: 0.05, high: 20%s}
+objective: {name: settle_time, goal: minimize}
+constraints:
+  - {name: overshoot, max: 0.05}
+seeds: [{kp: 0.3}]
+horizon: 20
+`
+	dir := t.TempDir()
+	for _, c := range []struct {
+		scale, want string
+	}{
+		{"", "safegp: note: kp runs from 0.05 to 20 on a linear scale"},
+		{", scale: log", ""},
+	} {
+		var stdout, stderr bytes.Buffer
+		db := filepath.Join(dir, "s"+c.scale+".db")
+		file := writeFile(t, dir, "spec.yaml", fmt.Sprintf(spec, c.scale))
+		if err := run([]string{"study", "create", "--db", db, "--study", "s", file}, &stdout, &stderr); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(stdout.String(), `created study "s"`) {
+			t.Errorf("scale %q: stdout %q", c.scale, stdout.String())
+		}
+		if got := stderr.String(); c.want == "" && got != "" || !strings.Contains(got, c.want) || strings.Count(got, "\n") > 1 {
+			t.Errorf("scale %q: stderr %q, want %q", c.scale, got, c.want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ port with a temporary database and stops it afterwards. Standard library only:
     python3 -m unittest discover -s clients/python/tests
 """
 
+import copy
 import json
 import os
 import shutil
@@ -17,6 +18,7 @@ import tempfile
 import time
 import unittest
 import urllib.request
+import warnings
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -264,6 +266,16 @@ def plant(params):
 
 
 class TestNamedStudy(ServerTest):
+    def test_scale_note_warns(self):
+        client = safegp.Client(self.server.url)
+        linear = copy.deepcopy(NAMED_SPEC)
+        del linear["parameters"][0]["scale"]  # kp 0.05…20 linear, its seed 0.3
+        with self.assertWarnsRegex(UserWarning, r"study 'lin': kp runs from 0\.05 to 20 on a linear scale.*scale: log"):
+            client.create_study("lin", linear)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # the log scale: no note
+            client.create_study("log", NAMED_SPEC)
+
     def test_named_study(self):
         client = safegp.Client(self.server.url)
         study = client.create_study("pi", NAMED_SPEC)

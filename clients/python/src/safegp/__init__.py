@@ -53,6 +53,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -269,11 +270,17 @@ class Client:
                 "The study specification"), e.g. with ``decision_set``, ``thresholds``,
                 ``model``, ``algorithm``, ``horizon`` and ``seed``.
 
+        Each of the server's ``notes`` on the spec (a parameter whose
+        linear scale is too coarse near its seeds) is issued as a
+        :class:`UserWarning`: the study is created all the same.
+
         Raises:
             Conflict: a study of that name exists.
             SafegpError: the spec is refused (400) or another error.
         """
-        self.request("POST", "/v1/studies", {"name": name, "spec": spec})
+        r = self.request("POST", "/v1/studies", {"name": name, "spec": spec})
+        for note in (r or {}).get("notes") or []:
+            warnings.warn(f"study {name!r}: {note}", UserWarning, stacklevel=2)
         return Study(self, name)
 
     def study(self, name: str) -> "Study":
