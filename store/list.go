@@ -121,8 +121,9 @@ func (s *Store) listStatic(ctx context.Context, name string) (listStatic, error)
 	err := s.db.QueryRowContext(ctx, `SELECT
 		COALESCE(json_extract(spec, '$.algorithm.label'), json_extract(spec, '$.algorithm.name'), ''),
 		COALESCE(json_extract(spec, '$.horizon'), 0),
-		COALESCE(json_array_length(spec, '$.thresholds'), 0),
-		json_array_length(spec, '$.decision_set.box.bounds'),
+		COALESCE(json_array_length(spec, '$.thresholds'), json_array_length(spec, '$.model.constraints'), 0),
+		COALESCE(json_array_length(spec, '$.decision_set.box.bounds'),
+			CASE WHEN json_type(actions) IS NOT 'array' THEN json_array_length(spec, '$.parameters') END),
 		json_array_length(actions),
 		COALESCE(json_array_length(actions, '$[0]'), 0)
 	FROM studies WHERE name = ?`, name).Scan(&st.algorithm, &st.horizon, &st.constraints, &boxDim, &actions, &st.dim)

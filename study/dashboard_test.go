@@ -108,11 +108,16 @@ func TestViewLeavesTheNextAskAlone(t *testing.T) {
 
 // TestListCountsAsTheStudy: the list's counts, read from the records by
 // SQL, equal the loaded study's (Show), across violations, a retraction
-// that withdraws a pending ask, a new pending ask, and a box study.
+// that withdraws a pending ask, a new pending ask, and a box study; and
+// for studies stated in parameters, on a grid and on a box, whose
+// conditions (a constraint with min and max counts twice) are counted
+// from their model (before, 0 for both, and the box listed as d 0, not
+// a box).
 func TestListCountsAsTheStudy(t *testing.T) {
 	ctx := context.Background()
 	v, _ := newService(t, filepath.Join(t.TempDir(), "s.db"))
-	for name, spec := range map[string]string{"a": specYAML, "b": boxSpecYAML, "empty": specYAML} {
+	minMax := strings.Replace(tuneCases["pid"].spec, "  - {name: overshoot, max: 0.05}", "  - {name: overshoot, max: 0.05}\n  - {name: effort, min: 0.1, max: 5}", 1)
+	for name, spec := range map[string]string{"a": specYAML, "b": boxSpecYAML, "empty": specYAML, "named": tuneCases["example"].spec, "named-box": minMax} {
 		if err := v.Create(ctx, name, resolved(t, spec)); err != nil {
 			t.Fatal(err)
 		}
@@ -148,7 +153,7 @@ func TestListCountsAsTheStudy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if names := fmt.Sprint(names(list)); names != "[a b empty]" {
+	if names := fmt.Sprint(names(list)); names != "[a b empty named named-box]" {
 		t.Fatalf("list names %s", names)
 	}
 	for _, in := range list {
@@ -174,6 +179,9 @@ func TestListCountsAsTheStudy(t *testing.T) {
 	// a pending ask after it.
 	if a := list[0]; a.Violations != 1 || a.Retracted != 1 || a.Pending != 1 || a.Rounds != 7 {
 		t.Errorf("study a: %+v, want 7 rounds, 1 violation, 1 retracted, 1 pending", a)
+	}
+	if n, nb := list[3], list[4]; n.Constraints != 2 || n.Box || nb.Constraints != 3 || !nb.Box || nb.Dim != 3 {
+		t.Errorf("studies stated in parameters: %+v and %+v, want 2 conditions on a grid, 3 on a 3-D box", n, nb)
 	}
 }
 

@@ -220,6 +220,9 @@ func (s *Study) summary() *Summary {
 		sum.Best = s.bestTrial()
 		sp := s.res.Spec
 		sum.Trials, sum.Parameters, sum.Objective, sum.Limits = s.trials, sp.Parameters, sp.Objective, sp.Constraints
+		if s.res.Box != nil {
+			sum.Box = s.res.Box.Bounds // the unit cube: the parameters' box
+		}
 		return sum
 	}
 	if s.res.Box != nil {

@@ -789,9 +789,12 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 				safety += " with " + strings.Join(lims, ", ")
 			}
 		}
-		if sum.Box != nil {
+		switch {
+		case sum.Box != nil && sum.Parameters != nil:
+			fmt.Fprintf(w, "study %s: %s on the box of its %d parameters, %s, horizon %d\n", sum.Study, sum.Algorithm, len(sum.Parameters), safety, sum.Horizon)
+		case sum.Box != nil:
 			fmt.Fprintf(w, "study %s: %s on the %d-D box %s, %s, horizon %d\n", sum.Study, sum.Algorithm, sum.Dim, jsonText(sum.Box), safety, sum.Horizon)
-		} else {
+		default:
 			fmt.Fprintf(w, "study %s: %s on %d actions in %d-D, %s, horizon %d\n", sum.Study, sum.Algorithm, sum.Actions, sum.Dim, safety, sum.Horizon)
 		}
 		if sum.ContextNames != nil {
@@ -801,7 +804,12 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 			}
 			fmt.Fprintf(w, "context: %s; current %s\n", strings.Join(sum.ContextNames, ", "), current)
 		}
-		fmt.Fprintf(w, "rounds: %d, violations: %d, safe set: %d actions\n", sum.Rounds, sum.Violations, sum.SafeSetSize)
+		if sum.Box != nil && sum.Parameters != nil {
+			// line-bo's safe set is its current line's (0 between lines).
+			fmt.Fprintf(w, "rounds: %d, violations: %d, safe set: %d points of the current line\n", sum.Rounds, sum.Violations, sum.SafeSetSize)
+		} else {
+			fmt.Fprintf(w, "rounds: %d, violations: %d, safe set: %d actions\n", sum.Rounds, sum.Violations, sum.SafeSetSize)
+		}
 		if sum.Outside > 0 || sum.OwnNoise > 0 {
 			fmt.Fprintf(w, "of these: %d at points outside the decision set, %d with their own noise_std\n", sum.Outside, sum.OwnNoise)
 		}

@@ -146,3 +146,40 @@ horizon: 20
 		}
 	}
 }
+
+// TestShowNamedBox: show of a study stated in three float parameters
+// (searched by line-bo on their box) says so and counts its safe set on
+// the current line (before, "line-bo on 0 actions in 3-D", "safe set: 0
+// actions").
+func TestShowNamedBox(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "s.db")
+	file := writeFile(t, dir, "spec.yaml", `
+parameters:
+  - {name: kp, low: 0.05, high: 20, scale: log}
+  - {name: ki, low: 0.01, high: 10, scale: log}
+  - {name: kd, low: 0.001, high: 2, scale: log}
+objective: {name: settle_time, goal: minimize}
+constraints:
+  - {name: overshoot, max: 0.05}
+seeds: [{kp: 0.3, ki: 0.05, kd: 0.01}]
+horizon: 20
+`)
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"study", "create", "--db", db, "--study", "pid", file}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	if err := run([]string{"study", "show", "--db", db, "--study", "pid"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"study pid: line-bo on the box of its 3 parameters, minimize settle_time with overshoot ≤ 0.05, horizon 20\n",
+		"rounds: 0, violations: 0, safe set: 0 points of the current line\n",
+		"parameters: kp, ki, kd; trials: 0\n",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("show:\n%s\nlacks %q", stdout.String(), want)
+		}
+	}
+}
