@@ -1,8 +1,10 @@
 package study
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/internal/plural"
@@ -32,7 +34,50 @@ func (s *Study) trackSafeSet() {
 // notes are what a study's answers and summary say of its progress and
 // its model: the stall notes, then the calibration note.
 func (s *Study) notes() []string {
-	return append(s.stallNotes(), s.calibrationNote()...)
+	return append(append(s.seedNotes(), s.stallNotes()...), s.calibrationNote()...)
+}
+
+// seedNotes says which seeds broke a limit when measured, once per seed
+// (its first such tell in force). A study takes its seeds as safe
+// whatever they measure — they are the safe set S_0 every policy starts
+// from (paper §2) — so it may ask a seed again; the user must hear that
+// the premise failed, in every answer, until the tell is retracted.
+func (s *Study) seedNotes() []string {
+	var notes []string
+	seen := map[string]bool{}
+	for k := range s.events {
+		e := &s.events[k]
+		if e.Kind != "tell" || !e.Violation || s.retracted[e.Seq] != 0 {
+			continue
+		}
+		var key string
+		switch {
+		case s.res.Box != nil:
+			if !slices.ContainsFunc(s.res.Box.Seeds, func(x []float64) bool { return slices.Equal(x, e.X) }) {
+				continue
+			}
+			key = fmt.Sprint(e.X)
+		case e.Index >= 0 && slices.Contains(s.res.Seed, e.Index):
+			key = fmt.Sprint(e.Index)
+		default:
+			continue
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		const then = "a study takes its seeds as safe whatever they measure, and may ask it again: if it is not safe, stop, and create a new study whose seeds are (docs/limits.md)"
+		switch {
+		case s.res.Named != nil:
+			set, _ := json.Marshal(s.settingOf(e))
+			notes = append(notes, fmt.Sprintf("the seed %s broke a limit when measured (trial %d): %s", set, s.tellTrial[e.Seq], then))
+		case s.res.Box != nil:
+			notes = append(notes, fmt.Sprintf("the seed point %v broke a threshold when measured (observation %d): %s", e.X, e.Seq, then))
+		default:
+			notes = append(notes, fmt.Sprintf("the seed action %d broke a threshold when measured (observation %d): %s", e.Index, e.Seq, then))
+		}
+	}
+	return notes
 }
 
 // stallNotes says why a study may not be making progress: its safe set

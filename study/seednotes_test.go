@@ -1,0 +1,110 @@
+package study_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/safegp/safegp/space"
+	"github.com/safegp/safegp/study"
+)
+
+// TestSeedNotes: a seed measured past a limit is named in every ask
+// answer and in the summary — a study takes its seeds as safe whatever
+// they measure, and may ask them again — once per seed, in the user's
+// terms for a study stated in parameters, until the tell is retracted;
+// a seed measured safe, or a violation elsewhere, says nothing.
+func TestSeedNotes(t *testing.T) {
+	const named = `
+parameters:
+  - {name: kp, low: 0.05, high: 20, scale: log}
+objective: {name: y, goal: maximize}
+constraints:
+  - {name: c, max: 1}
+seeds: [{kp: 0.3}]
+horizon: 20
+`
+	ten, x := 10, []float64{0.2, 0.3}
+	for _, c := range []struct {
+		name, spec string
+		seed, safe study.TellRequest // at a seed: past a limit, within it
+		other      study.TellRequest // past a limit, not at a seed
+		want       string
+	}{
+		{"named", named,
+			study.TellRequest{Params: space.Setting{"kp": space.Number(0.3)}, Values: map[string]float64{"y": 1, "c": 5}},
+			study.TellRequest{Params: space.Setting{"kp": space.Number(0.3)}, Values: map[string]float64{"y": 1, "c": 0.5}},
+			study.TellRequest{Params: space.Setting{"kp": space.Number(2)}, Values: map[string]float64{"y": 1, "c": 5}},
+			`the seed {"kp":0.3} broke a limit when measured (trial 3)`},
+		{"plain", specYAML,
+			study.TellRequest{Index: &ten, F: ptr(1.0), G: []float64{-1}},
+			study.TellRequest{Index: &ten, F: ptr(1.0), G: []float64{1}},
+			study.TellRequest{X: []float64{4}, F: ptr(1.0), G: []float64{-1}},
+			"the seed action 10 broke a threshold when measured (observation 4)"},
+		{"box", boxSpecYAML,
+			study.TellRequest{X: x, F: ptr(1.0), G: []float64{-1}},
+			study.TellRequest{X: x, F: ptr(1.0), G: []float64{1}},
+			study.TellRequest{X: []float64{1, 1}, F: ptr(1.0), G: []float64{-1}},
+			"the seed point [0.2 0.3] broke a threshold when measured (observation 4)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			v, _ := newService(t, filepath.Join(t.TempDir(), "s.db"))
+			if err := v.Create(ctx, "s", resolved(t, c.spec)); err != nil {
+				t.Fatal(err)
+			}
+			notes := func() string {
+				t.Helper()
+				a, err := v.Ask(ctx, "s")
+				if err != nil {
+					t.Fatal(err)
+				}
+				sum, err := v.Show(ctx, "s")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := strings.Join(sum.Notes, "\n"); got != strings.Join(a.Notes, "\n") {
+					t.Errorf("the ask's notes %q, the summary's %q", a.Notes, sum.Notes)
+				}
+				return strings.Join(a.Notes, "\n")
+			}
+			for _, r := range []study.TellRequest{c.safe, c.other} {
+				if _, err := v.Tell(ctx, "s", &r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := notes(); strings.Contains(got, "seed") {
+				t.Errorf("notes %q before a seed broke a limit", got)
+			}
+			var obs []int
+			for range 2 { // twice: one note
+				tell, err := v.Tell(ctx, "s", &c.seed)
+				if err != nil || !tell.Violation {
+					t.Fatalf("tell %+v, %v", tell, err)
+				}
+				obs = append(obs, tell.Observation)
+			}
+			got := notes()
+			if !strings.Contains(got, c.want) || strings.Count(got, "broke") != 1 || !strings.Contains(got, "create a new study whose seeds are") {
+				t.Errorf("notes %q, want one with %q", got, c.want)
+			}
+			// Retracting the first leaves the second to name (the next
+			// trial, the next event); retracting it too, none.
+			if _, err := v.Retract(ctx, "s", obs[0]); err != nil {
+				t.Fatal(err)
+			}
+			if got := notes(); !strings.Contains(got, strings.NewReplacer("trial 3", "trial 4", "observation 4", "observation 5").Replace(c.want)) {
+				t.Errorf("after retracting the first: notes %q", got)
+			}
+			if _, err := v.Retract(ctx, "s", obs[1]); err != nil {
+				t.Fatal(err)
+			}
+			if got := notes(); strings.Contains(got, "seed") {
+				t.Errorf("after retracting both: notes %q", got)
+			}
+		})
+	}
+}
+
+func ptr(v float64) *float64 { return &v }
