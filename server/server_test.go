@@ -332,7 +332,7 @@ func Example() {
 }
 
 // TestCreateNotes: a create answers the spec's notes (a parameter whose
-// linear scale is too coarse near its seeds, space.Space.ScaleHints)
+// linear scale is too coarse near its seeds, space.Space.Hints)
 // beside the decision set, and none for a study without them.
 func TestCreateNotes(t *testing.T) {
 	c, _ := newServer(t, "")

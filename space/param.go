@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"go.yaml.in/yaml/v3"
@@ -390,34 +391,106 @@ func (s *Space) names() []string {
 	return out
 }
 
-// ScaleHints says which float and int parameters are on a linear scale
-// too coarse for a safe walk from the seeds: every seed's value v lies
-// so near the low end that a hundredth of the range exceeds v/2, while a
-// log scale is possible (low > 0). The unit cube's hundredth is the
-// candidates' step on a 100 × 100 grid and a tenth of the smallest
-// lengthscale a study stated in parameters fits, so each step from such
-// a seed changes the parameter by half its value or more, and the model
-// sees the region where the system changes as one cell (docs/limits.md
-// has the measurement). Each hint names the parameter and says what to
-// change.
-func (s *Space) ScaleHints(seeds []Setting) []string {
+// Hints says what in the parameters and seeds will keep a study from
+// exploring, one hint per parameter, naming it and what to change:
+//
+//   - a float or int on a linear scale too coarse for a safe walk from
+//     the seeds: every seed's value v lies so near the low end that a
+//     hundredth of the range exceeds v/2, while a log scale is possible
+//     (low > 0). The unit cube's hundredth is the candidates' step on a
+//     100 × 100 grid and a tenth of the smallest lengthscale a study
+//     stated in parameters fits, so each step from such a seed changes
+//     the parameter by half its value or more, and the model sees the
+//     region where the system changes as one cell;
+//   - an int whose neighbouring integers lie more than HintStep apart in
+//     the cube from every seed's, or a choice with values no seed has: a
+//     study vouches for steps of about 0.01–0.03 of the cube (0.13
+//     lengthscales of at most 0.25, docs/limits.md), and a choice's
+//     one-hot values lie √2 apart, so it stays at the seeds' values.
+//
+// docs/limits.md has the measurements.
+func (s *Space) Hints(seeds []Setting) []string {
 	var hints []string
+	if len(seeds) == 0 {
+		return nil
+	}
 	for i := range s.params {
 		p := &s.params[i]
-		if p.kind() == Choice || p.log() || *p.Low <= 0 || len(seeds) == 0 {
-			continue
+		if h := p.scaleHint(seeds); h != "" {
+			hints = append(hints, h)
+		} else if h := p.seedHint(seeds); h != "" {
+			hints = append(hints, h)
 		}
-		lo, hi := *p.Low, *p.High
-		step := (hi - lo) / 100
-		most := math.Inf(-1) // the largest seed value
-		for _, set := range seeds {
-			most = max(most, set[p.Name].Num)
-		}
-		if step <= most/2 {
-			continue
-		}
-		hints = append(hints, fmt.Sprintf("%s runs from %v to %v on a linear scale, and its seeds (the largest %v) lie in the first %.2g %% of that range: a hundredth of the range, %.3g, is %.0f %% of the seed, too coarse a step for a safe walk from it; give %s scale: log, so that steps are ratios (docs/limits.md)",
-			p.Name, lo, hi, most, 100*(most-lo)/(hi-lo), step, 100*step/most, p.Name))
 	}
 	return hints
+}
+
+// HintStep is the distance in the unit cube between an int's
+// neighbouring integers above which Hints says the study will rarely
+// try another than the seeds': above the 0.03 a study vouches for at
+// most.
+const HintStep = 0.05
+
+// scaleHint is Hints's hint on p's linear scale, "" for none.
+func (p *Param) scaleHint(seeds []Setting) string {
+	if p.kind() == Choice || p.log() || *p.Low <= 0 {
+		return ""
+	}
+	lo, hi := *p.Low, *p.High
+	step := (hi - lo) / 100
+	most := math.Inf(-1) // the largest seed value
+	for _, set := range seeds {
+		most = max(most, set[p.Name].Num)
+	}
+	if step <= most/2 {
+		return ""
+	}
+	return fmt.Sprintf("%s runs from %v to %v on a linear scale, and its seeds (the largest %v) lie in the first %.2g %% of that range: a hundredth of the range, %.3g, is %.0f %% of the seed, too coarse a step for a safe walk from it; give %s scale: log, so that steps are ratios (docs/limits.md)",
+		p.Name, lo, hi, most, 100*(most-lo)/(hi-lo), step, 100*step/most, p.Name)
+}
+
+// seedHint is Hints's hint on an int's or a choice's values the study
+// will rarely try, "" for none.
+func (p *Param) seedHint(seeds []Setting) string {
+	var seeded []string // the seeds' values, in order, once each
+	add := func(v string) {
+		if !slices.Contains(seeded, v) {
+			seeded = append(seeded, v)
+		}
+	}
+	switch p.kind() {
+	case Choice:
+		for _, set := range seeds {
+			add(set[p.Name].Str)
+		}
+		if len(seeded) >= len(p.Values) {
+			return ""
+		}
+		var missing []string
+		for _, v := range p.Values {
+			if !slices.Contains(seeded, v) {
+				missing = append(missing, v)
+			}
+		}
+		return fmt.Sprintf("%s is a choice: a study tries only its seeds' %s (%s) until the model vouches for another value, and the values lie as far apart as the cube allows; give a seed with each %s you want tried (%s) (docs/limits.md)",
+			p.Name, p.Name, strings.Join(seeded, ", "), p.Name, strings.Join(missing, ", "))
+	case Int:
+		lo, hi := *p.Low, *p.High
+		near := math.Inf(1) // the closest neighbouring integer of a seed, in the cube
+		for _, set := range seeds {
+			v := set[p.Name].Num
+			add(strconv.FormatFloat(v, 'g', -1, 64))
+			for _, w := range []float64{v - 1, v + 1} {
+				if w >= lo && w <= hi {
+					near = min(near, math.Abs(p.unit(w)-p.unit(v)))
+				}
+			}
+		}
+		if len(seeded) >= int(hi-lo+1) || near <= HintStep {
+			return ""
+		}
+		return fmt.Sprintf("%s's integers lie %.2g of its scale apart next to its seeds' (%s), and a study vouches for steps of about 0.01–0.03: it will rarely try another %s; give a seed at each %s you want tried, or make it a float (docs/limits.md)",
+			p.Name, near, strings.Join(seeded, ", "), p.Name, p.Name)
+	}
+	return ""
 }

@@ -272,41 +272,50 @@ func TestDecodeRoundTrip(t *testing.T) {
 	}
 }
 
-// TestScaleHints: a float or int on a linear scale is named when every
-// seed lies so near its low end that a hundredth of the range is more
-// than half the seed (the boundary: 0.2 = 0.4/2 is not), and not on a
-// log scale, with low ≤ 0 (no log scale possible), a choice, or a seed
-// far enough in.
-func TestScaleHints(t *testing.T) {
+// TestHints: a float or int on a linear scale is named when every seed
+// lies so near its low end that a hundredth of the range is more than
+// half the seed (the boundary: 0.2 = 0.4/2 is not), and not on a log
+// scale, with low ≤ 0 (no log scale possible), or a seed far enough in;
+// an int whose neighbouring integers lie more than HintStep apart next
+// to every seed, unless the seeds cover every integer, and a choice
+// with a value no seed has.
+func TestHints(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		p     Param
-		seeds []float64
+		seeds []any
 		want  string // a substring of the one hint; "" for none
 	}{
-		{"wide linear float", Param{Name: "kp", Low: f64(0.05), High: f64(20)}, []float64{0.3}, "a hundredth of the range, 0.199, is 66 % of the seed"},
-		{"wide linear int", Param{Name: "n", Type: Int, Low: f64(1), High: f64(1000)}, []float64{2}, "give n scale: log"},
-		{"the largest seed decides", Param{Name: "kp", Low: f64(0.05), High: f64(20)}, []float64{0.3, 0.39}, "the largest 0.39"},
-		{"one seed far enough in", Param{Name: "kp", Low: f64(0.05), High: f64(20)}, []float64{0.3, 0.5}, ""},
-		{"at the boundary", Param{Name: "kp", Low: f64(0.1), High: f64(20.1)}, []float64{0.4}, ""},
-		{"log scale", Param{Name: "kp", Low: f64(0.05), High: f64(20), Scale: Log}, []float64{0.3}, ""},
-		{"low 0", Param{Name: "kp", Low: f64(0), High: f64(20)}, []float64{0.1}, ""},
-		{"seed mid-range", Param{Name: "temp", Low: f64(1), High: f64(400)}, []float64{200}, ""},
-		{"choice", Param{Name: "mode", Type: Choice, Values: []string{"pi", "pid"}}, nil, ""},
+		{"wide linear float", Param{Name: "kp", Low: f64(0.05), High: f64(20)}, []any{0.3}, "a hundredth of the range, 0.199, is 66 % of the seed"},
+		{"wide linear int", Param{Name: "n", Type: Int, Low: f64(1), High: f64(1000)}, []any{2.0}, "give n scale: log"},
+		{"the largest seed decides", Param{Name: "kp", Low: f64(0.05), High: f64(20)}, []any{0.3, 0.39}, "the largest 0.39"},
+		{"one seed far enough in", Param{Name: "kp", Low: f64(0.05), High: f64(20)}, []any{0.3, 0.5}, ""},
+		{"at the boundary", Param{Name: "kp", Low: f64(0.1), High: f64(20.1)}, []any{0.4}, ""},
+		{"log scale", Param{Name: "kp", Low: f64(0.05), High: f64(20), Scale: Log}, []any{0.3}, ""},
+		{"low 0", Param{Name: "kp", Low: f64(0), High: f64(20)}, []any{0.1}, ""},
+		{"seed mid-range", Param{Name: "temp", Low: f64(1), High: f64(400)}, []any{200.0}, ""},
+		{"an int of 8 values", Param{Name: "filter", Type: Int, Low: f64(1), High: f64(8)}, []any{2.0}, "filter's integers lie 0.14 of its scale apart next to its seeds' (2)"},
+		{"every integer seeded", Param{Name: "filter", Type: Int, Low: f64(1), High: f64(3)}, []any{1.0, 2.0, 3.0, 2.0}, ""},
+		{"an int of 8 values, two seeds", Param{Name: "filter", Type: Int, Low: f64(1), High: f64(8)}, []any{2.0, 5.0}, "next to its seeds' (2, 5)"},
+		{"an int of 101 values", Param{Name: "n", Type: Int, Low: f64(0), High: f64(100)}, []any{50.0}, ""},
+		{"an int on a log scale", Param{Name: "n", Type: Int, Low: f64(1), High: f64(1000), Scale: Log}, []any{2.0}, "n's integers lie 0.059 of its scale apart"},
+		{"a choice", Param{Name: "mode", Type: Choice, Values: []string{"pi", "pid", "pd"}}, []any{"pi"}, "a study tries only its seeds' mode (pi) until the model vouches for another value, and the values lie as far apart as the cube allows; give a seed with each mode you want tried (pid, pd)"},
+		{"every choice seeded", Param{Name: "mode", Type: Choice, Values: []string{"pi", "pid"}}, []any{"pid", "pi"}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, err := New([]Param{c.p})
 			if err != nil {
 				t.Fatal(err)
 			}
-			seeds := []Setting{{"mode": String("pi")}}
-			if c.seeds != nil {
-				seeds = nil
-				for _, v := range c.seeds {
-					seeds = append(seeds, Setting{c.p.Name: Number(v)})
+			var seeds []Setting
+			for _, v := range c.seeds {
+				if str, ok := v.(string); ok {
+					seeds = append(seeds, Setting{c.p.Name: String(str)})
+				} else {
+					seeds = append(seeds, Setting{c.p.Name: Number(v.(float64))})
 				}
 			}
-			got := s.ScaleHints(seeds)
+			got := s.Hints(seeds)
 			switch {
 			case c.want == "" && got != nil:
 				t.Errorf("hints %q, want none", got)

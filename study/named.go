@@ -413,12 +413,13 @@ func (s *Study) bestTrial() *Best {
 }
 
 // Notes are what a study's specification alone says may keep it from
-// making progress, for its creator: a parameter whose linear scale is
-// too coarse near its seeds (space.Space.ScaleHints). Nil for a study
-// stated in its decision set.
+// exploring, for its creator: a parameter whose linear scale is too
+// coarse near its seeds, an int or a choice whose other values the study
+// will rarely try (space.Space.Hints). Nil for a study stated in its
+// decision set.
 func (r *Resolved) Notes() []string {
 	if r.Named == nil {
 		return nil
 	}
-	return r.Named.space.ScaleHints(r.Spec.Seeds)
+	return r.Named.space.Hints(r.Spec.Seeds)
 }

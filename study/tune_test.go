@@ -373,7 +373,7 @@ func TestTuneExample(t *testing.T) {
 // first 1.3 % and 0.4 % of them, each candidate step changes a gain by
 // 67 % or 200 % of the seed's, and the study stalls near the seed; its
 // summary then names both parameters and the log scale
-// (space.Space.ScaleHints, docs/limits.md has the measurement).
+// (space.Space.Hints, docs/limits.md has the measurement).
 func TestTuneLinearScale(t *testing.T) {
 	if testing.Short() {
 		t.Skip("60 trials with fits")

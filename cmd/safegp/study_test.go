@@ -114,7 +114,7 @@ func TestStudyFlagsCheckedFirst(t *testing.T) {
 
 // TestCreateScaleNote: create says on stderr, after creating the study,
 // which parameter's linear scale is too coarse near its seeds
-// (space.Space.ScaleHints), and nothing on a log scale.
+// (space.Space.Hints), and nothing on a log scale.
 func TestCreateScaleNote(t *testing.T) {
 	const spec = `
 parameters:

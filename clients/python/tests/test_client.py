@@ -272,9 +272,15 @@ class TestNamedStudy(ServerTest):
         del linear["parameters"][0]["scale"]  # kp 0.05…20 linear, its seed 0.3
         with self.assertWarnsRegex(UserWarning, r"study 'lin': kp runs from 0\.05 to 20 on a linear scale.*scale: log"):
             client.create_study("lin", linear)
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")  # the log scale: no note
+        # On the log scale, no note on kp; filter's integers and the
+        # choice's pid, which no seed has, have theirs.
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
             client.create_study("log", NAMED_SPEC)
+        notes = [str(w.message) for w in got]
+        self.assertEqual(len(notes), 2, notes)
+        self.assertIn("filter's integers lie 0.14 of its scale apart", notes[0])
+        self.assertIn("give a seed with each mode you want tried (pid)", notes[1])
 
     def test_named_study(self):
         client = safegp.Client(self.server.url)

@@ -271,7 +271,8 @@ class Client:
                 ``model``, ``algorithm``, ``horizon`` and ``seed``.
 
         Each of the server's ``notes`` on the spec (a parameter whose
-        linear scale is too coarse near its seeds) is issued as a
+        linear scale is too coarse near its seeds, an int or a choice
+        whose other values the study will rarely try) is issued as a
         :class:`UserWarning`: the study is created all the same.
 
         Raises:
