@@ -97,6 +97,9 @@ func decodeTell(data []byte) (*study.TellRequest, error) {
 		}
 		*fld.dst = &v
 	}
+	if raw.F == nil {
+		return nil, fmt.Errorf("%w: \"f\" is missing (a study stated in parameters takes \"values\": {NAME: V, …} instead)", study.ErrBadTell)
+	}
 	f, err := jsonNumber("f", raw.F)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)

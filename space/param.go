@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -387,6 +388,21 @@ func (s *Space) names() []string {
 	out := make([]string, len(s.params))
 	for i := range s.params {
 		out[i] = s.params[i].Name
+	}
+	return out
+}
+
+// Canonical returns set with each choice's value as a string: a number
+// names the choice written the same way (Encode), and a setting handed
+// back — a seed asked, the best trial — gives a choice as its string.
+// Other values are set's own; set itself is not changed.
+func (s *Space) Canonical(set Setting) Setting {
+	out := maps.Clone(set)
+	for i := range s.params {
+		p := &s.params[i]
+		if v, ok := out[p.Name]; ok && p.kind() == Choice && !v.IsStr {
+			out[p.Name] = String(v.String())
+		}
 	}
 	return out
 }

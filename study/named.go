@@ -132,11 +132,16 @@ func (s *Spec) resolveNamed(actions [][]float64, seeds []int) (*Resolved, error)
 		return nil, fielderr.New(ErrSpec, "seeds", "give at least one setting known to be safe, [{name: value, …}]")
 	}
 	seedX := make([][]float64, len(s.Seeds))
+	canon := make([]space.Setting, len(s.Seeds))
 	for k, set := range s.Seeds {
 		if seedX[k], err = sp.Encode(set); err != nil {
 			return nil, fielderr.Recast(ErrSpec, fmt.Sprintf("seeds[%d]", k), err)
 		}
+		canon[k] = sp.Canonical(set)
 	}
+	// Each choice as its string, in the answers and as stored (a YAML
+	// seed mode: 1 for the choice "1" came back as the number 1).
+	s.Seeds = canon
 	r := &Resolved{Spec: s, Named: &named{space: sp, outcomes: out, conds: conds}}
 	nm := r.Named
 	switch {

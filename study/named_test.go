@@ -130,3 +130,35 @@ horizon: 10
 		}
 	}
 }
+
+// TestChoiceSeedAsString: a seed that names a choice by a number (YAML
+// m: 1 for the choice "1") is asked, and stored, with the choice's
+// string, as every other ask gives it (before, the seed came back as
+// the number 1 and later asks as "1").
+func TestChoiceSeedAsString(t *testing.T) {
+	ctx := context.Background()
+	v, _ := newService(t, filepath.Join(t.TempDir(), "s.db"))
+	r := resolved(t, `
+parameters:
+  - {name: kp, low: 0.05, high: 20, scale: log}
+  - {name: m, type: choice, values: [1, 2]}
+objective: {name: y, goal: maximize}
+constraints:
+  - {name: c, max: 1}
+seeds: [{kp: 0.3, m: 1}]
+horizon: 20
+`)
+	if got := r.Spec.Seeds[0]["m"]; !got.IsStr || got.Str != "1" {
+		t.Errorf("resolved seed m = %#v, want the string 1", got)
+	}
+	if err := v.Create(ctx, "s", r); err != nil {
+		t.Fatal(err)
+	}
+	a, err := v.Ask(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := a.Params["m"]; !m.IsStr || m.Str != "1" || a.Params["kp"].Num != 0.3 {
+		t.Errorf("the seed asked as %v (m %#v), want m the string 1", a.Params, m)
+	}
+}

@@ -429,7 +429,7 @@ func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 			req.NoiseStd = noise
 		}
 		if !s.given["f"] {
-			return fmt.Errorf("%w: --f is required", study.ErrBadTell)
+			return fmt.Errorf("%w: --f is required (a study stated in parameters takes --value NAME=V for each outcome instead)", study.ErrBadTell)
 		}
 		// A study whose only safety condition is f ≥ h_f has no constraint
 		// values: --g is left out (or empty). The study checks the count.

@@ -76,7 +76,7 @@ func TestStudyFlagsCheckedFirst(t *testing.T) {
 		// database is opened first.
 		{[]string{"import", writeFile(t, dir, "bad.csv", "x1,f\n1\n")}, 1, "none.db: no such file"},
 		{[]string{"posterior", filepath.Join(dir, "missing.csv")}, 1, "posterior: open"},
-		{[]string{"tell", "--ask", "1", "--g", "1"}, 1, "--f is required"},
+		{[]string{"tell", "--ask", "1", "--g", "1"}, 1, "--f is required (a study stated in parameters takes --value NAME=V for each outcome instead)"},
 		{[]string{"tell", "--ask", "1", "--f", "1", "--g", "1,x"}, 1, `--g: g2: "x" is not a decimal number`},
 		{[]string{"retract"}, 1, "give one of --observation and --trial"},
 		{[]string{"retract", "--observation", "2", "--trial", "1"}, 1, "give one of --observation and --trial"},
