@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -160,5 +161,41 @@ horizon: 20
 	}
 	if m := a.Params["m"]; !m.IsStr || m.Str != "1" || a.Params["kp"].Num != 0.3 {
 		t.Errorf("the seed asked as %v (m %#v), want m the string 1", a.Params, m)
+	}
+}
+
+// TestNamedTypoWarning: a value far from the model's mean is warned of in
+// the study's own terms — the setting, and retract by the trial — not by
+// the action's index and the observation's event number.
+func TestNamedTypoWarning(t *testing.T) {
+	ctx := context.Background()
+	v, _ := newService(t, filepath.Join(t.TempDir(), "s.db"))
+	if err := v.Create(ctx, "pi", resolved(t, piSpec)); err != nil {
+		t.Fatal(err)
+	}
+	for trial := range 9 {
+		a, err := v.Ask(ctx, "pi")
+		if err != nil {
+			t.Fatal(err)
+		}
+		settle, over := plant(a.Params["kp"].Num, a.Params["ki"].Num)
+		if trial == 8 {
+			over = 100 // a typo
+		}
+		id := a.Ask
+		ans, err := v.Tell(ctx, "pi", &study.TellRequest{Ask: &id, Values: map[string]float64{"settle_time": settle, "overshoot": over}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if trial < 8 {
+			continue
+		}
+		set, _ := json.Marshal(a.Params)
+		suffix := " at " + string(set) + "; if it is a typo, retract it (safegp study retract --trial 8, or POST /v1/studies/pi/retract {\"trial\": 8}) and tell the right value"
+		if *ans.Trial != 8 || !slices.ContainsFunc(ans.Warnings, func(w string) bool {
+			return strings.HasPrefix(w, "overshoot = 100 is ") && strings.HasSuffix(w, suffix)
+		}) {
+			t.Errorf("trial %d: warnings %q, want one on overshoot ending %q", *ans.Trial, ans.Warnings, suffix)
+		}
 	}
 }
