@@ -178,6 +178,9 @@ func (s *Model) Kernels() (f kernel.Kernel, g []kernel.Kernel) {
 
 // CheckHorizon checks the horizon T; the error names the key "horizon".
 func CheckHorizon(t int) error {
+	if t == 0 { // absent, or 0: a spec's decoding cannot tell them apart
+		return fielderr.New(ErrInvalid, "horizon", "missing or 0: give the number of rounds planned, 1…%d", MaxHorizon)
+	}
 	if t < 1 || t > MaxHorizon {
 		return fielderr.New(ErrInvalid, "horizon", "must be in 1…%d, got %d", MaxHorizon, t)
 	}

@@ -164,7 +164,8 @@ func TestSharedChecks(t *testing.T) {
 	}{
 		{"horizon 1", config.CheckHorizon(1), ""},
 		{"horizon max", config.CheckHorizon(config.MaxHorizon), ""},
-		{"horizon 0", config.CheckHorizon(0), "horizon: must be in 1…1000000, got 0"},
+		{"horizon 0", config.CheckHorizon(0), "horizon: missing or 0: give the number of rounds planned, 1…1000000"},
+		{"horizon -1", config.CheckHorizon(-1), "horizon: must be in 1…1000000, got -1"},
 		{"horizon past max", config.CheckHorizon(config.MaxHorizon + 1), "horizon: must be in 1…1000000, got 1000001"},
 		{"thresholds", config.CheckThresholds([]float64{0, -1e100}), ""},
 		{"no thresholds", config.CheckThresholds(nil), "missing: one threshold h_i per constraint"},

@@ -365,6 +365,9 @@ func decodeRetract(data []byte) (*retractRequest, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", study.ErrBadRetract, err)
 		}
+		if n < 0 { // trials are numbered from 0: no study has this one
+			return nil, fmt.Errorf("%w: trial must be ≥ 0, got %d", study.ErrBadRetract, n)
+		}
 		return &retractRequest{Trial: &n}, nil
 	}
 	n, err := jsonInt("observation", raw.Observation)

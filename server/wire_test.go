@@ -30,7 +30,7 @@ var jsonSeeds = []string{`{}`, `[]`, ``, `{"a": 1, "a": 2}`, `{"A": 1}`, "{\"x\"
 // FuzzDecodeRetract: errors are ErrBadRetract; what is accepted has its
 // one key, once and exactly.
 func FuzzDecodeRetract(f *testing.F) {
-	for _, s := range append(jsonSeeds, `{"observation": 3}`, `{"observation": 3, "observation": 4}`, `{"OBSERVATION": 3}`, `{"observation": 3.0}`) {
+	for _, s := range append(jsonSeeds, `{"observation": 3}`, `{"observation": 3, "observation": 4}`, `{"OBSERVATION": 3}`, `{"observation": 3.0}`, `{"trial": 2}`) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -40,8 +40,24 @@ func FuzzDecodeRetract(f *testing.F) {
 			}
 			return
 		}
-		keysOnce(t, data, "observation")
+		keysOnce(t, data, "observation", "trial")
 	})
+}
+
+// TestDecodeRetractTrial: {"trial": N} takes a trial from 0; a negative
+// one is a bad request (400), not an unknown trial (404).
+func TestDecodeRetractTrial(t *testing.T) {
+	if r, err := decodeRetract([]byte(`{"trial": 0}`)); err != nil || r.Trial == nil || *r.Trial != 0 {
+		t.Errorf("trial 0: %+v, %v", r, err)
+	}
+	for _, body := range []string{`{"trial": -1}`, `{"trial": 1, "observation": 2}`, `{"trial": 1.5}`} {
+		if _, err := decodeRetract([]byte(body)); !errors.Is(err, study.ErrBadRetract) {
+			t.Errorf("%s: %v, want ErrBadRetract", body, err)
+		}
+	}
+	if _, err := decodeRetract([]byte(`{"trial": -1}`)); err == nil || !strings.Contains(err.Error(), "trial must be ≥ 0, got -1") {
+		t.Errorf("trial -1: %v", err)
+	}
 }
 
 // FuzzDecodeAsk: errors are ErrBadAsk or ErrBadContext; what is accepted

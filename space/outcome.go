@@ -86,6 +86,9 @@ func (o *Outcomes) Check(params []string) error {
 	if err := name("objective", ob.Name); err != nil {
 		return err
 	}
+	if ob.Goal == "" {
+		return fielderr.New(ErrInvalid, "objective.goal", "missing: want minimize or maximize")
+	}
 	if ob.Goal != Minimize && ob.Goal != Maximize {
 		return fielderr.New(ErrInvalid, "objective.goal", "want minimize or maximize, got %s", quote.Short(ob.Goal))
 	}

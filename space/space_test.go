@@ -239,7 +239,8 @@ func TestOutcomes(t *testing.T) {
 		o    Outcomes
 		want string
 	}{
-		{Outcomes{Objective: Objective{Name: "f", Goal: "best"}}, "minimize or maximize"},
+		{Outcomes{Objective: Objective{Name: "f", Goal: "best"}}, `objective.goal: want minimize or maximize, got "best"`},
+		{Outcomes{Objective: Objective{Name: "f"}}, "objective.goal: missing: want minimize or maximize"},
 		{Outcomes{Objective: Objective{Name: "kp", Goal: Maximize}}, "names a parameter"},
 		{Outcomes{Objective: Objective{Name: "f", Goal: Maximize}, Constraints: []Constraint{{Name: "g"}}}, "min, max or both"},
 		{Outcomes{Objective: Objective{Name: "f", Goal: Maximize}, Constraints: []Constraint{{Name: "g", Min: f64(2), Max: f64(1)}}}, "min < max"},

@@ -3,6 +3,7 @@ package study_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -196,6 +197,54 @@ func TestNamedTypoWarning(t *testing.T) {
 			return strings.HasPrefix(w, "overshoot = 100 is ") && strings.HasSuffix(w, suffix)
 		}) {
 			t.Errorf("trial %d: warnings %q, want one on overshoot ending %q", *ans.Trial, ans.Warnings, suffix)
+		}
+	}
+}
+
+// TestRetractTrial: a named study's trial is retracted by its number;
+// again, it is already retracted, named as the trial; a trial asked and
+// not told has no observation yet; one beyond the trials, none; a study
+// stated in its decision set has no trials.
+func TestRetractTrial(t *testing.T) {
+	ctx := context.Background()
+	v, _ := newService(t, filepath.Join(t.TempDir(), "s.db"))
+	if err := v.Create(ctx, "pi", resolved(t, piSpec)); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Create(ctx, "plain", resolved(t, specYAML)); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		a, err := v.Ask(ctx, "pi")
+		if err != nil {
+			t.Fatal(err)
+		}
+		settle, over := plant(a.Params["kp"].Num, a.Params["ki"].Num)
+		id := a.Ask
+		if _, err := v.Tell(ctx, "pi", &study.TellRequest{Ask: &id, Values: map[string]float64{"settle_time": settle, "overshoot": over}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := v.Ask(ctx, "pi"); err != nil { // trial 3, pending
+		t.Fatal(err)
+	}
+	if r, err := v.RetractTrial(ctx, "pi", 1); err != nil || r.Trial == nil || *r.Trial != 1 {
+		t.Fatalf("retract trial 1: %+v, %v", r, err)
+	}
+	for _, c := range []struct {
+		name  string
+		study string
+		trial int
+		err   error
+		want  string
+	}{
+		{"again", "pi", 1, study.ErrAlreadyRetracted, `trial 1 of study "pi" was retracted by event`},
+		{"pending", "pi", 3, study.ErrUnknownObservation, "trial 3 of study \"pi\" has no observation yet"},
+		{"beyond", "pi", 9, study.ErrUnknownObservation, "has no trial 9"},
+		{"plain", "plain", 0, study.ErrUnknownObservation, "is not stated in parameters and has no trials"},
+	} {
+		if _, err := v.RetractTrial(ctx, c.study, c.trial); !errors.Is(err, c.err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %v with %q", c.name, err, c.err, c.want)
 		}
 	}
 }

@@ -338,6 +338,9 @@ func (v *Service) RetractTrial(ctx context.Context, name string, trial int) (*Re
 			}
 			return 0, fmt.Errorf("%w: study %q has no trial %d", ErrUnknownObservation, s.name, trial)
 		}
+		if r := s.retracted[seq]; r != 0 {
+			return 0, fmt.Errorf("%w: trial %d of study %q was retracted by event %d", ErrAlreadyRetracted, trial, s.name, r)
+		}
 		return seq, nil
 	})
 }

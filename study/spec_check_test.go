@@ -44,7 +44,7 @@ func TestResolveRefusals(t *testing.T) {
 		{"negative kernel noise", `"constraints": [{"kernel": "se", "lengthscale": 1}]`, `"constraints": [{"kernel": "se", "lengthscale": 1, "noise_std": -1}]`, "model.constraints[0].noise_std: must be a finite number in 0…1e100, got -1", kernel.ErrInvalid},
 		{"negative noise", `"noise_std": 0.05`, `"noise_std": -0.05`, "model.noise_std: must be a finite number in 0…1e100, got -0.05", study.ErrSpec},
 		{"delta 1", `"delta": 0.1`, `"delta": 1`, "model.delta: must be in (0, 1), got 1", study.ErrSpec},
-		{"horizon 0", `"horizon": 30`, `"horizon": 0`, "horizon: must be in 1…1000000, got 0", study.ErrSpec},
+		{"horizon 0", `"horizon": 30`, `"horizon": 0`, "horizon: missing or 0: give the number of rounds planned", study.ErrSpec},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

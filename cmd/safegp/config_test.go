@@ -38,7 +38,7 @@ func TestOneConfigurationPath(t *testing.T) {
 		{"exploration", "exploration: {fixed: F}", "exploration: {plateau: {window: 0}}", "exploration.plateau.window", "want an integer ≥ 1, got 0"},
 		{"seed twice", "SEEDS", "[1, 0, 1]", "seed_actions[2]", "1 is given twice (also at [0])"},
 		{"threshold", "thresholds: [0.0]", "thresholds: [1e200]", "thresholds[0]", "must be a finite number within ±1e100, got 1e+200"},
-		{"horizon", "horizon: H", "horizon: 0", "horizon", "must be in 1…1000000, got 0"},
+		{"horizon", "horizon: H", "horizon: 0", "horizon", "missing or 0: give the number of rounds planned, 1…1000000"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			// The two files with their own values (L, D, F, H, SEEDS) put

@@ -59,8 +59,10 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 			"  POST /v1/studies/{name}/import        earlier measurements, all or none: CSV x1,…,xd,f[,g1,…][,noise_std]\n"+
 			"                                        or a study's export (text/csv), or a JSON array of tells with \"x\" or \"index\"\n"+
 			"  POST /v1/studies/{name}/posterior     {\"points\": [[...], ...]} → mean, sd and bounds of f and each g\n"+
-			"  POST /v1/studies/{name}/retract       {\"observation\": N}: withdraw a (mistyped) observation, and with it\n"+
-			"                                        every pending ask (\"withdrawn_asks\")\n"+
+			"  POST /v1/studies/{name}/retract       {\"observation\": N} or {\"trial\": N}: withdraw a (mistyped) observation,\n"+
+			"                                        and with it every pending ask (\"withdrawn_asks\")\n"+
+			"  POST /v1/studies/{name}/rename        {\"name\": NEW}\n"+
+			"  DELETE /v1/studies/{name}             ?force=true while asks are leased\n"+
 			"  GET  /v1/studies/{name}               the summary of safegp study show\n"+
 			"  GET  /v1/studies/{name}/observations\n"+
 			"  GET  /v1/studies                      every study with its counts (the dashboard's list)\n"+
@@ -69,7 +71,10 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 			"  GET  /healthz\n\n"+
 			"A study with a context (its spec's context block) takes the value of every context variable\n"+
 			"measured now: \"context\": {NAME: V, …} with ask, with a tell by \"index\" or \"x\" and with posterior,\n"+
-			"and as columns between x1…xd and f in an import (docs/contexts.md).\n\nFlags:\n")
+			"and as columns between x1…xd and f in an import (docs/contexts.md).\n\n"+
+			"A study stated in parameters (docs/quickstart.md) answers an ask with {\"ask\", \"trial\", \"params\": {NAME: V, …},\n"+
+			"\"best\"} and takes a tell as {\"ask\": ID, \"values\": {NAME: V, …}}, or {\"params\": {…}, \"values\": {…}} for a\n"+
+			"measurement outside the loop (docs/http.md).\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	pos, ok, err := parse(fs, args)

@@ -506,8 +506,11 @@ func tellNamed(s *studySession, askID *int, params, values pairsFlag) error {
 			return fmt.Errorf("%w: --%s does not go with --param and --value: a study stated in parameters takes --ask ID or --param name=value, and --value name=value for each outcome", study.ErrBadTell, f)
 		}
 	}
-	if s.given["ask"] == (len(params) > 0) {
+	switch {
+	case s.given["ask"] && len(params) > 0:
 		return fmt.Errorf("%w: give --ask ID, or --param name=value for each parameter (a measurement outside the loop), not both", study.ErrBadTell)
+	case !s.given["ask"] && len(params) == 0:
+		return fmt.Errorf("%w: give --ask ID (the ask measured), or --param name=value for each parameter (a measurement outside the loop)", study.ErrBadTell)
 	}
 	if len(values) == 0 {
 		return fmt.Errorf("%w: give --value name=value for each outcome", study.ErrBadTell)
