@@ -477,7 +477,7 @@ func (p *Param) seedHint(seeds []Setting) string {
 	switch p.kind() {
 	case Choice:
 		for _, set := range seeds {
-			add(set[p.Name].Str)
+			add(set[p.Name].String()) // a number names the choice written so (Encode)
 		}
 		if len(seeded) >= len(p.Values) {
 			return ""

@@ -302,6 +302,7 @@ func TestHints(t *testing.T) {
 		{"an int on a log scale", Param{Name: "n", Type: Int, Low: f64(1), High: f64(1000), Scale: Log}, []any{2.0}, "n's integers lie 0.059 of its scale apart"},
 		{"a choice", Param{Name: "mode", Type: Choice, Values: []string{"pi", "pid", "pd"}}, []any{"pi"}, "a study tries only its seeds' mode (pi) until the model vouches for another value, and the values lie as far apart as the cube allows; give a seed with each mode you want tried (pid, pd)"},
 		{"every choice seeded", Param{Name: "mode", Type: Choice, Values: []string{"pi", "pid"}}, []any{"pid", "pi"}, ""},
+		{"a choice seeded by a number", Param{Name: "m", Type: Choice, Values: []string{"1", "2"}}, []any{1.0}, "its seeds' m (1)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, err := New([]Param{c.p})

@@ -31,8 +31,9 @@ func (s *Study) trackSafeSet() {
 	}
 }
 
-// notes are what a study's answers and summary say of its progress and
-// its model: the stall notes, then the calibration note.
+// notes are what a study's answers and summary say of its seeds, its
+// progress and its model: the seed notes, the stall notes, then the
+// calibration note.
 func (s *Study) notes() []string {
 	return append(append(s.seedNotes(), s.stallNotes()...), s.calibrationNote()...)
 }

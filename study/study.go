@@ -904,22 +904,21 @@ func (s *Study) warnings(e *store.Event, rs *residuals) []string {
 	if rs == nil {
 		return nil
 	}
-	// Where, and how to retract: a study stated in parameters in its own
-	// terms — the setting and the trial the tell is about to get (as
-	// apply numbers it) — the others by the point and the observation.
-	at, what, which := rs.at, "observation", e.Seq
-	if s.res.Named != nil {
-		set, _ := json.Marshal(s.settingOf(e))
-		at, what = string(set), "trial"
-		if t, ok := s.askTrial[e.Ask]; e.Ask != 0 && ok {
-			which = t
-		} else {
-			which = s.trials
-		}
-	}
 	var out []string
+	at, what, which := rs.at, "observation", e.Seq
 	for _, r := range rs.rs {
 		if z := math.Abs(r.v-r.mean) / r.sd; z > warnSigmas {
+			if out == nil && s.res.Named != nil {
+				// Where, and how to retract, in a study stated in
+				// parameters' own terms: the setting, and the trial the
+				// tell is about to get (as apply numbers it). Only when
+				// warned of: a replay applies every tell.
+				set, _ := json.Marshal(s.settingOf(e))
+				at, what, which = string(set), "trial", s.trials
+				if t, ok := s.askTrial[e.Ask]; e.Ask != 0 && ok {
+					which = t
+				}
+			}
 			out = append(out, fmt.Sprintf("%s = %.6g is %.3g posterior standard deviations from the model's mean %.3g at %s; if it is a typo, retract it (safegp study retract --%s %d, or POST /v1/studies/%s/retract {\"%s\": %d}) and tell the right value",
 				rs.names[r.gpj], r.told, z, rs.raw(r.gpj, r.mean), at, what, which, s.name, what, which))
 		}
