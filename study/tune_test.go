@@ -421,7 +421,7 @@ func tuneTest(t *testing.T, name string, noises []int) {
 
 // BenchmarkTuneControllers measures the defaults of a study stated in
 // parameters on every tuneCase over 48 noise realizations (run it with
-// -benchtime 1x; about 9 minutes on 2 cores): the share of realizations
+// -benchtime 1x; about 8 minutes on 2 cores): the share of realizations
 // with a trial that broke a limit, the share within 25 % of the grid's
 // optimum, the share with both (no violation, tuned) — issue 26's
 // bar — and the median of the best safe settling time over the optimum.
