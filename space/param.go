@@ -502,7 +502,9 @@ func (p *Param) seedHint(seeds []Setting) string {
 				}
 			}
 		}
-		if len(seeded) >= int(hi-lo+1) || near <= HintStep {
+		// A relative tolerance: an int of 21 values has gaps of 1/20 =
+		// HintStep, which the subtraction of units may round above it.
+		if len(seeded) >= int(hi-lo+1) || near <= HintStep*(1+1e-9) {
 			return ""
 		}
 		return fmt.Sprintf("%s's integers lie %.2g of its scale apart next to its seeds' (%s), and a study vouches for steps of about 0.01–0.03: it will rarely try another %s; give a seed at each %s you want tried, or make it a float (docs/limits.md)",

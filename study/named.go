@@ -366,7 +366,10 @@ func (s *Study) validateNamed(t *TellRequest, seq int, horizon bool) (store.Even
 		if err != nil {
 			return e, fmt.Errorf("%w: params: %w", ErrBadTell, err)
 		}
-		if i, ok := nm.lookup[nm.space.Key(t.Params)]; ok {
+		// By the canonical setting: --param m=1 names the choice "1"
+		// (Encode), and a candidate decoded and encoded again need not
+		// give its point back bit for bit.
+		if i, ok := nm.lookup[nm.space.Key(nm.space.Canonical(t.Params))]; ok {
 			u.Index = &i
 		} else {
 			u.X = x

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -162,6 +163,36 @@ horizon: 20
 	}
 	if m := a.Params["m"]; !m.IsStr || m.Str != "1" || a.Params["kp"].Num != 0.3 {
 		t.Errorf("the seed asked as %v (m %#v), want m the string 1", a.Params, m)
+	}
+	// A measurement outside the loop at a candidate, its choice named by
+	// the number (as the CLI's --param m=2 sends it), is told at that
+	// candidate: found by its canonical setting, even where the
+	// candidate's decoded setting does not encode back to its point bit
+	// for bit (before, such a tell was recorded at a point outside the
+	// decision set, index −1).
+	sp, err := space.New(r.Spec.Parameters)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs, sets, err := sp.Candidates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := -1
+	for k, set := range sets {
+		if x, err := sp.Encode(set); err == nil && set["m"].Str == "2" && !slices.Equal(x, xs[k]) {
+			i = k
+			break
+		}
+	}
+	if i < 0 {
+		t.Fatal("every candidate encodes back to its point: the case is not reached")
+	}
+	set := maps.Clone(sets[i])
+	set["m"] = space.Number(2)
+	ans, err := v.Tell(ctx, "s", &study.TellRequest{Params: set, Values: map[string]float64{"y": 1, "c": 0}})
+	if err != nil || ans.Index != i {
+		t.Errorf("told at %v: %+v, %v; want index %d", set, ans, err, i)
 	}
 }
 

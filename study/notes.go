@@ -44,6 +44,9 @@ func (s *Study) notes() []string {
 // from (paper §2) — so it may ask a seed again; the user must hear that
 // the premise failed, in every answer, until the tell is retracted.
 func (s *Study) seedNotes() []string {
+	if s.viol == 0 {
+		return nil // no violation in force: the common case, without a pass over the events
+	}
 	var notes []string
 	seen := map[string]bool{}
 	for k := range s.events {

@@ -25,6 +25,11 @@ constraints:
 seeds: [{kp: 0.3}]
 horizon: 20
 `
+	// Three floats: line-bo on their box.
+	namedBox := strings.Replace(named, "  - {name: kp, low: 0.05, high: 20, scale: log}\n",
+		"  - {name: kp, low: 0.05, high: 20, scale: log}\n  - {name: ki, low: 0.01, high: 10, scale: log}\n  - {name: kd, low: 0.001, high: 2, scale: log}\n", 1)
+	namedBox = strings.Replace(namedBox, "seeds: [{kp: 0.3}]", "seeds: [{kp: 0.3, ki: 0.05, kd: 0.01}]", 1)
+	pidSeed := space.Setting{"kp": space.Number(0.3), "ki": space.Number(0.05), "kd": space.Number(0.01)}
 	ten, x := 10, []float64{0.2, 0.3}
 	for _, c := range []struct {
 		name, spec string
@@ -37,6 +42,11 @@ horizon: 20
 			study.TellRequest{Params: space.Setting{"kp": space.Number(0.3)}, Values: map[string]float64{"y": 1, "c": 0.5}},
 			study.TellRequest{Params: space.Setting{"kp": space.Number(2)}, Values: map[string]float64{"y": 1, "c": 5}},
 			`the seed {"kp":0.3} broke a limit when measured (trial 3)`},
+		{"named box", namedBox,
+			study.TellRequest{Params: pidSeed, Values: map[string]float64{"y": 1, "c": 5}},
+			study.TellRequest{Params: pidSeed, Values: map[string]float64{"y": 1, "c": 0.5}},
+			study.TellRequest{Params: space.Setting{"kp": space.Number(2), "ki": space.Number(0.05), "kd": space.Number(0.01)}, Values: map[string]float64{"y": 1, "c": 5}},
+			`the seed {"kd":0.01,"ki":0.05,"kp":0.3} broke a limit when measured (trial 3)`},
 		{"plain", specYAML,
 			study.TellRequest{Index: &ten, F: ptr(1.0), G: []float64{-1}},
 			study.TellRequest{Index: &ten, F: ptr(1.0), G: []float64{1}},
