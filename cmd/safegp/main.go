@@ -2,17 +2,24 @@ package main
 
 import (
 	"fmt"
-	"runtime"
-
+	"io"
 	"os"
+	"runtime"
 )
 
 func main() {
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if _, relayed := err.(errRelayed); err != errUsage && !relayed {
-			fmt.Fprintln(os.Stderr, "safegp:", err)
-		}
+		printError(os.Stderr, err)
 		os.Exit(exitCode(err))
+	}
+}
+
+// printError writes a command's error as "safegp: …", unless it is a
+// usage error (the usage was printed) or a resident's command's (its
+// output, the message too, was relayed).
+func printError(w io.Writer, err error) {
+	if _, relayed := err.(errRelayed); err != errUsage && !relayed {
+		fmt.Fprintln(w, "safegp:", err)
 	}
 }
 

@@ -247,7 +247,7 @@ func viaResident(ctx context.Context, args []string, stdout, stderr io.Writer) (
 		if !slices.Contains(residentStarts, args[0]) {
 			return false, nil
 		}
-		if conn, err = startResident(abs, sock); err != nil {
+		if conn, err = startResident(exe, abs, sock); err != nil {
 			return false, nil
 		}
 	}
@@ -343,17 +343,13 @@ func residentIdleTime() (time.Duration, error) {
 	return d, nil
 }
 
-// startResident starts the resident of database db on socket sock and
-// connects to it. The resident says "ready" on its standard output once it
+// startResident starts the resident of database db on socket sock, by
+// running exe (this binary), and connects to it. The resident says "ready" on its standard output once it
 // has opened the database and listens, and closes it either way: a
 // resident that cannot serve (a database it cannot open for writing,
 // another resident starting at the same moment) costs no wait, and the
 // command runs here — or through the other resident.
-func startResident(db, sock string) (net.Conn, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
+func startResident(exe, db, sock string) (net.Conn, error) {
 	out, err := spawnDetached(exe, "study", "resident", "--db", db, "--socket", sock)
 	if err != nil {
 		return nil, err
@@ -582,9 +578,7 @@ func (r *resident) handle(conn net.Conn) {
 		}
 		return r.service()
 	}); err != nil {
-		if err != errUsage {
-			fmt.Fprintln(out.stream(true), "safegp:", err)
-		}
+		printError(out.stream(true), err)
 		code = exitCode(err)
 	}
 	b, _ := json.Marshal(residentAnswer{Output: out.chunks, Code: code})
