@@ -215,14 +215,14 @@ func (s *Study) summary() *Summary {
 			return sum // no ask yet: no context, no safe set to choose from
 		}
 	}
+	if s.res.Box != nil {
+		sum.Box = s.res.Box.Bounds // a named study's: the unit cube, its parameters' box
+	}
 	if s.res.Named != nil {
 		// In the user's terms: the best trial measured safe.
 		sum.Best = s.bestTrial()
 		sp := s.res.Spec
 		sum.Trials, sum.Parameters, sum.Objective, sum.Limits = s.trials, sp.Parameters, sp.Objective, sp.Constraints
-		if s.res.Box != nil {
-			sum.Box = s.res.Box.Bounds // the unit cube: the parameters' box
-		}
 		return sum
 	}
 	if s.res.Box != nil {
@@ -230,7 +230,6 @@ func (s *Study) summary() *Summary {
 		// lines), and the best safe point line-bo's, argmax ℓ_f
 		// over the seeds and the observed points safe under the
 		// model (bandit.Best), at index −1.
-		sum.Box = s.res.Box.Bounds
 		if x, lf, ok := bandit.Best(s.pol); ok {
 			var pr bandit.Prediction
 			mean := 0.0 // Predict takes every observed point

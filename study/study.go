@@ -348,9 +348,8 @@ func (s *Study) applyTell(e store.Event) error {
 	}
 	s.tells[e.Seq] = len(s.events)
 	s.events = append(s.events, e)
-	trial, ok := s.askTrial[e.Ask]
-	if e.Ask == 0 || !ok {
-		trial = s.trials
+	trial, fresh := s.trialOf(e.Ask)
+	if fresh {
 		s.trials++
 	}
 	s.tellTrial[e.Seq], s.trialTell[trial] = trial, e.Seq
@@ -914,16 +913,24 @@ func (s *Study) warnings(e *store.Event, rs *residuals) []string {
 				// tell is about to get (as apply numbers it). Only when
 				// warned of: a replay applies every tell.
 				set, _ := json.Marshal(s.settingOf(e))
-				at, what, which = string(set), "trial", s.trials
-				if t, ok := s.askTrial[e.Ask]; e.Ask != 0 && ok {
-					which = t
-				}
+				at, what = string(set), "trial"
+				which, _ = s.trialOf(e.Ask)
 			}
 			out = append(out, fmt.Sprintf("%s = %.6g is %.3g posterior standard deviations from the model's mean %.3g at %s; if it is a typo, retract it (safegp study retract --%s %d, or POST /v1/studies/%s/retract {\"%s\": %d}) and tell the right value",
 				rs.names[r.gpj], r.told, z, rs.raw(r.gpj, r.mean), at, what, which, s.name, what, which))
 		}
 	}
 	return out
+}
+
+// trialOf is the trial of a tell of ask (0: a measurement outside the
+// loop): the ask's trial, or the next, fresh, for a measurement outside
+// the loop and an ask without a trial.
+func (s *Study) trialOf(ask int) (trial int, fresh bool) {
+	if t, ok := s.askTrial[ask]; ask != 0 && ok {
+		return t, false
+	}
+	return s.trials, true
 }
 
 // rebuild makes a new policy from the observations in force, in their
