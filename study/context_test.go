@@ -302,8 +302,8 @@ func TestContextImportShowExport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := v.Import(ctx, "c", rows); !errors.Is(err, study.ErrBadImport) || !errors.Is(err, study.ErrBadContext) || !strings.Contains(err.Error(), "row 1") || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("import %q: %v, want ErrBadImport naming row 1 and %q", c.csv, err, c.msg)
+		if _, err := v.Import(ctx, "c", rows); !errors.Is(err, study.ErrBadImport) || !errors.Is(err, study.ErrBadContext) || !strings.Contains(err.Error(), "line 2") || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("import %q: %v, want ErrBadImport naming line 2 and %q", c.csv, err, c.msg)
 		}
 	}
 	if _, err := study.ParseImportCSV(strings.NewReader("x1,temperature,f,g1\n1,NaN,-4,0.9\n"), nil); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), "line 2, column temperature") {

@@ -70,8 +70,8 @@ type ImportAnswer struct {
 // import that would take the study's observations and pending ask past it
 // is refused with ErrHorizon and the numbers, and one whose rows outside
 // the decision set would take the memory estimate past the service's
-// limit with ErrBadImport. A bad row is named (row k, as given; a CSV
-// file's lines are named by ParseImportCSV) and changes nothing. Imports
+// limit with ErrBadImport. A bad row is named (row k, as given, or the
+// line of the file ParseImportCSV read it from) and changes nothing. Imports
 // get no typo warnings: they are data, not values typed one at a time.
 //
 // The rows are recorded with their digest (importDigest): the same rows
@@ -140,12 +140,16 @@ func (s *Study) decideImport(rows []TellRequest, maxSeconds float64) ([]store.Ev
 	outside := 0
 	for k := range rows {
 		t := &rows[k]
+		where := fmt.Sprintf("row %d", k+1)
+		if t.Line > 0 {
+			where = fmt.Sprintf("line %d", t.Line)
+		}
 		if t.Ask != nil {
-			return nil, 0, fmt.Errorf("%w: row %d: an import holds measurements made outside the loop, not asks", ErrBadImport, k+1)
+			return nil, 0, fmt.Errorf("%w: %s: an import holds measurements made outside the loop, not asks", ErrBadImport, where)
 		}
 		e, err := s.validateAt(t, len(s.events)+1+k, false)
 		if err != nil {
-			return nil, 0, fmt.Errorf("%w: row %d: %w", ErrBadImport, k+1, err)
+			return nil, 0, fmt.Errorf("%w: %s: %w", ErrBadImport, where, err)
 		}
 		s.violated(&e)
 		if e.Index < 0 {

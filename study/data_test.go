@@ -247,17 +247,29 @@ func TestImport(t *testing.T) {
 		{"short row", "x1,f,g1\n1,1,1\n1,1\n", "line 3"},
 		{"negative noise", "x1,f,g1,noise_std\n1,1,1,-0.5\n", "line 2, column noise_std"},
 		{"NaN", "x1,f,g1\n1,NaN,1\n", "line 2, column f"},
+		{"NaN past a comment and a blank line", "# made on the bench\nx1,f,g1\n1,1,1\n\n1,NaN,1\n", "line 5, column f"},
 	} {
 		if _, err := study.ParseImportCSV(strings.NewReader(c.csv), nil); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("CSV %s: %v, want ErrBadImport mentioning %q", c.name, err, c.msg)
 		}
+	}
+	// A row the study refuses is named by the file's line, which the
+	// user opens, past comments and blank lines; rows given otherwise
+	// (HTTP's JSON) by their place, above.
+	rows, err := study.ParseImportCSV(strings.NewReader("# bench, day 2\nx1,f,g1\n1,1,1\n\n1,1,1\n1,1,1\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows[2].G = []float64{1, 2}
+	if _, err := v.Import(ctx, "s", rows); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), "line 6: invalid observation: 2 constraint values given") {
+		t.Errorf("a refused row of a file: %v, want it named by its line, 6", err)
 	}
 	after, _ := st.Events(ctx, "s")
 	if len(after) != len(before) {
 		t.Fatalf("bad imports changed the store: %d events, then %d", len(before), len(after))
 	}
 	x, f1, g1, noise, idx, f2, g2 := 2.71, -0.0841, 0.64, 0.07, 3, -5.76, 0.999
-	rows := []study.TellRequest{{X: []float64{x}, F: &f1, G: []float64{g1}, NoiseStd: &noise}, {Index: &idx, F: &f2, G: []float64{g2}}}
+	rows = []study.TellRequest{{X: []float64{x}, F: &f1, G: []float64{g1}, NoiseStd: &noise}, {Index: &idx, F: &f2, G: []float64{g2}}}
 	// During the study: after some rounds, with an ask pending.
 	for _, s := range []*study.Service{v, live} {
 		drive(t, s, "s", 4)

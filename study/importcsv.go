@@ -250,7 +250,7 @@ func parseImportCSV(r io.Reader, cols *Columns) ([]TellRequest, error) {
 	values := slices.Concat(ic.x, []int{ic.f}, ic.g) // the columns of x, f and g, in this order
 	cr.ReuseRecord = true                            // every cell kept is parsed into a number
 	var rows []TellRequest
-	for line := 2; ; line++ {
+	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
@@ -258,6 +258,7 @@ func parseImportCSV(r io.Reader, cols *Columns) ([]TellRequest, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadImport, err)
 		}
+		line, _ := cr.FieldPos(0) // the file's line, past comments and blank lines
 		if keep, err := exportRowInForce(rec, ic.kind, ic.retractedBy, line); err != nil {
 			return nil, err
 		} else if !keep {
@@ -277,7 +278,7 @@ func parseImportCSV(r io.Reader, cols *Columns) ([]TellRequest, error) {
 				return nil, err
 			}
 		}
-		t := TellRequest{X: vals[:d:d], F: &vals[d], G: vals[d+1:]}
+		t := TellRequest{X: vals[:d:d], F: &vals[d], G: vals[d+1:], Line: line}
 		if ic.noise >= 0 && strings.TrimSpace(rec[ic.noise]) != "" {
 			v, err := cell(ic.noise)
 			if err != nil {
@@ -341,7 +342,7 @@ func parseNamedCSV(cr *csv.Reader, header []string, cols *Columns) ([]TellReques
 		return nil, fmt.Errorf("%w: header: an export's header without its retracted_by column: the retracted observations could not be told from the others", ErrBadImport)
 	}
 	var rows []TellRequest
-	for line := 2; ; line++ {
+	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			return rows, nil
@@ -349,6 +350,7 @@ func parseNamedCSV(cr *csv.Reader, header []string, cols *Columns) ([]TellReques
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadImport, err)
 		}
+		line, _ := cr.FieldPos(0) // the file's line, past comments and blank lines
 		if keep, err := exportRowInForce(rec, kind, retractedBy, line); err != nil {
 			return nil, err
 		} else if !keep {
@@ -357,7 +359,7 @@ func parseNamedCSV(cr *csv.Reader, header []string, cols *Columns) ([]TellReques
 		if len(rows) == config.MaxHorizon {
 			return nil, fmt.Errorf("%w: line %d: more than %d rows, more than any study's horizon", ErrBadImport, line, config.MaxHorizon)
 		}
-		t := TellRequest{Params: make(space.Setting, len(cols.Params)), Values: make(map[string]float64, len(cols.Outcomes))}
+		t := TellRequest{Params: make(space.Setting, len(cols.Params)), Values: make(map[string]float64, len(cols.Outcomes)), Line: line}
 		for _, n := range cols.Params {
 			c := strings.TrimSpace(rec[col[n]])
 			if v, err := number.Parse(c); err == nil {

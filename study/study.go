@@ -505,6 +505,10 @@ type TellRequest struct {
 	// and g.
 	Params space.Setting      `json:"params,omitempty"`
 	Values map[string]float64 `json:"values,omitempty"`
+	// Line is the line of the file an imported row was read from
+	// (ParseImportCSV), named by the import's errors; 0 for a row that
+	// came otherwise (a JSON import's, named by its place).
+	Line int `json:"-"`
 }
 
 // CheckNoiseStd accepts a noise standard deviation: a number in
