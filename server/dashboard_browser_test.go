@@ -233,6 +233,8 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Error("pump-1d: no calibration check in the summary")
 	} else if got, want := eval[string](t, ctx, `document.getElementById('calibration').textContent`), fmt.Sprintf("%d of the last %d outside their intervals", c.Outside, c.Window); !strings.HasPrefix(got, want) {
 		t.Errorf("pump-1d: calibration shows %q, want it to start %q", got, want)
+	} else if want := c.Outcomes() + "; "; c.ByOutcome == nil || !strings.Contains(got, want) {
+		t.Errorf("pump-1d: calibration shows %q, want the outcomes outside, %q", got, want)
 	}
 	dashboardWorkspace(t, ctx, fx)
 	pend := eval[string](t, ctx, `document.querySelector('#pending tbody tr').textContent`)

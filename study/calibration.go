@@ -3,6 +3,7 @@ package study
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/safegp/safegp/bandit"
 )
@@ -31,6 +32,7 @@ const (
 type calibPoint struct {
 	outside bool
 	p       float64 // P(outside) under the model
+	gps     []int   // the GPs whose value lay outside (0: f, 1+i: g_i), nil for none
 }
 
 // Calibration is the check over the recent tells (show's summary).
@@ -43,6 +45,29 @@ type Calibration struct {
 	// Implausible is PValue < CalibrationLevel: the model is likely
 	// wrong.
 	Implausible bool `json:"implausible"`
+	// ByOutcome counts, per outcome with any, the tells of Outside whose
+	// value of it lay outside its interval, in the outcomes' order: by
+	// name in a study stated in parameters, else f, g1, g2, … — the
+	// objective's model wrong costs speed, a limit's puts safety at
+	// stake.
+	ByOutcome []OutcomeCount `json:"by_outcome,omitempty"`
+	// fOnly is true when every tell outside was outside in f alone.
+	fOnly bool
+}
+
+// OutcomeCount is one outcome's count of Calibration.ByOutcome.
+type OutcomeCount struct {
+	Outcome string `json:"outcome"`
+	Outside int    `json:"outside"`
+}
+
+// Outcomes says c.ByOutcome in words: "overshoot in 4, settle_time in 1".
+func (c *Calibration) Outcomes() string {
+	parts := make([]string, len(c.ByOutcome))
+	for i, o := range c.ByOutcome {
+		parts[i] = fmt.Sprintf("%s in %d", o.Outcome, o.Outside)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // calibrate records the check of tell seq from its residuals rs (nothing
@@ -51,15 +76,15 @@ func (s *Study) calibrate(seq int, rs *residuals) {
 	if rs == nil {
 		return
 	}
-	out := false
+	var gps []int
 	q := 1.0
 	for _, r := range rs.rs {
 		if math.Abs(r.v-r.mean) > rs.sqrtBeta*r.sd {
-			out = true
+			gps = append(gps, r.gpj)
 		}
 		q *= 1 - math.Erfc(rs.sqrtBeta/math.Sqrt2)
 	}
-	s.calib[seq] = calibPoint{outside: out, p: 1 - q}
+	s.calib[seq] = calibPoint{outside: gps != nil, p: 1 - q, gps: gps}
 }
 
 // calibration returns the check over the last CalibrationWindow tells in
@@ -67,6 +92,9 @@ func (s *Study) calibrate(seq int, rs *residuals) {
 func (s *Study) calibration() *Calibration {
 	var ps []float64
 	outside := 0
+	names := s.gpNames()
+	var by map[string]int
+	fOnly := true
 	for k := len(s.events) - 1; k >= 0 && len(ps) < CalibrationWindow; k-- {
 		e := &s.events[k]
 		if e.Kind != "tell" || s.retracted[e.Seq] != 0 {
@@ -79,12 +107,32 @@ func (s *Study) calibration() *Calibration {
 		ps = append(ps, c.p)
 		if c.outside {
 			outside++
+			if by == nil {
+				by = make(map[string]int)
+			}
+			seen := ""
+			for _, j := range c.gps {
+				// A constraint with a min and a max is two GPs of one
+				// outcome, adjacent: counted once per tell.
+				if n := names[j]; n != seen {
+					by[n]++
+					seen = n
+				}
+				fOnly = fOnly && j == 0
+			}
 		}
 	}
 	if len(ps) < calibrationMin {
 		return nil
 	}
-	c := &Calibration{Window: len(ps), Outside: outside, PValue: tailAtLeast(ps, outside)}
+	c := &Calibration{Window: len(ps), Outside: outside, PValue: tailAtLeast(ps, outside), fOnly: outside > 0 && fOnly}
+	for j, n := range names {
+		// Listed once: a constraint with a min and a max is two
+		// adjacent GPs of one outcome.
+		if k := by[n]; k > 0 && (j == 0 || names[j-1] != n) {
+			c.ByOutcome = append(c.ByOutcome, OutcomeCount{n, k})
+		}
+	}
 	for _, p := range ps {
 		c.Expected += p
 	}
@@ -126,6 +174,21 @@ func (s *Study) calibrationNote() []string {
 		alg = s.res.Spec.Algorithm.LineOptions().Inner.Name
 	}
 	var what string
+	switch {
+	case c.fOnly && s.res.Spec.ObjectiveThreshold == nil && alg != bandit.ConstrainedEI && alg != bandit.PoFEI:
+		// No safety condition rests on f's model.
+		what = "only the objective's values did: the limits' models explain their measurements so far, and the safe set does not rest on the objective's model; the choices among safe settings do: refit the kernels (model.fit) or widen β to search better"
+	default:
+		what = s.calibrationAdvice(alg)
+	}
+	return []string{fmt.Sprintf("the model looks wrong: %d of the last %d measurements fell outside their confidence intervals (%s), where it expects %.2g (probability %.2g under the model); %s",
+		c.Outside, c.Window, c.Outcomes(), c.Expected, c.PValue, what)}
+}
+
+// calibrationAdvice is what to do about a model that looks wrong, for
+// the algorithm alg: what its guarantee rests on.
+func (s *Study) calibrationAdvice(alg string) string {
+	var what string
 	switch alg {
 	case bandit.LoSBO:
 		what = "losbo's safe set rests on its Lipschitz and noise bounds, not on the model, and holds while those are true; its choices among safe actions do rest on the model: refit the kernels (model.fit) or widen β"
@@ -134,6 +197,5 @@ func (s *Study) calibrationNote() []string {
 	default:
 		what = "the safety guarantee rests on the model: refit the kernels (model.fit), widen β, or give a Lipschitz bound and a noise bound and switch to losbo, whose safe set does not rest on the model (docs/safety.md)"
 	}
-	return []string{fmt.Sprintf("the model looks wrong: %d of the last %d measurements fell outside their confidence intervals, where it expects %.2g (probability %.2g under the model); %s",
-		c.Outside, c.Window, c.Expected, c.PValue, what)}
+	return what
 }

@@ -2,8 +2,10 @@ package study
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -99,12 +101,15 @@ func TestCalibration(t *testing.T) {
 		last = tell(i, y, y)
 		seqs = append(seqs, last.Observation)
 	}
-	if !strings.Contains(last.Calibration, "the model looks wrong") || !strings.Contains(last.Calibration, "losbo") {
+	if !strings.Contains(last.Calibration, "the model looks wrong") || !strings.Contains(last.Calibration, "losbo") || strings.Contains(last.Calibration, "only the objective's") {
 		t.Errorf("last tell's calibration %q, want the note", last.Calibration)
 	}
 	sum, _ = v.Show(ctx, "s")
-	if c := sum.Calibration; c == nil || !c.Implausible || c.Outside < 5 {
-		t.Fatalf("after the jumps: %+v, want implausible", sum.Calibration)
+	if c := sum.Calibration; c == nil || !c.Implausible || c.Outside < 5 || !reflect.DeepEqual(c.ByOutcome, []OutcomeCount{{"f", c.Outside}, {"g1", c.Outside}}) {
+		t.Fatalf("after the jumps: %+v, want implausible, every tell outside in f and g1", sum.Calibration)
+	}
+	if want := fmt.Sprintf("(f in %d, g1 in %d)", sum.Calibration.Outside, sum.Calibration.Outside); !strings.Contains(last.Calibration, want) {
+		t.Errorf("last tell's calibration %q, want the outcomes named: %s", last.Calibration, want)
 	}
 	if !strings.Contains(strings.Join(sum.Notes, "\n"), "the model looks wrong") {
 		t.Errorf("notes %q lack the calibration note", sum.Notes)
@@ -117,6 +122,22 @@ func TestCalibration(t *testing.T) {
 	sum, _ = v.Show(ctx, "s")
 	if c := sum.Calibration; c == nil || c.Implausible {
 		t.Errorf("after retracting the jumps: %+v, want plausible", sum.Calibration)
+	}
+	// Jumps in f alone: the note says that the safe set does not rest on
+	// f's model (no objective threshold here).
+	for k, i := range []int{1, 3, 5, 7, 9, 11} {
+		y := 3.0
+		if k%2 == 1 {
+			y = -3
+		}
+		last = tell(i, y, smooth(float64(i)/20))
+	}
+	sum, _ = v.Show(ctx, "s")
+	if c := sum.Calibration; c == nil || !c.Implausible || !reflect.DeepEqual(c.ByOutcome, []OutcomeCount{{"f", c.Outside}}) {
+		t.Fatalf("after jumps in f: %+v, want implausible, every tell outside in f alone", sum.Calibration)
+	}
+	if !strings.Contains(last.Calibration, fmt.Sprintf("(f in %d)", sum.Calibration.Outside)) || !strings.Contains(last.Calibration, "only the objective's values did") {
+		t.Errorf("after jumps in f, the note %q, want f named and the safe set said not to rest on it", last.Calibration)
 	}
 }
 

@@ -852,17 +852,9 @@ func (s *Study) residuals(e *store.Event) *residuals {
 	// in parameters), to say the model's mean in them.
 	raw := func(gpj int, v float64) float64 { return v }
 	fv, gv := e.F, e.G
-	names := []string{"f"}
-	for i := range gv {
-		names = append(names, fmt.Sprintf("g%d", i+1))
-	}
+	names := s.gpNames()
 	if nm := s.res.Named; nm != nil {
 		fv, gv = s.internal(e)
-		onames := nm.outcomes.Names()
-		names = []string{onames[0]}
-		for _, c := range nm.conds {
-			names = append(names, onames[c.Outcome])
-		}
 		raw = func(gpj int, v float64) float64 {
 			if gpj == 0 {
 				return nm.outcomes.Raw(&s.tr, v)
@@ -896,6 +888,25 @@ func (s *Study) residuals(e *store.Event) *residuals {
 		add(1+i, v, g[i])
 	}
 	return out
+}
+
+// gpNames are the names of the study's GPs, in order: f, g1, g2, …, or
+// in a study stated in parameters its outcomes' (the objective's, then
+// each condition's outcome: a constraint with a min and a max twice).
+func (s *Study) gpNames() []string {
+	if nm := s.res.Named; nm != nil {
+		onames := nm.outcomes.Names()
+		names := []string{onames[0]}
+		for _, c := range nm.conds {
+			names = append(names, onames[c.Outcome])
+		}
+		return names
+	}
+	names := []string{"f"}
+	for i := range s.res.Spec.Thresholds {
+		names = append(names, fmt.Sprintf("g%d", i+1))
+	}
+	return names
 }
 
 // warnings flags the values of tell e that lie more than warnSigmas

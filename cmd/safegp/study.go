@@ -852,7 +852,11 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 			writeModel(w, m)
 		}
 		if c := sum.Calibration; c != nil {
-			fmt.Fprintf(w, "calibration: %d of the last %d measurements outside their confidence intervals (the model expects %.2g; probability %.2g)\n", c.Outside, c.Window, c.Expected, c.PValue)
+			by := ""
+			if c.ByOutcome != nil {
+				by = ": " + c.Outcomes()
+			}
+			fmt.Fprintf(w, "calibration: %d of the last %d measurements outside their confidence intervals%s (the model expects %.2g; probability %.2g)\n", c.Outside, c.Window, by, c.Expected, c.PValue)
 		}
 		for _, n := range sum.Notes {
 			fmt.Fprintf(w, "note: %s\n", n)

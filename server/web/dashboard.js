@@ -480,8 +480,11 @@
   // against what the model expects (study/calibration.go).
   function calib(c) {
     if (!c) return '';
+    // Which outcomes' values fell outside: the objective's costs speed, a
+    // limit's puts safety at stake.
+    const by = c.by_outcome ? c.by_outcome.map((o) => `${esc(o.outcome)} in ${o.outside}`).join(', ') + '; ' : '';
     return `<dt>calibration</dt><dd class="num${c.implausible ? ' bad' : ''}" id="calibration" title="probability under the model ${fmt(c.p_value)}">` +
-      `${c.outside} of the last ${c.window} outside their intervals (expected ${fmt(c.expected)})${c.implausible ? ': the model looks wrong' : ''}</dd>`;
+      `${c.outside} of the last ${c.window} outside their intervals (${by}expected ${fmt(c.expected)})${c.implausible ? ': the model looks wrong' : ''}</dd>`;
   }
 
   function renderNamed(v) {
