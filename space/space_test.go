@@ -251,6 +251,33 @@ func TestOutcomes(t *testing.T) {
 	}
 }
 
+// TestFitTransformUnits: data whose spread is 0 (one measurement of the
+// objective; a condition measured at its limit) are scaled by the
+// centre's magnitude, so the transformed values do not depend on the
+// units — a second measurement 2 % away lies 0.02 from the first, in
+// seconds as in hours — and by 1 only when the centre is 0 too.
+func TestFitTransformUnits(t *testing.T) {
+	o := Outcomes{Objective: Objective{Name: "settle", Goal: Minimize}, Constraints: []Constraint{{Name: "overshoot", Max: f64(0.05)}}}
+	g := make([]float64, 1)
+	for _, unit := range []float64{1, 1.0 / 3600, 1000} {
+		tr := o.FitTransform([][]float64{{61.6 * unit}, {0.05}})
+		if want := []float64{61.6 * unit, 0.05}; math.Abs(tr.Scale-want[0]) > 1e-12*want[0] || tr.Scales[0] != want[1] {
+			t.Errorf("unit %v: scales %v, %v, want the centres' magnitudes %v", unit, tr.Scale, tr.Scales, want)
+		}
+		// f = −(y − c)/S for a goal of minimize: 1.38/61.6 below.
+		if f, want := o.Apply(&tr, []float64{62.98 * unit, 0.04}, g), -1.38/61.6; math.Abs(f-want) > 1e-12 {
+			t.Errorf("unit %v: f = %v for a second measurement 1.38/61.6 above, want %v", unit, f, want)
+		}
+	}
+	if tr := o.FitTransform([][]float64{{0, 0}, {}}); tr.Scale != 1 || tr.Scales[0] != 0.05 {
+		t.Errorf("zeros and no constraint data: %+v, want the scales 1 and |0.05|", tr)
+	}
+	at0 := Outcomes{Objective: Objective{Name: "f", Goal: Maximize}, Constraints: []Constraint{{Name: "g", Min: f64(0)}}}
+	if tr := at0.FitTransform([][]float64{{}, {0, 0}}); tr.Scale != 1 || tr.Scales[0] != 1 {
+		t.Errorf("a condition at its limit 0: %+v, want the scales 1", tr)
+	}
+}
+
 // TestDecodeRoundTrip: a value given by the user comes back from the
 // unit cube as the same decimal, on both scales (Param.raw).
 func TestDecodeRoundTrip(t *testing.T) {
