@@ -226,11 +226,18 @@ func checkParam(p *Param) error {
 			return bad("values", "at most 64 values, got %d", len(p.Values))
 		}
 		seen := map[string]bool{}
+		nums := map[float64]string{} // a number names the first value that reads as it (choiceIndex)
 		for k, v := range p.Values {
 			if v == "" || seen[v] {
 				return bad(fmt.Sprintf("values[%d]", k), "values are distinct and not empty, got %s", quote.Short(v))
 			}
 			seen[v] = true
+			if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+				if w, ok := nums[f]; ok {
+					return bad(fmt.Sprintf("values[%d]", k), "values are distinct, got %s and %s, the same number", quote.Short(w), quote.Short(v))
+				}
+				nums[f] = v
+			}
 		}
 	default:
 		return bad("type", "want float, int or choice, got %s", quote.Short(p.Type))
@@ -325,9 +332,7 @@ func (s *Space) Encode(set Setting) ([]float64, error) {
 		}
 		switch p.kind() {
 		case Choice:
-			// A number names the choice written the same way (the CLI's
-			// --param mode=2 cannot tell a number from a string).
-			k := slices.Index(p.Values, v.String())
+			k := p.choiceIndex(v)
 			if k < 0 {
 				return nil, fmt.Errorf("%w: %s = %s: want one of %v", ErrInvalid, p.Name, quote.Short(v.String()), p.Values)
 			}
@@ -401,7 +406,11 @@ func (s *Space) Canonical(set Setting) Setting {
 	for i := range s.params {
 		p := &s.params[i]
 		if v, ok := out[p.Name]; ok && p.kind() == Choice && !v.IsStr {
-			out[p.Name] = String(v.String())
+			if k := p.choiceIndex(v); k >= 0 {
+				out[p.Name] = String(p.Values[k])
+			} else {
+				out[p.Name] = String(v.String())
+			}
 		}
 	}
 	return out
@@ -465,6 +474,21 @@ func (p *Param) scaleHint(seeds []Setting) string {
 		p.Name, lo, hi, most, 100*(most-lo)/(hi-lo), step, 100*step/most, p.Name)
 }
 
+// choiceIndex is the index of choice p's value v, -1 for none: the value
+// written as v is, else, for a number, the first value that reads as the
+// same number — the CLI's --param gear=2.50 cannot tell a number from a
+// string, and YAML reads a seed's gear: 2.50 as the number 2.5 while the
+// values list keeps the text 2.50.
+func (p *Param) choiceIndex(v Value) int {
+	if k := slices.Index(p.Values, v.String()); k >= 0 || v.IsStr {
+		return k
+	}
+	return slices.IndexFunc(p.Values, func(c string) bool {
+		f, err := strconv.ParseFloat(strings.TrimSpace(c), 64)
+		return err == nil && f == v.Num
+	})
+}
+
 // seedHint is Hints's hint on an int's or a choice's values the study
 // will rarely try, "" for none.
 func (p *Param) seedHint(seeds []Setting) string {
@@ -477,7 +501,9 @@ func (p *Param) seedHint(seeds []Setting) string {
 	switch p.kind() {
 	case Choice:
 		for _, set := range seeds {
-			add(set[p.Name].String()) // a number names the choice written so (Encode)
+			if k := p.choiceIndex(set[p.Name]); k >= 0 {
+				add(p.Values[k])
+			}
 		}
 		if len(seeded) >= len(p.Values) {
 			return ""

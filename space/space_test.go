@@ -71,6 +71,50 @@ func TestEncodeDecode(t *testing.T) {
 	}
 }
 
+// TestChoiceNumbers: a number names the choice written as it, else the
+// value that reads as the same number — YAML reads a seed's gear: 2.50
+// as 2.5, the CLI's --param gear=2.50 too, while the values list keeps
+// the text 2.50 — and a setting handed back (Canonical) gives the
+// choice's own text. A string names only the value written so.
+func TestChoiceNumbers(t *testing.T) {
+	s, err := New([]Param{{Name: "gear", Type: Choice, Values: []string{"1.25", "2.50", "3", "low"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		v    Value
+		want string // the choice named, "" for none
+	}{
+		{Number(2.5), "2.50"},
+		{String("2.50"), "2.50"},
+		{String("2.5"), ""},
+		{Number(1.25), "1.25"},
+		{Number(3), "3"},
+		{String("3"), "3"},
+		{Number(3.0000001), ""},
+		{String("low"), "low"},
+		{Number(0), ""},
+	} {
+		x, err := s.Encode(Setting{"gear": c.v})
+		if c.want == "" {
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "want one of [1.25 2.50 3 low]") {
+				t.Errorf("%v: %v, want it refused", c.v, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%v: %v, want %s", c.v, err, c.want)
+			continue
+		}
+		if got := s.Decode(x)["gear"]; got != String(c.want) {
+			t.Errorf("%v: encoded as %s, want %s", c.v, got, c.want)
+		}
+		if got := s.Canonical(Setting{"gear": c.v})["gear"]; got != String(c.want) {
+			t.Errorf("%v: canonical %v, want %s", c.v, got, c.want)
+		}
+	}
+}
+
 // TestNewRefuses: parameters that cannot be used are refused, naming the
 // key.
 func TestNewRefuses(t *testing.T) {
@@ -85,6 +129,7 @@ func TestNewRefuses(t *testing.T) {
 		{[]Param{{Name: "a", Type: Int, Low: f64(0.5), High: f64(3)}}, "integers"},
 		{[]Param{{Name: "a", Type: Choice, Values: []string{"x"}}}, "at least 2 values"},
 		{[]Param{{Name: "a", Type: Choice, Values: []string{"x", "x"}}}, "distinct"},
+		{[]Param{{Name: "a", Type: Choice, Values: []string{"2.5", "x", "2.50"}}}, `values[2]: values are distinct, got "2.5" and "2.50", the same number`},
 		{[]Param{{Name: "a", Type: "bool"}}, "float, int or choice"},
 		{[]Param{{Name: "a", Low: f64(0), High: f64(1)}, {Name: "a", Low: f64(0), High: f64(1)}}, "given twice"},
 		{[]Param{{Name: "a"}}, "takes low and high"},
