@@ -299,9 +299,16 @@ func createFlags(*flag.FlagSet) func(*studySession) error {
 		if err := retryWrite(func() error { return svc.Create(s.ctx, s.name, res) }); err != nil {
 			return err
 		}
-		if res.Box != nil {
+		switch n := plural.Count(len(res.Spec.Parameters), "parameter"); {
+		case res.Named != nil && res.Box != nil:
+			// In the user's terms: parameters and settings, not the
+			// cube's dimensions and actions.
+			fmt.Fprintf(s.stdout, "created study %q in %s: %s, searched on their box, %s\n", s.name, s.db, n, plural.Count(len(res.Spec.Seeds), "seed"))
+		case res.Named != nil:
+			fmt.Fprintf(s.stdout, "created study %q in %s: %s, %s, %s\n", s.name, s.db, n, plural.Count(len(res.X), "candidate setting"), plural.Count(len(res.Spec.Seeds), "seed"))
+		case res.Box != nil:
 			fmt.Fprintf(s.stdout, "created study %q in %s: a %d-D box, %s\n", s.name, s.db, res.Dim(), plural.Count(len(res.Box.Seeds), "seed point"))
-		} else {
+		default:
 			fmt.Fprintf(s.stdout, "created study %q in %s: %s, %s\n", s.name, s.db, plural.Count(len(res.X), "action"), plural.Count(len(res.Seed), "seed action"))
 		}
 		for _, n := range res.Notes() {
@@ -797,6 +804,8 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 			fmt.Fprintf(w, "study %s: %s on the box of its %d parameters, %s, horizon %d\n", sum.Study, sum.Algorithm, len(sum.Parameters), safety, sum.Horizon)
 		case sum.Box != nil:
 			fmt.Fprintf(w, "study %s: %s on the %d-D box %s, %s, horizon %d\n", sum.Study, sum.Algorithm, sum.Dim, jsonText(sum.Box), safety, sum.Horizon)
+		case sum.Parameters != nil:
+			fmt.Fprintf(w, "study %s: %s on %s of its %d parameters, %s, horizon %d\n", sum.Study, sum.Algorithm, plural.Count(sum.Actions, "candidate setting"), len(sum.Parameters), safety, sum.Horizon)
 		default:
 			fmt.Fprintf(w, "study %s: %s on %d actions in %d-D, %s, horizon %d\n", sum.Study, sum.Algorithm, sum.Actions, sum.Dim, safety, sum.Horizon)
 		}
@@ -807,10 +816,13 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 			}
 			fmt.Fprintf(w, "context: %s; current %s\n", strings.Join(sum.ContextNames, ", "), current)
 		}
-		if sum.Box != nil && sum.Parameters != nil {
+		switch {
+		case sum.Box != nil && sum.Parameters != nil:
 			// line-bo's safe set is its current line's (0 between lines).
 			fmt.Fprintf(w, "rounds: %d, violations: %d, safe set: %d points of the current line\n", sum.Rounds, sum.Violations, sum.SafeSetSize)
-		} else {
+		case sum.Parameters != nil:
+			fmt.Fprintf(w, "rounds: %d, violations: %d, safe set: %s\n", sum.Rounds, sum.Violations, plural.Count(sum.SafeSetSize, "setting"))
+		default:
 			fmt.Fprintf(w, "rounds: %d, violations: %d, safe set: %d actions\n", sum.Rounds, sum.Violations, sum.SafeSetSize)
 		}
 		if sum.Outside > 0 || sum.OwnNoise > 0 {

@@ -148,14 +148,19 @@ horizon: 20
 	}
 }
 
-// TestShowNamedBox: show of a study stated in three float parameters
-// (searched by line-bo on their box) says so and counts its safe set on
-// the current line (before, "line-bo on 0 actions in 3-D", "safe set: 0
-// actions").
-func TestShowNamedBox(t *testing.T) {
+// TestShowNamed: create and show of a study stated in parameters speak
+// its terms — parameters, candidate settings and seeds, not the cube's
+// actions and dimensions — and show counts the safe set on the current
+// line of one searched on its box by line-bo (before, "line-bo on 0
+// actions in 3-D", "safe set: 0 actions"; a choice's one-hot coordinates
+// made "4-D" of three parameters).
+func TestShowNamed(t *testing.T) {
 	dir := t.TempDir()
-	db := filepath.Join(dir, "s.db")
-	file := writeFile(t, dir, "spec.yaml", `
+	for _, c := range []struct {
+		name, spec string
+		want       []string
+	}{
+		{"pid", `
 parameters:
   - {name: kp, low: 0.05, high: 20, scale: log}
   - {name: ki, low: 0.01, high: 10, scale: log}
@@ -165,22 +170,44 @@ constraints:
   - {name: overshoot, max: 0.05}
 seeds: [{kp: 0.3, ki: 0.05, kd: 0.01}]
 horizon: 20
-`)
-	var stdout, stderr bytes.Buffer
-	if err := run([]string{"study", "create", "--db", db, "--study", "pid", file}, &stdout, &stderr); err != nil {
-		t.Fatal(err)
-	}
-	stdout.Reset()
-	if err := run([]string{"study", "show", "--db", db, "--study", "pid"}, &stdout, &stderr); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
-		"study pid: line-bo on the box of its 3 parameters, minimize settle_time with overshoot ≤ 0.05, horizon 20\n",
-		"rounds: 0, violations: 0, safe set: 0 points of the current line\n",
-		"parameters: kp, ki, kd; trials: 0\n",
+`, []string{
+			`created study "pid" in ` + filepath.Join(dir, "pid.db") + ": 3 parameters, searched on their box, 1 seed\n",
+			"study pid: line-bo on the box of its 3 parameters, minimize settle_time with overshoot ≤ 0.05, horizon 20\n",
+			"rounds: 0, violations: 0, safe set: 0 points of the current line\n",
+			"parameters: kp, ki, kd; trials: 0\n",
+		}},
+		// 625 values of kp for each filter and mode, and the seeds, off
+		// that grid: 10 000 + 2.
+		{"mixed", `
+parameters:
+  - {name: kp, low: 0.05, high: 20, scale: log}
+  - {name: filter, type: int, low: 1, high: 8}
+  - {name: mode, type: choice, values: [pi, pid]}
+objective: {name: settle_time, goal: minimize}
+constraints:
+  - {name: overshoot, max: 0.02}
+seeds: [{kp: 0.2, filter: 2, mode: pi}, {kp: 0.2, filter: 2, mode: pid}]
+horizon: 60
+`, []string{
+			`created study "mixed" in ` + filepath.Join(dir, "mixed.db") + ": 3 parameters, 10002 candidate settings, 2 seeds\n",
+			"study mixed: sgp-ucb on 10002 candidate settings of its 3 parameters, minimize settle_time with overshoot ≤ 0.02, horizon 60\n",
+			"rounds: 0, violations: 0, safe set: 0 settings\n",
+			"parameters: kp, filter, mode; trials: 0\n",
+		}},
 	} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("show:\n%s\nlacks %q", stdout.String(), want)
+		db := filepath.Join(dir, c.name+".db")
+		file := writeFile(t, dir, c.name+".yaml", c.spec)
+		var stdout, stderr bytes.Buffer
+		if err := run([]string{"study", "create", "--db", db, "--study", c.name, file}, &stdout, &stderr); err != nil {
+			t.Fatal(err)
+		}
+		if err := run([]string{"study", "show", "--db", db, "--study", c.name}, &stdout, &stderr); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range c.want {
+			if !strings.Contains(stdout.String(), want) {
+				t.Errorf("%s: create and show:\n%s\nlack %q", c.name, stdout.String(), want)
+			}
 		}
 	}
 }
