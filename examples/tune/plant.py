@@ -9,8 +9,11 @@ settle_time: the last time (s) the output is more than 2 % away from the
 setpoint, within 200 s; overshoot: the output's peak above the setpoint
 (negative while it stays below), 5 for a loop that went unstable. The same
 plant as study/tune_test.go's, with 1 % noise on the settling time and 0.002
-on the overshoot, as a measurement would have (PLANT_SEED=n in the
-environment seeds it, for a repeatable run).
+on the overshoot, as a measurement would have. PLANT_SEED=n in the
+environment makes the noise repeatable: each measurement's draw is seeded
+by n, the gains and PLANT_TRIAL (tune.sh sets it to the trial's number),
+so that a seeded run's trials still get noise of their own rather than
+the same draw every time.
 """
 import os
 import random
@@ -39,6 +42,9 @@ def simulate(kp, ki, dt=0.005, t_end=200.0):
 
 if __name__ == "__main__":
     kp, ki = float(sys.argv[1]), float(sys.argv[2])
-    rng = random.Random(os.environ.get("PLANT_SEED"))
+    seed = os.environ.get("PLANT_SEED")
+    if seed is not None:
+        seed = f"{seed}:{kp!r}:{ki!r}:{os.environ.get('PLANT_TRIAL', '')}"
+    rng = random.Random(seed)
     s, o = simulate(kp, ki)
     print(f"settle_time={s * (1 + 0.01 * rng.gauss(0, 1)):.4f} overshoot={o + 0.002 * rng.gauss(0, 1):.5f}")

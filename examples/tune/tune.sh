@@ -13,7 +13,7 @@ while [ "$i" -lt "$trials" ]; do
   params=$(echo "$ask" | sed 's/,"best".*//')             # the ask's params, not the best trial's
   kp=$(echo "$params" | sed 's/.*"kp":\([-0-9.e+]*\).*/\1/')
   ki=$(echo "$params" | sed 's/.*"ki":\([-0-9.e+]*\).*/\1/')
-  set -- $(python3 "$here/plant.py" "$kp" "$ki")          # settle_time=S overshoot=O
+  set -- $(PLANT_TRIAL=$i python3 "$here/plant.py" "$kp" "$ki")   # settle_time=S overshoot=O
   $safegp study tell --db "$db" --study pi --ask "$id" --value "$1" --value "$2" > /dev/null
   i=$((i + 1))
 done
