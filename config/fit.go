@@ -43,7 +43,8 @@ type Fit struct {
 	// second moment about 0, the GP's prior mean (in a study stated in
 	// parameters, about the limit), the lengthscale and the noise kept as
 	// fitted (internal/refit); nil for no floor. The objective's variance
-	// is kept as fitted.
+	// is kept as fitted, unless the objective has a threshold: f ≥ h_f is
+	// then a safety condition too, and gets the same floor.
 	ConstraintVarianceFloor *float64 `yaml:"constraint_variance_floor,omitempty" json:"constraint_variance_floor,omitempty"`
 }
 
@@ -242,6 +243,10 @@ type FitData struct {
 	X        [][]float64
 	Y        [][]float64
 	NoiseVar []float64
+	// ObjectiveCondition is true when f ≥ h_f is a safety condition (an
+	// objective threshold): f's variance then gets the floor the
+	// constraints' do (ConstraintVarianceFloor).
+	ObjectiveCondition bool
 }
 
 // WithFit returns the model with the kernels of the record (the model

@@ -533,7 +533,7 @@ type fitter struct {
 // parallel already, and its result does not depend on that.
 func (ft *fitter) refit(s *bandit.Spec, st *Setting, pol bandit.Policy, run *Run, round int) (bandit.Policy, error) {
 	m := len(ft.used.Constraints)
-	data := config.FitData{X: make([][]float64, len(ft.hist)), Y: make([][]float64, 1+m)}
+	data := config.FitData{X: make([][]float64, len(ft.hist)), Y: make([][]float64, 1+m), ObjectiveCondition: st.Options.ObjectiveThreshold != nil}
 	for j := range data.Y {
 		data.Y[j] = make([]float64, len(ft.hist))
 	}

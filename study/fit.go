@@ -62,7 +62,7 @@ func (s *Study) decideFit(ctx context.Context) (*store.Event, error) {
 // fitData gathers the observations in force for a fit.
 func (s *Study) fitData(tr *space.Transform) config.FitData {
 	m := len(s.res.Spec.Thresholds)
-	d := config.FitData{X: make([][]float64, 0, s.nObs), Y: make([][]float64, 1+m)}
+	d := config.FitData{X: make([][]float64, 0, s.nObs), Y: make([][]float64, 1+m), ObjectiveCondition: s.res.Spec.ObjectiveThreshold != nil}
 	g := make([]float64, m)
 	known := true
 	for _, e := range s.events {

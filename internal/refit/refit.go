@@ -84,7 +84,10 @@ func Model(ctx context.Context, m *config.Model, data config.FitData, seed uint6
 				s.NoiseStd = &v
 			}
 		}
-		if j > 0 && m.Fit.ConstraintVarianceFloor != nil {
+		if (j > 0 || data.ObjectiveCondition) && m.Fit.ConstraintVarianceFloor != nil {
+			// Every safety condition's GP: the constraints', and f's when
+			// f ≥ h_f is one (a seed near the objective's limit, measured
+			// alone, is otherwise fitted sure of its neighbours).
 			s.Variance = raise(s.Variance, *m.Fit.ConstraintVarianceFloor*secondMoment(data.Y[j]))
 		}
 		out = append(out, s)

@@ -83,8 +83,8 @@ func TestModel(t *testing.T) {
 // constraint fitted on data that sit far from 0 (a flat constraint well
 // above its limit, y ≈ 1 + small wiggles) gets at least the floor times
 // the data's second moment, with its lengthscale and noise as fitted;
-// the objective keeps its fitted variance, and without the floor the
-// constraint keeps its own. The data are chosen so that the fit alone
+// the objective keeps its fitted variance unless it has a threshold, and
+// without the floor the constraint keeps its own. The data are chosen so that the fit alone
 // gives a variance below the second moment (checked in the first row).
 func TestConstraintVarianceFloor(t *testing.T) {
 	var d config.FitData
@@ -125,6 +125,25 @@ func TestConstraintVarianceFloor(t *testing.T) {
 		}
 		if *rec.Objective.Variance != *plain.Objective.Variance {
 			t.Errorf("floor %v: objective variance %v, want %v as fitted", floor, *rec.Objective.Variance, *plain.Objective.Variance)
+		}
+	}
+	// An objective with a threshold (f ≥ h_f, a safety condition) gets
+	// the floor too: f given the constraint's data, fitted as it is.
+	d.Y[0] = d.Y[1]
+	fitted := *fitWith(nil).Objective.Variance
+	if !(fitted < 0.9*m2) {
+		t.Fatalf("f given the constraint's data is fitted a variance %v, not below its second moment %v: the data do not test the floor", fitted, m2)
+	}
+	floor := 1.0
+	for _, cond := range []bool{false, true} {
+		d.ObjectiveCondition = cond
+		rec := fitWith(&floor)
+		want := fitted
+		if cond {
+			want = floor * m2
+		}
+		if v := *rec.Objective.Variance; math.Abs(v-want) > 1e-12*want {
+			t.Errorf("objective a safety condition %v: its variance %v, want %v", cond, v, want)
 		}
 	}
 }
