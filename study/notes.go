@@ -8,6 +8,7 @@ import (
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/internal/plural"
+	"github.com/safegp/safegp/kernel"
 )
 
 // StallRounds is how many observations in a row a study's safe set may go
@@ -94,8 +95,13 @@ func (s *Study) stallNotes() []string {
 	if s.safeMax >= len(s.res.X) {
 		return nil // everything is safe: nothing left to grow into
 	}
+	unit := "action"
+	if s.res.Named != nil {
+		unit = "setting"
+	}
 	notes := []string{fmt.Sprintf("the safe set has not grown for %s: it holds %s of %d (docs/limits.md, \"A study that does not grow\"); likely causes below",
-		plural.Count(s.nObs-s.grewAt, "observation"), plural.Count(s.knownSafe(), "action"), len(s.res.X))}
+		plural.Count(s.nObs-s.grewAt, "observation"), plural.Count(s.knownSafe(), unit), len(s.res.X))}
+	names := s.gpNames()
 	// A constraint whose values spread further from its limit than its
 	// kernel's variance allows: the GP cannot believe any other action
 	// is as safe as the ones measured.
@@ -114,8 +120,18 @@ func (s *Study) stallNotes() []string {
 		}
 		rms = math.Sqrt(rms / float64(len(vals)))
 		if rms > 2*math.Sqrt(v) {
-			notes = append(notes, fmt.Sprintf("constraint %d's values lie %.3g from its limit on average, and its kernel's standard deviation is %.3g: raise its variance to about %.3g, or fit the model (model.fit)", i+1, rms, math.Sqrt(v), rms*rms))
+			what := fmt.Sprintf("constraint %d", i+1)
+			if s.res.Named != nil {
+				what = names[1+i]
+			}
+			notes = append(notes, fmt.Sprintf("%s's values lie %.3g from its limit on average, and its kernel's standard deviation is %.3g: raise its variance to about %.3g, or fit the model (model.fit)", what, rms, math.Sqrt(v), rms*rms))
 		}
+	}
+	if s.res.Spec.ObjectiveThreshold != nil {
+		// f ≥ h_f is a safety condition: a setting is tried only once
+		// f's lower bound clears it too, and a seed near that limit,
+		// for how fast f changes, leaves little room.
+		notes = append(notes, fmt.Sprintf("the objective's limit is a safety condition too: a setting is tried only once the model vouches that %s keeps it; a seed whose %s lies near that limit, for how fast it changes there, leaves little room: start from a seed further inside, or drop the objective's limit if a constraint already guards what it does", names[0], names[0]))
 	}
 	if n := len(s.res.Seed); n == 1 {
 		notes = append(notes, "the study started from one seed: give more settings known to be safe (seeds), spread over the space")
@@ -127,8 +143,29 @@ func (s *Study) stallNotes() []string {
 		notes = append(notes, "the kernels are as configured: fit them to the data (model.fit: {when: auto})")
 	}
 	notes = append(notes, s.res.Notes()...)
-	notes = append(notes, "the lengthscales may be too short for the space: each measurement then vouches for its own neighbourhood only")
+	notes = append(notes, s.lengthscaleNote(names))
 	return notes
+}
+
+// lengthscaleNote says the shortest lengthscale of the model in force,
+// the GP's and how far a measurement vouches with it: with data a unit
+// from the limit (a study stated in parameters' transform) and the
+// paper's √β ≈ 6, a neighbour r away is certified only while k(r) ≥
+// 0.986, r below about 0.13 lengthscales for Matérn 5/2
+// (docs/fitting.md, "Why the grid is fine").
+func (s *Study) lengthscaleNote(names []string) string {
+	short, who := math.Inf(1), ""
+	for j, k := range append([]kernel.Spec{*s.model.Objective}, s.model.Constraints...) {
+		for _, l := range k.Lengthscale {
+			if l < short {
+				short, who = l, names[j]
+			}
+		}
+	}
+	if s.res.Named == nil || math.IsInf(short, 1) {
+		return "the lengthscales may be too short for the space: each measurement then vouches for its own neighbourhood only"
+	}
+	return fmt.Sprintf("the lengthscales may be too short for the space: each measurement then vouches for its own neighbourhood only — the shortest, %s's, is %.3g of the unit cube the parameters map to, and a measurement vouches for settings within about %.2g of it", who, short, 0.13*short)
 }
 
 // constraintData returns each constraint's values in force, in the

@@ -1,6 +1,7 @@
 package study_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -138,6 +139,8 @@ type tuneCase struct {
 	// noise are the outcomes in the order their noise is drawn, each
 	// with its noise: relative (a fraction of the value) or absolute.
 	noise []tuneNoise
+	// objective is the outcome minimized, "" for settle_time.
+	objective string
 }
 
 type tuneNoise struct {
@@ -272,7 +275,7 @@ func tune(tb testing.TB, c tuneCase, ns int, logf func(string, ...any)) tuneRun 
 		}
 		vals, safe := c.measure(a.Params)
 		if safe {
-			r.best = min(r.best, vals["settle_time"])
+			r.best = min(r.best, vals[cmp.Or(c.objective, "settle_time")])
 		} else {
 			r.violations++
 			if r.first < 0 {
@@ -328,7 +331,7 @@ func gridOptimum(tb testing.TB, name string) float64 {
 	best := math.Inf(1)
 	for _, set := range sets {
 		if vals, safe := c.measure(set); safe {
-			best = min(best, vals["settle_time"])
+			best = min(best, vals[cmp.Or(c.objective, "settle_time")])
 		}
 	}
 	return best
