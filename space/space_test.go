@@ -367,16 +367,16 @@ func TestHints(t *testing.T) {
 		{"log scale", Param{Name: "kp", Low: f64(0.05), High: f64(20), Scale: Log}, []any{0.3}, ""},
 		{"low 0", Param{Name: "kp", Low: f64(0), High: f64(20)}, []any{0.1}, ""},
 		{"seed mid-range", Param{Name: "temp", Low: f64(1), High: f64(400)}, []any{200.0}, ""},
-		{"an int of 8 values", Param{Name: "filter", Type: Int, Low: f64(1), High: f64(8)}, []any{2.0}, "filter's integers lie 0.14 of its scale apart next to its seeds' (2)"},
+		{"an int of 8 values", Param{Name: "filter", Type: Int, Low: f64(1), High: f64(8)}, []any{2.0}, "filter's integers lie 0.143 of its scale apart next to its seeds' (2)"},
 		{"every integer seeded", Param{Name: "filter", Type: Int, Low: f64(1), High: f64(3)}, []any{1.0, 2.0, 3.0, 2.0}, ""},
 		{"an int of 8 values, two seeds", Param{Name: "filter", Type: Int, Low: f64(1), High: f64(8)}, []any{2.0, 5.0}, "next to its seeds' (2, 5)"},
 		{"an int of 101 values", Param{Name: "n", Type: Int, Low: f64(0), High: f64(100)}, []any{50.0}, ""},
-		// Gaps of 1/20 = HintStep, which the units' subtraction rounds
-		// above it next to 15 and 20: not more than HintStep.
-		{"an int of 21 values at 15", Param{Name: "n", Type: Int, Low: f64(0), High: f64(20)}, []any{15.0}, ""},
-		{"an int of 21 values at 20", Param{Name: "n", Type: Int, Low: f64(0), High: f64(20)}, []any{20.0}, ""},
-		{"an int of 20 values", Param{Name: "n", Type: Int, Low: f64(1), High: f64(20)}, []any{15.0}, "n's integers lie 0.053 of its scale apart"},
-		{"an int on a log scale", Param{Name: "n", Type: Int, Low: f64(1), High: f64(1000), Scale: Log}, []any{2.0}, "n's integers lie 0.059 of its scale apart"},
+		// Gaps of 1/34 ≈ 0.0294, below HintStep, and 1/33 ≈ 0.0303, above.
+		{"an int of 35 values", Param{Name: "n", Type: Int, Low: f64(0), High: f64(34)}, []any{15.0}, ""},
+		{"an int of 35 values at the top", Param{Name: "n", Type: Int, Low: f64(0), High: f64(34)}, []any{34.0}, ""},
+		{"an int of 34 values", Param{Name: "n", Type: Int, Low: f64(0), High: f64(33)}, []any{15.0}, "n's integers lie 0.0303 of its scale apart"},
+		{"an int of 30 values", Param{Name: "ti", Type: Int, Low: f64(1), High: f64(30)}, []any{10.0}, "ti's integers lie 0.0345 of its scale apart"},
+		{"an int on a log scale", Param{Name: "n", Type: Int, Low: f64(1), High: f64(1000), Scale: Log}, []any{2.0}, "n's integers lie 0.0587 of its scale apart"},
 		{"a choice", Param{Name: "mode", Type: Choice, Values: []string{"pi", "pid", "pd"}}, []any{"pi"}, "a study tries only its seeds' mode (pi) until the model vouches for another value, and the values lie as far apart as the cube allows; give a seed with each mode you want tried (pid, pd)"},
 		{"every choice seeded", Param{Name: "mode", Type: Choice, Values: []string{"pi", "pid"}}, []any{"pid", "pi"}, ""},
 		{"a choice seeded by a number", Param{Name: "m", Type: Choice, Values: []string{"1", "2"}}, []any{1.0}, "its seeds' m (1)"},

@@ -279,7 +279,7 @@ class TestNamedStudy(ServerTest):
             client.create_study("log", NAMED_SPEC)
         notes = [str(w.message) for w in got]
         self.assertEqual(len(notes), 2, notes)
-        self.assertIn("filter's integers lie 0.14 of its scale apart", notes[0])
+        self.assertIn("filter's integers lie 0.143 of its scale apart", notes[0])
         self.assertIn("give a seed with each mode you want tried (pid)", notes[1])
 
     def test_named_study(self):
