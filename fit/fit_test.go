@@ -384,3 +384,61 @@ func TestFitStops(t *testing.T) {
 		t.Errorf("%d evaluations after the cancel at the 2nd: the optimizer did not stop at its next iteration", calls-2)
 	}
 }
+
+// TestLengthscaleCaps: MaxLengthscale bounds every fitted lengthscale,
+// RangeLengthscale by that multiple of the span of the points (the
+// diagonal's without ARD) but never below RangeFloor; data that want a
+// long lengthscale (a gentle slope over a short span, fitted uncapped
+// above 0.5) end at most at the cap. Points all at one place (a seed
+// measured again and again) say nothing of the lengthscale: the fit
+// returns about the prior's median for a span of 1, half the cap that
+// span sets — 0.125 for a range cap of a quarter (never below its
+// floor), 0.15 for MaxLengthscale 0.3 — which sets how far a study first
+// steps from its seed (newScales). Tolerance 1e-6: the optimizer stops
+// there on a likelihood flat in the lengthscale.
+func TestLengthscaleCaps(t *testing.T) {
+	var x [][]float64
+	var y []float64
+	for k := range 12 {
+		u := 0.2 * float64(k) / 11
+		x = append(x, []float64{0.4 + u, 0.5})
+		y = append(y, 1+0.5*u+0.01*math.Sin(37*float64(k)))
+	}
+	seed := [][]float64{{0.3, 0.05}, {0.3, 0.05}, {0.3, 0.05}, {0.3, 0.05}}
+	ys := []float64{1.02, 0.97, 1.01, 0.99}
+	base := Options{Kernel: "matern52", Restarts: 4, Seed: 1}
+	with := func(f func(*Options)) Options { o := base; f(&o); return o }
+	uncapped, err := Fit(context.Background(), x, y, nil, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := uncapped.Spec.Lengthscale[0]; !(l > 0.5) {
+		t.Fatalf("uncapped lengthscale %v, not above 0.5: the data do not test the caps", l)
+	}
+	for _, c := range []struct {
+		name    string
+		x       [][]float64
+		y       []float64
+		opt     Options
+		max, eq float64 // the cap each lengthscale keeps below (1e-9 relative), or what it is (1e-6)
+	}{
+		{"max 0.1", x, y, with(func(o *Options) { o.MaxLengthscale = 0.1 }), 0.1, 0},
+		{"a quarter of the span 0.2, floor 0.01", x, y, with(func(o *Options) { o.RangeLengthscale, o.RangeFloor = 0.25, 0.01 }), 0.05, 0},
+		{"a quarter of the span, floor 0.1", x, y, with(func(o *Options) { o.RangeLengthscale, o.RangeFloor = 0.25, 0.1 }), 0.1, 0},
+		{"ARD, a quarter of each span, floor 0.1", x, y, with(func(o *Options) { o.ARD, o.RangeLengthscale, o.RangeFloor = true, 0.25, 0.1 }), 0.1, 0},
+		{"one point, range cap", seed, ys, with(func(o *Options) { o.RangeLengthscale, o.RangeFloor = 0.25, 0.1 }), 0, 0.125},
+		{"one point, range cap, ARD", seed, ys, with(func(o *Options) { o.ARD, o.RangeLengthscale, o.RangeFloor = true, 0.25, 0.1 }), 0, 0.125},
+		{"one point, a floor above a quarter", seed, ys, with(func(o *Options) { o.RangeLengthscale, o.RangeFloor = 0.25, 0.4 }), 0, 0.2},
+		{"one point, max 0.3", seed, ys, with(func(o *Options) { o.MaxLengthscale = 0.3 }), 0, 0.15},
+	} {
+		res, err := Fit(context.Background(), c.x, c.y, nil, c.opt)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for j, l := range res.Spec.Lengthscale {
+			if c.eq > 0 && !(math.Abs(l-c.eq) <= 1e-6*c.eq) || c.max > 0 && !(l <= c.max*(1+1e-9)) {
+				t.Errorf("%s: lengthscale[%d] = %v, want at most %v or %v", c.name, j, l, c.max, c.eq)
+			}
+		}
+	}
+}

@@ -103,7 +103,21 @@ func newScales(x [][]float64, y []float64, p int) scales {
 		}
 		diag2 += v * v
 	}
-	if rmax == 0 { // every point the same: the lengthscale is moot
+	same := rmax == 0
+	if same {
+		// Every point the same (a seed measured again and again): the
+		// likelihood does not depend on the lengthscale, and the fit
+		// returns about the prior's median for a span of 1 along every
+		// input, with or without ARD — at most half a cap the span sets
+		// (Fit), 0.125 for a range cap of a quarter.
+		// It is not moot to a study: it sets how far the first step from
+		// the seed reaches. Taking the span as 0 instead would cap a range
+		// cap at its floor, 0.1, with a median of 0.05, whose reach (0.13
+		// lengthscales, docs/fitting.md) is under a 100 × 100 grid's
+		// spacing; returning the floor itself tuned fewer of
+		// BenchmarkTuneControllers's plants (pi-slow 24 of 48 against 29,
+		// a PI from a distant seed 2 against 0 overshoots). With ARD the
+		// span was taken as 0 along each input: now 1, as without.
 		rmax, rmin, diag2 = 1, 1, 1
 	}
 	var m float64
@@ -120,6 +134,9 @@ func newScales(x [][]float64, y []float64, p int) scales {
 	}
 	copy(s.ranges, r)
 	for j, v := range r {
+		if same {
+			s.ranges[j] = 1 // as without ARD
+		}
 		if v == 0 { // a constant input: its lengthscale is moot
 			v = rmax
 		}
