@@ -10,6 +10,7 @@ import (
 	"github.com/safegp/safegp/internal/fielderr"
 	"github.com/safegp/safegp/internal/quote"
 	"github.com/safegp/safegp/kernel"
+	"github.com/safegp/safegp/problem"
 	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/store"
 )
@@ -357,6 +358,9 @@ func (s *Study) validateNamed(t *TellRequest, seq int, horizon bool) (store.Even
 		v, ok := t.Values[name]
 		if !ok {
 			return e, fmt.Errorf("%w: values: %s is missing", ErrBadTell, name)
+		}
+		if !problem.InRange(v) { // named here, not as the f or g_k it becomes
+			return e, fmt.Errorf("%w: values: %s = %v is not a finite number within ±1e100", ErrBadTell, name, v)
 		}
 		vals[j] = v + 0 // −0 is 0, as in a point (vec.PlusZero)
 	}

@@ -95,6 +95,9 @@ horizon: 10
 		{study.TellRequest{Params: space.Setting{"x": space.Number(4), "n": space.Number(1.5)}, Values: map[string]float64{"y": 1, "m": 7}}, "want an integer"},
 		{study.TellRequest{Params: space.Setting{"x": space.Number(11), "n": space.Number(1)}, Values: map[string]float64{"y": 1, "m": 7}}, "want a number in [0, 10]"},
 		{study.TellRequest{Params: space.Setting{"x": space.Number(4)}, Values: map[string]float64{"y": 1, "m": 7}}, "n is missing"},
+		// By the outcome's name, not the f or g_k it becomes.
+		{study.TellRequest{Params: space.Setting{"x": space.Number(4), "n": space.Number(1)}, Values: map[string]float64{"y": 1e200, "m": 7}}, "values: y = 1e+200 is not a finite number within ±1e100"},
+		{study.TellRequest{Params: space.Setting{"x": space.Number(4), "n": space.Number(1)}, Values: map[string]float64{"y": 1, "m": -1e101}}, "values: m = -1e+101 is not a finite number"},
 	} {
 		if _, err := v.Tell(ctx, "s", &bad.req); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("tell %+v: %v, want an error mentioning %q", bad.req, err, bad.want)

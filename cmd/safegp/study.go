@@ -508,9 +508,19 @@ func (p *pairsFlag) Set(v string) error {
 // tellNamed tells a study stated in parameters: --ask ID or --param
 // name=value for each parameter, and --value name=value for each outcome.
 func tellNamed(s *studySession, askID *int, params, values pairsFlag) error {
+	var with []string // what was given that makes this a named tell
+	for _, f := range []string{"param", "value"} {
+		if s.given[f] {
+			with = append(with, "--"+f)
+		}
+	}
 	for _, f := range []string{"index", "x", "f", "g", "noise-std", "context"} {
 		if s.given[f] {
-			return fmt.Errorf("%w: --%s does not go with --param and --value: a study stated in parameters takes --ask ID or --param name=value, and --value name=value for each outcome", study.ErrBadTell, f)
+			why := ""
+			if f == "noise-std" {
+				why = " (its outcomes have scales of their own, and no noise_std)"
+			}
+			return fmt.Errorf("%w: --%s does not go with %s: a study stated in parameters%s takes --ask ID or --param name=value, and --value name=value for each outcome", study.ErrBadTell, f, strings.Join(with, " and "), why)
 		}
 	}
 	switch {
