@@ -41,11 +41,15 @@ type Summary struct {
 	Pending  *int `json:"pending"` // the oldest ask awaiting its tell
 	// PendingAsks lists every ask awaiting its tell, oldest first (a
 	// batch holds several).
-	PendingAsks []int     `json:"pending_asks,omitempty"`
-	SafeSetSize int       `json:"safe_set_size"`
-	Best        *Best     `json:"best"`
-	Violations  int       `json:"violations"` // among the observations in force
-	Created     time.Time `json:"created"`
+	PendingAsks []int `json:"pending_asks,omitempty"`
+	SafeSetSize int   `json:"safe_set_size"`
+	// KnownSafe is the safe set with the seeds, which the policies take
+	// as safe before their lower bounds say so (the stall notes' and a
+	// batch's count); SafeSetSize's on a box or with a context.
+	KnownSafe  int       `json:"known_safe"`
+	Best       *Best     `json:"best"`
+	Violations int       `json:"violations"` // among the observations in force
+	Created    time.Time `json:"created"`
 
 	// ObjectiveThreshold is h_f when f ≥ h_f is a safety condition.
 	ObjectiveThreshold *float64 `json:"objective_threshold,omitempty"`
@@ -196,7 +200,10 @@ func (s *Study) summary() *Summary {
 		sum.PendingAsks = append(sum.PendingAsks, p.ask)
 	}
 	sum.Model = s.modelInfo()
-	sum.SafeSetSize = snap.SafeSetSize
+	sum.SafeSetSize, sum.KnownSafe = snap.SafeSetSize, snap.SafeSetSize
+	if s.res.Box == nil && s.res.ContextKernel == nil {
+		sum.KnownSafe = s.knownSafe()
+	}
 	sum.Notes = s.notes()
 	sum.Calibration = s.calibration()
 	for _, e := range s.events {

@@ -815,7 +815,11 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 		case sum.Box != nil:
 			fmt.Fprintf(w, "study %s: %s on the %d-D box %s, %s, horizon %d\n", sum.Study, sum.Algorithm, sum.Dim, jsonText(sum.Box), safety, sum.Horizon)
 		case sum.Parameters != nil:
-			fmt.Fprintf(w, "study %s: %s on %s of its %d parameters, %s, horizon %d\n", sum.Study, sum.Algorithm, plural.Count(sum.Actions, "candidate setting"), len(sum.Parameters), safety, sum.Horizon)
+			its := fmt.Sprintf("its %d parameters", len(sum.Parameters))
+			if len(sum.Parameters) == 1 {
+				its = "its one parameter"
+			}
+			fmt.Fprintf(w, "study %s: %s on %s of %s, %s, horizon %d\n", sum.Study, sum.Algorithm, plural.Count(sum.Actions, "candidate setting"), its, safety, sum.Horizon)
 		default:
 			fmt.Fprintf(w, "study %s: %s on %d actions in %d-D, %s, horizon %d\n", sum.Study, sum.Algorithm, sum.Actions, sum.Dim, safety, sum.Horizon)
 		}
@@ -831,7 +835,13 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 			// line-bo's safe set is its current line's (0 between lines).
 			fmt.Fprintf(w, "rounds: %d, violations: %d, safe set: %d points of the current line\n", sum.Rounds, sum.Violations, sum.SafeSetSize)
 		case sum.Parameters != nil:
-			fmt.Fprintf(w, "rounds: %d, violations: %d, safe set: %s\n", sum.Rounds, sum.Violations, plural.Count(sum.SafeSetSize, "setting"))
+			seeds := ""
+			if sum.KnownSafe != sum.SafeSetSize {
+				// The seeds are played as safe before the model vouches
+				// for them: say so, or a measured seed reads as unsafe.
+				seeds = fmt.Sprintf(" (%d with the seeds)", sum.KnownSafe)
+			}
+			fmt.Fprintf(w, "rounds: %d, violations: %d, safe set: %s%s\n", sum.Rounds, sum.Violations, plural.Count(sum.SafeSetSize, "setting"), seeds)
 		default:
 			fmt.Fprintf(w, "rounds: %d, violations: %d, safe set: %d actions\n", sum.Rounds, sum.Violations, sum.SafeSetSize)
 		}

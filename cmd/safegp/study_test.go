@@ -178,6 +178,18 @@ horizon: 20
 			"rounds: 0, violations: 0, safe set: 0 points of the current line\n",
 			"parameters: kp, ki, kd; trials: 0\n",
 		}},
+		{"one", `
+parameters:
+  - {name: kp, low: 0.05, high: 20, scale: log}
+objective: {name: f, goal: minimize}
+constraints:
+  - {name: g, max: 1}
+seeds: [{kp: 0.2}]
+horizon: 20
+`, []string{
+			`created study "one" in ` + filepath.Join(dir, "one.db") + ": 1 parameter, 202 candidate settings, 1 seed\n",
+			"study one: sgp-ucb on 202 candidate settings of its one parameter, minimize f with g ≤ 1, horizon 20\n",
+		}},
 		// 625 values of kp for each filter and mode, and the seeds, off
 		// that grid: 10 000 + 2.
 		{"mixed", `
@@ -193,7 +205,7 @@ horizon: 60
 `, []string{
 			`created study "mixed" in ` + filepath.Join(dir, "mixed.db") + ": 3 parameters, 10002 candidate settings, 2 seeds\n",
 			"study mixed: sgp-ucb on 10002 candidate settings of its 3 parameters, minimize settle_time with overshoot ≤ 0.02, horizon 60\n",
-			"rounds: 0, violations: 0, safe set: 0 settings\n",
+			"rounds: 0, violations: 0, safe set: 0 settings (2 with the seeds)\n",
 			"parameters: kp, filter, mode; trials: 0\n",
 		}},
 	} {
