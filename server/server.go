@@ -117,7 +117,9 @@ func (h *handler) auth(fn func(w http.ResponseWriter, r *http.Request) error, ty
 			}
 		}
 		if r.Method == http.MethodPost && !hasContent(r, types) {
-			writeError(w, http.StatusUnsupportedMediaType, fmt.Errorf("POST bodies here must be sent with Content-Type: %s", strings.Join(types, " or ")))
+			// Even with no body: a page in a browser cannot post
+			// cross-site with this header without a preflight.
+			writeError(w, http.StatusUnsupportedMediaType, fmt.Errorf("every POST here, with a body or none, must be sent with Content-Type: %s", strings.Join(types, " or ")))
 			return
 		}
 		if h.opt.Token == "" && !loopbackHost(r.Host) {
@@ -470,6 +472,9 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	enc := json.NewEncoder(w)
+	// Errors quote specs ("want min < max"): nothing here is HTML, and
+	// nosniff keeps browsers from reading it as such.
+	enc.SetEscapeHTML(false)
 	enc.Encode(v)
 }
 

@@ -150,6 +150,31 @@ func TestBadRequests(t *testing.T) {
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnsupportedMediaType {
 		t.Errorf("text/plain tell: %v %v", resp.StatusCode, err)
 	}
+	// Nor an ask without a body (the header is what a page cannot send
+	// cross-site); the answer says so, its text unescaped for curl.
+	req, _ = http.NewRequest("POST", c.url+"/v1/studies/a/ask", nil)
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else {
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if want := `"every POST here, with a body or none, must be sent with Content-Type: application/json"`; resp.StatusCode != http.StatusUnsupportedMediaType || !strings.Contains(string(raw), want) {
+			t.Errorf("an ask with no body nor Content-Type: %d %s, want 415 saying %s", resp.StatusCode, raw, want)
+		}
+	}
+	req, _ = http.NewRequest("POST", c.url+"/v1/studies", strings.NewReader(`{"name": "lim", "spec": {"parameters": [{"name": "kp", "low": 5, "high": 1}], "objective": {"name": "f", "goal": "maximize"}, "seeds": [{"kp": 2}], "horizon": 5}}`))
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else {
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 400 || !strings.Contains(string(raw), "low < high") {
+			t.Errorf("a spec with low above high: %d %s, want 400 saying low < high, unescaped", resp.StatusCode, raw)
+		}
+	}
 	// None of that changed the study: the ask is still pending, no observation.
 	if code, s := c.do("GET", "/v1/studies/a", ""); code != 200 || s["rounds"].(float64) != 0 || s["pending"].(float64) != float64(id) {
 		t.Errorf("after bad requests: %d %v", code, s)
