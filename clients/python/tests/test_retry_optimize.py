@@ -10,6 +10,7 @@ import sys
 import tempfile
 import threading
 import unittest
+import urllib.error
 import zipfile
 from pathlib import Path
 
@@ -99,6 +100,47 @@ class TestRetries(unittest.TestCase):
                 self.assertEqual(len(waits), sent - 1)
                 # every attempt sends the same request
                 self.assertEqual(len({r for r in srv.requests}), 1)
+
+    def test_no_answer(self):
+        # A connection the server drops without answering (a server killed
+        # mid-request), and a port no server listens on: both Unreachable,
+        # a SafegpError with status 0 and a URLError, sent once (the
+        # request may have been applied).
+        import socket
+
+        drop = socket.socket()
+        drop.bind(("127.0.0.1", 0))
+        drop.listen()
+        self.addCleanup(drop.close)
+        accepted = []
+
+        def close_each():
+            while True:
+                try:
+                    conn, _ = drop.accept()
+                except OSError:
+                    return
+                accepted.append(1)
+                conn.recv(65536)
+                conn.close()
+
+        threading.Thread(target=close_each, daemon=True).start()
+        refused = socket.socket()
+        refused.bind(("127.0.0.1", 0))
+        port = refused.getsockname()[1]
+        refused.close()
+        for name, url in [("dropped", "http://127.0.0.1:%d" % drop.getsockname()[1]), ("refused", "http://127.0.0.1:%d" % port)]:
+            with self.subTest(name):
+                client = safegp.Client(url, retries=4, timeout=5)
+                client._sleep = lambda w: self.fail("retried after no answer")
+                with self.assertRaises(safegp.Unreachable) as cm:
+                    client.request("POST", "/v1/studies/s/ask", {})
+                e = cm.exception
+                self.assertIsInstance(e, safegp.SafegpError)
+                self.assertIsInstance(e, urllib.error.URLError)
+                self.assertEqual(e.status, 0)
+                self.assertIn("no answer", str(e))
+        self.assertEqual(len(accepted), 1)
 
     def test_waits(self):
         # The waits double from 0.25 s with jitter (half to all), capped

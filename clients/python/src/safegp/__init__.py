@@ -45,6 +45,7 @@ that are not finite (NaN, ±inf) are refused by the client with
 
 from __future__ import annotations
 
+import http.client
 import json
 import math
 import operator
@@ -67,6 +68,7 @@ __all__ = [
     "Study",
     "Unauthorized",
     "Unavailable",
+    "Unreachable",
     "__version__",
 ]
 
@@ -76,13 +78,13 @@ JSON = Dict[str, Any]
 
 
 class SafegpError(Exception):
-    """An error answered by the server.
+    """An error answered by the server, or no answer (:class:`Unreachable`).
 
     Attributes:
         status: the HTTP status code (400 bad input, 401 missing or wrong
             token, 403 non-loopback Host without a token, 404 unknown study,
             ask, observation or route, 409 conflict, 413 body too large,
-            415 wrong content type, 503 database busy).
+            415 wrong content type, 503 database busy); 0 for no answer.
         message: the server's message (the ``error`` field of its answer).
     """
 
@@ -115,6 +117,17 @@ class Unavailable(SafegpError):
     def __init__(self, status: int, message: str, retry_after: Optional[float] = None) -> None:
         super().__init__(status, message)
         self.retry_after = retry_after
+
+
+class Unreachable(SafegpError, urllib.error.URLError):
+    """No answer: the server could not be reached, the connection broke
+    or the request timed out. It may have been applied all the same (a
+    tell whose answer was lost): ask again, or look at the study, before
+    sending it again. Also a :class:`urllib.error.URLError`, as before."""
+
+    def __init__(self, message: str) -> None:
+        SafegpError.__init__(self, 0, message)
+        self.reason = message
 
 
 _CLASSES = {401: Unauthorized, 404: NotFound, 409: Conflict}
@@ -225,8 +238,10 @@ class Client:
             ValueError: body holds a non-finite number.
             SafegpError: the server answered with an error status (the last
                 answer, once the retries are spent).
-            urllib.error.URLError: the server could not be reached (never
-                retried: a request that timed out may have been applied).
+            Unreachable: no answer — the server could not be reached, the
+                connection broke or timed out (never retried: the request
+                may have been applied). It is a SafegpError and a
+                urllib.error.URLError.
         """
         attempt = 0
         while True:
@@ -255,6 +270,11 @@ class Client:
                 raw = resp.read()
         except urllib.error.HTTPError as e:
             raise _error(e) from None
+        except (urllib.error.URLError, http.client.HTTPException, OSError) as e:
+            # A refused connection (URLError), one the server dropped
+            # (RemoteDisconnected), a timeout: no answer, one error type.
+            reason = getattr(e, "reason", None) or e
+            raise Unreachable(f"{method} {self.url}{path}: no answer: {reason}") from e
         return json.loads(raw) if raw else None
 
     def health(self) -> JSON:
