@@ -881,7 +881,7 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 			fmt.Fprintln(w, "best safe action: none yet (empty safe set)")
 		}
 		if m := sum.Model; m != nil {
-			writeModel(w, m)
+			writeModel(w, m, gpLabels(sum))
 		}
 		if c := sum.Calibration; c != nil {
 			by := ""
@@ -901,25 +901,59 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 // rule, the last fit that changed it (when, on how many observations, each
 // GP's log marginal likelihood) and the kernels, as JSON blocks one can
 // paste into a spec.
-func writeModel(w io.Writer, m *study.ModelInfo) {
+// gpLabels are the names show gives the model's GPs: a study stated in
+// parameters' objective and each limit of its constraints, in the
+// conditions' order (min before max: space.Outcomes.Conditions); nil
+// for f, g1, g2, ….
+func gpLabels(sum *study.Summary) []string {
+	if sum.Parameters == nil || sum.Objective == nil {
+		return nil
+	}
+	labels := []string{sum.Objective.Name}
+	for _, c := range sum.Limits {
+		if c.Min != nil {
+			labels = append(labels, fmt.Sprintf("%s ≥ %g", c.Name, *c.Min))
+		}
+		if c.Max != nil {
+			labels = append(labels, fmt.Sprintf("%s ≤ %g", c.Name, *c.Max))
+		}
+	}
+	return labels
+}
+
+func writeModel(w io.Writer, m *study.ModelInfo, labels []string) {
+	label := func(j int) string {
+		switch {
+		case j < len(labels) && len(labels) == 1+len(m.Constraints):
+			return labels[j]
+		case j == 0:
+			return "f"
+		}
+		return fmt.Sprintf("g%d", j)
+	}
 	if m.Last == nil {
 		fmt.Fprintf(w, "model: as configured (fit: %s; %s so far)\n", m.Fit, plural.Count(m.Fits, "fit"))
 	} else {
 		lml := make([]string, len(m.Last.LML))
 		for j, v := range m.Last.LML {
-			name := "f"
-			if j > 0 {
-				name = fmt.Sprintf("g%d", j)
-			}
-			lml[j] = fmt.Sprintf("%s %.4g", name, v)
+			lml[j] = fmt.Sprintf("%s %.4g", label(j), v)
 		}
 		fmt.Fprintf(w, "model: fitted by event %d on %s (fit: %s; %s so far); log marginal likelihood %s\n", m.Last.Seq, plural.Count(m.Last.Points, "observation"), m.Fit, plural.Count(m.Fits, "fit"), strings.Join(lml, ", "))
 	}
 	b, _ := json.Marshal(m.Objective)
-	fmt.Fprintf(w, "  objective: %s\n", b)
+	if labels != nil {
+		// By name: the order of the lists is the transform's.
+		fmt.Fprintf(w, "  objective %s: %s\n", label(0), b)
+	} else {
+		fmt.Fprintf(w, "  objective: %s\n", b)
+	}
 	for i, k := range m.Constraints {
 		b, _ := json.Marshal(k)
-		fmt.Fprintf(w, "  constraints[%d]: %s\n", i, b)
+		if labels != nil {
+			fmt.Fprintf(w, "  %s: %s\n", label(1+i), b)
+		} else {
+			fmt.Fprintf(w, "  constraints[%d]: %s\n", i, b)
+		}
 	}
 }
 

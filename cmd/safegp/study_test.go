@@ -207,6 +207,9 @@ horizon: 60
 			"study mixed: sgp-ucb on 10002 candidate settings of its 3 parameters, minimize settle_time with overshoot ≤ 0.02, horizon 60\n",
 			"rounds: 0, violations: 0, safe set: 0 settings (2 with the seeds)\n",
 			"parameters: kp, filter, mode; trials: 0\n",
+			// The model's GPs by name, not objective and constraints[0].
+			"  objective settle_time: {\"kernel\":\"matern52\"",
+			"  overshoot ≤ 0.02: {\"kernel\":\"matern52\"",
 		}},
 	} {
 		db := filepath.Join(dir, c.name+".db")
