@@ -232,7 +232,15 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ans := map[string]any{"study": name, "actions": len(res.X), "seed_actions": res.Seed}
-	if res.Box != nil {
+	switch {
+	case res.Named != nil:
+		// In the user's terms, as the CLI says it: the actions' indices
+		// and the cube's box mean nothing to them.
+		ans = map[string]any{"study": name, "parameters": len(spec.Parameters), "seeds": len(spec.Seeds)}
+		if res.Box == nil {
+			ans["candidate_settings"] = len(res.X)
+		}
+	case res.Box != nil:
 		ans = map[string]any{"study": name, "box": res.Box.Bounds, "seed_points": res.Box.Seeds}
 	}
 	if notes := res.Notes(); notes != nil {

@@ -366,14 +366,20 @@ func TestCreateNotes(t *testing.T) {
  "seeds": [{"kp": 0.3}], "horizon": 20}`
 	for _, k := range []struct {
 		name, spec, want string
+		count            string // the answer's count of its domain
 	}{
-		{"linear", fmt.Sprintf(named, ""), "kp runs from 0.05 to 20 on a linear scale"},
-		{"log", fmt.Sprintf(named, `, "scale": "log"`), ""},
-		{"plain", spec, ""},
+		{"linear", fmt.Sprintf(named, ""), "kp runs from 0.05 to 20 on a linear scale", "candidate_settings"},
+		{"log", fmt.Sprintf(named, `, "scale": "log"`), "", "candidate_settings"},
+		{"plain", spec, "", "actions"},
 	} {
 		code, body := c.do("POST", "/v1/studies", fmt.Sprintf(`{"name": %q, "spec": %s}`, k.name, k.spec))
-		if code != http.StatusCreated || body["actions"] == nil {
-			t.Fatalf("%s: %d %v", k.name, code, body)
+		if code != http.StatusCreated || body[k.count] == nil {
+			t.Fatalf("%s: %d %v, want %s", k.name, code, body, k.count)
+		}
+		// A study stated in parameters is answered in its terms: counts
+		// of its parameters, settings and seeds, not action indices.
+		if k.count == "candidate_settings" && (body["parameters"] != 1.0 || body["seeds"] != 1.0 || body["actions"] != nil || body["seed_actions"] != nil) {
+			t.Errorf("%s: %v, want 1 parameter, 1 seed and no actions", k.name, body)
 		}
 		notes, _ := body["notes"].([]any)
 		switch {
