@@ -334,7 +334,11 @@ func (s *Space) Encode(set Setting) ([]float64, error) {
 		case Choice:
 			k := p.choiceIndex(v)
 			if k < 0 {
-				return nil, fmt.Errorf("%w: %s = %s: want one of %v", ErrInvalid, p.Name, quote.Short(v.String()), p.Values)
+				got := quote.Short(v.Str) // a number as written, a string quoted
+				if !v.IsStr {
+					got = v.String()
+				}
+				return nil, fmt.Errorf("%w: %s = %s: want one of %v", ErrInvalid, p.Name, got, p.Values)
 			}
 			x[s.off[i]+k] = 1
 		default:

@@ -3,6 +3,7 @@ package space
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -94,11 +95,17 @@ func TestChoiceNumbers(t *testing.T) {
 		{Number(3.0000001), ""},
 		{String("low"), "low"},
 		{Number(0), ""},
+		{String("0"), ""},
 	} {
 		x, err := s.Encode(Setting{"gear": c.v})
 		if c.want == "" {
-			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "want one of [1.25 2.50 3 low]") {
-				t.Errorf("%v: %v, want it refused", c.v, err)
+			// A number as written, a string quoted: which was sent.
+			want := fmt.Sprintf("gear = %q: want one of [1.25 2.50 3 low]", c.v.Str)
+			if !c.v.IsStr {
+				want = fmt.Sprintf("gear = %v: want one of [1.25 2.50 3 low]", c.v.Num)
+			}
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), want) {
+				t.Errorf("%v: %v, want it refused: %s", c.v, err, want)
 			}
 			continue
 		}
