@@ -234,7 +234,7 @@ func checkParam(p *Param) error {
 			seen[v] = true
 			if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
 				if w, ok := nums[f]; ok {
-					return bad(fmt.Sprintf("values[%d]", k), "values are distinct, got %s and %s, the same number", quote.Short(w), quote.Short(v))
+					return bad(fmt.Sprintf("values[%d]", k), "want distinct values, got %s and %s, the same number", quote.Short(w), quote.Short(v))
 				}
 				nums[f] = v
 			}

@@ -136,7 +136,7 @@ func TestNewRefuses(t *testing.T) {
 		{[]Param{{Name: "a", Type: Int, Low: f64(0.5), High: f64(3)}}, "integers"},
 		{[]Param{{Name: "a", Type: Choice, Values: []string{"x"}}}, "at least 2 values"},
 		{[]Param{{Name: "a", Type: Choice, Values: []string{"x", "x"}}}, "distinct"},
-		{[]Param{{Name: "a", Type: Choice, Values: []string{"2.5", "x", "2.50"}}}, `values[2]: values are distinct, got "2.5" and "2.50", the same number`},
+		{[]Param{{Name: "a", Type: Choice, Values: []string{"2.5", "x", "2.50"}}}, `values[2]: want distinct values, got "2.5" and "2.50", the same number`},
 		{[]Param{{Name: "a", Type: "bool"}}, "float, int or choice"},
 		{[]Param{{Name: "a", Low: f64(0), High: f64(1)}, {Name: "a", Low: f64(0), High: f64(1)}}, "given twice"},
 		{[]Param{{Name: "a"}}, "takes low and high"},

@@ -518,7 +518,7 @@ func tellNamed(s *studySession, askID *int, params, values pairsFlag) error {
 		if s.given[f] {
 			why := ""
 			if f == "noise-std" {
-				why = " (its outcomes have scales of their own, and no noise_std)"
+				why = " (each outcome has a scale of its own, fitted by the transform, and a measurement's own noise is not offered for them yet)"
 			}
 			return fmt.Errorf("%w: --%s does not go with %s: a study stated in parameters%s takes --ask ID or --param name=value, and --value name=value for each outcome", study.ErrBadTell, f, strings.Join(with, " and "), why)
 		}

@@ -81,7 +81,7 @@ func TestStudyFlagsCheckedFirst(t *testing.T) {
 		{[]string{"retract"}, 1, "give one of --observation and --trial"},
 		{[]string{"retract", "--observation", "2", "--trial", "1"}, 1, "give one of --observation and --trial"},
 		{[]string{"tell", "--value", "f=1", "--f", "1"}, 1, "--f does not go with --value: a study stated in parameters takes"},
-		{[]string{"tell", "--ask", "1", "--value", "f=1", "--noise-std", "0.1"}, 1, "--noise-std does not go with --value: a study stated in parameters (its outcomes have scales of their own, and no noise_std) takes"},
+		{[]string{"tell", "--ask", "1", "--value", "f=1", "--noise-std", "0.1"}, 1, "--noise-std does not go with --value: a study stated in parameters (each outcome has a scale of its own, fitted by the transform, and a measurement's own noise is not offered for them yet) takes"},
 		{[]string{"tell", "--param", "x=1", "--value", "f=1", "--index", "2"}, 1, "--index does not go with --param and --value"},
 		{[]string{"tell", "--value", "f=1"}, 1, "give --ask ID (the ask measured), or --param name=value for each parameter (a measurement outside the loop)"},
 		{[]string{"tell", "--ask", "1", "--param", "kp=1", "--value", "f=1"}, 1, "give --ask ID, or --param name=value for each parameter (a measurement outside the loop), not both"},

@@ -121,13 +121,17 @@ class Unavailable(SafegpError):
 
 class Unreachable(SafegpError, urllib.error.URLError):
     """No answer: the server could not be reached, the connection broke
-    or the request timed out. It may have been applied all the same (a
-    tell whose answer was lost): ask again, or look at the study, before
-    sending it again. Also a :class:`urllib.error.URLError`, as before."""
+    or the request timed out. A broken or timed-out request may have been
+    applied all the same (a tell whose answer was lost): look at the study
+    before sending it again. Also a :class:`urllib.error.URLError`, as
+    before."""
 
     def __init__(self, message: str) -> None:
         SafegpError.__init__(self, 0, message)
         self.reason = message
+
+    def __str__(self) -> str:  # not URLError's "<urlopen error …>"
+        return f"safegp: {self.message}"
 
 
 _CLASSES = {401: Unauthorized, 404: NotFound, 409: Conflict}
