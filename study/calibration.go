@@ -51,8 +51,6 @@ type Calibration struct {
 	// objective's model wrong costs speed, a limit's puts safety at
 	// stake.
 	ByOutcome []OutcomeCount `json:"by_outcome,omitempty"`
-	// fOnly is true when every tell outside was outside in f alone.
-	fOnly bool
 }
 
 // OutcomeCount is one outcome's count of Calibration.ByOutcome.
@@ -94,7 +92,6 @@ func (s *Study) calibration() *Calibration {
 	outside := 0
 	names := s.gpNames()
 	var by map[string]int
-	fOnly := true
 	for k := len(s.events) - 1; k >= 0 && len(ps) < CalibrationWindow; k-- {
 		e := &s.events[k]
 		if e.Kind != "tell" || s.retracted[e.Seq] != 0 {
@@ -118,14 +115,13 @@ func (s *Study) calibration() *Calibration {
 					by[n]++
 					seen = n
 				}
-				fOnly = fOnly && j == 0
 			}
 		}
 	}
 	if len(ps) < calibrationMin {
 		return nil
 	}
-	c := &Calibration{Window: len(ps), Outside: outside, PValue: tailAtLeast(ps, outside), fOnly: outside > 0 && fOnly}
+	c := &Calibration{Window: len(ps), Outside: outside, PValue: tailAtLeast(ps, outside)}
 	for j, n := range names {
 		// Listed once: a constraint with a min and a max is two
 		// adjacent GPs of one outcome.
@@ -173,9 +169,12 @@ func (s *Study) calibrationNote() []string {
 	if alg == bandit.LineBO {
 		alg = s.res.Spec.Algorithm.LineOptions().Inner.Name
 	}
+	// Every tell outside was outside in f alone: f is the only outcome
+	// counted (no constraint shares the objective's name).
+	fOnly := len(c.ByOutcome) == 1 && c.ByOutcome[0].Outcome == s.gpNames()[0]
 	var what string
 	switch {
-	case c.fOnly && s.res.Spec.ObjectiveThreshold == nil && alg != bandit.ConstrainedEI && alg != bandit.PoFEI:
+	case fOnly && s.res.Spec.ObjectiveThreshold == nil && alg != bandit.ConstrainedEI && alg != bandit.PoFEI:
 		// No safety condition rests on f's model.
 		what = "only the objective's values did: the limits' models explain their measurements so far, and the safe set does not rest on the objective's model; the choices among safe settings do: refit the kernels (model.fit) or widen β to search better"
 	default:
