@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/safegp/safegp/internal/fielderr"
+	"github.com/safegp/safegp/internal/number"
 	"github.com/safegp/safegp/internal/quote"
 )
 
@@ -232,7 +233,7 @@ func checkParam(p *Param) error {
 				return bad(fmt.Sprintf("values[%d]", k), "values are distinct and not empty, got %s", quote.Short(v))
 			}
 			seen[v] = true
-			if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+			if f, ok := choiceNumber(v); ok {
 				if w, ok := nums[f]; ok {
 					return bad(fmt.Sprintf("values[%d]", k), "want distinct values, got %s and %s, the same number", quote.Short(w), quote.Short(v))
 				}
@@ -490,9 +491,17 @@ func (p *Param) choiceIndex(v Value) int {
 		return k
 	}
 	return slices.IndexFunc(p.Values, func(c string) bool {
-		f, err := strconv.ParseFloat(strings.TrimSpace(c), 64)
-		return err == nil && f == v.Num
+		f, ok := choiceNumber(c)
+		return ok && f == v.Num
 	})
+}
+
+// choiceNumber reads a choice's value as a number, if it is written as
+// one (number.Parse: decimal notation, the project's one reading of
+// numbers written as text).
+func choiceNumber(c string) (float64, bool) {
+	f, err := number.Parse(strings.TrimSpace(c))
+	return f, err == nil
 }
 
 // seedHint is Hints's hint on an int's or a choice's values the study
