@@ -797,12 +797,7 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 			// In the user's terms: the goal and every limit.
 			var lims []string
 			for _, c := range append([]space.Constraint{{Name: sum.Objective.Name, Min: sum.Objective.Min, Max: sum.Objective.Max}}, sum.Limits...) {
-				if c.Min != nil {
-					lims = append(lims, fmt.Sprintf("%s ≥ %g", c.Name, *c.Min))
-				}
-				if c.Max != nil {
-					lims = append(lims, fmt.Sprintf("%s ≤ %g", c.Name, *c.Max))
-				}
+				lims = append(lims, limitLabels(c)...)
 			}
 			safety = sum.Objective.Goal + " " + sum.Objective.Name
 			if len(lims) > 0 {
@@ -897,30 +892,37 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 	}
 }
 
-// writeModel prints the model in force of a study with a fit block: the
-// rule, the last fit that changed it (when, on how many observations, each
-// GP's log marginal likelihood) and the kernels, as JSON blocks one can
-// paste into a spec.
+// limitLabels says each limit of an outcome, "overshoot ≤ 0.05", min
+// before max (the conditions' order: space.Outcomes.Conditions).
+func limitLabels(c space.Constraint) []string {
+	var out []string
+	if c.Min != nil {
+		out = append(out, fmt.Sprintf("%s ≥ %g", c.Name, *c.Min))
+	}
+	if c.Max != nil {
+		out = append(out, fmt.Sprintf("%s ≤ %g", c.Name, *c.Max))
+	}
+	return out
+}
+
 // gpLabels are the names show gives the model's GPs: a study stated in
 // parameters' objective and each limit of its constraints, in the
-// conditions' order (min before max: space.Outcomes.Conditions); nil
-// for f, g1, g2, ….
+// conditions' order; nil for f, g1, g2, ….
 func gpLabels(sum *study.Summary) []string {
 	if sum.Parameters == nil || sum.Objective == nil {
 		return nil
 	}
 	labels := []string{sum.Objective.Name}
 	for _, c := range sum.Limits {
-		if c.Min != nil {
-			labels = append(labels, fmt.Sprintf("%s ≥ %g", c.Name, *c.Min))
-		}
-		if c.Max != nil {
-			labels = append(labels, fmt.Sprintf("%s ≤ %g", c.Name, *c.Max))
-		}
+		labels = append(labels, limitLabels(c)...)
 	}
 	return labels
 }
 
+// writeModel prints the model in force of a study with a fit block: the
+// rule, the last fit that changed it (when, on how many observations, each
+// GP's log marginal likelihood) and the kernels, as JSON blocks one can
+// paste into a spec; labels name the GPs (gpLabels), nil for f, g1, ….
 func writeModel(w io.Writer, m *study.ModelInfo, labels []string) {
 	label := func(j int) string {
 		switch {
