@@ -208,9 +208,14 @@ func (s *Study) shortBatch(want, got, leased, room int) string {
 // and the seed set.
 func (s *Study) knownSafe() int {
 	s.pol.Inspect(&s.safeSnap, bandit.SafeSet)
-	n := s.safeSnap.SafeSetSize
+	return s.knownSafeIn(&s.safeSnap)
+}
+
+// knownSafeIn is knownSafe from a snapshot that holds the safe set.
+func (s *Study) knownSafeIn(snap *bandit.Snapshot) int {
+	n := snap.SafeSetSize
 	for _, i := range s.res.Seed {
-		if i < len(s.safeSnap.Safe) && !s.safeSnap.Safe[i] {
+		if i < len(snap.Safe) && !snap.Safe[i] {
 			n++
 		}
 	}

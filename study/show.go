@@ -202,7 +202,7 @@ func (s *Study) summary() *Summary {
 	sum.Model = s.modelInfo()
 	sum.SafeSetSize, sum.KnownSafe = snap.SafeSetSize, snap.SafeSetSize
 	if s.res.Box == nil && s.res.ContextKernel == nil {
-		sum.KnownSafe = s.knownSafe()
+		sum.KnownSafe = s.knownSafeIn(&snap) // Full holds the safe set: no second pass
 	}
 	sum.Notes = s.notes()
 	sum.Calibration = s.calibration()
