@@ -294,7 +294,10 @@ func TestMigrateFromVersion2(t *testing.T) {
 		t.Fatal("an event outside the decision set migrated")
 	}
 	// A read-only open migrates a copy, which fails the same way, and
-	// leaves no copy behind.
+	// leaves no copy behind. The copies go to a temporary folder of this
+	// test's own: other packages' tests, running at once, make and remove
+	// copies in the machine's.
+	t.Setenv("TMPDIR", t.TempDir())
 	tmps, _ := filepath.Glob(filepath.Join(os.TempDir(), "safegp-migrate-*"))
 	if ro, err := store.Open(bad, store.OpenOptions{ReadOnly: true}); err == nil || !strings.Contains(err.Error(), "migrate schema to version 3") {
 		if err == nil {

@@ -11,9 +11,20 @@ import (
 // SQLite's primary result codes that storageError tells apart (the low
 // byte of an extended code).
 const (
-	sqliteIOErr = 10
-	sqliteFull  = 13
+	sqliteIOErr  = 10
+	sqliteFull   = 13
+	sqliteNotADB = 26
 )
+
+// sqliteCode is the primary result code of a SQLite error, 0 for nil or
+// another error.
+func sqliteCode(err error) int {
+	var ce interface{ Code() int }
+	if !errors.As(err, &ce) {
+		return 0
+	}
+	return ce.Code() & 0xff
+}
 
 // minFree is the free space below which an I/O error is taken for a full
 // disk: SQLite reports a write it could not make room for (its WAL, its

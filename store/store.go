@@ -1,11 +1,9 @@
 package store
 
 import (
-	"bytes"
 	"database/sql"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -174,9 +172,10 @@ const importMigration = `CREATE TABLE imports (
 type Store struct {
 	path     string // the database file, absolute
 	db       *sql.DB
-	version  int    // schema version of the file
-	readOnly bool   // opened with ReadOnly
-	tmp      string // a read-only open of an older schema: the folder of its migrated copy
+	version  int     // schema version of the file
+	readOnly bool    // opened with ReadOnly
+	tmp      string  // a read-only open of an older schema: the folder of its migrated copy
+	handle   *handle // this process's registration of the file (handles.go)
 	// listed caches what List reads of each study's spec, which never
 	// changes: name → listStatic (dashboard.go).
 	listed sync.Map
@@ -226,13 +225,23 @@ func Open(path string, opt OpenOptions) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	version, err := inspectFile(abs)
+	// The file is registered as this process's before any connection of
+	// the store opens it, and unregistered once they are closed; until then
+	// no other Open of this process reads it through a descriptor of its
+	// own (held).
+	var version int
+	h, held, wal, err := register(abs)
+	if err == nil {
+		version, err = inspect(abs, held, wal)
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && opt.Create:
 		version = 0
 	case errors.Is(err, fs.ErrNotExist):
+		h.release()
 		return nil, fmt.Errorf("open %s: no such file (create a study first with safegp study create): %w", path, err)
 	case err != nil:
+		h.release()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	if opt.BusyTimeout <= 0 {
@@ -246,10 +255,12 @@ func Open(path string, opt OpenOptions) (*Store, error) {
 		db, err = sql.Open("sqlite", dsn(abs, "_pragma=journal_mode(WAL)", "_pragma=synchronous(FULL)", busy, "_pragma=foreign_keys(1)", "_txlock=immediate"))
 	}
 	if err != nil {
+		h.release()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	s := &Store{path: abs, db: db, version: version, readOnly: opt.ReadOnly}
+	s := &Store{path: abs, db: db, version: version, readOnly: opt.ReadOnly, handle: h}
 	if version < len(migrations) {
+		defer h.identify() // a file this open creates is known by its identity once it exists
 		if opt.ReadOnly {
 			// Nothing may be written to the file: its copy is
 			// migrated instead, so that every reader reads one schema.
@@ -261,6 +272,7 @@ func Open(path string, opt OpenOptions) (*Store, error) {
 		}
 		if err := s.migrate(); err != nil {
 			db.Close()
+			h.release()
 			return nil, fmt.Errorf("open %s: %w", path, storageError(err, abs))
 		}
 	}
@@ -313,43 +325,37 @@ func dsn(abs string, params ...string) string {
 	return b.String()
 }
 
-// inspectFile returns the schema version of the study database at abs,
-// reading only: the file's header first, then its tables through a
-// read-only connection that sets no pragma. A missing file is an error
-// wrapping fs.ErrNotExist.
-func inspectFile(abs string) (int, error) {
-	f, err := os.Open(abs)
-	if err != nil {
-		return 0, err
+// inspect returns the schema version of the study database at abs,
+// reading only, through a read-only SQLite connection that sets no pragma:
+// wal says the header (read by register) marks a WAL-mode file, so that
+// the file, while it has no -wal file, is read as immutable: a read-only
+// connection to a WAL-mode file creates its -wal and -shm files and leaves
+// them, where an immutable one takes no lock and makes no file. An
+// immutable read races a writer that starts meanwhile (another process's:
+// one of this process holds the file, and register then says held): what
+// it reads is then checked again through a connection that locks, whose
+// answer stands.
+func inspect(abs string, held, wal bool) (int, error) {
+	if wal && !held {
+		if _, err := os.Stat(abs + "-wal"); errors.Is(err, fs.ErrNotExist) {
+			v, err := inspectSQLite(abs, true)
+			if _, walErr := os.Stat(abs + "-wal"); err == nil && errors.Is(walErr, fs.ErrNotExist) {
+				return v, nil
+			}
+		}
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return 0, err
-	}
-	if st.IsDir() {
-		f.Close()
-		return 0, fmt.Errorf("%w: is a directory", ErrNotStudyDB)
-	}
-	head := make([]byte, 20)
-	n, _ := io.ReadFull(f, head)
-	f.Close()
-	switch {
-	case st.Size() == 0:
-		return 0, fmt.Errorf("%w: the file is empty (safegp creates its database itself: give a path that does not exist yet)", ErrNotStudyDB)
-	case n < len(sqliteHeader) || !bytes.Equal(head[:len(sqliteHeader)], []byte(sqliteHeader)):
-		return 0, fmt.Errorf("%w: not a SQLite database", ErrNotStudyDB)
-	}
+	return inspectSQLite(abs, false)
+}
+
+// inspectSQLite reads the schema version of the file at abs through one
+// read-only connection, immutable or locking.
+func inspectSQLite(abs string, immutable bool) (int, error) {
 	// A busy timeout (a setting of the connection, nothing written) lets
 	// the check wait out another process's write or checkpoint instead of
 	// failing at once with SQLITE_BUSY, which is no reason to call the
 	// file foreign (TestConcurrentTellsOfOneAsk raced into it).
 	params := []string{"mode=ro", fmt.Sprintf("_pragma=busy_timeout(%d)", DefaultBusyTimeout.Milliseconds())}
-	// Even a read-only connection to a database in WAL mode (header
-	// bytes 18 and 19 = 2) creates the -wal and -shm files beside it, and
-	// leaves them. Without a -wal file every page is in the database
-	// file, which can then be read as immutable: no locks, no files.
-	if _, err := os.Stat(abs + "-wal"); n == 20 && head[18] == 2 && errors.Is(err, fs.ErrNotExist) {
+	if immutable {
 		params = append(params, "immutable=1")
 	}
 	db, err := sql.Open("sqlite", dsn(abs, params...))
@@ -363,6 +369,9 @@ func inspectFile(abs string) (int, error) {
 	}
 	if se := storageError(err, abs); se != err {
 		return 0, se // a full disk, an I/O error: not the file's fault
+	}
+	if code := sqliteCode(err); code == sqliteNotADB {
+		return 0, fmt.Errorf("%w: not a SQLite database", ErrNotStudyDB)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrNotStudyDB, err)
@@ -403,6 +412,7 @@ func (s *Store) Close() error {
 		s.lastStmt.Close()
 	}
 	err := s.db.Close()
+	s.handle.release() // after the connections are closed, never before
 	if s.tmp != "" {
 		os.RemoveAll(s.tmp)
 	}
