@@ -47,6 +47,10 @@ type Record struct {
 	Actions [][]float64
 	Seeds   []int
 	Created time.Time
+	// AskBase numbers the study's asks: the ask of event seq has the ID
+	// AskBase + seq, above every ask ID a study of the same name handed
+	// out before (retired_names): IDs are never reused within a database.
+	AskBase int
 }
 
 // Create stores a new study: its specification spec (JSON, opaque to the
@@ -64,8 +68,9 @@ func (s *Store) create(ctx context.Context, name string, spec []byte, actions []
 		return err
 	}
 	sd, _ := json.Marshal(seeds)
-	_, err = s.db.ExecContext(ctx, `INSERT INTO studies (name, spec, actions, seeds, created) VALUES (?, ?, ?, ?, ?)`,
-		name, string(spec), string(a), string(sd), time.Now().UTC().Format(time.RFC3339Nano))
+	_, err = s.db.ExecContext(ctx, `INSERT INTO studies (name, spec, actions, seeds, created, ask_base)
+		VALUES (?, ?, ?, ?, ?, COALESCE((SELECT last_ask FROM retired_names WHERE name = ?), 0))`,
+		name, string(spec), string(a), string(sd), time.Now().UTC().Format(time.RFC3339Nano), name)
 	if err != nil && strings.Contains(err.Error(), "UNIQUE") {
 		return fmt.Errorf("%w: %q", ErrExists, name)
 	}
@@ -82,7 +87,7 @@ func (s *Store) Load(ctx context.Context, name string) (*Record, []Event, error)
 func (s *Store) load(ctx context.Context, name string) (*Record, []Event, error) {
 	var st Record
 	var spec, actions, seeds, created string
-	err := s.db.QueryRowContext(ctx, `SELECT spec, actions, seeds, created FROM studies WHERE name = ?`, name).Scan(&spec, &actions, &seeds, &created)
+	err := s.db.QueryRowContext(ctx, `SELECT spec, actions, seeds, created, ask_base FROM studies WHERE name = ?`, name).Scan(&spec, &actions, &seeds, &created, &st.AskBase)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil, fmt.Errorf("%w: %q", ErrNotFound, name)
 	}
@@ -114,7 +119,7 @@ func (s *Store) load(ctx context.Context, name string) (*Record, []Event, error)
 		if err := rows.Scan(&r.seq, &r.kind, &r.ask, &r.idx, &r.point, &r.f, &r.g, &r.violation, &r.created, &r.ref, &r.noiseStd, &r.fit, &r.context); err != nil {
 			return nil, nil, err
 		}
-		e, err := r.event(name, len(evs), st.Actions)
+		e, err := r.event(name, len(evs), st.Actions, st.AskBase)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -134,8 +139,9 @@ type row struct {
 }
 
 // event checks the row, the study's after its first n events, and makes
-// its event: the point of an action is the stored actions' own row.
-func (r *row) event(name string, n int, actions [][]float64) (Event, error) {
+// its event: the point of an action is the stored actions' own row, an
+// ask's ID askBase + seq.
+func (r *row) event(name string, n int, actions [][]float64, askBase int) (Event, error) {
 	damaged := func(format string, args ...any) error {
 		return fmt.Errorf("%w: study %q: event %d: %s; the file was edited or damaged: restore it from a backup (safegp study export reads what is left)", ErrDamaged, name, r.seq, fmt.Sprintf(format, args...))
 	}
@@ -152,7 +158,7 @@ func (r *row) event(name string, n int, actions [][]float64) (Event, error) {
 		return Event{}, damaged("a tell's f = %v is not a finite number within ±1e100", r.f.Float64)
 	case r.kind == "tell" && !r.g.Valid:
 		return Event{}, damaged("a tell without its g (NULL)")
-	case r.kind == "ask" && r.ask.Int64 != int64(r.seq):
+	case r.kind == "ask" && r.ask.Int64 != int64(askBase+r.seq):
 		return Event{}, damaged("an ask numbered %d", r.ask.Int64)
 	case r.noiseStd.Valid && !(r.noiseStd.Float64 >= 0 && problem.InRange(r.noiseStd.Float64)):
 		return Event{}, damaged("noise_std = %v", r.noiseStd.Float64)
@@ -216,7 +222,7 @@ func (r *row) event(name string, n int, actions [][]float64) (Event, error) {
 // O(t²·N) work (4 ms at 2 000 events here).
 func (s *Store) Digest(ctx context.Context, name string) (uint64, int, error) {
 	h := digestHash(fnvOffset)
-	k, err := s.digestRows(ctx, &h, `SELECT spec, actions, seeds, created FROM studies WHERE name = ?`, 4, name)
+	k, err := s.digestRows(ctx, &h, `SELECT spec, actions, seeds, created, ask_base FROM studies WHERE name = ?`, 5, name)
 	if err == nil && k == 0 {
 		err = fmt.Errorf("%w: %q", ErrNotFound, name)
 	}

@@ -25,6 +25,9 @@ func (s *Store) Delete(ctx context.Context, name string, n int, check func(lease
 		if err := check(leases); err != nil {
 			return err
 		}
+		if err := retire(ctx, lt.tx, name); err != nil {
+			return err
+		}
 		for _, t := range studyTables {
 			if _, err := lt.tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE study = ?`, name); err != nil {
 				return fmt.Errorf("study %q: delete its %s: %w", name, t, err)
@@ -64,8 +67,12 @@ func (s *Store) rename(ctx context.Context, old, new string) error {
 	defer tx.Rollback()
 	// The new row first, then the rows that reference the study, then
 	// the old row: every reference is valid at every step.
-	_, err = tx.ExecContext(ctx, `INSERT INTO studies (name, spec, actions, seeds, created)
-		SELECT ?, spec, actions, seeds, created FROM studies WHERE name = ?`, new, old)
+	// The study keeps its ask IDs unless a study of the new name handed
+	// out IDs it has too: then its IDs move above both (its pending asks
+	// are known by their new IDs, and no old one of either is taken).
+	_, err = tx.ExecContext(ctx, `INSERT INTO studies (name, spec, actions, seeds, created, ask_base)
+		SELECT ?, spec, actions, seeds, created, CASE WHEN r.last_ask > ask_base THEN MAX(r.last_ask, `+lastAsk+`) ELSE ask_base END
+		FROM studies LEFT JOIN retired_names r ON r.name = ? WHERE studies.name = ?`, new, new, old)
 	if err != nil {
 		if strings.Contains(err.Error(), "UNIQUE") {
 			return fmt.Errorf("%w: %q", ErrExists, new)
@@ -79,13 +86,44 @@ func (s *Store) rename(ctx context.Context, old, new string) error {
 	if found == 0 {
 		return fmt.Errorf("%w: %q", ErrNotFound, old)
 	}
+	if err := retire(ctx, tx, old); err != nil {
+		return err
+	}
+	var shift int
+	if err := tx.QueryRowContext(ctx, `SELECT n.ask_base - o.ask_base FROM studies n, studies o WHERE n.name = ? AND o.name = ?`, new, old).Scan(&shift); err != nil {
+		return err
+	}
 	for _, t := range studyTables {
 		if _, err := tx.ExecContext(ctx, `UPDATE `+t+` SET study = ? WHERE study = ?`, new, old); err != nil {
 			return fmt.Errorf("study %q: rename its %s: %w", old, t, err)
+		}
+	}
+	if shift != 0 {
+		// The new IDs lie above every old one: no step of the update
+		// meets an ID in use (one_tell_per_ask, the leases' key).
+		for _, q := range []string{`UPDATE events SET ask = ask + ? WHERE study = ? AND ask IS NOT NULL`, `UPDATE leases SET ask = ask + ? WHERE study = ?`} {
+			if _, err := tx.ExecContext(ctx, q, shift, new); err != nil {
+				return fmt.Errorf("study %q: renumber its asks: %w", old, err)
+			}
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM studies WHERE name = ?`, old); err != nil {
 		return err
 	}
 	return tx.Commit()
+}
+
+// lastAsk is, in a query over a studies row, the highest ask ID the study
+// has handed out or could have: its base and its last event's seq.
+const lastAsk = `studies.ask_base + COALESCE((SELECT MAX(seq) FROM events WHERE events.study = studies.name), 0)`
+
+// retire records, before study name leaves its name (deleted, renamed),
+// the highest ask ID it could have handed out (askBaseMigration).
+func retire(ctx context.Context, tx execer, name string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO retired_names (name, last_ask) SELECT name, `+lastAsk+` FROM studies WHERE name = ?
+		ON CONFLICT (name) DO UPDATE SET last_ask = MAX(last_ask, excluded.last_ask)`, name)
+	if err != nil {
+		return fmt.Errorf("study %q: retire its ask IDs: %w", name, err)
+	}
+	return nil
 }

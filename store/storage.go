@@ -11,9 +11,10 @@ import (
 // SQLite's primary result codes that storageError tells apart (the low
 // byte of an extended code).
 const (
-	sqliteIOErr  = 10
-	sqliteFull   = 13
-	sqliteNotADB = 26
+	sqliteIOErr   = 10
+	sqliteCorrupt = 11
+	sqliteFull    = 13
+	sqliteNotADB  = 26
 )
 
 // sqliteCode is the primary result code of a SQLite error, 0 for nil or

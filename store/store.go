@@ -137,7 +137,7 @@ var migrations = []string{
 	// is ignored and removed at the next ask.
 	`CREATE TABLE leases (
 		study TEXT    NOT NULL REFERENCES studies(name),
-		ask   INTEGER NOT NULL,                  -- a pending ask (its event's seq)
+		ask   INTEGER NOT NULL,                  -- a pending ask (its event's seq; from version 9 its ID, ask_base + seq)
 		until INTEGER NOT NULL,                  -- the end of the lease, Unix time in milliseconds
 		token TEXT    NOT NULL,                  -- the holder's lease token, new at every leased hand-out; '': handed out again without a lease
 		since INTEGER NOT NULL,                  -- when the holder got the ask, Unix time in milliseconds
@@ -147,7 +147,22 @@ var migrations = []string{
 	contextMigration,
 	// Version 8: importMigration.
 	importMigration,
+	// Version 9: askBaseMigration.
+	askBaseMigration,
 }
+
+// askBaseMigration keeps ask IDs from being reused within a database
+// (issue 40, item 2). A study's ask IDs are ask_base + its event's seq;
+// retired_names holds, for each name a study left (deleted, or renamed
+// away), the highest ask ID it could have handed out, and a study that
+// takes the name later numbers its asks above it: an ask of the old study
+// told by a late client is then unknown, never taken as the new one's.
+// Existing studies keep ask_base 0, their IDs unchanged.
+const askBaseMigration = `ALTER TABLE studies ADD COLUMN ask_base INTEGER NOT NULL DEFAULT 0; -- the study's ask IDs are ask_base + seq
+	CREATE TABLE retired_names (
+		name     TEXT    PRIMARY KEY,           -- a name a study left: deleted, or renamed to another
+		last_ask INTEGER NOT NULL               -- the highest ask ID a study of this name could have handed out
+	) WITHOUT ROWID;`
 
 // contextMigration adds the context of an ask or a tell (a spec's
 // context block): its values, JSON [c1…] in the order of context.names. A
@@ -339,8 +354,9 @@ func inspect(abs string, held, wal bool) (int, error) {
 	if wal && !held {
 		if _, err := os.Stat(abs + "-wal"); errors.Is(err, fs.ErrNotExist) {
 			v, err := inspectSQLite(abs, true)
-			if _, walErr := os.Stat(abs + "-wal"); err == nil && errors.Is(walErr, fs.ErrNotExist) {
-				return v, nil
+			_, walErr := os.Stat(abs + "-wal")
+			if code := sqliteCode(err); errors.Is(walErr, fs.ErrNotExist) && code != sqliteCorrupt && code != sqliteNotADB {
+				return v, err // its verdict, the file unchanged meanwhile
 			}
 		}
 	}

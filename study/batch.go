@@ -289,9 +289,10 @@ func (b *batchCall) askNew() error {
 			break
 		}
 		seq := len(s.events) + len(b.events) + 1
-		b.events = append(b.events, store.Event{Seq: seq, Kind: "ask", Ask: seq, Index: a.Index, X: a.X, Created: created})
+		id := s.askBase + seq
+		b.events = append(b.events, store.Event{Seq: seq, Kind: "ask", Ask: id, Index: a.Index, X: a.X, Created: created})
 		s.inContext(&b.events[len(b.events)-1], b.context)
-		b.hand = append(b.hand, seq)
+		b.hand = append(b.hand, id)
 	}
 	if len(b.events) == 0 {
 		// Nothing asked: the view goes back to the last ask's context.

@@ -171,3 +171,87 @@ func TestAscentRuleStored(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestAskIDsNeverReused: an ask of a deleted study, told to the study
+// re-created under its name, is unknown — it was taken as the new
+// study's ask of the same number (issue 40, item 2) — and so is one of a
+// study renamed away, told to the study renamed into its name. IDs of a
+// name never used before start at 1 as they always did.
+func TestAskIDsNeverReused(t *testing.T) {
+	ctx := context.Background()
+	c := &fakeClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	v, done := batchService(t, filepath.Join(t.TempDir(), "d.db"), c)
+	defer done()
+	spec := batchSpec(`{"name": "safeopt", "safe_set": "gp"}`, 50)
+	ask := func(name string) int {
+		t.Helper()
+		a, err := v.Ask(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.Ask
+	}
+	f, g := 0.5, []float64{0.5}
+	tellAsk := func(name string, id int) error {
+		_, err := v.Tell(ctx, name, &TellRequest{Ask: &id, F: &f, G: g})
+		return err
+	}
+	createStudy(t, v, "a", spec)
+	if id := ask("a"); id != 1 {
+		t.Fatalf("a new name's first ask is %d, want 1", id)
+	}
+	if err := tellAsk("a", 1); err != nil {
+		t.Fatal(err)
+	}
+	old := ask("a") // 3, pending when a is deleted
+	if _, err := v.Delete(ctx, "a", true); err != nil {
+		t.Fatal(err)
+	}
+	createStudy(t, v, "a", spec)
+	first := ask("a")
+	if first <= old {
+		t.Errorf("the re-created study's first ask is %d, not above the deleted one's last, %d", first, old)
+	}
+	for _, id := range []int{1, old} {
+		if err := tellAsk("a", id); !errors.Is(err, ErrUnknownAsk) {
+			t.Errorf("a tell of the deleted study's ask %d: %v, want ErrUnknownAsk", id, err)
+		}
+	}
+	if err := tellAsk("a", first); err != nil {
+		t.Fatalf("the new study's own ask %d: %v", first, err)
+	}
+	pending := ask("a")
+
+	// b, whose asks 1… overlap a's old ones, renamed into a's name: its
+	// asks move above every ID either had, its pending ask with them.
+	createStudy(t, v, "b", spec)
+	bAsk := ask("b")
+	if _, err := v.Delete(ctx, "a", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Rename(ctx, "b", "a"); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := v.Show(ctx, "a")
+	if err != nil || len(sum.PendingAsks) != 1 {
+		t.Fatalf("the renamed study: %+v, %v", sum, err)
+	}
+	moved := sum.PendingAsks[0]
+	if moved <= pending {
+		t.Errorf("b's pending ask is %d in a's name, not above a's last ask %d", moved, pending)
+	}
+	for _, id := range []int{bAsk, pending, first} {
+		if err := tellAsk("a", id); !errors.Is(err, ErrUnknownAsk) {
+			t.Errorf("a tell of ask %d, an ID from before the rename: %v, want ErrUnknownAsk", id, err)
+		}
+	}
+	if err := tellAsk("a", moved); err != nil {
+		t.Errorf("b's pending ask by its new ID %d: %v", moved, err)
+	}
+	// Replayed from the file, the study is the same.
+	w, done2 := batchService(t, v.store.Path(), c)
+	defer done2()
+	if s2, err := w.Show(ctx, "a"); err != nil || s2.Rounds != sum.Rounds+1 || len(s2.PendingAsks) != 0 {
+		t.Errorf("replayed: %+v, %v", s2, err)
+	}
+}

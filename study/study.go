@@ -62,7 +62,10 @@ func CheckName(name string) error {
 type Study struct {
 	name string
 	res  *Resolved
-	pol  bandit.Policy
+	// askBase numbers the asks: event seq's ask has the ID askBase + seq
+	// (store.Record.AskBase: never an ID a study of this name had before).
+	askBase int
+	pol     bandit.Policy
 	// src is the policy's random stream (phase-1 uniform draws, line-bo's
 	// random directions): the study's own, so that a choice taken back
 	// takes its draws back too.
@@ -173,7 +176,7 @@ func newStudy(name string, st *store.Record, events []store.Event, maxMemory int
 		}
 	}
 	s := &Study{name: name, res: res, asks: map[int]int{}, told: map[int]bool{}, tells: map[int]int{},
-		retracted: map[int]int{}, withdrawn: map[int]int{}, created: st.Created, maxMemory: maxMemory, model: res.Spec.Model,
+		retracted: map[int]int{}, withdrawn: map[int]int{}, created: st.Created, askBase: st.AskBase, maxMemory: maxMemory, model: res.Spec.Model,
 		askTrial: map[int]int{}, tellTrial: map[int]int{}, trialTell: map[int]int{}, calib: map[int]calibPoint{}}
 	if res.Named != nil {
 		s.tr = res.Named.outcomes.Identity()
