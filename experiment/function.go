@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"bytes"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"math"
@@ -12,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/internal/csvcell"
 	"github.com/safegp/safegp/internal/fielderr"
 	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/internal/strictyaml"
@@ -518,7 +518,7 @@ func (c *Config) planFunction(workers int, limit int64, keepRuns bool, held, uni
 // so far.
 func functionCSV(curves []Curve) []byte {
 	var b bytes.Buffer
-	w := csv.NewWriter(&b)
+	w := csvcell.NewWriter(&b)
 	w.Write([]string{"label", "round", "mean_best_safe", "se_best_safe", "mean_simple_regret", "se_simple_regret", "mean_violations", "mean_share", "se_share"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, c := range curves {

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/safegp/safegp/internal/csvcell"
 	"github.com/safegp/safegp/internal/outdir"
 	"github.com/safegp/safegp/plot"
 	"github.com/safegp/safegp/shard"
@@ -60,7 +60,7 @@ func Summarize(res *Results) []Curve {
 // SummaryCSV renders summary.csv.
 func SummaryCSV(curves []Curve) []byte {
 	var b bytes.Buffer
-	w := csv.NewWriter(&b)
+	w := csvcell.NewWriter(&b)
 	if len(curves) > 0 && curves[0].Function {
 		return functionCSV(curves)
 	}

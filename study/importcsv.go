@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/safegp/safegp/internal/csvcell"
 	"github.com/safegp/safegp/internal/number"
 	"github.com/safegp/safegp/internal/quote"
 
@@ -228,7 +229,7 @@ func parseImportCSV(r io.Reader, cols *Columns) ([]TellRequest, error) {
 	cr := csv.NewReader(r)
 	cr.TrimLeadingSpace = true
 	cr.Comment = '#'
-	header, err := cr.Read()
+	header, err := readRecord(cr)
 	if err == io.EOF {
 		return nil, fmt.Errorf("%w: empty file, want a header row %s", ErrBadImport, cols.header())
 	}
@@ -251,7 +252,7 @@ func parseImportCSV(r io.Reader, cols *Columns) ([]TellRequest, error) {
 	cr.ReuseRecord = true                            // every cell kept is parsed into a number
 	var rows []TellRequest
 	for {
-		rec, err := cr.Read()
+		rec, err := readRecord(cr)
 		if err == io.EOF {
 			break
 		}
@@ -343,7 +344,7 @@ func parseNamedCSV(cr *csv.Reader, header []string, cols *Columns) ([]TellReques
 	}
 	var rows []TellRequest
 	for {
-		rec, err := cr.Read()
+		rec, err := readRecord(cr)
 		if err == io.EOF {
 			return rows, nil
 		}
@@ -394,4 +395,16 @@ func exportRowInForce(rec []string, kind, retractedBy, line int) (bool, error) {
 		return false, fmt.Errorf("%w: line %d, column kind: %s, want tell or retract", ErrBadImport, line, quote.Short(k))
 	}
 	return true, nil
+}
+
+// readRecord reads the next record of cr, each cell as written before
+// csvcell escaped it: an export's text cells that a spreadsheet would
+// take for a formula carry an apostrophe (ExportCSV), which the import
+// takes off again.
+func readRecord(cr *csv.Reader) ([]string, error) {
+	rec, err := cr.Read()
+	for i, c := range rec {
+		rec[i] = csvcell.Unescape(c)
+	}
+	return rec, err
 }

@@ -383,3 +383,70 @@ func TestRetractTrial(t *testing.T) {
 		}
 	}
 }
+
+// TestExportNeutralizesFormulas: choice values a spreadsheet takes for
+// formulas (=1+1, @SUM(A1), =HYPERLINK(…), -2+3) reach the CSV export
+// behind an apostrophe, numbers (a negative one too) as they are, and
+// the export imports back as the values were (issue 40, item 3).
+func TestExportNeutralizesFormulas(t *testing.T) {
+	ctx := context.Background()
+	v, _ := newService(t, filepath.Join(t.TempDir(), "s.db"))
+	spec := `
+parameters:
+  - {name: kp, low: -5, high: 5}
+  - {name: m, type: choice, values: ["=1+1", "@SUM(A1)", "=HYPERLINK(\"http://x\",\"y\")", "-2+3"]}
+objective: {name: y, goal: maximize}
+constraints:
+  - {name: c, max: 1}
+seeds: [{kp: -1.5, m: "=1+1"}]
+horizon: 20
+`
+	for _, name := range []string{"s", "t"} {
+		if err := v.Create(ctx, name, resolved(t, spec)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	choices := []string{"=1+1", "@SUM(A1)", `=HYPERLINK("http://x","y")`, "-2+3"}
+	for k, m := range choices {
+		set := space.Setting{"kp": space.Number(-1.5), "m": space.String(m)}
+		if _, err := v.Tell(ctx, "s", &study.TellRequest{Params: set, Values: map[string]float64{"y": float64(-k), "c": 0}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x, err := v.Export(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	csv := string(study.ExportCSV(x))
+	for _, line := range strings.Split(csv, "\n")[1:] {
+		for _, cell := range strings.Split(line, ",") {
+			cell = strings.TrimPrefix(cell, `"`)
+			if cell != "" && strings.ContainsRune("=+@\t\r", rune(cell[0])) {
+				t.Errorf("a cell begins a formula: %q in %q", cell, line)
+			}
+		}
+	}
+	if !strings.Contains(csv, ",-1.5,") || !strings.Contains(csv, `'=1+1`) || !strings.Contains(csv, `'-2+3`) {
+		t.Errorf("export:\n%s", csv)
+	}
+	cols, err := v.Columns(ctx, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := study.ParseImportCSV(strings.NewReader(csv), cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Import(ctx, "t", rows); err != nil {
+		t.Fatal(err)
+	}
+	y, err := v.Export(ctx, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, m := range choices {
+		if got := y.Observations[k].Params["m"]; got.Str != m {
+			t.Errorf("imported observation %d: m = %#v, want %q", k, got, m)
+		}
+	}
+}

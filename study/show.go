@@ -3,7 +3,6 @@ package study
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/internal/argmax"
+	"github.com/safegp/safegp/internal/csvcell"
 	"github.com/safegp/safegp/internal/vec"
 	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/store"
@@ -463,7 +463,7 @@ func exportNamedCSV(x *Export) []byte {
 // (retract), interleaved by sequence number.
 func writeExport(head []string, x *Export, tell func(*Observation) []string, retract func(Retraction) []string) []byte {
 	var b bytes.Buffer
-	w := csv.NewWriter(&b)
+	w := csvcell.NewWriter(&b)
 	w.Write(head)
 	rets := x.Retractions
 	for k := range x.Observations {

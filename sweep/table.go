@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"bytes"
-	"encoding/csv"
 	"fmt"
 	"slices"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/safegp/safegp/internal/csvcell"
 	"github.com/safegp/safegp/plot"
 )
 
@@ -20,7 +20,7 @@ import (
 // errors of Row, numbers in Go's shortest round-trip form.
 func (s *Sweep) CSV(rows []Row) []byte {
 	var b bytes.Buffer
-	w := csv.NewWriter(&b)
+	w := csvcell.NewWriter(&b)
 	head := []string{"cell", "folder"}
 	for _, a := range s.Axes {
 		head = append(head, a.Key)

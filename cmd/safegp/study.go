@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -16,6 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/safegp/safegp/internal/csvcell"
 	"github.com/safegp/safegp/internal/quote"
 	"github.com/safegp/safegp/internal/readlimit"
 	"github.com/safegp/safegp/store"
@@ -650,7 +650,7 @@ func writePosterior(w io.Writer, a *study.PosteriorAnswer) error {
 	if a.Context != nil {
 		fmt.Fprintf(w, "# context %s\n", jsonText(a.Context))
 	}
-	cw := csv.NewWriter(w)
+	cw := csvcell.NewWriter(w)
 	var head []string
 	for j := range a.Points[0].X {
 		head = append(head, "x"+strconv.Itoa(j+1))
