@@ -87,6 +87,34 @@ class TestSafeSampler(ServerTest):
         study2.optimize(problem, n_trials=2)
         self.assertEqual(len(again.safegp_study.trials()), 17)
 
+    def test_parallel_trials(self):
+        # n_jobs > 1: the first trials end at once, each about to create
+        # the study; it is created once, and every trial is told.
+        import threading
+        gate = threading.Barrier(4, timeout=30)
+
+        def together(trial):
+            v = problem(trial)
+            if trial.number < 4:
+                gate.wait()  # the first four trials end together
+            return v
+
+        sampler = self.sampler(lease_seconds=60)
+        study = optuna.create_study(sampler=sampler, direction="minimize", study_name="p")
+        study.optimize(together, n_trials=12, n_jobs=4)
+        self.assertEqual([t.state for t in study.trials], [optuna.trial.TrialState.COMPLETE] * 12)
+        for t in study.trials:
+            self.assertLessEqual(t.user_attrs["c"], 0, t.params)
+        self.assertEqual(len(sampler.safegp_study.trials()), 12)
+
+        # A second sampler (another process's, sharing Optuna's storage)
+        # creating the same study takes it up instead of failing.
+        other = self.sampler(study_name="optuna-p")
+        other._attach = lambda study: None  # it started before the study existed
+        study2 = optuna.create_study(sampler=other, direction="minimize", study_name="p2")
+        study2.optimize(problem, n_trials=2)
+        self.assertEqual(len(other.safegp_study.trials()), 14)
+
     def test_failed_trial_is_measured_again(self):
         sampler = self.sampler()
         study = optuna.create_study(sampler=sampler, direction="minimize", study_name="f")

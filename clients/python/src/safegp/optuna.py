@@ -43,6 +43,7 @@ it was.
 from __future__ import annotations
 
 import math
+import threading
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 import optuna
@@ -103,6 +104,10 @@ class SafeSampler(BaseSampler):
         self._study: Optional[Study] = None
         self._space: Dict[str, BaseDistribution] = {}
         self._asks: Dict[int, Ask] = {}  # Optuna trial number → its safegp ask
+        # Optuna's parallel trials (n_jobs > 1) share the sampler: the
+        # first trials all measure the first seed, and the study is
+        # created once, by the first of them to end.
+        self._lock = threading.Lock()
 
     # The sampler's three hooks.
 
@@ -141,8 +146,9 @@ class SafeSampler(BaseSampler):
         if state != TrialState.COMPLETE or values is None:
             return  # a failed or pruned trial: its ask stays pending
         outcomes = self._outcomes(trial, values)
-        if self._study is None:
-            self._create(study, trial, len(outcomes) - 1)
+        with self._lock:
+            if self._study is None:
+                self._create(study, trial, len(outcomes) - 1)
         a = self._asks.pop(trial.number, None)
         if a is not None:
             self._study.tell(a, values=outcomes)  # type: ignore[union-attr]
@@ -208,7 +214,20 @@ class SafeSampler(BaseSampler):
         try:
             self._study = self._client.create_study(name, spec)
         except Conflict as e:
-            raise ValueError(f"safegp.optuna: safegp study {name!r} exists with another history; give another study_name, or delete it") from e
+            # Another process's sampler (Optuna's storage shared between
+            # processes) may have made it first: take it up if it is the
+            # same study.
+            st = self._client.study(name)
+            if not self._same_space(st.summary().get("parameters") or []):
+                raise ValueError(f"safegp.optuna: safegp study {name!r} exists with another history; give another study_name, or delete it") from e
+            self._study = st
+
+    def _same_space(self, params: Sequence[Mapping[str, Any]]) -> bool:
+        """Whether a study's parameters are this sampler's search space."""
+        try:
+            return {p["name"]: _distribution(p) for p in params} == self._space
+        except (KeyError, TypeError, ValueError):
+            return False
 
 
 def _param(name: str, d: BaseDistribution) -> Dict[str, Any]:
