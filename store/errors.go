@@ -23,6 +23,9 @@ var (
 	// state was read (a conflict on a sequence number, a second tell of
 	// an ask, a second retraction of an observation).
 	ErrStale = errors.New("stale study")
+	// ErrGone: the study was renamed or deleted by another caller while
+	// a write to it ran; nothing was written. It comes with ErrStale.
+	ErrGone = errors.New("study renamed or deleted meanwhile")
 	// ErrDamaged: a study's records break the rules every safegp writes
 	// them by (numbered without gaps, a tell's values present and
 	// finite): the file was edited or damaged, and replaying it would
@@ -80,6 +83,18 @@ func (e *DuplicateImportError) Unwrap() error { return ErrDuplicateImport }
 // errWrittenSince is ErrStale for study name.
 func errWrittenSince(name string) error {
 	return fmt.Errorf("%w: study %q was written by another process since it was loaded; retry", ErrStale, name)
+}
+
+// gone is err, a write's error on study name, as ErrStale and ErrGone
+// when the write referenced a study row that is no longer there: another
+// caller renamed or deleted the study between the caller's look at it and
+// the write (SQLite reports the foreign key, which is no reason to give a
+// client).
+func gone(err error, name string) error {
+	if err != nil && strings.Contains(err.Error(), "FOREIGN KEY constraint failed") {
+		return fmt.Errorf("%w: %w: study %q was renamed or deleted by another caller while this call ran; nothing was recorded", ErrStale, ErrGone, name)
+	}
+	return err
 }
 
 // errReadOnly is ErrReadOnly for a write to study name.

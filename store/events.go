@@ -322,7 +322,7 @@ func (s *Store) Append(ctx context.Context, name string, e *Event) error {
 	if s.readOnly {
 		return errReadOnly(name)
 	}
-	return storageError(insertFresh(ctx, s.db, name, e), s.path)
+	return storageError(gone(insertFresh(ctx, s.db, name, e), name), s.path)
 }
 
 // insertFresh is insertEvent for an event the study in memory numbered:
@@ -355,7 +355,7 @@ func (s *Store) AppendAll(ctx context.Context, name string, evs []Event) error {
 // same transaction (none when digest is ""): a digest recorded already is
 // ErrDuplicateImport, and nothing is written.
 func (s *Store) AppendImport(ctx context.Context, name string, evs []Event, digest string) error {
-	return storageError(s.appendImport(ctx, name, evs, digest), s.path)
+	return storageError(gone(s.appendImport(ctx, name, evs, digest), name), s.path)
 }
 
 func (s *Store) appendImport(ctx context.Context, name string, evs []Event, digest string) error {

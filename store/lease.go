@@ -60,7 +60,7 @@ type LeaseTx struct {
 // InLeaseTx runs fn in one transaction on study name, whose state in
 // memory holds n events, and commits it when fn succeeds.
 func (s *Store) InLeaseTx(ctx context.Context, name string, n int, fn func(lt *LeaseTx) error) error {
-	return storageError(s.inLeaseTx(ctx, name, n, fn), s.path)
+	return storageError(gone(s.inLeaseTx(ctx, name, n, fn), name), s.path)
 }
 
 func (s *Store) inLeaseTx(ctx context.Context, name string, n int, fn func(lt *LeaseTx) error) error {
@@ -184,7 +184,7 @@ func LeaseEnd(now time.Time, secs float64) int64 {
 // one transaction: a retraction withdraws every pending ask, and a lease
 // holds a pending ask only.
 func (s *Store) AppendRetraction(ctx context.Context, name string, e *Event) error {
-	return storageError(s.appendRetraction(ctx, name, e), s.path)
+	return storageError(gone(s.appendRetraction(ctx, name, e), name), s.path)
 }
 
 func (s *Store) appendRetraction(ctx context.Context, name string, e *Event) error {

@@ -255,3 +255,57 @@ func TestAskIDsNeverReused(t *testing.T) {
 		t.Errorf("replayed: %+v, %v", s2, err)
 	}
 }
+
+// TestRenameRacingTell: a tell whose study another caller renames between
+// its look at the records and its write is a conflict naming the rename
+// (store.ErrStale and store.ErrGone), not SQLite's "FOREIGN KEY
+// constraint failed", which the server answered as a bare 500 (issue
+// 40, item 5); nothing is recorded under either name.
+func TestRenameRacingTell(t *testing.T) {
+	ctx := context.Background()
+	c := &fakeClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	path := filepath.Join(t.TempDir(), "r.db")
+	v, done := batchService(t, path, c)
+	defer done()
+	other, done2 := batchService(t, path, c)
+	defer done2()
+	spec := batchSpec(`{"name": "safeopt", "safe_set": "gp"}`, 50)
+	createStudy(t, v, "a", spec)
+	a, err := v.Ask(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range []string{"rename", "delete"} {
+		testAfterCheck = func(string) {
+			testAfterCheck = nil
+			var err error
+			if op == "rename" {
+				err = other.Rename(ctx, "a", "b")
+			} else {
+				_, err = other.Delete(ctx, "a", true)
+			}
+			if err != nil {
+				t.Error(err)
+			}
+		}
+		f, id := 0.5, a.Ask
+		_, err = v.Tell(ctx, "a", &TellRequest{Ask: &id, F: &f, G: []float64{0.5}})
+		testAfterCheck = nil
+		if !errors.Is(err, store.ErrStale) || !errors.Is(err, store.ErrGone) || !strings.Contains(err.Error(), "renamed or deleted by another caller") {
+			t.Errorf("%s racing a tell: %v, want ErrStale and ErrGone naming it", op, err)
+		}
+		if op == "rename" {
+			if sum, err := other.Show(ctx, "b"); err != nil || sum.Rounds != 0 {
+				t.Errorf("the renamed study: %+v, %v; want no observation", sum, err)
+			}
+			if err := other.Rename(ctx, "b", "a"); err != nil {
+				t.Fatal(err)
+			}
+			s, err := v.Show(ctx, "a")
+			if err != nil || len(s.PendingAsks) != 1 {
+				t.Fatalf("renamed back: %+v, %v", s, err)
+			}
+			a.Ask = s.PendingAsks[0]
+		}
+	}
+}

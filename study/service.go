@@ -92,11 +92,17 @@ func (v *Service) now() time.Time {
 // reloaded, so that a client sees the conflict only when the study
 // changed under it twice in a row. fn runs again from the start, on the
 // fresh state: a tell whose ask the other process told fails then as
-// already told.
+// already told, and one whose study another caller renamed or deleted
+// meanwhile as store.ErrGone (a conflict, where a study never there is
+// not found).
 func (v *Service) write(ctx context.Context, name string, fn func(s *Study) error) error {
 	err := v.with(ctx, name, fn)
 	if errors.Is(err, store.ErrStale) {
-		err = v.with(ctx, name, fn)
+		again := v.with(ctx, name, fn)
+		if errors.Is(err, store.ErrGone) && errors.Is(again, store.ErrNotFound) {
+			return err // renamed or deleted meanwhile: the conflict says so
+		}
+		err = again
 	}
 	return err
 }
