@@ -1,11 +1,20 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/safegp/safegp/server"
+	"github.com/safegp/safegp/store"
+	"github.com/safegp/safegp/study"
 )
 
 // post sends body with the given Content-Type and returns the status and
@@ -97,5 +106,34 @@ func TestImportAndPosteriorRoutes(t *testing.T) {
 	after, _ := st.Events(t.Context(), "a")
 	if len(after) != len(before) {
 		t.Errorf("bad requests changed the study: %d events, then %d", len(before), len(after))
+	}
+}
+
+// TestImportPastItsDeadline: an import still running at the server's
+// ImportDeadline is answered 503, saying so, with nothing stored (issue
+// 40, item 6: one ran past the write timeout and was stored unanswered).
+func TestImportPastItsDeadline(t *testing.T) {
+	st, err := store.Open(filepath.Join(t.TempDir(), "s.db"), store.OpenOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ts := httptest.NewServer(server.Handler(study.NewService(st, study.ServiceOptions{}), server.Options{Token: "tok", ImportDeadline: time.Microsecond}))
+	t.Cleanup(ts.Close)
+	c := client{t: t, url: ts.URL, token: "tok"}
+	if code, body := c.do("POST", "/v1/studies", fmt.Sprintf(`{"name": "a", "spec": %s}`, strings.Replace(spec, `"horizon": 100`, `"horizon": 5000`, 1))); code != http.StatusCreated {
+		t.Fatalf("create: %d %v", code, body)
+	}
+	var csv strings.Builder
+	csv.WriteString("x1,f,g1\n")
+	for k := range 2000 {
+		fmt.Fprintf(&csv, "%v,%v,0.5\n", float64(k%41)/10, float64(k%7)/7)
+	}
+	code, raw := c.post("/v1/studies/a/import", "text/csv", csv.String())
+	if code != http.StatusServiceUnavailable || !strings.Contains(string(raw), "nothing recorded") || !strings.Contains(string(raw), "import fewer rows") {
+		t.Errorf("an import past its deadline: %d %s, want 503 saying nothing was recorded", code, raw)
+	}
+	if _, evs, err := st.Load(context.Background(), "a"); err != nil || len(evs) != 0 {
+		t.Errorf("%d events stored (%v), want none", len(evs), err)
 	}
 }

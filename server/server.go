@@ -38,6 +38,12 @@ type Options struct {
 	// on every route but /healthz.
 	Token string
 	Log   *slog.Logger
+	// ImportDeadline, if > 0, cancels an import still running that long
+	// after its request came, with nothing stored (503): serve sets it
+	// inside its write timeout, so that an import is answered or undone,
+	// never stored unanswered. An import whose client goes away is
+	// cancelled the same way.
+	ImportDeadline time.Duration
 }
 
 // Handler returns the HTTP routes for the studies of svc.
@@ -195,13 +201,17 @@ func status(err error) int {
 		return http.StatusInsufficientStorage
 	case errors.Is(err, context.Canceled):
 		return 499 // client closed the request
-	case store.Busy(err), errors.Is(err, study.ErrOverloaded):
+	case store.Busy(err), errors.Is(err, study.ErrOverloaded), errors.Is(err, errTimedOut):
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
 }
 
 var errBadRequest = errors.New("bad request")
+
+// errTimedOut is a call cancelled at its deadline with nothing recorded
+// (503: try again, smaller).
+var errTimedOut = errors.New("timed out")
 
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
@@ -410,7 +420,16 @@ func (h *handler) importData(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return fmt.Errorf("%w: repeat=%s: want 1 or true (import rows the study took before once more), 0 or false", errBadRequest, quote.Short(rep))
 	}
-	a, err := h.svc.ImportWith(r.Context(), r.PathValue("name"), rows, opt)
+	ctx := r.Context()
+	if h.opt.ImportDeadline > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, h.opt.ImportDeadline)
+		defer cancel()
+	}
+	a, err := h.svc.ImportWith(ctx, r.PathValue("name"), rows, opt)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: the import of %d rows ran past the server's %s limit and was cancelled, nothing recorded (%w); import fewer rows at a time", errTimedOut, len(rows), h.opt.ImportDeadline, err)
+	}
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package study_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -74,5 +75,65 @@ func TestImportRepeatRefused(t *testing.T) {
 	}
 	if obs, _ := v.Observations(ctx, "s"); len(obs) != 90 {
 		t.Errorf("%d observations, want 90", len(obs))
+	}
+}
+
+// cancelAfter is a context whose Err turns Canceled after n calls: an
+// import's client that goes away part way through its rows.
+type cancelAfter struct {
+	context.Context
+	n int
+}
+
+func (c *cancelAfter) Err() error {
+	if c.n--; c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestImportCancelledStoresNothing is issue 40, item 6: an import whose
+// client goes away part way through (or whose deadline passes) is
+// cancelled with nothing stored — an import was stored whole while its
+// client had been cut off — and the same rows imported again are taken,
+// not refused as a repeat; the study then is what a fresh replay gives.
+func TestImportCancelledStoresNothing(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "c.db")
+	v, _ := newService(t, path)
+	if err := v.Create(ctx, "s", resolved(t, repeatSpec)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Import(ctx, "s", importRows(10, 3)); err != nil {
+		t.Fatal(err)
+	}
+	rows := importRows(120, 0)
+	_, err := v.Import(&cancelAfter{Context: ctx, n: 60}, "s", rows)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "nothing recorded") {
+		t.Fatalf("an import cancelled part way: %v, want context.Canceled, nothing recorded", err)
+	}
+	if obs, err := v.Observations(ctx, "s"); err != nil || len(obs) != 10 {
+		t.Fatalf("after the cancelled import: %d observations (%v), want the 10 before it", len(obs), err)
+	}
+	a, err := v.Import(ctx, "s", rows)
+	if err != nil || a.First != 11 || a.Last != 130 {
+		t.Fatalf("the same rows again: %+v, %v; want them taken as 11…130", a, err)
+	}
+	next, err := v.Ask(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, _ := newService(t, path)
+	sum, err := fresh.Show(ctx, "s")
+	if err != nil || sum.Pending == nil || *sum.Pending != next.Ask {
+		t.Fatalf("replayed: %+v, %v", sum, err)
+	}
+	want, err := v.Show(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(sum)
+	if w, _ := json.Marshal(want); string(got) != string(w) {
+		t.Errorf("the study after the cancelled import differs from its replay:\n%s\n%s", w, got)
 	}
 }

@@ -190,6 +190,13 @@ func (v *Service) with(ctx context.Context, name string, fn func(s *Study) error
 		testAfterCheck(name)
 	}
 	err = fn(e.st)
+	if e.st != nil && e.st.dirty {
+		// fn applied events it could not record (an import cancelled or
+		// refused at its write): memory must never hold what the records
+		// do not, so the study is loaded again on its next use.
+		v.cache.unload(e)
+		return err
+	}
 	if errors.Is(err, ErrReplay) {
 		// The policy could not follow a recorded event: memory must never
 		// hold what the records do not, so the study is loaded again on

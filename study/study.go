@@ -62,6 +62,9 @@ func CheckName(name string) error {
 type Study struct {
 	name string
 	res  *Resolved
+	// dirty: events were applied that are not recorded yet (an import,
+	// ImportWith); a call that fails with it set drops the study.
+	dirty bool
 	// askBase numbers the asks: event seq's ask has the ID askBase + seq
 	// (store.Record.AskBase: never an ID a study of this name had before).
 	askBase int

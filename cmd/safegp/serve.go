@@ -25,12 +25,15 @@ import (
 
 // writeTimeout bounds a request's handling and answer; an import is
 // refused up front when its estimated time exceeds maxImportSeconds, a
-// third of it, so that every import taken is answered (on a slower
-// machine too) — a client that never hears of an import it made would
-// make it again.
+// third of it, so that an import taken is answered (on a slower machine
+// too) — a client that never hears of an import it made would make it
+// again. An estimate can be wrong under load (one ran 68 s): an import
+// still running at importDeadline is cancelled with nothing stored, and
+// answered so before the write timeout.
 const (
 	writeTimeout     = 60 * time.Second
 	maxImportSeconds = 20
+	importDeadline   = writeTimeout - 10*time.Second
 )
 
 func serveCmd(args []string, stdout, stderr io.Writer) error {
@@ -126,7 +129,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 		BaseContext: func(net.Listener) context.Context { return base },
 		TLSConfig:   tlsConfig,
 		Handler: server.Handler(study.NewService(store, study.ServiceOptions{MaxOpen: *maxOpen, MaxMemory: maxMem.Limit(), MaxImportSeconds: maxImportSeconds}),
-			server.Options{Token: token, Log: log}),
+			server.Options{Token: token, Log: log, ImportDeadline: importDeadline}),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      writeTimeout,
