@@ -472,26 +472,63 @@ func (h *handler) show(w http.ResponseWriter, r *http.Request) error {
 // spreadsheet or the dashboard's download button.
 func (h *handler) observations(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("name")
-	switch f := r.URL.Query().Get("format"); f {
-	case "", "json":
-	case "csv":
-		x, err := h.svc.Export(r.Context(), name)
-		if err != nil {
-			return err
-		}
-		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-		w.Header().Set("Content-Disposition", `attachment; filename="`+name+`.csv"`)
-		w.WriteHeader(http.StatusOK)
-		w.Write(study.ExportCSV(x))
-		return nil
+	f := r.URL.Query().Get("format")
+	switch f {
+	case "", "json", "csv":
 	default:
 		return fmt.Errorf("%w: format: want csv or json, got %s", errBadRequest, quote.Short(f))
 	}
-	obs, err := h.svc.Observations(r.Context(), name)
-	if err != nil {
+	// Streamed a chunk of events at a time (study.ExportChunks): an
+	// export holds one chunk, not the whole record (issue 40, item 7).
+	// The status is sent with the first chunk; an error after it cuts
+	// the answer off, so that a client cannot take a part for the whole.
+	wrote, items := false, 0
+	var item bytes.Buffer
+	enc := json.NewEncoder(&item)
+	enc.SetEscapeHTML(false) // as writeJSON
+	err := h.svc.ExportChunks(r.Context(), name, func(x *study.Export) error {
+		first := !wrote
+		if first {
+			if f == "csv" {
+				w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+				w.Header().Set("Content-Disposition", `attachment; filename="`+name+`.csv"`)
+			} else {
+				w.Header().Set("Content-Type", "application/json")
+			}
+			w.WriteHeader(http.StatusOK)
+			wrote = true
+		}
+		if f == "csv" {
+			return study.WriteExportCSV(w, x, first)
+		}
+		for k := range x.Observations {
+			item.Reset()
+			if items == 0 {
+				item.WriteByte('[')
+			} else {
+				item.WriteByte(',')
+			}
+			items++
+			if err := enc.Encode(&x.Observations[k]); err != nil {
+				return err
+			}
+			if _, err := w.Write(bytes.TrimSuffix(item.Bytes(), []byte("\n"))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	switch {
+	case err != nil && !wrote:
 		return err
+	case err != nil:
+		h.opt.Log.Error("export cut off", "study", name, "err", err)
+		panic(http.ErrAbortHandler)
+	case f != "csv" && items == 0:
+		io.WriteString(w, "[]\n")
+	case f != "csv":
+		io.WriteString(w, "]\n")
 	}
-	writeJSON(w, http.StatusOK, obs)
 	return nil
 }
 
