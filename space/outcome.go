@@ -55,6 +55,9 @@ func (c Condition) Holds(y float64) bool { return c.Sign*(y-c.Limit) >= 0 }
 // parameters', a goal, finite limits with min ≤ max, and every
 // constraint limited. Errors wrap ErrInvalid and name the key.
 func (o *Outcomes) Check(params []string) error {
+	if n := 1 + len(o.Constraints); n > MaxNames {
+		return fielderr.New(ErrInvalid, "constraints", "%d outcomes (the objective and %d constraints), more than %d (docs/limits.md)", n, len(o.Constraints), MaxNames)
+	}
 	seen := map[string]bool{}
 	for _, p := range params {
 		seen[p] = true

@@ -165,11 +165,18 @@ type Space struct {
 	dim    int
 }
 
+// MaxNames is the most parameters a space takes, and the most outcomes
+// (the objective and the constraints) a study states (docs/limits.md).
+const MaxNames = 64
+
 // New checks the parameters and makes their space. Errors wrap ErrInvalid
 // and name the parameter's key (parameters[1].high).
 func New(params []Param) (*Space, error) {
 	if len(params) == 0 {
 		return nil, fielderr.New(ErrInvalid, "parameters", "give at least one parameter")
+	}
+	if len(params) > MaxNames {
+		return nil, fielderr.New(ErrInvalid, "parameters", "%d parameters, more than %d (docs/limits.md)", len(params), MaxNames)
 	}
 	s := &Space{params: slices.Clone(params)}
 	seen := map[string]bool{}

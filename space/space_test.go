@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -130,6 +131,8 @@ func TestNewRefuses(t *testing.T) {
 		want string
 	}{
 		{nil, "at least one parameter"},
+		{manyParams(65), "65 parameters, more than 64"},
+		{manyParams(3000), "3000 parameters, more than 64"},
 		{[]Param{{Name: "1x", Low: f64(0), High: f64(1)}}, "parameters[0].name"},
 		{[]Param{{Name: "a", Low: f64(1), High: f64(1)}}, "low < high"},
 		{[]Param{{Name: "a", Low: f64(0), High: f64(1), Scale: Log}}, "low > 0"},
@@ -409,5 +412,34 @@ func TestHints(t *testing.T) {
 				t.Errorf("hints %q, want one with %q", got, c.want)
 			}
 		})
+	}
+}
+
+// manyParams is n float parameters p0, p1, … on [0, 1].
+func manyParams(n int) []Param {
+	ps := make([]Param, n)
+	for i := range ps {
+		ps[i] = Param{Name: "p" + strconv.Itoa(i), Low: f64(0), High: f64(1)}
+	}
+	return ps
+}
+
+// TestNamesAtTheLimit: 64 parameters are taken (the limit, docs/limits.md),
+// and so are 64 outcomes; 65 outcomes are refused.
+func TestNamesAtTheLimit(t *testing.T) {
+	if _, err := New(manyParams(64)); err != nil {
+		t.Errorf("64 parameters: %v", err)
+	}
+	o := Outcomes{Objective: Objective{Name: "y", Goal: Maximize}}
+	one := 1.0
+	for i := range 63 {
+		o.Constraints = append(o.Constraints, Constraint{Name: "c" + strconv.Itoa(i), Max: &one})
+	}
+	if err := o.Check([]string{"x"}); err != nil {
+		t.Errorf("64 outcomes: %v", err)
+	}
+	o.Constraints = append(o.Constraints, Constraint{Name: "c63", Max: &one})
+	if err := o.Check([]string{"x"}); err == nil || !strings.Contains(err.Error(), "65 outcomes") {
+		t.Errorf("65 outcomes: %v, want refused", err)
 	}
 }

@@ -56,6 +56,12 @@ func TestLoadRefusesDamage(t *testing.T) {
 		{"action", `UPDATE events SET idx = 9 WHERE seq = 1`, `UPDATE events SET idx = 1 WHERE seq = 1`, "action 9 outside the stored decision set", false},
 		{"point", `UPDATE events SET x = 'x' WHERE seq = 3`, `UPDATE events SET x = '[1.5]' WHERE seq = 3`, "event 3: point", false},
 		{"context", `UPDATE events SET context = '{}' WHERE seq = 3`, `UPDATE events SET context = '[4]' WHERE seq = 3`, "event 3: context", false},
+		// Issue 40, item 8: an event whose x disagrees with its index, and
+		// an edited seed set, decision set or spec, replayed silently.
+		{"x of an action", `UPDATE events SET x = '[2]' WHERE seq = 1`, `UPDATE events SET x = '[1]' WHERE seq = 1`, "event 1: x = [2] is not action 1", true},
+		{"seeds", `UPDATE studies SET seeds = '[0,1]'`, `UPDATE studies SET seeds = '[0]'`, "seed set is not what it was created with", true},
+		{"actions", `UPDATE studies SET actions = '[[0],[1],[2.5]]'`, `UPDATE studies SET actions = '[[0],[1],[2]]'`, "decision set or seed set is not what it was created with", true},
+		{"spec", `UPDATE studies SET spec = '{"horizon":9}'`, `UPDATE studies SET spec = '{}'`, "specification, decision set or seed set", true},
 		{"neither", `UPDATE events SET x = NULL WHERE seq = 3`, `UPDATE events SET x = '[1.5]' WHERE seq = 3`, "neither an action nor a point", false},
 	} {
 		if c.name == "neither" {
@@ -77,6 +83,17 @@ func TestLoadRefusesDamage(t *testing.T) {
 		}
 		if _, err := st.Events(ctx, "s"); err != nil {
 			t.Fatalf("%s: after the repair: %v", c.name, err)
+		}
+	}
+	// An action's x written as the same numbers another way (an older
+	// safegp's migration) is no damage; a study made before record_sum
+	// has none to check.
+	for _, q := range []string{`UPDATE events SET x = '[1.0]' WHERE seq = 1`, `UPDATE studies SET record_sum = NULL, seeds = '[0,1]'`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Events(ctx, "s"); err != nil {
+			t.Errorf("after %s: %v", q, err)
 		}
 	}
 	if _, _, err := st.Load(ctx, "nobody"); !errors.Is(err, store.ErrNotFound) {

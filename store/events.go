@@ -2,15 +2,19 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
 	"github.com/safegp/safegp/config"
+	"github.com/safegp/safegp/internal/vec"
 	"github.com/safegp/safegp/problem"
 )
 
@@ -68,13 +72,24 @@ func (s *Store) create(ctx context.Context, name string, spec []byte, actions []
 		return err
 	}
 	sd, _ := json.Marshal(seeds)
-	_, err = s.db.ExecContext(ctx, `INSERT INTO studies (name, spec, actions, seeds, created, ask_base)
-		VALUES (?, ?, ?, ?, ?, COALESCE((SELECT last_ask FROM retired_names WHERE name = ?), 0))`,
-		name, string(spec), string(a), string(sd), time.Now().UTC().Format(time.RFC3339Nano), name)
+	_, err = s.db.ExecContext(ctx, `INSERT INTO studies (name, spec, actions, seeds, created, ask_base, record_sum)
+		VALUES (?, ?, ?, ?, ?, COALESCE((SELECT last_ask FROM retired_names WHERE name = ?), 0), ?)`,
+		name, string(spec), string(a), string(sd), time.Now().UTC().Format(time.RFC3339Nano), name, recordSum(string(spec), string(a), string(sd)))
 	if err != nil && strings.Contains(err.Error(), "UNIQUE") {
 		return fmt.Errorf("%w: %q", ErrExists, name)
 	}
 	return err
+}
+
+// recordSum is the sha256, hex, of a study's spec, actions and seeds as
+// stored, each after its length: what its row's record_sum holds.
+func recordSum(spec, actions, seeds string) string {
+	h := sha256.New()
+	for _, p := range []string{spec, actions, seeds} {
+		fmt.Fprintf(h, "%d:", len(p))
+		io.WriteString(h, p)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Load reads a study: its row and its events in order. Events that break
@@ -87,12 +102,16 @@ func (s *Store) Load(ctx context.Context, name string) (*Record, []Event, error)
 func (s *Store) load(ctx context.Context, name string) (*Record, []Event, error) {
 	var st Record
 	var spec, actions, seeds, created string
-	err := s.db.QueryRowContext(ctx, `SELECT spec, actions, seeds, created, ask_base FROM studies WHERE name = ?`, name).Scan(&spec, &actions, &seeds, &created, &st.AskBase)
+	var sum sql.NullString
+	err := s.db.QueryRowContext(ctx, `SELECT spec, actions, seeds, created, ask_base, record_sum FROM studies WHERE name = ?`, name).Scan(&spec, &actions, &seeds, &created, &st.AskBase, &sum)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil, fmt.Errorf("%w: %q", ErrNotFound, name)
 	}
 	if err != nil {
 		return nil, nil, err
+	}
+	if sum.Valid && sum.String != recordSum(spec, actions, seeds) {
+		return nil, nil, fmt.Errorf("%w: study %q: its specification, decision set or seed set is not what it was created with; the file was edited or damaged: restore it from a backup (safegp study export reads its observations)", ErrDamaged, name)
 	}
 	st.Spec = []byte(spec)
 	st.Created, _ = time.Parse(time.RFC3339Nano, created)
@@ -102,10 +121,11 @@ func (s *Store) load(ctx context.Context, name string) (*Record, []Event, error)
 	if err := json.Unmarshal([]byte(seeds), &st.Seeds); err != nil {
 		return nil, nil, fmt.Errorf("study %q: stored seeds: %w", name, err)
 	}
-	// The x of an action's row repeats the stored action: it is read only
-	// for a point outside the decision set (idx NULL), so that reopening
-	// a long study does not allocate a string per event.
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, kind, ask, idx, CASE WHEN idx IS NULL THEN x END, f, g, violation, created, ref, noise_std, model, context FROM events WHERE study = ? ORDER BY seq`, name)
+	// The x of an action's row repeats the stored action: it is checked
+	// against it (an event whose x and index disagree was replayed at the
+	// index, silently; issue 40, item 8), through the actions' encodings
+	// made once each.
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, kind, ask, idx, x, f, g, violation, created, ref, noise_std, model, context FROM events WHERE study = ? ORDER BY seq`, name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -115,6 +135,7 @@ func (s *Store) load(ctx context.Context, name string) (*Record, []Event, error)
 	// so variables declared per row would cost an allocation each per
 	// event of a long study.
 	var r row
+	r.encoded = map[int64]string{}
 	for rows.Next() {
 		if err := rows.Scan(&r.seq, &r.kind, &r.ask, &r.idx, &r.point, &r.f, &r.g, &r.violation, &r.created, &r.ref, &r.noiseStd, &r.fit, &r.context); err != nil {
 			return nil, nil, err
@@ -136,6 +157,29 @@ type row struct {
 	f, noiseStd    sql.NullFloat64
 	g, point, fit  sql.NullString
 	context        sql.NullString
+	// encoded holds the JSON of each action as insertEvent writes its x,
+	// made at its first use.
+	encoded map[int64]string
+}
+
+// pointOf checks an action's row: its x must be the stored action idx,
+// as written (the encoding insertEvent gives it) or, in a row an older
+// safegp migrated, as the same numbers.
+func (r *row) pointOf(actions [][]float64) bool {
+	want, ok := r.encoded[r.idx.Int64]
+	if !ok {
+		b, _ := json.Marshal(actions[r.idx.Int64])
+		want = string(b)
+		r.encoded[r.idx.Int64] = want
+	}
+	if !r.point.Valid || r.point.String == want {
+		return r.point.Valid
+	}
+	var x []float64
+	if err := json.Unmarshal([]byte(r.point.String), &x); err != nil {
+		return false
+	}
+	return vec.SameBits(x, actions[r.idx.Int64])
 }
 
 // event checks the row, the study's after its first n events, and makes
@@ -181,6 +225,9 @@ func (r *row) event(name string, n int, actions [][]float64, askBase int) (Event
 	case r.idx.Valid:
 		if r.idx.Int64 < 0 || r.idx.Int64 >= int64(len(actions)) {
 			return e, fmt.Errorf("study %q: event %d: action %d outside the stored decision set's 0…%d", name, e.Seq, r.idx.Int64, len(actions)-1)
+		}
+		if !r.pointOf(actions) {
+			return e, damaged("x = %.40s is not action %d, %v", r.point.String, r.idx.Int64, actions[r.idx.Int64])
 		}
 		e.Index, e.X = int(r.idx.Int64), actions[r.idx.Int64]
 	case r.point.Valid:

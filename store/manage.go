@@ -70,8 +70,8 @@ func (s *Store) rename(ctx context.Context, old, new string) error {
 	// The study keeps its ask IDs unless a study of the new name handed
 	// out IDs it has too: then its IDs move above both (its pending asks
 	// are known by their new IDs, and no old one of either is taken).
-	_, err = tx.ExecContext(ctx, `INSERT INTO studies (name, spec, actions, seeds, created, ask_base)
-		SELECT ?, spec, actions, seeds, created, CASE WHEN r.last_ask > ask_base THEN MAX(r.last_ask, `+lastAsk+`) ELSE ask_base END
+	_, err = tx.ExecContext(ctx, `INSERT INTO studies (name, spec, actions, seeds, created, record_sum, ask_base)
+		SELECT ?, spec, actions, seeds, created, record_sum, CASE WHEN r.last_ask > ask_base THEN MAX(r.last_ask, `+lastAsk+`) ELSE ask_base END
 		FROM studies LEFT JOIN retired_names r ON r.name = ? WHERE studies.name = ?`, new, new, old)
 	if err != nil {
 		if strings.Contains(err.Error(), "UNIQUE") {

@@ -158,7 +158,13 @@ var migrations = []string{
 // takes the name later numbers its asks above it: an ask of the old study
 // told by a late client is then unknown, never taken as the new one's.
 // Existing studies keep ask_base 0, their IDs unchanged.
+//
+// It also adds record_sum, the sha256 of the study's spec, actions and
+// seeds as created (recordSum): an edit of any of them, the seed set
+// above all, which replayed silently (issue 40, item 8), is ErrDamaged at
+// load. Studies made before keep NULL, unchecked.
 const askBaseMigration = `ALTER TABLE studies ADD COLUMN ask_base INTEGER NOT NULL DEFAULT 0; -- the study's ask IDs are ask_base + seq
+	ALTER TABLE studies ADD COLUMN record_sum TEXT; -- sha256 of spec, actions and seeds as created, hex; NULL: made before version 9
 	CREATE TABLE retired_names (
 		name     TEXT    PRIMARY KEY,           -- a name a study left: deleted, or renamed to another
 		last_ask INTEGER NOT NULL               -- the highest ask ID a study of this name could have handed out

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
 )
 
@@ -140,7 +141,17 @@ func TestTamperedDatabaseFailsReplay(t *testing.T) {
 			if err := db.QueryRow(`SELECT seq, idx FROM events WHERE study = 's' AND seq = (`+c.which+`)`).Scan(&seq, &idx); err != nil {
 				t.Fatal(err)
 			}
+			// The index alone edited: its x disagrees, and the load says
+			// so (issue 40, item 8: it replayed at the index, silently).
 			if _, err := db.Exec(`UPDATE events SET idx = ? WHERE study = 's' AND seq = ?`, (idx+7)%21, seq); err != nil {
+				t.Fatal(err)
+			}
+			damaged, _ := newService(t, path)
+			if _, err := damaged.Show(ctx, "s"); !errors.Is(err, store.ErrDamaged) || !strings.Contains(err.Error(), fmt.Sprintf("event %d: x = ", seq)) {
+				t.Errorf("ask %d's index edited from %d to %d, its x not: got %v, want ErrDamaged naming event %d's x", seq, idx, (idx+7)%21, err, seq)
+			}
+			// Both edited, consistently: the policy disagrees.
+			if _, err := db.Exec(`UPDATE events SET x = json_extract((SELECT actions FROM studies WHERE name = 's'), '$[' || idx || ']') WHERE study = 's' AND seq = ?`, seq); err != nil {
 				t.Fatal(err)
 			}
 			db.Close()

@@ -238,5 +238,23 @@ func readToken(path string) (string, error) {
 	case len(token) < MinTokenBytes:
 		return "", fmt.Errorf("--token-file %s: the token has %d bytes, at least %d are needed to resist guessing: make one with openssl rand -hex 16", path, len(token), MinTokenBytes)
 	}
+	// A client sends the token in an HTTP header, which holds printable
+	// ASCII only: a token with a line break, a NUL or a space inside (two
+	// lines pasted, a binary file) would be served, and no client could
+	// ever send it (issue 40, item 8).
+	for i := 0; i < len(token); i++ {
+		if c := token[i]; c <= ' ' || c >= 0x7f {
+			what := fmt.Sprintf("the byte 0x%02x", c)
+			switch c {
+			case '\n', '\r':
+				what = "a line break"
+			case 0:
+				what = "a NUL byte"
+			case ' ', '\t':
+				what = "a space"
+			}
+			return "", fmt.Errorf("--token-file %s: the token holds %s at byte %d: a token is one line of printable ASCII (openssl rand -hex 16 makes one)", path, what, i+1)
+		}
+	}
 	return token, nil
 }

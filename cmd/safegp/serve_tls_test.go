@@ -141,6 +141,11 @@ func TestServeRefusals(t *testing.T) {
 	os.WriteFile(short, []byte("ab\n"), 0o600)
 	os.WriteFile(open, []byte("s3cret-of-16-bytes-or-more\n"), 0o644)
 	os.Chmod(open, 0o644) // whatever the umask
+	// Issue 40, item 8: tokens no client can send in its header.
+	twoLines, nul, spaced := filepath.Join(dir, "two-lines"), filepath.Join(dir, "nul"), filepath.Join(dir, "spaced")
+	os.WriteFile(twoLines, []byte("s3cret-of-16-bytes\nor-more\n"), 0o600)
+	os.WriteFile(nul, []byte("s3cret-of-16\x00bytes-or-more"), 0o600)
+	os.WriteFile(spaced, []byte("s3cret of 16 bytes or more"), 0o600)
 	huge := filepath.Join(dir, "huge")
 	os.WriteFile(huge, bytes.Repeat([]byte("x"), 1<<20), 0o600)
 	cases := []struct {
@@ -156,6 +161,9 @@ func TestServeRefusals(t *testing.T) {
 		{"missing certificate", []string{"--tls-cert", filepath.Join(dir, "none.pem"), "--tls-key", keyFile}, []string{"--tls-cert", "none.pem"}},
 		{"short token", []string{"--token-file", short}, []string{"--token-file", "short", "2 bytes", "at least 16", "openssl rand -hex 16"}},
 		{"world-readable token", []string{"--token-file", open}, []string{"--token-file", "open", "every user", "0644", "chmod 600"}},
+		{"token of two lines", []string{"--token-file", twoLines}, []string{"--token-file", "two-lines", "a line break at byte 19", "printable ASCII"}},
+		{"token with a NUL", []string{"--token-file", nul}, []string{"--token-file", "a NUL byte at byte 13"}},
+		{"token with spaces", []string{"--token-file", spaced}, []string{"--token-file", "a space at byte 7"}},
 		{"token file of 1 MiB", []string{"--token-file", huge}, []string{"--token-file", "larger than 4096 bytes"}},
 		{"insecure with TLS", []string{"--tls-cert", certFile, "--tls-key", keyFile, "--insecure"}, []string{"--insecure", "--tls-cert", "one of them"}},
 		{"key for the certificate", []string{"--tls-cert", certFile, "--tls-key", certFile}, []string{"--tls-key", "cert.pem"}},
