@@ -50,6 +50,8 @@ import json
 import math
 import operator
 import random
+import socket
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -75,6 +77,11 @@ __all__ = [
 __version__ = "0.1.0"
 
 JSON = Dict[str, Any]
+
+
+MAX_ANSWER = 256 << 20
+"""The most bytes an answer may hold by default (:class:`Client`'s
+``max_answer``)."""
 
 
 class SafegpError(Exception):
@@ -215,7 +222,11 @@ class Client:
         url: the server's base URL, e.g. ``"http://127.0.0.1:8080"``.
         token: the bearer token (the contents of the server's
             ``--token-file``), or None for a server without one.
-        timeout: seconds to wait for each answer.
+        timeout: seconds a request may take, all of it: connecting,
+            sending, and the whole answer (a server that sends its answer a
+            byte at a time is cut off there, not waited for byte by byte).
+        max_answer: the most bytes an answer may hold (256 MiB): a larger
+            one is refused with a SafegpError, not read whole.
         retries: how many times a request is sent again after an answer
             that says nothing was done and to try again: 503 (the database
             busy, or the server's memory full; after its ``Retry-After``)
@@ -224,10 +235,14 @@ class Client:
             0.25 s, with jitter, up to 8 s. 0: never.
     """
 
-    def __init__(self, url: str, token: Optional[str] = None, timeout: float = 30.0, retries: int = 4) -> None:
+    def __init__(self, url: str, token: Optional[str] = None, timeout: float = 30.0, retries: int = 4,
+                 max_answer: int = MAX_ANSWER) -> None:
         self.url = url.rstrip("/")
         self.token = token.strip() if token is not None else None
         self.timeout = timeout
+        self.max_answer = _integer(max_answer, "max_answer")
+        if self.max_answer < 1:
+            raise ValueError(f"safegp: max_answer must be at least 1, got {max_answer}")
         self.retries = _integer(retries, "retries")
         if self.retries < 0:
             raise ValueError(f"safegp: retries must be at least 0, got {retries}")
@@ -269,17 +284,28 @@ class Client:
         if self.token:
             headers["Authorization"] = "Bearer " + self.token
         req = urllib.request.Request(self.url + path, data=data, headers=headers, method=method)
+        # One deadline for the whole call: a socket's timeout bounds each
+        # read, and a server that trickles its answer a byte at a time
+        # held a timeout=5 client for 99 s. The watchdog shuts the
+        # connection down at the deadline, whatever it is waiting for.
+        watch = _Watchdog(self.timeout)
+        status = 0
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                raw = resp.read()
+            with watch, _opener(watch).open(req, timeout=self.timeout) as resp:
+                status = resp.status
+                raw = _read_bounded(resp, self.max_answer, method, path)
+                if watch.stop():  # the shutdown ended the read as if at its end
+                    raise OSError("cut off")
         except urllib.error.HTTPError as e:
-            raise _error(e) from None
+            raise _error(e, self.max_answer) from None
         except (urllib.error.URLError, http.client.HTTPException, OSError) as e:
             # A refused connection (URLError), one the server dropped
             # (RemoteDisconnected), a timeout: no answer, one error type.
             reason = getattr(e, "reason", None) or e
+            if watch.fired:
+                reason = f"no complete answer within the client's timeout of {self.timeout} s"
             raise Unreachable(f"{method} {self.url}{path}: no answer: {reason}") from e
-        return json.loads(raw) if raw else None
+        return _decode(raw, status, method, path)
 
     def health(self) -> JSON:
         """GET /healthz: ``{"status": "ok"}`` when the server is up."""
@@ -315,7 +341,8 @@ class Client:
     def studies(self) -> List[JSON]:
         """Every study on the server with its counts (GET /v1/studies):
         ``study``, ``algorithm``, ``rounds``, ``violations``, ``pending``, …"""
-        return list(self.request("GET", "/v1/studies")["studies"])
+        r = self.request("GET", "/v1/studies")
+        return _shaped(r, lambda r: list(r["studies"]), "GET /v1/studies")
 
     def delete_study(self, name: str, force: bool = False) -> JSON:
         """Delete a study and everything recorded of it
@@ -387,7 +414,7 @@ class Study:
             body["lease_seconds"] = float(lease_seconds)
         if context is not None:
             body["context"] = _context(context)
-        return Ask._from(self.client.request("POST", self._path + "/ask", body))
+        return _shaped(self.client.request("POST", self._path + "/ask", body), Ask._from, "POST " + self._path + "/ask")
 
     def ask_batch(
         self, count: int, lease_seconds: Optional[float] = None, context: Optional[Mapping[str, float]] = None
@@ -422,7 +449,7 @@ class Study:
         if context is not None:
             body["context"] = _context(context)
         r = self.client.request("POST", self._path + "/ask", body)
-        return [Ask._from(a, r.get("notes")) for a in r["asks"]]
+        return _shaped(r, lambda r: [Ask._from(a, r.get("notes")) for a in r["asks"]], "POST " + self._path + "/ask")
 
     def heartbeat(self, ask: Union[Ask, int], lease_seconds: float, lease_token: Optional[str] = None) -> JSON:
         """Renew the lease of a pending ask: it then ends ``lease_seconds``
@@ -655,14 +682,17 @@ class Study:
         ``index``, ``x``, ``f`` and ``g``. Both give ``violation``,
         ``retracted`` and ``created`` (RFC 3339). ``retracted=False`` leaves
         the retracted ones out."""
-        out = []
-        for o in self.observations():
-            r = dict(o)
-            if "trial" not in r:
-                r["observation"] = r.pop("seq")
-            if retracted or not r.get("retracted"):
-                out.append(r)
-        return out
+        def read(obs: Any) -> List[JSON]:
+            out = []
+            for o in obs:
+                r = dict(o)
+                if "trial" not in r:
+                    r["observation"] = r.pop("seq")
+                if retracted or not r.get("retracted"):
+                    out.append(r)
+            return out
+
+        return _shaped(self.observations(), read, "GET " + self._path + "/observations")
 
     def trials_dataframe(self, retracted: bool = True) -> Any:
         """:meth:`trials` as a pandas DataFrame, one row a trial, with the
@@ -766,18 +796,18 @@ def _context(context: Mapping[str, float]) -> Dict[str, float]:
     return out
 
 
-def _error(e: urllib.error.HTTPError) -> SafegpError:
+def _error(e: urllib.error.HTTPError, limit: int = 64 << 10) -> SafegpError:
     """Turn an HTTP error answer into a SafegpError carrying its message."""
     try:
-        raw = e.read()
+        raw = e.read(min(limit, 64 << 10) + 1)  # an error's message, not a document
     except Exception:  # pragma: no cover - a broken connection
         raw = b""
-    message = raw.decode("utf-8", "replace").strip() or (e.reason or "")
+    message = _prefix(raw) or (e.reason or "")
     try:
         decoded = json.loads(raw)
         if isinstance(decoded, dict) and isinstance(decoded.get("error"), str):
             message = decoded["error"]
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     status = int(e.code)
     if status == 503:
@@ -789,3 +819,146 @@ def _error(e: urllib.error.HTTPError) -> SafegpError:
             retry = None
         return Unavailable(status, str(message), retry)
     return _CLASSES.get(status, SafegpError)(status, str(message))
+
+
+
+def _prefix(raw: Any, n: int = 200) -> str:
+    """The start of an answer, for an error message."""
+    if isinstance(raw, (bytes, bytearray)):
+        text = bytes(raw[: n * 4]).decode("utf-8", "replace")
+    else:
+        text = repr(raw)
+    text = text.strip()
+    return text if len(text) <= n else text[:n] + "…"
+
+
+def _decode(raw: bytes, status: int, method: str, path: str) -> Any:
+    """An answer's JSON, or a SafegpError naming the status when it is not
+    JSON (a proxy's HTML page, a truncated or nested-too-deep document)."""
+    if not raw:
+        return None
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError) as e:
+        kind = "nested too deep" if isinstance(e, RecursionError) else "not JSON"
+        raise SafegpError(status, f"{method} {path}: the answer is {kind}: {_prefix(raw)}") from None
+
+
+def _shaped(answer: Any, read: Callable[[Any], Any], what: str) -> Any:
+    """read(answer), or a SafegpError when the answer lacks what safegp
+    serve puts there (another server, a proxy): never a bare KeyError."""
+    try:
+        return read(answer)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
+        raise SafegpError(200, f"{what}: the answer is not what safegp serve answers ({type(e).__name__}: {e}): {_prefix(json.dumps(answer)[:1000])}") from None
+
+
+def _read_bounded(resp: Any, limit: int, method: str, path: str) -> bytes:
+    """The answer's body, refused past limit bytes before it is held."""
+    length = resp.headers.get("Content-Length") if resp.headers else None
+    if length is not None and length.isdigit() and int(length) > limit:
+        raise SafegpError(resp.status, f"{method} {path}: the answer has {int(length)} bytes, more than the client's max_answer of {limit}")
+    # In pieces: HTTPResponse.read(n) makes an n-byte buffer first (Python
+    # 3.9), which for n = max_answer cost 256 MiB a call.
+    buf = bytearray()
+    while True:
+        piece = resp.read(min(1 << 20, limit + 1 - len(buf)))
+        if not piece:
+            return bytes(buf)
+        buf += piece
+        if len(buf) > limit:
+            raise SafegpError(resp.status, f"{method} {path}: the answer is larger than the client's max_answer of {limit} bytes")
+
+
+class _Watchdog:
+    """Shuts a request's connection down once its deadline has passed, so
+    that no read waits past it (used as a context manager around the
+    request; the connection is handed to it by _opener)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.fired = False
+        self._stopped = False
+        self._sock: Optional[socket.socket] = None
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> "_Watchdog":
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._timer.cancel()
+
+    def connected(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sock = sock
+            if self.fired:
+                self._shut()
+
+    def stop(self) -> bool:
+        """Stop watching; whether the deadline had passed before."""
+        with self._lock:
+            self._stopped = True
+            return self.fired
+
+    def _fire(self) -> None:
+        with self._lock:
+            if self._stopped:
+                return
+            self.fired = True
+            self._shut()
+
+    def _shut(self) -> None:
+        if self._sock is not None:
+            try:
+                self._sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+class _NoTokenAcrossOrigins(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect, dropping the bearer token when it leads to
+    another scheme, host or port (as ``requests`` does): the token opens
+    every study, and a redirect must not hand it to another server."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if new is not None and _origin(req.full_url) != _origin(new.full_url):
+            for k in list(new.headers):
+                if k.lower() == "authorization":
+                    del new.headers[k]
+            new.unredirected_hdrs.pop("Authorization", None)
+        return new
+
+
+def _origin(url: str) -> Tuple[str, str, Optional[int]]:
+    u = urllib.parse.urlsplit(url)
+    port = u.port or {"http": 80, "https": 443}.get(u.scheme)
+    return u.scheme, (u.hostname or "").lower(), port
+
+
+def _opener(watch: _Watchdog) -> urllib.request.OpenerDirector:
+    """An opener whose connections report to watch, and whose redirects
+    keep the token to the server it was meant for."""
+
+    class Conn(http.client.HTTPConnection):
+        def connect(self) -> None:
+            super().connect()
+            watch.connected(self.sock)
+
+    class Conns(http.client.HTTPSConnection):
+        def connect(self) -> None:
+            super().connect()
+            watch.connected(self.sock)
+
+    class Plain(urllib.request.HTTPHandler):
+        def http_open(self, req):  # type: ignore[no-untyped-def]
+            return self.do_open(Conn, req)
+
+    class Secure(urllib.request.HTTPSHandler):
+        def https_open(self, req):  # type: ignore[no-untyped-def]
+            return self.do_open(Conns, req, context=self._context)
+
+    return urllib.request.build_opener(Plain, Secure, _NoTokenAcrossOrigins)
