@@ -114,14 +114,7 @@ func TestImportAndPosteriorRoutes(t *testing.T) {
 // ImportDeadline is answered 503, saying so, with nothing stored (issue
 // 40, item 6: one ran past the write timeout and was stored unanswered).
 func TestImportPastItsDeadline(t *testing.T) {
-	st, err := store.Open(filepath.Join(t.TempDir(), "s.db"), store.OpenOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	ts := httptest.NewServer(server.Handler(study.NewService(st, study.ServiceOptions{}), server.Options{Token: "tok", ImportDeadline: time.Microsecond}))
-	t.Cleanup(ts.Close)
-	c := client{t: t, url: ts.URL, token: "tok"}
+	c, st, _ := serveWith(t, server.Options{Token: "tok", ImportDeadline: time.Microsecond})
 	if code, body := c.do("POST", "/v1/studies", fmt.Sprintf(`{"name": "a", "spec": %s}`, strings.Replace(spec, `"horizon": 100`, `"horizon": 5000`, 1))); code != http.StatusCreated {
 		t.Fatalf("create: %d %v", code, body)
 	}
@@ -146,15 +139,7 @@ func TestImportPastItsDeadline(t *testing.T) {
 // every observation.
 func TestObservationsStreamed(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(filepath.Join(t.TempDir(), "s.db"), store.OpenOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	svc := study.NewService(st, study.ServiceOptions{})
-	ts := httptest.NewServer(server.Handler(svc, server.Options{Token: "tok"}))
-	t.Cleanup(ts.Close)
-	c := client{t: t, url: ts.URL, token: "tok"}
+	c, _, svc := serveWith(t, server.Options{Token: "tok"})
 	n := 2*study.ExportChunk + 100
 	if code, body := c.do("POST", "/v1/studies", fmt.Sprintf(`{"name": "a", "spec": %s}`, strings.Replace(spec, `"horizon": 100`, fmt.Sprintf(`"horizon": %d`, n+10), 1))); code != http.StatusCreated {
 		t.Fatalf("create: %d %v", code, body)
@@ -185,16 +170,8 @@ func TestObservationsStreamed(t *testing.T) {
 	enc.SetEscapeHTML(false)
 	enc.Encode(obs)
 	for _, c2 := range []struct{ format, want string }{{"csv", string(study.ExportCSV(x))}, {"json", want.String()}} {
-		req, _ := http.NewRequest("GET", ts.URL+"/v1/studies/a/observations?format="+c2.format, nil)
-		req.Header.Set("Authorization", "Bearer tok")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 || string(got) != c2.want {
-			t.Errorf("%s: %d, %d bytes, want the whole record's %d bytes", c2.format, resp.StatusCode, len(got), len(c2.want))
+		if code, got := c.get("/v1/studies/a/observations?format=" + c2.format); code != 200 || string(got) != c2.want {
+			t.Errorf("%s: %d, %d bytes, want the whole record's %d bytes", c2.format, code, len(got), len(c2.want))
 		}
 	}
 	// An empty study: an empty array, a header alone.
@@ -202,19 +179,44 @@ func TestObservationsStreamed(t *testing.T) {
 		t.Fatalf("create: %d %v", code, body)
 	}
 	for format, want := range map[string]string{"json": "[]\n", "csv": "seq,kind,ask,index,x1,f,g1,noise_std,violation,retracted_by,retracts,created\n"} {
-		req, _ := http.NewRequest("GET", ts.URL+"/v1/studies/e/observations?format="+format, nil)
-		req.Header.Set("Authorization", "Bearer tok")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if string(got) != want {
+		if _, got := c.get("/v1/studies/e/observations?format=" + format); string(got) != want {
 			t.Errorf("empty study, %s: %q, want %q", format, got, want)
 		}
 	}
 	if code, _ := c.do("GET", "/v1/studies/nope/observations?format=csv", ""); code != 404 {
 		t.Errorf("an unknown study's export: %d, want 404", code)
 	}
+}
+
+// serveWith is newServer with the handler's options: the client, the
+// store and the service behind it.
+func serveWith(t *testing.T, opt server.Options) (client, *store.Store, *study.Service) {
+	t.Helper()
+	st, err := store.Open(filepath.Join(t.TempDir(), "s.db"), store.OpenOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	svc := study.NewService(st, study.ServiceOptions{})
+	ts := httptest.NewServer(server.Handler(svc, opt))
+	t.Cleanup(ts.Close)
+	return client{t: t, url: ts.URL, token: opt.Token}, st, svc
+}
+
+// get sends a GET with the token and returns the status and the raw
+// answer.
+func (c client) get(path string) (int, []byte) {
+	c.t.Helper()
+	req, err := http.NewRequest("GET", c.url+path, nil)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, raw
 }

@@ -64,14 +64,8 @@ func (c client) do(method, path, body string) (int, map[string]any) {
 
 func newServer(t *testing.T, token string) (client, *store.Store) {
 	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), "s.db"), store.OpenOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	ts := httptest.NewServer(server.Handler(study.NewService(st, study.ServiceOptions{}), server.Options{Token: token}))
-	t.Cleanup(ts.Close)
-	return client{t: t, url: ts.URL, token: token}, st
+	c, st, _ := serveWith(t, server.Options{Token: token})
+	return c, st
 }
 
 func create(c client, name string) {
