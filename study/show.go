@@ -304,10 +304,6 @@ func (s *Study) observationsIn(i, j, n int) []Observation {
 	return obs
 }
 
-func (s *Study) retractions() []Retraction {
-	return s.retractionsIn(0, len(s.events))
-}
-
 // retractionsIn lists the retractions among events [i, j).
 func (s *Study) retractionsIn(i, j int) []Retraction {
 	rets := []Retraction{}
