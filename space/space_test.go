@@ -443,3 +443,45 @@ func TestNamesAtTheLimit(t *testing.T) {
 		t.Errorf("65 outcomes: %v, want refused", err)
 	}
 }
+
+// TestMinimizeWithMin: an objective minimized with a min limit is safe
+// at or above it (Sign +1): a value below the limit breaks it. Only max
+// limits were tested for minimize, and the flipped sign survived (issue
+// 41, item 4).
+func TestMinimizeWithMin(t *testing.T) {
+	lo := 0.5
+	o := Outcomes{Objective: Objective{Name: "y", Goal: Minimize, Min: &lo}}
+	if err := o.Check([]string{"x"}); err != nil {
+		t.Fatal(err)
+	}
+	cs := o.Conditions()
+	if len(cs) != 1 || cs[0] != (Condition{Outcome: 0, Sign: 1, Limit: 0.5}) {
+		t.Fatalf("conditions %+v, want y ≥ 0.5", cs)
+	}
+	for _, c := range []struct {
+		y    float64
+		safe bool
+	}{{0.4, false}, {0.5, true}, {3, true}} {
+		if v := o.Violated([]float64{c.y}); (len(v) == 0) != c.safe {
+			t.Errorf("y = %v: violated %v, want safe %v", c.y, v, c.safe)
+		}
+	}
+}
+
+// TestIntDecodedToNearest: an int decodes to the nearest integer of the
+// cube's point, not the one below: 2.7 is 3 (the mutant decoding by
+// Floor survived; issue 41, item 4).
+func TestIntDecodedToNearest(t *testing.T) {
+	s, err := New([]Param{{Name: "n", Type: Int, Low: f64(1), High: f64(4)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		v    float64
+		want float64
+	}{{2.7, 3}, {2.3, 2}, {1.5, 2}, {3.9, 4}} {
+		if got := s.Decode([]float64{(c.v - 1) / 3})["n"]; got.Num != c.want {
+			t.Errorf("the point of %v decodes to %v, want %v", c.v, got, c.want)
+		}
+	}
+}
