@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/safegp/safegp/internal/errclass"
 	"github.com/safegp/safegp/internal/quote"
 	"github.com/safegp/safegp/store"
 
@@ -180,38 +181,37 @@ func loopbackHost(hostport string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// status maps the study errors to HTTP status codes.
+// status maps an error to its HTTP status code, by its class
+// (internal/errclass): every sentinel of the store and the study belongs
+// to one, so that a new one needs no line here.
 func status(err error) int {
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
 		return http.StatusRequestEntityTooLarge
-	case errors.Is(err, store.ErrNotFound), errors.Is(err, study.ErrUnknownAsk), errors.Is(err, study.ErrUnknownObservation):
+	case errors.Is(err, errclass.NotFound):
 		return http.StatusNotFound
-	case errors.Is(err, study.ErrImportTooLarge):
+	case errors.Is(err, errclass.TooLarge):
 		return http.StatusRequestEntityTooLarge
-	case errors.Is(err, store.ErrExists), errors.Is(err, study.ErrAlreadyTold), errors.Is(err, store.ErrStale), errors.Is(err, store.ErrDuplicateImport),
-		errors.Is(err, study.ErrHorizon), errors.Is(err, study.ErrWithdrawn), errors.Is(err, study.ErrAlreadyRetracted),
-		errors.Is(err, study.ErrContextPending), errors.Is(err, study.ErrNoAsk), errors.Is(err, store.ErrLeaseLost), errors.Is(err, study.ErrLeased):
+	case errors.Is(err, errclass.Conflict):
 		return http.StatusConflict
-	case errors.Is(err, study.ErrBadTell), errors.Is(err, study.ErrBadRetract), errors.Is(err, study.ErrBadImport), errors.Is(err, study.ErrBadPoints), errors.Is(err, study.ErrSpec), errors.Is(err, study.ErrBadName), errors.Is(err, errBadRequest),
-		errors.Is(err, study.ErrBadContext), errors.Is(err, study.ErrBadAsk), errors.Is(err, study.ErrBadHeartbeat):
+	case errors.Is(err, errclass.Invalid):
 		return http.StatusBadRequest
 	case errors.Is(err, store.ErrDiskFull):
 		return http.StatusInsufficientStorage
 	case errors.Is(err, context.Canceled):
 		return 499 // client closed the request
-	case store.Busy(err), errors.Is(err, study.ErrOverloaded), errors.Is(err, errTimedOut):
+	case store.Busy(err), errors.Is(err, errclass.Unavailable):
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
 }
 
-var errBadRequest = errors.New("bad request")
+var errBadRequest = errclass.New(errclass.Invalid, "bad request")
 
 // errTimedOut is a call cancelled at its deadline with nothing recorded
 // (503: try again, smaller).
-var errTimedOut = errors.New("timed out")
+var errTimedOut = errclass.New(errclass.Unavailable, "timed out")
 
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))

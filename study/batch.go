@@ -2,13 +2,13 @@ package study
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"time"
 
+	"github.com/safegp/safegp/internal/errclass"
 	"github.com/safegp/safegp/internal/plural"
 	"github.com/safegp/safegp/store"
 
@@ -18,14 +18,14 @@ import (
 
 // Errors of batches and leases.
 var (
-	ErrBadAsk = errors.New("invalid ask request")
+	ErrBadAsk = errclass.New(errclass.Invalid, "invalid ask request")
 	// ErrBadHeartbeat marks a heartbeat request out of range or
 	// malformed.
-	ErrBadHeartbeat = errors.New("invalid heartbeat")
+	ErrBadHeartbeat = errclass.New(errclass.Invalid, "invalid heartbeat")
 	// ErrNoAsk: an ask call could hand out nothing — every pending ask is
 	// leased to another caller, and the horizon or the policy leaves no
 	// room for a new one. Retry when the leases end.
-	ErrNoAsk = errors.New("no ask available")
+	ErrNoAsk = errclass.New(errclass.Conflict, "no ask available")
 )
 
 // MaxBatch is the most asks one ask call hands out, and the most a study

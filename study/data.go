@@ -2,11 +2,11 @@ package study
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
 
+	"github.com/safegp/safegp/internal/errclass"
 	"github.com/safegp/safegp/internal/plural"
 	"github.com/safegp/safegp/store"
 
@@ -17,8 +17,8 @@ import (
 
 // Errors of Import and Posterior.
 var (
-	ErrBadImport = errors.New("invalid import")
-	ErrBadPoints = errors.New("invalid points")
+	ErrBadImport = errclass.New(errclass.Invalid, "invalid import")
+	ErrBadPoints = errclass.New(errclass.Invalid, "invalid points")
 )
 
 // MaxPoints bounds the points of one Posterior request, as MaxActions

@@ -2,14 +2,15 @@ package study
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
+
+	"github.com/safegp/safegp/internal/errclass"
 )
 
 // ErrLeased refuses to delete a study while some of its asks are leased
 // to workers, measuring them now (Service.Delete without force).
-var ErrLeased = errors.New("asks of the study are leased")
+var ErrLeased = errclass.New(errclass.Conflict, "asks of the study are leased")
 
 // DeleteAnswer says what a deletion removed.
 type DeleteAnswer struct {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/safegp/safegp/internal/errclass"
 	"github.com/safegp/safegp/internal/plural"
 	"github.com/safegp/safegp/internal/readlimit"
 	"github.com/safegp/safegp/space"
@@ -20,7 +21,7 @@ import (
 )
 
 // ErrSpec marks a study specification that cannot be used.
-var ErrSpec = errors.New("invalid study specification")
+var ErrSpec = errclass.New(errclass.Invalid, "invalid study specification")
 
 // Limits on what a study may hold.
 const (

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/safegp/safegp/internal/errclass"
 	"github.com/safegp/safegp/internal/plural"
 	"github.com/safegp/safegp/internal/quote"
 	"github.com/safegp/safegp/space"
@@ -25,18 +26,18 @@ import (
 // Errors a caller can tell apart (the HTTP service maps them to status
 // codes).
 var (
-	ErrBadName     = errors.New("invalid study name")
-	ErrBadTell     = errors.New("invalid observation")
-	ErrUnknownAsk  = errors.New("unknown ask")
-	ErrAlreadyTold = errors.New("ask already told")
-	ErrOverloaded  = errors.New("memory limit of the open studies reached")
+	ErrBadName     = errclass.New(errclass.Invalid, "invalid study name")
+	ErrBadTell     = errclass.New(errclass.Invalid, "invalid observation")
+	ErrUnknownAsk  = errclass.New(errclass.NotFound, "unknown ask")
+	ErrAlreadyTold = errclass.New(errclass.Conflict, "ask already told")
+	ErrOverloaded  = errclass.New(errclass.Unavailable, "memory limit of the open studies reached")
 	ErrReplay      = errors.New("stored study does not replay")
-	ErrHorizon     = errors.New("study reached its horizon") // it has its horizon's worth of observations
-	ErrWithdrawn   = errors.New("ask withdrawn")             // by a retraction, while it was pending
+	ErrHorizon     = errclass.New(errclass.Conflict, "study reached its horizon") // it has its horizon's worth of observations
+	ErrWithdrawn   = errclass.New(errclass.Conflict, "ask withdrawn")             // by a retraction, while it was pending
 
-	ErrBadRetract         = errors.New("invalid retraction")
-	ErrUnknownObservation = errors.New("unknown observation")
-	ErrAlreadyRetracted   = errors.New("observation already retracted")
+	ErrBadRetract         = errclass.New(errclass.Invalid, "invalid retraction")
+	ErrUnknownObservation = errclass.New(errclass.NotFound, "unknown observation")
+	ErrAlreadyRetracted   = errclass.New(errclass.Conflict, "observation already retracted")
 )
 
 // Compiled on first use, not at init: every safegp process (a CLI
