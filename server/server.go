@@ -189,29 +189,29 @@ func status(err error) int {
 	switch {
 	case errors.As(err, &mbe):
 		return http.StatusRequestEntityTooLarge
-	case errors.Is(err, errclass.NotFound):
+	case errors.Is(err, errclass.ErrNotFound):
 		return http.StatusNotFound
-	case errors.Is(err, errclass.TooLarge):
+	case errors.Is(err, errclass.ErrTooLarge):
 		return http.StatusRequestEntityTooLarge
-	case errors.Is(err, errclass.Conflict):
+	case errors.Is(err, errclass.ErrConflict):
 		return http.StatusConflict
-	case errors.Is(err, errclass.Invalid):
+	case errors.Is(err, errclass.ErrInvalid):
 		return http.StatusBadRequest
 	case errors.Is(err, store.ErrDiskFull):
 		return http.StatusInsufficientStorage
 	case errors.Is(err, context.Canceled):
 		return 499 // client closed the request
-	case store.Busy(err), errors.Is(err, errclass.Unavailable):
+	case store.Busy(err), errors.Is(err, errclass.ErrUnavailable):
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
 }
 
-var errBadRequest = errclass.New(errclass.Invalid, "bad request")
+var errBadRequest = errclass.New(errclass.ErrInvalid, "bad request")
 
 // errTimedOut is a call cancelled at its deadline with nothing recorded
 // (503: try again, smaller).
-var errTimedOut = errclass.New(errclass.Unavailable, "timed out")
+var errTimedOut = errclass.New(errclass.ErrUnavailable, "timed out")
 
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))

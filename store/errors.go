@@ -19,12 +19,12 @@ var (
 
 // Errors of the records.
 var (
-	ErrNotFound = errclass.New(errclass.NotFound, "no such study")
-	ErrExists   = errclass.New(errclass.Conflict, "study exists already")
+	ErrNotFound = errclass.New(errclass.ErrNotFound, "no such study")
+	ErrExists   = errclass.New(errclass.ErrConflict, "study exists already")
 	// ErrStale: another process wrote to the study since the caller's
 	// state was read (a conflict on a sequence number, a second tell of
 	// an ask, a second retraction of an observation).
-	ErrStale = errclass.New(errclass.Conflict, "stale study")
+	ErrStale = errclass.New(errclass.ErrConflict, "stale study")
 	// ErrGone: the study was renamed or deleted by another caller while
 	// a write to it ran; nothing was written. It comes with ErrStale.
 	ErrGone = errors.New("study renamed or deleted meanwhile")
@@ -38,12 +38,12 @@ var (
 	// ErrDuplicateImport: the same rows were imported into the study
 	// before (a client that retried an import whose answer it lost); the
 	// error is a *DuplicateImportError.
-	ErrDuplicateImport = errclass.New(errclass.Conflict, "import made already")
+	ErrDuplicateImport = errclass.New(errclass.ErrConflict, "import made already")
 	// ErrLeaseLost: a heartbeat named a lease token that is not the ask's
 	// current one — its lease ended and the ask was handed to another
 	// caller. Do not measure it; tell it if it was measured already (the
 	// first tell wins).
-	ErrLeaseLost = errclass.New(errclass.Conflict, "lease lost")
+	ErrLeaseLost = errclass.New(errclass.ErrConflict, "lease lost")
 )
 
 // Errors of the file system under a study database: what a user must act

@@ -18,14 +18,14 @@ import (
 
 // Errors of batches and leases.
 var (
-	ErrBadAsk = errclass.New(errclass.Invalid, "invalid ask request")
+	ErrBadAsk = errclass.New(errclass.ErrInvalid, "invalid ask request")
 	// ErrBadHeartbeat marks a heartbeat request out of range or
 	// malformed.
-	ErrBadHeartbeat = errclass.New(errclass.Invalid, "invalid heartbeat")
+	ErrBadHeartbeat = errclass.New(errclass.ErrInvalid, "invalid heartbeat")
 	// ErrNoAsk: an ask call could hand out nothing — every pending ask is
 	// leased to another caller, and the horizon or the policy leaves no
 	// room for a new one. Retry when the leases end.
-	ErrNoAsk = errclass.New(errclass.Conflict, "no ask available")
+	ErrNoAsk = errclass.New(errclass.ErrConflict, "no ask available")
 )
 
 // MaxBatch is the most asks one ask call hands out, and the most a study

@@ -28,11 +28,11 @@ var (
 	// ErrBadContext marks context values a study cannot take: a name
 	// missing or unknown, a value not a finite number, a context given to
 	// a study without one or left out of a study with one.
-	ErrBadContext = errclass.New(errclass.Invalid, "invalid context")
+	ErrBadContext = errclass.New(errclass.ErrInvalid, "invalid context")
 	// ErrContextPending marks an ask in a new context while asks are
 	// pending in bandit.MaxPendingContexts other contexts already: tell
 	// some of them (or retract) first.
-	ErrContextPending = errclass.New(errclass.Conflict, "asks pending in other contexts")
+	ErrContextPending = errclass.New(errclass.ErrConflict, "asks pending in other contexts")
 )
 
 // resolveContext checks a spec's context block and builds k_c and the

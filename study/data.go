@@ -17,8 +17,8 @@ import (
 
 // Errors of Import and Posterior.
 var (
-	ErrBadImport = errclass.New(errclass.Invalid, "invalid import")
-	ErrBadPoints = errclass.New(errclass.Invalid, "invalid points")
+	ErrBadImport = errclass.New(errclass.ErrInvalid, "invalid import")
+	ErrBadPoints = errclass.New(errclass.ErrInvalid, "invalid points")
 )
 
 // MaxPoints bounds the points of one Posterior request, as MaxActions

@@ -16,7 +16,7 @@ import (
 
 // ErrImportTooLarge: the import would take longer than the service
 // allows one request (ServiceOptions.MaxImportSeconds).
-var ErrImportTooLarge = errclass.New(errclass.TooLarge, "import too large for one request")
+var ErrImportTooLarge = errclass.New(errclass.ErrTooLarge, "import too large for one request")
 
 // importDigest is the SHA-256 of an import's rows as the study took them
 // (its tell events): per row its action's index, or its point outside the

@@ -10,7 +10,7 @@ import (
 
 // ErrLeased refuses to delete a study while some of its asks are leased
 // to workers, measuring them now (Service.Delete without force).
-var ErrLeased = errclass.New(errclass.Conflict, "asks of the study are leased")
+var ErrLeased = errclass.New(errclass.ErrConflict, "asks of the study are leased")
 
 // DeleteAnswer says what a deletion removed.
 type DeleteAnswer struct {

@@ -21,7 +21,7 @@ import (
 )
 
 // ErrSpec marks a study specification that cannot be used.
-var ErrSpec = errclass.New(errclass.Invalid, "invalid study specification")
+var ErrSpec = errclass.New(errclass.ErrInvalid, "invalid study specification")
 
 // Limits on what a study may hold.
 const (

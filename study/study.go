@@ -26,18 +26,18 @@ import (
 // Errors a caller can tell apart (the HTTP service maps them to status
 // codes).
 var (
-	ErrBadName     = errclass.New(errclass.Invalid, "invalid study name")
-	ErrBadTell     = errclass.New(errclass.Invalid, "invalid observation")
-	ErrUnknownAsk  = errclass.New(errclass.NotFound, "unknown ask")
-	ErrAlreadyTold = errclass.New(errclass.Conflict, "ask already told")
-	ErrOverloaded  = errclass.New(errclass.Unavailable, "memory limit of the open studies reached")
+	ErrBadName     = errclass.New(errclass.ErrInvalid, "invalid study name")
+	ErrBadTell     = errclass.New(errclass.ErrInvalid, "invalid observation")
+	ErrUnknownAsk  = errclass.New(errclass.ErrNotFound, "unknown ask")
+	ErrAlreadyTold = errclass.New(errclass.ErrConflict, "ask already told")
+	ErrOverloaded  = errclass.New(errclass.ErrUnavailable, "memory limit of the open studies reached")
 	ErrReplay      = errors.New("stored study does not replay")
-	ErrHorizon     = errclass.New(errclass.Conflict, "study reached its horizon") // it has its horizon's worth of observations
-	ErrWithdrawn   = errclass.New(errclass.Conflict, "ask withdrawn")             // by a retraction, while it was pending
+	ErrHorizon     = errclass.New(errclass.ErrConflict, "study reached its horizon") // it has its horizon's worth of observations
+	ErrWithdrawn   = errclass.New(errclass.ErrConflict, "ask withdrawn")             // by a retraction, while it was pending
 
-	ErrBadRetract         = errclass.New(errclass.Invalid, "invalid retraction")
-	ErrUnknownObservation = errclass.New(errclass.NotFound, "unknown observation")
-	ErrAlreadyRetracted   = errclass.New(errclass.Conflict, "observation already retracted")
+	ErrBadRetract         = errclass.New(errclass.ErrInvalid, "invalid retraction")
+	ErrUnknownObservation = errclass.New(errclass.ErrNotFound, "unknown observation")
+	ErrAlreadyRetracted   = errclass.New(errclass.ErrConflict, "observation already retracted")
 )
 
 // Compiled on first use, not at init: every safegp process (a CLI

@@ -2,22 +2,22 @@ package errclass
 
 import "errors"
 
-// The classes. A sentinel made by New wraps one: errors.Is(err, Conflict)
+// The classes. A sentinel made by New wraps one: errors.Is(err, ErrConflict)
 // holds for every error that wraps a conflict's sentinel.
 var (
-	// Invalid: the input is wrong; sent again unchanged, it fails again.
-	Invalid = errors.New("invalid")
-	// Conflict: the input is valid but the state refuses it (a name
+	// ErrInvalid: the input is wrong; sent again unchanged, it fails again.
+	ErrInvalid = errors.New("invalid")
+	// ErrConflict: the input is valid but the state refuses it (a name
 	// taken, an ask told already, a study at its horizon, another
 	// process's write in between).
-	Conflict = errors.New("conflict")
-	// NotFound: what the input names does not exist.
-	NotFound = errors.New("not found")
-	// Unavailable: nothing was done, and the same request may succeed
+	ErrConflict = errors.New("conflict")
+	// ErrNotFound: what the input names does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrUnavailable: nothing was done, and the same request may succeed
 	// later (a busy database, a full memory budget, a deadline).
-	Unavailable = errors.New("unavailable")
-	// TooLarge: the request is more than one call takes.
-	TooLarge = errors.New("too large")
+	ErrUnavailable = errors.New("unavailable")
+	// ErrTooLarge: the request is more than one call takes.
+	ErrTooLarge = errors.New("too large")
 )
 
 // New returns a sentinel error saying msg, of class c.
