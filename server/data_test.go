@@ -22,12 +22,27 @@ import (
 // the raw answer.
 func (c client) post(path, contentType, body string) (int, []byte) {
 	c.t.Helper()
-	req, err := http.NewRequest("POST", c.url+path, strings.NewReader(body))
+	return c.send("POST", path, contentType, strings.NewReader(body))
+}
+
+// get sends a GET and returns the status and the raw answer.
+func (c client) get(path string) (int, []byte) {
+	c.t.Helper()
+	return c.send("GET", path, "", nil)
+}
+
+// send sends a request with the token (and the Content-Type, if any) and
+// returns the status and the raw answer.
+func (c client) send(method, path, contentType string, body io.Reader) (int, []byte) {
+	c.t.Helper()
+	req, err := http.NewRequest(method, c.url+path, body)
 	if err != nil {
 		c.t.Fatal(err)
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set("Content-Type", contentType)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		c.t.Fatal(err)
@@ -201,22 +216,4 @@ func serveWith(t *testing.T, opt server.Options) (client, *store.Store, *study.S
 	ts := httptest.NewServer(server.Handler(svc, opt))
 	t.Cleanup(ts.Close)
 	return client{t: t, url: ts.URL, token: opt.Token}, st, svc
-}
-
-// get sends a GET with the token and returns the status and the raw
-// answer.
-func (c client) get(path string) (int, []byte) {
-	c.t.Helper()
-	req, err := http.NewRequest("GET", c.url+path, nil)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, raw
 }
