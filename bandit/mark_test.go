@@ -137,13 +137,21 @@ func TestRollbackIsNeverAsked(t *testing.T) {
 	}
 }
 
-// TestLineBORollback is TestRollbackIsNeverAsked for line-bo: a detour
-// may start a new line (its direction drawn from the stream) that the
-// rollback drops.
+// TestLineBORollback is TestRollbackIsNeverAsked for the box algorithms:
+// line-bo, where a detour may start a new line (its direction drawn from
+// the stream) that the rollback drops, and safeopt-swarm.
 func TestLineBORollback(t *testing.T) {
+	iters := 5
+	specs := map[string]bandit.Spec{
+		// SafeOptSwarm's undo had no test (issue 41, item 2): its swarm
+		// draws, its safe set's growth and its pending asks.
+		"safeopt-swarm": {Name: bandit.SafeOptSwarm, Iterations: &iters},
+	}
 	for _, dir := range []string{"coordinate", "random", "ascent"} {
-		t.Run(dir, func(t *testing.T) {
-			spec := bandit.Spec{Name: "line-bo", Inner: "sgp-ucb", Phase1: "uniform", Exploration: bandit.Exploration{Fixed: ptr(2)}, Direction: dir, Points: ptr(31), PerLine: ptr(5)}
+		specs[dir] = bandit.Spec{Name: "line-bo", Inner: "sgp-ucb", Phase1: "uniform", Exploration: bandit.Exploration{Fixed: ptr(2)}, Direction: dir, Points: ptr(31), PerLine: ptr(5)}
+	}
+	for name, spec := range specs {
+		t.Run(name, func(t *testing.T) {
 			build := func() (bandit.Policy, *rand.PCG) {
 				opt := boxOpt(4)
 				src := rand.NewPCG(4, 7)
