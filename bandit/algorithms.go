@@ -62,6 +62,14 @@ type Algorithm struct {
 	// historyFree reports whether, after tells, its state is a function
 	// of its GPs' posterior and the number of tells alone (movedGPs).
 	historyFree func(s *Spec) bool
+	// pin writes into s the defaults a recorded spec must hold
+	// explicitly, so that a later change of a default cannot change how
+	// the record replays (Spec.PinDefaults); nil for none.
+	pin func(s *Spec)
+	// upgrade reads a spec recorded by an older safegp: it fills in what
+	// that safegp left out as it meant it (Spec.UpgradeRecorded); nil for
+	// nothing to fill.
+	upgrade func(s *Spec)
 }
 
 // algorithms is the table, in the order names are listed to users; init
@@ -90,7 +98,8 @@ func init() {
 		{Name: LineBO, Box: true, Options: []string{"inner", "direction", "points", "per_line", "tolerance", "max_step", "keep_line", "ascent_rule",
 			// passed through to the inner algorithm, which checks them
 			"phase1", "exploration", "keep_seed", "safe_set", "lipschitz", "noise_bound"},
-			check: func(s *Spec, horizon int) error { return s.checkLine(horizon) }},
+			check: func(s *Spec, horizon int) error { return s.checkLine(horizon) },
+			pin:   func(s *Spec) { s.ascentRuleOr("sampled") }, upgrade: func(s *Spec) { s.ascentRuleOr("mean") }},
 		{Name: SafeOptSwarm, Box: true, Options: []string{"swarm_size", "iterations", "max_step"},
 			check: func(s *Spec, horizon int) error { return s.checkSwarm(horizon) }},
 	}
@@ -131,6 +140,34 @@ var (
 	Names, BoxNames, LineInners []string
 	allNames                    []string
 )
+
+// PinDefaults writes into s the defaults of its algorithm that a
+// recorded spec must hold explicitly (a study records its spec so): a
+// later safegp with other defaults then replays the record as it was
+// made. The algorithm's row says which (line-bo: the ascent rule).
+func (s *Spec) PinDefaults() {
+	if a := s.algorithm(); a != nil && a.pin != nil {
+		a.pin(s)
+	}
+}
+
+// UpgradeRecorded reads s as a spec recorded by an older safegp, filling
+// in what it left out as that safegp meant it (line-bo ascent recorded
+// before ascent_rule existed: the mean's gradient, the rule of then). The
+// algorithm's row says what.
+func (s *Spec) UpgradeRecorded() {
+	if a := s.algorithm(); a != nil && a.upgrade != nil {
+		a.upgrade(s)
+	}
+}
+
+// ascentRuleOr gives an ascent line-bo without an ascent rule the rule
+// def.
+func (s *Spec) ascentRuleOr(def string) {
+	if s.Direction == "ascent" && s.AscentRule == "" {
+		s.AscentRule = def
+	}
+}
 
 // algorithm returns the spec's algorithm, nil for an unknown name.
 func (s *Spec) algorithm() *Algorithm {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/store"
 )
 
@@ -240,11 +239,9 @@ func (v *Service) Create(ctx context.Context, name string, r *Resolved) error {
 	if _, _, err := newPolicy(r, &r.Spec.Model, 0, 0, false); err != nil {
 		return fmt.Errorf("%w: %v", ErrSpec, err)
 	}
-	// Recorded explicitly, so that a later default cannot change how
-	// the study replays (resolveStored reads an absent rule as mean).
-	if a := &r.Spec.Algorithm; a.Name == bandit.LineBO && a.Direction == "ascent" && a.AscentRule == "" {
-		a.AscentRule = "sampled"
-	}
+	// Defaults recorded explicitly, so that a later default cannot
+	// change how the study replays (the algorithm's row says which).
+	r.Spec.Algorithm.PinDefaults()
 	var js []byte
 	var err error
 	if r.Named != nil {

@@ -202,11 +202,10 @@ func newStudy(name string, st *store.Record, events []store.Event, maxMemory int
 // and seeds, which stand in for the original file (a box study's stored
 // spec has its bounds and seed points, and no actions).
 func resolveStored(spec *Spec, st *store.Record) (*Resolved, error) {
-	// A line-bo ascent study stored before issue 27 has no ascent rule:
-	// it was recorded with the mean's gradient, and replays by it.
-	if a := &spec.Algorithm; a.Name == bandit.LineBO && a.Direction == "ascent" && a.AscentRule == "" {
-		a.AscentRule = "mean"
-	}
+	// What an older safegp left out of its record, read as it meant it
+	// (a line-bo ascent study stored before its ascent rule existed
+	// replays by the mean's gradient): the algorithm's row says what.
+	spec.Algorithm.UpgradeRecorded()
 	if spec.isNamed() {
 		var actions [][]float64
 		if len(st.Actions) > 0 {
