@@ -47,6 +47,17 @@ type Algorithm struct {
 	// TheoryIsTStar: exploration: theory means SafeOpt-MC's t*
 	// (Berkenkamp et al. 2016, Theorem 1), not SGP-UCB's T'.
 	TheoryIsTStar bool
+	// Safety is what its safety guarantee rests on (line-bo's: its inner
+	// algorithm's; Spec.Safety).
+	Safety Safety
+	// MaxBatch is the most asks it hands out before a tell; 0 for any
+	// number.
+	MaxBatch int
+	// InUnits: its options bound the outcomes in the user's units
+	// (losbo's lipschitz and noise_bound), so a study that standardizes
+	// its outcomes cannot take it (line-bo's: its inner algorithm's;
+	// Spec.InUnits).
+	InUnits bool
 	// Options are the spec's keys it takes besides name and label.
 	Options []string
 	// check checks the values of its options (Spec.Check has checked
@@ -91,16 +102,16 @@ func init() {
 			check: checkSafeSets, rule: safeOptRule, bytes: safeSetBytes, historyFree: gpModeNoPlateau},
 		{Name: StageOpt, OnLine: true, SafeSets: true, Options: []string{"safe_set", "lipschitz", "exploration"},
 			check: checkSafeSets, rule: safeOptRule, bytes: safeSetBytes, historyFree: gpModeNoPlateau},
-		{Name: LoSBO, OnLine: true, Options: []string{"lipschitz", "noise_bound"},
+		{Name: LoSBO, OnLine: true, Safety: SafetyBounds, InUnits: true, Options: []string{"lipschitz", "noise_bound"},
 			check: checkLoSBO, rule: losboRule, bytes: losboBytes},
-		{Name: ConstrainedEI, OnLine: true, rule: eiRule, bytes: eiBytes},
-		{Name: PoFEI, OnLine: true, rule: eiRule, bytes: eiBytes},
+		{Name: ConstrainedEI, OnLine: true, Safety: SafetyNone, rule: eiRule, bytes: eiBytes},
+		{Name: PoFEI, OnLine: true, Safety: SafetyNone, rule: eiRule, bytes: eiBytes},
 		{Name: LineBO, Box: true, Options: []string{"inner", "direction", "points", "per_line", "tolerance", "max_step", "keep_line", "ascent_rule",
 			// passed through to the inner algorithm, which checks them
 			"phase1", "exploration", "keep_seed", "safe_set", "lipschitz", "noise_bound"},
 			check: func(s *Spec, horizon int) error { return s.checkLine(horizon) },
 			pin:   func(s *Spec) { s.ascentRuleOr("sampled") }, upgrade: func(s *Spec) { s.ascentRuleOr("mean") }},
-		{Name: SafeOptSwarm, Box: true, Options: []string{"swarm_size", "iterations", "max_step"},
+		{Name: SafeOptSwarm, Box: true, MaxBatch: 1, Options: []string{"swarm_size", "iterations", "max_step"},
 			check: func(s *Spec, horizon int) error { return s.checkSwarm(horizon) }},
 	}
 	Names = names(func(a *Algorithm) bool { return !a.Box })
@@ -140,6 +151,54 @@ var (
 	Names, BoxNames, LineInners []string
 	allNames                    []string
 )
+
+// Safety is what an algorithm's safety guarantee rests on.
+type Safety int
+
+const (
+	// SafetyModel: the GPs' confidence bounds; a wrong model can break
+	// it (the default).
+	SafetyModel Safety = iota
+	// SafetyBounds: a Lipschitz and a noise bound, not the model (losbo).
+	SafetyBounds
+	// SafetyNone: no safety guarantee at all (the EI family).
+	SafetyNone
+)
+
+// Safety returns what the safety of spec s rests on, and the algorithm
+// whose rule it is: line-bo's is its inner algorithm's.
+func (s *Spec) Safety() (Safety, string) {
+	if a := s.acting(); a != nil {
+		return a.Safety, a.Name
+	}
+	return SafetyModel, s.Name
+}
+
+// InUnits reports whether spec s bounds the outcomes in the user's units
+// (its row's InUnits; line-bo's: its inner algorithm's).
+func (s *Spec) InUnits() bool {
+	a := s.acting()
+	return a != nil && a.InUnits
+}
+
+// acting is the algorithm that chooses the points of spec s: its own, or
+// for line-bo the inner algorithm on its lines; nil for an unknown name.
+func (s *Spec) acting() *Algorithm {
+	if s.Name == LineBO {
+		a, _ := Lookup(s.LineOptions().Inner.Name)
+		return a
+	}
+	return s.algorithm()
+}
+
+// MaxBatch is the most asks a policy of spec s hands out before a tell,
+// 0 for any number (its row's).
+func (s *Spec) MaxBatch() int {
+	if a := s.algorithm(); a != nil {
+		return a.MaxBatch
+	}
+	return 0
+}
 
 // PinDefaults writes into s the defaults of its algorithm that a
 // recorded spec must hold explicitly (a study records its spec so): a

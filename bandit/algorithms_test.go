@@ -32,3 +32,33 @@ func TestRecordedDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestRowProperties: what a study needs to know of an algorithm comes
+// from its row (issue 41, item 1) — what its safety rests on, whether it
+// bounds the outcomes in the user's units, its largest batch — and
+// line-bo's safety and units are its inner algorithm's.
+func TestRowProperties(t *testing.T) {
+	for _, c := range []struct {
+		spec     bandit.Spec
+		safety   bandit.Safety
+		acting   string
+		inUnits  bool
+		maxBatch int
+	}{
+		{bandit.Spec{Name: bandit.SGPUCB}, bandit.SafetyModel, bandit.SGPUCB, false, 0},
+		{bandit.Spec{Name: bandit.SafeOpt}, bandit.SafetyModel, bandit.SafeOpt, false, 0},
+		{bandit.Spec{Name: bandit.LoSBO}, bandit.SafetyBounds, bandit.LoSBO, true, 0},
+		{bandit.Spec{Name: bandit.ConstrainedEI}, bandit.SafetyNone, bandit.ConstrainedEI, false, 0},
+		{bandit.Spec{Name: bandit.PoFEI}, bandit.SafetyNone, bandit.PoFEI, false, 0},
+		{bandit.Spec{Name: bandit.SafeOptSwarm}, bandit.SafetyModel, bandit.SafeOptSwarm, false, 1},
+		{bandit.Spec{Name: bandit.LineBO, Inner: bandit.LoSBO}, bandit.SafetyBounds, bandit.LoSBO, true, 0},
+		{bandit.Spec{Name: bandit.LineBO, Inner: bandit.ConstrainedEI}, bandit.SafetyNone, bandit.ConstrainedEI, false, 0},
+		{bandit.Spec{Name: bandit.LineBO}, bandit.SafetyModel, bandit.SafeOpt, false, 0},
+	} {
+		safety, acting := c.spec.Safety()
+		if safety != c.safety || acting != c.acting || c.spec.InUnits() != c.inUnits || c.spec.MaxBatch() != c.maxBatch {
+			t.Errorf("%s (inner %q): safety %v of %s, in units %v, max batch %d; want %v of %s, %v, %d",
+				c.spec.Name, c.spec.Inner, safety, acting, c.spec.InUnits(), c.spec.MaxBatch(), c.safety, c.acting, c.inUnits, c.maxBatch)
+		}
+	}
+}

@@ -165,33 +165,30 @@ func (s *Study) calibrationNote() []string {
 	if c == nil || !c.Implausible {
 		return nil
 	}
-	alg := s.res.Spec.Algorithm.Name
-	if alg == bandit.LineBO {
-		alg = s.res.Spec.Algorithm.LineOptions().Inner.Name
-	}
+	safety, alg := s.res.Spec.Algorithm.Safety()
 	// Every tell outside was outside in f alone: f is the only outcome
 	// counted (no constraint shares the objective's name).
 	fOnly := len(c.ByOutcome) == 1 && c.ByOutcome[0].Outcome == s.gpNames()[0]
 	var what string
 	switch {
-	case fOnly && s.res.Spec.ObjectiveThreshold == nil && alg != bandit.ConstrainedEI && alg != bandit.PoFEI:
+	case fOnly && s.res.Spec.ObjectiveThreshold == nil && safety != bandit.SafetyNone:
 		// No safety condition rests on f's model.
 		what = "only the objective's values did: the limits' models explain their measurements so far, and the safe set does not rest on the objective's model; the choices among safe settings do: refit the kernels (model.fit) or widen β to search better"
 	default:
-		what = s.calibrationAdvice(alg)
+		what = calibrationAdvice(safety, alg)
 	}
 	return []string{fmt.Sprintf("the model looks wrong: %d of the last %d measurements fell outside their confidence intervals (%s), where it expects %.2g (probability %.2g under the model); %s",
 		c.Outside, c.Window, c.Outcomes(), c.Expected, c.PValue, what)}
 }
 
 // calibrationAdvice is what to do about a model that looks wrong, for
-// the algorithm alg: what its guarantee rests on.
-func (s *Study) calibrationAdvice(alg string) string {
+// the algorithm alg, by what its guarantee rests on.
+func calibrationAdvice(safety bandit.Safety, alg string) string {
 	var what string
-	switch alg {
-	case bandit.LoSBO:
-		what = "losbo's safe set rests on its Lipschitz and noise bounds, not on the model, and holds while those are true; its choices among safe actions do rest on the model: refit the kernels (model.fit) or widen β"
-	case bandit.ConstrainedEI, bandit.PoFEI:
+	switch safety {
+	case bandit.SafetyBounds:
+		what = alg + "'s safe set rests on its Lipschitz and noise bounds, not on the model, and holds while those are true; its choices among safe actions do rest on the model: refit the kernels (model.fit) or widen β"
+	case bandit.SafetyNone:
 		what = alg + " gives no safety guarantee, and with a wrong model its probabilities of feasibility are wrong too: refit the kernels (model.fit), or switch to a safe algorithm (losbo, with a Lipschitz bound and a noise bound, rests on no model)"
 	default:
 		what = "the safety guarantee rests on the model: refit the kernels (model.fit), widen β, or give a Lipschitz bound and a noise bound and switch to losbo, whose safe set does not rest on the model (docs/safety.md)"

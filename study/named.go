@@ -205,7 +205,7 @@ func (s *Spec) resolveNamed(actions [][]float64, seeds []int) (*Resolved, error)
 		s.ObjectiveThreshold = &zero
 	}
 	s.defaultModel(sp.Dim(), len(conds))
-	if s.Algorithm.Name == bandit.LoSBO || (s.Algorithm.Name == bandit.LineBO && s.Algorithm.Inner == bandit.LoSBO) {
+	if s.Algorithm.InUnits() {
 		// L and E would be in the policies' units — the unit cube and the
 		// outcomes as standardized, which each fit rescales — not the
 		// user's.

@@ -450,3 +450,24 @@ horizon: 20
 		}
 	}
 }
+
+// TestNamedRefusesUnitBounds: an algorithm whose options bound the
+// outcomes in the user's units (losbo, alone or on line-bo's lines; its
+// row's InUnits) is refused by a study stated in parameters, which
+// standardizes them.
+func TestNamedRefusesUnitBounds(t *testing.T) {
+	for _, alg := range []string{
+		`{name: losbo, lipschitz: 2, noise_bound: 0.1}`,
+		`{name: line-bo, inner: losbo, lipschitz: 2, noise_bound: 0.1}`,
+	} {
+		spec := "parameters:\n  - {name: x, low: 0, high: 1}\n  - {name: y, low: 0, high: 1}\n  - {name: z, low: 0, high: 1}\n" +
+			"objective: {name: f, goal: maximize}\nconstraints:\n  - {name: c, max: 1}\nseeds: [{x: 0.5, y: 0.5, z: 0.5}]\nhorizon: 10\nalgorithm: " + alg + "\n"
+		s, err := study.ParseSpec([]byte(spec))
+		if err == nil {
+			_, err = s.Resolve(".")
+		}
+		if !errors.Is(err, study.ErrSpec) || !strings.Contains(err.Error(), "bound the outcomes in your units") {
+			t.Errorf("%s: %v, want refused as bounds in the user's units", alg, err)
+		}
+	}
+}

@@ -194,8 +194,8 @@ func (s *Study) shortBatch(want, got, leased, room int) string {
 		why = fmt.Sprintf("the horizon of %d leaves room for %s beside the %d observations", s.res.Spec.Horizon, plural.Count(room, "more ask"), s.nObs)
 	case leased > 0:
 		why = fmt.Sprintf("%s %s leased to other workers, and the policy has no further distinct action to suggest", plural.Count(leased, "pending ask"), plural.Of(leased, "is"))
-	case s.res.Spec.Algorithm.Name == bandit.SafeOptSwarm:
-		why = "safeopt-swarm asks one point at a time: tell it, then ask again"
+	case s.res.Spec.Algorithm.MaxBatch() == 1:
+		why = s.res.Spec.Algorithm.Name + " asks one point at a time: tell it, then ask again"
 	case s.res.Box == nil && s.res.ContextKernel == nil:
 		why = fmt.Sprintf("the asks of a batch are distinct actions known to be safe, and the policy had no further one to suggest (%s known safe: the safe set and the seeds)", plural.Count(s.knownSafe(), "action"))
 	default:
