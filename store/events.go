@@ -438,16 +438,23 @@ func (s *Store) appendImport(ctx context.Context, name string, evs []Event, dige
 // AppendImport checks again in its transaction, this lets a caller refuse
 // a repeat before the work of an import.
 func (s *Store) ImportMade(ctx context.Context, name, digest string) error {
+	return storageError(importMade(ctx, s.db, name, digest), s.path)
+}
+
+// importMade is ImportMade through db, the store or a transaction.
+func importMade(ctx context.Context, db interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}, name, digest string) error {
 	var f, l int
 	var at string
-	err := s.db.QueryRowContext(ctx, `SELECT first, last, created FROM imports WHERE study = ? AND digest = ?`, name, digest).Scan(&f, &l, &at)
+	err := db.QueryRowContext(ctx, `SELECT first, last, created FROM imports WHERE study = ? AND digest = ?`, name, digest).Scan(&f, &l, &at)
 	switch {
 	case err == nil:
 		return &DuplicateImportError{Digest: digest, First: f, Last: l, Created: at}
 	case errors.Is(err, sql.ErrNoRows):
 		return nil
 	}
-	return storageError(err, s.path)
+	return err
 }
 
 // preparedInsert runs insertEventSQL through a statement prepared once for
@@ -466,16 +473,10 @@ func (p preparedInsert) ExecContext(ctx context.Context, query string, args ...a
 // became, in the import's transaction. Made before, by this study: the
 // import is a repeat (ErrDuplicateImport naming when and what it became).
 func recordImport(ctx context.Context, tx *sql.Tx, name, digest string, first, last int) error {
-	var f, l int
-	var at string
-	err := tx.QueryRowContext(ctx, `SELECT first, last, created FROM imports WHERE study = ? AND digest = ?`, name, digest).Scan(&f, &l, &at)
-	switch {
-	case err == nil:
-		return &DuplicateImportError{Digest: digest, First: f, Last: l, Created: at}
-	case !errors.Is(err, sql.ErrNoRows):
+	if err := importMade(ctx, tx, name, digest); err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO imports (study, digest, first, last, created) VALUES (?, ?, ?, ?, ?)`,
+	_, err := tx.ExecContext(ctx, `INSERT INTO imports (study, digest, first, last, created) VALUES (?, ?, ?, ?, ?)`,
 		name, digest, first, last, time.Now().UTC().Format(time.RFC3339Nano))
 	return err
 }

@@ -43,10 +43,7 @@ type handle struct {
 func register(abs string) (h *handle, held, wal bool, err error) {
 	handles.Lock()
 	defer handles.Unlock()
-	fi, statErr := os.Stat(abs)
-	if statErr != nil {
-		fi = nil
-	}
+	fi, statErr := os.Stat(abs) // fi is nil on an error
 	h = &handle{abs: abs, fi: fi}
 	for _, o := range handles.open {
 		if o.abs == abs || fi != nil && o.fi != nil && os.SameFile(o.fi, fi) {

@@ -37,11 +37,10 @@ const minFree = 1 << 20
 // while the file system holding path has less than minFree bytes free, and
 // with ErrStorage for any other I/O error; other errors pass unchanged.
 func storageError(err error, path string) error {
-	var ce interface{ Code() int }
-	if err == nil || errors.Is(err, ErrDiskFull) || errors.Is(err, ErrStorage) || !errors.As(err, &ce) {
+	if err == nil || errors.Is(err, ErrDiskFull) || errors.Is(err, ErrStorage) {
 		return err
 	}
-	code := ce.Code() & 0xff
+	code := sqliteCode(err)
 	if code != sqliteIOErr && code != sqliteFull {
 		return err
 	}

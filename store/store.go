@@ -235,7 +235,7 @@ const sqliteHeader = "SQLite format 3\x00"
 // writable store is then brought up to date and uses WAL mode with full
 // synchronization: a committed tell survives a crash of the process or of
 // the machine.
-func Open(path string, opt OpenOptions) (*Store, error) {
+func Open(path string, opt OpenOptions) (_ *Store, err error) {
 	if opt.Create && opt.ReadOnly {
 		return nil, fmt.Errorf("open %s: Create and ReadOnly exclude each other", path)
 	}
@@ -252,6 +252,11 @@ func Open(path string, opt OpenOptions) (*Store, error) {
 	// own (held).
 	var version int
 	h, held, wal, err := register(abs)
+	defer func() {
+		if err != nil {
+			h.release() // its connections, if any, are closed
+		}
+	}()
 	if err == nil {
 		version, err = inspect(abs, held, wal)
 	}
@@ -259,10 +264,8 @@ func Open(path string, opt OpenOptions) (*Store, error) {
 	case errors.Is(err, fs.ErrNotExist) && opt.Create:
 		version = 0
 	case errors.Is(err, fs.ErrNotExist):
-		h.release()
 		return nil, fmt.Errorf("open %s: no such file (create a study first with safegp study create): %w", path, err)
 	case err != nil:
-		h.release()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	if opt.BusyTimeout <= 0 {
@@ -276,7 +279,6 @@ func Open(path string, opt OpenOptions) (*Store, error) {
 		db, err = sql.Open("sqlite", dsn(abs, "_pragma=journal_mode(WAL)", "_pragma=synchronous(FULL)", busy, "_pragma=foreign_keys(1)", "_txlock=immediate"))
 	}
 	if err != nil {
-		h.release()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	s := &Store{path: abs, db: db, version: version, readOnly: opt.ReadOnly, handle: h}
@@ -293,7 +295,6 @@ func Open(path string, opt OpenOptions) (*Store, error) {
 		}
 		if err := s.migrate(); err != nil {
 			db.Close()
-			h.release()
 			return nil, fmt.Errorf("open %s: %w", path, storageError(err, abs))
 		}
 	}
