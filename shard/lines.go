@@ -2,7 +2,6 @@ package shard
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -28,11 +27,10 @@ const maxSpare = 256
 // LineReader reads newline-terminated lines of any length, reusing one
 // buffer: the returned line is valid until the next call.
 type LineReader struct {
-	r     *bufio.Reader
-	buf   []byte   // a long line, joined
-	parts [][]byte // a long line's pieces while it is read
-	spare [][]byte // pieces kept for the next long line, at most maxSpare
-	max   int64    // the longest line taken; 0 for any
+	r      *bufio.Reader
+	buf    []byte   // a long line, joined
+	pieces [][]byte // a long line's pieces while it is read, the first kept for the next (maxSpare)
+	max    int64    // the longest line taken; 0 for any
 }
 
 // NewLineReader reads r a line at a time; a line longer than max bytes
@@ -50,27 +48,21 @@ func NewLineReader(r io.Reader, max int64) *LineReader {
 // doubling held 4.2 GB to refuse a line of /dev/zero at 1 GiB (issue 40,
 // item 7).
 func (lr *LineReader) Next() ([]byte, error) {
-	lr.parts = lr.parts[:0]
-	n := 0
+	k, n := 0, 0 // pieces used, bytes read
 	for {
 		s, err := lr.r.ReadSlice('\n')
 		n += len(s)
 		if lr.max > 0 && int64(n) > lr.max+1 {
-			clear(lr.parts)
+			lr.trim()
 			return nil, fmt.Errorf("%w: a line longer than %s, the most a line may hold under --max-memory (an eighth of it): raise --max-memory, or check the file", readlimit.ErrTooLarge, memlimit.Format(lr.max))
 		}
 		switch {
 		case err == bufio.ErrBufferFull:
-			k := len(lr.parts)
-			if k < len(lr.spare) {
-				lr.parts = append(lr.parts, append(lr.spare[k][:0], s...))
-			} else {
-				p := bytes.Clone(s)
-				lr.parts = append(lr.parts, p)
-				if k < maxSpare {
-					lr.spare = append(lr.spare, p)
-				}
+			if k == len(lr.pieces) {
+				lr.pieces = append(lr.pieces, nil)
 			}
+			lr.pieces[k] = append(lr.pieces[k][:0], s...)
+			k++
 			continue
 		case err == io.EOF && n == 0:
 			return nil, io.EOF
@@ -79,19 +71,28 @@ func (lr *LineReader) Next() ([]byte, error) {
 		case err != nil:
 			return nil, err
 		}
-		if len(lr.parts) == 0 {
+		if k == 0 {
 			return s[:len(s)-1], nil // valid until the reader's next read, as promised
 		}
 		if cap(lr.buf) < n || cap(lr.buf) > 4*n+BufSize {
 			lr.buf = make([]byte, 0, n)
 		}
 		lr.buf = lr.buf[:0]
-		for _, p := range lr.parts {
+		for _, p := range lr.pieces[:k] {
 			lr.buf = append(lr.buf, p...)
 		}
-		clear(lr.parts)
 		lr.buf = append(lr.buf, s...)
+		lr.trim()
 		return lr.buf[:len(lr.buf)-1], nil
+	}
+}
+
+// trim lets go of the pieces beyond the first maxSpare, which a long
+// line (or one refused) needed and the next may not.
+func (lr *LineReader) trim() {
+	if len(lr.pieces) > maxSpare {
+		clear(lr.pieces[maxSpare:])
+		lr.pieces = lr.pieces[:maxSpare]
 	}
 }
 

@@ -371,8 +371,8 @@ const ExportChunk = 4096
 // later event is left out, and a later retraction does not flag its
 // observation.
 func (v *Service) ExportChunks(ctx context.Context, name string, fn func(x *Export) error) error {
-	n := -1
-	for i := 0; n < 0 || i < n; i += ExportChunk {
+	n := -1 // the events when the export began, read with the first chunk
+	for i := 0; ; i += ExportChunk {
 		var x *Export
 		err := v.with(ctx, name, func(s *Study) error {
 			if n < 0 {
@@ -390,11 +390,10 @@ func (v *Service) ExportChunks(ctx context.Context, name string, fn func(x *Expo
 		if err := fn(x); err != nil {
 			return err
 		}
-		if n == 0 {
+		if i+ExportChunk >= n {
 			return nil
 		}
 	}
-	return nil
 }
 
 // Inspect returns the study's decision set, thresholds, observations

@@ -103,4 +103,4 @@ def case(seed, n, lengthscale, noise_std, rounds):
 
 if __name__ == "__main__":
     cases = [case(*a) for a in [(1, 12, 0.25, 0.05, 30), (2, 15, 0.2, 0.1, 30), (3, 10, 0.3, 0.02, 30)]]
-    print(json.dumps({"source": "Gardner et al. 2014 constrained EI, from the paper in numpy/scipy (ei_golden.py)", "cases": cases}))
+    print(json.dumps({"source": "Gardner et al. 2014 constrained EI, from the paper in numpy (ei_golden.py)", "cases": cases}))

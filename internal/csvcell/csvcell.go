@@ -64,14 +64,3 @@ func (w *Writer) Write(record []string) error {
 	}
 	return w.Writer.Write(w.row)
 }
-
-// WriteAll writes the records, each cell escaped, and flushes.
-func (w *Writer) WriteAll(records [][]string) error {
-	for _, r := range records {
-		if err := w.Write(r); err != nil {
-			return err
-		}
-	}
-	w.Flush()
-	return w.Error()
-}

@@ -48,9 +48,12 @@ func TestEscape(t *testing.T) {
 func TestWriter(t *testing.T) {
 	var b bytes.Buffer
 	w := NewWriter(&b)
-	if err := w.WriteAll([][]string{{"choice", "f"}, {"=1+1", "-0.5"}, {"@SUM(A1)", "2"}}); err != nil {
-		t.Fatal(err)
+	for _, r := range [][]string{{"choice", "f"}, {"=1+1", "-0.5"}, {"@SUM(A1)", "2"}} {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
 	}
+	w.Flush()
 	recs, err := csv.NewReader(&b).ReadAll()
 	if err != nil {
 		t.Fatal(err)
