@@ -86,6 +86,19 @@ func (w FitWhen) MarshalJSON() ([]byte, error) {
 	return json.Marshal(w.String())
 }
 
+// UnmarshalJSON reads what MarshalJSON writes, as UnmarshalYAML reads it
+// (JSON is YAML): a study's summary read back from the HTTP API.
+func (w *FitWhen) UnmarshalJSON(b []byte) error {
+	var n yaml.Node
+	if err := yaml.Unmarshal(b, &n); err != nil {
+		return err
+	}
+	if n.Kind != yaml.DocumentNode || len(n.Content) != 1 {
+		return fmt.Errorf("fit when: want never, seed, auto or {\"every\": k}")
+	}
+	return w.UnmarshalYAML(n.Content[0])
+}
+
 // UnmarshalYAML accepts never, seed, auto or {every: k} with k ≥ 1.
 func (w *FitWhen) UnmarshalYAML(n *yaml.Node) error {
 	*w = FitWhen{}

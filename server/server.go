@@ -68,6 +68,7 @@ func Handler(svc *study.Service, opt Options) http.Handler {
 	mux.Handle("DELETE /v1/studies/{name}", h.auth(h.deleteStudy))
 	mux.Handle("POST /v1/studies/{name}/rename", h.auth(h.rename))
 	mux.Handle("GET /v1/studies/{name}/observations", h.auth(h.observations))
+	mux.Handle("GET /v1/studies/{name}/export", h.auth(h.export))
 	h.dashboardRoutes(mux) // dashboard.go: the page at / and its read-only data
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Errorf("no route %s %s", r.Method, r.URL.Path))
@@ -471,8 +472,13 @@ func (h *handler) show(w http.ResponseWriter, r *http.Request) error {
 // row per tell and retraction, retracted tells flagged), for a
 // spreadsheet or the dashboard's download button.
 func (h *handler) observations(w http.ResponseWriter, r *http.Request) error {
+	return h.streamRecord(w, r, r.URL.Query().Get("format"))
+}
+
+// streamRecord writes a study's tells in format f: csv, or "" and json
+// for a JSON array.
+func (h *handler) streamRecord(w http.ResponseWriter, r *http.Request, f string) error {
 	name := r.PathValue("name")
-	f := r.URL.Query().Get("format")
 	switch f {
 	case "", "json", "csv":
 	default:
@@ -530,6 +536,32 @@ func (h *handler) observations(w http.ResponseWriter, r *http.Request) error {
 		io.WriteString(w, "]\n")
 	}
 	return nil
+}
+
+// export answers a study's record as `safegp study export --format F`
+// prints it: ?format=csv (the default) as observations' CSV, streamed;
+// ?format=json as one JSON object {"observations", "retractions",
+// "fits"}, indented, which a study's CLI client (--server) prints as it
+// comes.
+func (h *handler) export(w http.ResponseWriter, r *http.Request) error {
+	switch f := r.URL.Query().Get("format"); f {
+	case "", "csv":
+		return h.streamRecord(w, r, "csv")
+	case "json":
+		x, err := h.svc.Export(r.Context(), r.PathValue("name"))
+		if err != nil {
+			return err
+		}
+		b, err := study.ExportJSON(x)
+		if err != nil {
+			return err
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(b)
+		return nil
+	default:
+		return fmt.Errorf("%w: format: want csv or json, got %s", errBadRequest, quote.Short(f))
+	}
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

@@ -274,7 +274,21 @@ func Open(path string, opt OpenOptions) (_ *Store, err error) {
 	busy := fmt.Sprintf("_pragma=busy_timeout(%d)", max(opt.BusyTimeout.Milliseconds(), 1))
 	var db *sql.DB
 	if opt.ReadOnly {
-		db, err = sql.Open("sqlite", dsn(abs, "mode=ro", busy))
+		// A connection opened read-write that may only read: the last
+		// connection to close then checkpoints the file and removes its
+		// -wal and -shm, which a mode=ro connection creates and cannot
+		// remove (a read would leave two files behind). A file this
+		// process cannot write is opened mode=ro.
+		params := []string{"_pragma=query_only(1)", busy}
+		if version < len(migrations) {
+			// Only to copy it (migrateCopy): VACUUM INTO writes
+			// the copy, which query_only refuses, and reads the file.
+			params = params[1:]
+		}
+		if !writable(abs) {
+			params = append(params, "mode=ro")
+		}
+		db, err = sql.Open("sqlite", dsn(abs, params...))
 	} else {
 		db, err = sql.Open("sqlite", dsn(abs, "_pragma=journal_mode(WAL)", "_pragma=synchronous(FULL)", busy, "_pragma=foreign_keys(1)", "_txlock=immediate"))
 	}

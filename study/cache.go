@@ -30,10 +30,6 @@ type entry struct {
 	bytes int64  // the loaded study's memory estimate; guarded by cache.mu
 	mu    sync.Mutex
 	st    *Study // nil until loaded; guarded by mu
-	// digest and digestLast are the records as last read
-	// (store.Digest), with ServiceOptions.Recheck; guarded by mu.
-	digest     uint64
-	digestLast int
 }
 
 func newCache(maxOpen int, maxMemory int64) *cache {

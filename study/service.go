@@ -31,25 +31,6 @@ type ServiceOptions struct {
 	// (ErrImportTooLarge): the HTTP service sets it well within its write
 	// timeout, so that every import it takes is answered.
 	MaxImportSeconds float64
-	// Recheck reads a study's records (store.Digest: every stored column,
-	// O(t) bytes, not parsed) before each call on it, and loads it again
-	// when they are not what the study was built from: a file edited
-	// behind the service, not only appended to, is then replayed and a
-	// damaged event refused, as a fresh process would. Without it a call
-	// reads only the last event's number (store.LastSeq). The resident
-	// behind the CLI's study commands sets it; it costs a read of the
-	// records per call, and of the events a call wrote after it.
-	Recheck bool
-}
-
-// WithStore returns a service over st that shares v's options and the
-// studies v holds in memory: a process that opens the database for each
-// call and closes it after (the CLI's resident, which must leave the
-// file as complete as a process that exits) keeps its studies across
-// calls. The store must be the same database file; with Recheck each
-// call checks the study against its records anyway.
-func (v *Service) WithStore(st *store.Store) *Service {
-	return &Service{store: st, opt: v.opt, cache: v.cache}
 }
 
 // DefaultMaxOpen is the default of ServiceOptions.MaxOpen.
@@ -127,15 +108,7 @@ func (v *Service) with(ctx context.Context, name string, fn func(s *Study) error
 		e.mu.Unlock()
 		v.cache.release(name, e, loaded)
 	}()
-	if e.st != nil && v.opt.Recheck {
-		d, last, err := v.store.Digest(ctx, name)
-		if err != nil {
-			return err
-		}
-		if d != e.digest || last != e.digestLast || last != len(e.st.events) {
-			v.cache.unload(e)
-		}
-	} else if e.st != nil {
+	if e.st != nil {
 		// Another process may have written since the study was loaded
 		// (the CLI, a second server on the file): every call, a read
 		// above all, sees what the records hold. One indexed read.
@@ -147,17 +120,7 @@ func (v *Service) with(ctx context.Context, name string, fn func(s *Study) error
 			v.cache.unload(e)
 		}
 	}
-	// With Recheck the records are read before the load and after it:
-	// equal, the study was built from the records the digest is of; an
-	// edit between the two reads loads it again (at most three times,
-	// then the next call does).
-	for try := 0; e.st == nil && try < 3; try++ {
-		var pre uint64
-		if v.opt.Recheck {
-			if pre, _, err = v.store.Digest(ctx, name); err != nil {
-				return err
-			}
-		}
+	if e.st == nil {
 		rec, events, err := v.store.Load(ctx, name)
 		if err != nil {
 			return err
@@ -169,22 +132,7 @@ func (v *Service) with(ctx context.Context, name string, fn func(s *Study) error
 			e.st = nil
 			return err
 		}
-		if !v.opt.Recheck {
-			break
-		}
-		// A write between the two reads shows as more events than the
-		// study has, and the next call loads it again.
-		if e.digest, e.digestLast, err = v.store.Digest(ctx, name); err != nil {
-			v.cache.unload(e)
-			return err
-		}
-		if e.digest != pre && try < 2 {
-			v.cache.unload(e)
-		} else if e.digest != pre {
-			e.digestLast = -1
-		}
 	}
-	before := len(e.st.events)
 	if testAfterCheck != nil {
 		testAfterCheck(name)
 	}
@@ -202,24 +150,6 @@ func (v *Service) with(ctx context.Context, name string, fn func(s *Study) error
 		// its next use (and fails there, naming the event).
 		v.cache.unload(e)
 		return err
-	}
-	if v.opt.Recheck && e.st != nil && len(e.st.events) != before {
-		// The call wrote: the digest goes on over its events (and any
-		// another process wrote since, which the count shows) when it was
-		// of the records the call began from, else it is taken afresh.
-		var d uint64
-		var last int
-		var derr error
-		if e.digestLast == before {
-			d, last, derr = v.store.DigestFrom(ctx, name, e.digest, e.digestLast)
-		} else {
-			d, last, derr = v.store.Digest(ctx, name)
-		}
-		if derr != nil {
-			v.cache.unload(e)
-		} else {
-			e.digest, e.digestLast = d, last
-		}
 	}
 	// Observations outside the decision set raise the estimate.
 	v.cache.resize(e)

@@ -117,6 +117,25 @@ func (b Best) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(b))
 }
 
+// UnmarshalJSON reads what MarshalJSON writes: a best with "trial" is a
+// study stated in parameters'.
+func (b *Best) UnmarshalJSON(data []byte) error {
+	var named struct {
+		Trial  *int               `json:"trial"`
+		Params space.Setting      `json:"params"`
+		Values map[string]float64 `json:"values"`
+	}
+	if err := json.Unmarshal(data, &named); err != nil {
+		return err
+	}
+	if named.Trial != nil {
+		*b = Best{Trial: named.Trial, Params: named.Params, Values: named.Values}
+		return nil
+	}
+	type plain Best
+	return json.Unmarshal(data, (*plain)(b))
+}
+
 // Observation is one tell, as exported.
 type Observation struct {
 	Seq   int       `json:"seq"`

@@ -15,10 +15,9 @@ func main() {
 }
 
 // printError writes a command's error as "safegp: …", unless it is a
-// usage error (the usage was printed) or a resident's command's (its
-// output, the message too, was relayed).
+// usage error (the usage was printed).
 func printError(w io.Writer, err error) {
-	if _, relayed := err.(errRelayed); err != errUsage && !relayed {
+	if err != errUsage {
 		fmt.Fprintln(w, "safegp:", err)
 	}
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // TestWritersThroughTwoPathsAndBinaries: one database served at once by a
-// server and by the CLI's residents of two copies of the binary, reached
+// server and by the CLI commands of two copies of the binary, reached
 // through its path and through a symlink to its folder — every way two
 // processes came to serve one file in issue 40, item 1, where tells
 // answered {"observation": K} and were not stored, and healthy files
@@ -71,7 +71,6 @@ func TestWritersThroughTwoPathsAndBinaries(t *testing.T) {
 				f := float64(w*1000 + r)
 				args := []string{"study", "tell", "--index", fmt.Sprint(r % 20), "--f", fmt.Sprint(f), "--g", "0.5", "--db", path}
 				cmd := exec.Command(bin, args...)
-				cmd.Env = append(os.Environ(), "SAFEGP_RESIDENT=on", "SAFEGP_RESIDENT_IDLE=2s")
 				var out, errb strings.Builder
 				cmd.Stdout, cmd.Stderr = &out, &errb
 				if err := cmd.Run(); err != nil {

@@ -40,9 +40,6 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build safegp: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	// The study commands of the binaries the tests run start residents
-	// (resident.go): let them end soon after the tests.
-	os.Setenv("SAFEGP_RESIDENT_IDLE", "3s")
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

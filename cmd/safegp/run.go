@@ -34,9 +34,6 @@ func exitCode(err error) int {
 	case errors.Is(err, errTempFail):
 		return exitTempFail
 	}
-	if r, ok := err.(errRelayed); ok {
-		return r.code // a resident's command's (resident.go)
-	}
 	var es errSignal
 	if errors.As(err, &es) {
 		return es.exitStatus()

@@ -68,6 +68,7 @@ func serveCmd(args []string, stdout, stderr io.Writer) error {
 			"  DELETE /v1/studies/{name}             ?force=true while asks are leased\n"+
 			"  GET  /v1/studies/{name}               the summary of safegp study show\n"+
 			"  GET  /v1/studies/{name}/observations\n"+
+			"  GET  /v1/studies/{name}/export        ?format=csv|json: as safegp study export --format prints it\n"+
 			"  GET  /v1/studies                      every study with its counts (the dashboard's list)\n"+
 			"  GET  /v1/studies/{name}/view          what the dashboard draws of a study; changes nothing\n"+
 			"  GET  /                                the dashboard, a read-only web page (token: open /#token=TOKEN)\n"+

@@ -9,6 +9,7 @@ import (
 	"io"
 	"maps"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/safegp/safegp/internal/csvcell"
+	"github.com/safegp/safegp/internal/errclass"
 	"github.com/safegp/safegp/internal/quote"
 	"github.com/safegp/safegp/internal/readlimit"
 	"github.com/safegp/safegp/store"
@@ -30,7 +32,7 @@ import (
 	"github.com/safegp/safegp/study"
 )
 
-const studyUsage = `Usage: safegp study COMMAND --db FILE [--study NAME] ...
+const studyUsage = `Usage: safegp study COMMAND --db FILE | --server URL [--study NAME] ...
 
 Durable ask/tell studies for tuning a real system (the specification format
 is in docs/quickstart.md; every command in docs/cli.md). Commands:
@@ -99,12 +101,12 @@ is in docs/quickstart.md; every command in docs/cli.md). Commands:
   plot --out fig.png [--figure-width W]
                        posterior of f and g, safe set, observations (1-D and 2-D)
 
-ask, tell, heartbeat and retract run in a resident process that keeps the
-database's studies in memory (started by the first of them, it ends after
-SAFEGP_RESIDENT_IDLE, default 1m, without commands; show and list use it
-when it runs): the same output, without replaying the study at every
-command. SAFEGP_RESIDENT=off runs each command in its own process
-(docs/cli.md, "The resident").
+--db FILE: the command opens the database itself, and closes it before it
+ends. --server URL (or SAFEGP_SERVER=URL, when no --db is given): the
+command is sent to a running safegp serve over its HTTP API, which keeps
+its studies in memory — the same answers, without replaying the study at
+every command; the token comes from --token-file FILE or SAFEGP_TOKEN.
+plot needs the file (the dashboard draws the same on the server).
 
 Only create makes a database; every other command needs an existing safegp
 database and refuses any other file without writing to it. show, export,
@@ -201,9 +203,9 @@ type studySession struct {
 	given          map[string]bool
 	stdout, stderr io.Writer
 	ctx            context.Context
-	// shared, in a resident, gives the service it keeps open in place of
-	// one opened for the command.
-	shared func(*studySession) (*study.Service, func(), error)
+	// server is the URL of the safegp serve to send the command to, and
+	// token its bearer token; "" opens db here.
+	server, token string
 }
 
 func studyCmd(args []string, stdout, stderr io.Writer) error {
@@ -214,29 +216,24 @@ func studyCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	if args[0] == "resident" {
-		return residentCmd(args[1:], stdout, stderr)
-	}
 	if _, ok := studyCommands[args[0]]; !ok {
 		return unknownCommand(stderr, "safegp study", args[0], "safegp study --help", slices.Sorted(maps.Keys(studyCommands)))
 	}
 	ctx, stop := withSignals() // a fit during an ask stops on Ctrl-C, recording nothing
 	defer stop()
-	if handled, err := viaResident(ctx, args, stdout, stderr); handled {
-		return err
-	}
-	return studyRun(ctx, args, stdout, stderr, nil)
+	return studyRun(ctx, args, stdout, stderr)
 }
 
-// studyRun runs study command args (a known one) here, or in a resident
-// (resident.go), which gives shared: the service it keeps open.
-func studyRun(ctx context.Context, args []string, stdout, stderr io.Writer, shared func(*studySession) (*study.Service, func(), error)) error {
+// studyRun runs study command args (a known one).
+func studyRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	sub := args[0]
 	cmd := studyCommands[sub]
-	s := &studySession{stdout: stdout, stderr: stderr, ctx: ctx, shared: shared}
+	s := &studySession{stdout: stdout, stderr: stderr, ctx: ctx}
 	fs := flag.NewFlagSet("safegp study "+sub, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&s.db, "db", "", "SQLite `file` holding the studies (required)")
+	fs.StringVar(&s.db, "db", "", "SQLite `file` holding the studies (this or --server)")
+	fs.StringVar(&s.server, "server", "", "send the command to the safegp serve at `URL` (default $SAFEGP_SERVER when no --db is given)")
+	tokenFile := fs.String("token-file", "", "with --server: `file` holding the server's bearer token (default $SAFEGP_TOKEN)")
 	fs.StringVar(&s.name, "study", "default", "study `name`")
 	fs.Var(&s.maxMem, "max-memory", "refuse a study whose memory estimate at its horizon is above `SIZE` (8GiB, 512MiB, bytes)")
 	run := cmd.flags(fs)
@@ -245,9 +242,8 @@ func studyRun(ctx context.Context, args []string, stdout, stderr io.Writer, shar
 	if !ok {
 		return err
 	}
-	if s.db == "" {
-		fmt.Fprintf(stderr, "safegp study %s: --db FILE is required\n", sub)
-		return errUsage
+	if err := s.where(sub, *tokenFile); err != nil {
+		return err
 	}
 	if len(pos) != cmd.args {
 		fmt.Fprintf(stderr, "safegp study %s: want %s, got %d\n", sub, plural.Count(cmd.args, "positional argument"), len(pos))
@@ -262,23 +258,53 @@ func studyRun(ctx context.Context, args []string, stdout, stderr io.Writer, shar
 	return run(s)
 }
 
-// open opens the database and returns the service over it, and the
-// function that closes it. A database kept busy by other processes is
-// errTempFail.
-func (s *studySession) open(opt store.OpenOptions) (*study.Service, func(), error) {
-	if s.shared != nil {
-		return s.shared(s)
+// where settles where the command goes: the file of --db, or the server
+// of --server (SAFEGP_SERVER when neither flag is given), with its token
+// from tokenFile or SAFEGP_TOKEN.
+func (s *studySession) where(sub, tokenFile string) error {
+	if s.db == "" && s.server == "" {
+		s.server = os.Getenv("SAFEGP_SERVER")
 	}
-	opt.BusyTimeout = busyTimeout
-	store, err := store.Open(s.db, opt)
-	if contended(err) {
-		return nil, nil, fmt.Errorf("%w (%w)", errTempFail, err)
+	switch {
+	case s.db != "" && s.server != "":
+		fmt.Fprintf(s.stderr, "safegp study %s: give --db FILE or --server URL, not both\n", sub)
+		return errUsage
+	case s.db == "" && s.server == "":
+		fmt.Fprintf(s.stderr, "safegp study %s: --db FILE is required (or --server URL, a running safegp serve)\n", sub)
+		return errUsage
+	case s.server == "" && tokenFile != "":
+		fmt.Fprintf(s.stderr, "safegp study %s: --token-file goes with --server\n", sub)
+		return errUsage
+	case s.server == "":
+		return nil
 	}
-	if err != nil {
-		return nil, nil, err
+	s.token = os.Getenv("SAFEGP_TOKEN")
+	if tokenFile != "" {
+		t, err := readToken(tokenFile)
+		if err != nil {
+			return err
+		}
+		s.token = t
 	}
-	svc := study.NewService(store, study.ServiceOptions{MaxMemory: s.maxMem.Limit()})
-	return svc, func() { store.Close() }, nil
+	return nil
+}
+
+// open returns the backend the command runs on: the database file, opened
+// here with opt (a database kept busy by other processes is errTempFail),
+// or the server.
+func (s *studySession) open(opt store.OpenOptions) (backend, error) {
+	if s.server != "" {
+		return newRemote(s.server, s.token)
+	}
+	return openLocal(s.db, opt, s.maxMem.Limit())
+}
+
+// at says where the study is, for messages: the file, or the server.
+func (s *studySession) at() string {
+	if s.server != "" {
+		return s.server
+	}
+	return s.db
 }
 
 func createFlags(*flag.FlagSet) func(*studySession) error {
@@ -291,25 +317,31 @@ func createFlags(*flag.FlagSet) func(*studySession) error {
 		if err := res.CheckMemory(s.maxMem.Limit()); err != nil {
 			return fmt.Errorf("%s: %w", s.pos[0], err)
 		}
-		svc, done, err := s.open(store.OpenOptions{Create: true})
+		var spec []byte
+		if s.server != "" {
+			if spec, err = specJSON(s.pos[0], res); err != nil {
+				return err
+			}
+		}
+		b, err := s.open(store.OpenOptions{Create: true})
 		if err != nil {
 			return err
 		}
-		defer done()
-		if err := retryWrite(func() error { return svc.Create(s.ctx, s.name, res) }); err != nil {
+		defer b.close()
+		if err := b.create(s.ctx, s.name, spec, res); err != nil {
 			return err
 		}
 		switch n := plural.Count(len(res.Spec.Parameters), "parameter"); {
 		case res.Named != nil && res.Box != nil:
 			// In the user's terms: parameters and settings, not the
 			// cube's dimensions and actions.
-			fmt.Fprintf(s.stdout, "created study %q in %s: %s, searched on their box, %s\n", s.name, s.db, n, plural.Count(len(res.Spec.Seeds), "seed"))
+			fmt.Fprintf(s.stdout, "created study %q in %s: %s, searched on their box, %s\n", s.name, s.at(), n, plural.Count(len(res.Spec.Seeds), "seed"))
 		case res.Named != nil:
-			fmt.Fprintf(s.stdout, "created study %q in %s: %s, %s, %s\n", s.name, s.db, n, plural.Count(len(res.X), "candidate setting"), plural.Count(len(res.Spec.Seeds), "seed"))
+			fmt.Fprintf(s.stdout, "created study %q in %s: %s, %s, %s\n", s.name, s.at(), n, plural.Count(len(res.X), "candidate setting"), plural.Count(len(res.Spec.Seeds), "seed"))
 		case res.Box != nil:
-			fmt.Fprintf(s.stdout, "created study %q in %s: a %d-D box, %s\n", s.name, s.db, res.Dim(), plural.Count(len(res.Box.Seeds), "seed point"))
+			fmt.Fprintf(s.stdout, "created study %q in %s: a %d-D box, %s\n", s.name, s.at(), res.Dim(), plural.Count(len(res.Box.Seeds), "seed point"))
 		default:
-			fmt.Fprintf(s.stdout, "created study %q in %s: %s, %s\n", s.name, s.db, plural.Count(len(res.X), "action"), plural.Count(len(res.Seed), "seed action"))
+			fmt.Fprintf(s.stdout, "created study %q in %s: %s, %s\n", s.name, s.at(), plural.Count(len(res.X), "action"), plural.Count(len(res.Seed), "seed action"))
 		}
 		for _, n := range res.Notes() {
 			fmt.Fprintf(s.stderr, "safegp: note: %s\n", n)
@@ -350,19 +382,16 @@ func askFlags(fs *flag.FlagSet) func(*studySession) error {
 		if err := study.CheckLease(study.ErrBadAsk, "--lease", *lease, true); err != nil {
 			return err
 		}
-		svc, done, err := s.open(store.OpenOptions{})
+		b, err := s.open(store.OpenOptions{})
 		if err != nil {
 			return err
 		}
-		defer done()
-		var as []*study.AskAnswer
-		if err := retryWrite(func() (err error) { as, err = svc.AskBatch(s.ctx, s.name, opt); return err }); err != nil {
+		defer b.close()
+		a, err := b.ask(s.ctx, s.name, opt, s.given["count"])
+		if err != nil {
 			return err
 		}
-		if s.given["count"] {
-			return json.NewEncoder(s.stdout).Encode(study.NewBatchAnswer(as))
-		}
-		return json.NewEncoder(s.stdout).Encode(as[0])
+		return printJSON(s.stdout, a, false)
 	}
 }
 
@@ -382,16 +411,16 @@ func heartbeatFlags(fs *flag.FlagSet) func(*studySession) error {
 			return fmt.Errorf("%w: --lease-token is empty: give the ask's lease token, or leave the flag out", study.ErrBadHeartbeat)
 		}
 		req := &study.HeartbeatRequest{Ask: *askID, LeaseSeconds: *lease, Lease: *token}
-		svc, done, err := s.open(store.OpenOptions{})
+		b, err := s.open(store.OpenOptions{})
 		if err != nil {
 			return err
 		}
-		defer done()
-		var a *study.LeaseAnswer
-		if err := retryWrite(func() (err error) { a, err = svc.Heartbeat(s.ctx, s.name, req); return err }); err != nil {
+		defer b.close()
+		a, err := b.heartbeat(s.ctx, s.name, req)
+		if err != nil {
 			return err
 		}
-		return json.NewEncoder(s.stdout).Encode(a)
+		return printJSON(s.stdout, a, false)
 	}
 }
 
@@ -450,14 +479,14 @@ func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 				req.G = append(req.G, x)
 			}
 		}
-		return sendTell(s, req, func(svc *study.Service) error {
+		return sendTell(s, req, func(b backend) error {
 			if s.given["g"] {
 				return nil
 			}
-			if h, _, err := svc.Safety(s.ctx, s.name); err != nil {
+			if m, err := b.constraints(s.ctx, s.name); err != nil {
 				return err
-			} else if len(h) > 0 {
-				return fmt.Errorf("%w: --g is required: the study has %s", study.ErrBadTell, plural.Count(len(h), "constraint"))
+			} else if m > 0 {
+				return fmt.Errorf("%w: --g is required: the study has %s", study.ErrBadTell, plural.Count(m, "constraint"))
 			}
 			return nil
 		})
@@ -467,20 +496,27 @@ func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 // sendTell opens the database, runs check on the service (nil: none),
 // tells req with retries, prints its warnings on stderr and its answer
 // on stdout.
-func sendTell(s *studySession, req *study.TellRequest, check func(*study.Service) error) error {
-	svc, done, err := s.open(store.OpenOptions{})
+func sendTell(s *studySession, req *study.TellRequest, check func(backend) error) error {
+	b, err := s.open(store.OpenOptions{})
 	if err != nil {
 		return err
 	}
-	defer done()
+	defer b.close()
 	if check != nil {
-		if err := check(svc); err != nil {
+		if err := check(b); err != nil {
 			return err
 		}
 	}
-	var a *study.TellAnswer
-	if err := retryWrite(func() (err error) { a, err = svc.Tell(s.ctx, s.name, req); return err }); err != nil {
+	ans, err := b.tell(s.ctx, s.name, req)
+	if err != nil {
 		return err
+	}
+	var a struct {
+		Warnings    []string `json:"warnings"`
+		Calibration string   `json:"calibration"`
+	}
+	if err := json.Unmarshal(ans, &a); err != nil {
+		return fmt.Errorf("%w: %w", errServer, err)
 	}
 	for _, w := range a.Warnings {
 		fmt.Fprintf(s.stderr, "safegp: warning: %s\n", w)
@@ -488,7 +524,7 @@ func sendTell(s *studySession, req *study.TellRequest, check func(*study.Service
 	if a.Calibration != "" {
 		fmt.Fprintf(s.stderr, "safegp: warning: %s\n", a.Calibration)
 	}
-	return json.NewEncoder(s.stdout).Encode(a)
+	return printJSON(s.stdout, ans, false)
 }
 
 // pairsFlag collects a repeated flag's name=value pairs, in order.
@@ -577,30 +613,21 @@ func importFlags(fs *flag.FlagSet) func(*studySession) error {
 		if err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
-		defer f.Close()
-		svc, done, err := s.open(store.OpenOptions{})
-		if err != nil {
-			return err
-		}
-		defer done()
-		// The file is read against the study's columns, so that its
-		// errors say what this study takes (its context variables).
-		cols, err := svc.Columns(s.ctx, s.name)
-		if err != nil {
-			return err
-		}
-		rows, err := study.ParseImportCSV(f, cols)
+		body, err := io.ReadAll(f)
+		f.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.pos[0], err)
 		}
-		var a *study.ImportAnswer
-		if err := retryWrite(func() (err error) {
-			a, err = svc.ImportWith(s.ctx, s.name, rows, study.ImportOptions{Repeat: *repeat})
+		b, err := s.open(store.OpenOptions{})
+		if err != nil {
 			return err
-		}); err != nil {
+		}
+		defer b.close()
+		a, err := b.importCSV(s.ctx, s.name, body, *repeat)
+		if err != nil {
 			return fmt.Errorf("%s: %w", s.pos[0], err)
 		}
-		return json.NewEncoder(s.stdout).Encode(a)
+		return printJSON(s.stdout, a, false)
 	}
 }
 
@@ -624,21 +651,23 @@ func posteriorFlags(fs *flag.FlagSet) func(*studySession) error {
 		case seed != nil:
 			return fmt.Errorf("%s: %w: a seed column has no meaning here: give the points only (x1…xd)", s.pos[0], study.ErrBadPoints)
 		}
-		svc, done, err := s.open(store.OpenOptions{ReadOnly: true})
+		b, err := s.open(store.OpenOptions{ReadOnly: true})
 		if err != nil {
 			return err
 		}
-		defer done()
-		a, err := svc.PosteriorIn(s.ctx, s.name, pts, values)
+		defer b.close()
+		ans, err := b.posterior(s.ctx, s.name, pts, values)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.pos[0], err)
 		}
 		if *asJSON {
-			enc := json.NewEncoder(s.stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(a)
+			return printJSON(s.stdout, ans, true)
 		}
-		return writePosterior(s.stdout, a)
+		var a study.PosteriorAnswer
+		if err := json.Unmarshal(ans, &a); err != nil {
+			return fmt.Errorf("%w: %w", errServer, err)
+		}
+		return writePosterior(s.stdout, &a)
 	}
 }
 
@@ -685,18 +714,22 @@ func retractFlags(fs *flag.FlagSet) func(*studySession) error {
 		if s.given["observation"] == s.given["trial"] {
 			return fmt.Errorf("%w: give one of --observation and --trial", study.ErrBadRetract)
 		}
-		svc, done, err := s.open(store.OpenOptions{})
+		b, err := s.open(store.OpenOptions{})
 		if err != nil {
 			return err
 		}
-		defer done()
-		var a *study.RetractAnswer
-		retract := func() (err error) { a, err = svc.Retract(s.ctx, s.name, *observation); return err }
+		defer b.close()
+		n := *observation
 		if s.given["trial"] {
-			retract = func() (err error) { a, err = svc.RetractTrial(s.ctx, s.name, *trial); return err }
+			n = *trial
 		}
-		if err := retryWrite(retract); err != nil {
+		ans, err := b.retract(s.ctx, s.name, n, s.given["trial"])
+		if err != nil {
 			return err
+		}
+		var a study.RetractAnswer
+		if err := json.Unmarshal(ans, &a); err != nil {
+			return fmt.Errorf("%w: %w", errServer, err)
 		}
 		switch w := a.WithdrawnAsks; len(w) {
 		case 0:
@@ -709,24 +742,28 @@ func retractFlags(fs *flag.FlagSet) func(*studySession) error {
 			}
 			fmt.Fprintf(s.stderr, "safegp: asks %s were withdrawn: they were chosen with the retracted value; run safegp study ask for new ones\n", strings.Join(ids, ", "))
 		}
-		return json.NewEncoder(s.stdout).Encode(a)
+		return printJSON(s.stdout, ans, false)
 	}
 }
 
 func listFlags(fs *flag.FlagSet) func(*studySession) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	return func(s *studySession) error {
-		svc, done, err := s.open(store.OpenOptions{ReadOnly: true})
+		b, err := s.open(store.OpenOptions{ReadOnly: true})
 		if err != nil {
 			return err
 		}
-		defer done()
-		l, err := svc.List(s.ctx)
+		defer b.close()
+		ans, err := b.list(s.ctx)
 		if err != nil {
 			return err
 		}
 		if *asJSON {
-			return json.NewEncoder(s.stdout).Encode(l)
+			return printJSON(s.stdout, ans, false)
+		}
+		var l []study.StudyInfo
+		if err := json.Unmarshal(ans, &l); err != nil {
+			return fmt.Errorf("%w: %w", errServer, err)
 		}
 		w := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(w, "STUDY\tALGORITHM\tROUNDS\tHORIZON\tVIOLATIONS\tPENDING\tUPDATED")
@@ -743,27 +780,27 @@ func deleteFlags(fs *flag.FlagSet) func(*studySession) error {
 		if !s.given["study"] {
 			return fmt.Errorf("%w: delete needs --study NAME, the study to delete", study.ErrBadName)
 		}
-		svc, done, err := s.open(store.OpenOptions{})
+		b, err := s.open(store.OpenOptions{})
 		if err != nil {
 			return err
 		}
-		defer done()
-		var a *study.DeleteAnswer
-		if err := retryWrite(func() (err error) { a, err = svc.Delete(s.ctx, s.name, *force); return err }); err != nil {
+		defer b.close()
+		a, err := b.remove(s.ctx, s.name, *force)
+		if err != nil {
 			return err
 		}
-		return json.NewEncoder(s.stdout).Encode(a)
+		return printJSON(s.stdout, a, false)
 	}
 }
 
 func renameFlags(*flag.FlagSet) func(*studySession) error {
 	return func(s *studySession) error {
-		svc, done, err := s.open(store.OpenOptions{})
+		b, err := s.open(store.OpenOptions{})
 		if err != nil {
 			return err
 		}
-		defer done()
-		if err := retryWrite(func() error { return svc.Rename(s.ctx, s.name, s.pos[0]) }); err != nil {
+		defer b.close()
+		if err := b.rename(s.ctx, s.name, s.pos[0]); err != nil {
 			return err
 		}
 		fmt.Fprintf(s.stdout, "renamed study %q to %q\n", s.name, s.pos[0])
@@ -774,19 +811,21 @@ func renameFlags(*flag.FlagSet) func(*studySession) error {
 func showFlags(fs *flag.FlagSet) func(*studySession) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	return func(s *studySession) error {
-		svc, done, err := s.open(store.OpenOptions{ReadOnly: true})
+		b, err := s.open(store.OpenOptions{ReadOnly: true})
 		if err != nil {
 			return err
 		}
-		defer done()
-		sum, err := svc.Show(s.ctx, s.name)
+		defer b.close()
+		ans, err := b.show(s.ctx, s.name)
 		if err != nil {
 			return err
 		}
 		if *asJSON {
-			enc := json.NewEncoder(s.stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(sum)
+			return printJSON(s.stdout, ans, true)
+		}
+		sum := new(study.Summary)
+		if err := json.Unmarshal(ans, sum); err != nil {
+			return fmt.Errorf("%w: %w", errServer, err)
 		}
 		w := s.stdout
 		safety := plural.Count(sum.Constraints, "constraint")
@@ -962,27 +1001,15 @@ func writeModel(w io.Writer, m *study.ModelInfo, labels []string) {
 func exportFlags(fs *flag.FlagSet) func(*studySession) error {
 	format := fs.String("format", "csv", "csv or json")
 	return func(s *studySession) error {
-		svc, done, err := s.open(store.OpenOptions{ReadOnly: true})
-		if err != nil {
-			return err
-		}
-		defer done()
-		x, err := svc.Export(s.ctx, s.name)
-		if err != nil {
-			return err
-		}
-		switch *format {
-		case "csv":
-			_, err = s.stdout.Write(study.ExportCSV(x))
-		case "json":
-			var b []byte
-			if b, err = study.ExportJSON(x); err == nil {
-				_, err = s.stdout.Write(b)
-			}
-		default:
+		if *format != "csv" && *format != "json" {
 			return fmt.Errorf("--format: want csv or json, got %s", quote.Short(*format))
 		}
-		return err
+		b, err := s.open(store.OpenOptions{ReadOnly: true})
+		if err != nil {
+			return err
+		}
+		defer b.close()
+		return b.export(s.ctx, s.name, *format, s.stdout)
 	}
 }
 
@@ -999,11 +1026,15 @@ func plotFlags(fs *flag.FlagSet) func(*studySession) error {
 			fmt.Fprintln(s.stderr, "safegp study plot: --out FILE is required")
 			return errUsage
 		}
-		svc, done, err := s.open(store.OpenOptions{ReadOnly: true})
+		if s.server != "" {
+			return fmt.Errorf("%w: plot draws from the database file: run it where the file is (--db), or open the server's dashboard, which draws the same", errNeedsFile)
+		}
+		l, err := openLocal(s.db, store.OpenOptions{ReadOnly: true}, s.maxMem.Limit())
 		if err != nil {
 			return err
 		}
-		defer done()
+		defer l.close()
+		svc := l.svc
 		x, h, obs, snap, err := svc.Inspect(s.ctx, s.name)
 		if err != nil {
 			return err
@@ -1031,6 +1062,10 @@ func plotFlags(fs *flag.FlagSet) func(*studySession) error {
 		return nil
 	}
 }
+
+// errNeedsFile is a command that reads the database file itself, given
+// --server.
+var errNeedsFile = errclass.New(errclass.ErrInvalid, "needs the file")
 
 // jsonText writes v as JSON ([0.5,1] rather than Go's [0.5 1]), the form
 // the rest of the study commands print and take.

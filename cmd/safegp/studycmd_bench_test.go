@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -14,14 +17,14 @@ import (
 // BenchmarkStudyCommand times one study command of a scripted loop — an
 // ask and its tell, each its own process, as examples/tune/tune.sh runs
 // them — at t = 10 and t = 1 000 observations on a 1-D grid of 1 000
-// actions (sgp-ucb), each command in its own process (resident=off, a
-// replay each) and through a resident (on, the default; started before
-// the timing). Issue 29, item 4: a command at t = 1 000 at most 2× one at
-// t = 10. ns/op is per command (half an ask/tell pair).
+// actions (sgp-ucb), on the file (--db: a replay each) and through a
+// safegp serve process (--server, started before the timing, which keeps
+// the study in memory). A command at t = 1 000 at most 2× one at t = 10.
+// ns/op is per command (half an ask/tell pair).
 func BenchmarkStudyCommand(b *testing.B) {
 	for _, t := range []int{10, 1000} {
-		for _, mode := range []string{"off", "on"} {
-			b.Run(fmt.Sprintf("t=%d/resident=%s", t, mode), func(b *testing.B) {
+		for _, mode := range []string{"db", "server"} {
+			b.Run(fmt.Sprintf("t=%d/%s", t, mode), func(b *testing.B) {
 				dir := b.TempDir()
 				spec := filepath.Join(dir, "s.yaml")
 				if err := os.WriteFile(spec, []byte(`decision_set: {grid: {bounds: [[0, 4]], points: [1000]}}
@@ -51,11 +54,12 @@ seed: 5
 					b.Fatal(err)
 				}
 				db := filepath.Join(dir, "s.db")
-				env := append(os.Environ(), "SAFEGP_RESIDENT="+mode, "SAFEGP_RESIDENT_IDLE=5s")
+				where := []string{"--db", db}
+				if mode == "server" {
+					where = []string{"--server", serveProcess(b, db)}
+				}
 				cmd := func(args ...string) string {
-					c := exec.Command(binary, append(args, "--db", db)...)
-					c.Env = env
-					out, err := c.Output()
+					out, err := exec.Command(binary, append(args, where...)...).Output()
 					if err != nil {
 						b.Fatalf("safegp %v: %v", args, err)
 					}
@@ -68,7 +72,7 @@ seed: 5
 					id := a[strings.Index(a, ":")+1 : strings.Index(a, ",")]
 					cmd("study", "tell", "--ask", id, "--f", "-0.1", "--g", "0.9")
 				}
-				step() // starts the resident, with mode on
+				step() // loads the study, in the server
 				b.ResetTimer()
 				for range b.N {
 					step()
@@ -78,4 +82,29 @@ seed: 5
 			})
 		}
 	}
+}
+
+// serveProcess starts safegp serve on db, on a free loopback port, until
+// the benchmark ends, and returns its URL.
+func serveProcess(b *testing.B, db string) string {
+	b.Helper()
+	c := exec.Command(binary, "serve", "--db", db, "--addr", "127.0.0.1:0")
+	logs, err := c.StderrPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Process.Signal(os.Interrupt); c.Wait() })
+	sc := bufio.NewScanner(logs)
+	for sc.Scan() {
+		var l struct{ Msg, Addr string }
+		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Msg == "listening" {
+			go io.Copy(io.Discard, logs)
+			return "http://" + l.Addr
+		}
+	}
+	b.Fatal("safegp serve ended without listening")
+	return ""
 }

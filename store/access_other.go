@@ -1,0 +1,6 @@
+//go:build !unix
+
+package store
+
+// writable is unknown here: a read-only open is opened mode=ro.
+func writable(string) bool { return false }
