@@ -529,24 +529,44 @@ func bestSafe(safe []bool, lower []float64) int {
 // the known-safe points of the line as its seed set.
 func (b *lineBO) startLine() error {
 	cand, safe, lower := b.candidates()
-	var xb, v []float64
-	evals := 0
-	if r := b.resume; r != nil && anchorSafe(b.prevBest, cand, safe) {
-		// The line a replaced policy had in progress (Carry), while its
-		// anchor is still a safe point (a retraction may have withdrawn
-		// it: then a new line starts, the same on replay).
-		xb, v, evals = slices.Clone(b.prevBest), r.dir, r.evals
-	} else {
-		xb = cand[bestSafe(safe, lower)]
-		v = b.direction(xb)
-		b.prevBest = append(b.prevBest[:0], xb...)
-		b.lines++
-	}
+	xb, v, evals := b.anchor(cand, safe, lower)
 	b.resume = nil
 	b.dir = slices.Clone(v)
+	step := b.line.MaxStep
+	sLo, sHi := b.span(xb, v, step)
+	pts := b.gridPoints(xb, v, step, sLo, sHi)
+	pts = b.onLine(pts, cand, safe, xb, v, step)
+	sort.SliceStable(pts, func(i, j int) bool { return pts[i].s < pts[j].s })
+	set := lineSet(pts)
+	inner, err := b.newInner(set)
+	if err != nil {
+		return err
+	}
+	b.inner, b.lineX, b.evals = inner, set.X, evals
+	return nil
+}
 
-	// The line x̂ + s·v for s in [sLo, sHi], clipped to the box.
-	sLo, sHi := math.Inf(-1), math.Inf(1)
+// anchor returns the next line's anchor x̂, its direction and the
+// evaluations already made on it: the line a replaced policy had in
+// progress (Carry), while its anchor is still a safe point (a retraction
+// may have withdrawn it: then a new line starts, the same on replay), or
+// a new line through the best safe point.
+func (b *lineBO) anchor(cand [][]float64, safe []bool, lower []float64) (xb, v []float64, evals int) {
+	if r := b.resume; r != nil && anchorSafe(b.prevBest, cand, safe) {
+		return slices.Clone(b.prevBest), r.dir, r.evals
+	}
+	xb = cand[bestSafe(safe, lower)]
+	v = b.direction(xb)
+	b.prevBest = append(b.prevBest[:0], xb...)
+	b.lines++
+	return xb, v, 0
+}
+
+// span returns the range [sLo, sHi] of s on the line x̂ + s·v clipped to
+// the box, and cut by a step limit to |s·v_j| ≤ max_step_j: every point
+// within the bounds of x̂ (Spec.MaxStep).
+func (b *lineBO) span(xb, v, step []float64) (sLo, sHi float64) {
+	sLo, sHi = math.Inf(-1), math.Inf(1)
 	for j, vj := range v {
 		if vj == 0 {
 			continue
@@ -555,21 +575,26 @@ func (b *lineBO) startLine() error {
 		sLo, sHi = math.Max(sLo, math.Min(a, c)), math.Min(sHi, math.Max(a, c))
 	}
 	sLo, sHi = math.Min(sLo, 0), math.Max(sHi, 0)
-	// A step limit cuts the line to |s·v_j| ≤ max_step_j: every point
-	// within the bounds of x̂ (Spec.MaxStep).
-	step := b.line.MaxStep
 	for j, vj := range v {
 		if step != nil && vj != 0 {
 			r := step[j] / math.Abs(vj)
 			sLo, sHi = math.Max(sLo, -r), math.Min(sHi, r)
 		}
 	}
-	type point struct {
-		s    float64
-		x    []float64
-		seed bool
-	}
-	var pts []point
+	return sLo, sHi
+}
+
+// linePoint is a point x = x̂ + s·v of a line; seed says it is known safe.
+type linePoint struct {
+	s    float64
+	x    []float64
+	seed bool
+}
+
+// gridPoints returns the line's Points evenly spaced points on
+// [sLo, sHi], clamped to the box and the step limit.
+func (b *lineBO) gridPoints(xb, v, step []float64, sLo, sHi float64) []linePoint {
+	var pts []linePoint
 	n := b.line.Points
 	for i := range n {
 		s := sLo + (sHi-sLo)*float64(i)/float64(n-1)
@@ -582,10 +607,15 @@ func (b *lineBO) startLine() error {
 				x[j] = min(max(x[j], xb[j]-step[j]), xb[j]+step[j])
 			}
 		}
-		pts = append(pts, point{s: s, x: x})
+		pts = append(pts, linePoint{s: s, x: x})
 	}
-	// Seeds and observed points on the line: within lineTol of it
-	// (relative to the box's diagonal), at their own coordinates.
+	return pts
+}
+
+// onLine appends to pts the seeds and observed points (cand) on the line:
+// within lineTol of it (relative to the box's diagonal) and within the
+// step limit, at their own coordinates.
+func (b *lineBO) onLine(pts []linePoint, cand [][]float64, safe []bool, xb, v, step []float64) []linePoint {
 	var diag float64
 	for _, lh := range b.box.Bounds {
 		diag += (lh[1] - lh[0]) * (lh[1] - lh[0])
@@ -603,11 +633,15 @@ func (b *lineBO) startLine() error {
 		if math.Sqrt(vec.Dot(r, r)) > tol || !withinStep(p, xb, step) {
 			continue
 		}
-		pts = append(pts, point{s: s, x: p, seed: safe[i]})
+		pts = append(pts, linePoint{s: s, x: p, seed: safe[i]})
 	}
-	sort.SliceStable(pts, func(i, j int) bool { return pts[i].s < pts[j].s })
-	// One action per distinct point: a seed or observed point replaces a
-	// grid point equal to it, and is kept safe if any copy is.
+	return pts
+}
+
+// lineSet makes the line's decision set from its points, sorted by s: one
+// action per distinct point, a seed or observed point replacing a grid
+// point equal to it, and kept safe if any copy is.
+func lineSet(pts []linePoint) DecisionSet {
 	var set DecisionSet
 	for _, p := range pts {
 		if k := len(set.X) - 1; k >= 0 && slices.Equal(set.X[k], p.x) {
@@ -621,31 +655,34 @@ func (b *lineBO) startLine() error {
 		}
 		set.X = append(set.X, p.x)
 	}
+	return set
+}
+
+// newInner builds the line's inner policy on set: with the global GPs
+// moved onto it where it can (moved), else by New and a tell of every
+// observation so far.
+func (b *lineBO) newInner(set DecisionSet) (*loop, error) {
 	t := len(b.obs)
 	opt := b.opt
 	opt.Horizon = max(b.opt.Horizon, t+b.line.PerLine)
 	opt.Grow, opt.Expect, opt.WarmStart = true, t, 0
-	var inner *loop
 	if pre := b.moved(set, opt); pre != nil {
 		p, err := newFinite(&b.line.Inner, b.model, set, nil, opt, pre)
 		if err != nil {
-			return fmt.Errorf("line-bo: line %d: %w", b.lines, err)
+			return nil, fmt.Errorf("line-bo: line %d: %w", b.lines, err)
 		}
-		inner = p
-	} else {
-		p, err := newFinite(&b.line.Inner, b.model, set, nil, opt, nil)
-		if err != nil {
-			return fmt.Errorf("line-bo: line %d: %w", b.lines, err)
-		}
-		for k := range b.obs {
-			if err := p.Tell(0, b.obs[k].o); err != nil {
-				return fmt.Errorf("line-bo: line %d: observation %d: %w", b.lines, k+1, err)
-			}
-		}
-		inner = p
+		return p, nil
 	}
-	b.inner, b.lineX, b.evals = inner, set.X, evals
-	return nil
+	p, err := newFinite(&b.line.Inner, b.model, set, nil, opt, nil)
+	if err != nil {
+		return nil, fmt.Errorf("line-bo: line %d: %w", b.lines, err)
+	}
+	for k := range b.obs {
+		if err := p.Tell(0, b.obs[k].o); err != nil {
+			return nil, fmt.Errorf("line-bo: line %d: observation %d: %w", b.lines, k+1, err)
+		}
+	}
+	return p, nil
 }
 
 // moved returns the inner policy's GPs on the line's set, moved there

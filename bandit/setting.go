@@ -167,68 +167,96 @@ func SwitchBytes(s *Spec, n, m, horizon int) int64 {
 // check validates what New is given, so that no policy meets an index out
 // of range or a nil kernel later: errors wrap ErrConfig.
 func check(model *Model, set *DecisionSet, opt *Options) error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
-	}
 	if err := checkSet(set); err != nil {
 		return err
 	}
-	d := len(set.X[0])
-	if model.Objective == nil {
-		return bad("no objective kernel")
+	if err := checkConditions(model, opt); err != nil {
+		return err
 	}
-	for i, k := range model.Constraints {
-		if k == nil {
-			return bad("no kernel for constraint g%d", i+1)
-		}
-	}
-	if len(model.Constraints) != len(opt.Thresholds) {
-		return bad("%d constraint kernels for %d thresholds", len(model.Constraints), len(opt.Thresholds))
-	}
-	if hf := opt.ObjectiveThreshold; hf != nil && !finite(*hf) {
-		return bad("objective threshold h_f = %v: want a finite number", *hf)
-	}
-	if len(opt.Thresholds) == 0 && opt.ObjectiveThreshold == nil {
-		return bad("no safety condition: give a constraint or an objective threshold h_f")
-	}
-	if !(model.NoiseStd >= 0) || math.IsInf(model.NoiseStd, 0) {
-		return bad("noise σ = %v: want a finite number ≥ 0", model.NoiseStd)
-	}
-	if model.NoiseStds != nil && len(model.NoiseStds) != len(model.Constraints)+1 {
-		return bad("%d noise σ for %d GPs (f and %d constraints)", len(model.NoiseStds), len(model.Constraints)+1, len(model.Constraints))
-	}
-	for j, s := range model.NoiseStds {
-		if !(s >= 0) || math.IsInf(s, 0) {
-			return bad("noise σ of %s = %v: want a finite number ≥ 0", gpName(j), s)
-		}
+	if err := checkNoise(model); err != nil {
+		return err
 	}
 	if !(model.Delta > 0 && model.Delta < 1) {
-		return bad("δ = %v: want a number in (0, 1)", model.Delta)
+		return configErr("δ = %v: want a number in (0, 1)", model.Delta)
 	}
 	if opt.Horizon < 1 {
-		return bad("horizon %d: want at least 1", opt.Horizon)
+		return configErr("horizon %d: want at least 1", opt.Horizon)
 	}
 	for j := -1; j < len(model.Constraints); j++ {
 		k, name := model.Objective, "objective"
 		if j >= 0 {
 			k, name = model.Constraints[j], fmt.Sprintf("constraint g%d", j+1)
 		}
-		// An ARD kernel needs one lengthscale per input dimension: Eval
-		// would index past fewer, and ignore more.
-		if l := kernel.ARD(k); l != nil && len(l) != d {
-			return bad("the %s kernel has %d lengthscales for %d input dimensions", name, len(l), d)
+		if err := checkKernelOn(k, name, set); err != nil {
+			return err
 		}
-		if p, ok := k.(kernel.Product); ok {
-			if err := p.CheckDim(d); err != nil {
-				return bad("the %s kernel: %v", name, err)
-			}
+	}
+	return nil
+}
+
+// configErr is an error of what New is given, wrapping ErrConfig.
+func configErr(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
+}
+
+// checkConditions checks the GPs' kernels are given, one per constraint
+// threshold, and that there is a safety condition at all.
+func checkConditions(model *Model, opt *Options) error {
+	if model.Objective == nil {
+		return configErr("no objective kernel")
+	}
+	for i, k := range model.Constraints {
+		if k == nil {
+			return configErr("no kernel for constraint g%d", i+1)
 		}
-		// A kernel that overflows on D (a high-degree polynomial far from
-		// the origin) would turn every bound into NaN.
-		for i, x := range set.X {
-			if v := k.Eval(x, x); math.IsNaN(v) || math.IsInf(v, 0) {
-				return bad("the %s kernel is not finite at action %d: k(x,x) = %v", name, i, v)
-			}
+	}
+	if len(model.Constraints) != len(opt.Thresholds) {
+		return configErr("%d constraint kernels for %d thresholds", len(model.Constraints), len(opt.Thresholds))
+	}
+	if hf := opt.ObjectiveThreshold; hf != nil && !finite(*hf) {
+		return configErr("objective threshold h_f = %v: want a finite number", *hf)
+	}
+	if len(opt.Thresholds) == 0 && opt.ObjectiveThreshold == nil {
+		return configErr("no safety condition: give a constraint or an objective threshold h_f")
+	}
+	return nil
+}
+
+// checkNoise checks the model's noise σ, and the per-GP ones if given.
+func checkNoise(model *Model) error {
+	if !(model.NoiseStd >= 0) || math.IsInf(model.NoiseStd, 0) {
+		return configErr("noise σ = %v: want a finite number ≥ 0", model.NoiseStd)
+	}
+	if model.NoiseStds != nil && len(model.NoiseStds) != len(model.Constraints)+1 {
+		return configErr("%d noise σ for %d GPs (f and %d constraints)", len(model.NoiseStds), len(model.Constraints)+1, len(model.Constraints))
+	}
+	for j, s := range model.NoiseStds {
+		if !(s >= 0) || math.IsInf(s, 0) {
+			return configErr("noise σ of %s = %v: want a finite number ≥ 0", gpName(j), s)
+		}
+	}
+	return nil
+}
+
+// checkKernelOn checks kernel k (of the GP name) against the decision
+// set: its dimension, and a finite prior variance at every action.
+func checkKernelOn(k kernel.Kernel, name string, set *DecisionSet) error {
+	d := len(set.X[0])
+	// An ARD kernel needs one lengthscale per input dimension: Eval
+	// would index past fewer, and ignore more.
+	if l := kernel.ARD(k); l != nil && len(l) != d {
+		return configErr("the %s kernel has %d lengthscales for %d input dimensions", name, len(l), d)
+	}
+	if p, ok := k.(kernel.Product); ok {
+		if err := p.CheckDim(d); err != nil {
+			return configErr("the %s kernel: %v", name, err)
+		}
+	}
+	// A kernel that overflows on D (a high-degree polynomial far from
+	// the origin) would turn every bound into NaN.
+	for i, x := range set.X {
+		if v := k.Eval(x, x); math.IsNaN(v) || math.IsInf(v, 0) {
+			return configErr("the %s kernel is not finite at action %d: k(x,x) = %v", name, i, v)
 		}
 	}
 	return nil
@@ -237,31 +265,28 @@ func check(model *Model, set *DecisionSet, opt *Options) error {
 // checkSet validates a decision set and its seed set: errors wrap
 // ErrConfig.
 func checkSet(set *DecisionSet) error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s", ErrConfig, fmt.Sprintf(format, args...))
-	}
 	n := len(set.X)
 	if n == 0 {
-		return bad("empty decision set")
+		return configErr("empty decision set")
 	}
 	d := len(set.X[0])
 	if d == 0 {
-		return bad("action 0 has no coordinates")
+		return configErr("action 0 has no coordinates")
 	}
 	for i, x := range set.X {
 		if len(x) != d {
-			return bad("action %d has %d coordinates, action 0 has %d", i, len(x), d)
+			return configErr("action %d has %d coordinates, action 0 has %d", i, len(x), d)
 		}
 	}
 	if len(set.Seed) == 0 {
-		return bad("empty seed set: a policy needs at least one action known to be safe")
+		return configErr("empty seed set: a policy needs at least one action known to be safe")
 	}
 	for k, i := range set.Seed {
 		if i < 0 || i >= n {
-			return bad("seed action %d outside the decision set's 0…%d", i, n-1)
+			return configErr("seed action %d outside the decision set's 0…%d", i, n-1)
 		}
 		if k > 0 && i <= set.Seed[k-1] {
-			return bad("seed actions must be ascending and distinct, got %d after %d", i, set.Seed[k-1])
+			return configErr("seed actions must be ascending and distinct, got %d after %d", i, set.Seed[k-1])
 		}
 	}
 	return nil

@@ -428,15 +428,12 @@ func (s *Spec) DisplayLabel() string {
 // the options it takes (Algorithm.Options), and their values. Errors name
 // the key.
 func (s *Spec) Check(horizon int) error {
-	bad := func(key string, format string, args ...any) error {
-		return fielderr.New(ErrConfig, key, format, args...)
-	}
 	if s.Name == "" {
-		return bad("name", "missing (one of %v)", allNames)
+		return badKey("name", "missing (one of %v)", allNames)
 	}
 	a := s.algorithm()
 	if a == nil {
-		return bad("name", "unknown algorithm %q (one of %v)", s.Name, allNames)
+		return badKey("name", "unknown algorithm %q (one of %v)", s.Name, allNames)
 	}
 	given := map[string]bool{
 		"phase1":      s.Phase1 != "",
@@ -458,7 +455,7 @@ func (s *Spec) Check(horizon int) error {
 	}
 	for _, k := range []string{"phase1", "exploration", "keep_seed", "safe_set", "lipschitz", "inner", "direction", "points", "per_line", "tolerance", "max_step", "keep_line", "swarm_size", "iterations", "ascent_rule", "noise_bound"} {
 		if given[k] && !slices.Contains(a.Options, k) {
-			return bad(k, "not an option of %s", s.Name)
+			return badKey(k, "not an option of %s", s.Name)
 		}
 	}
 	if a.check != nil {
@@ -500,51 +497,67 @@ func (s *Spec) checkSwarm(int) error {
 // inner algorithm that needs the true functions is refused, since a box
 // has none.
 func (s *Spec) checkLine(horizon int) error {
-	bad := func(key string, format string, args ...any) error {
-		return fielderr.New(ErrConfig, key, format, args...)
-	}
 	l := s.LineOptions()
 	if a := l.Inner.algorithm(); a == nil || !a.OnLine {
 		if a != nil && a.NeedsSafeSet {
-			return bad("inner", "%s needs the true safe set, which a box domain does not have (one of %v)", l.Inner.Name, LineInners)
+			return badKey("inner", "%s needs the true safe set, which a box domain does not have (one of %v)", l.Inner.Name, LineInners)
 		}
-		return bad("inner", "%q is not an algorithm line-bo runs on a line (one of %v)", l.Inner.Name, LineInners)
+		return badKey("inner", "%q is not an algorithm line-bo runs on a line (one of %v)", l.Inner.Name, LineInners)
 	}
+	if err := s.checkLineKeys(&l); err != nil {
+		return err
+	}
+	if err := l.Inner.Check(horizon); err != nil {
+		return fmt.Errorf("inner %s: %w", l.Inner.Name, err)
+	}
+	return checkInnerOnBox(&l.Inner)
+}
+
+// badKey is a configuration error at key, relative to the spec.
+func badKey(key string, format string, args ...any) error {
+	return fielderr.New(ErrConfig, key, format, args...)
+}
+
+// checkLineKeys checks line-bo's own keys: how lines are drawn, laid out
+// and searched.
+func (s *Spec) checkLineKeys(l *Line) error {
 	switch l.Direction {
 	case "coordinate", "random", "ascent":
 	default:
-		return bad("direction", "unknown rule %q (coordinate, random, ascent)", l.Direction)
+		return badKey("direction", "unknown rule %q (coordinate, random, ascent)", l.Direction)
 	}
 	if l.Points < 2 || l.Points > maxLinePoints {
-		return bad("points", "want an integer in 2…%d, got %d", maxLinePoints, l.Points)
+		return badKey("points", "want an integer in 2…%d, got %d", maxLinePoints, l.Points)
 	}
 	if l.PerLine < 1 {
-		return bad("per_line", "want an integer ≥ 1, got %d", l.PerLine)
+		return badKey("per_line", "want an integer ≥ 1, got %d", l.PerLine)
 	}
 	if !(l.Tolerance >= 0) || math.IsInf(l.Tolerance, 0) {
-		return bad("tolerance", "want a finite number ≥ 0, got %v", l.Tolerance)
+		return badKey("tolerance", "want a finite number ≥ 0, got %v", l.Tolerance)
 	}
 	if err := checkMaxStep(l.MaxStep); err != nil {
 		return err
 	}
 	switch {
 	case l.AscentRule != "sampled" && l.AscentRule != "mean":
-		return bad("ascent_rule", "unknown rule %q (sampled, mean)", l.AscentRule)
+		return badKey("ascent_rule", "unknown rule %q (sampled, mean)", l.AscentRule)
 	case s.AscentRule != "" && l.Direction != "ascent":
-		return bad("ascent_rule", "only with direction: ascent")
+		return badKey("ascent_rule", "only with direction: ascent")
 	}
-	if err := l.Inner.Check(horizon); err != nil {
-		return fmt.Errorf("inner %s: %w", l.Inner.Name, err)
-	}
-	in := &l.Inner
+	return nil
+}
+
+// checkInnerOnBox refuses inner settings that need the true functions,
+// which a box domain does not have.
+func checkInnerOnBox(in *Spec) error {
 	if in.UsesTStar() {
-		return bad("exploration", "inner %s with exploration: theory: t* needs |R̄_0(S_0)| of the true constraints, which a box domain does not have; give {fixed: n} or {plateau: …}", in.Name)
+		return badKey("exploration", "inner %s with exploration: theory: t* needs |R̄_0(S_0)| of the true constraints, which a box domain does not have; give {fixed: n} or {plateau: …}", in.Name)
 	}
 	if in.Name == LoSBO && in.Lipschitz != nil && in.Lipschitz.Auto {
-		return bad("lipschitz", "inner %s needs lipschitz: <number> or a list on a box: auto needs the true functions, which a box domain does not have", in.Name)
+		return badKey("lipschitz", "inner %s needs lipschitz: <number> or a list on a box: auto needs the true functions, which a box domain does not have", in.Name)
 	}
 	if a := in.algorithm(); a.SafeSets && in.lipschitzMode() && (in.Lipschitz == nil || in.Lipschitz.Auto) {
-		return bad("lipschitz", "inner %s in lipschitz mode (safe_set: lipschitz, the default) needs lipschitz: <number> on a box: auto needs the true functions, which a box domain does not have (or give safe_set: gp)", in.Name)
+		return badKey("lipschitz", "inner %s in lipschitz mode (safe_set: lipschitz, the default) needs lipschitz: <number> on a box: auto needs the true functions, which a box domain does not have (or give safe_set: gp)", in.Name)
 	}
 	return nil
 }

@@ -40,51 +40,21 @@ type Model struct {
 // constraints; otherwise both must be given. Errors name the key relative
 // to the section (objective.lengthscale, constraints[1], noise_std).
 func (s *Model) Check(m int, drawn bool) error {
-	bad := func(key, format string, args ...any) error { return fielderr.New(ErrInvalid, key, format, args...) }
-	switch {
-	case s.Objective != nil:
-		if _, err := kernel.New(*s.Objective); err != nil {
-			return fielderr.Under("objective", err)
-		}
-	case !drawn:
-		return bad("objective", "missing: the kernel of f")
-	}
-	switch {
-	case s.Constraints != nil && len(s.Constraints) != m:
-		return bad("constraints", "%s for %s", plural.Count(len(s.Constraints), "kernel"), plural.Count(m, "threshold"))
-	case s.Constraints == nil && !drawn && m > 0:
-		return bad("constraints", "missing: one kernel per threshold")
-	}
-	for i, k := range s.Constraints {
-		if _, err := kernel.New(k); err != nil {
-			return fielderr.Under(fmt.Sprintf("constraints[%d]", i), err)
-		}
+	if err := s.checkKernels(m, drawn); err != nil {
+		return err
 	}
 	switch {
 	case s.NoiseStd == nil:
-		return bad("noise_std", "missing: the noise standard deviation σ the model assumes")
+		return badKey("noise_std", "missing: the noise standard deviation σ the model assumes")
 	case !(*s.NoiseStd >= 0) || !problem.InRange(*s.NoiseStd):
-		return bad("noise_std", "must be a finite number in 0…1e100, got %v", *s.NoiseStd)
+		return badKey("noise_std", "must be a finite number in 0…1e100, got %v", *s.NoiseStd)
 	case s.Delta == nil:
-		return bad("delta", "missing: the confidence parameter δ, in (0, 1)")
+		return badKey("delta", "missing: the confidence parameter δ, in (0, 1)")
 	case !(*s.Delta > 0 && *s.Delta < 1):
-		return bad("delta", "must be in (0, 1), got %v", *s.Delta)
+		return badKey("delta", "must be in (0, 1), got %v", *s.Delta)
 	}
-	// A decoded β is checked by its UnmarshalYAML; one built in Go is not.
-	if b := s.Beta; b != nil && b.Freq != nil {
-		f := b.Freq
-		switch {
-		case !(f.RKHSNorm >= 0 && problem.InRange(f.RKHSNorm)):
-			return bad("beta", "rkhs_norm: want a finite number ≥ 0, got %v", f.RKHSNorm)
-		case !(f.NoiseBound >= 0 && problem.InRange(f.NoiseBound)):
-			return bad("beta", "noise_bound: want a finite number ≥ 0, got %v", f.NoiseBound)
-		case f.RKHSNorm == 0 && f.NoiseBound == 0:
-			return bad("beta", "rkhs_norm 0 and noise_bound 0 make β = 0: no confidence interval at all")
-		case f.Bound != "" && f.Bound != "chowdhury-gopalan":
-			return bad("beta", "bound: want fiedler or chowdhury-gopalan, got %q", f.Bound)
-		}
-	} else if b != nil && !b.Paper && !(b.Value > 0 && problem.InRange(b.Value)) {
-		return bad("beta", `want "paper", a finite number > 0 or {rkhs_norm: B, noise_bound: R}, got %v`, b.Value)
+	if err := checkBeta(s.Beta); err != nil {
+		return err
 	}
 	if s.Fit != nil {
 		if err := s.Fit.check(); err != nil {
@@ -92,15 +62,73 @@ func (s *Model) Check(m int, drawn bool) error {
 		}
 	}
 	if s.Fit.Active() {
-		if s.Objective != nil {
-			if err := CheckFitKernel(*s.Objective); err != nil {
-				return fielderr.Under("objective", err)
-			}
+		return s.checkFitKernels()
+	}
+	return nil
+}
+
+// badKey is an ErrInvalid error at key, relative to the section.
+func badKey(key, format string, args ...any) error {
+	return fielderr.New(ErrInvalid, key, format, args...)
+}
+
+// checkKernels checks the objective's kernel and one constraint kernel
+// per threshold; without drawn they must be given.
+func (s *Model) checkKernels(m int, drawn bool) error {
+	switch {
+	case s.Objective != nil:
+		if _, err := kernel.New(*s.Objective); err != nil {
+			return fielderr.Under("objective", err)
 		}
-		for i, k := range s.Constraints {
-			if err := CheckFitKernel(k); err != nil {
-				return fielderr.Under(fmt.Sprintf("constraints[%d]", i), err)
-			}
+	case !drawn:
+		return badKey("objective", "missing: the kernel of f")
+	}
+	switch {
+	case s.Constraints != nil && len(s.Constraints) != m:
+		return badKey("constraints", "%s for %s", plural.Count(len(s.Constraints), "kernel"), plural.Count(m, "threshold"))
+	case s.Constraints == nil && !drawn && m > 0:
+		return badKey("constraints", "missing: one kernel per threshold")
+	}
+	for i, k := range s.Constraints {
+		if _, err := kernel.New(k); err != nil {
+			return fielderr.Under(fmt.Sprintf("constraints[%d]", i), err)
+		}
+	}
+	return nil
+}
+
+// checkBeta checks a β built in Go (nil: the default); a decoded β is
+// checked by its UnmarshalYAML.
+func checkBeta(b *bandit.Beta) error {
+	if b != nil && b.Freq != nil {
+		f := b.Freq
+		switch {
+		case !(f.RKHSNorm >= 0 && problem.InRange(f.RKHSNorm)):
+			return badKey("beta", "rkhs_norm: want a finite number ≥ 0, got %v", f.RKHSNorm)
+		case !(f.NoiseBound >= 0 && problem.InRange(f.NoiseBound)):
+			return badKey("beta", "noise_bound: want a finite number ≥ 0, got %v", f.NoiseBound)
+		case f.RKHSNorm == 0 && f.NoiseBound == 0:
+			return badKey("beta", "rkhs_norm 0 and noise_bound 0 make β = 0: no confidence interval at all")
+		case f.Bound != "" && f.Bound != "chowdhury-gopalan":
+			return badKey("beta", "bound: want fiedler or chowdhury-gopalan, got %q", f.Bound)
+		}
+	} else if b != nil && !b.Paper && !(b.Value > 0 && problem.InRange(b.Value)) {
+		return badKey("beta", `want "paper", a finite number > 0 or {rkhs_norm: B, noise_bound: R}, got %v`, b.Value)
+	}
+	return nil
+}
+
+// checkFitKernels refuses, with an active fit, a kernel the fit cannot
+// re-estimate (CheckFitKernel).
+func (s *Model) checkFitKernels() error {
+	if s.Objective != nil {
+		if err := CheckFitKernel(*s.Objective); err != nil {
+			return fielderr.Under("objective", err)
+		}
+	}
+	for i, k := range s.Constraints {
+		if err := CheckFitKernel(k); err != nil {
+			return fielderr.Under(fmt.Sprintf("constraints[%d]", i), err)
 		}
 	}
 	return nil

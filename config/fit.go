@@ -142,39 +142,56 @@ func (f *Fit) Active() bool { return f != nil && f.When != nil && !f.When.Never(
 // check checks the block; errors name keys relative to it (when,
 // restarts, …).
 func (f *Fit) check() error {
-	bad := func(key, format string, args ...any) error { return fielderr.New(ErrInvalid, key, format, args...) }
+	if err := f.checkSchedule(); err != nil {
+		return err
+	}
+	if err := f.checkCaps(); err != nil {
+		return err
+	}
+	if f.ConstraintVarianceFloor != nil && !(*f.ConstraintVarianceFloor >= 0 && *f.ConstraintVarianceFloor <= 1e6) {
+		return badKey("constraint_variance_floor", "want a number in 0…1e6, got %v", *f.ConstraintVarianceFloor)
+	}
+	if f.MinPoints != nil && (*f.MinPoints < 1 || *f.MinPoints > fit.MaxPoints) {
+		return badKey("min_points", "want an integer in 1…%d (a fit takes %d points at most; with one the kernels stay as they are, since a fit needs two), got %d", fit.MaxPoints, fit.MaxPoints, *f.MinPoints)
+	}
+	return nil
+}
+
+// checkSchedule checks when the fits come and how each is made: when,
+// restarts and prior.
+func (f *Fit) checkSchedule() error {
 	if f.When == nil {
-		return bad("when", "missing: never, seed, auto or {every: k}")
+		return badKey("when", "missing: never, seed, auto or {every: k}")
 	}
 	if f.When.Every < 0 || f.When.Every > MaxHorizon {
 		// A decoded rule is checked by its UnmarshalYAML; one built in Go is not.
-		return bad("when.every", "want an integer in 1…%d, got %d", MaxHorizon, f.When.Every)
+		return badKey("when.every", "want an integer in 1…%d, got %d", MaxHorizon, f.When.Every)
 	}
 	if f.Restarts != nil && (*f.Restarts < 1 || *f.Restarts > fit.MaxRestarts) {
-		return bad("restarts", "want an integer in 1…%d, got %d", fit.MaxRestarts, *f.Restarts)
+		return badKey("restarts", "want an integer in 1…%d, got %d", fit.MaxRestarts, *f.Restarts)
 	}
 	if f.Prior != nil {
 		if _, err := fit.ParsePrior(*f.Prior); err != nil {
-			return bad("prior", "want default or none, got %s", quote.Short(*f.Prior))
+			return badKey("prior", "want default or none, got %s", quote.Short(*f.Prior))
 		}
 	}
+	return nil
+}
+
+// checkCaps checks the lengthscale caps: max_lengthscale, and
+// range_lengthscale with its range_floor.
+func (f *Fit) checkCaps() error {
 	if f.MaxLengthscale != nil && !(*f.MaxLengthscale > 0 && *f.MaxLengthscale <= 1e100) {
-		return bad("max_lengthscale", "want a number > 0, got %v", *f.MaxLengthscale)
+		return badKey("max_lengthscale", "want a number > 0, got %v", *f.MaxLengthscale)
 	}
 	if f.RangeLengthscale != nil && !(*f.RangeLengthscale > 0 && *f.RangeLengthscale <= 1e100) {
-		return bad("range_lengthscale", "want a number > 0, got %v", *f.RangeLengthscale)
+		return badKey("range_lengthscale", "want a number > 0, got %v", *f.RangeLengthscale)
 	}
 	if (f.RangeLengthscale == nil) != (f.RangeFloor == nil) {
-		return bad("range_floor", "range_lengthscale and range_floor go together")
+		return badKey("range_floor", "range_lengthscale and range_floor go together")
 	}
 	if f.RangeFloor != nil && !(*f.RangeFloor > 0 && *f.RangeFloor <= 1e100) {
-		return bad("range_floor", "want a number > 0, got %v", *f.RangeFloor)
-	}
-	if f.ConstraintVarianceFloor != nil && !(*f.ConstraintVarianceFloor >= 0 && *f.ConstraintVarianceFloor <= 1e6) {
-		return bad("constraint_variance_floor", "want a number in 0…1e6, got %v", *f.ConstraintVarianceFloor)
-	}
-	if f.MinPoints != nil && (*f.MinPoints < 1 || *f.MinPoints > fit.MaxPoints) {
-		return bad("min_points", "want an integer in 1…%d (a fit takes %d points at most; with one the kernels stay as they are, since a fit needs two), got %d", fit.MaxPoints, fit.MaxPoints, *f.MinPoints)
+		return badKey("range_floor", "want a number > 0, got %v", *f.RangeFloor)
 	}
 	return nil
 }

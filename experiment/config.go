@@ -143,31 +143,7 @@ func (c *Config) Check() error {
 	p := &c.Problem
 	c.fn = nil
 	if p.Function != nil {
-		if p.Context != nil {
-			return fielderr.New(ErrConfig, "problem.context", "only with problem.generate: a benchmark function has no contexts")
-		}
-		if err := c.checkFunction(); err != nil {
-			return err
-		}
-		for _, v := range []struct {
-			key string
-			err error
-		}{
-			{"problem", config.CheckSafety(nil, p.ObjectiveThreshold)},
-			{"problem.epsilon", config.CheckNonNegative(p.Epsilon)},
-			{"problem.noise_std", config.CheckNonNegative(p.NoiseStd)},
-		} {
-			if v.err != nil {
-				return fielderr.Recast(ErrConfig, v.key, v.err)
-			}
-		}
-		if c.Model.Fit.Active() {
-			return fielderr.New(ErrConfig, "model.fit", "not offered with problem.function")
-		}
-		if err := c.checkAlgorithms(); err != nil {
-			return err
-		}
-		return c.checkDomains()
+		return c.checkOnFunction()
 	}
 	if p.SeedPoints != nil {
 		return fielderr.New(ErrConfig, "problem.seed_points", "only with problem.function")
@@ -182,19 +158,8 @@ func (c *Config) Check() error {
 		return err
 	}
 	if g := p.Generate; g != nil && c.Model.Fit.Active() {
-		// The model's kernels default to the drawing ones: those are the
-		// blocks a fit re-estimates.
-		if c.Model.Objective == nil {
-			if err := config.CheckFitKernel(g.Objective); err != nil {
-				return fielderr.Recast(ErrConfig, "problem.generate.objective", err)
-			}
-		}
-		for i, k := range g.Constraints {
-			if c.Model.Constraints == nil {
-				if err := config.CheckFitKernel(k); err != nil {
-					return fielderr.Recast(ErrConfig, fmt.Sprintf("problem.generate.constraints[%d]", i), err)
-				}
-			}
+		if err := c.checkFitKernels(g); err != nil {
+			return err
 		}
 	}
 	if p.Generate != nil {
@@ -207,6 +172,56 @@ func (c *Config) Check() error {
 		return err
 	}
 	return c.checkContext()
+}
+
+// checkOnFunction is Check for an experiment on problem.function, whose
+// problem section has its own keys and rules (checkFunction).
+func (c *Config) checkOnFunction() error {
+	p := &c.Problem
+	if p.Context != nil {
+		return fielderr.New(ErrConfig, "problem.context", "only with problem.generate: a benchmark function has no contexts")
+	}
+	if err := c.checkFunction(); err != nil {
+		return err
+	}
+	for _, v := range []struct {
+		key string
+		err error
+	}{
+		{"problem", config.CheckSafety(nil, p.ObjectiveThreshold)},
+		{"problem.epsilon", config.CheckNonNegative(p.Epsilon)},
+		{"problem.noise_std", config.CheckNonNegative(p.NoiseStd)},
+	} {
+		if v.err != nil {
+			return fielderr.Recast(ErrConfig, v.key, v.err)
+		}
+	}
+	if c.Model.Fit.Active() {
+		return fielderr.New(ErrConfig, "model.fit", "not offered with problem.function")
+	}
+	if err := c.checkAlgorithms(); err != nil {
+		return err
+	}
+	return c.checkDomains()
+}
+
+// checkFitKernels checks, for a model fit on a generated problem, the
+// drawing kernels the model's default to: those are the blocks a fit
+// re-estimates.
+func (c *Config) checkFitKernels(g *problem.GenerateSpec) error {
+	if c.Model.Objective == nil {
+		if err := config.CheckFitKernel(g.Objective); err != nil {
+			return fielderr.Recast(ErrConfig, "problem.generate.objective", err)
+		}
+	}
+	for i, k := range g.Constraints {
+		if c.Model.Constraints == nil {
+			if err := config.CheckFitKernel(k); err != nil {
+				return fielderr.Recast(ErrConfig, fmt.Sprintf("problem.generate.constraints[%d]", i), err)
+			}
+		}
+	}
+	return nil
 }
 
 // checkSize bounds the realizations, the horizon and the rounds to store.
@@ -226,11 +241,13 @@ func (c *Config) checkSize() error {
 	return nil
 }
 
+// bad is a configuration error at key (fielderr.New with ErrConfig).
+func bad(key, format string, args ...any) error {
+	return fielderr.New(ErrConfig, key, format, args...)
+}
+
 // check checks the problem section; errors name problem.*.
 func (p *ProblemConfig) check() error {
-	bad := func(key string, format string, args ...any) error {
-		return fielderr.New(ErrConfig, key, format, args...)
-	}
 	switch {
 	case p.File == "" && p.Generate == nil:
 		return bad("problem", "give file, generate or function")

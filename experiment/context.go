@@ -39,51 +39,20 @@ func (c *Config) checkContext() error {
 	if cc == nil {
 		return nil
 	}
-	bad := func(key, format string, args ...any) error {
-		return fielderr.New(ErrConfig, "problem.context"+key, format, args...)
-	}
 	if c.Problem.Generate == nil {
-		return bad("", "only with problem.generate: the functions are drawn on D × contexts (a problem file or a benchmark function has no values in other contexts)")
+		return badContext("", "only with problem.generate: the functions are drawn on D × contexts (a problem file or a benchmark function has no values in other contexts)")
 	}
 	if err := config.CheckContextNames(cc.Names); err != nil {
 		return fielderr.Recast(ErrConfig, "problem.context.names", err)
 	}
-	if len(cc.Values) == 0 {
-		return bad(".values", "missing: the list of contexts the rounds are drawn from, each a list of %d value(s)", len(cc.Names))
-	}
-	seen := map[string]int{}
-	for k, v := range cc.Values {
-		if len(v) != len(cc.Names) {
-			return bad(fmt.Sprintf(".values[%d]", k), "%s for %s", plural.Count(len(v), "value"), plural.Count(len(cc.Names), "name"))
-		}
-		for j, x := range v {
-			if !problem.InRange(x) {
-				return bad(fmt.Sprintf(".values[%d][%d]", k, j), "must be a finite number within ±1e100, got %v", x)
-			}
-		}
-		key := fmt.Sprint(v)
-		if j, dup := seen[key]; dup {
-			return bad(fmt.Sprintf(".values[%d]", k), "%v is also values[%d]: give each context once (and weigh it with probabilities)", v, j)
-		}
-		seen[key] = k
+	if err := cc.checkValues(); err != nil {
+		return err
 	}
 	if g := c.Problem.Generate; g.Size()*len(cc.Values) > problem.MaxDrawnActions {
-		return bad(".values", "%d actions × %d contexts = %d points (x, c) to draw from the GP prior, at most %d (O(N³) time, O(N²) memory): fewer contexts or a smaller decision set", g.Size(), len(cc.Values), g.Size()*len(cc.Values), problem.MaxDrawnActions)
+		return badContext(".values", "%d actions × %d contexts = %d points (x, c) to draw from the GP prior, at most %d (O(N³) time, O(N²) memory): fewer contexts or a smaller decision set", g.Size(), len(cc.Values), g.Size()*len(cc.Values), problem.MaxDrawnActions)
 	}
-	if p := cc.Probabilities; p != nil {
-		if len(p) != len(cc.Values) {
-			return bad(".probabilities", "%d given for %d contexts", len(p), len(cc.Values))
-		}
-		var sum float64
-		for k, w := range p {
-			if !(w >= 0) || w > 1 {
-				return bad(fmt.Sprintf(".probabilities[%d]", k), "must be in [0, 1], got %v", w)
-			}
-			sum += w
-		}
-		if math.Abs(sum-1) > 1e-9 {
-			return bad(".probabilities", "sum to %v, want 1", sum)
-		}
+	if err := cc.checkProbabilities(); err != nil {
+		return err
 	}
 	if _, err := kernel.NewContext(cc.Kernel, len(cc.Names)); err != nil {
 		return fielderr.Recast(ErrConfig, "problem.context.kernel", err)
@@ -96,6 +65,59 @@ func (c *Config) checkContext() error {
 		if a.Exploration.Theory {
 			return fielderr.New(ErrConfig, fmt.Sprintf("algorithms[%d].exploration", i), "theory is not offered with problem.context: Theorems 2 and 4 bound T' (and Berkenkamp et al.'s Theorem 1 SafeOpt-MC's t*) for constraints on D, not on D × contexts; give {fixed: n} or {plateau: …}")
 		}
+	}
+	return nil
+}
+
+// badContext is a configuration error at problem.context+key.
+func badContext(key, format string, args ...any) error {
+	return fielderr.New(ErrConfig, "problem.context"+key, format, args...)
+}
+
+// checkValues checks problem.context.values: at least one context, each
+// with a finite value per name, none given twice.
+func (cc *ContextConfig) checkValues() error {
+	if len(cc.Values) == 0 {
+		return badContext(".values", "missing: the list of contexts the rounds are drawn from, each a list of %d value(s)", len(cc.Names))
+	}
+	seen := map[string]int{}
+	for k, v := range cc.Values {
+		if len(v) != len(cc.Names) {
+			return badContext(fmt.Sprintf(".values[%d]", k), "%s for %s", plural.Count(len(v), "value"), plural.Count(len(cc.Names), "name"))
+		}
+		for j, x := range v {
+			if !problem.InRange(x) {
+				return badContext(fmt.Sprintf(".values[%d][%d]", k, j), "must be a finite number within ±1e100, got %v", x)
+			}
+		}
+		key := fmt.Sprint(v)
+		if j, dup := seen[key]; dup {
+			return badContext(fmt.Sprintf(".values[%d]", k), "%v is also values[%d]: give each context once (and weigh it with probabilities)", v, j)
+		}
+		seen[key] = k
+	}
+	return nil
+}
+
+// checkProbabilities checks problem.context.probabilities, if given: one
+// per context, each in [0, 1], summing to 1.
+func (cc *ContextConfig) checkProbabilities() error {
+	p := cc.Probabilities
+	if p == nil {
+		return nil
+	}
+	if len(p) != len(cc.Values) {
+		return badContext(".probabilities", "%d given for %d contexts", len(p), len(cc.Values))
+	}
+	var sum float64
+	for k, w := range p {
+		if !(w >= 0) || w > 1 {
+			return badContext(fmt.Sprintf(".probabilities[%d]", k), "must be in [0, 1], got %v", w)
+		}
+		sum += w
+	}
+	if math.Abs(sum-1) > 1e-9 {
+		return badContext(".probabilities", "sum to %v, want 1", sum)
 	}
 	return nil
 }

@@ -123,65 +123,18 @@ type sampleKernel struct{ variance, lengthscale float64 }
 // resolves them into c.fn.
 func (c *Config) checkFunction() error {
 	p := &c.Problem
-	bad := func(key, format string, args ...any) error { return fielderr.New(ErrConfig, key, format, args...) }
-	switch {
-	case p.File != "" || p.Generate != nil:
-		return bad("problem", "give one of file, generate and function")
-	case p.SeedActions != nil:
-		return bad("problem.seed_actions", "only for a problem file; use problem.seed_points")
-	case p.WarmStart != "":
-		return bad("problem.warm_start", "only with problem.file")
-	case len(p.Thresholds) != 0:
-		return bad("problem.thresholds", "a benchmark function has no constraints: its safety condition is objective_threshold (f ≥ h_f)")
-	case p.SeedPoints == nil:
-		return bad("problem.seed_points", "missing: give {count: k, min_f: v}")
+	if err := p.checkFunctionKeys(); err != nil {
+		return err
 	}
 	fc := p.Function
-	var sample *sampleKernel
-	var f *bench.Function
-	var err error
-	if fc.Name == bench.SampleName {
-		// A draw of the model's own kernel per realization (the model is
-		// right; only the search is tested): an isotropic se kernel.
-		k := c.Model.Objective
-		if k == nil || k.Kernel != "se" || len(k.Lengthscale) != 1 {
-			return bad("model.objective", "problem.function gp-sample is drawn from the model's objective kernel: give an se kernel with one lengthscale")
-		}
-		v := 1.0
-		if k.Variance != nil {
-			v = *k.Variance
-		}
-		sample = &sampleKernel{variance: v, lengthscale: k.Lengthscale[0]}
-		f, err = bench.SampleShape(fc.Dim)
-	} else {
-		f, err = bench.Lookup(fc.Name, fc.Dim)
-	}
+	f, sample, err := c.benchmark(fc)
 	if err != nil {
-		return fielderr.Recast(ErrConfig, "problem.function", err)
+		return err
 	}
 	fn := &function{f: f, bounds: f.Bounds, sample: sample}
 	if ds := fc.DecisionSet; ds != nil {
-		if ds.Box != nil {
-			b := ds.Box.Bounds
-			if len(b) != f.Dim {
-				return bad("problem.function.decision_set.box.bounds", "%d intervals for %s in %d dimensions", len(b), f.Name, f.Dim)
-			}
-			for j, v := range b {
-				if !problem.InRange(v[0]) || !problem.InRange(v[1]) || !(v[0] < v[1]) {
-					return bad(fmt.Sprintf("problem.function.decision_set.box.bounds[%d]", j), "want finite lo < hi within ±1e100, got %v", v)
-				}
-			}
-			fn.bounds = b
-		}
-		if ds.Grid != nil {
-			g := problem.GridSpec{Bounds: fn.bounds, Points: ds.Grid.Points}
-			if len(g.Points) != f.Dim {
-				return bad("problem.function.decision_set.grid.points", "%d counts for %s in %d dimensions", len(g.Points), f.Name, f.Dim)
-			}
-			if err := g.Check(MaxGridActions, " (each finite-set GP keeps N·T floats)"); err != nil {
-				return fielderr.Recast(ErrConfig, "problem.function.decision_set.grid", err)
-			}
-			fn.grid = ds.Grid.Points
+		if err := fn.setDecisionSet(ds); err != nil {
+			return err
 		}
 	}
 	for _, x := range f.XStar {
@@ -195,15 +148,103 @@ func (c *Config) checkFunction() error {
 		}
 		fn.known = true // each draw's reference optimum
 	}
+	if err := p.checkSeedPoints(fn); err != nil {
+		return err
+	}
+	if err := fielderr.Recast(ErrConfig, "model", c.Model.Check(0, false)); err != nil {
+		return err
+	}
+	if err := fielderr.Recast(ErrConfig, "model", c.Model.CheckDim(f.Dim)); err != nil {
+		return err
+	}
+	c.fn = fn
+	return nil
+}
+
+// checkFunctionKeys refuses the problem keys that do not go with
+// problem.function, and requires seed_points.
+func (p *ProblemConfig) checkFunctionKeys() error {
+	switch {
+	case p.File != "" || p.Generate != nil:
+		return bad("problem", "give one of file, generate and function")
+	case p.SeedActions != nil:
+		return bad("problem.seed_actions", "only for a problem file; use problem.seed_points")
+	case p.WarmStart != "":
+		return bad("problem.warm_start", "only with problem.file")
+	case len(p.Thresholds) != 0:
+		return bad("problem.thresholds", "a benchmark function has no constraints: its safety condition is objective_threshold (f ≥ h_f)")
+	case p.SeedPoints == nil:
+		return bad("problem.seed_points", "missing: give {count: k, min_f: v}")
+	}
+	return nil
+}
+
+// benchmark looks up problem.function's benchmark; for gp-sample, its
+// shape and the kernel each realization's draw comes from (nil otherwise).
+func (c *Config) benchmark(fc *FunctionConfig) (*bench.Function, *sampleKernel, error) {
+	var sample *sampleKernel
+	var f *bench.Function
+	var err error
+	if fc.Name == bench.SampleName {
+		// A draw of the model's own kernel per realization (the model is
+		// right; only the search is tested): an isotropic se kernel.
+		k := c.Model.Objective
+		if k == nil || k.Kernel != "se" || len(k.Lengthscale) != 1 {
+			return nil, nil, bad("model.objective", "problem.function gp-sample is drawn from the model's objective kernel: give an se kernel with one lengthscale")
+		}
+		v := 1.0
+		if k.Variance != nil {
+			v = *k.Variance
+		}
+		sample = &sampleKernel{variance: v, lengthscale: k.Lengthscale[0]}
+		f, err = bench.SampleShape(fc.Dim)
+	} else {
+		f, err = bench.Lookup(fc.Name, fc.Dim)
+	}
+	if err != nil {
+		return nil, nil, fielderr.Recast(ErrConfig, "problem.function", err)
+	}
+	return f, sample, nil
+}
+
+// setDecisionSet checks problem.function.decision_set and sets fn's box
+// (the benchmark's unless given) and grid.
+func (fn *function) setDecisionSet(ds *FunctionSet) error {
+	f := fn.f
+	if ds.Box != nil {
+		b := ds.Box.Bounds
+		if len(b) != f.Dim {
+			return bad("problem.function.decision_set.box.bounds", "%d intervals for %s in %d dimensions", len(b), f.Name, f.Dim)
+		}
+		for j, v := range b {
+			if !problem.InRange(v[0]) || !problem.InRange(v[1]) || !(v[0] < v[1]) {
+				return bad(fmt.Sprintf("problem.function.decision_set.box.bounds[%d]", j), "want finite lo < hi within ±1e100, got %v", v)
+			}
+		}
+		fn.bounds = b
+	}
+	if ds.Grid != nil {
+		g := problem.GridSpec{Bounds: fn.bounds, Points: ds.Grid.Points}
+		if len(g.Points) != f.Dim {
+			return bad("problem.function.decision_set.grid.points", "%d counts for %s in %d dimensions", len(g.Points), f.Name, f.Dim)
+		}
+		if err := g.Check(MaxGridActions, " (each finite-set GP keeps N·T floats)"); err != nil {
+			return fielderr.Recast(ErrConfig, "problem.function.decision_set.grid", err)
+		}
+		fn.grid = ds.Grid.Points
+	}
+	return nil
+}
+
+// checkSeedPoints checks problem.seed_points against fn: the given
+// points, or the keys that draw them.
+func (p *ProblemConfig) checkSeedPoints(fn *function) error {
 	sp := p.SeedPoints
 	if sp.Points != nil {
 		// A gp-sample's seeds are checked against each draw (Instance).
-		if err := checkGivenSeeds(sp, fn, p.ObjectiveThreshold, sample == nil); err != nil {
-			return err
-		}
+		return checkGivenSeeds(sp, fn, p.ObjectiveThreshold, fn.sample == nil)
 	}
 	switch {
-	case sp.Points != nil:
 	case sp.Count < 1 || sp.Count > 1000:
 		return bad("problem.seed_points.count", "want 1…1000, got %d", sp.Count)
 	case !problem.InRange(sp.MinF):
@@ -213,13 +254,6 @@ func (c *Config) checkFunction() error {
 	case sp.MaxTries < 0:
 		return bad("problem.seed_points.max_tries", "must be ≥ 0 (0: %d), got %d", DefaultMaxTries, sp.MaxTries)
 	}
-	if err := fielderr.Recast(ErrConfig, "model", c.Model.Check(0, false)); err != nil {
-		return err
-	}
-	if err := fielderr.Recast(ErrConfig, "model", c.Model.CheckDim(f.Dim)); err != nil {
-		return err
-	}
-	c.fn = fn
 	return nil
 }
 
@@ -256,7 +290,6 @@ func inBox(x []float64, b [][2]float64) bool {
 // drawing keys beside them, each of the function's dimension, in the box,
 // and safe — f ≥ h_f, read from the benchmark itself.
 func checkGivenSeeds(sp *SeedPoints, fn *function, hf *float64, values bool) error {
-	bad := func(key, format string, args ...any) error { return fielderr.New(ErrConfig, key, format, args...) }
 	switch {
 	case sp.Count != 0 || sp.MinF != 0 || sp.MaxTries != 0:
 		return bad("problem.seed_points", "give the points, or count and min_f to draw them, not both")

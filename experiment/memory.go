@@ -46,29 +46,12 @@ func (c *Config) Plan(fixed *problem.Problem, workers int, limit int64, keepRuns
 func (c *Config) plan(fixed *problem.Problem, workers int, limit int64, keepRuns bool, held, units int) (Plan, error) {
 	R, T, A := max(held, 1), c.Horizon, len(c.Algorithms)
 	m := len(c.Problem.Thresholds)
-	var n, d int
-	var inst, draw int64 // per realization: its problem; the peak of drawing one
-	var shared int64     // held throughout: the problem file
-	where := "problem.file"
 	if c.fn != nil {
 		return c.planFunction(workers, limit, keepRuns, held, units)
 	}
-	if fixed != nil {
-		n, d = fixed.N(), fixed.Dim()
-		shared = problem.Bytes(n, d, m)
-	} else {
-		g := c.Problem.Generate
-		n, d = g.Size(), g.Dim()
-		inst, draw = problem.Bytes(n, d, m), g.DrawBytes()
-		where = "problem.generate.decision_set"
-		if cc := c.Problem.Context; cc != nil {
-			// A problem per context, drawn jointly on the N·|C| points
-			// (x, c).
-			inst = memlimit.Mul(int64(len(cc.Values)), inst)
-			draw = g.ContextDrawBytes(len(cc.Values), len(cc.Names))
-			where += fmt.Sprintf(" × problem.context.values (%d contexts)", len(cc.Values))
-		}
-	}
+	pm := c.problemMemory(fixed)
+	n, d := pm.n, pm.d
+	inst, draw, shared, where := pm.inst, pm.draw, pm.shared, pm.where
 	// A warm start adds its rows to every GP's, and those at points
 	// outside the decision set their rows of L (gp.OutsideBytes); the
 	// rows are held once, shared by every run.
@@ -77,32 +60,13 @@ func (c *Config) plan(fixed *problem.Problem, workers int, limit int64, keepRuns
 		rows, outside = T+len(c.warm.Obs), c.warm.Outside
 		shared = memlimit.Add(shared, memlimit.Mul(int64(len(c.warm.Obs)), 8*int64(d+m+4)+80))
 	}
-	var perRun int64
-	heavy := 0
-	for i := range c.Algorithms {
-		gps := int64(bandit.GPCount(&c.Algorithms[i], m))
-		b := memlimit.Add(bandit.Bytes(&c.Algorithms[i], n, m, c.Problem.ObjectiveThreshold != nil, rows, false), memlimit.Mul(gps, gp.OutsideBytes(d, rows, outside)+gp.PointsBytes(n, d)))
-		if cc := c.Problem.Context; cc != nil {
-			// The contextual policy (bandit.NewContextual); at most every
-			// action is a seed.
-			b = bandit.ContextualBytes(&c.Algorithms[i], n, n, d, len(cc.Names), m, c.Problem.ObjectiveThreshold != nil, rows, keepContexts(len(cc.Values)))
-		}
-		if b > perRun {
-			perRun, heavy = b, i
-		}
-	}
+	perRun, heavy := c.heaviestPolicy(n, d, m, rows, outside)
 	perRun = memlimit.Add(perRun, runBytes(T))
 	if f := c.Model.Fit; f.Active() {
 		// A run that refits keeps its observations, and a fit of all of
 		// them (fit.Bytes, one worker: the runs are the parallel part)
 		// holds its matrices while it runs, besides the policy's.
-		name := "se"
-		for _, k := range append([]kernel.Spec{c.objectiveKernel()}, c.constraintKernels()...) {
-			if k.Kernel != "se" {
-				name = k.Kernel
-			}
-		}
-		perRun = memlimit.Add(perRun, fit.Bytes(min(rows, fit.MaxPoints), d, f.ARD, name, 1), memlimit.Mul(int64(rows), 8*int64(2*(d+m)+4)+160))
+		perRun = memlimit.Add(perRun, fit.Bytes(min(rows, fit.MaxPoints), d, f.ARD, c.fitKernelName(), 1), memlimit.Mul(int64(rows), 8*int64(2*(d+m)+4)+160))
 	}
 	perReal := memlimit.Add(inst, memlimit.Mul(int64(A), runBytes(T)))
 	chunk := R
@@ -140,4 +104,68 @@ func (c *Config) plan(fixed *problem.Problem, workers int, limit int64, keepRuns
 		return p, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	return p, nil
+}
+
+// problemMemory is the memory of a finite-set experiment's problem: n
+// actions in d dimensions; per realization its problem (inst) and the
+// peak of drawing it (draw); held throughout, the problem file (shared);
+// where names the keys that set n.
+type problemMemory struct {
+	n, d               int
+	inst, draw, shared int64
+	where              string
+}
+
+// problemMemory sizes the problem file fixed, or with nil the generated
+// problem (a problem per context with problem.context).
+func (c *Config) problemMemory(fixed *problem.Problem) problemMemory {
+	m := len(c.Problem.Thresholds)
+	if fixed != nil {
+		n, d := fixed.N(), fixed.Dim()
+		return problemMemory{n: n, d: d, shared: problem.Bytes(n, d, m), where: "problem.file"}
+	}
+	g := c.Problem.Generate
+	pm := problemMemory{n: g.Size(), d: g.Dim(), where: "problem.generate.decision_set"}
+	pm.inst, pm.draw = problem.Bytes(pm.n, pm.d, m), g.DrawBytes()
+	if cc := c.Problem.Context; cc != nil {
+		// A problem per context, drawn jointly on the N·|C| points
+		// (x, c).
+		pm.inst = memlimit.Mul(int64(len(cc.Values)), pm.inst)
+		pm.draw = g.ContextDrawBytes(len(cc.Values), len(cc.Names))
+		pm.where += fmt.Sprintf(" × problem.context.values (%d contexts)", len(cc.Values))
+	}
+	return pm
+}
+
+// heaviestPolicy is the largest memory of one algorithm's policy and
+// GPs, with rows observations (outside of them outside the decision
+// set), and that algorithm's index: the first of the largest.
+func (c *Config) heaviestPolicy(n, d, m, rows, outside int) (int64, int) {
+	var perRun int64
+	heavy := 0
+	for i := range c.Algorithms {
+		gps := int64(bandit.GPCount(&c.Algorithms[i], m))
+		b := memlimit.Add(bandit.Bytes(&c.Algorithms[i], n, m, c.Problem.ObjectiveThreshold != nil, rows, false), memlimit.Mul(gps, gp.OutsideBytes(d, rows, outside)+gp.PointsBytes(n, d)))
+		if cc := c.Problem.Context; cc != nil {
+			// The contextual policy (bandit.NewContextual); at most every
+			// action is a seed.
+			b = bandit.ContextualBytes(&c.Algorithms[i], n, n, d, len(cc.Names), m, c.Problem.ObjectiveThreshold != nil, rows, keepContexts(len(cc.Values)))
+		}
+		if b > perRun {
+			perRun, heavy = b, i
+		}
+	}
+	return perRun, heavy
+}
+
+// fitKernelName is the kernel a refit's memory is estimated for: the
+// last model kernel that is not se, else se.
+func (c *Config) fitKernelName() string {
+	name := "se"
+	for _, k := range append([]kernel.Spec{c.objectiveKernel()}, c.constraintKernels()...) {
+		if k.Kernel != "se" {
+			name = k.Kernel
+		}
+	}
+	return name
 }

@@ -371,81 +371,98 @@ func execute(ctx context.Context, c *Config, opt Options, keepRuns bool, sized f
 		}
 	}
 	sized(len(c.Algorithms) * c.Realizations)
-	na := len(c.Algorithms)
-	type unit struct {
-		a, k   int  // algorithm, index into the chunk
-		reused bool // supplied by opt.Reuse
-	}
 	for lo := 0; lo < len(reals); lo += plan.Chunk {
 		chunk := reals[lo:min(lo+plan.Chunk, len(reals))]
-		// Algorithm by algorithm in realization order, as Execute lists
-		// them; a unit Reuse supplies is not played.
-		var todo []unit
-		var runs []*Run
-		play := make([]bool, len(chunk)) // a unit of the realization is played
-		for a := 0; a < na; a++ {
-			for k, r := range chunk {
-				if opt.Units == nil || opt.Units(a, r) {
-					var run *Run
-					if opt.Reuse != nil {
-						run = opt.Reuse(a, r)
-					}
-					todo = append(todo, unit{a, k, run != nil})
-					runs = append(runs, run)
-					play[k] = play[k] || run == nil
-				}
-			}
-		}
-		// A realization's instance is drawn by every shard holding one of
-		// its units: it depends only on (seed, r) (stream).
-		insts := make([]Instance, len(chunk))
-		if err := parallel(ctx, plan.Workers, len(chunk), func(k int) error {
-			if !play[k] {
-				return nil
-			}
-			defer opt.hold()()
-			var err error
-			insts[k], err = c.instance(chunk[k], fixed, fixedInfo)
-			return err
-		}); err != nil {
+		if err := c.runChunk(ctx, &opt, plan.Workers, chunk, fixed, fixedInfo, sink); err != nil {
 			return plan, err
 		}
-		err = parallel(ctx, plan.Workers, len(runs), func(j int) error {
-			if todo[j].reused {
-				if opt.Progress != nil {
-					opt.Progress()
+	}
+	return plan, nil
+}
+
+// chunkUnit is a selected unit of a chunk: algorithm a on the chunk's
+// k-th realization, reused when opt.Reuse supplied its run.
+type chunkUnit struct {
+	a, k   int
+	reused bool
+}
+
+// chunkUnits lists the selected units of chunk (realizations), algorithm
+// by algorithm in realization order, as Execute lists them, with the run
+// Reuse supplies for each (nil: to play) and, per realization, whether a
+// unit of it is played.
+func (opt *Options) chunkUnits(chunk []int, na int) (todo []chunkUnit, runs []*Run, play []bool) {
+	play = make([]bool, len(chunk))
+	for a := 0; a < na; a++ {
+		for k, r := range chunk {
+			if opt.Units == nil || opt.Units(a, r) {
+				var run *Run
+				if opt.Reuse != nil {
+					run = opt.Reuse(a, r)
 				}
-				return nil
+				todo = append(todo, chunkUnit{a, k, run != nil})
+				runs = append(runs, run)
+				play[k] = play[k] || run == nil
 			}
-			a, k := todo[j].a, todo[j].k
-			r := chunk[k]
-			defer opt.hold()()
-			st, w := c.world(r, insts[k])
-			run, err := Play(&c.Algorithms[a], st, w, c.Noise(r), nil)
-			if err != nil {
-				return fmt.Errorf("algorithms[%d] (%s), realization %d: %w", a, c.Algorithms[a].DisplayLabel(), r, err)
-			}
-			run.Realization = r
-			runs[j] = run
+		}
+	}
+	return todo, runs, play
+}
+
+// runChunk draws the instances of chunk's realizations that have a unit
+// to play, plays those units on up to workers goroutines, and hands every
+// selected unit's run to sink in chunkUnits' order.
+func (c *Config) runChunk(ctx context.Context, opt *Options, workers int, chunk []int, fixed *problem.Problem, fixedInfo *problem.Info, sink func(a int, run *Run) error) error {
+	todo, runs, play := opt.chunkUnits(chunk, len(c.Algorithms))
+	// A realization's instance is drawn by every shard holding one of
+	// its units: it depends only on (seed, r) (stream).
+	insts := make([]Instance, len(chunk))
+	if err := parallel(ctx, workers, len(chunk), func(k int) error {
+		if !play[k] {
+			return nil
+		}
+		defer opt.hold()()
+		var err error
+		insts[k], err = c.instance(chunk[k], fixed, fixedInfo)
+		return err
+	}); err != nil {
+		return err
+	}
+	err := parallel(ctx, workers, len(runs), func(j int) error {
+		if todo[j].reused {
 			if opt.Progress != nil {
 				opt.Progress()
 			}
 			return nil
-		})
+		}
+		a, k := todo[j].a, todo[j].k
+		r := chunk[k]
+		defer opt.hold()()
+		st, w := c.world(r, insts[k])
+		run, err := Play(&c.Algorithms[a], st, w, c.Noise(r), nil)
 		if err != nil {
-			return plan, err
+			return fmt.Errorf("algorithms[%d] (%s), realization %d: %w", a, c.Algorithms[a].DisplayLabel(), r, err)
 		}
-		for j, run := range runs {
-			if opt.Played != nil && !todo[j].reused {
-				opt.Played(todo[j].a, run)
-			}
-			if err := sink(todo[j].a, run); err != nil {
-				return plan, err
-			}
-			runs[j] = nil // the sink has it: let the chunk's memory go
+		run.Realization = r
+		runs[j] = run
+		if opt.Progress != nil {
+			opt.Progress()
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	return plan, nil
+	for j, run := range runs {
+		if opt.Played != nil && !todo[j].reused {
+			opt.Played(todo[j].a, run)
+		}
+		if err := sink(todo[j].a, run); err != nil {
+			return err
+		}
+		runs[j] = nil // the sink has it: let the chunk's memory go
+	}
+	return nil
 }
 
 // Watch, given to Play, is called after the tell of each round t (1, 2,

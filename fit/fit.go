@@ -149,64 +149,18 @@ func Bytes(t, d int, ard bool, kernelName string, workers int) int64 {
 // server shutting down, Ctrl-C), checking before each restart and at each
 // iteration of the optimizer. An uncancelled fit is unchanged by ctx.
 func Fit(ctx context.Context, x [][]float64, y []float64, noiseVar []float64, opt Options) (Result, error) {
-	if opt.Kernel == "" {
-		opt.Kernel = "se"
-	}
-	fam, ok := families[opt.Kernel]
-	if !ok {
-		return Result{}, fmt.Errorf("%w: kernel %s: want one of %v", ErrInvalid, quote.Short(opt.Kernel), names)
-	}
-	if err := checkData(x, y, noiseVar); err != nil {
+	fam, workers, err := settle(x, y, noiseVar, &opt)
+	if err != nil {
 		return Result{}, err
 	}
-	switch {
-	case opt.Restarts == 0:
-		opt.Restarts = DefaultRestarts
-	case opt.Restarts < 0 || opt.Restarts > MaxRestarts:
-		return Result{}, fmt.Errorf("%w: restarts: want 1…%d, got %d", ErrInvalid, MaxRestarts, opt.Restarts)
-	}
-	if opt.Prior != PriorDefault && opt.Prior != PriorNone {
-		return Result{}, fmt.Errorf("%w: prior: unknown %v", ErrInvalid, opt.Prior)
-	}
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, opt.Restarts)
 	t, d := len(x), len(x[0])
-	limit := opt.MaxMemory
-	if limit <= 0 {
-		limit = memlimit.Default
-	}
-	if b := Bytes(t, d, opt.ARD, opt.Kernel, workers); b > limit {
-		return Result{}, fmt.Errorf("%w: a fit of %d points in %d dimensions with %d workers needs about %s, above the limit of %s", memlimit.ErrTooLarge, t, d, workers, memlimit.Format(b), memlimit.Format(limit))
-	}
-
 	p := 1
 	if opt.ARD {
 		p = d
 	}
 	sc := newScales(x, y, p)
 	if opt.MaxLengthscale > 0 || opt.RangeLengthscale > 0 {
-		if !(opt.MaxLengthscale < math.Inf(1)) || !(opt.RangeLengthscale < math.Inf(1)) || !(opt.RangeFloor < math.Inf(1)) ||
-			opt.MaxLengthscale < 0 || opt.RangeLengthscale < 0 || opt.RangeFloor < 0 || (opt.RangeLengthscale > 0 && !(opt.RangeFloor > 0)) {
-			return Result{}, fmt.Errorf("%w: MaxLengthscale %v, RangeLengthscale %v, RangeFloor %v", ErrInvalid, opt.MaxLengthscale, opt.RangeLengthscale, opt.RangeFloor)
-		}
-		sc.lcap = make([]float64, p)
-		for j := range sc.lcap {
-			c := math.Inf(1)
-			if opt.MaxLengthscale > 0 {
-				c = opt.MaxLengthscale
-			}
-			if opt.RangeLengthscale > 0 {
-				c = math.Min(c, math.Max(opt.RangeFloor, opt.RangeLengthscale*sc.ranges[j]))
-			}
-			sc.lcap[j] = c
-			// The cap stays above the floor, and the prior's median below
-			// the cap.
-			sc.lfloor[j] = math.Min(sc.lfloor[j], c/4)
-			sc.lmed[j] = math.Min(sc.lmed[j], c/2)
-		}
+		sc.capLengthscales(opt)
 	}
 	if !(sc.v0 >= 1e-200) {
 		return Result{}, fmt.Errorf("%w: every value is 0 or within 1e-100 of it: nothing to fit (scale the data)", ErrInvalid)
@@ -248,22 +202,110 @@ func Fit(ctx context.Context, x [][]float64, y []float64, noiseVar []float64, op
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("fit stopped: %w", err)
 	}
+	copySame(runs)
+	if best < 0 {
+		return Result{}, noPoint(runs, order)
+	}
+	return fs.result(ends[best], runs, best, opt, y), nil
+}
+
+// settle fills in opt's defaults (kernel, restarts) and checks it and the
+// data before any work, reporting the first problem in the order Fit
+// documents; it returns the kernel's family and the number of workers.
+func settle(x [][]float64, y, noiseVar []float64, opt *Options) (family, int, error) {
+	if opt.Kernel == "" {
+		opt.Kernel = "se"
+	}
+	fam, ok := families[opt.Kernel]
+	if !ok {
+		return fam, 0, fmt.Errorf("%w: kernel %s: want one of %v", ErrInvalid, quote.Short(opt.Kernel), names)
+	}
+	if err := checkData(x, y, noiseVar); err != nil {
+		return fam, 0, err
+	}
+	switch {
+	case opt.Restarts == 0:
+		opt.Restarts = DefaultRestarts
+	case opt.Restarts < 0 || opt.Restarts > MaxRestarts:
+		return fam, 0, fmt.Errorf("%w: restarts: want 1…%d, got %d", ErrInvalid, MaxRestarts, opt.Restarts)
+	}
+	if opt.Prior != PriorDefault && opt.Prior != PriorNone {
+		return fam, 0, fmt.Errorf("%w: prior: unknown %v", ErrInvalid, opt.Prior)
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, opt.Restarts)
+	t, d := len(x), len(x[0])
+	limit := opt.MaxMemory
+	if limit <= 0 {
+		limit = memlimit.Default
+	}
+	if b := Bytes(t, d, opt.ARD, opt.Kernel, workers); b > limit {
+		return fam, 0, fmt.Errorf("%w: a fit of %d points in %d dimensions with %d workers needs about %s, above the limit of %s", memlimit.ErrTooLarge, t, d, workers, memlimit.Format(b), memlimit.Format(limit))
+	}
+	if err := checkCaps(*opt); err != nil {
+		return fam, 0, err
+	}
+	return fam, workers, nil
+}
+
+// checkCaps checks the lengthscale caps' options, when one is set: finite,
+// not negative, and a range cap with a positive floor.
+func checkCaps(opt Options) error {
+	if !(opt.MaxLengthscale > 0 || opt.RangeLengthscale > 0) {
+		return nil
+	}
+	if !(opt.MaxLengthscale < math.Inf(1)) || !(opt.RangeLengthscale < math.Inf(1)) || !(opt.RangeFloor < math.Inf(1)) ||
+		opt.MaxLengthscale < 0 || opt.RangeLengthscale < 0 || opt.RangeFloor < 0 || (opt.RangeLengthscale > 0 && !(opt.RangeFloor > 0)) {
+		return fmt.Errorf("%w: MaxLengthscale %v, RangeLengthscale %v, RangeFloor %v", ErrInvalid, opt.MaxLengthscale, opt.RangeLengthscale, opt.RangeFloor)
+	}
+	return nil
+}
+
+// capLengthscales sets each lengthscale's cap from opt (checked by
+// checkCaps), and keeps the floor below the cap and the prior's median
+// below half of it.
+func (s *scales) capLengthscales(opt Options) {
+	s.lcap = make([]float64, len(s.lmed))
+	for j := range s.lcap {
+		c := math.Inf(1)
+		if opt.MaxLengthscale > 0 {
+			c = opt.MaxLengthscale
+		}
+		if opt.RangeLengthscale > 0 {
+			c = math.Min(c, math.Max(opt.RangeFloor, opt.RangeLengthscale*s.ranges[j]))
+		}
+		s.lcap[j] = c
+		// The cap stays above the floor, and the prior's median below
+		// the cap.
+		s.lfloor[j] = math.Min(s.lfloor[j], c/4)
+		s.lmed[j] = math.Min(s.lmed[j], c/2)
+	}
+}
+
+// copySame gives each run that ended where an earlier one did (Run.Same)
+// that run's status and scores.
+func copySame(runs []Run) {
 	for r := range runs {
 		if q := runs[r].Same; q >= 0 {
 			runs[r].Status, runs[r].Err = runs[q].Status, runs[q].Err
 			runs[r].LogMarginalLikelihood, runs[r].LogPosterior = runs[q].LogMarginalLikelihood, runs[q].LogPosterior
 		}
 	}
-	if best < 0 {
-		var err error
-		for _, r := range order {
-			if err = runs[r].Err; err != nil {
-				break
-			}
+}
+
+// noPoint is Fit's error when no run reached a usable point, wrapping the
+// first error in climbing order.
+func noPoint(runs []Run, order []int) error {
+	var err error
+	for _, r := range order {
+		if err = runs[r].Err; err != nil {
+			break
 		}
-		return Result{}, fmt.Errorf("%w: no restart of %d reached a point where the covariance matrix is positive definite: %w", ErrFailed, len(runs), err)
 	}
-	return fs.result(ends[best], runs, best, opt, y), nil
+	return fmt.Errorf("%w: no restart of %d reached a point where the covariance matrix is positive definite: %w", ErrFailed, len(runs), err)
 }
 
 // Streams of the seeded random numbers (PCG's second word).

@@ -440,29 +440,9 @@ func New(s Spec) (Kernel, error) {
 	if s.NoiseStd != nil && (!(*s.NoiseStd >= 0) || *s.NoiseStd > 1e100) {
 		return nil, fielderr.New(ErrInvalid, "noise_std", "must be a finite number in 0…1e100, got %v", *s.NoiseStd)
 	}
-	stationary := s.Kernel == "se" || s.Kernel == "matern32" || s.Kernel == "matern52"
-	var iso float64
-	var ard []float64
-	switch {
-	case stationary && len(s.Lengthscale) == 0:
-		return nil, fielderr.New(ErrInvalid, "lengthscale", "must be a finite number > 0, got %v", 0)
-	case stationary:
-		for j, l := range s.Lengthscale {
-			if !(l > 0) || math.IsInf(l, 0) {
-				key := "lengthscale"
-				if len(s.Lengthscale) > 1 {
-					key = fmt.Sprintf("lengthscale[%d]", j)
-				}
-				return nil, fielderr.New(ErrInvalid, key, "must be a finite number > 0, got %v", l)
-			}
-		}
-		if len(s.Lengthscale) == 1 {
-			iso = s.Lengthscale[0]
-		} else {
-			ard = append([]float64(nil), s.Lengthscale...)
-		}
-	case s.Lengthscale != nil:
-		return nil, fielderr.New(ErrInvalid, "lengthscale", "not a parameter of kernel %s", quote.Short(s.Kernel))
+	iso, ard, err := lengthscales(s)
+	if err != nil {
+		return nil, err
 	}
 	if s.Kernel != "polynomial" && (s.Offset != nil || s.Degree != nil) {
 		return nil, fielderr.New(ErrInvalid, "offset/degree", "only parameters of kernel \"polynomial\", not %s", quote.Short(s.Kernel))
@@ -477,22 +457,56 @@ func New(s Spec) (Kernel, error) {
 	case "linear":
 		return Linear{Variance: v}, nil
 	case "polynomial":
-		p := Polynomial{Variance: v, Offset: 1, Degree: 2}
-		if s.Offset != nil {
-			p.Offset = *s.Offset
-			if math.IsNaN(p.Offset) || math.IsInf(p.Offset, 0) || p.Offset < 0 {
-				return nil, fielderr.New(ErrInvalid, "offset", "must be a finite number ≥ 0, got %v", p.Offset)
-			}
-		}
-		if s.Degree != nil {
-			p.Degree = *s.Degree
-			if p.Degree < 1 || p.Degree > MaxDegree {
-				return nil, fielderr.New(ErrInvalid, "degree", "must be an integer in 1…%d, got %d", MaxDegree, p.Degree)
-			}
-		}
-		return p, nil
+		return polynomial(s, v)
 	}
 	panic("unreachable")
+}
+
+// lengthscales checks a spec's lengthscale: required by a stationary
+// kernel, as one (iso) or one per dimension (ard, a copy), and refused by
+// the others.
+func lengthscales(s Spec) (iso float64, ard []float64, err error) {
+	stationary := s.Kernel == "se" || s.Kernel == "matern32" || s.Kernel == "matern52"
+	switch {
+	case stationary && len(s.Lengthscale) == 0:
+		return 0, nil, fielderr.New(ErrInvalid, "lengthscale", "must be a finite number > 0, got %v", 0)
+	case stationary:
+		for j, l := range s.Lengthscale {
+			if !(l > 0) || math.IsInf(l, 0) {
+				key := "lengthscale"
+				if len(s.Lengthscale) > 1 {
+					key = fmt.Sprintf("lengthscale[%d]", j)
+				}
+				return 0, nil, fielderr.New(ErrInvalid, key, "must be a finite number > 0, got %v", l)
+			}
+		}
+		if len(s.Lengthscale) == 1 {
+			return s.Lengthscale[0], nil, nil
+		}
+		return 0, append([]float64(nil), s.Lengthscale...), nil
+	case s.Lengthscale != nil:
+		return 0, nil, fielderr.New(ErrInvalid, "lengthscale", "not a parameter of kernel %s", quote.Short(s.Kernel))
+	}
+	return 0, nil, nil
+}
+
+// polynomial builds a polynomial kernel of variance v, checking the
+// spec's offset and degree (defaults 1 and 2).
+func polynomial(s Spec, v float64) (Kernel, error) {
+	p := Polynomial{Variance: v, Offset: 1, Degree: 2}
+	if s.Offset != nil {
+		p.Offset = *s.Offset
+		if math.IsNaN(p.Offset) || math.IsInf(p.Offset, 0) || p.Offset < 0 {
+			return nil, fielderr.New(ErrInvalid, "offset", "must be a finite number ≥ 0, got %v", p.Offset)
+		}
+	}
+	if s.Degree != nil {
+		p.Degree = *s.Degree
+		if p.Degree < 1 || p.Degree > MaxDegree {
+			return nil, fielderr.New(ErrInvalid, "degree", "must be an integer in 1…%d, got %d", MaxDegree, p.Degree)
+		}
+	}
+	return p, nil
 }
 
 func powi(b float64, p int) float64 {

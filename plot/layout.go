@@ -151,49 +151,30 @@ func (f Figure) Check() ([]LegendAt, error) {
 func (f Figure) layout(c draw.Canvas, paint bool) []LegendAt {
 	panels := f.Panels
 	if f.Title != "" {
-		sty := panels[0].Title.TextStyle
-		sty.Font.Size = titleSize
-		title, sty := fitText(f.Title, sty, c.Max.X-c.Min.X-2*vg.Points(titleMargin))
-		h := sty.Rectangle(title).Size().Y
-		if paint {
-			// Hung from the top: a title fitText broke into lines
-			// extends downwards by h, into the room taken below.
-			sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
-			c.FillText(sty, vg.Point{X: c.Center().X, Y: c.Max.Y}, title)
-		}
-		c.Max.Y -= h + vg.Points(10)
+		c = f.drawTitle(c, paint)
 	}
 	cols, rows := f.grid()
-	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 5, PadY: vg.Millimeter * 5, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 3}
-	plots := make([][]*gplot.Plot, rows)
-	for r := range plots {
-		plots[r] = make([]*gplot.Plot, cols)
+	g := &layoutGrid{
+		panels: panels,
+		cols:   cols,
+		tiles:  draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 5, PadY: vg.Millimeter * 5, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 3},
+		plots:  make([][]*gplot.Plot, rows),
+		titles: make([]panelTitle, len(panels)),
+	}
+	for r := range g.plots {
+		g.plots[r] = make([]*gplot.Plot, cols)
 	}
 	// A title wider than its panel is shrunk or wrapped for this layout
 	// only: gonum centres it on the panel and would cut both ends off at
-	// the figure's edges. It may reach over the tiles' pads by the
-	// narrowest of them, PadLeft, at either end. fitTitles fits them to
-	// the tiles of c, from the panels' own titles (restored on return).
-	type title struct {
-		text string
-		sty  text.Style
-	}
-	titles := make([]title, len(panels))
+	// the figure's edges (fitTitles). The panels' own titles are
+	// restored on return.
 	for i, p := range panels {
-		titles[i] = title{p.Title.Text, p.Title.TextStyle}
-		defer func() { p.Title.Text, p.Title.TextStyle = titles[i].text, titles[i].sty }()
+		g.titles[i] = panelTitle{p.Title.Text, p.Title.TextStyle}
 	}
-	fitTitles := func(c draw.Canvas) {
-		for i, p := range panels {
-			if text, sty := titles[i].text, titles[i].sty; text != "" {
-				tile := tiles.At(c, i%cols, i/cols)
-				p.Title.Text, p.Title.TextStyle = fitText(text, sty, tile.Max.X-tile.Min.X+2*tiles.PadLeft-2*vg.Points(titleMargin))
-			}
-		}
-	}
-	fitTitles(c)
+	defer g.restoreTitles()
+	g.fitTitles(c)
 	for i, p := range panels {
-		plots[i/cols][i%cols] = p.Plot
+		g.plots[i/cols][i%cols] = p.Plot
 		// A panel on a shared axis got its margin from ShareY, which
 		// all its panels must keep.
 		if top, ok := p.lineTop(); ok && !p.shared {
@@ -202,82 +183,151 @@ func (f Figure) layout(c draw.Canvas, paint bool) []LegendAt {
 	}
 	// Align gives the panels data areas of one height, so that shared y
 	// axes line up.
-	canvases := gplot.Align(plots, tiles, c)
+	canvases := gplot.Align(g.plots, g.tiles, c)
 	// With a shared legend, the panel that shows it: the first with room
 	// inside, else the last (outside).
 	show := -1
 	var strip *LegendAt // the shared legend in a strip of its own
 	if f.SharedLegend {
-		show = len(panels) - 1
-		inside := false
-		for i, p := range panels {
-			tile := canvases[i/cols][i%cols]
-			if p.Bar != nil {
-				tile.Max.X -= barWidth
-			}
-			if _, at := placeLegend(p, tile, true); !at.Outside {
-				show, inside = i, true
-				break
-			}
-		}
-		if !inside && panels[show].Bar == nil {
-			// No panel has room: the legend takes a strip at the
-			// figure's right, legendGap from the panels and from the
-			// edge, its width taken from every column alike (not from
-			// the last panel alone, which it would squash), its top at
-			// the first row's data top; the titles refitted to the
-			// narrower tiles.
-			size := panels[show].Legend.Rectangle(c).Size()
-			if size.X > 0 && size.Y > 0 {
-				c.Max.X -= size.X + 2*vg.Points(legendGap)
-				fitTitles(c)
-				canvases = gplot.Align(plots, tiles, c)
-				top := panels[0].DataCanvas(canvases[0][0]).Max.Y
-				x := c.Max.X + vg.Points(legendGap)
-				strip = &LegendAt{Rect: vg.Rectangle{Min: vg.Point{X: x, Y: top - size.Y}, Max: vg.Point{X: x + size.X, Y: top}}, Outside: true}
-			}
-		}
+		show, strip, canvases, c = g.sharedLegend(c, canvases)
 	}
 	at := make([]LegendAt, len(panels))
 	for i, p := range panels {
-		tile := canvases[i/cols][i%cols]
-		var bar draw.Canvas
+		at[i] = placePanel(p, canvases[i/cols][i%cols], c, show >= 0 && (i != show || strip != nil), strip != nil && i == show, strip, paint)
+	}
+	return at
+}
+
+// drawTitle fits the figure's title to c's width, draws it if paint,
+// and returns c less the room it takes at the top.
+func (f Figure) drawTitle(c draw.Canvas, paint bool) draw.Canvas {
+	sty := f.Panels[0].Title.TextStyle
+	sty.Font.Size = titleSize
+	title, sty := fitText(f.Title, sty, c.Max.X-c.Min.X-2*vg.Points(titleMargin))
+	h := sty.Rectangle(title).Size().Y
+	if paint {
+		// Hung from the top: a title fitText broke into lines
+		// extends downwards by h, into the room taken below.
+		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+		c.FillText(sty, vg.Point{X: c.Center().X, Y: c.Max.Y}, title)
+	}
+	c.Max.Y -= h + vg.Points(10)
+	return c
+}
+
+// panelTitle is a panel's own title, kept while layout fits it to its
+// tile.
+type panelTitle struct {
+	text string
+	sty  text.Style
+}
+
+// layoutGrid is a figure's panels in their tiles, cols to a row, during
+// layout: the plots in grid order and the panels' own titles.
+type layoutGrid struct {
+	panels []*Panel
+	cols   int
+	tiles  draw.Tiles
+	plots  [][]*gplot.Plot
+	titles []panelTitle
+}
+
+// fitTitles fits each panel's own title to its tile of c. It may reach
+// over the tiles' pads by the narrowest of them, PadLeft, at either end.
+func (g *layoutGrid) fitTitles(c draw.Canvas) {
+	for i, p := range g.panels {
+		if text, sty := g.titles[i].text, g.titles[i].sty; text != "" {
+			tile := g.tiles.At(c, i%g.cols, i/g.cols)
+			p.Title.Text, p.Title.TextStyle = fitText(text, sty, tile.Max.X-tile.Min.X+2*g.tiles.PadLeft-2*vg.Points(titleMargin))
+		}
+	}
+}
+
+// restoreTitles gives the panels their own titles back.
+func (g *layoutGrid) restoreTitles() {
+	for i, p := range g.panels {
+		p.Title.Text, p.Title.TextStyle = g.titles[i].text, g.titles[i].sty
+	}
+}
+
+// sharedLegend chooses the panel that shows a shared legend (show): the
+// first with room inside, else the last. When none has room and the last
+// has no colour bar, the legend takes a strip of its own (strip) at the
+// figure's right, and the panels are aligned again in the narrower c.
+func (g *layoutGrid) sharedLegend(c draw.Canvas, canvases [][]draw.Canvas) (int, *LegendAt, [][]draw.Canvas, draw.Canvas) {
+	panels := g.panels
+	show := len(panels) - 1
+	for i, p := range panels {
+		tile := canvases[i/g.cols][i%g.cols]
 		if p.Bar != nil {
-			bar = tile
-			bar.Min.X = tile.Max.X - barWidth
 			tile.Max.X -= barWidth
 		}
-		leg := p.Legend
-		if show >= 0 && (i != show || strip != nil) {
-			p.Legend = gplot.NewLegend() // drawn in panel show only, or in the strip
+		if _, at := placeLegend(p, tile, true); !at.Outside {
+			return i, nil, canvases, c
 		}
-		tile, at[i] = placeLegend(p, tile, false)
-		if strip != nil && i == show {
-			at[i], p.Legend = *strip, leg
-		}
-		if paint {
-			legend := p.Legend
-			p.Legend = gplot.NewLegend() // drawn below, where placeLegend put it
-			p.Plot.Draw(tile)
-			if at[i].Rect.Size().X > 0 {
-				legend.Top, legend.Left = true, false
-				legend.XOffs, legend.YOffs = 0, 0
-				lc := draw.Canvas{Canvas: c.Canvas, Rectangle: at[i].Rect}
-				// White under the legend hides the grid lines, and
-				// nothing else: it covers no data.
-				lc.SetColor(color.White)
-				lc.Fill(lc.Rectangle.Path())
-				legend.Draw(lc)
-			}
-		}
-		p.Legend = leg
-		if p.Bar != nil && paint {
-			drawBar(p, tile, bar)
-		}
-		// Now, while the title is the one drawn: its height sets the
-		// data area's.
-		at[i].dc = p.DataCanvas(tile)
 	}
+	if panels[show].Bar != nil {
+		return show, nil, canvases, c
+	}
+	// No panel has room: the legend takes a strip at the figure's right,
+	// legendGap from the panels and from the edge, its width taken from
+	// every column alike (not from the last panel alone, which it would
+	// squash), its top at the first row's data top; the titles refitted
+	// to the narrower tiles.
+	size := panels[show].Legend.Rectangle(c).Size()
+	if !(size.X > 0 && size.Y > 0) {
+		return show, nil, canvases, c
+	}
+	c.Max.X -= size.X + 2*vg.Points(legendGap)
+	g.fitTitles(c)
+	canvases = gplot.Align(g.plots, g.tiles, c)
+	top := panels[0].DataCanvas(canvases[0][0]).Max.Y
+	x := c.Max.X + vg.Points(legendGap)
+	strip := &LegendAt{Rect: vg.Rectangle{Min: vg.Point{X: x, Y: top - size.Y}, Max: vg.Point{X: x + size.X, Y: top}}, Outside: true}
+	return show, strip, canvases, c
+}
+
+// placePanel places panel p's legend in its tile of c and, if paint,
+// draws the panel there. hide says its legend is drawn elsewhere (a
+// shared legend shown in another panel, or in the strip); inStrip that
+// the strip holds it for this panel.
+func placePanel(p *Panel, tile, c draw.Canvas, hide, inStrip bool, strip *LegendAt, paint bool) LegendAt {
+	var bar draw.Canvas
+	if p.Bar != nil {
+		bar = tile
+		bar.Min.X = tile.Max.X - barWidth
+		tile.Max.X -= barWidth
+	}
+	leg := p.Legend
+	if hide {
+		p.Legend = gplot.NewLegend() // drawn in panel show only, or in the strip
+	}
+	tile, at := placeLegend(p, tile, false)
+	if inStrip {
+		at, p.Legend = *strip, leg
+	}
+	if paint {
+		legend := p.Legend
+		p.Legend = gplot.NewLegend() // drawn below, where placeLegend put it
+		p.Plot.Draw(tile)
+		if at.Rect.Size().X > 0 {
+			legend.Top, legend.Left = true, false
+			legend.XOffs, legend.YOffs = 0, 0
+			lc := draw.Canvas{Canvas: c.Canvas, Rectangle: at.Rect}
+			// White under the legend hides the grid lines, and
+			// nothing else: it covers no data.
+			lc.SetColor(color.White)
+			lc.Fill(lc.Rectangle.Path())
+			legend.Draw(lc)
+		}
+	}
+	p.Legend = leg
+	if p.Bar != nil && paint {
+		drawBar(p, tile, bar)
+	}
+	// Now, while the title is the one drawn: its height sets the
+	// data area's.
+	at.dc = p.DataCanvas(tile)
 	return at
 }
 

@@ -35,6 +35,40 @@ type Series struct {
 // the bands lie under every line.
 func Bands(title, xLabel, yLabel string, series []Series) (*Panel, error) {
 	p := NewPanel(title, xLabel, yLabel)
+	drawn, err := seriesStyles(series)
+	if err != nil {
+		return nil, err
+	}
+	// Every band first, then every line: gonum draws in the order of
+	// Add, and a translucent band drawn after another series' line would
+	// veil it.
+	for i := range series {
+		s := &series[i]
+		if s.Std == nil || len(s.X) == 0 {
+			continue
+		}
+		band, err := s.band(drawn[i].Color)
+		if err != nil {
+			return nil, err
+		}
+		p.Add(band)
+	}
+	for i := range series {
+		if err := p.addLine(&series[i], drawn[i]); err != nil {
+			return nil, err
+		}
+	}
+	// Rounds and evaluations count from 1: such an axis starts at 0, where
+	// its first tick then goes.
+	if p.X.Min > 0 && p.X.Min <= max(1, 0.02*p.X.Max) {
+		p.X.Min = 0
+	}
+	return p, nil
+}
+
+// seriesStyles checks each series' lengths and returns the style it is
+// drawn in: its label's (Styles), or its own Style, Color and Dashed.
+func seriesStyles(series []Series) ([]Style, error) {
 	labels := make([]string, len(series))
 	for i, s := range series {
 		labels[i] = s.Label
@@ -57,64 +91,61 @@ func Bands(title, xLabel, yLabel string, series []Series) (*Panel, error) {
 		}
 		drawn[i] = st
 	}
-	// Every band first, then every line: gonum draws in the order of
-	// Add, and a translucent band drawn after another series' line would
-	// veil it.
-	for i, s := range series {
-		if s.Std == nil || len(s.X) == 0 {
-			continue
-		}
-		clip := func(v float64, k int) float64 {
-			if s.Lo != nil {
-				v = max(v, s.Lo[k])
-			}
-			if s.Hi != nil {
-				v = min(v, s.Hi[k])
-			}
-			return v
-		}
-		ring := make(plotter.XYs, 0, 2*len(s.X))
-		for k := range s.X {
-			ring = append(ring, plotter.XY{X: s.X[k], Y: clip(s.Mean[k]+s.Std[k], k)})
-		}
-		for k := len(s.X) - 1; k >= 0; k-- {
-			ring = append(ring, plotter.XY{X: s.X[k], Y: clip(s.Mean[k]-s.Std[k], k)})
-		}
-		band, err := plotter.NewPolygon(ring)
-		if err != nil {
-			return nil, fmt.Errorf("plot: series %q: %w", s.Label, err)
-		}
-		c := drawn[i].Color
-		band.Color = color.NRGBA{c.R, c.G, c.B, 50}
-		band.LineStyle.Width = 0
-		p.Add(band)
+	return drawn, nil
+}
+
+// band is the series' translucent band of ±Std around its mean, clipped
+// to Lo and Hi where given, in a light tint of c.
+func (s *Series) band(c color.NRGBA) (*plotter.Polygon, error) {
+	ring := make(plotter.XYs, 0, 2*len(s.X))
+	for k := range s.X {
+		ring = append(ring, plotter.XY{X: s.X[k], Y: s.clip(s.Mean[k]+s.Std[k], k)})
 	}
-	for i, s := range series {
-		st := drawn[i]
-		pts := make(plotter.XYs, len(s.X))
-		for k := range s.X {
-			pts[k] = plotter.XY{X: s.X[k], Y: s.Mean[k]}
-		}
-		line, err := plotter.NewLine(pts)
-		if err != nil {
-			return nil, fmt.Errorf("plot: series %q: %w", s.Label, err)
-		}
-		line.Color = st.Color
-		line.Width = vg.Points(1.5)
-		line.Dashes = st.Dashes
-		p.Add(line)
-		if s.Label != "" && !s.NoLegend {
-			p.Legend.Add(s.Label, line)
-		}
-		if p.drawn == nil {
-			p.drawn = map[string]Style{}
-		}
-		p.drawn[s.Label] = st
+	for k := len(s.X) - 1; k >= 0; k-- {
+		ring = append(ring, plotter.XY{X: s.X[k], Y: s.clip(s.Mean[k]-s.Std[k], k)})
 	}
-	// Rounds and evaluations count from 1: such an axis starts at 0, where
-	// its first tick then goes.
-	if p.X.Min > 0 && p.X.Min <= max(1, 0.02*p.X.Max) {
-		p.X.Min = 0
+	band, err := plotter.NewPolygon(ring)
+	if err != nil {
+		return nil, fmt.Errorf("plot: series %q: %w", s.Label, err)
 	}
-	return p, nil
+	band.Color = color.NRGBA{c.R, c.G, c.B, 50}
+	band.LineStyle.Width = 0
+	return band, nil
+}
+
+// clip bounds v, the band's edge at point k, by Lo[k] and Hi[k] where
+// given.
+func (s *Series) clip(v float64, k int) float64 {
+	if s.Lo != nil {
+		v = max(v, s.Lo[k])
+	}
+	if s.Hi != nil {
+		v = min(v, s.Hi[k])
+	}
+	return v
+}
+
+// addLine adds the series' mean as a line in style st, with a legend
+// entry unless unlabelled or NoLegend, and records the style drawn.
+func (p *Panel) addLine(s *Series, st Style) error {
+	pts := make(plotter.XYs, len(s.X))
+	for k := range s.X {
+		pts[k] = plotter.XY{X: s.X[k], Y: s.Mean[k]}
+	}
+	line, err := plotter.NewLine(pts)
+	if err != nil {
+		return fmt.Errorf("plot: series %q: %w", s.Label, err)
+	}
+	line.Color = st.Color
+	line.Width = vg.Points(1.5)
+	line.Dashes = st.Dashes
+	p.Add(line)
+	if s.Label != "" && !s.NoLegend {
+		p.Legend.Add(s.Label, line)
+	}
+	if p.drawn == nil {
+		p.drawn = map[string]Style{}
+	}
+	p.drawn[s.Label] = st
+	return nil
 }

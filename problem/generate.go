@@ -257,48 +257,17 @@ func GenerateHF(s *GenerateSpec, h []float64, hf *float64, eps, noiseStd float64
 // product kernel is k on equal contexts (kernel.Product), and the random
 // numbers are drawn in the same order.
 func generate(s *GenerateSpec, h []float64, hf *float64, eps, noiseStd float64, cs [][]float64, kc kernel.Kernel, rng *rand.Rand) ([]*Problem, error) {
-	if err := s.Check(); err != nil {
+	if err := checkGenerate(s, h, hf); err != nil {
 		return nil, err
 	}
-	if len(h) != len(s.Constraints) {
-		return nil, fielderr.New(ErrInvalid, "thresholds", "%d given for %s", len(h), plural.Count(len(s.Constraints), "constraint"))
-	}
-	if len(s.Constraints) == 0 && hf == nil {
-		return nil, fielderr.New(ErrInvalid, "constraints", "at least one is needed without an objective threshold h_f")
-	}
-	if hf != nil && !finite(*hf) {
-		return nil, fielderr.New(ErrInvalid, "objective_threshold", "must be a finite number within ±1e100, got %v", *hf)
-	}
-	kf, _ := kernel.New(s.Objective)
-	kg := make([]kernel.Kernel, len(s.Constraints))
-	for i, c := range s.Constraints {
-		kg[i], _ = kernel.New(c)
-	}
-	if cs != nil {
-		d := s.Dim()
-		kf = kernel.Product{X: kf, C: kc, D: d}
-		for i, k := range kg {
-			kg[i] = kernel.Product{X: k, C: kc, D: d}
-		}
-	}
+	kf, kg := s.kernels(cs, kc)
 	var x [][]float64
 	if s.DecisionSet.Kind == "grid" {
 		x = (&GridSpec{Bounds: s.DecisionSet.Bounds, Points: s.DecisionSet.Points}).Actions()
 	}
 	for draw := 0; draw < MaxDraws; draw++ {
 		if s.DecisionSet.Kind != "grid" {
-			d := s.DecisionSet.Dim
-			if d == 0 {
-				d = 2
-			}
-			x = UnitBall(rng, s.DecisionSet.Size, d)
-			if s.DecisionSet.Basis {
-				for j := 0; j < d; j++ {
-					e := make([]float64, d)
-					e[j] = 1
-					x = append(x, e)
-				}
-			}
+			x = s.DecisionSet.drawBall(rng)
 		}
 		pts := x
 		if cs != nil {
@@ -314,34 +283,9 @@ func generate(s *GenerateSpec, h []float64, hf *float64, eps, noiseStd float64, 
 				return nil, fmt.Errorf("constraints[%d]: %w", i, err)
 			}
 		}
-		// One problem per context: its block of the joint draw.
-		n, nc := len(x), max(len(cs), 1)
-		ps := make([]*Problem, nc)
-		safe := make([]bool, n)
-		for i := range safe {
-			safe[i] = true
-		}
-		for k := range ps {
-			p := &Problem{X: x, H: h, HF: hf, Epsilon: eps, NoiseStd: noiseStd, F: fv[k*n : (k+1)*n : (k+1)*n]}
-			for i := range gv {
-				p.G = append(p.G, gv[i][k*n:(k+1)*n:(k+1)*n])
-			}
-			for i, ok := range p.SafeSet(0) {
-				safe[i] = safe[i] && ok
-			}
-			ps[k] = p
-		}
+		ps, safe := perContext(x, fv, gv, max(len(cs), 1), h, hf, eps, noiseStd)
 		seed, ok := chooseSeed(safe, &s.SeedSet, rng)
-		if !ok {
-			continue
-		}
-		for _, p := range ps {
-			p.Seed = seed
-			if _, ok = Argmax(p.F, p.SafeSet(eps)); !ok {
-				break
-			}
-		}
-		if !ok {
+		if !ok || !withSeed(ps, seed, eps) {
 			continue
 		}
 		for _, p := range ps {
@@ -352,6 +296,95 @@ func generate(s *GenerateSpec, h []float64, hf *float64, eps, noiseStd float64, 
 		return ps, nil
 	}
 	return nil, fmt.Errorf("%w: no draw in %d had a non-empty ε-safe set and enough safe actions for the seed set", ErrNoSafeOptimum, MaxDraws)
+}
+
+// checkGenerate checks what generate is given besides the spec: a
+// threshold per constraint, and a safety condition at all.
+func checkGenerate(s *GenerateSpec, h []float64, hf *float64) error {
+	if err := s.Check(); err != nil {
+		return err
+	}
+	if len(h) != len(s.Constraints) {
+		return fielderr.New(ErrInvalid, "thresholds", "%d given for %s", len(h), plural.Count(len(s.Constraints), "constraint"))
+	}
+	if len(s.Constraints) == 0 && hf == nil {
+		return fielderr.New(ErrInvalid, "constraints", "at least one is needed without an objective threshold h_f")
+	}
+	if hf != nil && !finite(*hf) {
+		return fielderr.New(ErrInvalid, "objective_threshold", "must be a finite number within ±1e100, got %v", *hf)
+	}
+	return nil
+}
+
+// kernels returns the drawing kernels of f and of each g_i (checked by
+// Check), times kc on the contexts when there are contexts (cs).
+func (s *GenerateSpec) kernels(cs [][]float64, kc kernel.Kernel) (kernel.Kernel, []kernel.Kernel) {
+	kf, _ := kernel.New(s.Objective)
+	kg := make([]kernel.Kernel, len(s.Constraints))
+	for i, c := range s.Constraints {
+		kg[i], _ = kernel.New(c)
+	}
+	if cs != nil {
+		d := s.Dim()
+		kf = kernel.Product{X: kf, C: kc, D: d}
+		for i, k := range kg {
+			kg[i] = kernel.Product{X: k, C: kc, D: d}
+		}
+	}
+	return kf, kg
+}
+
+// drawBall draws a decision set of points in the unit ball (2-D unless
+// Dim is given), followed by the unit vectors with Basis.
+func (ds *DecisionSetSpec) drawBall(rng *rand.Rand) [][]float64 {
+	d := ds.Dim
+	if d == 0 {
+		d = 2
+	}
+	x := UnitBall(rng, ds.Size, d)
+	if ds.Basis {
+		for j := 0; j < d; j++ {
+			e := make([]float64, d)
+			e[j] = 1
+			x = append(x, e)
+		}
+	}
+	return x
+}
+
+// perContext cuts a joint draw on nc contexts (fv, gv: nc blocks of
+// len(x) values) into one problem per context, and marks the actions
+// safe in every context.
+func perContext(x [][]float64, fv []float64, gv [][]float64, nc int, h []float64, hf *float64, eps, noiseStd float64) ([]*Problem, []bool) {
+	n := len(x)
+	ps := make([]*Problem, nc)
+	safe := make([]bool, n)
+	for i := range safe {
+		safe[i] = true
+	}
+	for k := range ps {
+		p := &Problem{X: x, H: h, HF: hf, Epsilon: eps, NoiseStd: noiseStd, F: fv[k*n : (k+1)*n : (k+1)*n]}
+		for i := range gv {
+			p.G = append(p.G, gv[i][k*n:(k+1)*n:(k+1)*n])
+		}
+		for i, ok := range p.SafeSet(0) {
+			safe[i] = safe[i] && ok
+		}
+		ps[k] = p
+	}
+	return ps, safe
+}
+
+// withSeed gives every problem the seed set and reports whether each has
+// a non-empty ε-safe set to take its optimum in; false asks for a redraw.
+func withSeed(ps []*Problem, seed []int, eps float64) bool {
+	for _, p := range ps {
+		p.Seed = seed
+		if _, ok := Argmax(p.F, p.SafeSet(eps)); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // chooseSeed draws the seed set from the actions safe marks (D^s_0, or

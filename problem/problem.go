@@ -129,6 +129,24 @@ func (p *Problem) Validate() error {
 	if err := CheckActions(p.X); err != nil {
 		return err
 	}
+	if err := p.checkObjective(n); err != nil {
+		return err
+	}
+	if err := p.checkConstraints(n); err != nil {
+		return err
+	}
+	if !finite(p.Epsilon) || p.Epsilon < 0 {
+		return fmt.Errorf("%w: epsilon: must be a finite number ≥ 0, got %v", ErrInvalid, p.Epsilon)
+	}
+	if !finite(p.NoiseStd) || p.NoiseStd < 0 {
+		return fmt.Errorf("%w: noise_std: must be a finite number ≥ 0, got %v", ErrInvalid, p.NoiseStd)
+	}
+	return p.checkSeed(n)
+}
+
+// checkObjective checks f's n values, and that there is a safety
+// condition: a constraint, or a finite objective threshold.
+func (p *Problem) checkObjective(n int) error {
 	if len(p.F) != n {
 		return fmt.Errorf("%w: f has %d values for %d actions", ErrInvalid, len(p.F), n)
 	}
@@ -144,6 +162,11 @@ func (p *Problem) Validate() error {
 	if p.HF != nil && !finite(*p.HF) {
 		return fmt.Errorf("%w: objective_threshold = %v is not finite or beyond ±1e100", ErrInvalid, *p.HF)
 	}
+	return nil
+}
+
+// checkConstraints checks each g_i's n values and its threshold.
+func (p *Problem) checkConstraints(n int) error {
 	if len(p.H) != len(p.G) {
 		return fmt.Errorf("%w: thresholds: %d given for %s", ErrInvalid, len(p.H), plural.Count(len(p.G), "constraint"))
 	}
@@ -160,12 +183,12 @@ func (p *Problem) Validate() error {
 			return fmt.Errorf("%w: thresholds[%d] = %v is not finite or beyond ±1e100", ErrInvalid, c, p.H[c])
 		}
 	}
-	if !finite(p.Epsilon) || p.Epsilon < 0 {
-		return fmt.Errorf("%w: epsilon: must be a finite number ≥ 0, got %v", ErrInvalid, p.Epsilon)
-	}
-	if !finite(p.NoiseStd) || p.NoiseStd < 0 {
-		return fmt.Errorf("%w: noise_std: must be a finite number ≥ 0, got %v", ErrInvalid, p.NoiseStd)
-	}
+	return nil
+}
+
+// checkSeed checks the seed set: ascending indices of actions that
+// satisfy every safety condition.
+func (p *Problem) checkSeed(n int) error {
 	if err := CheckSeed(p.Seed, n); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalid, fielderr.Under("seed set", err))
 	}

@@ -301,9 +301,39 @@ func Report(out *Outcome) []byte {
 // the worst in each scenario, and what the safe ones paid for it.
 func Findings(results []Result) []string {
 	var out []string
-	ls := labels(results)
-	var never, some []string
-	for _, l := range ls {
+	never, some := violators(results)
+	if len(never) > 0 {
+		out = append(out, "No violation in any run: "+strings.Join(never, ", ")+".")
+	}
+	for i := range results {
+		out = append(out, results[i].violations())
+	}
+	// What safety costs, where the model is right: the safe algorithms'
+	// regret against the oracle's (the safe set known) and constrained-ei's.
+	for i := range results {
+		if r := &results[i]; r.Name == "control" {
+			if f, ok := r.safetyCost(); ok {
+				out = append(out, f)
+			}
+		}
+	}
+	// How far the safe algorithms got: a run that never leaves its seeds
+	// cannot violate, so a zero there says little.
+	for i := range results {
+		if f, ok := results[i].reach(); ok {
+			out = append(out, f)
+		}
+	}
+	if len(some) > 0 {
+		out = append(out, "Violated in at least one run of some scenario: "+strings.Join(some, ", ")+". A guarantee that rests on the model holds only where the model is right; LoSBO's rests on L and E instead, and holds as long as those are true bounds.")
+	}
+	return out
+}
+
+// violators splits the algorithms into those that never violated in any
+// scenario (never, with the scenarios they ran in) and those that did.
+func violators(results []Result) (never, some []string) {
+	for _, l := range labels(results) {
 		total, in := 0, 0
 		for i := range results {
 			if row := results[i].find(l); row != nil {
@@ -320,74 +350,71 @@ func Findings(results []Result) []string {
 			never = append(never, fmt.Sprintf("%s (%d scenarios)", l, in))
 		}
 	}
-	if len(never) > 0 {
-		out = append(out, "No violation in any run: "+strings.Join(never, ", ")+".")
-	}
-	for i := range results {
-		r := &results[i]
-		var worst *Row
-		var bad []string
-		for k := range r.Rows {
-			row := &r.Rows[k]
-			if row.Violating > 0 {
-				bad = append(bad, fmt.Sprintf("%s %d/%d", row.Label, row.Violating, row.Runs))
-			}
-			if worst == nil || row.Rounds > worst.Rounds {
-				worst = row
-			}
+	return never, some
+}
+
+// violations states which algorithms violated in the scenario, and the
+// one with the most violating rounds.
+func (r *Result) violations() string {
+	var worst *Row
+	var bad []string
+	for k := range r.Rows {
+		row := &r.Rows[k]
+		if row.Violating > 0 {
+			bad = append(bad, fmt.Sprintf("%s %d/%d", row.Label, row.Violating, row.Runs))
 		}
-		if len(bad) == 0 {
-			out = append(out, fmt.Sprintf("%s: no algorithm violated.", r.Name))
+		if worst == nil || row.Rounds > worst.Rounds {
+			worst = row
+		}
+	}
+	if len(bad) == 0 {
+		return fmt.Sprintf("%s: no algorithm violated.", r.Name)
+	}
+	return fmt.Sprintf("%s: violated in some run — %s; the most violating rounds: %s (%d over %d runs, %.1f%% of its rounds).",
+		r.Name, strings.Join(bad, ", "), worst.Label, worst.Rounds, worst.Runs, 100*float64(worst.Rounds)/float64(worst.Runs*r.Horizon))
+}
+
+// safetyCost states the safe algorithms' regret against the oracle's and
+// constrained-ei's; false when the scenario lacks one of those or LoSBO.
+func (r *Result) safetyCost() (string, bool) {
+	ei, lo, or := r.find(bandit.ConstrainedEI), r.find(bandit.LoSBO), r.find(bandit.GPUCBOracle)
+	if ei == nil || lo == nil || or == nil {
+		return "", false
+	}
+	lowest, highest := math.Inf(1), math.Inf(-1)
+	for _, row := range r.Rows {
+		if row.Violating == 0 && row.Label != bandit.GPUCBOracle {
+			lowest, highest = math.Min(lowest, row.Regret), math.Max(highest, row.Regret)
+		}
+	}
+	return fmt.Sprintf("What safety costs, with the model right: the algorithms that kept every run safe had R_T/T of %s, %s times the oracle's %.3g (told the safe set); constrained-ei's was %.3g, bought with violations in %d of %d runs.",
+		span(lowest, highest, "%.3g"), span(lowest/or.Regret, highest/or.Regret, "%.1f"), or.Regret, ei.Regret, ei.Violating, ei.Runs), true
+}
+
+// span formats lo and hi with f as "lo to hi", or as one number where
+// they read the same.
+func span(lo, hi float64, f string) string {
+	if fmt.Sprintf(f, lo) == fmt.Sprintf(f, hi) {
+		return fmt.Sprintf(f, lo)
+	}
+	return fmt.Sprintf(f+" to "+f, lo, hi)
+}
+
+// reach states how many distinct actions the safe algorithms played per
+// run; false when the scenario has none of them.
+func (r *Result) reach() (string, bool) {
+	lo, hi, lab := math.Inf(1), math.Inf(-1), ""
+	for _, row := range r.Rows {
+		if row.Label == bandit.ConstrainedEI || row.Label == bandit.PoFEI || row.Label == bandit.GPUCBOracle {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s: violated in some run — %s; the most violating rounds: %s (%d over %d runs, %.1f%% of its rounds).",
-			r.Name, strings.Join(bad, ", "), worst.Label, worst.Rounds, worst.Runs, 100*float64(worst.Rounds)/float64(worst.Runs*r.Horizon)))
-	}
-	// What safety costs, where the model is right: the safe algorithms'
-	// regret against the oracle's (the safe set known) and constrained-ei's.
-	for i := range results {
-		r := &results[i]
-		if r.Name != "control" {
-			continue
+		if row.Distinct < lo {
+			lo, lab = row.Distinct, row.Label
 		}
-		ei, lo, or := r.find(bandit.ConstrainedEI), r.find(bandit.LoSBO), r.find(bandit.GPUCBOracle)
-		if ei != nil && lo != nil && or != nil {
-			lowest, highest := math.Inf(1), math.Inf(-1)
-			for _, row := range r.Rows {
-				if row.Violating == 0 && row.Label != bandit.GPUCBOracle {
-					lowest, highest = math.Min(lowest, row.Regret), math.Max(highest, row.Regret)
-				}
-			}
-			span := func(lo, hi float64, f string) string {
-				if fmt.Sprintf(f, lo) == fmt.Sprintf(f, hi) {
-					return fmt.Sprintf(f, lo)
-				}
-				return fmt.Sprintf(f+" to "+f, lo, hi)
-			}
-			out = append(out, fmt.Sprintf("What safety costs, with the model right: the algorithms that kept every run safe had R_T/T of %s, %s times the oracle's %.3g (told the safe set); constrained-ei's was %.3g, bought with violations in %d of %d runs.",
-				span(lowest, highest, "%.3g"), span(lowest/or.Regret, highest/or.Regret, "%.1f"), or.Regret, ei.Regret, ei.Violating, ei.Runs))
-		}
+		hi = math.Max(hi, row.Distinct)
 	}
-	// How far the safe algorithms got: a run that never leaves its seeds
-	// cannot violate, so a zero there says little.
-	for i := range results {
-		r := &results[i]
-		lo, hi, lab := math.Inf(1), math.Inf(-1), ""
-		for _, row := range r.Rows {
-			if row.Label == bandit.ConstrainedEI || row.Label == bandit.PoFEI || row.Label == bandit.GPUCBOracle {
-				continue
-			}
-			if row.Distinct < lo {
-				lo, lab = row.Distinct, row.Label
-			}
-			hi = math.Max(hi, row.Distinct)
-		}
-		if lab != "" {
-			out = append(out, fmt.Sprintf("%s: the safe algorithms played %.3g to %.3g distinct actions per run on average (fewest: %s), seeds included.", r.Name, lo, hi, lab))
-		}
+	if lab == "" {
+		return "", false
 	}
-	if len(some) > 0 {
-		out = append(out, "Violated in at least one run of some scenario: "+strings.Join(some, ", ")+". A guarantee that rests on the model holds only where the model is right; LoSBO's rests on L and E instead, and holds as long as those are true bounds.")
-	}
-	return out
+	return fmt.Sprintf("%s: the safe algorithms played %.3g to %.3g distinct actions per run on average (fewest: %s), seeds included.", r.Name, lo, hi, lab), true
 }

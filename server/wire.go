@@ -32,57 +32,72 @@ import (
 // field. It checks the shape only; the study checks the values against
 // itself.
 func decodeTell(data []byte) (*study.TellRequest, error) {
-	// Raw fields, each parsed strictly below: decoding into *float64 or
-	// []float64 directly would turn null into nil, 0 or a missing element.
-	var raw struct {
-		Ask      json.RawMessage `json:"ask"`
-		Index    json.RawMessage `json:"index"`
-		X        json.RawMessage `json:"x"`
-		F        json.RawMessage `json:"f"`
-		G        json.RawMessage `json:"g"`
-		NoiseStd json.RawMessage `json:"noise_std"`
-		Context  json.RawMessage `json:"context"`
-		Params   json.RawMessage `json:"params"`
-		Values   json.RawMessage `json:"values"`
-	}
+	var raw rawTell
 	if err := decodeObject(data, &raw); err != nil {
 		return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)
 	}
-	var t study.TellRequest
 	if raw.Values != nil || raw.Params != nil {
-		// A study stated in parameters: {"ask", "values"} or {"params",
-		// "values"}, never mixed with the plain form's fields.
-		switch {
-		case raw.Index != nil || raw.X != nil || raw.F != nil || raw.G != nil:
-			return nil, fmt.Errorf("%w: \"params\" and \"values\" go with \"ask\" only: leave out \"index\", \"x\", \"f\" and \"g\"", study.ErrBadTell)
-		case raw.Values == nil:
-			return nil, fmt.Errorf("%w: \"values\" is missing: give every outcome's value by name", study.ErrBadTell)
-		case (raw.Ask != nil) == (raw.Params != nil):
-			return nil, fmt.Errorf("%w: give exactly one of \"ask\" and \"params\"", study.ErrBadTell)
-		}
-		var err error
-		if t.Values, err = jsonObject("values", "number", raw.Values, study.ErrBadTell); err != nil {
+		return raw.paramsTell()
+	}
+	return raw.plainTell()
+}
+
+// rawTell is a tell's body with its fields raw, each parsed strictly by
+// paramsTell or plainTell: decoding into *float64 or []float64 directly
+// would turn null into nil, 0 or a missing element.
+type rawTell struct {
+	Ask      json.RawMessage `json:"ask"`
+	Index    json.RawMessage `json:"index"`
+	X        json.RawMessage `json:"x"`
+	F        json.RawMessage `json:"f"`
+	G        json.RawMessage `json:"g"`
+	NoiseStd json.RawMessage `json:"noise_std"`
+	Context  json.RawMessage `json:"context"`
+	Params   json.RawMessage `json:"params"`
+	Values   json.RawMessage `json:"values"`
+}
+
+// paramsTell decodes the tell of a study stated in parameters: {"ask",
+// "values"} or {"params", "values"}, never mixed with the plain form's
+// fields.
+func (raw *rawTell) paramsTell() (*study.TellRequest, error) {
+	switch {
+	case raw.Index != nil || raw.X != nil || raw.F != nil || raw.G != nil:
+		return nil, fmt.Errorf("%w: \"params\" and \"values\" go with \"ask\" only: leave out \"index\", \"x\", \"f\" and \"g\"", study.ErrBadTell)
+	case raw.Values == nil:
+		return nil, fmt.Errorf("%w: \"values\" is missing: give every outcome's value by name", study.ErrBadTell)
+	case (raw.Ask != nil) == (raw.Params != nil):
+		return nil, fmt.Errorf("%w: give exactly one of \"ask\" and \"params\"", study.ErrBadTell)
+	}
+	var t study.TellRequest
+	var err error
+	if t.Values, err = jsonObject("values", "number", raw.Values, study.ErrBadTell); err != nil {
+		return nil, err
+	}
+	if raw.Params != nil {
+		if t.Params, err = jsonSetting(raw.Params); err != nil {
 			return nil, err
 		}
-		if raw.Params != nil {
-			if t.Params, err = jsonSetting(raw.Params); err != nil {
-				return nil, err
-			}
-		} else {
-			v, err := jsonInt("ask", raw.Ask)
-			if err != nil {
-				return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)
-			}
-			t.Ask = &v
+	} else {
+		v, err := jsonInt("ask", raw.Ask)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)
 		}
-		if raw.NoiseStd != nil || raw.Context != nil {
-			return nil, fmt.Errorf("%w: \"noise_std\" and \"context\" are not taken by a study stated in parameters", study.ErrBadTell)
-		}
-		return &t, nil
+		t.Ask = &v
 	}
+	if raw.NoiseStd != nil || raw.Context != nil {
+		return nil, fmt.Errorf("%w: \"noise_std\" and \"context\" are not taken by a study stated in parameters", study.ErrBadTell)
+	}
+	return &t, nil
+}
+
+// plainTell decodes the plain form's tell: one of "ask", "index" and
+// "x", then "f", "g", "noise_std" and "context".
+func (raw *rawTell) plainTell() (*study.TellRequest, error) {
 	if given := btoi(raw.Ask != nil) + btoi(raw.Index != nil) + btoi(raw.X != nil); given != 1 {
 		return nil, fmt.Errorf("%w: give exactly one of \"ask\", \"index\" and \"x\"", study.ErrBadTell)
 	}
+	var t study.TellRequest
 	for _, fld := range []struct {
 		name string
 		raw  json.RawMessage
@@ -120,23 +135,32 @@ func decodeTell(data []byte) (*study.TellRequest, error) {
 			return nil, fmt.Errorf("%w: \"x\" is empty: give the point's coordinates", study.ErrBadTell)
 		}
 	}
-	if raw.NoiseStd != nil {
-		if raw.NoiseStd[0] == 'n' {
-			return nil, fmt.Errorf("%w: noise_std is null: leave it out for the model's σ, or give the measurement's noise standard deviation", study.ErrBadTell)
-		}
-		v, err := jsonNumber("noise_std", raw.NoiseStd)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)
-		}
-		if err := study.CheckNoiseStd(v); err != nil {
-			return nil, err
-		}
-		t.NoiseStd = &v
+	if t.NoiseStd, err = tellNoiseStd(raw.NoiseStd); err != nil {
+		return nil, err
 	}
 	if t.Context, err = decodeContext(raw.Context); err != nil {
 		return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)
 	}
 	return &t, nil
+}
+
+// tellNoiseStd decodes a tell's "noise_std": nil when left out, refused
+// when null, else a checked noise standard deviation.
+func tellNoiseStd(raw json.RawMessage) (*float64, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	if raw[0] == 'n' {
+		return nil, fmt.Errorf("%w: noise_std is null: leave it out for the model's σ, or give the measurement's noise standard deviation", study.ErrBadTell)
+	}
+	v, err := jsonNumber("noise_std", raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)
+	}
+	if err := study.CheckNoiseStd(v); err != nil {
+		return nil, err
+	}
+	return &v, nil
 }
 
 // jsonFields parses the object field name strictly into its fields and

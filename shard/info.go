@@ -141,24 +141,27 @@ func Check(dirs []string) ([]*Info, []int, error) {
 		}
 		infos[k] = s
 	}
+	if err := checkSet(dirs, infos); err != nil {
+		return nil, nil, err
+	}
+	owner, err := owners(dirs, infos)
+	if err != nil {
+		return nil, nil, err
+	}
+	return infos, owner, nil
+}
+
+// checkSet checks that infos (read from dirs) are the shards 1…n of one
+// run, each once: the same command, configuration, name, band and n.
+func checkSet(dirs []string, infos []*Info) error {
 	f := infos[0]
 	by := map[int]int{} // shard i → index into dirs
 	for k, s := range infos {
-		switch {
-		case s.Command != f.Command:
-			return nil, nil, fmt.Errorf("%w: %s is a shard of `safegp %s` but %s of `safegp %s`", ErrShards, dirs[0], f.Command, dirs[k], s.Command)
-		case s.ConfigSHA256 != f.ConfigSHA256 || s.Total != f.Total:
-			return nil, nil, fmt.Errorf("%w: %s and %s are shards of different configurations (SHA-256 %.12s… and %.12s…)", ErrShards, dirs[0], dirs[k], f.ConfigSHA256, s.ConfigSHA256)
-		case s.Name != f.Name:
-			// The name titles the figures: one merge, one title.
-			return nil, nil, fmt.Errorf("%w: %s and %s are shards of configurations named %q and %q", ErrShards, dirs[0], dirs[k], f.Name, s.Name)
-		case s.Band != f.Band:
-			return nil, nil, fmt.Errorf("%w: %s and %s are shards of runs with --band %q and %q", ErrShards, dirs[0], dirs[k], f.Band, s.Band)
-		case s.Of != f.Of:
-			return nil, nil, fmt.Errorf("%w: %s is shard %d/%d but %s is shard %d/%d: shards of different n", ErrShards, dirs[0], f.Shard, f.Of, dirs[k], s.Shard, s.Of)
+		if err := sameRun(dirs[0], dirs[k], f, s); err != nil {
+			return err
 		}
 		if j, ok := by[s.Shard]; ok {
-			return nil, nil, fmt.Errorf("%w: %s and %s are both shard %d/%d (overlapping shards): give each shard's folder once", ErrShards, dirs[j], dirs[k], s.Shard, s.Of)
+			return fmt.Errorf("%w: %s and %s are both shard %d/%d (overlapping shards): give each shard's folder once", ErrShards, dirs[j], dirs[k], s.Shard, s.Of)
 		}
 		by[s.Shard] = k
 	}
@@ -173,24 +176,49 @@ func Check(dirs []string) ([]*Info, []int, error) {
 		if len(missing) > 1 {
 			noun = "shards"
 		}
-		return nil, nil, fmt.Errorf("%w: missing %s %s (given %s): run the same command with --shard for each and add their folders", ErrShards, noun, strings.Join(missing, ", "), strings.Join(dirs, ", "))
+		return fmt.Errorf("%w: missing %s %s (given %s): run the same command with --shard for each and add their folders", ErrShards, noun, strings.Join(missing, ", "), strings.Join(dirs, ", "))
 	}
-	owner := make([]int, f.Total)
+	return nil
+}
+
+// sameRun refuses shard s (in folder dir) unless it is a shard of the
+// same run as f (in first).
+func sameRun(first, dir string, f, s *Info) error {
+	switch {
+	case s.Command != f.Command:
+		return fmt.Errorf("%w: %s is a shard of `safegp %s` but %s of `safegp %s`", ErrShards, first, f.Command, dir, s.Command)
+	case s.ConfigSHA256 != f.ConfigSHA256 || s.Total != f.Total:
+		return fmt.Errorf("%w: %s and %s are shards of different configurations (SHA-256 %.12s… and %.12s…)", ErrShards, first, dir, f.ConfigSHA256, s.ConfigSHA256)
+	case s.Name != f.Name:
+		// The name titles the figures: one merge, one title.
+		return fmt.Errorf("%w: %s and %s are shards of configurations named %q and %q", ErrShards, first, dir, f.Name, s.Name)
+	case s.Band != f.Band:
+		return fmt.Errorf("%w: %s and %s are shards of runs with --band %q and %q", ErrShards, first, dir, f.Band, s.Band)
+	case s.Of != f.Of:
+		return fmt.Errorf("%w: %s is shard %d/%d but %s is shard %d/%d: shards of different n", ErrShards, first, f.Shard, f.Of, dir, s.Shard, s.Of)
+	}
+	return nil
+}
+
+// owners returns, for each unit 0 … Total−1, the index into dirs of the
+// shard holding it, refusing a unit held twice or by none.
+func owners(dirs []string, infos []*Info) ([]int, error) {
+	owner := make([]int, infos[0].Total)
 	for u := range owner {
 		owner[u] = -1
 	}
 	for k, s := range infos {
 		for _, u := range s.Units {
 			if owner[u] >= 0 {
-				return nil, nil, fmt.Errorf("%w: unit %d is in both %s and %s (overlapping shards)", ErrShards, u, dirs[owner[u]], dirs[k])
+				return nil, fmt.Errorf("%w: unit %d is in both %s and %s (overlapping shards)", ErrShards, u, dirs[owner[u]], dirs[k])
 			}
 			owner[u] = k
 		}
 	}
 	for u, k := range owner {
 		if k < 0 {
-			return nil, nil, fmt.Errorf("%w: unit %d is in none of %s (missing units)", ErrShards, u, strings.Join(dirs, ", "))
+			return nil, fmt.Errorf("%w: unit %d is in none of %s (missing units)", ErrShards, u, strings.Join(dirs, ", "))
 		}
 	}
-	return infos, owner, nil
+	return owner, nil
 }

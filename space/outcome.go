@@ -62,31 +62,8 @@ func (o *Outcomes) Check(params []string) error {
 	for _, p := range params {
 		seen[p] = true
 	}
-	name := func(key, n string) error {
-		if err := CheckName(n); err != nil {
-			return fielderr.Recast(ErrInvalid, key+".name", err)
-		}
-		if seen[n] {
-			return fielderr.New(ErrInvalid, key+".name", "%s names a parameter or another outcome", n)
-		}
-		seen[n] = true
-		return nil
-	}
-	limits := func(key string, lo, hi *float64, need bool) error {
-		switch {
-		case lo != nil && !finite(*lo):
-			return fielderr.New(ErrInvalid, key+".min", "want a finite number within ±1e100, got %v", *lo)
-		case hi != nil && !finite(*hi):
-			return fielderr.New(ErrInvalid, key+".max", "want a finite number within ±1e100, got %v", *hi)
-		case lo != nil && hi != nil && !(*lo < *hi):
-			return fielderr.New(ErrInvalid, key+".max", "want min < max, got %v and %v", *lo, *hi)
-		case need && lo == nil && hi == nil:
-			return fielderr.New(ErrInvalid, key, "a constraint takes min, max or both")
-		}
-		return nil
-	}
 	ob := &o.Objective
-	if err := name("objective", ob.Name); err != nil {
+	if err := checkOutcomeName(seen, "objective", ob.Name); err != nil {
 		return err
 	}
 	if ob.Goal == "" {
@@ -95,18 +72,47 @@ func (o *Outcomes) Check(params []string) error {
 	if ob.Goal != Minimize && ob.Goal != Maximize {
 		return fielderr.New(ErrInvalid, "objective.goal", "want minimize or maximize, got %s", quote.Short(ob.Goal))
 	}
-	if err := limits("objective", ob.Min, ob.Max, false); err != nil {
+	if err := checkLimits("objective", ob.Min, ob.Max, false); err != nil {
 		return err
 	}
 	for i := range o.Constraints {
 		c := &o.Constraints[i]
 		key := fmt.Sprintf("constraints[%d]", i)
-		if err := name(key, c.Name); err != nil {
+		if err := checkOutcomeName(seen, key, c.Name); err != nil {
 			return err
 		}
-		if err := limits(key, c.Min, c.Max, true); err != nil {
+		if err := checkLimits(key, c.Min, c.Max, true); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkOutcomeName checks the name n of the outcome at key, unused so far
+// by a parameter or another outcome (seen), and adds it to seen.
+func checkOutcomeName(seen map[string]bool, key, n string) error {
+	if err := CheckName(n); err != nil {
+		return fielderr.Recast(ErrInvalid, key+".name", err)
+	}
+	if seen[n] {
+		return fielderr.New(ErrInvalid, key+".name", "%s names a parameter or another outcome", n)
+	}
+	seen[n] = true
+	return nil
+}
+
+// checkLimits checks an outcome's limits: finite, min < max, and with
+// need (a constraint) at least one given.
+func checkLimits(key string, lo, hi *float64, need bool) error {
+	switch {
+	case lo != nil && !finite(*lo):
+		return fielderr.New(ErrInvalid, key+".min", "want a finite number within ±1e100, got %v", *lo)
+	case hi != nil && !finite(*hi):
+		return fielderr.New(ErrInvalid, key+".max", "want a finite number within ±1e100, got %v", *hi)
+	case lo != nil && hi != nil && !(*lo < *hi):
+		return fielderr.New(ErrInvalid, key+".max", "want min < max, got %v and %v", *lo, *hi)
+	case need && lo == nil && hi == nil:
+		return fielderr.New(ErrInvalid, key, "a constraint takes min, max or both")
 	}
 	return nil
 }

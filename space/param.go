@@ -197,7 +197,6 @@ func New(params []Param) (*Space, error) {
 }
 
 func checkParam(p *Param) error {
-	bad := func(key, format string, args ...any) error { return fielderr.New(ErrInvalid, key, format, args...) }
 	if err := CheckName(p.Name); err != nil {
 		return fielderr.Recast(ErrInvalid, "name", err)
 	}
@@ -206,49 +205,67 @@ func checkParam(p *Param) error {
 	}
 	switch p.kind() {
 	case Float, Int:
-		if p.Values != nil {
-			return bad("values", "only for type: choice")
-		}
-		if p.Low == nil || p.High == nil {
-			return bad("low", "a %s parameter takes low and high", p.kind())
-		}
-		lo, hi := *p.Low, *p.High
-		switch {
-		case !finite(lo) || !finite(hi) || !(lo < hi):
-			return bad("high", "want finite low < high within ±1e100, got %v and %v", lo, hi)
-		case p.log() && !(lo > 0):
-			return bad("low", "scale: log needs low > 0, got %v", lo)
-		case p.kind() == Int && (lo != math.Trunc(lo) || hi != math.Trunc(hi)):
-			return bad("low", "an int parameter's low and high are integers, got %v and %v", lo, hi)
-		case p.kind() == Int && hi-lo > 1<<30:
-			return bad("high", "at most 2^30 values, got %v", hi-lo+1)
-		}
+		return checkRange(p)
 	case Choice:
-		if p.Low != nil || p.High != nil || p.Scale != "" {
-			return bad("low", "a choice takes values, not low, high or scale")
-		}
-		if len(p.Values) < 2 {
-			return bad("values", "a choice takes at least 2 values, got %d", len(p.Values))
-		}
-		if len(p.Values) > 64 {
-			return bad("values", "at most 64 values, got %d", len(p.Values))
-		}
-		seen := map[string]bool{}
-		nums := map[float64]string{} // a number names the first value that reads as it (choiceIndex)
-		for k, v := range p.Values {
-			if v == "" || seen[v] {
-				return bad(fmt.Sprintf("values[%d]", k), "values are distinct and not empty, got %s", quote.Short(v))
-			}
-			seen[v] = true
-			if f, ok := choiceNumber(v); ok {
-				if w, ok := nums[f]; ok {
-					return bad(fmt.Sprintf("values[%d]", k), "want distinct values, got %s and %s, the same number", quote.Short(w), quote.Short(v))
-				}
-				nums[f] = v
-			}
-		}
+		return checkChoice(p)
 	default:
 		return bad("type", "want float, int or choice, got %s", quote.Short(p.Type))
+	}
+}
+
+// bad is an ErrInvalid error at key (fielderr.New).
+func bad(key, format string, args ...any) error {
+	return fielderr.New(ErrInvalid, key, format, args...)
+}
+
+// checkRange checks a float or int parameter: finite low < high (> 0 on
+// a log scale), integers for an int with at most 2^30 values.
+func checkRange(p *Param) error {
+	if p.Values != nil {
+		return bad("values", "only for type: choice")
+	}
+	if p.Low == nil || p.High == nil {
+		return bad("low", "a %s parameter takes low and high", p.kind())
+	}
+	lo, hi := *p.Low, *p.High
+	switch {
+	case !finite(lo) || !finite(hi) || !(lo < hi):
+		return bad("high", "want finite low < high within ±1e100, got %v and %v", lo, hi)
+	case p.log() && !(lo > 0):
+		return bad("low", "scale: log needs low > 0, got %v", lo)
+	case p.kind() == Int && (lo != math.Trunc(lo) || hi != math.Trunc(hi)):
+		return bad("low", "an int parameter's low and high are integers, got %v and %v", lo, hi)
+	case p.kind() == Int && hi-lo > 1<<30:
+		return bad("high", "at most 2^30 values, got %v", hi-lo+1)
+	}
+	return nil
+}
+
+// checkChoice checks a choice: 2…64 values, distinct, not empty, and no
+// two that read as the same number.
+func checkChoice(p *Param) error {
+	if p.Low != nil || p.High != nil || p.Scale != "" {
+		return bad("low", "a choice takes values, not low, high or scale")
+	}
+	if len(p.Values) < 2 {
+		return bad("values", "a choice takes at least 2 values, got %d", len(p.Values))
+	}
+	if len(p.Values) > 64 {
+		return bad("values", "at most 64 values, got %d", len(p.Values))
+	}
+	seen := map[string]bool{}
+	nums := map[float64]string{} // a number names the first value that reads as it (choiceIndex)
+	for k, v := range p.Values {
+		if v == "" || seen[v] {
+			return bad(fmt.Sprintf("values[%d]", k), "values are distinct and not empty, got %s", quote.Short(v))
+		}
+		seen[v] = true
+		if f, ok := choiceNumber(v); ok {
+			if w, ok := nums[f]; ok {
+				return bad(fmt.Sprintf("values[%d]", k), "want distinct values, got %s and %s, the same number", quote.Short(w), quote.Short(v))
+			}
+			nums[f] = v
+		}
 	}
 	return nil
 }

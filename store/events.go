@@ -185,77 +185,106 @@ func (r *row) pointOf(actions [][]float64) bool {
 // its event: the point of an action is the stored actions' own row, an
 // ask's ID askBase + seq.
 func (r *row) event(name string, n int, actions [][]float64, askBase int) (Event, error) {
-	damaged := func(format string, args ...any) error {
-		return fmt.Errorf("%w: study %q: event %d: %s; the file was edited or damaged: restore it from a backup (safegp study export reads what is left)", ErrDamaged, name, r.seq, fmt.Sprintf(format, args...))
-	}
-	// Events are numbered 1, 2, … without gaps: a gap is an event
-	// deleted, which replay would pass over silently (and the next write
-	// would collide with the number after it).
-	if r.seq != n+1 {
-		return Event{}, damaged("the events before it end at %d: events %d…%d are missing", n, n+1, r.seq-1)
-	}
-	switch {
-	case r.kind == "tell" && !r.f.Valid:
-		return Event{}, damaged("a tell without its f (NULL): a missing measurement must not become 0")
-	case r.kind == "tell" && !problem.InRange(r.f.Float64):
-		return Event{}, damaged("a tell's f = %v is not a finite number within ±1e100", r.f.Float64)
-	case r.kind == "tell" && !r.g.Valid:
-		return Event{}, damaged("a tell without its g (NULL)")
-	case r.kind == "ask" && r.ask.Int64 != int64(askBase+r.seq):
-		return Event{}, damaged("an ask numbered %d", r.ask.Int64)
-	case r.noiseStd.Valid && !(r.noiseStd.Float64 >= 0 && problem.InRange(r.noiseStd.Float64)):
-		return Event{}, damaged("noise_std = %v", r.noiseStd.Float64)
+	if err := r.check(name, n, askBase); err != nil {
+		return Event{}, err
 	}
 	e := Event{Seq: r.seq, Kind: r.kind, Violation: r.violation != 0, Ask: int(r.ask.Int64), F: r.f.Float64, Ref: int(r.ref.Int64)}
 	if r.noiseStd.Valid {
 		v := r.noiseStd.Float64
 		e.NoiseStd = &v
 	}
+	if err := r.where(&e, name, actions); err != nil {
+		return e, err
+	}
+	if err := r.values(&e, name); err != nil {
+		return e, err
+	}
+	e.Created, _ = time.Parse(time.RFC3339Nano, r.created)
+	return e, nil
+}
+
+// damaged is the error of a row that cannot have been written so: the
+// study's file was edited or damaged.
+func (r *row) damaged(name, format string, args ...any) error {
+	return fmt.Errorf("%w: study %q: event %d: %s; the file was edited or damaged: restore it from a backup (safegp study export reads what is left)", ErrDamaged, name, r.seq, fmt.Sprintf(format, args...))
+}
+
+// check checks the row's number, after n events, and the columns that
+// its kind requires or bounds.
+func (r *row) check(name string, n, askBase int) error {
+	// Events are numbered 1, 2, … without gaps: a gap is an event
+	// deleted, which replay would pass over silently (and the next write
+	// would collide with the number after it).
+	if r.seq != n+1 {
+		return r.damaged(name, "the events before it end at %d: events %d…%d are missing", n, n+1, r.seq-1)
+	}
+	switch {
+	case r.kind == "tell" && !r.f.Valid:
+		return r.damaged(name, "a tell without its f (NULL): a missing measurement must not become 0")
+	case r.kind == "tell" && !problem.InRange(r.f.Float64):
+		return r.damaged(name, "a tell's f = %v is not a finite number within ±1e100", r.f.Float64)
+	case r.kind == "tell" && !r.g.Valid:
+		return r.damaged(name, "a tell without its g (NULL)")
+	case r.kind == "ask" && r.ask.Int64 != int64(askBase+r.seq):
+		return r.damaged(name, "an ask numbered %d", r.ask.Int64)
+	case r.noiseStd.Valid && !(r.noiseStd.Float64 >= 0 && problem.InRange(r.noiseStd.Float64)):
+		return r.damaged(name, "noise_std = %v", r.noiseStd.Float64)
+	}
+	return nil
+}
+
+// where sets e's fit record, or its action and point, or its point alone.
+func (r *row) where(e *Event, name string, actions [][]float64) error {
 	switch {
 	case r.kind == "fit":
 		e.Index = -1
 		if !r.fit.Valid {
-			return e, fmt.Errorf("study %q: event %d: a fit without its record", name, e.Seq)
+			return fmt.Errorf("study %q: event %d: a fit without its record", name, e.Seq)
 		}
 		e.Fit = new(config.FitRecord)
 		if err := json.Unmarshal([]byte(r.fit.String), e.Fit); err != nil {
-			return e, fmt.Errorf("study %q: event %d: fit record: %w", name, e.Seq, err)
+			return fmt.Errorf("study %q: event %d: fit record: %w", name, e.Seq, err)
 		}
 	case r.idx.Valid:
 		if r.idx.Int64 < 0 || r.idx.Int64 >= int64(len(actions)) {
-			return e, fmt.Errorf("study %q: event %d: action %d outside the stored decision set's 0…%d", name, e.Seq, r.idx.Int64, len(actions)-1)
+			return fmt.Errorf("study %q: event %d: action %d outside the stored decision set's 0…%d", name, e.Seq, r.idx.Int64, len(actions)-1)
 		}
 		if !r.pointOf(actions) {
-			return e, damaged("x = %.40s is not action %d, %v", r.point.String, r.idx.Int64, actions[r.idx.Int64])
+			return r.damaged(name, "x = %.40s is not action %d, %v", r.point.String, r.idx.Int64, actions[r.idx.Int64])
 		}
 		e.Index, e.X = int(r.idx.Int64), actions[r.idx.Int64]
 	case r.point.Valid:
 		e.Index = -1
 		if err := json.Unmarshal([]byte(r.point.String), &e.X); err != nil {
-			return e, fmt.Errorf("study %q: event %d: point: %w", name, e.Seq, err)
+			return fmt.Errorf("study %q: event %d: point: %w", name, e.Seq, err)
 		}
 	default:
-		return e, fmt.Errorf("study %q: event %d has neither an action nor a point", name, e.Seq)
+		return fmt.Errorf("study %q: event %d has neither an action nor a point", name, e.Seq)
 	}
+	return nil
+}
+
+// values sets e's context and g, and checks that every number of its
+// point, g and context is finite within ±1e100.
+func (r *row) values(e *Event, name string) error {
 	if r.context.Valid {
 		if err := json.Unmarshal([]byte(r.context.String), &e.Context); err != nil || e.Context == nil {
-			return e, fmt.Errorf("study %q: event %d: context %.40q: want a JSON array of numbers: %v", name, e.Seq, r.context.String, err)
+			return fmt.Errorf("study %q: event %d: context %.40q: want a JSON array of numbers: %v", name, e.Seq, r.context.String, err)
 		}
 	}
 	if r.g.Valid {
 		if err := json.Unmarshal([]byte(r.g.String), &e.G); err != nil {
-			return e, damaged("g %.40q: want a JSON array of numbers (%v)", r.g.String, err)
+			return r.damaged(name, "g %.40q: want a JSON array of numbers (%v)", r.g.String, err)
 		}
 	}
 	for _, vs := range [][]float64{e.X, e.G, e.Context} {
 		for _, v := range vs {
 			if !problem.InRange(v) {
-				return e, damaged("a value %v that is not a finite number within ±1e100", v)
+				return r.damaged(name, "a value %v that is not a finite number within ±1e100", v)
 			}
 		}
 	}
-	e.Created, _ = time.Parse(time.RFC3339Nano, r.created)
-	return e, nil
+	return nil
 }
 
 // LastSeq returns the sequence number of a study's last event, 0 for

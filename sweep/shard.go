@@ -250,6 +250,45 @@ func (s *Sweep) writeFinished(ctx context.Context, c *Cell, o experiment.Options
 // volume), and must give the cells the shards ran: the SHA-256 in their
 // shard.json. It refuses what experiment.CheckShards refuses.
 func Merge(ctx context.Context, out string, shards []string, opt Options) ([]Row, error) {
+	s, err := rebuild(shards)
+	if err != nil {
+		return nil, err
+	}
+	if err := outdir.Check(out, opt.Force); err != nil {
+		return nil, fmt.Errorf("write output: %s %w", out, err)
+	}
+	tmp, err := outdir.Stage(out)
+	if err != nil {
+		return nil, fmt.Errorf("write output: %w", err)
+	}
+	defer outdir.Discard(tmp)
+	if err := os.Mkdir(filepath.Join(tmp, "cells"), 0o755); err != nil {
+		return nil, fmt.Errorf("write output: %w", err)
+	}
+	var rows []Row
+	for i := range s.Cells {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rs, err := s.mergeCell(ctx, tmp, shards, &s.Cells[i], opt)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, rs...)
+	}
+	if err := s.writeTable(tmp, rows); err != nil {
+		return nil, err
+	}
+	if err := outdir.Publish(tmp, out, opt.Force); err != nil {
+		return nil, fmt.Errorf("write output: %w", err)
+	}
+	return rows, nil
+}
+
+// rebuild checks that shards are a complete set of a sweep's shards and
+// rebuilds the sweep from the file they record, refusing one that now
+// builds other cells.
+func rebuild(shards []string) (*Sweep, error) {
 	if len(shards) == 0 {
 		return nil, fmt.Errorf("%w: no shard folders given", shard.ErrShards)
 	}
@@ -281,63 +320,46 @@ func Merge(ctx context.Context, out string, shards []string, opt Options) ([]Row
 	} else if h != src.Cells {
 		return nil, fmt.Errorf("%w: %s: the sweep its shard.json records now builds other cells (a base or problem file changed, or another safegp version)", shard.ErrShards, shards[0])
 	}
-	if err := outdir.Check(out, opt.Force); err != nil {
-		return nil, fmt.Errorf("write output: %s %w", out, err)
+	return s, nil
+}
+
+// mergeCell writes cell c's folder in tmp from its folder in each shard
+// and returns its rows: copied from a shard that wrote it finished, else
+// merged (experiment.Merge) with its figures drawn.
+func (s *Sweep) mergeCell(ctx context.Context, tmp string, shards []string, c *Cell, opt Options) ([]Row, error) {
+	subs := make([]string, len(shards))
+	for k, d := range shards {
+		subs[k] = filepath.Join(d, "cells", c.Name)
 	}
-	tmp, err := outdir.Stage(out)
-	if err != nil {
-		return nil, fmt.Errorf("write output: %w", err)
+	// A cell one shard wrote finished is copied, with its rows.
+	if rs, ok, err := copyFinished(filepath.Join(tmp, "cells", c.Name), subs); err != nil {
+		return nil, fmt.Errorf("cell %d (%s): %w", c.Index, s.Label(c), err)
+	} else if ok {
+		return rs, nil
 	}
-	defer outdir.Discard(tmp)
-	if err := os.Mkdir(filepath.Join(tmp, "cells"), 0o755); err != nil {
-		return nil, fmt.Errorf("write output: %w", err)
+	var figs func(string, []experiment.Curve) error
+	if opt.Figures != nil {
+		figs = opt.Figures(c)
 	}
+	// The cell's rows from the merge's own pass over the runs: each
+	// run's counts as it is written, then the summary's curves (the
+	// ones the unsharded sweep summarizes from the same runs in the
+	// same order), taken before the figures are drawn from them.
+	var t tally
 	var rows []Row
-	for i := range s.Cells {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		c := &s.Cells[i]
-		subs := make([]string, len(shards))
-		for k, d := range shards {
-			subs[k] = filepath.Join(d, "cells", c.Name)
-		}
-		// A cell one shard wrote finished is copied, with its rows.
-		if rs, ok, err := copyFinished(filepath.Join(tmp, "cells", c.Name), subs); err != nil {
-			return nil, fmt.Errorf("cell %d (%s): %w", c.Index, s.Label(c), err)
-		} else if ok {
-			rows = append(rows, rs...)
-			continue
-		}
-		var figs func(string, []experiment.Curve) error
-		if opt.Figures != nil {
-			figs = opt.Figures(c)
-		}
-		// The cell's rows from the merge's own pass over the runs: each
-		// run's counts as it is written, then the summary's curves (the
-		// ones the unsharded sweep summarizes from the same runs in the
-		// same order), taken before the figures are drawn from them.
-		var t tally
-		wopt := experiment.WriteOptions{
-			MaxMemory: opt.MaxMemory,
-			Runs:      t.add,
-			Figures: func(tmp string, curves []experiment.Curve) error {
-				rows = append(rows, t.rows(c, curves)...)
-				if figs != nil {
-					return figs(tmp, curves)
-				}
-				return nil
-			},
-		}
-		if err := experiment.Merge(ctx, filepath.Join(tmp, "cells", c.Name), subs, wopt); err != nil {
-			return nil, fmt.Errorf("cell %d (%s): %w", c.Index, s.Label(c), err)
-		}
+	wopt := experiment.WriteOptions{
+		MaxMemory: opt.MaxMemory,
+		Runs:      t.add,
+		Figures: func(tmp string, curves []experiment.Curve) error {
+			rows = append(rows, t.rows(c, curves)...)
+			if figs != nil {
+				return figs(tmp, curves)
+			}
+			return nil
+		},
 	}
-	if err := s.writeTable(tmp, rows); err != nil {
-		return nil, err
-	}
-	if err := outdir.Publish(tmp, out, opt.Force); err != nil {
-		return nil, fmt.Errorf("write output: %w", err)
+	if err := experiment.Merge(ctx, filepath.Join(tmp, "cells", c.Name), subs, wopt); err != nil {
+		return nil, fmt.Errorf("cell %d (%s): %w", c.Index, s.Label(c), err)
 	}
 	return rows, nil
 }

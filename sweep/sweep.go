@@ -166,6 +166,35 @@ func Load(path string) (*Sweep, error) {
 // cell and its axis values. dir is the sweep file's folder: base_file is
 // relative to it, and a base's relative paths to the base's folder.
 func Parse(data []byte, dir string) (*Sweep, error) {
+	f, err := decodeFile(data)
+	if err != nil {
+		return nil, err
+	}
+	base, baseDir, baseName, err := f.base(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sweep{src: data, dir: dir}
+	count, err := s.addAxes(f.Axes)
+	if err != nil {
+		return nil, err
+	}
+	shortNames(s.Axes)
+	if err := s.buildCells(count, base, baseDir, baseName); err != nil {
+		return nil, err
+	}
+	if err := s.checkProblems(); err != nil {
+		return nil, err
+	}
+	if err := s.figure(f.Figure); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// decodeFile decodes a sweep file strictly, with a hint for the usual
+// cause of a flow mapping's syntax error.
+func decodeFile(data []byte) (*file, error) {
 	var f file
 	if err := strictyaml.Decode(data, &f); err != nil {
 		if errors.Is(err, strictyaml.ErrEmpty) {
@@ -178,37 +207,48 @@ func Parse(data []byte, dir string) (*Sweep, error) {
 		}
 		return nil, fmt.Errorf("%w: %w", ErrSweep, err)
 	}
-	base, baseDir, baseName := f.Base.n, dir, ""
+	return &f, nil
+}
+
+// base returns the base configuration's tree, given inline or read from
+// base_file, the folder its relative paths are relative to, and the
+// prefix naming base_file in a cell's errors ("" inline).
+func (f *file) base(dir string) (*yaml.Node, string, string, error) {
 	switch {
-	case base != nil && f.BaseFile != "":
-		return nil, fmt.Errorf("%w: give base or base_file, not both", ErrSweep)
-	case base == nil && f.BaseFile == "":
-		return nil, fmt.Errorf("%w: give base (a configuration) or base_file (its path, relative to the sweep file)", ErrSweep)
-	case f.BaseFile != "":
-		path := f.BaseFile
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(dir, path)
-		}
-		text, err := readlimit.ReadDocument(path)
-		if err != nil {
-			return nil, fmt.Errorf("%w: base_file: %w", ErrSweep, err)
-		}
-		var doc yaml.Node
-		if err := yaml.Unmarshal(text, &doc); err != nil {
-			return nil, fmt.Errorf("%w: base_file %s: %w", ErrSweep, f.BaseFile, err)
-		}
-		if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-			return nil, fmt.Errorf("%w: base_file %s: want a configuration (a mapping)", ErrSweep, f.BaseFile)
-		}
-		base, baseDir, baseName = doc.Content[0], filepath.Dir(path), f.BaseFile+": "
+	case f.Base.n != nil && f.BaseFile != "":
+		return nil, "", "", fmt.Errorf("%w: give base or base_file, not both", ErrSweep)
+	case f.Base.n == nil && f.BaseFile == "":
+		return nil, "", "", fmt.Errorf("%w: give base (a configuration) or base_file (its path, relative to the sweep file)", ErrSweep)
+	case f.BaseFile == "":
+		return f.Base.n, dir, "", nil
 	}
-	s := &Sweep{src: data, dir: dir}
+	path := f.BaseFile
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	text, err := readlimit.ReadDocument(path)
+	if err != nil {
+		return nil, "", "", fmt.Errorf("%w: base_file: %w", ErrSweep, err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(text, &doc); err != nil {
+		return nil, "", "", fmt.Errorf("%w: base_file %s: %w", ErrSweep, f.BaseFile, err)
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, "", "", fmt.Errorf("%w: base_file %s: want a configuration (a mapping)", ErrSweep, f.BaseFile)
+	}
+	return doc.Content[0], filepath.Dir(path), f.BaseFile + ": ", nil
+}
+
+// addAxes checks and adds the axes, in the file's order, and returns the
+// number of cells in their product (at most MaxCells).
+func (s *Sweep) addAxes(axes axesNode) (int, error) {
 	count := 1
-	for i, k := range f.Axes.keys {
+	for i, k := range axes.keys {
 		if _, err := parsePath(k.Value); err != nil {
-			return nil, fmt.Errorf("%w: line %d: axes: %q: %w", ErrSweep, k.Line, k.Value, err)
+			return 0, fmt.Errorf("%w: line %d: axes: %q: %w", ErrSweep, k.Line, k.Value, err)
 		}
-		ax := Axis{Key: k.Value, line: k.Line, nodes: f.Axes.lists[i].Content}
+		ax := Axis{Key: k.Value, line: k.Line, nodes: axes.lists[i].Content}
 		for _, v := range ax.nodes {
 			ax.Values = append(ax.Values, text(v))
 			x, err := strconv.ParseFloat(v.Value, 64)
@@ -218,12 +258,17 @@ func Parse(data []byte, dir string) (*Sweep, error) {
 			ax.Numbers = append(ax.Numbers, x)
 		}
 		if count > MaxCells/len(ax.Values) {
-			return nil, fmt.Errorf("%w: axes: more than %d cells in the product; split the sweep", ErrSweep, MaxCells)
+			return 0, fmt.Errorf("%w: axes: more than %d cells in the product; split the sweep", ErrSweep, MaxCells)
 		}
 		count *= len(ax.Values)
 		s.Axes = append(s.Axes, ax)
 	}
-	shortNames(s.Axes)
+	return count, nil
+}
+
+// buildCells builds the count cells of the axes' product, the last axis
+// fastest, each named by its index and axis values.
+func (s *Sweep) buildCells(count int, base *yaml.Node, baseDir, baseName string) error {
 	width := len(strconv.Itoa(count - 1))
 	pick := make([]int, len(s.Axes))
 	for c := 0; c < count; c++ {
@@ -234,7 +279,7 @@ func Parse(data []byte, dir string) (*Sweep, error) {
 		}
 		cell.Name = fmt.Sprintf("%0*d-%s", width, c, folderName(strings.Join(parts, ",")))
 		if err := s.build(&cell, base, baseDir, baseName); err != nil {
-			return nil, err
+			return err
 		}
 		s.Cells = append(s.Cells, cell)
 		// The next pick: the last axis fastest.
@@ -245,13 +290,7 @@ func Parse(data []byte, dir string) (*Sweep, error) {
 			pick[i] = 0
 		}
 	}
-	if err := s.checkProblems(); err != nil {
-		return nil, err
-	}
-	if err := s.figure(f.Figure); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return nil
 }
 
 // build makes cell's configuration: the base's tree with each axis's value

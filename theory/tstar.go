@@ -96,73 +96,107 @@ func (s *TStar) Within(horizon int) bool { return s.T > 0 && s.T <= int64(horizo
 // for the paper's β): d/dt log(t/(βγ)) = 1/t − β'/β − γ'/γ with
 // β' = 4/t and γ'/γ ≤ 1/(t·log(1 + at)), and both terms decrease in t.
 func SafeOptTStar(p TStarProblem) (*TStar, error) {
-	if p.N < 1 || p.GPs < 1 || p.Reach0 < 0 || len(p.NoiseStds) == 0 || p.Beta == nil {
-		return nil, fmt.Errorf("theory: t*: want N ≥ 1, |I| ≥ 1, |R̄_0(S_0)| ≥ 0, a σ and β_t; got N = %d, |I| = %d, |R̄_0| = %d, %d σ", p.N, p.GPs, p.Reach0, len(p.NoiseStds))
-	}
-	if !(p.Epsilon >= 0) || math.IsInf(p.Epsilon, 0) {
-		return nil, fmt.Errorf("theory: t*: ε = %v: want a finite number ≥ 0", p.Epsilon)
-	}
-	if !(p.KMax >= 0) || math.IsInf(p.KMax, 0) {
-		return nil, fmt.Errorf("theory: t*: max k(x,x) = %v: want a finite number ≥ 0", p.KMax)
-	}
-	sMin, sMax := math.Inf(1), 0.0
-	for _, s := range p.NoiseStds {
-		if !(s > 0) || math.IsInf(s, 0) {
-			return nil, fmt.Errorf("%w: noise σ = %v: C_1 = 8/log(1 + σ⁻²) and γ_t need a finite σ > 0 (Berkenkamp et al. 2016, Theorem 1)", ErrNoTStar, s)
-		}
-		sMin, sMax = math.Min(sMin, s), math.Max(sMax, s)
+	sMin, sMax, err := checkTStar(p)
+	if err != nil {
+		return nil, err
 	}
 	r := &TStar{Reach0: p.Reach0, GPs: p.GPs, C1: C1(sMax), Epsilon: p.Epsilon}
 	r.Target = r.C1 * float64(p.Reach0+1) / (p.Epsilon * p.Epsilon)
-	// GammaBound(|I|t, |I|N, σ, k_max), in floating point: |I|·t may
-	// exceed an int for large t.
 	nI := float64(p.GPs) * float64(p.N)
-	gamma := func(t int) float64 {
-		return nI * math.Log1p(float64(p.GPs)*float64(t)*nI*p.KMax/(sMin*sMin))
-	}
-	ratio := func(t int) float64 { return float64(t) / (p.Beta(t) * gamma(t)) }
-	ok := func(t int) bool { return ratio(t) >= r.Target }
-	a := float64(p.GPs) * nI * p.KMax / (sMin * sMin)
-	increasing := func(t int) bool {
-		c := 1 - 1/math.Log1p(a*float64(t))
-		if p.Paper {
-			c -= 4 / p.Beta(t)
-		}
-		return c > 0
-	}
-	found := func(t int) (*TStar, error) {
-		r.T, r.BetaT, r.GammaT, r.Ratio = int64(t), p.Beta(t), gamma(t), ratio(t)
-		return r, nil
-	}
+	q := tstarSearch{p: &p, r: r, sMin: sMin, nI: nI, a: float64(p.GPs) * nI * p.KMax / (sMin * sMin)}
 	if math.IsInf(r.Target, 1) && !(p.KMax == 0) {
 		return r, nil // ε = 0: no finite t reaches it
 	}
 	for lo := 1; lo <= MaxTStar; lo *= 2 {
 		hi := min(2*lo-1, MaxTStar)
 		switch {
-		case increasing(lo):
-			if !ok(hi) {
+		case q.increasing(lo):
+			if !q.ok(hi) {
 				continue
 			}
-			for lo < hi { // the first t in [lo, hi] with ok(t)
-				mid := lo + (hi-lo)/2
-				if ok(mid) {
-					hi = mid
-				} else {
-					lo = mid + 1
-				}
-			}
-			return found(lo)
-		case float64(hi)/(p.Beta(lo)*gamma(lo)) < r.Target:
+			return q.found(q.first(lo, hi))
+		case float64(hi)/(p.Beta(lo)*q.gamma(lo)) < r.Target:
 			continue
 		case hi-lo >= scanCap:
 			return nil, fmt.Errorf("theory: t*: rounds %d…%d would have to be tested one by one (t/(β_t·γ_t) is not yet increasing there): σ = %g and max k(x,x) = %g make γ_t grow too slowly", lo, hi, sMin, p.KMax)
 		}
 		for t := lo; t <= hi; t++ {
-			if ok(t) {
-				return found(t)
+			if q.ok(t) {
+				return q.found(t)
 			}
 		}
 	}
+	return r, nil
+}
+
+// checkTStar checks SafeOptTStar's problem and returns the smallest and
+// the largest noise σ.
+func checkTStar(p TStarProblem) (sMin, sMax float64, err error) {
+	if p.N < 1 || p.GPs < 1 || p.Reach0 < 0 || len(p.NoiseStds) == 0 || p.Beta == nil {
+		return 0, 0, fmt.Errorf("theory: t*: want N ≥ 1, |I| ≥ 1, |R̄_0(S_0)| ≥ 0, a σ and β_t; got N = %d, |I| = %d, |R̄_0| = %d, %d σ", p.N, p.GPs, p.Reach0, len(p.NoiseStds))
+	}
+	if !(p.Epsilon >= 0) || math.IsInf(p.Epsilon, 0) {
+		return 0, 0, fmt.Errorf("theory: t*: ε = %v: want a finite number ≥ 0", p.Epsilon)
+	}
+	if !(p.KMax >= 0) || math.IsInf(p.KMax, 0) {
+		return 0, 0, fmt.Errorf("theory: t*: max k(x,x) = %v: want a finite number ≥ 0", p.KMax)
+	}
+	sMin, sMax = math.Inf(1), 0.0
+	for _, s := range p.NoiseStds {
+		if !(s > 0) || math.IsInf(s, 0) {
+			return 0, 0, fmt.Errorf("%w: noise σ = %v: C_1 = 8/log(1 + σ⁻²) and γ_t need a finite σ > 0 (Berkenkamp et al. 2016, Theorem 1)", ErrNoTStar, s)
+		}
+		sMin, sMax = math.Min(sMin, s), math.Max(sMax, s)
+	}
+	return sMin, sMax, nil
+}
+
+// tstarSearch is SafeOptTStar's search for the first t with
+// t/(β_t·γ_t) ≥ r.Target: nI = |I|·N and a = |I|²N·k_max/σ²_min.
+type tstarSearch struct {
+	p        *TStarProblem
+	r        *TStar
+	sMin, nI float64
+	a        float64
+}
+
+// gamma is GammaBound(|I|t, |I|N, σ, k_max), in floating point: |I|·t
+// may exceed an int for large t.
+func (q *tstarSearch) gamma(t int) float64 {
+	return q.nI * math.Log1p(float64(q.p.GPs)*float64(t)*q.nI*q.p.KMax/(q.sMin*q.sMin))
+}
+
+func (q *tstarSearch) ratio(t int) float64 { return float64(t) / (q.p.Beta(t) * q.gamma(t)) }
+
+// ok reports whether round t reaches the target.
+func (q *tstarSearch) ok(t int) bool { return q.ratio(t) >= q.r.Target }
+
+// increasing reports whether the ratio increases from t on.
+func (q *tstarSearch) increasing(t int) bool {
+	c := 1 - 1/math.Log1p(q.a*float64(t))
+	if q.p.Paper {
+		c -= 4 / q.p.Beta(t)
+	}
+	return c > 0
+}
+
+// first bisects [lo, hi], where the ratio increases and ok(hi), for the
+// first t with ok(t).
+func (q *tstarSearch) first(lo, hi int) int {
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if q.ok(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
+
+// found completes the result at t*.
+func (q *tstarSearch) found(t int) (*TStar, error) {
+	r := q.r
+	r.T, r.BetaT, r.GammaT, r.Ratio = int64(t), q.p.Beta(t), q.gamma(t), q.ratio(t)
 	return r, nil
 }

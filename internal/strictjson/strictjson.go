@@ -56,56 +56,75 @@ var unmarshaler = reflect.TypeFor[json.Unmarshaler]()
 
 // walk reads one value from dec, checking it against type t (nil: any).
 func walk(dec *jsontext.Decoder, t reflect.Type) error {
-	for t != nil && t.Kind() == reflect.Pointer {
-		if t.Implements(unmarshaler) {
-			t = nil // a json.RawMessage or a custom decoder: keys unknown
-			break
-		}
-		t = t.Elem()
-	}
-	if t != nil && (reflect.PointerTo(t).Implements(unmarshaler) || t.Kind() == reflect.Interface) {
-		t = nil
-	}
+	t = checked(t)
 	switch dec.PeekKind() {
 	case '{':
 		if t != nil && t.Kind() == reflect.Struct {
 			return walkStruct(dec, t)
 		}
-		var elem reflect.Type
-		if t != nil && t.Kind() == reflect.Map {
-			elem = t.Elem()
-		}
-		if _, err := dec.ReadToken(); err != nil {
-			return err
-		}
-		for dec.PeekKind() != '}' {
-			if _, err := dec.ReadToken(); err != nil { // the key: jsontext refuses a duplicate
-				return err
-			}
-			if err := walk(dec, elem); err != nil {
-				return err
-			}
-		}
-		_, err := dec.ReadToken()
-		return err
+		return walkObject(dec, t)
 	case '[':
-		var elem reflect.Type
-		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
-			elem = t.Elem()
-		}
-		if _, err := dec.ReadToken(); err != nil {
-			return err
-		}
-		for dec.PeekKind() != ']' {
-			if err := walk(dec, elem); err != nil {
-				return err
-			}
-		}
-		_, err := dec.ReadToken()
-		return err
+		return walkArray(dec, t)
 	}
 	// A scalar, or a syntax error that ReadValue reports.
 	_, err := dec.ReadValue()
+	return err
+}
+
+// checked is the type whose keys walk checks for a value decoded into t:
+// pointers followed, nil where t decodes itself or takes anything (an
+// interface), since its keys are then unknown.
+func checked(t reflect.Type) reflect.Type {
+	for t != nil && t.Kind() == reflect.Pointer {
+		if t.Implements(unmarshaler) {
+			return nil // a json.RawMessage or a custom decoder: keys unknown
+		}
+		t = t.Elem()
+	}
+	if t != nil && (reflect.PointerTo(t).Implements(unmarshaler) || t.Kind() == reflect.Interface) {
+		return nil
+	}
+	return t
+}
+
+// walkObject reads an object that is not a struct's: a map's values are
+// checked against its element type, anything else's not at all.
+func walkObject(dec *jsontext.Decoder, t reflect.Type) error {
+	var elem reflect.Type
+	if t != nil && t.Kind() == reflect.Map {
+		elem = t.Elem()
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	for dec.PeekKind() != '}' {
+		if _, err := dec.ReadToken(); err != nil { // the key: jsontext refuses a duplicate
+			return err
+		}
+		if err := walk(dec, elem); err != nil {
+			return err
+		}
+	}
+	_, err := dec.ReadToken()
+	return err
+}
+
+// walkArray reads an array, checking its values against a slice's or an
+// array's element type.
+func walkArray(dec *jsontext.Decoder, t reflect.Type) error {
+	var elem reflect.Type
+	if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+		elem = t.Elem()
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	for dec.PeekKind() != ']' {
+		if err := walk(dec, elem); err != nil {
+			return err
+		}
+	}
+	_, err := dec.ReadToken()
 	return err
 }
 

@@ -223,92 +223,128 @@ func (w *walker) walkValue(n *yaml.Node, t reflect.Type, path string, nullable b
 		}
 		return nil
 	}
-	bad := func(want string) error {
-		return w.errorf(n, path, "want %s, got %s", want, describe(n))
-	}
 	switch t.Kind() {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		if n.Kind == yaml.ScalarNode && n.Tag == "!!float" {
-			// 2.0 and 1e3 are integers; 1.5 is not, and must not be
-			// truncated to 1.
-			if f, err := strconv.ParseFloat(n.Value, 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-				return nil
-			}
+		return w.walkInt(n, t, path)
+	case reflect.Float32, reflect.Float64, reflect.Bool, reflect.String:
+		return w.walkScalar(n, t, path)
+	case reflect.Slice, reflect.Array:
+		return w.walkList(n, t, path)
+	case reflect.Map:
+		return w.walkMap(n, t, path)
+	case reflect.Struct:
+		return w.walkStruct(n, t, path)
+	}
+	return nil
+}
+
+// bad reports a value of the wrong kind: "want <want>, got <value>".
+func (w *walker) bad(n *yaml.Node, path, want string) error {
+	return w.errorf(n, path, "want %s, got %s", want, describe(n))
+}
+
+// walkInt checks an integer of t's width, signed or not.
+func (w *walker) walkInt(n *yaml.Node, t reflect.Type, path string) error {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!float" {
+		// 2.0 and 1e3 are integers; 1.5 is not, and must not be
+		// truncated to 1.
+		if f, err := strconv.ParseFloat(n.Value, 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			return nil
 		}
-		if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
-			return bad("an integer")
+	}
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
+		return w.bad(n, path, "an integer")
+	}
+	bits := t.Bits()
+	if t.Kind() >= reflect.Uint {
+		if _, err := strconv.ParseUint(strings.ReplaceAll(n.Value, "_", ""), 0, bits); err != nil {
+			return w.bad(n, path, fmt.Sprintf("an integer in 0…%d", uint64(1)<<bits-1))
 		}
-		bits := t.Bits()
-		if t.Kind() >= reflect.Uint {
-			if _, err := strconv.ParseUint(strings.ReplaceAll(n.Value, "_", ""), 0, bits); err != nil {
-				return bad(fmt.Sprintf("an integer in 0…%d", uint64(1)<<bits-1))
-			}
-		} else if _, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, bits); err != nil {
-			return bad("an integer of at most 18 digits")
-		}
+	} else if _, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, bits); err != nil {
+		return w.bad(n, path, "an integer of at most 18 digits")
+	}
+	return nil
+}
+
+// walkScalar checks a number, a boolean or a string.
+func (w *walker) walkScalar(n *yaml.Node, t reflect.Type, path string) error {
+	switch t.Kind() {
 	case reflect.Float32, reflect.Float64:
 		if n.Kind != yaml.ScalarNode || (n.Tag != "!!int" && n.Tag != "!!float") {
-			return bad("a number")
+			return w.bad(n, path, "a number")
 		}
 	case reflect.Bool:
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
-			return bad("true or false")
+			return w.bad(n, path, "true or false")
 		}
 	case reflect.String:
 		if n.Kind != yaml.ScalarNode {
-			return bad("a string")
+			return w.bad(n, path, "a string")
 		}
-	case reflect.Slice, reflect.Array:
-		if n.Kind != yaml.SequenceNode {
-			return bad("a list")
-		}
-		if t.Kind() == reflect.Array && len(n.Content) != t.Len() {
-			return w.errorf(n, path, "want a list of %d values, got %d", t.Len(), len(n.Content))
-		}
-		for i, c := range n.Content {
-			if err := w.walk(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
-		}
-	case reflect.Map:
-		if n.Kind != yaml.MappingNode {
-			return bad("a mapping")
-		}
-		if err := w.unique(n, path); err != nil {
+	}
+	return nil
+}
+
+// walkList checks a sequence against a slice or an array (of t.Len() values).
+func (w *walker) walkList(n *yaml.Node, t reflect.Type, path string) error {
+	if n.Kind != yaml.SequenceNode {
+		return w.bad(n, path, "a list")
+	}
+	if t.Kind() == reflect.Array && len(n.Content) != t.Len() {
+		return w.errorf(n, path, "want a list of %d values, got %d", t.Len(), len(n.Content))
+	}
+	for i, c := range n.Content {
+		if err := w.walk(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
 			return err
 		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if err := w.walk(n.Content[i+1], t.Elem(), join(path, n.Content[i].Value)); err != nil {
-				return err
-			}
-		}
-	case reflect.Struct:
-		if n.Kind != yaml.MappingNode {
-			return bad("a mapping")
-		}
-		if err := w.unique(n, path); err != nil {
+	}
+	return nil
+}
+
+// walkMap checks a mapping against a Go map: any keys, each value t.Elem().
+func (w *walker) walkMap(n *yaml.Node, t reflect.Type, path string) error {
+	if n.Kind != yaml.MappingNode {
+		return w.bad(n, path, "a mapping")
+	}
+	if err := w.unique(n, path); err != nil {
+		return err
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if err := w.walk(n.Content[i+1], t.Elem(), join(path, n.Content[i].Value)); err != nil {
 			return err
 		}
-		fields := map[string]reflect.StructField{}
-		var names []string
-		for f := range t.Fields() {
-			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-			if name == "" || name == "-" || !f.IsExported() {
-				continue
-			}
-			fields[name] = f
-			names = append(names, name)
+	}
+	return nil
+}
+
+// walkStruct checks a mapping against a struct: only its yaml-tagged
+// exported fields are known keys.
+func (w *walker) walkStruct(n *yaml.Node, t reflect.Type, path string) error {
+	if n.Kind != yaml.MappingNode {
+		return w.bad(n, path, "a mapping")
+	}
+	if err := w.unique(n, path); err != nil {
+		return err
+	}
+	fields := map[string]reflect.StructField{}
+	var names []string
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "" || name == "-" || !f.IsExported() {
+			continue
 		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			f, ok := fields[k.Value]
-			if !ok {
-				return w.errorf(k, path, "unknown key %s (known: %s)", quote.Short(k.Value), strings.Join(names, ", "))
-			}
-			if err := w.walkValue(n.Content[i+1], f.Type, join(path, k.Value), f.Tag.Get("strictyaml") == "nullable"); err != nil {
-				return err
-			}
+		fields[name] = f
+		names = append(names, name)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		f, ok := fields[k.Value]
+		if !ok {
+			return w.errorf(k, path, "unknown key %s (known: %s)", quote.Short(k.Value), strings.Join(names, ", "))
+		}
+		if err := w.walkValue(n.Content[i+1], f.Type, join(path, k.Value), f.Tag.Get("strictyaml") == "nullable"); err != nil {
+			return err
 		}
 	}
 	return nil
