@@ -94,7 +94,7 @@ func TestRollbackIsNeverAsked(t *testing.T) {
 	r := rand.New(rand.NewPCG(41, 42))
 	for trial := range 3 {
 		p := newRandomProblem(r)
-		for _, s := range batchSpecs(p.lip, 4) {
+		for _, s := range rollbackSpecs(p.lip, 4) {
 			t.Run(fmt.Sprintf("%d/%s", trial, s.DisplayLabel()), func(t *testing.T) {
 				w := &twins{r: rand.New(rand.NewPCG(uint64(trial), 3))}
 				build := func() (bandit.Policy, *rand.PCG) {
@@ -137,10 +137,20 @@ func TestRollbackIsNeverAsked(t *testing.T) {
 	}
 }
 
-// TestLineBORollback is TestRollbackIsNeverAsked for the box algorithms:
-// line-bo, where a detour may start a new line (its direction drawn from
-// the stream) that the rollback drops, and safeopt-swarm.
-func TestLineBORollback(t *testing.T) {
+// rollbackSpecs are batchSpecs and the finite-set rows that take no
+// batches beyond one ask at a time in a study but are asked and taken
+// back all the same: GP-UCB, LoSBO and the EI baselines.
+func rollbackSpecs(lip float64, phase int) []bandit.Spec {
+	return append(batchSpecs(lip, phase),
+		bandit.Spec{Name: bandit.GPUCB},
+		bandit.Spec{Name: bandit.LoSBO, Lipschitz: &bandit.Lipschitz{Value: lip}, NoiseBound: ptr(0.1)},
+		bandit.Spec{Name: bandit.ConstrainedEI},
+		bandit.Spec{Name: bandit.PoFEI},
+	)
+}
+
+// boxRollbackSpecs are the box algorithms' specs TestLineBORollback runs.
+func boxRollbackSpecs() map[string]bandit.Spec {
 	iters := 5
 	specs := map[string]bandit.Spec{
 		// SafeOptSwarm's undo had no test (issue 41, item 2): its swarm
@@ -150,7 +160,33 @@ func TestLineBORollback(t *testing.T) {
 	for _, dir := range []string{"coordinate", "random", "ascent"} {
 		specs[dir] = bandit.Spec{Name: "line-bo", Inner: "sgp-ucb", Phase1: "uniform", Exploration: bandit.Exploration{Fixed: ptr(2)}, Direction: dir, Points: ptr(31), PerLine: ptr(5)}
 	}
-	for name, spec := range specs {
+	return specs
+}
+
+// TestRollbackCoversTheTable: every row of the algorithm table is run by a
+// twin rollback test (a study asks before it writes and takes the asks
+// back when the write fails, bandit/mark.go), or refuses MarkAsks with
+// ErrUnsupported, which the study reports: a new row must join one.
+func TestRollbackCoversTheTable(t *testing.T) {
+	run := map[string]bool{}
+	for _, s := range rollbackSpecs(1, 2) {
+		run[s.Name] = true
+	}
+	for _, s := range boxRollbackSpecs() {
+		run[s.Name] = true
+	}
+	for _, a := range bandit.Algorithms() {
+		if !run[a.Name] && !a.NeedsSafeSet {
+			t.Errorf("%s: no twin rollback test runs it", a.Name)
+		}
+	}
+}
+
+// TestLineBORollback is TestRollbackIsNeverAsked for the box algorithms:
+// line-bo, where a detour may start a new line (its direction drawn from
+// the stream) that the rollback drops, and safeopt-swarm.
+func TestLineBORollback(t *testing.T) {
+	for name, spec := range boxRollbackSpecs() {
 		t.Run(name, func(t *testing.T) {
 			build := func() (bandit.Policy, *rand.PCG) {
 				opt := boxOpt(4)
