@@ -242,12 +242,17 @@ func newDashFixture(t testing.TB) *dashFixture {
 	// which hands out the older of them again and drops its lease: 4
 	// asks pending, 2 leased, 1 without a lease, 1 released.
 	loop(t, svc, "batch-1d", 10, one)
+	var ends time.Time
 	for _, opt := range []study.AskOptions{{Count: 2, LeaseSeconds: 600}, {Count: 2, LeaseSeconds: 0.001}} {
-		if as, err := svc.AskBatch(ctx, "batch-1d", opt); err != nil || len(as) != 2 {
+		as, err := svc.AskBatch(ctx, "batch-1d", opt)
+		if err != nil || len(as) != 2 {
 			t.Fatalf("batch-1d: ask %+v: %d asks (%v)", opt, len(as), err)
 		}
+		if ends, err = time.Parse(time.RFC3339Nano, as[1].LeaseUntil); err != nil {
+			t.Fatal(err)
+		}
 	}
-	time.Sleep(5 * time.Millisecond)
+	time.Sleep(time.Until(ends) + time.Millisecond) // past the 1 ms leases' end, as answered
 	if _, err := svc.AskBatch(ctx, "batch-1d", study.AskOptions{Count: 1}); err != nil {
 		t.Fatal(err)
 	}

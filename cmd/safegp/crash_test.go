@@ -237,9 +237,19 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	// Headers and half the body; the server is now reading the body.
-	fmt.Fprintf(conn, "POST /v1/studies/s/tell HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:len(body)/2])
-	time.Sleep(200 * time.Millisecond)
+	// The headers, asking to continue: the server answers "100
+	// Continue" when the handler begins to read the body, so that the
+	// request is known to be in the handler, not in a queue, before the
+	// signal (no sleep to guess it).
+	fmt.Fprintf(conn, "POST /v1/studies/s/tell HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n", len(body))
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	rd := bufio.NewReader(conn)
+	if status, err := rd.ReadString('\n'); err != nil || !strings.HasPrefix(status, "HTTP/1.1 100 ") {
+		t.Fatalf("want 100 Continue, got %q (%v)", status, err)
+	}
+	if blank, err := rd.ReadString('\n'); err != nil || blank != "\r\n" {
+		t.Fatalf("100 Continue ends in %q (%v)", blank, err)
+	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -258,12 +268,13 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 			t.Fatal("no shutdown message within 10 s of SIGTERM")
 		}
 	}
-	time.Sleep(300 * time.Millisecond)
-	if _, err := io.WriteString(conn, body[len(body)/2:]); err != nil {
-		t.Fatalf("the rest of the body: %v", err)
+	// The body, after the shutdown began: the request is in flight
+	// through it.
+	if _, err := io.WriteString(conn, body); err != nil {
+		t.Fatalf("the body: %v", err)
 	}
 	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	resp, err := http.ReadResponse(rd, nil)
 	if err != nil {
 		t.Fatalf("no answer to the request in flight: %v", err)
 	}

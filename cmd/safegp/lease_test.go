@@ -61,12 +61,16 @@ func TestStudyLeaseTokenCLI(t *testing.T) {
 	if len(a.Lease) != 16 {
 		t.Fatalf("ask --lease: lease token %q, want 16 hex digits", a.Lease)
 	}
-	time.Sleep(20 * time.Millisecond)
+	until, err := time.Parse(time.RFC3339Nano, a.LeaseUntil)
+	if err != nil {
+		t.Fatalf("lease_until %q: %v", a.LeaseUntil, err)
+	}
+	time.Sleep(time.Until(until) + time.Millisecond) // past its end, as the answer says it
 	b := askJSON("--lease", "600")
 	if b.Ask != a.Ask || b.Lease == a.Lease {
 		t.Fatalf("B got ask %d, token %q; want A's ask %d with a new token", b.Ask, b.Lease, a.Ask)
 	}
-	_, _, err := do("heartbeat", "--ask", itoa(a.Ask), "--lease", "600", "--lease-token", a.Lease)
+	_, _, err = do("heartbeat", "--ask", itoa(a.Ask), "--lease", "600", "--lease-token", a.Lease)
 	if !errors.Is(err, store.ErrLeaseLost) || exitCode(err) != 1 || !strings.Contains(err.Error(), "was handed to another caller at") {
 		t.Fatalf("A's heartbeat: %v (exit %d), want ErrLeaseLost, exit 1", err, exitCode(err))
 	}
