@@ -25,8 +25,9 @@ var layers = map[string]int{
 	"config": 4, "plot": 4,
 	"store": 5, "internal/refit": 5,
 	"experiment": 6, "study": 6,
-	"reproduce": 7, "safety": 7, "sweep": 7, "server": 7,
-	"cmd/safegp": 8, "deploy": 8,
+	"study/exchange": 7,
+	"reproduce":      8, "safety": 8, "sweep": 8, "server": 8,
+	"cmd/safegp": 9, "deploy": 9,
 }
 
 // TestLayers: no package imports one of its own layer or above (its

@@ -16,6 +16,7 @@ import (
 	"github.com/safegp/safegp/server"
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/exchange"
 )
 
 // post sends body with the given Content-Type and returns the status and
@@ -184,7 +185,7 @@ func TestObservationsStreamed(t *testing.T) {
 	enc := json.NewEncoder(&want)
 	enc.SetEscapeHTML(false)
 	enc.Encode(obs)
-	for _, c2 := range []struct{ format, want string }{{"csv", string(study.ExportCSV(x))}, {"json", want.String()}} {
+	for _, c2 := range []struct{ format, want string }{{"csv", string(exchange.ExportCSV(x))}, {"json", want.String()}} {
 		if code, got := c.get("/v1/studies/a/observations?format=" + c2.format); code != 200 || string(got) != c2.want {
 			t.Errorf("%s: %d, %d bytes, want the whole record's %d bytes", c2.format, code, len(got), len(c2.want))
 		}

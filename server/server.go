@@ -19,6 +19,7 @@ import (
 	"github.com/safegp/safegp/internal/errclass"
 	"github.com/safegp/safegp/internal/quote"
 	"github.com/safegp/safegp/store"
+	"github.com/safegp/safegp/study/exchange"
 
 	"github.com/safegp/safegp/internal/strictjson"
 	"github.com/safegp/safegp/study"
@@ -403,7 +404,7 @@ func (h *handler) importData(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		rows, err = study.ParseImportCSV(bytes.NewReader(body), cols)
+		rows, err = exchange.ParseImportCSV(bytes.NewReader(body), cols)
 		if err != nil {
 			return err
 		}
@@ -505,7 +506,7 @@ func (h *handler) streamRecord(w http.ResponseWriter, r *http.Request, f string)
 			wrote = true
 		}
 		if f == "csv" {
-			return study.WriteExportCSV(w, x, first)
+			return exchange.WriteExportCSV(w, x, first)
 		}
 		for k := range x.Observations {
 			item.Reset()
@@ -552,7 +553,7 @@ func (h *handler) export(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		b, err := study.ExportJSON(x)
+		b, err := exchange.ExportJSON(x)
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/exchange"
 )
 
 // ctxSpec is a 1-D study whose asks take the temperature (and, with two,
@@ -277,7 +278,7 @@ func TestContextImportShowExport(t *testing.T) {
 	if !slices.Equal(sum.ContextNames, []string{"temperature", "load"}) || sum.Context != nil || sum.Best != nil {
 		t.Errorf("before any ask: context names %v, context %v, best %v", sum.ContextNames, sum.Context, sum.Best)
 	}
-	rows, err := study.ParseImportCSV(strings.NewReader("x1,temperature,load,f,g1\n1,20,0.1,-4,0.9\n1.05,25,0.3,-3.8,0.8\n"), nil)
+	rows, err := exchange.ParseImportCSV(strings.NewReader("x1,temperature,load,f,g1\n1,20,0.1,-4,0.9\n1.05,25,0.3,-3.8,0.8\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +299,7 @@ func TestContextImportShowExport(t *testing.T) {
 		{"x1,temperature,load,humidity,f,g1\n1,20,0.1,3,-4,0.9\n", "context.humidity is not a context variable"},
 		{"x1,f,g1\n1,-4,0.9\n", "context is missing"},
 	} {
-		rows, err := study.ParseImportCSV(strings.NewReader(c.csv), nil)
+		rows, err := exchange.ParseImportCSV(strings.NewReader(c.csv), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -306,10 +307,10 @@ func TestContextImportShowExport(t *testing.T) {
 			t.Errorf("import %q: %v, want ErrBadImport naming line 2 and %q", c.csv, err, c.msg)
 		}
 	}
-	if _, err := study.ParseImportCSV(strings.NewReader("x1,temperature,f,g1\n1,NaN,-4,0.9\n"), nil); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), "line 2, column temperature") {
+	if _, err := exchange.ParseImportCSV(strings.NewReader("x1,temperature,f,g1\n1,NaN,-4,0.9\n"), nil); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), "line 2, column temperature") {
 		t.Errorf("a NaN context cell: %v", err)
 	}
-	if _, err := study.ParseImportCSV(strings.NewReader("x1,temperature,f,g1\n1,20,-4\n"), nil); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), "line 2") {
+	if _, err := exchange.ParseImportCSV(strings.NewReader("x1,temperature,f,g1\n1,20,-4\n"), nil); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("a short row: %v", err)
 	}
 
@@ -333,7 +334,7 @@ func TestContextImportShowExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	csv := string(study.ExportCSV(x))
+	csv := string(exchange.ExportCSV(x))
 	lines := strings.Split(strings.TrimSpace(csv), "\n")
 	if !strings.HasPrefix(lines[0], "seq,kind,ask,index,x1,temperature,load,f,g1,") || !strings.Contains(lines[2], ",1.05,25,0.3,-3.8,0.8,") {
 		t.Errorf("export CSV:\n%s", csv)

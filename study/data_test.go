@@ -15,6 +15,7 @@ import (
 
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/exchange"
 )
 
 // importCSV is earlier data for specYAML's study (x in [0, 4], one
@@ -94,7 +95,7 @@ func TestPosteriorMatchesScratch(t *testing.T) {
 			t.Fatal(err)
 		}
 		drive(t, s, "s", 8)
-		rows, err := study.ParseImportCSV(strings.NewReader(importCSV), nil)
+		rows, err := exchange.ParseImportCSV(strings.NewReader(importCSV), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,7 +208,7 @@ func TestImport(t *testing.T) {
 		if err := s.Create(ctx, "s", resolved(t, specYAML)); err != nil {
 			t.Fatal(err)
 		}
-		rows, err := study.ParseImportCSV(strings.NewReader(importCSV), nil)
+		rows, err := exchange.ParseImportCSV(strings.NewReader(importCSV), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,14 +250,14 @@ func TestImport(t *testing.T) {
 		{"NaN", "x1,f,g1\n1,NaN,1\n", "line 2, column f"},
 		{"NaN past a comment and a blank line", "# made on the bench\nx1,f,g1\n1,1,1\n\n1,NaN,1\n", "line 5, column f"},
 	} {
-		if _, err := study.ParseImportCSV(strings.NewReader(c.csv), nil); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), c.msg) {
+		if _, err := exchange.ParseImportCSV(strings.NewReader(c.csv), nil); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("CSV %s: %v, want ErrBadImport mentioning %q", c.name, err, c.msg)
 		}
 	}
 	// A row the study refuses is named by the file's line, which the
 	// user opens, past comments and blank lines; rows given otherwise
 	// (HTTP's JSON) by their place, above.
-	rows, err := study.ParseImportCSV(strings.NewReader("# bench, day 2\nx1,f,g1\n1,1,1\n\n1,1,1\n1,1,1\n"), nil)
+	rows, err := exchange.ParseImportCSV(strings.NewReader("# bench, day 2\nx1,f,g1\n1,1,1\n\n1,1,1\n1,1,1\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/exchange"
 )
 
 // A worker's lease ends and the ask goes to another worker: the first
@@ -48,9 +49,9 @@ func ExampleService_Heartbeat() {
 // variable is named, with what the study takes.
 func ExampleParseImportCSV() {
 	cols := &study.Columns{Dim: 1, Context: []string{"temperature", "load"}, Constraints: 1}
-	_, err := study.ParseImportCSV(strings.NewReader("x1,temp,load,f,g1\n0.5,21,0.3,-1.2,0.4\n"), cols)
+	_, err := exchange.ParseImportCSV(strings.NewReader("x1,temp,load,f,g1\n0.5,21,0.3,-1.2,0.4\n"), cols)
 	fmt.Println(err)
-	rows, _ := study.ParseImportCSV(strings.NewReader("x1,load,temperature,f,g1,noise_std\n0.5,0.3,21,-1.2,0.4,\n"), cols)
+	rows, _ := exchange.ParseImportCSV(strings.NewReader("x1,load,temperature,f,g1,noise_std\n0.5,0.3,21,-1.2,0.4,\n"), cols)
 	fmt.Println(rows[0].X, rows[0].Context, *rows[0].F, rows[0].G, rows[0].NoiseStd)
 	// Output:
 	// invalid import: header: column temp is not a context variable (temperature, load; want x1,temperature,load,f,g1[,noise_std])

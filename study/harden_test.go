@@ -16,6 +16,7 @@ import (
 
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/exchange"
 )
 
 // snapshotDir returns every file of dir with its content, to check that an
@@ -344,7 +345,7 @@ func TestRetract(t *testing.T) {
 	if flagged != 1 {
 		t.Errorf("%d observations flagged retracted", flagged)
 	}
-	rows, err := csv.NewReader(bytes.NewReader(study.ExportCSV(x))).ReadAll()
+	rows, err := csv.NewReader(bytes.NewReader(exchange.ExportCSV(x))).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +371,7 @@ func TestRetract(t *testing.T) {
 	if retractRows != 1 || typoRows != 1 || len(rows) != 1+len(x.Observations)+1 {
 		t.Errorf("CSV has %d rows, %d retraction rows, %d typo rows", len(rows), retractRows, typoRows)
 	}
-	js, err := study.ExportJSON(x)
+	js, err := exchange.ExportJSON(x)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/exchange"
 )
 
 // repeatSpec is a 1-D study of 20 actions with room for 200 observations.
@@ -54,7 +55,7 @@ func TestImportRepeatRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := study.ParseImportCSV(&csv, cols)
+	again, err := exchange.ParseImportCSV(&csv, cols)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/exchange"
 )
 
 // TestImportHeaderForStudy: read against a study's columns, an import's
@@ -57,14 +58,14 @@ func TestImportHeaderForStudy(t *testing.T) {
 		{withCtx, "", "empty file, want a header row x1,temperature,load,f,g1[,noise_std]", ""},
 		{nil, "x1,f,g1,extra\n1,-4,0.9,1\n", `unexpected column "extra" (want x1…xd[,context names…],f[,g1…gm][,noise_std])`, ""},
 	} {
-		_, err := study.ParseImportCSV(strings.NewReader(c.csv), c.cols)
+		_, err := exchange.ParseImportCSV(strings.NewReader(c.csv), c.cols)
 		if !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), c.msg) || c.forbidden != "" && strings.Contains(err.Error(), c.forbidden) {
 			t.Errorf("%q: %v\nwant ErrBadImport with %q", c.csv, err, c.msg)
 		}
 	}
 	// The context columns in another order, an empty noise_std cell for
 	// the model's σ.
-	rows, err := study.ParseImportCSV(strings.NewReader("x1,load,temperature,f,g1,noise_std\n1,0.1,20,-4,0.9,\n1.1,0.3,25,-3.8,0.8,0.02\n"), withCtx)
+	rows, err := exchange.ParseImportCSV(strings.NewReader("x1,load,temperature,f,g1,noise_std\n1,0.1,20,-4,0.9,\n1.1,0.3,25,-3.8,0.8,0.02\n"), withCtx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			csvText := study.ExportCSV(x)
+			csvText := exchange.ExportCSV(x)
 			if !bytes.Contains(csvText, []byte(",retract,,")) {
 				t.Fatalf("the export has no retraction row:\n%s", csvText)
 			}
@@ -178,7 +179,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rows, err := study.ParseImportCSV(bytes.NewReader(csvText), cols)
+			rows, err := exchange.ParseImportCSV(bytes.NewReader(csvText), cols)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -224,13 +225,13 @@ func TestExportImportRoundTrip(t *testing.T) {
 		})
 	}
 	// An export whose kind column holds something else is refused.
-	if _, err := study.ParseImportCSV(strings.NewReader("seq,kind,ask,index,x1,f,g1,noise_std,violation,retracted_by,retracts,created\n1,ask,1,3,0.6,1,1,,false,,,x\n"), nil); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), `line 2, column kind: "ask", want tell or retract`) {
+	if _, err := exchange.ParseImportCSV(strings.NewReader("seq,kind,ask,index,x1,f,g1,noise_std,violation,retracted_by,retracts,created\n1,ask,1,3,0.6,1,1,,false,,,x\n"), nil); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), `line 2, column kind: "ask", want tell or retract`) {
 		t.Errorf("an export row of kind ask: %v", err)
 	}
-	if _, err := study.ParseImportCSV(strings.NewReader("seq,kind,ask,index,x1,f,g1,noise_std,violation,retracts,created\n1,tell,1,3,0.6,1,1,,false,,x\n"), nil); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), "without its retracted_by column") {
+	if _, err := exchange.ParseImportCSV(strings.NewReader("seq,kind,ask,index,x1,f,g1,noise_std,violation,retracts,created\n1,tell,1,3,0.6,1,1,,false,,x\n"), nil); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), "without its retracted_by column") {
 		t.Errorf("an export without retracted_by: %v", err)
 	}
-	if _, err := study.ParseImportCSV(strings.NewReader("seq,kind,ask,index,x1,f,g1,noise_std,violation,retracted_by,retracts,created\n1,tell,1,3,0.6,1,1,,false,2,,x\n2,retract,,3,,,,,,,1,x\n"), nil); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), "no observation in force") {
+	if _, err := exchange.ParseImportCSV(strings.NewReader("seq,kind,ask,index,x1,f,g1,noise_std,violation,retracted_by,retracts,created\n1,tell,1,3,0.6,1,1,,false,2,,x\n2,retract,,3,,,,,,,1,x\n"), nil); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), "no observation in force") {
 		t.Errorf("an export of retracted observations only: %v", err)
 	}
 }

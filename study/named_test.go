@@ -14,6 +14,7 @@ import (
 
 	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/exchange"
 )
 
 // TestNamedAnswers: a study stated in parameters answers in its own
@@ -83,7 +84,7 @@ horizon: 10
 	if err != nil {
 		t.Fatal(err)
 	}
-	if csv := string(study.ExportCSV(x)); !strings.Contains(csv, ",4,1,0,7,true,") {
+	if csv := string(exchange.ExportCSV(x)); !strings.Contains(csv, ",4,1,0,7,true,") {
 		t.Errorf("−0 exported as other than 0:\n%s", csv)
 	}
 	for _, bad := range []struct {
@@ -417,7 +418,7 @@ horizon: 20
 	if err != nil {
 		t.Fatal(err)
 	}
-	csv := string(study.ExportCSV(x))
+	csv := string(exchange.ExportCSV(x))
 	for _, line := range strings.Split(csv, "\n")[1:] {
 		for _, cell := range strings.Split(line, ",") {
 			cell = strings.TrimPrefix(cell, `"`)
@@ -433,7 +434,7 @@ horizon: 20
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := study.ParseImportCSV(strings.NewReader(csv), cols)
+	rows, err := exchange.ParseImportCSV(strings.NewReader(csv), cols)
 	if err != nil {
 		t.Fatal(err)
 	}

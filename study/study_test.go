@@ -11,6 +11,7 @@ import (
 
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/exchange"
 )
 
 const specYAML = `decision_set: {grid: {bounds: [[0, 4]], points: [21]}}
@@ -338,7 +339,7 @@ func TestTellAtPoints(t *testing.T) {
 		t.Error("the observation at 2.05 did not move the posterior of f at 2.0")
 	}
 	x, _ := v.Export(ctx, "s")
-	if csv := string(study.ExportCSV(x)); !strings.Contains(csv, ",tell,0,-1,2.05,") {
+	if csv := string(exchange.ExportCSV(x)); !strings.Contains(csv, ",tell,0,-1,2.05,") {
 		t.Errorf("CSV has no row for the point 2.05:\n%s", csv)
 	}
 
@@ -427,7 +428,7 @@ func TestTellNoiseStd(t *testing.T) {
 		t.Errorf("observation 4 told without noise_std lists %v", *obs[3].NoiseStd)
 	}
 	x, _ := v.Export(ctx, "s")
-	csv := string(study.ExportCSV(x))
+	csv := string(exchange.ExportCSV(x))
 	if !strings.Contains(strings.SplitN(csv, "\n", 2)[0], ",g1,noise_std,violation,") || !strings.Contains(csv, ",1.77,") || !strings.Contains(csv, ",0.01,") {
 		t.Errorf("CSV export lacks the noise_std column or values:\n%s", csv)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/exchange"
 )
 
 // backend runs the study commands' calls: on the database file, opened by
@@ -134,7 +135,7 @@ func (l *local) importCSV(ctx context.Context, name string, body []byte, repeat 
 	if err != nil {
 		return nil, err
 	}
-	rows, err := study.ParseImportCSV(bytes.NewReader(body), cols)
+	rows, err := exchange.ParseImportCSV(bytes.NewReader(body), cols)
 	if err != nil {
 		return nil, err
 	}
@@ -190,10 +191,10 @@ func (l *local) export(ctx context.Context, name, format string, w io.Writer) er
 		return err
 	}
 	if format == "csv" {
-		_, err = w.Write(study.ExportCSV(x))
+		_, err = w.Write(exchange.ExportCSV(x))
 		return err
 	}
-	b, err := study.ExportJSON(x)
+	b, err := exchange.ExportJSON(x)
 	if err == nil {
 		_, err = w.Write(b)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/exchange"
 )
 
 // TestImportCLI: earlier measurements imported by one process, tells at a
@@ -55,7 +56,7 @@ func TestImportCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, _ := study.ParseImportCSV(strings.NewReader(csv), nil)
+	rows, _ := exchange.ParseImportCSV(strings.NewReader(csv), nil)
 	f1, f2, noise := -1.8769, 400.0, 0.02
 	for _, err := range []error{
 		live.Create(ctx, "default", res),

@@ -1,4 +1,4 @@
-package study_test
+package exchange_test
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/exchange"
 )
 
 // FuzzImportCSV: ParseImportCSV never panics; every error is ErrBadImport,
@@ -25,7 +26,7 @@ func FuzzImportCSV(f *testing.F) {
 	}
 	cols := &study.Columns{Dim: 1, Context: []string{"temperature", "load"}, Constraints: 1}
 	f.Fuzz(func(t *testing.T, text string) {
-		rows, err := study.ParseImportCSV(strings.NewReader(text), cols)
+		rows, err := exchange.ParseImportCSV(strings.NewReader(text), cols)
 		if err != nil {
 			if !errors.Is(err, study.ErrBadImport) {
 				t.Fatalf("error %v is not ErrBadImport", err)

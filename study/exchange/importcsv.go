@@ -1,7 +1,6 @@
-package study
+package exchange
 
 import (
-	"context"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -9,48 +8,19 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/safegp/safegp/config"
 	"github.com/safegp/safegp/internal/csvcell"
 	"github.com/safegp/safegp/internal/number"
-	"github.com/safegp/safegp/internal/quote"
-
 	"github.com/safegp/safegp/internal/plural"
-
-	"github.com/safegp/safegp/config"
+	"github.com/safegp/safegp/internal/quote"
 	"github.com/safegp/safegp/problem"
 	"github.com/safegp/safegp/space"
+	"github.com/safegp/safegp/study"
 )
 
-// Columns name the columns of a study's data: x1…xd, the context
-// variables of a study with a context, f and g1…gm. An import file has
-// them (ParseImportCSV), and so has an export (ExportCSV).
-type Columns struct {
-	Dim         int      // d: x1…xd
-	Context     []string // the context variables, in the spec's order; nil without
-	Constraints int      // m: g1…gm
-	// Params and Outcomes are a study stated in parameters' columns,
-	// by name, instead of x1…xd, f and g1…gm.
-	Params, Outcomes []string
-}
-
-// Columns returns the columns of a study's data, for ParseImportCSV.
-func (v *Service) Columns(ctx context.Context, name string) (*Columns, error) {
-	var c *Columns
-	err := v.with(ctx, name, func(s *Study) error {
-		c = &Columns{Dim: s.res.Dim(), Context: s.res.contextNames(), Constraints: len(s.res.Spec.Thresholds)}
-		if nm := s.res.Named; nm != nil {
-			for _, p := range nm.space.Params() {
-				c.Params = append(c.Params, p.Name)
-			}
-			c.Outcomes = nm.outcomes.Names()
-		}
-		return nil
-	})
-	return c, err
-}
-
-// header is the import header the columns call for, as a hint in errors:
+// headerOf is the import header the columns call for, as a hint in errors:
 // x1,x2,temperature,f,g1[,noise_std]; without columns, its general form.
-func (c *Columns) header() string {
+func headerOf(c *study.Columns) string {
 	if c == nil {
 		return "x1…xd[,context names…],f[,g1…gm][,noise_std]"
 	}
@@ -95,8 +65,8 @@ var exportOnly = []string{"seq", "kind", "ask", "index", "violation", "retracted
 // the import format x1…xd[,context…],f[,g1…gm][,noise_std], or an export
 // (ExportCSV: seq,kind,… first), whose bookkeeping columns it sets aside.
 // Errors name the column and say what the study takes.
-func parseImportHeader(h []string, cols *Columns) (*importColumns, error) {
-	want := cols.header()
+func parseImportHeader(h []string, cols *study.Columns) (*importColumns, error) {
+	want := headerOf(cols)
 	ic := &importColumns{noise: -1, kind: -1, retractedBy: -1}
 	// The data columns, and where they are in the file.
 	names, pos := h, make([]int, len(h))
@@ -167,7 +137,7 @@ func parseImportHeader(h []string, cols *Columns) (*importColumns, error) {
 // contextHeader takes the columns between x1…xd and f as context
 // variables: the study's (in any order, each once, none missing), or,
 // with no study to check them against, any valid context name.
-func (ic *importColumns) contextHeader(names []string, pos []int, cols *Columns, want string) error {
+func (ic *importColumns) contextHeader(names []string, pos []int, cols *study.Columns, want string) error {
 	for j, n := range names {
 		switch {
 		case slices.Contains(names[:j], n):
@@ -202,14 +172,14 @@ func (ic *importColumns) contextHeader(names []string, pos []int, cols *Columns,
 }
 
 // importCell parses cell j of the record on line: a number within
-// ±1e100. Errors wrap ErrBadImport and name the line and the column.
+// ±1e100. Errors wrap study.ErrBadImport and name the line and the column.
 func importCell(rec, header []string, line, j int) (float64, error) {
 	v, err := number.Parse(strings.TrimSpace(rec[j]))
 	if err != nil {
-		return 0, fmt.Errorf("%w: line %d, column %s: %w", ErrBadImport, line, quote.Prefix(header[j]), err)
+		return 0, fmt.Errorf("%w: line %d, column %s: %w", study.ErrBadImport, line, quote.Prefix(header[j]), err)
 	}
 	if !problem.InRange(v) {
-		return 0, fmt.Errorf("%w: line %d, column %s: %v is not finite or beyond ±1e100", ErrBadImport, line, header[j], v)
+		return 0, fmt.Errorf("%w: line %d, column %s: %v is not finite or beyond ±1e100", study.ErrBadImport, line, header[j], v)
 	}
 	return v, nil
 }
@@ -225,16 +195,16 @@ func at(h []string, i int) string {
 // costs one slice of its d + 1 + m values (and a context map with a
 // context): at most config.MaxHorizon rows — no study takes more — and
 // problem.MaxValues values, checked before each row is kept.
-func parseImportCSV(r io.Reader, cols *Columns) ([]TellRequest, error) {
+func parseImportCSV(r io.Reader, cols *study.Columns) ([]study.TellRequest, error) {
 	cr := csv.NewReader(r)
 	cr.TrimLeadingSpace = true
 	cr.Comment = '#'
 	header, err := readRecord(cr)
 	if err == io.EOF {
-		return nil, fmt.Errorf("%w: empty file, want a header row %s", ErrBadImport, cols.header())
+		return nil, fmt.Errorf("%w: empty file, want a header row %s", study.ErrBadImport, headerOf(cols))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadImport, err)
+		return nil, fmt.Errorf("%w: %w", study.ErrBadImport, err)
 	}
 	for i := range header {
 		header[i] = strings.TrimSpace(header[i])
@@ -245,19 +215,19 @@ func parseImportCSV(r io.Reader, cols *Columns) ([]TellRequest, error) {
 	}
 	ic, err := parseImportHeader(header, cols)
 	if err != nil {
-		return nil, fmt.Errorf("%w: header: %w", ErrBadImport, err)
+		return nil, fmt.Errorf("%w: header: %w", study.ErrBadImport, err)
 	}
 	d, m := len(ic.x), len(ic.g)
 	values := slices.Concat(ic.x, []int{ic.f}, ic.g) // the columns of x, f and g, in this order
 	cr.ReuseRecord = true                            // every cell kept is parsed into a number
-	var rows []TellRequest
+	var rows []study.TellRequest
 	for {
 		rec, err := readRecord(cr)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrBadImport, err)
+			return nil, fmt.Errorf("%w: %w", study.ErrBadImport, err)
 		}
 		line, _ := cr.FieldPos(0) // the file's line, past comments and blank lines
 		if keep, err := exportRowInForce(rec, ic.kind, ic.retractedBy, line); err != nil {
@@ -266,10 +236,10 @@ func parseImportCSV(r io.Reader, cols *Columns) ([]TellRequest, error) {
 			continue
 		}
 		if len(rows) == config.MaxHorizon {
-			return nil, fmt.Errorf("%w: line %d: more than %d rows, more than any study's horizon", ErrBadImport, line, config.MaxHorizon)
+			return nil, fmt.Errorf("%w: line %d: more than %d rows, more than any study's horizon", study.ErrBadImport, line, config.MaxHorizon)
 		}
 		if (len(rows)+1)*len(rec) > problem.MaxValues {
-			return nil, fmt.Errorf("%w: line %d: more than %d values in the file (%d rows × %d columns so far); a file this large does not fit in memory", ErrBadImport, line, problem.MaxValues, len(rows)+1, len(rec))
+			return nil, fmt.Errorf("%w: line %d: more than %d values in the file (%d rows × %d columns so far); a file this large does not fit in memory", study.ErrBadImport, line, problem.MaxValues, len(rows)+1, len(rec))
 		}
 		cell := func(j int) (float64, error) { return importCell(rec, header, line, j) }
 		// x, f and g share one slice.
@@ -279,14 +249,14 @@ func parseImportCSV(r io.Reader, cols *Columns) ([]TellRequest, error) {
 				return nil, err
 			}
 		}
-		t := TellRequest{X: vals[:d:d], F: &vals[d], G: vals[d+1:], Line: line}
+		t := study.TellRequest{X: vals[:d:d], F: &vals[d], G: vals[d+1:], Line: line}
 		if ic.noise >= 0 && strings.TrimSpace(rec[ic.noise]) != "" {
 			v, err := cell(ic.noise)
 			if err != nil {
 				return nil, err
 			}
 			if v < 0 {
-				return nil, fmt.Errorf("%w: line %d, column noise_std: %v is negative; want the standard deviation of the measurement noise, ≥ 0 (empty: the model's)", ErrBadImport, line, v)
+				return nil, fmt.Errorf("%w: line %d, column noise_std: %v is negative; want the standard deviation of the measurement noise, ≥ 0 (empty: the model's)", study.ErrBadImport, line, v)
 			}
 			t.NoiseStd = &v
 		}
@@ -302,9 +272,9 @@ func parseImportCSV(r io.Reader, cols *Columns) ([]TellRequest, error) {
 	}
 	if len(rows) == 0 {
 		if ic.kind >= 0 {
-			return nil, fmt.Errorf("%w: the export holds no observation in force (retractions and retracted observations are not imported)", ErrBadImport)
+			return nil, fmt.Errorf("%w: the export holds no observation in force (retractions and retracted observations are not imported)", study.ErrBadImport)
 		}
-		return nil, fmt.Errorf("%w: no rows below the header", ErrBadImport)
+		return nil, fmt.Errorf("%w: no rows below the header", study.ErrBadImport)
 	}
 	return rows, nil
 }
@@ -314,7 +284,7 @@ func parseImportCSV(r io.Reader, cols *Columns) ([]TellRequest, error) {
 // order, each once; or its export (exportNamedCSV), whose observations in
 // force it takes. A parameter's cell is a number, or a choice's value;
 // an outcome's a number.
-func parseNamedCSV(cr *csv.Reader, header []string, cols *Columns) ([]TellRequest, error) {
+func parseNamedCSV(cr *csv.Reader, header []string, cols *study.Columns) ([]study.TellRequest, error) {
 	want := strings.Join(slices.Concat(cols.Params, cols.Outcomes), ",")
 	kind, retractedBy := -1, -1
 	col := map[string]int{}
@@ -326,30 +296,30 @@ func parseNamedCSV(cr *csv.Reader, header []string, cols *Columns) ([]TellReques
 			retractedBy = j
 		case n == "trial" || slices.Contains(exportOnly, n):
 		case !slices.Contains(cols.Params, n) && !slices.Contains(cols.Outcomes, n):
-			return nil, fmt.Errorf("%w: header: unexpected column %s (want %s)", ErrBadImport, quote.Short(n), want)
+			return nil, fmt.Errorf("%w: header: unexpected column %s (want %s)", study.ErrBadImport, quote.Short(n), want)
 		default:
 			if _, dup := col[n]; dup {
-				return nil, fmt.Errorf("%w: header: column %s is given twice (want %s)", ErrBadImport, n, want)
+				return nil, fmt.Errorf("%w: header: column %s is given twice (want %s)", study.ErrBadImport, n, want)
 			}
 			col[n] = j
 		}
 	}
 	for _, n := range slices.Concat(cols.Params, cols.Outcomes) {
 		if _, ok := col[n]; !ok {
-			return nil, fmt.Errorf("%w: header: column %s is missing (want %s)", ErrBadImport, n, want)
+			return nil, fmt.Errorf("%w: header: column %s is missing (want %s)", study.ErrBadImport, n, want)
 		}
 	}
 	if kind >= 0 && retractedBy < 0 {
-		return nil, fmt.Errorf("%w: header: an export's header without its retracted_by column: the retracted observations could not be told from the others", ErrBadImport)
+		return nil, fmt.Errorf("%w: header: an export's header without its retracted_by column: the retracted observations could not be told from the others", study.ErrBadImport)
 	}
-	var rows []TellRequest
+	var rows []study.TellRequest
 	for {
 		rec, err := readRecord(cr)
 		if err == io.EOF {
 			return rows, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrBadImport, err)
+			return nil, fmt.Errorf("%w: %w", study.ErrBadImport, err)
 		}
 		line, _ := cr.FieldPos(0) // the file's line, past comments and blank lines
 		if keep, err := exportRowInForce(rec, kind, retractedBy, line); err != nil {
@@ -358,9 +328,9 @@ func parseNamedCSV(cr *csv.Reader, header []string, cols *Columns) ([]TellReques
 			continue
 		}
 		if len(rows) == config.MaxHorizon {
-			return nil, fmt.Errorf("%w: line %d: more than %d rows, more than any study's horizon", ErrBadImport, line, config.MaxHorizon)
+			return nil, fmt.Errorf("%w: line %d: more than %d rows, more than any study's horizon", study.ErrBadImport, line, config.MaxHorizon)
 		}
-		t := TellRequest{Params: make(space.Setting, len(cols.Params)), Values: make(map[string]float64, len(cols.Outcomes)), Line: line}
+		t := study.TellRequest{Params: make(space.Setting, len(cols.Params)), Values: make(map[string]float64, len(cols.Outcomes)), Line: line}
 		for _, n := range cols.Params {
 			c := strings.TrimSpace(rec[col[n]])
 			if v, err := number.Parse(c); err == nil {
@@ -392,7 +362,7 @@ func exportRowInForce(rec []string, kind, retractedBy, line int) (bool, error) {
 	case k == "retract", k == "tell" && strings.TrimSpace(rec[retractedBy]) != "":
 		return false, nil
 	case k != "tell":
-		return false, fmt.Errorf("%w: line %d, column kind: %s, want tell or retract", ErrBadImport, line, quote.Short(k))
+		return false, fmt.Errorf("%w: line %d, column kind: %s, want tell or retract", study.ErrBadImport, line, quote.Short(k))
 	}
 	return true, nil
 }

@@ -1,0 +1,144 @@
+package exchange
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/safegp/safegp/internal/csvcell"
+	"github.com/safegp/safegp/study"
+)
+
+// ExportCSV renders a study's record as CSV, one row per event in order:
+// seq, kind (tell or retract), ask, index, x1…xd, the context variables of
+// a study with a context (by name), f, g1…gm, noise_std (a
+// tell's own, empty for the model's σ), violation, retracted_by (a tell's
+// retraction, if any), retracts (a retraction's observation), created.
+// The observations in force are the rows of kind tell with an empty
+// retracted_by.
+func ExportCSV(x *study.Export) []byte {
+	var b bytes.Buffer
+	WriteExportCSV(&b, x, true)
+	return b.Bytes()
+}
+
+// WriteExportCSV writes ExportCSV's rows of x to w, after its header row
+// when header: an export written in chunks (ExportChunks) writes the
+// header with the first.
+func WriteExportCSV(w io.Writer, x *study.Export, header bool) error {
+	if x.ParamNames != nil {
+		return exportNamedCSV(w, x, header)
+	}
+	head := []string{"seq", "kind", "ask", "index"}
+	for j := 1; j <= x.Dim; j++ {
+		head = append(head, "x"+strconv.Itoa(j))
+	}
+	head = append(head, x.ContextNames...)
+	head = append(head, "f")
+	for i := 1; i <= x.Constraints; i++ {
+		head = append(head, "g"+strconv.Itoa(i))
+	}
+	head = append(head, "noise_std", "violation", "retracted_by", "retracts", "created")
+	tell := func(o *study.Observation) []string {
+		row := []string{strconv.Itoa(o.Seq), "tell", strconv.Itoa(o.Ask), strconv.Itoa(o.Index)}
+		for _, v := range o.X {
+			row = append(row, csvFloat(v))
+		}
+		for _, n := range x.ContextNames {
+			row = append(row, csvFloat(o.Context[n]))
+		}
+		row = append(row, csvFloat(o.F))
+		for _, g := range o.G {
+			row = append(row, csvFloat(g))
+		}
+		noise := ""
+		if o.NoiseStd != nil {
+			noise = csvFloat(*o.NoiseStd)
+		}
+		return append(row, noise, strconv.FormatBool(o.Violation), csvOpt(o.RetractedBy), "", o.Created.Format(time.RFC3339Nano))
+	}
+	retract := func(r study.Retraction) []string {
+		row := []string{strconv.Itoa(r.Seq), "retract", "", strconv.Itoa(r.Index)}
+		row = append(row, make([]string, x.Dim+len(x.ContextNames)+1+x.Constraints+3)...)
+		return append(row, strconv.Itoa(r.Observation), r.Created.Format(time.RFC3339Nano))
+	}
+	if !header {
+		head = nil
+	}
+	return writeExport(w, head, x, tell, retract)
+}
+
+// exportNamedCSV is WriteExportCSV for a study stated in parameters: seq,
+// kind, trial, ask, a column per parameter and per outcome (by name, in
+// the user's units), violation, retracted_by, retracts, created.
+func exportNamedCSV(w io.Writer, x *study.Export, header bool) error {
+	head := append([]string{"seq", "kind", "trial", "ask"}, x.ParamNames...)
+	head = append(head, x.OutcomeNames...)
+	head = append(head, "violation", "retracted_by", "retracts", "created")
+	tell := func(o *study.Observation) []string {
+		row := []string{strconv.Itoa(o.Seq), "tell", strconv.Itoa(*o.Trial), csvOpt(o.Ask)}
+		for _, n := range x.ParamNames {
+			row = append(row, o.Params[n].String())
+		}
+		for _, n := range x.OutcomeNames {
+			row = append(row, csvFloat(o.Values[n]))
+		}
+		return append(row, strconv.FormatBool(o.Violation), csvOpt(o.RetractedBy), "", o.Created.Format(time.RFC3339Nano))
+	}
+	retract := func(r study.Retraction) []string {
+		row := append([]string{strconv.Itoa(r.Seq), "retract", "", ""}, make([]string, len(x.ParamNames)+len(x.OutcomeNames)+2)...)
+		return append(row, strconv.Itoa(r.Observation), r.Created.Format(time.RFC3339Nano))
+	}
+	if !header {
+		head = nil
+	}
+	return writeExport(w, head, x, tell, retract)
+}
+
+// writeExport writes an export's CSV to out: the header head (none when
+// nil), then one row per event in order — each observation's (tell) and
+// each retraction's (retract), interleaved by sequence number.
+func writeExport(out io.Writer, head []string, x *study.Export, tell func(*study.Observation) []string, retract func(study.Retraction) []string) error {
+	w := csvcell.NewWriter(out)
+	if head != nil {
+		w.Write(head)
+	}
+	rets := x.Retractions
+	for k := range x.Observations {
+		o := &x.Observations[k]
+		for len(rets) > 0 && rets[0].Seq < o.Seq {
+			w.Write(retract(rets[0]))
+			rets = rets[1:]
+		}
+		w.Write(tell(o))
+	}
+	for _, r := range rets {
+		w.Write(retract(r))
+	}
+	w.Flush()
+	return w.Error()
+}
+
+func csvFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// csvOpt writes n, or nothing for 0.
+func csvOpt(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
+// ExportJSON renders a study's record as a JSON object
+// {"observations": […], "retractions": […]}, with "fits": […] after them
+// when the model was fitted (model.fit).
+func ExportJSON(x *study.Export) ([]byte, error) {
+	b, err := json.MarshalIndent(x, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	return append(b, '\n'), nil
+}
