@@ -25,8 +25,8 @@ var layers = map[string]int{
 	"config": 4, "plot": 4,
 	"store": 5, "internal/refit": 5,
 	"experiment": 6, "study": 6,
-	"study/exchange": 7,
-	"reproduce":      8, "safety": 8, "sweep": 8, "server": 8,
+	"study/exchange": 7, "study/view": 7,
+	"reproduce": 8, "safety": 8, "sweep": 8, "server": 8,
 	"cmd/safegp": 9, "deploy": 9,
 }
 

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/safegp/safegp/study/view"
 )
 
 // The dashboard: a read-only web page at / (server/web, embedded) that
@@ -126,7 +128,7 @@ func (h *handler) view(cache *viewCache) func(w http.ResponseWriter, r *http.Req
 		}
 		body, ok := cache.get(name, version)
 		if !ok {
-			v, err := h.svc.View(r.Context(), name)
+			v, err := view.Of(r.Context(), h.svc, name)
 			if err != nil {
 				return err
 			}
@@ -168,7 +170,7 @@ const (
 )
 
 // viewVersion identifies a study's view: the number of its events and the
-// digest of its leases (study.View.Version and LeaseStamp).
+// digest of its leases (view.View.Version and LeaseStamp).
 type viewVersion struct {
 	events int
 	leases uint64

@@ -19,6 +19,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/view"
 )
 
 var (
@@ -121,7 +122,7 @@ func markers(t *testing.T, ctx context.Context, sel string) int {
 // constraint's threshold.
 func countLow(t *testing.T, fx *dashFixture, name string) int {
 	t.Helper()
-	vw, err := fx.svc.View(context.Background(), name)
+	vw, err := view.Of(context.Background(), fx.svc, name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Errorf("address bar fragment %q after the token was taken, want #/study/pump-1d", h)
 	}
 
-	vw, err := fx.svc.View(context.Background(), "pump-1d")
+	vw, err := view.Of(context.Background(), fx.svc, "pump-1d")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +281,7 @@ func TestDashboardInBrowser(t *testing.T) {
 
 	// A study stated in parameters: its own units, trial by trial.
 	goTo(t, ctx, "#/study/tune-pi", "study:tune-pi")
-	vwN, err := fx.svc.View(context.Background(), "tune-pi")
+	vwN, err := view.Of(context.Background(), fx.svc, "tune-pi")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +353,7 @@ func TestDashboardInBrowser(t *testing.T) {
 
 	// 2-D: the heat map with the safe set's border and hatching.
 	goTo(t, ctx, "#/study/valve-2d", "study:valve-2d")
-	vw2, err := fx.svc.View(context.Background(), "valve-2d")
+	vw2, err := view.Of(context.Background(), fx.svc, "valve-2d")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -440,7 +441,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	// A box: best value against evaluations, parallel coordinates, no
 	// posterior.
 	goTo(t, ctx, "#/study/beam-box", "study:beam-box")
-	vw3, err := fx.svc.View(context.Background(), "beam-box")
+	vw3, err := view.Of(context.Background(), fx.svc, "beam-box")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -466,7 +467,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Errorf("beam-box: %d slices mark the best safe point, want 3", got)
 	}
 	for j, d := range vw3.Slices.Dims {
-		if d.Dim != j || len(d.X) != study.SlicePoints || len(d.F.Mean) != study.SlicePoints || len(d.G) != 1 {
+		if d.Dim != j || len(d.X) != view.SlicePoints || len(d.F.Mean) != view.SlicePoints || len(d.G) != 1 {
 			t.Errorf("beam-box: slice %d: dim %d, %d points, %d means, %d constraints", j, d.Dim, len(d.X), len(d.F.Mean), len(d.G))
 		}
 		b := vw3.Summary.Box[j]
@@ -493,7 +494,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	// draw only the observations made in it (not those of a context one
 	// bit away), the progress plots all of them.
 	goTo(t, ctx, "#/study/climate-1d", "study:climate-1d")
-	vw4, err := fx.svc.View(context.Background(), "climate-1d")
+	vw4, err := view.Of(context.Background(), fx.svc, "climate-1d")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -729,7 +730,7 @@ func topTick(t *testing.T, ctx context.Context, sel string) float64 {
 // sorted by a click on a header and filtered.
 func dashboardWorkspace(t *testing.T, ctx context.Context, fx *dashFixture) {
 	t.Helper()
-	vw, err := fx.svc.View(context.Background(), "pump-1d")
+	vw, err := view.Of(context.Background(), fx.svc, "pump-1d")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -810,7 +811,7 @@ func dashboardWorkspace(t *testing.T, ctx context.Context, fx *dashFixture) {
 }
 
 // sliceAt is the point of slice dim's k-th value.
-func sliceAt(sl *study.Slices, dim, k int) []float64 {
+func sliceAt(sl *view.Slices, dim, k int) []float64 {
 	p := slices.Clone(sl.At)
 	p[dim] = sl.Dims[dim].X[k]
 	return p

@@ -15,6 +15,7 @@ import (
 	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/view"
 )
 
 // The studies the dashboard tests draw: made through study.Service, as
@@ -333,7 +334,7 @@ func loopIn(t testing.TB, svc *study.Service, name string, c map[string]float64,
 func tellIndex(t testing.TB, svc *study.Service, name string, i int, truth func([]float64) (float64, []float64)) {
 	t.Helper()
 	ctx := context.Background()
-	vw, err := svc.View(ctx, name)
+	vw, err := view.Of(ctx, svc, name)
 	if err != nil {
 		t.Fatal(err)
 	}

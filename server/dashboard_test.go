@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/view"
 )
 
 // get fetches path with the token (if any) and returns the status, the
@@ -45,7 +46,7 @@ func get(t *testing.T, url, token, path string, header ...string) (int, http.Hea
 func TestDashboardData(t *testing.T) {
 	fx := newDashFixture(t)
 	// A finite set above the view's cap: its posterior is left out.
-	large := strings.Replace(oneDSpec, "points: [81]", fmt.Sprintf("points: [%d]", study.ViewMaxActions+1), 1)
+	large := strings.Replace(oneDSpec, "points: [81]", fmt.Sprintf("points: [%d]", view.MaxActions+1), 1)
 	c := client{t: t, url: fx.url, token: dashToken}
 	js, err := yamlToJSON(large)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/view"
 )
 
 // TestViewLeavesTheNextAskAlone drives two copies of each study with the
@@ -52,7 +53,7 @@ func TestViewLeavesTheNextAskAlone(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := viewed.View(ctx, "s"); err != nil {
+				if _, err := view.Of(ctx, viewed, "s"); err != nil {
 					t.Fatal(err)
 				}
 				if _, err := viewed.List(ctx); err != nil {
@@ -194,7 +195,7 @@ func names(list []study.StudyInfo) []string {
 }
 
 // TestViewPosterior: the posterior is given over finite sets of dimension
-// 1 and 2 up to ViewMaxActions actions, and skipped with a reason for a
+// 1 and 2 up to view.MaxActions actions, and skipped with a reason for a
 // larger set, a higher dimension and a box.
 func TestViewPosterior(t *testing.T) {
 	ctx := context.Background()
@@ -209,8 +210,8 @@ func TestViewPosterior(t *testing.T) {
 	}{
 		{"one", specYAML, 21, ""},
 		{"two", grid("{grid: {bounds: [[0, 4], [0, 1]], points: [21, 5]}}"), 105, ""},
-		{"cap", grid(fmt.Sprintf("{grid: {bounds: [[0, 4]], points: [%d]}}", study.ViewMaxActions)), study.ViewMaxActions, ""},
-		{"large", grid(fmt.Sprintf("{grid: {bounds: [[0, 4]], points: [%d]}}", study.ViewMaxActions+1)), 0, "10001 actions"},
+		{"cap", grid(fmt.Sprintf("{grid: {bounds: [[0, 4]], points: [%d]}}", view.MaxActions)), view.MaxActions, ""},
+		{"large", grid(fmt.Sprintf("{grid: {bounds: [[0, 4]], points: [%d]}}", view.MaxActions+1)), 0, "10001 actions"},
 		{"three", grid("{grid: {bounds: [[0, 4], [0, 1], [0, 1]], points: [21, 2, 2]}}"), 0, "dimension 3"},
 		{"box", boxSpecYAML, 0, "box"},
 	} {
@@ -222,7 +223,7 @@ func TestViewPosterior(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			vw, err := v.View(ctx, tc.name)
+			vw, err := view.Of(ctx, v, tc.name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -262,11 +263,11 @@ func TestViewFollowsAnotherProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	drive(t, server, "s", 2)
-	if vw, err := server.View(ctx, "s"); err != nil || len(vw.Observations) != 2 {
+	if vw, err := view.Of(ctx, server, "s"); err != nil || len(vw.Observations) != 2 {
 		t.Fatalf("view: %v", err)
 	}
 	drive(t, cli, "s", 3)
-	vw, err := server.View(ctx, "s")
+	vw, err := view.Of(ctx, server, "s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +293,7 @@ func TestViewVersion(t *testing.T) {
 	}
 	encode := func(v *study.Service) (int, string) {
 		t.Helper()
-		vw, err := v.View(ctx, "s")
+		vw, err := view.Of(ctx, v, "s")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -328,7 +329,7 @@ func TestViewContext(t *testing.T) {
 	if err := v.Create(ctx, "c", resolved(t, ctxSpec(replaySpecs["stageopt gp"], twoContext))); err != nil {
 		t.Fatal(err)
 	}
-	vw, err := v.View(ctx, "c")
+	vw, err := view.Of(ctx, v, "c")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +353,7 @@ func TestViewContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if vw, err = v.View(ctx, "c"); err != nil {
+	if vw, err = view.Of(ctx, v, "c"); err != nil {
 		t.Fatal(err)
 	}
 	if vw.Posterior == nil || vw.PosteriorSkipped != "" || len(vw.Posterior.F.Mean) != 41 {
@@ -386,9 +387,9 @@ func TestViewLeases(t *testing.T) {
 	drive(t, v, "s", 8)
 	// look returns the view's leases, ask → end ("" for none), and
 	// checks its stamp against LeaseStamp.
-	look := func() (map[int]string, *study.View) {
+	look := func() (map[int]string, *view.View) {
 		t.Helper()
-		vw, err := v.View(ctx, "s")
+		vw, err := view.Of(ctx, v, "s")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -36,7 +36,15 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "safegp")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+	build := []string{"build", "-o", binary}
+	if cov := os.Getenv("SAFEGP_COVERDIR"); cov != "" {
+		// The processes the tests run measure their coverage too
+		// (.ci/run): a binary built -cover writes its counters into
+		// GOCOVERDIR as it exits, which go tool covdata reads.
+		build = append(build, "-cover", "-coverpkg=github.com/safegp/safegp/...")
+		os.Setenv("GOCOVERDIR", cov)
+	}
+	if out, err := exec.Command("go", append(build, ".")...).CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build safegp: %v\n%s", err, out)
 		os.Exit(1)
 	}

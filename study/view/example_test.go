@@ -1,18 +1,41 @@
-package study_test
+package view_test
 
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/view"
 )
 
-// The dashboard's reads: List summarizes every study from the records,
-// View gives what the page draws of one. Neither changes a study.
-func ExampleService_View() {
+// specYAML is a 1-D study: 21 actions on [0, 4], one constraint.
+const specYAML = `decision_set: {grid: {bounds: [[0, 4]], points: [21]}}
+seed_actions: [10]
+thresholds: [0.0]
+model:
+  objective: {kernel: se, lengthscale: 1}
+  constraints: [{kernel: se, lengthscale: 1}]
+  noise_std: 0.05
+  delta: 0.1
+  beta: 4
+algorithm: {name: sgp-ucb, phase1: uniform, exploration: {fixed: 4}}
+horizon: 30
+seed: 3
+`
+
+// truth is the system being tuned: f peaks at x = 3, g ≥ 0 for x ≤ 3.5.
+func truth(x float64) (f float64, g []float64) {
+	return -(x - 3) * (x - 3), []float64{1 - math.Pow(x/3.5, 4)}
+}
+
+// The dashboard's reads: study.Service.List summarizes every study from
+// the records, Of gives what the page draws of one. Neither changes a
+// study.
+func ExampleOf() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "safegp-example-*")
 	defer os.RemoveAll(dir)
@@ -38,9 +61,9 @@ func ExampleService_View() {
 	for _, s := range list {
 		fmt.Printf("%s: %s, %d actions, %d/%d rounds, %d pending\n", s.Study, s.Algorithm, s.Actions, s.Rounds, s.Horizon, s.Pending)
 	}
-	view, _ := v.View(ctx, "gains")
-	p := view.Posterior
-	fmt.Printf("%d observations, thresholds %v, pending ask %d\n", len(view.Observations), view.Thresholds, view.Pending[0].Ask)
+	vw, _ := view.Of(ctx, v, "gains")
+	p := vw.Posterior
+	fmt.Printf("%d observations, thresholds %v, pending ask %d\n", len(vw.Observations), vw.Thresholds, vw.Pending[0].Ask)
 	fmt.Printf("posterior over %d actions, √β = %g, mean of f at x = %g: %.2f\n", len(p.X), p.SqrtBeta, p.X[11][0], p.F.Mean[11])
 	// Output:
 	// gains: sgp-ucb, 21 actions, 2/30 rounds, 1 pending
