@@ -19,12 +19,7 @@ func (v *Service) Columns(ctx context.Context, name string) (*Columns, error) {
 	var c *Columns
 	err := v.with(ctx, name, func(s *Study) error {
 		c = &Columns{Dim: s.res.Dim(), Context: s.res.contextNames(), Constraints: len(s.res.Spec.Thresholds)}
-		if nm := s.res.Named; nm != nil {
-			for _, p := range nm.space.Params() {
-				c.Params = append(c.Params, p.Name)
-			}
-			c.Outcomes = nm.outcomes.Names()
-		}
+		c.Params, c.Outcomes = s.u.names()
 		return nil
 	})
 	return c, err

@@ -125,12 +125,7 @@ func (r Reader) Resolved() *Resolved { return r.s.res }
 func (r Reader) Policy() bandit.Policy { return r.s.pol }
 
 // Space is a study stated in parameters' space; nil for another.
-func (r Reader) Space() *space.Space {
-	if r.s.res.Named == nil {
-		return nil
-	}
-	return r.s.res.Named.space
-}
+func (r Reader) Space() *space.Space { return r.s.u.paramSpace() }
 
 // RawObjective maps a value of the policy's f back to the objective's
 // units, and Scale is the transform's scale (σ's factor), of a study
@@ -155,10 +150,7 @@ func (r Reader) Pending(leases map[int]int64) []PendingAsk {
 		if until, ok := leases[e.Ask]; ok {
 			pa.LeaseUntil = store.LeaseTime(until)
 		}
-		if s.res.Named != nil {
-			trial := s.askTrial[e.Ask]
-			pa.Trial, pa.Params = &trial, s.settingOf(&e)
-		}
+		s.u.pending(s, &pa, &e)
 		out = append(out, pa)
 	}
 	return out

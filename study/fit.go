@@ -46,11 +46,7 @@ func (s *Study) decideFit(ctx context.Context) (*store.Event, error) {
 	}
 	// A study stated in parameters fits its transform first, and the
 	// kernels to the data it maps.
-	var tr *space.Transform
-	if nm := s.res.Named; nm != nil {
-		t := nm.outcomes.FitTransform(s.valuesInForce())
-		tr = &t
-	}
+	tr := s.u.fitTransform(s)
 	rec, err := refit.Model(ctx, &s.model, s.fitData(tr), s.res.Spec.Seed, len(s.fits)+1, 0, s.maxMemory)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package study
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/safegp/safegp/bandit"
@@ -293,23 +294,10 @@ func (s *Spec) storedNamed() ([]byte, error) {
 // objective's (F), then each constraint's (G).
 func values(e *store.Event) []float64 { return append([]float64{e.F}, e.G...) }
 
-// internal maps tell e's values to the policies' f and g (one per limit)
-// under the transform in force.
-func (s *Study) internal(e *store.Event) (float64, []float64) {
-	g := make([]float64, len(s.res.Named.conds))
-	f := s.res.Named.outcomes.Apply(&s.tr, values(e), g)
-	return f, g
-}
-
 // outcomeValues is the number of values a tell gives besides f: one per
 // constraint of a study stated in parameters, one per threshold of one
 // stated in its decision set.
-func (s *Study) outcomeValues() int {
-	if nm := s.res.Named; nm != nil {
-		return len(nm.outcomes.Constraints)
-	}
-	return len(s.res.Spec.Thresholds)
-}
+func (s *Study) outcomeValues() int { return s.u.outcomeValues(s) }
 
 // valuesInForce are the values of the observations in force, per
 // outcome, in the user's units: what a transform is fitted to.
@@ -429,9 +417,178 @@ func (s *Study) bestTrial() *Best {
 // coarse near its seeds, an int or a choice whose other values the study
 // will rarely try (space.Space.Hints). Nil for a study stated in its
 // decision set.
-func (r *Resolved) Notes() []string {
-	if r.Named == nil {
-		return nil
-	}
-	return r.Named.space.Hints(r.Spec.Seeds)
+func (r *Resolved) Notes() []string { return r.units().hints(r) }
+
+// The units of a study stated in parameters (units.go): settings and
+// outcomes by name, translated to the policy's cube and f and g.
+
+func (nm *named) policyValues(s *Study, e *store.Event) (float64, []float64) {
+	g := make([]float64, len(nm.conds))
+	f := nm.outcomes.Apply(&s.tr, values(e), g)
+	return f, g
 }
+
+func (nm *named) outcomeValues(*Study) int { return len(nm.outcomes.Constraints) }
+
+func (nm *named) validate(s *Study, t *TellRequest, seq int, horizon bool) (store.Event, error) {
+	return s.validateNamed(t, seq, horizon)
+}
+
+func (nm *named) violated(_ *Study, e *store.Event) (constraints []int, objective, ok bool) {
+	conds := nm.conds
+	for _, k := range nm.outcomes.Violated(values(e)) {
+		switch {
+		case k < 0 || conds[k].Outcome == 0:
+			objective = true
+		case !slices.Contains(constraints, conds[k].Outcome):
+			constraints = append(constraints, conds[k].Outcome)
+		}
+	}
+	e.Violation = len(constraints) > 0 || objective
+	return constraints, objective, true
+}
+
+func (nm *named) startTransform(s *Study) { s.tr = nm.outcomes.Identity() }
+
+func (nm *named) takeTransform(s *Study, e *store.Event) (bool, error) {
+	t := e.Fit.Transform
+	if t == nil {
+		return false, nil
+	}
+	if len(t.Scales) != len(nm.conds) {
+		return false, fmt.Errorf("%w: event %d: a transform of %d limits for %d", ErrReplay, e.Seq, len(t.Scales), len(nm.conds))
+	}
+	s.tr = *t
+	return true, nil
+}
+
+// fitTransform: a study stated in parameters fits its transform first,
+// and the kernels to the data it maps.
+func (nm *named) fitTransform(s *Study) *space.Transform {
+	t := nm.outcomes.FitTransform(s.valuesInForce())
+	return &t
+}
+
+// checkable: before the first fit the transform is the identity, and the
+// model's mean 0 and variance 1 say nothing of the user's units.
+func (nm *named) checkable(s *Study) bool { return len(s.fits) > 0 }
+
+func (nm *named) gpNames(*Study) []string {
+	onames := nm.outcomes.Names()
+	names := []string{onames[0]}
+	for _, c := range nm.conds {
+		names = append(names, onames[c.Outcome])
+	}
+	return names
+}
+
+func (nm *named) raw(s *Study) func(gpj int, v float64) float64 {
+	return func(gpj int, v float64) float64 {
+		if gpj == 0 {
+			return nm.outcomes.Raw(&s.tr, v)
+		}
+		c := nm.conds[gpj-1]
+		return c.Limit + c.Sign*v*s.tr.Scales[gpj-1]
+	}
+}
+
+func (nm *named) told(e *store.Event, gpj int, _ float64) float64 {
+	if gpj == 0 {
+		return e.F
+	}
+	return values(e)[nm.conds[gpj-1].Outcome]
+}
+
+// warnAt: the setting, and the trial the tell is about to get (as apply
+// numbers it). Only when warned of: a replay applies every tell.
+func (nm *named) warnAt(s *Study, e *store.Event) (string, string, int, bool) {
+	set, _ := json.Marshal(s.settingOf(e))
+	trial, _ := s.trialOf(e.Ask)
+	return string(set), "trial", trial, true
+}
+
+func (nm *named) names() (params, outcomes []string) {
+	for _, p := range nm.space.Params() {
+		params = append(params, p.Name)
+	}
+	return params, nm.outcomes.Names()
+}
+
+func (nm *named) askAnswer(s *Study, a *AskAnswer, e *store.Event) {
+	a.shape, a.Trial, a.Params, a.Best = namedAsk, s.askTrial[e.Ask], s.settingOf(e), s.bestTrial()
+}
+
+// namedAsk is the JSON of an ask of a study stated in parameters.
+func namedAsk(a AskAnswer) any {
+	return struct {
+		Ask        int           `json:"ask"`
+		Trial      int           `json:"trial"`
+		Params     space.Setting `json:"params"`
+		LeaseUntil string        `json:"lease_until,omitempty"`
+		Lease      string        `json:"lease,omitempty"`
+		Best       *Best         `json:"best"`
+		Notes      []string      `json:"notes,omitempty"`
+	}{a.Ask, a.Trial, a.Params, a.LeaseUntil, a.Lease, a.Best, a.Notes}
+}
+
+func (nm *named) tellAnswer(s *Study, a *TellAnswer, seq int) {
+	trial := s.tellTrial[seq]
+	a.Trial, a.Best, a.outcomes = &trial, s.bestTrial(), nm.outcomes.Names()
+}
+
+func (nm *named) retractAnswer(s *Study, a *RetractAnswer, observation int) {
+	trial := s.tellTrial[observation]
+	a.Trial, a.Best = &trial, s.bestTrial()
+}
+
+func (nm *named) observation(s *Study, o *Observation, e *store.Event) {
+	trial := s.tellTrial[e.Seq]
+	o.Trial, o.Params, o.Values = &trial, s.settingOf(e), s.valueMap(e)
+}
+
+func (nm *named) pending(s *Study, pa *PendingAsk, e *store.Event) {
+	trial := s.askTrial[e.Ask]
+	pa.Trial, pa.Params = &trial, s.settingOf(e)
+}
+
+// summary: in the user's terms, the best trial measured safe.
+func (nm *named) summary(s *Study, sum *Summary) bool {
+	sum.Best = s.bestTrial()
+	sp := s.res.Spec
+	sum.Trials, sum.Parameters, sum.Objective, sum.Limits = s.trials, sp.Parameters, sp.Objective, sp.Constraints
+	return true
+}
+
+func (nm *named) trialTell(s *Study, trial int) (int, error) {
+	seq, ok := s.trialTell[trial]
+	if !ok {
+		if trial >= 0 && trial < s.trials {
+			return 0, fmt.Errorf("%w: trial %d of study %q has no observation yet", ErrUnknownObservation, trial, s.name)
+		}
+		return 0, fmt.Errorf("%w: study %q has no trial %d", ErrUnknownObservation, s.name, trial)
+	}
+	return seq, nil
+}
+
+func (nm *named) seedNote(s *Study, e *store.Event, then string) (string, bool) {
+	set, _ := json.Marshal(s.settingOf(e))
+	return fmt.Sprintf("the seed %s broke a limit when measured (trial %d): %s", set, s.tellTrial[e.Seq], then), true
+}
+
+func (nm *named) unit() string { return "setting" }
+
+func (nm *named) constraintLabel(names []string, i int) string { return names[1+i] }
+
+// lengthscaleNote says the shortest lengthscale in the cube's units.
+func (nm *named) lengthscaleNote(short float64, who string) (string, bool) {
+	if math.IsInf(short, 1) {
+		return "", false
+	}
+	return fmt.Sprintf("the lengthscales may be too short for the space: each measurement then vouches for its own neighbourhood only — the shortest, %s's, is %.3g of the unit cube the parameters map to, and a measurement vouches for settings within about %.2g of it", who, short, 0.13*short), true
+}
+
+func (nm *named) hints(r *Resolved) []string { return nm.space.Hints(r.Spec.Seeds) }
+
+func (nm *named) storedSpec(r *Resolved) ([]byte, error) { return r.Spec.storedNamed() }
+
+func (nm *named) paramSpace() *space.Space { return nm.space }

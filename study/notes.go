@@ -1,7 +1,6 @@
 package study
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -72,10 +71,11 @@ func (s *Study) seedNotes() []string {
 		}
 		seen[key] = true
 		const then = "a study takes its seeds as safe whatever they measure, and may ask it again: if it is not safe, stop, and create a new study whose seeds are (docs/limits.md)"
+		if n, ok := s.u.seedNote(s, e, then); ok {
+			notes = append(notes, n)
+			continue
+		}
 		switch {
-		case s.res.Named != nil:
-			set, _ := json.Marshal(s.settingOf(e))
-			notes = append(notes, fmt.Sprintf("the seed %s broke a limit when measured (trial %d): %s", set, s.tellTrial[e.Seq], then))
 		case s.res.Box != nil:
 			notes = append(notes, fmt.Sprintf("the seed point %v broke a threshold when measured (observation %d): %s", e.X, e.Seq, then))
 		default:
@@ -95,10 +95,7 @@ func (s *Study) stallNotes() []string {
 	if s.safeMax >= len(s.res.X) {
 		return nil // everything is safe: nothing left to grow into
 	}
-	unit := "action"
-	if s.res.Named != nil {
-		unit = "setting"
-	}
+	unit := s.u.unit()
 	notes := []string{fmt.Sprintf("the safe set has not grown for %s: it holds %s of %d (docs/limits.md, \"A study that does not grow\"); likely causes below",
 		plural.Count(s.nObs-s.grewAt, "observation"), plural.Count(s.knownSafe(), unit), len(s.res.X))}
 	names := s.gpNames()
@@ -120,10 +117,7 @@ func (s *Study) stallNotes() []string {
 		}
 		rms = math.Sqrt(rms / float64(len(vals)))
 		if rms > 2*math.Sqrt(v) {
-			what := fmt.Sprintf("constraint %d", i+1)
-			if s.res.Named != nil {
-				what = names[1+i]
-			}
+			what := s.u.constraintLabel(names, i)
 			notes = append(notes, fmt.Sprintf("%s's values lie %.3g from its limit on average, and its kernel's standard deviation is %.3g: raise its variance to about %.3g, or fit the model (model.fit)", what, rms, math.Sqrt(v), rms*rms))
 		}
 	}
@@ -162,10 +156,10 @@ func (s *Study) lengthscaleNote(names []string) string {
 			}
 		}
 	}
-	if s.res.Named == nil || math.IsInf(short, 1) {
-		return "the lengthscales may be too short for the space: each measurement then vouches for its own neighbourhood only"
+	if n, ok := s.u.lengthscaleNote(short, who); ok {
+		return n
 	}
-	return fmt.Sprintf("the lengthscales may be too short for the space: each measurement then vouches for its own neighbourhood only — the shortest, %s's, is %.3g of the unit cube the parameters map to, and a measurement vouches for settings within about %.2g of it", who, short, 0.13*short)
+	return "the lengthscales may be too short for the space: each measurement then vouches for its own neighbourhood only"
 }
 
 // constraintData returns each constraint's values in force, in the

@@ -2,7 +2,6 @@ package study
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -172,18 +171,7 @@ func (v *Service) Create(ctx context.Context, name string, r *Resolved) error {
 	// Defaults recorded explicitly, so that a later default cannot
 	// change how the study replays (the algorithm's row says which).
 	r.Spec.Algorithm.PinDefaults()
-	var js []byte
-	var err error
-	if r.Named != nil {
-		js, err = r.Spec.storedNamed()
-	} else {
-		spec := *r.Spec
-		if r.Box == nil {
-			spec.DecisionSet = DecisionSet{Actions: r.X}
-			spec.SeedActions = nil
-		}
-		js, err = json.Marshal(&spec)
-	}
+	js, err := r.units().storedSpec(r)
 	if err != nil {
 		return err
 	}
@@ -227,10 +215,7 @@ func (v *Service) Tell(ctx context.Context, name string, t *TellRequest) (*TellA
 		if n := s.calibrationNote(); n != nil {
 			ans.Calibration = n[0]
 		}
-		if s.res.Named != nil {
-			trial := s.tellTrial[e.Seq]
-			ans.Trial, ans.Best, ans.outcomes = &trial, s.bestTrial(), s.res.Named.outcomes.Names()
-		}
+		s.u.tellAnswer(s, ans, e.Seq)
 		return nil
 	})
 	return ans, err
@@ -268,15 +253,9 @@ func (v *Service) Retract(ctx context.Context, name string, observation int) (*R
 // parameters (Retract).
 func (v *Service) RetractTrial(ctx context.Context, name string, trial int) (*RetractAnswer, error) {
 	return v.retract(ctx, name, func(s *Study) (int, error) {
-		if s.res.Named == nil {
-			return 0, fmt.Errorf("%w: study %q is not stated in parameters and has no trials: retract an observation", ErrUnknownObservation, s.name)
-		}
-		seq, ok := s.trialTell[trial]
-		if !ok {
-			if trial >= 0 && trial < s.trials {
-				return 0, fmt.Errorf("%w: trial %d of study %q has no observation yet", ErrUnknownObservation, trial, s.name)
-			}
-			return 0, fmt.Errorf("%w: study %q has no trial %d", ErrUnknownObservation, s.name, trial)
+		seq, err := s.u.trialTell(s, trial)
+		if err != nil {
+			return 0, err
 		}
 		if r := s.retracted[seq]; r != 0 {
 			return 0, fmt.Errorf("%w: trial %d of study %q was retracted by event %d", ErrAlreadyRetracted, trial, s.name, r)
@@ -309,10 +288,7 @@ func (v *Service) retract(ctx context.Context, name string, which func(*Study) (
 			return err
 		}
 		ans = &RetractAnswer{Retraction: e.Seq, Observation: observation, Index: e.Index, Rounds: s.nObs, WithdrawnAsks: withdrawn, WithdrawnAsk: first}
-		if s.res.Named != nil {
-			trial := s.tellTrial[observation]
-			ans.Trial, ans.Best = &trial, s.bestTrial()
-		}
+		s.u.retractAnswer(s, ans, observation)
 		return nil
 	})
 	return ans, err

@@ -241,12 +241,8 @@ func (s *Study) summary() *Summary {
 	if s.res.Box != nil {
 		sum.Box = s.res.Box.Bounds // a named study's: the unit cube, its parameters' box
 	}
-	if s.res.Named != nil {
-		// In the user's terms: the best trial measured safe.
-		sum.Best = s.bestTrial()
-		sp := s.res.Spec
-		sum.Trials, sum.Parameters, sum.Objective, sum.Limits = s.trials, sp.Parameters, sp.Objective, sp.Constraints
-		return sum
+	if s.u.summary(s, sum) {
+		return sum // in the user's terms: the best trial measured safe
 	}
 	if s.res.Box != nil {
 		// A box: the safe set is the current line's (0 between
@@ -309,10 +305,7 @@ func (s *Study) observationsIn(i, j, n int) []Observation {
 			}
 			o := Observation{Seq: e.Seq, Ask: e.Ask, Index: e.Index, X: e.X, Context: s.res.contextMap(e.Context), F: e.F, G: e.G, NoiseStd: e.NoiseStd, Violation: e.Violation,
 				Retracted: r != 0, RetractedBy: r, Created: e.Created}
-			if s.res.Named != nil {
-				trial := s.tellTrial[e.Seq]
-				o.Trial, o.Params, o.Values = &trial, s.settingOf(&e), s.valueMap(&e)
-			}
+			s.u.observation(s, &o, &e)
 			obs = append(obs, o)
 		}
 	}
@@ -363,12 +356,7 @@ func (v *Service) Export(ctx context.Context, name string) (*Export, error) {
 // first n events.
 func (s *Study) exportIn(i, j, n int) *Export {
 	x := &Export{Dim: s.res.Dim(), Constraints: len(s.res.Spec.Thresholds), ContextNames: s.res.contextNames(), Observations: s.observationsIn(i, j, n), Retractions: s.retractionsIn(i, j)}
-	if nm := s.res.Named; nm != nil {
-		for _, p := range nm.space.Params() {
-			x.ParamNames = append(x.ParamNames, p.Name)
-		}
-		x.OutcomeNames = nm.outcomes.Names()
-	}
+	x.ParamNames, x.OutcomeNames = s.u.names()
 	return x
 }
 

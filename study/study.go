@@ -110,6 +110,8 @@ type Study struct {
 	// observations (Resolved.covarianceSwitch), decided when the study is
 	// loaded.
 	covSwitch bool
+	// u translates between the user's terms and the policy's (units.go).
+	u units
 	// tr is the transform in force of a study stated in parameters
 	// (named.go): its outcomes' Identity, then each fit's.
 	tr space.Transform
@@ -182,9 +184,8 @@ func newStudy(name string, st *store.Record, events []store.Event, maxMemory int
 	s := &Study{name: name, res: res, asks: map[int]int{}, told: map[int]bool{}, tells: map[int]int{},
 		retracted: map[int]int{}, withdrawn: map[int]int{}, created: st.Created, askBase: st.AskBase, maxMemory: maxMemory, model: res.Spec.Model,
 		askTrial: map[int]int{}, tellTrial: map[int]int{}, trialTell: map[int]int{}, calib: map[int]calibPoint{}}
-	if res.Named != nil {
-		s.tr = res.Named.outcomes.Identity()
-	}
+	s.u = res.units()
+	s.u.startTransform(s)
 	s.covSwitch = res.covarianceSwitch(maxMemory, outside)
 	if s.pol, s.src, err = newPolicy(res, &s.model, 0, tells, s.covSwitch); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
@@ -268,10 +269,8 @@ func (r *Resolved) domain() bandit.Domain {
 // observation is a tell event as the policy takes it: the point of a tell
 // outside the loop comes with it, (x, c) with a context.
 func (s *Study) observation(e *store.Event) bandit.Observation {
-	o := bandit.Observation{F: e.F, G: e.G}
-	if s.res.Named != nil {
-		o.F, o.G = s.internal(e)
-	}
+	o := bandit.Observation{}
+	o.F, o.G = s.u.policyValues(s, e)
 	if e.NoiseStd != nil {
 		o.NoiseVar = bandit.KnownNoise(*e.NoiseStd)
 	}
@@ -416,12 +415,9 @@ func (s *Study) applyFit(e store.Event) error {
 		s.fitPoints = e.Fit.Points
 	}
 	s.events = append(s.events, e)
-	if t := e.Fit.Transform; t != nil && s.res.Named != nil {
-		if len(t.Scales) != len(s.res.Named.conds) {
-			return fmt.Errorf("%w: event %d: a transform of %d limits for %d", ErrReplay, e.Seq, len(t.Scales), len(s.res.Named.conds))
-		}
-		s.tr = *t
-	} else if e.Fit.Skipped != "" {
+	if taken, err := s.u.takeTransform(s, &e); err != nil {
+		return err
+	} else if !taken && e.Fit.Skipped != "" {
 		return nil // the model stays as it was, and so does the policy
 	}
 	s.model = m
@@ -454,24 +450,19 @@ type AskAnswer struct {
 	// has not grown, notes.go) or why a batch is smaller than asked.
 	Notes []string `json:"notes,omitempty"`
 
-	box   bool // the study's domain is a box: no index in the JSON
-	named bool // stated in parameters
+	box bool // the study's domain is a box: no index in the JSON
+	// shape, set by the study's units, is the answer's JSON in their
+	// terms: a study stated in parameters' trial and setting, without
+	// index or x.
+	shape func(AskAnswer) any
 }
 
 // MarshalJSON writes {"ask", "index", "x"}, or {"ask", "x"} on a box,
 // with "lease_until" and "lease" when the ask is leased.
 func (a AskAnswer) MarshalJSON() ([]byte, error) {
 	switch {
-	case a.named:
-		return json.Marshal(struct {
-			Ask        int           `json:"ask"`
-			Trial      int           `json:"trial"`
-			Params     space.Setting `json:"params"`
-			LeaseUntil string        `json:"lease_until,omitempty"`
-			Lease      string        `json:"lease,omitempty"`
-			Best       *Best         `json:"best"`
-			Notes      []string      `json:"notes,omitempty"`
-		}{a.Ask, a.Trial, a.Params, a.LeaseUntil, a.Lease, a.Best, a.Notes})
+	case a.shape != nil:
+		return json.Marshal(a.shape(a))
 	case a.box:
 		return json.Marshal(struct {
 			Ask        int       `json:"ask"`
@@ -488,9 +479,7 @@ func (a AskAnswer) MarshalJSON() ([]byte, error) {
 func (s *Study) answer(ask int) *AskAnswer {
 	e := s.events[s.asks[ask]]
 	a := &AskAnswer{Ask: e.Ask, Index: e.Index, X: e.X, Context: s.res.contextMap(e.Context), box: s.res.Box != nil}
-	if s.res.Named != nil {
-		a.named, a.Trial, a.Params, a.Best = true, s.askTrial[ask], s.settingOf(&e), s.bestTrial()
-	}
+	s.u.askAnswer(s, a, &e)
 	a.Notes = s.notes()
 	return a
 }
@@ -623,13 +612,7 @@ func (s *Study) decideRetract(obs int) (store.Event, error) {
 // checked against the horizon when horizon is set (an import checks its
 // rows' total instead).
 func (s *Study) validateAt(t *TellRequest, seq int, horizon bool) (store.Event, error) {
-	if s.res.Named != nil {
-		return s.validateNamed(t, seq, horizon)
-	}
-	if t.Params != nil || t.Values != nil {
-		return store.Event{}, fmt.Errorf("%w: params and values are for a study stated in parameters; this one takes x or index, f and g", ErrBadTell)
-	}
-	return s.validatePlain(t, seq, horizon)
+	return s.u.validate(s, t, seq, horizon)
 }
 
 // validatePlain is validateAt for a tell in the study's own form: x or
@@ -776,17 +759,7 @@ func (s *Study) bytes() int64 { return s.res.BytesWith(s.outside) }
 // rule for tells and imports, so that an imported f < h_f is flagged and
 // never counts as known safe.
 func (s *Study) violated(e *store.Event) (constraints []int, objective bool) {
-	if nm := s.res.Named; nm != nil {
-		conds := nm.conds
-		for _, k := range nm.outcomes.Violated(values(e)) {
-			switch {
-			case k < 0 || conds[k].Outcome == 0:
-				objective = true
-			case !slices.Contains(constraints, conds[k].Outcome):
-				constraints = append(constraints, conds[k].Outcome)
-			}
-		}
-		e.Violation = len(constraints) > 0 || objective
+	if constraints, objective, ok := s.u.violated(s, e); ok {
 		return constraints, objective
 	}
 	for i, g := range e.G {
@@ -841,7 +814,7 @@ const checkMinPoints = 5
 // the identity, and the model's mean 0 and variance 1 say nothing of the
 // user's units.
 func (s *Study) residuals(e *store.Event) *residuals {
-	if s.res.Named != nil && len(s.fits) == 0 {
+	if !s.u.checkable(s) {
 		return nil
 	}
 	if s.fitPoints > 0 && s.fitPoints < checkMinPoints {
@@ -876,20 +849,9 @@ func (s *Study) residuals(e *store.Event) *residuals {
 	}
 	// raw maps a value of GP gpj back to the user's units (a study stated
 	// in parameters), to say the model's mean in them.
-	raw := func(gpj int, v float64) float64 { return v }
-	fv, gv := e.F, e.G
+	raw := s.u.raw(s)
+	fv, gv := s.u.policyValues(s, e)
 	names := s.gpNames()
-	if nm := s.res.Named; nm != nil {
-		fv, gv = s.internal(e)
-		raw = func(gpj int, v float64) float64 {
-			if gpj == 0 {
-				return nm.outcomes.Raw(&s.tr, v)
-			}
-			c := nm.conds[gpj-1]
-			return c.Limit + c.Sign*v*s.tr.Scales[gpj-1]
-		}
-	}
-	vals := values(e)
 	out := &residuals{at: at, names: names, raw: raw, sqrtBeta: sqb}
 	add := func(gpj int, v float64, p bandit.Posterior) {
 		// The tell's own σ, else the GP's: its kernel block's or the model's.
@@ -900,13 +862,7 @@ func (s *Study) residuals(e *store.Event) *residuals {
 		case sigma != nil:
 			noise = sigma[gpj]
 		}
-		told := v
-		if s.res.Named != nil {
-			told = vals[0]
-			if gpj > 0 {
-				told = vals[s.res.Named.conds[gpj-1].Outcome]
-			}
-		}
+		told := s.u.told(e, gpj, v)
 		out.rs = append(out.rs, residual{gpj: gpj, v: v, told: told, mean: p.Mean[j], sd: math.Hypot(p.Std[j], noise)})
 	}
 	add(0, fv, f)
@@ -919,21 +875,7 @@ func (s *Study) residuals(e *store.Event) *residuals {
 // gpNames are the names of the study's GPs, in order: f, g1, g2, …, or
 // in a study stated in parameters its outcomes' (the objective's, then
 // each condition's outcome: a constraint with a min and a max twice).
-func (s *Study) gpNames() []string {
-	if nm := s.res.Named; nm != nil {
-		onames := nm.outcomes.Names()
-		names := []string{onames[0]}
-		for _, c := range nm.conds {
-			names = append(names, onames[c.Outcome])
-		}
-		return names
-	}
-	names := []string{"f"}
-	for i := range s.res.Spec.Thresholds {
-		names = append(names, fmt.Sprintf("g%d", i+1))
-	}
-	return names
-}
+func (s *Study) gpNames() []string { return s.u.gpNames(s) }
 
 // warnings flags the values of tell e that lie more than warnSigmas
 // predictive standard deviations from the model's mean at its point,
@@ -948,14 +890,12 @@ func (s *Study) warnings(e *store.Event, rs *residuals) []string {
 	at, what, which := rs.at, "observation", e.Seq
 	for _, r := range rs.rs {
 		if z := math.Abs(r.v-r.mean) / r.sd; z > warnSigmas {
-			if out == nil && s.res.Named != nil {
-				// Where, and how to retract, in a study stated in
-				// parameters' own terms: the setting, and the trial the
-				// tell is about to get (as apply numbers it). Only when
-				// warned of: a replay applies every tell.
-				set, _ := json.Marshal(s.settingOf(e))
-				at, what = string(set), "trial"
-				which, _ = s.trialOf(e.Ask)
+			if out == nil {
+				// Where, and how to retract, in the study's own terms
+				// (a study stated in parameters: its setting and trial).
+				if a, w, n, ok := s.u.warnAt(s, e); ok {
+					at, what, which = a, w, n
+				}
 			}
 			out = append(out, fmt.Sprintf("%s = %.6g is %.3g posterior standard deviations from the model's mean %.3g at %s; if it is a typo, retract it (safegp study retract --%s %d, or POST /v1/studies/%s/retract {\"%s\": %d}) and tell the right value",
 				rs.names[r.gpj], r.told, z, rs.raw(r.gpj, r.mean), at, what, which, s.name, what, which))
