@@ -23,7 +23,7 @@ var layers = map[string]int{
 	"gp": 2, "theory": 2, "problem": 2,
 	"fit": 3, "bandit": 3,
 	"config": 4, "plot": 4,
-	"store": 5, "internal/refit": 5,
+	"store": 5, "internal/refit": 5, "study/calib": 5,
 	"experiment": 6, "study": 6,
 	"study/exchange": 7, "study/view": 7,
 	"reproduce": 8, "safety": 8, "sweep": 8, "server": 8,

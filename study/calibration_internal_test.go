@@ -9,47 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// TestTailAtLeast checks the Poisson-binomial tail against the binomial
-// closed form Σ_{j≥k} C(n,j) p^j (1−p)^{n−j} when every p is the same, and
-// against hand sums for mixed ones; tolerance 1e-14.
-func TestTailAtLeast(t *testing.T) {
-	binom := func(n, k int, p float64) float64 {
-		var s float64
-		for j := k; j <= n; j++ {
-			c := 1.0
-			for i := range j {
-				c = c * float64(n-i) / float64(i+1)
-			}
-			s += c * math.Pow(p, float64(j)) * math.Pow(1-p, float64(n-j))
-		}
-		return s
-	}
-	for _, c := range []struct {
-		n, k int
-		p    float64
-	}{{20, 5, 0.1}, {20, 0, 0.3}, {5, 5, 0.5}, {12, 1, 1e-6}, {20, 21, 0.2}} {
-		ps := make([]float64, c.n)
-		for i := range ps {
-			ps[i] = c.p
-		}
-		want := 1.0
-		if c.k > 0 {
-			want = binom(c.n, c.k, c.p)
-		}
-		if got := tailAtLeast(ps, c.k); math.Abs(got-want) > 1e-14 {
-			t.Errorf("n %d, k %d, p %g: %.17g, want %.17g", c.n, c.k, c.p, got, want)
-		}
-	}
-	// Mixed: P(X ≥ 1) = 1 − Π(1 − p); P(X ≥ 2) for {p, q} = p·q.
-	if got, want := tailAtLeast([]float64{0.1, 0.2, 0.5}, 1), 1-0.9*0.8*0.5; math.Abs(got-want) > 1e-14 {
-		t.Errorf("P(X ≥ 1) = %v, want %v", got, want)
-	}
-	if got, want := tailAtLeast([]float64{0.3, 0.6}, 2), 0.3*0.6; math.Abs(got-want) > 1e-14 {
-		t.Errorf("P(X ≥ 2) = %v, want %v", got, want)
-	}
-}
+	"github.com/safegp/safegp/study/calib"
+)
 
 // calibSpec: a 1-D study whose model (SE, lengthscale 0.5, variance 1,
 // σ 0.05, β = 4: intervals of ±2 predictive sds) suits values of a
@@ -105,7 +67,7 @@ func TestCalibration(t *testing.T) {
 		t.Errorf("last tell's calibration %q, want the note", last.Calibration)
 	}
 	sum, _ = v.Show(ctx, "s")
-	if c := sum.Calibration; c == nil || !c.Implausible || c.Outside < 5 || !reflect.DeepEqual(c.ByOutcome, []OutcomeCount{{"f", c.Outside}, {"g1", c.Outside}}) {
+	if c := sum.Calibration; c == nil || !c.Implausible || c.Outside < 5 || !reflect.DeepEqual(c.ByOutcome, []calib.OutcomeCount{{Outcome: "f", Outside: c.Outside}, {Outcome: "g1", Outside: c.Outside}}) {
 		t.Fatalf("after the jumps: %+v, want implausible, every tell outside in f and g1", sum.Calibration)
 	}
 	if want := fmt.Sprintf("(f in %d, g1 in %d)", sum.Calibration.Outside, sum.Calibration.Outside); !strings.Contains(last.Calibration, want) {
@@ -133,7 +95,7 @@ func TestCalibration(t *testing.T) {
 		last = tell(i, y, smooth(float64(i)/20))
 	}
 	sum, _ = v.Show(ctx, "s")
-	if c := sum.Calibration; c == nil || !c.Implausible || !reflect.DeepEqual(c.ByOutcome, []OutcomeCount{{"f", c.Outside}}) {
+	if c := sum.Calibration; c == nil || !c.Implausible || !reflect.DeepEqual(c.ByOutcome, []calib.OutcomeCount{{Outcome: "f", Outside: c.Outside}}) {
 		t.Fatalf("after jumps in f: %+v, want implausible, every tell outside in f alone", sum.Calibration)
 	}
 	if !strings.Contains(last.Calibration, fmt.Sprintf("(f in %d)", sum.Calibration.Outside)) || !strings.Contains(last.Calibration, "only the objective's values did") {
@@ -166,7 +128,7 @@ func TestCalibratePoint(t *testing.T) {
 		}
 		if err := v.write(ctx, "s", func(s *Study) error {
 			p, ok := s.calib[a.Observation]
-			if !ok || p.outside != tc.outside || math.Abs(p.p-want) > 1e-15 {
+			if !ok || p.Outside != tc.outside || math.Abs(p.P-want) > 1e-15 {
 				t.Errorf("g = %v at %d: %+v (recorded %v), want outside %v, p %.17g", tc.g, tc.index, p, ok, tc.outside, want)
 			}
 			return nil

@@ -17,17 +17,25 @@
 // worker until it is told or its lease ends (Service.AskBatch), under a
 // lease token its heartbeats name so that a worker whose ask went to
 // another cannot take it back (Service.Heartbeat); the leases are kept in
-// the store beside the events, outside the replay. Imports read the
-// study's data columns, or its export (ParseImportCSV, importcsv.go). The
-// JSON of the HTTP API is the server's (server/wire.go): a request comes
-// here decoded, as a TellRequest, AskOptions or HeartbeatRequest.
+// the store beside the events, outside the replay. The JSON of the HTTP
+// API is the server's (server/wire.go): a request comes here decoded, as
+// a TellRequest, AskOptions or HeartbeatRequest.
+//
+// A study stated in parameters is a translating layer in front of the
+// study (units.go): its units map settings to the policy's points in the
+// unit cube and outcome values to its standardized f and g, and answer in
+// the user's terms; a study stated in the cube passes through. The study
+// itself knows the cube and the policy. What sits above it: the formats
+// of its data (study/exchange: the CSV an import reads, the export) and
+// the dashboard's view (study/view, through Reader); below it, the
+// calibration check's statistic and words (study/calib).
 //
 // A study with a context (a spec's context block, context.go) asks in the
 // context measured before each ask (AskOptions.Context, Service.AskIn),
 // records each event's context, and replays by setting each ask's context
 // before asking again. The seed set is assumed safe in every context.
 //
-// Layer 6 (docs/layout.md): it may import store, bandit, config, gp,
-// kernel, problem and internal packages; never server (the wire),
-// experiment, reproduce or sweep.
+// Layer 6 (docs/layout.md): it may import store, study/calib, bandit,
+// config, gp, kernel, problem and internal packages; never server (the
+// wire), experiment, reproduce or sweep.
 package study

@@ -11,6 +11,7 @@ import (
 	"github.com/safegp/safegp/internal/vec"
 	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/store"
+	"github.com/safegp/safegp/study/calib"
 )
 
 // Summary is what show returns. Retracted observations count nowhere but
@@ -68,7 +69,7 @@ type Summary struct {
 	// Calibration is the check of the recent measurements against the
 	// model's confidence intervals (calibration.go); nil before it has
 	// calibrationMin of them.
-	Calibration *Calibration `json:"calibration,omitempty"`
+	Calibration *calib.Calibration `json:"calibration,omitempty"`
 
 	// A study stated in parameters: its trials so far (asks and
 	// measurements made outside the loop), its parameters and outcomes

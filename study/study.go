@@ -16,6 +16,7 @@ import (
 	"github.com/safegp/safegp/internal/quote"
 	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/store"
+	"github.com/safegp/safegp/study/calib"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/config"
@@ -131,7 +132,7 @@ type Study struct {
 	// the model's confidence intervals and how likely that was under the
 	// model (calibration.go); resSnap is a snapshot reused to read the
 	// posterior there.
-	calib   map[int]calibPoint
+	calib   map[int]calib.Point
 	resSnap bandit.Snapshot
 	// tellWarnings are the typo warnings of the tell applied last, for
 	// its answer (warnings).
@@ -183,7 +184,7 @@ func newStudy(name string, st *store.Record, events []store.Event, maxMemory int
 	}
 	s := &Study{name: name, res: res, asks: map[int]int{}, told: map[int]bool{}, tells: map[int]int{},
 		retracted: map[int]int{}, withdrawn: map[int]int{}, created: st.Created, askBase: st.AskBase, maxMemory: maxMemory, model: res.Spec.Model,
-		askTrial: map[int]int{}, tellTrial: map[int]int{}, trialTell: map[int]int{}, calib: map[int]calibPoint{}}
+		askTrial: map[int]int{}, tellTrial: map[int]int{}, trialTell: map[int]int{}, calib: map[int]calib.Point{}}
 	s.u = res.units()
 	s.u.startTransform(s)
 	s.covSwitch = res.covarianceSwitch(maxMemory, outside)
