@@ -141,6 +141,26 @@ func TestFunctionConfigErrors(t *testing.T) {
 		{"given seed of another dimension", "seed_points: {count: 1, min_f: 0.2}", "seed_points: [[0.1]]", "a point of 1 coordinates for camelback in 2 dimensions"},
 		{"given and drawn", "seed_points: {count: 1, min_f: 0.2}", "seed_points: {count: 1, points: [[0.1, -0.7]]}", "give the points, or count and min_f"},
 		{"line-bo key on safeopt", "{name: safeopt, label: grid, safe_set: gp}", "{name: safeopt, label: grid, direction: random}", "direction: not an option of safeopt"},
+		{"function and file", "  objective_threshold: 0\n", "  objective_threshold: 0\n  file: p.csv\n", "problem: give one of file, generate and function"},
+		{"seed actions", "  objective_threshold: 0\n", "  objective_threshold: 0\n  seed_actions: [0]\n", "problem.seed_actions: only for a problem file"},
+		{"warm start", "  objective_threshold: 0\n", "  objective_threshold: 0\n  warm_start: w.csv\n", "problem.warm_start: only with problem.file"},
+		{"contexts", "  objective_threshold: 0\n", "  objective_threshold: 0\n  context: {names: [c], values: [[0]], kernel: {kernel: se, lengthscale: 1}}\n", "problem.context: only with problem.generate"},
+		{"box bound reversed", "decision_set: {grid", "decision_set: {box: {bounds: [[-2, 2], [1, -1]]}, grid", "problem.function.decision_set.box.bounds[1]: want finite lo < hi"},
+		{"box bound infinite", "decision_set: {grid", "decision_set: {box: {bounds: [[-2, 2], [-1, 1e101]]}, grid", "problem.function.decision_set.box.bounds[1]: want finite lo < hi"},
+		{"grid counts", "points: [12, 12]", "points: [12]", "problem.function.decision_set.grid.points: 1 counts for camelback in 2 dimensions"},
+		{"grid too large", "points: [12, 12]", "points: [100000, 100000]", "problem.function.decision_set.grid"},
+		{"seed count", "count: 1,", "count: 0,", "problem.seed_points.count: want 1…1000, got 0"},
+		{"seed count large", "count: 1,", "count: 1001,", "problem.seed_points.count: want 1…1000, got 1001"},
+		{"seed tries", "min_f: 0.2}", "min_f: 0.2, max_tries: -1}", "problem.seed_points.max_tries: must be ≥ 0"},
+		{"no given seeds", "seed_points: {count: 1, min_f: 0.2}", "seed_points: []", "problem.seed_points: want 1…1000 points, got 0"},
+		{"model", "  delta: 0.01\n", "  delta: 2\n", "model.delta"},
+		{"model dimension", "lengthscale: 0.5,", "lengthscale: [0.5, 0.5, 0.5],", "model.objective"},
+		{"oracle", "  - {name: safeopt, label: grid, safe_set: gp}\n", "  - {name: gp-ucb-oracle}\n", "algorithms[2]: gp-ucb-oracle needs a true safe set of the grid"},
+		{"information-gain bound on a box", "  beta: 4\n", "  beta: {rkhs_norm: 1, noise_bound: 0.2, bound: chowdhury-gopalan}\n", "algorithms[0]: line-bo plays on a box, and model.beta's bound chowdhury-gopalan counts the actions"},
+		{"noise", "  noise_std: 0.2\n  seed_points", "  noise_std: -1\n  seed_points", "problem.noise_std"},
+		{"epsilon", "  objective_threshold: 0\n", "  objective_threshold: 0\n  epsilon: -0.5\n", "problem.epsilon"},
+		{"fit", "  beta: 4\n", "  beta: 4\n  fit: {when: {every: 5}}\n", "model.fit: not offered with problem.function"},
+		{"gp-sample on a box", "name: camelback\n    decision_set: {grid", "name: gp-sample\n    dim: 2\n    decision_set: {box: {bounds: [[0, 1], [0, 1]]}, grid", "problem.function.decision_set.box: gp-sample is drawn on [0, 1]^dim"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := strings.Replace(strings.Replace(camelConfig, "NOISE", "0.2", 1), c.old, c.new, 1)
@@ -154,6 +174,11 @@ func TestFunctionConfigErrors(t *testing.T) {
 	cfg := strings.Replace(regimeConfig, "algorithms:\n", "algorithms:\n  - {name: line-bo, direction: random}\n", 1)
 	if _, err := experiment.Parse(strings.NewReader(cfg), "."); err == nil || !strings.Contains(err.Error(), "line-bo plays on a box") {
 		t.Errorf("line-bo on a finite problem: %v", err)
+	}
+	// seed_points on a generated problem.
+	cfg = strings.Replace(regimeConfig, "problem:\n", "problem:\n  seed_points: {count: 1, min_f: 0}\n", 1)
+	if _, err := experiment.Parse(strings.NewReader(cfg), "."); !errors.Is(err, experiment.ErrConfig) || !strings.Contains(err.Error(), "problem.seed_points: only with problem.function") {
+		t.Errorf("seed_points on a generated problem: %v", err)
 	}
 }
 
