@@ -143,10 +143,31 @@ func TestNewRefuses(t *testing.T) {
 		{[]Param{{Name: "a", Type: "bool"}}, "float, int or choice"},
 		{[]Param{{Name: "a", Low: f64(0), High: f64(1)}, {Name: "a", Low: f64(0), High: f64(1)}}, "given twice"},
 		{[]Param{{Name: "a"}}, "takes low and high"},
+		{[]Param{{Name: "a", Low: f64(1), High: f64(2), Scale: "cubic"}}, `scale: want linear or log, got "cubic"`},
+		{[]Param{{Name: "a", Low: f64(1), High: f64(2), Values: []string{"x", "y"}}}, "values: only for type: choice"},
+		{[]Param{{Name: "a", Type: Int, Low: f64(0), High: f64(1<<30 + 1)}}, "high: at most 2^30 values, got 1.073741826e+09"},
+		{[]Param{{Name: "a", Type: Choice, Values: []string{"x", "y"}, Scale: Log}}, "low: a choice takes values, not low, high or scale"},
+		{[]Param{{Name: "a", Type: Choice, Values: []string{"x", "y"}, High: f64(1)}}, "low: a choice takes values, not low, high or scale"},
+		{[]Param{{Name: "a", Type: Choice, Values: manyValues(65)}}, "values: at most 64 values, got 65"},
 	} {
 		if _, err := New(c.p); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.p, err, c.want)
 		}
+	}
+	// At the limits: 2^30 + 1 integers, 64 values.
+	for _, p := range []Param{{Name: "a", Type: Int, Low: f64(0), High: f64(1 << 30)}, {Name: "a", Type: Choice, Values: manyValues(64)}} {
+		if _, err := New([]Param{p}); err != nil {
+			t.Errorf("%+v: %v", p, err)
+		}
+	}
+	// Three choices of 64 values: 262144 candidates, more than
+	// MaxCandidates, refused when the candidates are made.
+	s, err := New([]Param{{Name: "a", Type: Choice, Values: manyValues(64)}, {Name: "b", Type: Choice, Values: manyValues(64)}, {Name: "c", Type: Choice, Values: manyValues(64)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Candidates(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "make 262144 candidates, more than 100000") {
+		t.Errorf("64³ choices: %v", err)
 	}
 }
 
@@ -249,6 +270,32 @@ func TestValueCodecs(t *testing.T) {
 			t.Errorf("%s: accepted", bad)
 		}
 	}
+	var v Value
+	for _, c := range []struct{ in, want string }{
+		{`"\q"`, "invalid character"},
+		{`1e999`, "outside the range of a float64"},
+	} {
+		if err := v.UnmarshalJSON([]byte(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("JSON %s: %v, want %q", c.in, err, c.want)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"a: [1]", "line 1: want a number or a string"},
+		{"a:\n  b: 1", "line 2: want a number or a string"},
+		{"a: .inf", `line 1: ".inf" is not a finite number`},
+		{"a: .nan", `line 1: ".nan" is not a finite number`},
+		{"a: true", `line 1: want a number or a string, got "true"`},
+	} {
+		var y Setting
+		if err := yaml.Unmarshal([]byte(c.in), &y); err == nil || !strings.HasSuffix(err.Error(), c.want) {
+			t.Errorf("YAML %q: %v, want one ending %q", c.in, err, c.want)
+		}
+	}
+	for _, x := range []float64{math.NaN(), math.Inf(1)} {
+		if b, err := json.Marshal(Setting{"a": Number(x)}); err == nil || !strings.Contains(err.Error(), "is not a finite number") {
+			t.Errorf("%v written as %s, %v", x, b, err)
+		}
+	}
 }
 
 // TestOutcomes: each limit becomes a condition, the objective's limit in
@@ -299,6 +346,12 @@ func TestOutcomes(t *testing.T) {
 		{Outcomes{Objective: Objective{Name: "kp", Goal: Maximize}}, "names a parameter"},
 		{Outcomes{Objective: Objective{Name: "f", Goal: Maximize}, Constraints: []Constraint{{Name: "g"}}}, "min, max or both"},
 		{Outcomes{Objective: Objective{Name: "f", Goal: Maximize}, Constraints: []Constraint{{Name: "g", Min: f64(2), Max: f64(1)}}}, "min < max"},
+		{Outcomes{Objective: Objective{Name: "1f", Goal: Maximize}}, "objective.name"},
+		{Outcomes{Objective: Objective{Name: "f", Goal: Maximize, Min: f64(math.Inf(-1))}}, "objective.min: want a finite number within ±1e100, got -Inf"},
+		{Outcomes{Objective: Objective{Name: "f", Goal: Maximize, Max: f64(1e101)}}, "objective.max: want a finite number within ±1e100, got 1e+101"},
+		{Outcomes{Objective: Objective{Name: "f", Goal: Maximize}, Constraints: []Constraint{{Name: "g h", Max: f64(1)}}}, "constraints[0].name"},
+		{Outcomes{Objective: Objective{Name: "f", Goal: Maximize}, Constraints: []Constraint{{Name: "f", Max: f64(1)}}}, "constraints[0].name: f names a parameter or another outcome"},
+		{Outcomes{Objective: Objective{Name: "f", Goal: Maximize}, Constraints: []Constraint{{Name: "g", Min: f64(math.NaN())}}}, "constraints[0].min: want a finite number"},
 	} {
 		if err := c.o.Check([]string{"kp"}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.o, err, c.want)
@@ -416,6 +469,15 @@ func TestHints(t *testing.T) {
 }
 
 // manyParams is n float parameters p0, p1, … on [0, 1].
+// manyValues returns n distinct choice values.
+func manyValues(n int) []string {
+	vs := make([]string, n)
+	for i := range vs {
+		vs[i] = "v" + strconv.Itoa(i)
+	}
+	return vs
+}
+
 func manyParams(n int) []Param {
 	ps := make([]Param, n)
 	for i := range ps {
