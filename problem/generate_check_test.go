@@ -225,3 +225,43 @@ func TestGenerateSeedRules(t *testing.T) {
 		t.Errorf("an impossible seed set: %v, want ErrNoSafeOptimum", err)
 	}
 }
+
+// TestGenerateContextRefuses: GenerateContext refuses, before drawing, no
+// contexts, a bad generator, more than MaxDrawnActions points (x, c) and
+// contexts of different or zero length, naming the key; and an infinite
+// objective threshold.
+func TestGenerateContextRefuses(t *testing.T) {
+	t.Parallel()
+	kc := kernel.SE{Variance: 1, Lengthscale: 1}
+	ctx := func(n int) [][]float64 {
+		c := make([][]float64, n)
+		for i := range c {
+			c[i] = []float64{float64(i)}
+		}
+		return c
+	}
+	inf := math.Inf(1)
+	for _, c := range []struct {
+		name     string
+		spec     func(s *problem.GenerateSpec)
+		contexts [][]float64
+		hf       *float64
+		want     string
+	}{
+		{"none", nil, nil, nil, "contexts: none given"},
+		{"bad spec", func(s *problem.GenerateSpec) { s.DecisionSet.Size = 1 }, ctx(2), nil, "decision_set.size"},
+		{"too many points", nil, ctx(problem.MaxDrawnActions/20 + 1), nil, "contexts: 20 actions × 251 contexts = 5020 points (x, c), at most 5000"},
+		{"lengths differ", nil, [][]float64{{0}, {1, 2}}, nil, "contexts[1]: 2 values, contexts[0] has 1"},
+		{"empty context", nil, [][]float64{{}, {}}, nil, "contexts[0]: 0 values, contexts[0] has 0"},
+		{"objective threshold", nil, ctx(2), &inf, "objective_threshold: must be a finite number within ±1e100, got +Inf"},
+	} {
+		s := genSpec()
+		if c.spec != nil {
+			c.spec(s)
+		}
+		cp, err := problem.GenerateContext(s, c.contexts, kc, []float64{0}, c.hf, 0.1, 0.05, rand.New(rand.NewPCG(1, 2)))
+		if !errors.Is(err, problem.ErrInvalid) || !strings.Contains(err.Error(), c.want) || cp != nil {
+			t.Errorf("%s: %v, want ErrInvalid saying %q", c.name, err, c.want)
+		}
+	}
+}

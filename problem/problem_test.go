@@ -223,12 +223,60 @@ func TestValidate(t *testing.T) {
 		{"no safety condition", func(p *problem.Problem) { p.G, p.H = nil, nil }, "needs at least one constraint or an objective threshold"},
 		{"seed below h_f", func(p *problem.Problem) { p.HF = ptr(0.5) }, "seed action 0: f = 0 is below the objective threshold 0.5"},
 		{"h_f infinite", func(p *problem.Problem) { p.HF = ptr(math.Inf(-1)) }, "objective_threshold = -Inf"},
+		{"dimension 0", func(p *problem.Problem) { p.X = [][]float64{{}, {}} }, "actions have dimension 0"},
+		{"f count", func(p *problem.Problem) { p.F = p.F[:1] }, "f has 1 values for 2 actions"},
+		{"g count", func(p *problem.Problem) { p.G[0] = append(p.G[0], 3) }, "g1 has 3 values for 2 actions"},
+		{"g beyond 1e100", func(p *problem.Problem) { p.G[0][1] = -1e101 }, "action 1: g1 = -1e+101 is not finite"},
+		{"threshold infinite", func(p *problem.Problem) { p.H[0] = math.Inf(1) }, "thresholds[0] = +Inf is not finite"},
+		{"negative epsilon", func(p *problem.Problem) { p.Epsilon = -0.1 }, "epsilon: must be a finite number ≥ 0, got -0.1"},
+		{"epsilon NaN", func(p *problem.Problem) { p.Epsilon = math.NaN() }, "epsilon: must be a finite number ≥ 0, got NaN"},
+		{"seed descending", func(p *problem.Problem) { p.G[0][1] = 1; p.Seed = []int{1, 0} }, "seed set: indices must be ascending"},
 	} {
 		p := good()
 		c.mutate(p)
 		if err := p.Validate(); !errors.Is(err, problem.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want ErrInvalid mentioning %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestReadActions: a decision set file is a header x1…xd[,seed] and one
+// row per action; the seed column marks the seed set, and every way the
+// file can be wrong is ErrInvalid naming the line or column.
+func TestReadActions(t *testing.T) {
+	t.Parallel()
+	x, seed, err := problem.ReadActions(strings.NewReader("\ufeffx1, x2 ,seed\n# a comment\n0,1,1\n0.5, 2, 0\n1,3,1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(x) != 3 || x[1][0] != 0.5 || x[2][1] != 3 || len(seed) != 2 || seed[0] != 0 || seed[1] != 2 {
+		t.Errorf("got %v, seed %v; want 3 actions, seed [0 2]", x, seed)
+	}
+	if x, seed, err := problem.ReadActions(strings.NewReader("x1\n4\n")); err != nil || len(x) != 1 || seed != nil {
+		t.Errorf("without a seed column: %v, %v, %v; want one action and a nil seed set", x, seed, err)
+	}
+	for _, c := range []struct{ in, want string }{
+		{"", "empty file, want a header row"},
+		{"# only a comment\n", "empty file"},
+		{"y1,y2\n0,1\n", `header: first column must be x1, got "y1"`},
+		{"x1,x3\n0,1\n", `header: unexpected column "x3"`},
+		{"x1,seed,f\n0,1,2\n", `header: unexpected column "f"`},
+		{"x1,seed\n0,2\n", "line 2, column seed: 2 is neither 0 nor 1"},
+		{"x1\n0\nabc\n", "line 3, column x1"},
+		{"x1,x2\n0,1\n2\n", "wrong number of fields"},
+		{"x1\n\"0\n", "extraneous or missing"},
+		{"\"x1\n", "extraneous or missing"},
+	} {
+		_, _, err := problem.ReadActions(strings.NewReader(c.in))
+		if !errors.Is(err, problem.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want ErrInvalid saying %q", c.in, err, c.want)
+		}
+	}
+	if d := (&problem.Data{}).Dim(); d != 0 {
+		t.Errorf("an empty data set's dimension: %d, want 0", d)
+	}
+	if d := (&problem.Data{X: [][]float64{{1, 2, 3}}}).Dim(); d != 3 {
+		t.Errorf("dimension %d, want 3", d)
 	}
 }
 

@@ -2,8 +2,10 @@ package bench
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -79,6 +81,37 @@ func TestLookupErrors(t *testing.T) {
 			t.Errorf("Lookup(%q, %d) = %v, want ErrUnknown", c.name, c.dim, err)
 		}
 	}
+}
+
+// TestGPSampleErrors: GPSample and SampleShape refuse a dimension out of
+// 1…MaxDim, GPSample a variance or lengthscale that is not a finite
+// number > 0; a shape has the unit box and no values.
+func TestGPSampleErrors(t *testing.T) {
+	t.Parallel()
+	inf, nan := math.Inf(1), math.NaN()
+	for _, c := range []struct {
+		dim  int
+		v, l float64
+	}{{0, 1, 1}, {MaxDim + 1, 1, 1}, {2, 0, 1}, {2, nan, 1}, {2, inf, 1}, {2, 1, -1}, {2, 1, nan}, {2, 1, inf}} {
+		if f, err := GPSample(c.dim, c.v, c.l, rand.New(rand.NewPCG(1, 2))); !errors.Is(err, ErrUnknown) || f != nil {
+			t.Errorf("GPSample(%d, %v, %v): function %v, %v; want none, ErrUnknown", c.dim, c.v, c.l, f != nil, err)
+		}
+	}
+	for _, dim := range []int{0, -1, MaxDim + 1} {
+		if f, err := SampleShape(dim); !errors.Is(err, ErrUnknown) || f != nil {
+			t.Errorf("SampleShape(%d): function %v, %v; want none, ErrUnknown", dim, f != nil, err)
+		}
+	}
+	f, err := SampleShape(3)
+	if err != nil || f.Dim != 3 || f.Name != SampleName || len(f.Bounds) != 3 || f.Bounds[2] != [2]float64{0, 1} {
+		t.Fatalf("SampleShape(3) = %+v, %v", f, err)
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "has no values") {
+			t.Errorf("Eval of a shape: panic %v, want one saying it has no values", r)
+		}
+	}()
+	f.Eval([]float64{0.5, 0.5, 0.5})
 }
 
 func TestEvalDoesNotAllocate(t *testing.T) {
