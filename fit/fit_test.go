@@ -262,6 +262,13 @@ func TestBadInput(t *testing.T) {
 		{"prior", x, y, nil, Options{Prior: Prior(7)}, ErrInvalid},
 		{"too many points", big, bigY, nil, Options{}, ErrInvalid},
 		{"memory", x, y, nil, Options{MaxMemory: 100}, memlimit.ErrTooLarge},
+		{"negative max lengthscale", x, y, nil, Options{MaxLengthscale: -1, RangeLengthscale: 1, RangeFloor: 0.1}, ErrInvalid},
+		{"infinite max lengthscale", x, y, nil, Options{MaxLengthscale: math.Inf(1)}, ErrInvalid},
+		{"NaN range lengthscale", x, y, nil, Options{RangeLengthscale: math.NaN(), MaxLengthscale: 1}, ErrInvalid},
+		{"range lengthscale without floor", x, y, nil, Options{RangeLengthscale: 1}, ErrInvalid},
+		{"negative range floor", x, y, nil, Options{MaxLengthscale: 1, RangeFloor: -0.1}, ErrInvalid},
+		{"negative range floor with a range", x, y, nil, Options{RangeLengthscale: 1, RangeFloor: -0.1}, ErrInvalid},
+		{"infinite range floor", x, y, nil, Options{RangeLengthscale: 1, RangeFloor: math.Inf(1)}, ErrInvalid},
 	} {
 		_, err := Fit(context.Background(), c.x, c.y, c.nv, c.opt)
 		if !errors.Is(err, c.want) {

@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/cmplx"
@@ -326,5 +327,25 @@ func TestLogMarginalLikelihoodExported(t *testing.T) {
 	spec.Kernel = "linear"
 	if _, _, err := LogMarginalLikelihood(x, y, nv, spec); err == nil {
 		t.Error("linear kernel: no error")
+	}
+	// The kernel, the data and the dimension are checked, each ErrInvalid.
+	spec.Kernel, spec.NoiseStd = "matern32", &sd
+	neg := -1.0
+	for _, c := range []struct {
+		name string
+		x    [][]float64
+		y    []float64
+		edit func(s *kernel.Spec)
+	}{
+		{"one point", x[:1], y[:1], func(*kernel.Spec) {}},
+		{"NaN value", x, append(append([]float64(nil), y[:14]...), math.NaN()), func(*kernel.Spec) {}},
+		{"negative variance", x, y, func(s *kernel.Spec) { s.Variance = &neg }},
+		{"three lengthscales in 2 dimensions", x, y, func(s *kernel.Spec) { s.Lengthscale = kernel.Lengthscale{1, 1, 1} }},
+	} {
+		s := spec
+		c.edit(&s)
+		if _, _, err := LogMarginalLikelihood(c.x, c.y, nil, s); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: %v, want ErrInvalid", c.name, err)
+		}
 	}
 }
