@@ -138,4 +138,12 @@ func TestProductCheckDim(t *testing.T) {
 			t.Errorf("d = %d: %v, want ErrInvalid", d, err)
 		}
 	}
+	// The action kernel's lengthscales count the action's coordinates, D.
+	q := kernel.Product{X: kernel.SE{Variance: 1, ARD: []float64{1, 2, 3}}, C: kernel.SE{Variance: 1, Lengthscale: 1}, D: 2}
+	if err := q.CheckDim(3); !errors.Is(err, kernel.ErrInvalid) || !strings.Contains(err.Error(), "the action kernel has 3 lengthscales for 2 input dimensions") {
+		t.Errorf("3 action lengthscales for D = 2: %v", err)
+	}
+	if q.Name() != "product" {
+		t.Errorf("name %q, want product", q.Name())
+	}
 }
