@@ -6,6 +6,7 @@ import (
 )
 
 func TestShort(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("a", 16<<20)
 	for _, c := range []struct {
 		name, in, want string

@@ -12,6 +12,7 @@ import (
 )
 
 func TestReader(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name        string
 		in          string
@@ -45,6 +46,7 @@ func TestReader(t *testing.T) {
 // TestEndless: /dev/zero, endless, is refused after the limit, having
 // read at most one byte more.
 func TestEndless(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open("/dev/zero")
 	if err != nil {
 		t.Skip("no /dev/zero here")
@@ -66,6 +68,7 @@ func TestEndless(t *testing.T) {
 }
 
 func TestOpenChecksTheSize(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "big.csv")
 	os.WriteFile(p, bytes.Repeat([]byte("1\n"), 600), 0o644)

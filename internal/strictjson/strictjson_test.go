@@ -28,6 +28,7 @@ type target struct {
 // a key twice (the last wins), a key in another case — is refused with
 // the key's path; every exact document passes.
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, doc string
 		err       error
