@@ -14,6 +14,7 @@ import (
 // with the error, for `safegp bound` to show; a map the kernel cannot
 // have comes alone.
 func TestExplorationLengthErrors(t *testing.T) {
+	t.Parallel()
 	x := [][]float64{{0}, {1}, {2}, {3}}
 	base := theory.Problem{X: x, Seed: []int{0, 1}, NoiseStd: 0.1, Delta: 0.01, Epsilon: 0.01, Horizon: 100, M: 1}
 	for _, c := range []struct {
