@@ -31,6 +31,7 @@ func model() config.Model {
 // variance ≤ 0, δ outside (0, 1), negative noise); a generated problem
 // (drawn) may leave the kernels out.
 func TestModelCheck(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name  string
 		edit  func(m *config.Model)
@@ -101,6 +102,7 @@ func TestModelCheck(t *testing.T) {
 // schedule, the kernels from a generated problem — and what is given is
 // kept; the defaults are copies, not the generator's own slices.
 func TestModelResolve(t *testing.T) {
+	t.Parallel()
 	drawF := kernel.Spec{Kernel: "se", Lengthscale: kernel.Iso(2)}
 	drawG := []kernel.Spec{{Kernel: "se", Lengthscale: kernel.Iso(0.3)}}
 	m := config.Model{NoiseStd: f64(0.1), Delta: f64(0.01)}
@@ -126,6 +128,7 @@ func TestModelResolve(t *testing.T) {
 // TestModelCheckDim: a lengthscale list must have one entry per input
 // dimension of the decision set; the error names the kernel's key.
 func TestModelCheckDim(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		edit func(m *config.Model)
@@ -155,6 +158,7 @@ func TestModelCheckDim(t *testing.T) {
 // TestModelNoiseStds: each GP's σ is its kernel block's noise_std, else
 // the section's; nil when no block gives one.
 func TestModelNoiseStds(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		edit func(m *config.Model)
@@ -189,6 +193,7 @@ func names(n int) []string {
 // TestSharedChecks: the horizon, thresholds and non-negative values both
 // kinds of file hold.
 func TestSharedChecks(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		err  error

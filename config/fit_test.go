@@ -18,6 +18,7 @@ import (
 // JSON (a stored study's spec is JSON, read as YAML) to the same rule;
 // bad forms are one error naming the key path.
 func TestFitDecode(t *testing.T) {
+	t.Parallel()
 	type doc struct {
 		Model config.Model `yaml:"model"`
 	}
@@ -66,6 +67,7 @@ func TestFitDecode(t *testing.T) {
 // fit cannot re-estimate, naming the keys; a block with when: never
 // accepts any kernel.
 func TestFitCheck(t *testing.T) {
+	t.Parallel()
 	i := func(v int) *int { return &v }
 	s := func(v string) *string { return &v }
 	f := func(v float64) *float64 { return &v }
@@ -124,6 +126,7 @@ func TestFitCheck(t *testing.T) {
 // TestFitDue: the rule's schedule — the first fit at min_points (default
 // max(2, |D^w|)), then with every: k after k observations.
 func TestFitDue(t *testing.T) {
+	t.Parallel()
 	one, three := 1, 3
 	for _, tc := range []struct {
 		name                         string
