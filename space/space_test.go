@@ -31,6 +31,7 @@ func testSpace(t *testing.T) *Space {
 // the logarithm, an int by its position, a choice one-hot — and back,
 // the bounds exactly, an int rounded, a choice by its largest coordinate.
 func TestEncodeDecode(t *testing.T) {
+	t.Parallel()
 	s := testSpace(t)
 	if s.Dim() != 4 || s.Numeric() != 2 || s.Continuous() {
 		t.Fatalf("dim %d, numeric %d, continuous %v", s.Dim(), s.Numeric(), s.Continuous())
@@ -79,6 +80,7 @@ func TestEncodeDecode(t *testing.T) {
 // the text 2.50 — and a setting handed back (Canonical) gives the
 // choice's own text. A string names only the value written so.
 func TestChoiceNumbers(t *testing.T) {
+	t.Parallel()
 	s, err := New([]Param{{Name: "gear", Type: Choice, Values: []string{"1.25", "2.50", "3", "low"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -126,6 +128,7 @@ func TestChoiceNumbers(t *testing.T) {
 // TestNewRefuses: parameters that cannot be used are refused, naming the
 // key.
 func TestNewRefuses(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		p    []Param
 		want string
@@ -176,6 +179,7 @@ func TestNewRefuses(t *testing.T) {
 // choice's values — with exact settings, and each candidate is its
 // setting's encoding.
 func TestCandidates(t *testing.T) {
+	t.Parallel()
 	s := testSpace(t)
 	xs, sets, err := s.Candidates()
 	if err != nil {
@@ -250,6 +254,7 @@ func mustSpace(t *testing.T, p []Param) *Space {
 // TestValueCodecs: a value reads from JSON and YAML as a number or a
 // string, and writes back the same; null and lists are refused.
 func TestValueCodecs(t *testing.T) {
+	t.Parallel()
 	var set Setting
 	if err := json.Unmarshal([]byte(`{"kp": 0.35, "filter": 4, "mode": "pi"}`), &set); err != nil {
 		t.Fatal(err)
@@ -302,6 +307,7 @@ func TestValueCodecs(t *testing.T) {
 // its goal's direction its threshold; the transform maps every limit to 0
 // and a value on the safe side of its limit to g ≥ 0.
 func TestOutcomes(t *testing.T) {
+	t.Parallel()
 	o := Outcomes{
 		Objective:   Objective{Name: "settle", Goal: Minimize, Max: f64(10)},
 		Constraints: []Constraint{{Name: "overshoot", Max: f64(0.02)}, {Name: "margin", Min: f64(6), Max: f64(40)}},
@@ -365,6 +371,7 @@ func TestOutcomes(t *testing.T) {
 // units — a second measurement 2 % away lies 0.02 from the first, in
 // seconds as in hours — and by 1 only when the centre is 0 too.
 func TestFitTransformUnits(t *testing.T) {
+	t.Parallel()
 	o := Outcomes{Objective: Objective{Name: "settle", Goal: Minimize}, Constraints: []Constraint{{Name: "overshoot", Max: f64(0.05)}}}
 	g := make([]float64, 1)
 	for _, unit := range []float64{1, 1.0 / 3600, 1000} {
@@ -389,6 +396,7 @@ func TestFitTransformUnits(t *testing.T) {
 // TestDecodeRoundTrip: a value given by the user comes back from the
 // unit cube as the same decimal, on both scales (Param.raw).
 func TestDecodeRoundTrip(t *testing.T) {
+	t.Parallel()
 	lo, hi, llo, lhi := 0.05, 20.0, -3.0, 18.0
 	sp, err := New([]Param{{Name: "kp", Low: &lo, High: &hi, Scale: Log}, {Name: "b", Low: &llo, High: &lhi}})
 	if err != nil {
@@ -416,6 +424,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 // to every seed, unless the seeds cover every integer, and a choice
 // with a value no seed has.
 func TestHints(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name  string
 		p     Param
@@ -489,6 +498,7 @@ func manyParams(n int) []Param {
 // TestNamesAtTheLimit: 64 parameters are taken (the limit, docs/limits.md),
 // and so are 64 outcomes; 65 outcomes are refused.
 func TestNamesAtTheLimit(t *testing.T) {
+	t.Parallel()
 	if _, err := New(manyParams(64)); err != nil {
 		t.Errorf("64 parameters: %v", err)
 	}
@@ -511,6 +521,7 @@ func TestNamesAtTheLimit(t *testing.T) {
 // limits were tested for minimize, and the flipped sign survived (issue
 // 41, item 4).
 func TestMinimizeWithMin(t *testing.T) {
+	t.Parallel()
 	lo := 0.5
 	o := Outcomes{Objective: Objective{Name: "y", Goal: Minimize, Min: &lo}}
 	if err := o.Check([]string{"x"}); err != nil {
@@ -534,6 +545,7 @@ func TestMinimizeWithMin(t *testing.T) {
 // cube's point, not the one below: 2.7 is 3 (the mutant decoding by
 // Floor survived; issue 41, item 4).
 func TestIntDecodedToNearest(t *testing.T) {
+	t.Parallel()
 	s, err := New([]Param{{Name: "n", Type: Int, Low: f64(1), High: f64(4)}})
 	if err != nil {
 		t.Fatal(err)
