@@ -24,6 +24,7 @@ func genSpec() *problem.GenerateSpec {
 // TestGenerateSpecCheck: every refused generator names its key (relative
 // to the spec) and wraps ErrInvalid, or kernel.ErrInvalid for a kernel.
 func TestGenerateSpecCheck(t *testing.T) {
+	t.Parallel()
 	if err := genSpec().Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -104,6 +105,7 @@ func TestGenerateSpecCheck(t *testing.T) {
 // TestGenerateObjectiveThreshold: with h_f the seed set and the ε-safe set
 // respect f ≥ h_f, with or without constraints.
 func TestGenerateObjectiveThreshold(t *testing.T) {
+	t.Parallel()
 	hf := 0.0
 	for _, c := range []struct {
 		name string
@@ -157,6 +159,7 @@ func TestGenerateObjectiveThreshold(t *testing.T) {
 // scaled difference are exact in floating point, so the two problems drawn
 // from the same stream are equal to the bit.
 func TestGenerateARD(t *testing.T) {
+	t.Parallel()
 	ard := kernel.Lengthscale{0.5, 2}
 	spec := func(bounds [][2]float64, l kernel.Lengthscale) *problem.GenerateSpec {
 		return &problem.GenerateSpec{
@@ -188,6 +191,7 @@ func TestGenerateARD(t *testing.T) {
 // seed set larger than any draw's safe set runs out of draws with
 // ErrNoSafeOptimum.
 func TestGenerateSeedRules(t *testing.T) {
+	t.Parallel()
 	s := genSpec()
 	s.DecisionSet = problem.DecisionSetSpec{Kind: "grid", Bounds: [][2]float64{{0, 2}, {0, 1}}, Points: []int{5, 3}}
 	s.SeedSet = problem.SeedSetSpec{Indices: []int{7, 6}}

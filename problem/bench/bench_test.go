@@ -12,6 +12,7 @@ import (
 // TestFunctions checks each benchmark at its known optima and at a few
 // points computed by hand, after febo's sign and scaling.
 func TestFunctions(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		dim  int
@@ -50,6 +51,7 @@ func TestFunctions(t *testing.T) {
 
 // TestFStarIsMax samples each box: no point beats FStar.
 func TestFStarIsMax(t *testing.T) {
+	t.Parallel()
 	for _, name := range Names {
 		f, err := Lookup(name, 4)
 		if name != "gaussian" {
@@ -73,6 +75,7 @@ func TestFStarIsMax(t *testing.T) {
 }
 
 func TestLookupErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		dim  int
@@ -134,6 +137,7 @@ func TestEvalDoesNotAllocate(t *testing.T) {
 // f(x) − f(centre) is 2v(1 − k(x, c)/v) for the SE kernel, to 15 %
 // over 300 draws).
 func TestGPSample(t *testing.T) {
+	t.Parallel()
 	const v, l, d = 0.8, 0.3, 5
 	f, err := GPSample(d, v, l, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
