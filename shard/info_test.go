@@ -13,6 +13,7 @@ import (
 // shard is ErrShards naming why; Check then refuses sets that are not one
 // whole, naming the folders.
 func TestReadRefuses(t *testing.T) {
+	t.Parallel()
 	good := &Info{Format: Format, Command: "run", Shard: 1, Of: 2, Total: 4, Units: []int{0, 2}, Config: []byte(`{"a":1}`), ConfigSHA256: Hash([]byte(`{"a":1}`))}
 	for _, c := range []struct {
 		name string
