@@ -14,6 +14,7 @@ import (
 // value, a NULL for a value, the spec — and with an appended event, whose
 // count it also returns; another study's records do not change it.
 func TestDigest(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := store.Open(filepath.Join(t.TempDir(), "d.db"), store.OpenOptions{Create: true})
 	if err != nil {
