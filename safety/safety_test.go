@@ -18,6 +18,7 @@ import (
 // violated where, the most violating rounds and their share of the
 // rounds, and the cost of safety in the control scenario.
 func TestFindings(t *testing.T) {
+	t.Parallel()
 	row := func(l string, v, r int, reg, d float64) safety.Row {
 		return safety.Row{Label: l, Runs: 10, Violating: v, Rounds: r, Regret: reg, Distinct: d}
 	}
@@ -47,6 +48,7 @@ func TestFindings(t *testing.T) {
 // count), every scenario and its frequentist runs have a folder, and the
 // report and the figure are written.
 func TestRun(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs every scenario")
 	}
@@ -89,6 +91,7 @@ func TestRun(t *testing.T) {
 // TestFindingsOneSafe: with one algorithm safe in the control scenario,
 // the cost is stated once, not as a range from a value to itself.
 func TestFindingsOneSafe(t *testing.T) {
+	t.Parallel()
 	results := []safety.Result{{Scenario: safety.Scenario{Name: "control"}, Horizon: 100, Rows: []safety.Row{
 		{Label: "losbo", Runs: 2, Regret: 1.5, Distinct: 7},
 		{Label: "gp-ucb-oracle", Runs: 2, Regret: 0.3, Distinct: 30},
