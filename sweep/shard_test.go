@@ -20,6 +20,7 @@ import (
 // shards ran), the merge refuses and writes nothing. With the file
 // unchanged, the merge's table is the unsharded run's.
 func TestMergeRefusesAChangedBase(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeBaseFileSweep(t, dir)
 	basePath, sweepPath := filepath.Join(dir, "base.yaml"), filepath.Join(dir, "s.yaml")
@@ -74,6 +75,7 @@ func TestMergeRefusesAChangedBase(t *testing.T) {
 // TestMergeSaysWhatToDo: the merge's refusals of a wrong set of folders
 // name the mistake and what to give instead, and write nothing.
 func TestMergeSaysWhatToDo(t *testing.T) {
+	t.Parallel()
 	s, err := sweep.Parse(mustRead(t, filepath.Join("testdata", "small.yaml")), "testdata")
 	if err != nil {
 		t.Fatal(err)

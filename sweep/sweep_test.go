@@ -29,6 +29,7 @@ func withAxes(t *testing.T, tail string) []byte {
 }
 
 func TestParseCells(t *testing.T) {
+	t.Parallel()
 	s, err := Parse(small(t), "testdata")
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +74,7 @@ func TestParseCells(t *testing.T) {
 // problem.objective_threshold), and a base_file is read relative to the
 // sweep file.
 func TestParseAddsKeyAndBaseFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := string(small(t))
 	base := strings.TrimPrefix(s[:strings.Index(s, "axes:")], "base:\n")
@@ -93,6 +95,7 @@ func TestParseAddsKeyAndBaseFile(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		tail string // replaces small's axes and figure
@@ -173,6 +176,7 @@ func writeBase(t *testing.T, name, text string) string {
 // (Axis.Values, sweep.go text); an alias is followed, for an axis's list
 // as for a value in it, and its values are not numbers (NaN).
 func TestParseValuesAsWritten(t *testing.T) {
+	t.Parallel()
 	doc := withAxes(t, "axes:\n  model.delta: &deltas [0.01, 0.1]\n  model.beta:\n    - 2\n    - {rkhs_norm: 1.5,   # B\n       noise_bound: 0.2}\n  problem.thresholds: [[0.0], [-0.5]]\nfigure: {x: model.delta}\n")
 	s, err := Parse(doc, "testdata")
 	if err != nil {
@@ -203,6 +207,7 @@ func TestParseValuesAsWritten(t *testing.T) {
 }
 
 func TestParsePath(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want string // pathText of the steps, or "error"
@@ -230,6 +235,7 @@ func TestParsePath(t *testing.T) {
 
 // TestExamples keeps the example sweeps (examples/sweep-*.yaml) valid.
 func TestExamples(t *testing.T) {
+	t.Parallel()
 	paths, _ := filepath.Glob("../examples/sweep-*.yaml")
 	if len(paths) == 0 {
 		t.Fatal("no examples/sweep-*.yaml")
@@ -244,6 +250,7 @@ func TestExamples(t *testing.T) {
 // TestRunAllOrNothing: a sweep refused (memory) or stopped (cancelled)
 // leaves no output folder and no staging folder behind.
 func TestRunAllOrNothing(t *testing.T) {
+	t.Parallel()
 	s, err := Parse(small(t), "testdata")
 	if err != nil {
 		t.Fatal(err)
@@ -278,6 +285,7 @@ func TestRunAllOrNothing(t *testing.T) {
 // other algorithms' run keys (so Run plays those once); cells that differ
 // in a key every run reads share none.
 func TestRunKeys(t *testing.T) {
+	t.Parallel()
 	s, err := Parse(withAxes(t, "axes:\n  seed: [7, 8]\n  algorithms[0].exploration.plateau.window: [3, 6]\nfigure: {x: seed}\n"), "testdata")
 	if err != nil {
 		t.Fatal(err)
