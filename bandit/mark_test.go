@@ -91,6 +91,7 @@ func (w *twins) tell(t *testing.T, id int, o bandit.Observation) {
 // outside the loop — asks and views exactly as its twin that never did,
 // to the bit, for 40 rounds.
 func TestRollbackIsNeverAsked(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(41, 42))
 	for trial := range 3 {
 		p := newRandomProblem(r)
@@ -141,6 +142,7 @@ func TestRollbackIsNeverAsked(t *testing.T) {
 // line-bo, where a detour may start a new line (its direction drawn from
 // the stream) that the rollback drops, and safeopt-swarm.
 func TestLineBORollback(t *testing.T) {
+	t.Parallel()
 	iters := 5
 	specs := map[string]bandit.Spec{
 		// SafeOptSwarm's undo had no test (issue 41, item 2): its swarm
@@ -177,6 +179,7 @@ func TestLineBORollback(t *testing.T) {
 // TestContextualRollback is TestRollbackIsNeverAsked with contexts: the
 // context is set before the mark, as a study sets it before it asks.
 func TestContextualRollback(t *testing.T) {
+	t.Parallel()
 	cp := newCtxProblem(t, 4, 0.6)
 	for _, s := range []bandit.Spec{
 		{Name: "safeopt", Lipschitz: &bandit.Lipschitz{Value: 2}},
@@ -212,6 +215,7 @@ func TestContextualRollback(t *testing.T) {
 // TestRollbackRefused: a mark of another policy, or one the policy was
 // told an observation since, is refused with ErrMark and changes nothing.
 func TestRollbackRefused(t *testing.T) {
+	t.Parallel()
 	p := newRandomProblem(rand.New(rand.NewPCG(1, 1)))
 	s := bandit.Spec{Name: "safeopt", SafeSet: "gp"}
 	a, err := p.e.build(&s)
