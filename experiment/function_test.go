@@ -51,6 +51,7 @@ func parseFunction(t *testing.T, noise string) *experiment.Config {
 // points in the box, f at them, the best safe value never decreasing and
 // f* − best, deterministic across workers.
 func TestFunctionRuns(t *testing.T) {
+	t.Parallel()
 	c := parseFunction(t, "0.2")
 	one, err := experiment.Execute(context.Background(), c, experiment.Options{Workers: 1})
 	if err != nil {
@@ -108,6 +109,7 @@ func TestFunctionRuns(t *testing.T) {
 // lengthscale 0.5 is smoother than camelback, and with it the bounds at
 // β = 4 are overconfident: a run then may, and does, violate.
 func TestFunctionSafeWithExactObservations(t *testing.T) {
+	t.Parallel()
 	for _, noise := range []string{"0"} {
 		c := parseFunction(t, noise)
 		c.Realizations, c.Horizon = 8, 100
@@ -125,6 +127,7 @@ func TestFunctionSafeWithExactObservations(t *testing.T) {
 }
 
 func TestFunctionConfigErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, old, new, want string
 	}{
@@ -184,6 +187,7 @@ func TestFunctionConfigErrors(t *testing.T) {
 
 // TestSeedPointsCap: an unreachable min_f fails with ErrNoSeedPoint.
 func TestSeedPointsCap(t *testing.T) {
+	t.Parallel()
 	cfg := strings.Replace(strings.Replace(camelConfig, "NOISE", "0", 1), "min_f: 0.2}", "min_f: 1.5, max_tries: 1000}", 1)
 	c, err := experiment.Parse(strings.NewReader(cfg), ".")
 	if err != nil {
@@ -218,6 +222,7 @@ func BenchmarkHartmann6Example(b *testing.B) {
 // gaussian, which has no constrained config there: f ≥ 0.1 with seeds at
 // f ≥ 0.2), 6 seeds × 150 evaluations.
 func TestFunctionsSafeWithExactObservations(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs 54 line-bo runs")
 	}
@@ -265,6 +270,7 @@ algorithms:
 // TestFunctionGivenSeeds: seed points given as a list (as a study's) are
 // every realization's seeds: each run starts its best safe value there.
 func TestFunctionGivenSeeds(t *testing.T) {
+	t.Parallel()
 	for _, form := range []string{"seed_points: [[0.1, -0.7]]", "seed_points: {points: [[0.1, -0.7]]}"} {
 		cfg := strings.Replace(strings.Replace(camelConfig, "NOISE", "0", 1), "seed_points: {count: 1, min_f: 0.2}", form, 1)
 		c, err := experiment.Parse(strings.NewReader(cfg), ".")
@@ -292,6 +298,7 @@ func TestFunctionGivenSeeds(t *testing.T) {
 // in every round of a run and across the algorithms of a realization,
 // different between realizations) — and refuses a kernel it cannot draw.
 func TestGPSampleProblem(t *testing.T) {
+	t.Parallel()
 	y := `seed: 3
 realizations: 3
 horizon: 12
@@ -344,6 +351,7 @@ algorithms:
 // with f_0 = 0.2 and f* = 1, realization 1 with f_0 = −1 and f* = 3, and
 // a seed already optimal (share 1). Exact: the values are dyadic.
 func TestShare(t *testing.T) {
+	t.Parallel()
 	f := func(v float64) *float64 { return &v }
 	run := func(label string, f0 *float64, best, simple []float64) experiment.Run {
 		return experiment.Run{Label: label, Points: make([][]float64, len(best)), Values: make([]float64, len(best)), BestSafe: best, SimpleRegret: simple, SeedBest: f0}
