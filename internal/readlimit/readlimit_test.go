@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,5 +91,11 @@ func TestOpenChecksTheSize(t *testing.T) {
 	}
 	if got := For(0); got != 1<<30 {
 		t.Errorf("For(0) = %d, want 1 GiB", got)
+	}
+	// A negative limit is none; a positive one gives an eighth, at least 1.
+	for _, c := range []struct{ in, want int64 }{{-1, math.MaxInt64 - 1}, {8 << 20, 1 << 20}, {7, 1}} {
+		if got := For(c.in); got != c.want {
+			t.Errorf("For(%d) = %d, want %d", c.in, got, c.want)
+		}
 	}
 }
