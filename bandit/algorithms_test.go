@@ -13,6 +13,7 @@ import (
 // gradient, the rule of then; a rule given is kept either way, and other
 // directions and algorithms are left as they are.
 func TestRecordedDefaults(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		spec          bandit.Spec
 		pin, upgraded string
@@ -38,6 +39,7 @@ func TestRecordedDefaults(t *testing.T) {
 // bounds the outcomes in the user's units, its largest batch — and
 // line-bo's safety and units are its inner algorithm's.
 func TestRowProperties(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		spec     bandit.Spec
 		safety   bandit.Safety

@@ -17,6 +17,7 @@ import (
 )
 
 func TestBeta(t *testing.T) {
+	t.Parallel()
 	// SPEC §3: β_t = 2·log((m+1)·N·t²·π²/(6δ)), worked by hand:
 	//   t=1, m=1, N=100, δ=0.01: 2·100·1·π²/0.06 = 32898.681…, log = 10.401188…, β = 20.802376…
 	//   t=7, m=2, N=50,  δ=0.1:  3·50·49·π²/0.6  = 120902.65…, log = 11.702741…, β = 23.405482…
@@ -143,6 +144,7 @@ func inspect(pol bandit.Policy) bandit.Snapshot {
 // D^w when D^s_t is empty, over D^s_t ∪ D^w with keep_seed), lowest index
 // on ties; the oracle argmax u_f over D^s_0.
 func TestActionsInAllowedSet(t *testing.T) {
+	t.Parallel()
 	specs := []bandit.Spec{
 		{Name: "sgp-ucb", Phase1: "uniform", Exploration: bandit.Exploration{Plateau: &bandit.Plateau{Window: 10, Cap: 40}}},
 		{Name: "sgp-ucb", Phase1: "uncertainty", Exploration: bandit.Exploration{Fixed: ptr(15)}},
@@ -261,6 +263,7 @@ func TestActionsInAllowedSet(t *testing.T) {
 }
 
 func TestExplorationLength(t *testing.T) {
+	t.Parallel()
 	// β = 1e6 keeps every lower bound below its threshold, so |D^s_t| = 0 in
 	// every round: the plateau rule ends phase 1 after `window` unchanged
 	// rounds (|D^s_1| … |D^s_{w+1}| equal), unless the cap comes first;
@@ -292,6 +295,7 @@ func TestExplorationLength(t *testing.T) {
 // TestSpecCheck: each bad spec is refused with ErrConfig, and the message
 // starts with the key at fault.
 func TestSpecCheck(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		spec bandit.Spec
 		key  string
@@ -336,6 +340,7 @@ func TestSpecCheck(t *testing.T) {
 }
 
 func TestTheoryExploration(t *testing.T) {
+	t.Parallel()
 	// SPEC §4 `theory`, Theorem 2 for a linear constraint kernel (v = 1,
 	// φ(x) = x, d_g = 2), worked by hand. Every ‖x‖ ≤ 1, so k(x,x) ≤ 1 as
 	// the paper assumes and no scaling by max k applies.
@@ -408,6 +413,7 @@ func TestTheoryExploration(t *testing.T) {
 //     cannot span its features, so λ_− = 0 for f and T' is an error that
 //     names the objective threshold, though g's own T' exists.
 func TestTheoryExplorationObjectiveThreshold(t *testing.T) {
+	t.Parallel()
 	x := [][]float64{{1, 0}, {0, 1}, {0.6, 0.8}, {-0.8, 0.6}, {0.3, -0.4}}
 	lin := kernel.Linear{Variance: 1}
 	quad := kernel.Polynomial{Variance: 1, Offset: 1, Degree: 2}

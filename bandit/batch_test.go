@@ -122,6 +122,7 @@ func (p *randomProblem) observe(r *rand.Rand, i int) bandit.Observation {
 // told the same measurements (and a few outside the loop) for 60 rounds:
 // every ask and the final snapshots must be identical, to the bit.
 func TestAskNewIsAsk(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(21, 22))
 	for trial := range 4 {
 		p := newRandomProblem(r)
@@ -183,6 +184,7 @@ func TestAskNewIsAsk(t *testing.T) {
 // TestLineBOAskNewIsAsk is TestAskNewIsAsk for line-bo, across line starts
 // (random directions draw from the stream).
 func TestLineBOAskNewIsAsk(t *testing.T) {
+	t.Parallel()
 	for _, dir := range []string{"coordinate", "random", "ascent"} {
 		t.Run(dir, func(t *testing.T) {
 			spec := bandit.Spec{Name: "line-bo", Inner: "sgp-ucb", Phase1: "uniform", Exploration: bandit.Exploration{Fixed: ptr(2)}, Direction: dir, Points: ptr(31), PerLine: ptr(5)}
@@ -228,6 +230,7 @@ func TestLineBOAskNewIsAsk(t *testing.T) {
 // The asks pending are told in random order, some left for the next
 // batch, so batches start with asks pending too.
 func TestBatchInSafeSet(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(31, 32))
 	batches := 0
 	for trial := range 25 {
@@ -302,6 +305,7 @@ func TestBatchInSafeSet(t *testing.T) {
 // with every action safe has no expander and, the prior variance being
 // constant, orders the actions as σ does.
 func TestBatchHallucinationSpreads(t *testing.T) {
+	t.Parallel()
 	se := kernel.SE{Variance: 1, Lengthscale: 1}
 	x := problem.Grid([][2]float64{{0, 10}}, []int{101})
 	allSafe := make([]bool, len(x))
@@ -404,6 +408,7 @@ func absInt(v int) int { return max(v, -v) }
 // or when every candidate is pending (with ok false and no error), and
 // after the tells a new batch starts from the real data.
 func TestBatchBookkeeping(t *testing.T) {
+	t.Parallel()
 	se := kernel.SE{Variance: 1, Lengthscale: 0.3}
 	x := problem.Grid([][2]float64{{0, 1}}, []int{80})
 	e := &setup{
@@ -492,6 +497,7 @@ func TestBatchBookkeeping(t *testing.T) {
 // the line is over; tells in any order; the next line starts once
 // nothing is pending.
 func TestLineBOBatch(t *testing.T) {
+	t.Parallel()
 	spec := bandit.Spec{Name: "line-bo", Inner: "safeopt", SafeSet: "gp", Points: ptr(41), PerLine: ptr(4)}
 	pol, err := bandit.Build(&spec, boxModel(), bandit.Domain{Box: new(testBox())}, boxOpt(3))
 	if err != nil {
@@ -559,6 +565,7 @@ func TestLineBOBatch(t *testing.T) {
 // nothing, Ask returns the oldest pending ask, the pending asks are still
 // told, and a new line starts once none is pending.
 func TestLineBOBatchLineEnds(t *testing.T) {
+	t.Parallel()
 	spec := bandit.Spec{Name: "line-bo", Inner: "safeopt", SafeSet: "gp", Points: ptr(41), PerLine: ptr(10), Tolerance: ptr(1e9)}
 	pol, err := bandit.Build(&spec, boxModel(), bandit.Domain{Box: new(testBox())}, boxOpt(3))
 	if err != nil {

@@ -20,6 +20,7 @@ func (bare) Inspect(*bandit.Snapshot, bandit.Detail) {}
 // (Predict, AskNew, SetContext, MarkAsks, Rollback) or answer that it has
 // none (Pending, Context, LinePoints, Best), and Release leaves it alone.
 func TestCapabilitiesChecked(t *testing.T) {
+	t.Parallel()
 	var p bandit.Policy = bare{}
 	var pr bandit.Prediction
 	if err := bandit.Predict(p, &pr, [][]float64{{0}}); !errors.Is(err, bandit.ErrUnsupported) {

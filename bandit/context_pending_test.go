@@ -25,6 +25,7 @@ import (
 // an ask, and none stays pending in the inner policy that handed it out:
 // the batches in a context come back to the actions told there.
 func TestContextualPendingAcrossContexts(t *testing.T) {
+	t.Parallel()
 	cp := newCtxProblem(t, 4, 0.6)
 	for _, s := range []bandit.Spec{
 		{Name: "sgp-ucb", Phase1: "uniform", Exploration: bandit.Exploration{Fixed: ptr(4)}},
@@ -126,6 +127,7 @@ func TestContextualPendingAcrossContexts(t *testing.T) {
 // MaxPendingContexts contexts besides the current one; the next context
 // is refused with ErrPending until one of them is told.
 func TestContextualPendingContextsCap(t *testing.T) {
+	t.Parallel()
 	cp := newCtxProblem(t, 4, 0.6)
 	s := bandit.Spec{Name: "safeopt", SafeSet: "gp"}
 	pol, err := buildContextual(&s, cp.model(0.6), bandit.Domain{Set: bandit.DecisionSet{X: cp.x, Seed: cp.seed}, ContextDim: 1}, bandit.Options{Thresholds: []float64{0}, Horizon: 30})

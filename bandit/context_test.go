@@ -49,6 +49,7 @@ func at(x, c []float64) []float64 { return append(slices.Clone(x), c...) }
 // with the same safe sets and posteriors to the bit — measurements outside
 // the loop included, before the first context as after it.
 func TestContextualOneContextIsNonContextual(t *testing.T) {
+	t.Parallel()
 	p, info := instance(t, 3)
 	const horizon = 40
 	ctx := []float64{0.7, -2}
@@ -245,6 +246,7 @@ func denseGP(t *testing.T, k kernel.Kernel, x [][]float64, y, nv []float64, p []
 // whether moved with OnSet (gp mode), told again (lipschitz mode) or kept
 // and told what came since (Options.KeepContexts).
 func TestContextualPosteriorIsDenseGP(t *testing.T) {
+	t.Parallel()
 	cp := newCtxProblem(t, 1, 0.6)
 	for _, c := range []struct {
 		s    bandit.Spec
@@ -344,6 +346,7 @@ func TestContextualPosteriorIsDenseGP(t *testing.T) {
 // alone, as a fresh policy's — and with a huge one they transfer in full:
 // c₂'s safe set is c₁'s.
 func TestContextualTransfer(t *testing.T) {
+	t.Parallel()
 	x := make([][]float64, 21)
 	for i := range x {
 		x[i] = []float64{float64(i) / 20}
@@ -389,6 +392,7 @@ func TestContextualTransfer(t *testing.T) {
 }
 
 func TestContextualErrors(t *testing.T) {
+	t.Parallel()
 	p, info := instance(t, 1)
 	e := env(p, info, bandit.Beta{Value: 4}, 20)
 	model := withContext(e.model, kernel.SE{Variance: 1, Lengthscale: 1}, 2)
@@ -549,6 +553,7 @@ func TestContextualBytes(t *testing.T) {
 // telling, the asks and the views agree to the bit, round after round, as
 // the contexts come and go.
 func TestContextualKeptIsRebuilt(t *testing.T) {
+	t.Parallel()
 	cp := newCtxProblem(t, 4, 0.6)
 	for _, s := range []bandit.Spec{
 		{Name: "safeopt", Lipschitz: &bandit.Lipschitz{Value: 2}},

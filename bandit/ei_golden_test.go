@@ -17,6 +17,7 @@ import (
 // same noisy measurements. safegp must play the reference's action in
 // every round.
 func TestConstrainedEIGolden(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("testdata/ei_golden.json")
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 // Φ((μ − h)/σ). Φ(1), Φ(−½), φ(1), φ(½) to 16 digits (Abramowitz &
 // Stegun's tables; erfc here): tolerance 1e-15 absolute.
 func TestEIFormulas(t *testing.T) {
+	t.Parallel()
 	const (
 		phi0     = 0.3989422804014327 // 1/√(2π)
 		phi1     = 0.24197072451914337

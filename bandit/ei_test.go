@@ -18,6 +18,7 @@ import (
 // measurement is feasible, argmax PoF. Then a batch of 4: distinct
 // actions, none pending twice.
 func TestEIChoices(t *testing.T) {
+	t.Parallel()
 	x := grid2(10)
 	rng := rand.New(rand.NewPCG(8, 9))
 	f, g := smooth(rng, x, 2), smooth(rng, x, 2)

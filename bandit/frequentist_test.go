@@ -20,6 +20,7 @@ import (
 // Tolerance 1e-12 relative: the two sides sum the same logarithms in
 // another order.
 func TestFrequentistBeta(t *testing.T) {
+	t.Parallel()
 	var x [][]float64
 	for i := range 30 {
 		x = append(x, []float64{float64(i) / 29})
@@ -94,6 +95,7 @@ func TestFrequentistBeta(t *testing.T) {
 // TestFrequentistBetaRefused: the Chowdhury–Gopalan bound counts actions,
 // so a box refuses it; SafeOpt-MC's t* needs a schedule fixed in advance.
 func TestFrequentistBetaRefused(t *testing.T) {
+	t.Parallel()
 	k := kernel.SE{Variance: 1, Lengthscale: 0.3}
 	cg := bandit.Beta{Freq: &bandit.Frequentist{RKHSNorm: 1, NoiseBound: 0.1, Bound: "chowdhury-gopalan"}}
 	_, err := bandit.Build(&bandit.Spec{Name: bandit.LineBO}, bandit.Model{Objective: k, Constraints: []kernel.Kernel{k}, NoiseStd: 0.1, Delta: 0.1, Beta: cg},

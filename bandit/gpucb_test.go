@@ -13,6 +13,7 @@ import (
 // here one the constraint's data make unsafe, which sgp-ucb on the same
 // data never asks — and runs as line-bo's inner algorithm.
 func TestGPUCBIgnoresSafety(t *testing.T) {
+	t.Parallel()
 	var xs [][]float64
 	for i := range 21 {
 		xs = append(xs, []float64{float64(i) / 20})

@@ -41,6 +41,7 @@ func boxOpt(seed uint64) bandit.Options {
 // same grid, told the same observations — so line-bo's safety on a line
 // is exactly the inner algorithm's.
 func TestLineStepIsInner(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		inner bandit.Spec
@@ -158,6 +159,7 @@ func TestLineStepIsInner(t *testing.T) {
 // TestLineBOReproducible: the same calls and seed give the same asks, for
 // every direction rule, and the asks stay in the box.
 func TestLineBOReproducible(t *testing.T) {
+	t.Parallel()
 	for _, dir := range []string{"coordinate", "random", "ascent"} {
 		run := func() [][]float64 {
 			s := &bandit.Spec{Name: "line-bo", Direction: dir, SafeSet: "gp", Points: ptr(30), PerLine: ptr(3)}
@@ -192,6 +194,7 @@ func TestLineBOReproducible(t *testing.T) {
 // TestLineBOCoordinate: coordinate lines cycle through e_1 … e_d and pass
 // through the best safe point.
 func TestLineBOCoordinate(t *testing.T) {
+	t.Parallel()
 	s := &bandit.Spec{Name: "line-bo", SafeSet: "gp", Points: ptr(11), PerLine: ptr(2), Tolerance: ptr(0.0)}
 	pol, err := bandit.Build(s, boxModel(), bandit.Domain{Box: new(testBox())}, boxOpt(1))
 	if err != nil {
@@ -232,6 +235,7 @@ func TestLineBOCoordinate(t *testing.T) {
 // TestLineBOEndsEarly: a tolerance that every gap is below ends each line
 // after its first evaluation.
 func TestLineBOEndsEarly(t *testing.T) {
+	t.Parallel()
 	s := &bandit.Spec{Name: "line-bo", SafeSet: "gp", Points: ptr(11), Tolerance: ptr(1e9)}
 	pol, err := bandit.Build(s, boxModel(), bandit.Domain{Box: new(testBox())}, boxOpt(1))
 	if err != nil {
@@ -248,6 +252,7 @@ func TestLineBOEndsEarly(t *testing.T) {
 
 // TestBoxBadInput: one clear error each, and no panic.
 func TestBoxBadInput(t *testing.T) {
+	t.Parallel()
 	good := bandit.Spec{Name: "line-bo", SafeSet: "gp"}
 	cases := []struct {
 		name string
@@ -305,6 +310,7 @@ func TestBoxBadInput(t *testing.T) {
 
 // TestBoxBadTell: tells a box cannot take are errors that change nothing.
 func TestBoxBadTell(t *testing.T) {
+	t.Parallel()
 	pol, err := bandit.Build(&bandit.Spec{Name: "line-bo", SafeSet: "gp", Points: ptr(11)}, boxModel(), bandit.Domain{Box: new(testBox())}, boxOpt(1))
 	if err != nil {
 		t.Fatal(err)
@@ -334,6 +340,7 @@ func TestBoxBadTell(t *testing.T) {
 
 // TestLineBOSpecYAML decodes the line-bo keys and refuses them elsewhere.
 func TestLineBOSpecYAML(t *testing.T) {
+	t.Parallel()
 	var s bandit.Spec
 	in := "{name: line-bo, inner: stageopt, safe_set: gp, exploration: {fixed: 3}, direction: ascent, points: 100, per_line: 5, tolerance: 0}"
 	if err := strictyaml.Decode([]byte(in), &s); err != nil {
@@ -360,6 +367,7 @@ func TestLineBOSpecYAML(t *testing.T) {
 // set defaults to the GP's on a box, where lipschitz: auto (the finite
 // default) has no true functions to read.
 func TestLineBODefaults(t *testing.T) {
+	t.Parallel()
 	s := bandit.Spec{Name: "line-bo"}
 	if err := s.Check(50); err != nil {
 		t.Fatal(err)
@@ -384,6 +392,7 @@ func TestLineBODefaults(t *testing.T) {
 // (ascent), recomputed here from the policy's Predict. Lines are compared
 // by the cosine of their directions, up to sign.
 func TestLineDirections(t *testing.T) {
+	t.Parallel()
 	const seed = 11
 	for _, dir := range []string{"coordinate", "random", "ascent"} {
 		t.Run(dir, func(t *testing.T) {
@@ -504,6 +513,7 @@ func dot(a, b []float64) (s float64) {
 //     posterior mean's gradient, the rule before, lies in x1 alone, and
 //     the coordinate rule's first line is x1.
 func TestAscentDirection(t *testing.T) {
+	t.Parallel()
 	lin := func(x []float64) float64 { return 0.8*x[0] - 0.5*x[1] }
 	var grid [][]float64
 	for i := range 7 {
@@ -545,6 +555,7 @@ func TestAscentDirection(t *testing.T) {
 // rounding); without the limit the same runs step further, so the test
 // can fail.
 func TestStepLimit(t *testing.T) {
+	t.Parallel()
 	step := []float64{0.15, 0.1}
 	for _, inner := range []string{"safeopt", "sgp-ucb"} {
 		for _, dir := range []string{"coordinate", "random", "ascent"} {
@@ -613,6 +624,7 @@ func TestStepLimit(t *testing.T) {
 // within the bounds of the best safe point when it is asked; without the
 // limit the same run steps further.
 func TestStepLimitSwarm(t *testing.T) {
+	t.Parallel()
 	step := []float64{0.15, 0.1}
 	run := func(limit []float64) (worst float64) {
 		iters := 20
@@ -661,6 +673,7 @@ func lineAxis(pts [][]float64) int {
 // per_line — and then numbers its lines on; without keep_line it starts
 // over on the first coordinate's line, as every policy built anew does.
 func TestKeepLine(t *testing.T) {
+	t.Parallel()
 	for _, keep := range []bool{true, false} {
 		t.Run(fmt.Sprintf("keep_line=%v", keep), func(t *testing.T) {
 			spec := func() *bandit.Spec {

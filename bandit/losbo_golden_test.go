@@ -22,6 +22,7 @@ import (
 // 42: an action next to x0 becomes an "expander" towards x0), which the
 // test checks too.
 func TestLoSBOGolden(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile("testdata/losbo_golden.json")
 	if err != nil {
 		t.Fatal(err)

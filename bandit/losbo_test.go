@@ -88,6 +88,7 @@ func grid2(n int) [][]float64 {
 // ties. Two constraints with different L_i, and the same with an
 // objective threshold as a third condition.
 func TestLoSBOSafeSetFromScratch(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		hf   *float64
@@ -257,6 +258,7 @@ func count(s []bool) int {
 // beside it as a control: it must violate in some problems, or the
 // problems test nothing.
 func TestLoSBONeverViolates(t *testing.T) {
+	t.Parallel()
 	const (
 		problems = 40
 		rounds   = 60
@@ -330,6 +332,7 @@ func TestLoSBONeverViolates(t *testing.T) {
 // direction rule, no action violates, and the search leaves the seed's
 // neighbourhood (some action 0.2 or more from c).
 func TestLoSBOOnLines(t *testing.T) {
+	t.Parallel()
 	const E = 0.05
 	c := []float64{0.5, 0.5}
 	g := func(x []float64) float64 { return 1 - 2*dist(x, c) }

@@ -91,6 +91,7 @@ func (w *twins) tell(t *testing.T, id int, o bandit.Observation) {
 // outside the loop — asks and views exactly as its twin that never did,
 // to the bit, for 40 rounds.
 func TestRollbackIsNeverAsked(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(41, 42))
 	for trial := range 3 {
 		p := newRandomProblem(r)
@@ -168,6 +169,7 @@ func boxRollbackSpecs() map[string]bandit.Spec {
 // back when the write fails, bandit/mark.go), or refuses MarkAsks with
 // ErrUnsupported, which the study reports: a new row must join one.
 func TestRollbackCoversTheTable(t *testing.T) {
+	t.Parallel()
 	run := map[string]bool{}
 	for _, s := range rollbackSpecs(1, 2) {
 		run[s.Name] = true
@@ -186,6 +188,7 @@ func TestRollbackCoversTheTable(t *testing.T) {
 // line-bo, where a detour may start a new line (its direction drawn from
 // the stream) that the rollback drops, and safeopt-swarm.
 func TestLineBORollback(t *testing.T) {
+	t.Parallel()
 	for name, spec := range boxRollbackSpecs() {
 		t.Run(name, func(t *testing.T) {
 			build := func() (bandit.Policy, *rand.PCG) {
@@ -213,6 +216,7 @@ func TestLineBORollback(t *testing.T) {
 // TestContextualRollback is TestRollbackIsNeverAsked with contexts: the
 // context is set before the mark, as a study sets it before it asks.
 func TestContextualRollback(t *testing.T) {
+	t.Parallel()
 	cp := newCtxProblem(t, 4, 0.6)
 	for _, s := range []bandit.Spec{
 		{Name: "safeopt", Lipschitz: &bandit.Lipschitz{Value: 2}},
@@ -248,6 +252,7 @@ func TestContextualRollback(t *testing.T) {
 // TestRollbackRefused: a mark of another policy, or one the policy was
 // told an observation since, is refused with ErrMark and changes nothing.
 func TestRollbackRefused(t *testing.T) {
+	t.Parallel()
 	p := newRandomProblem(rand.New(rand.NewPCG(1, 1)))
 	s := bandit.Spec{Name: "safeopt", SafeSet: "gp"}
 	a, err := p.e.build(&s)

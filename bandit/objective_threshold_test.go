@@ -20,6 +20,7 @@ import (
 //
 // Each must shrink strictly in some round, or h_f was not tested.
 func TestObjectiveThresholdShrinksSafeSets(t *testing.T) {
+	t.Parallel()
 	p, info := instance(t, 3)
 	// h_f below f at every seed action, above it at a third of D.
 	hf := slices.Min(p.F)

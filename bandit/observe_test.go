@@ -19,6 +19,7 @@ import (
 // different kernels and values catch a goroutine updating the wrong GP or
 // with the wrong value, or a result read before its update finished.
 func TestConcurrentObserveMatchesSequential(t *testing.T) {
+	t.Parallel()
 	const n, T = 1 << 14, 80
 	if n*1 >= bandit.ParallelObserve || n*T < bandit.ParallelObserve+8*n {
 		t.Fatalf("test premise: N·t must cross %d well inside the horizon (N = %d, T = %d)", bandit.ParallelObserve, n, T)

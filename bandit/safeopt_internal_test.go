@@ -96,6 +96,7 @@ func handEnv() *setup {
 // so μ'(0) = 0.783, σ'(0) = 0.745, ℓ'(0) = 0.038 ≥ −0.5: an expander.
 // Candidate 2 barely moves x = 0 (cov 0.0013): ℓ'(0) ≈ −0.86. G = {1, 3}.
 func TestSafeOptHand(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, safeSet string
 		variant       variant
@@ -160,6 +161,7 @@ func TestSafeOptHand(t *testing.T) {
 // TestStageOptEndsEarly: with no action outside S_t there is nothing to
 // expand, G_t is empty, and stage 1 ends at once.
 func TestStageOptEndsEarly(t *testing.T) {
+	t.Parallel()
 	env := handEnv()
 	env.set.Seed = []int{0, 1, 2, 3, 4}
 	p, err := env.build(&Spec{Name: "stageopt", SafeSet: "gp", Exploration: Exploration{Fixed: ptr(5)}})
@@ -216,6 +218,7 @@ func randomInstance(t *testing.T, seed uint64) (*problem.Problem, *problem.Info)
 // lipschitz mode never plays an unsafe action and never admits an action
 // unsafe for g_2 alone into S_t.
 func TestSafeOptProperties(t *testing.T) {
+	t.Parallel()
 	se := kernel.SE{Variance: 1, Lengthscale: 0.5}
 	const T = 60
 	for seed := uint64(0); seed < 6; seed++ {
@@ -284,6 +287,7 @@ func TestSafeOptProperties(t *testing.T) {
 // mode disjoint from the new ones. The policy must keep playing actions of
 // S_t (here it once returned −1 and the runner crashed).
 func TestSafeOptMisspecifiedNoise(t *testing.T) {
+	t.Parallel()
 	env := handEnv()
 	env.model.NoiseStd = 0.001
 	env.model.Beta = Beta{Value: 0.0001}

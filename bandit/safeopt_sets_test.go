@@ -257,6 +257,7 @@ func union(a, b []bool) []bool {
 // or its best width ≤ ε), u_f over S_t (stage 2). Scores are compared to
 // 1e-9, the refit's rounding against the rank-one update.
 func TestSafeOptSetsBruteForce(t *testing.T) {
+	t.Parallel()
 	p, info := lineProblem(t)
 	// Kernels of different variances and lengthscales, so that the widths
 	// of the three GPs differ and the scaling by √k_j(x,x) matters.

@@ -55,6 +55,7 @@ func build(t *testing.T, e *setup, s bandit.Spec) bandit.Policy {
 // the order handed out, the same ask while it is pending (also across a
 // measurement told outside the loop), and that ask's point told by ID.
 func TestAskTell(t *testing.T) {
+	t.Parallel()
 	for _, s := range seamSpecs {
 		t.Run(s.DisplayLabel(), func(t *testing.T) {
 			e := line(20)
@@ -99,6 +100,7 @@ func TestAskTell(t *testing.T) {
 // and changes nothing — the posteriors, the pending ask and every later
 // ask are those of a twin policy that never saw them.
 func TestTellRejects(t *testing.T) {
+	t.Parallel()
 	nan, inf := math.NaN(), math.Inf(1)
 	good := bandit.Observation{F: 0.5, G: []float64{0.5}}
 	const pending = math.MinInt
@@ -174,6 +176,7 @@ func e(p bandit.Policy) bandit.Ask {
 // (Add), and at a point outside the decision set (AddAt), compared bit
 // for bit with reference models fed the same calls.
 func TestTellPoints(t *testing.T) {
+	t.Parallel()
 	se := kernel.SE{Variance: 1, Lengthscale: 0.5}
 	tells := []struct {
 		o   bandit.Observation
@@ -213,6 +216,7 @@ func TestTellPoints(t *testing.T) {
 // details, asks exactly what its twin asks; and Inspect reuses dst's
 // slices.
 func TestInspectChangesNothing(t *testing.T) {
+	t.Parallel()
 	for _, s := range seamSpecs {
 		t.Run(s.DisplayLabel(), func(t *testing.T) {
 			pol, twin := build(t, line(30), s), build(t, line(30), s)
@@ -290,6 +294,7 @@ func TestRoundsDoNotAllocate(t *testing.T) {
 // TestNewRejects: New refuses, with ErrConfig and without panicking, every
 // setting a policy could not run on.
 func TestNewRejects(t *testing.T) {
+	t.Parallel()
 	uniform := bandit.Spec{Name: "sgp-ucb", Phase1: "uniform", Exploration: bandit.Exploration{Fixed: ptr(3)}}
 	cases := []struct {
 		name   string
@@ -370,6 +375,7 @@ func TestNewRejects(t *testing.T) {
 // points outside the set with their own noise; a point of the wrong
 // dimension or not finite is an error that changes nothing.
 func TestPredict(t *testing.T) {
+	t.Parallel()
 	for _, s := range seamSpecs {
 		t.Run(s.DisplayLabel(), func(t *testing.T) {
 			set := line(20) // not e: the helper e asks
@@ -435,6 +441,7 @@ func TestPredict(t *testing.T) {
 // TestKnownNoise: σ² for σ > 0, and for σ = 0 a positive value (0 would
 // mean the model's σ²) that gp raises to its jitter floor.
 func TestKnownNoise(t *testing.T) {
+	t.Parallel()
 	if v := bandit.KnownNoise(0.3); v != 0.3*0.3 {
 		t.Errorf("KnownNoise(0.3) = %v", v)
 	}
@@ -450,6 +457,7 @@ func TestKnownNoise(t *testing.T) {
 // g's the one of σ_g, to the bit (the same code on the same numbers) —
 // and without it every GP assumes NoiseStd. Every policy family.
 func TestNoisePerGP(t *testing.T) {
+	t.Parallel()
 	for _, s := range seamSpecs {
 		for _, sig := range [][]float64{{0.3, 0.02}, nil} {
 			e := line(20)

@@ -25,6 +25,7 @@ func intPtr(v int) *int { return &v }
 // 20, cap 100, README "exploration"), and JSON written by MarshalJSON — a
 // stored study's spec — decodes back to the same value.
 func TestSpecDecode(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, in string
 		want     bandit.Spec
@@ -96,6 +97,7 @@ func indent(s string) string {
 // the top of the document and the line of the bad value (SPEC §8) — in
 // JSON, where every value is on line 1, the path alone locates it.
 func TestSpecDecodeErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{"algorithms: [{name: sgp-ucb, exploration: {fixd: 5}}]", `line 1: algorithms[0].exploration: unknown key "fixd" (known: fixed, plateau, theory)`},
 		{"algorithms: [{name: sgp-ucb, exploration: {fixed: -1}}]", "line 1: algorithms[0].exploration.fixed: want an integer ≥ 0, got -1"},

@@ -15,6 +15,7 @@ import (
 // TestExplorationYAML decodes every form of the exploration rule (SPEC
 // §4) and refuses malformed ones with the line, the key and the value.
 func TestExplorationYAML(t *testing.T) {
+	t.Parallel()
 	good := []struct {
 		in   string
 		want bandit.Exploration
@@ -74,6 +75,7 @@ func TestExplorationYAML(t *testing.T) {
 // TestBetaAndLipschitzYAML: "paper" or a number > 0 for β; "auto" or a
 // number ≥ 0 for L; anything else is refused, saying what is allowed.
 func TestBetaAndLipschitzYAML(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		want bandit.Beta

@@ -15,6 +15,7 @@ import (
 // is unsafe; the mutant that tested the upper bound called it safe, and
 // no test saw it (issue 41, item 4).
 func TestSwarmModelSafeByLowerBound(t *testing.T) {
+	t.Parallel()
 	w := &safeOptSwarm{fmin: []float64{math.Inf(-1), 0}}
 	post := []Posterior{
 		{Mean: []float64{5, 5, 5}, Std: []float64{1, 1, 1}}, // f: no threshold
@@ -40,6 +41,7 @@ func TestSwarmModelSafeByLowerBound(t *testing.T) {
 // asked twice from a new x̂ it is the same, from the x̂ of the line before
 // it is another.
 func TestAscentStallTakesRandomDirection(t *testing.T) {
+	t.Parallel()
 	se := kernel.SE{Variance: 1, Lengthscale: 0.7}
 	model := Model{Objective: se, Constraints: []kernel.Kernel{se}, NoiseStd: 0.05, Delta: 0.1, Beta: Beta{Value: 4}}
 	box := Box{Bounds: [][2]float64{{-1, 2}, {-1, 2}}, Seeds: [][]float64{{0.2, 0.3}}}
@@ -79,6 +81,7 @@ func TestAscentStallTakesRandomDirection(t *testing.T) {
 // infeasible measurement with a larger f does not raise it. The mutant
 // that counted every measurement survived (issue 41, item 4).
 func TestEIIncumbentIsFeasible(t *testing.T) {
+	t.Parallel()
 	x := [][]float64{{0}, {0.25}, {0.5}, {0.75}, {1}}
 	se := kernel.SE{Variance: 1, Lengthscale: 0.3}
 	for _, name := range []string{ConstrainedEI, PoFEI} {

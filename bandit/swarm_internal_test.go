@@ -13,6 +13,7 @@ import (
 // TestSwarmPenalty: SafeOptSwarm._compute_penalty's bands, the values
 // the Python library gives (its band edges, and −1 at exactly −1).
 func TestSwarmPenalty(t *testing.T) {
+	t.Parallel()
 	for _, c := range [][2]float64{
 		{0.3, 0}, {0, 0}, {-0.0005, -0.001}, {-0.001, -0.005}, {-0.05, -0.25}, {-0.1, -1},
 		{-0.5, -5}, {-0.999, -9.99}, {-1, -1}, {-1.0001, -300.060003}, {-2, -1200},
@@ -27,6 +28,7 @@ func TestSwarmPenalty(t *testing.T) {
 // the Python library's loop gives for an RBF kernel (exp(−r²/2ℓ²)) in one
 // dimension, and the √d division.
 func TestSwarmVelocity(t *testing.T) {
+	t.Parallel()
 	for _, c := range [][2]float64{{1, 0.335693359375}, {0.5, 0.1678466796875}, {2, 0.67138671875}, {0.1, 0.034332275390625}} {
 		w := newTestSwarm(t, kernel.SE{Variance: 1.7, Lengthscale: c[0]}, 1)
 		if w.vel[0] != c[1] {
@@ -66,6 +68,7 @@ func newTestSwarm(t *testing.T, k kernel.Kernel, d int) *safeOptSwarm {
 // expanders (σ_max + penalties)·2·N(slack; 0, 0.2) over the constrained
 // GPs) — to 1e-9; and S's growth by correlation under f's kernel.
 func TestSwarmFitness(t *testing.T) {
+	t.Parallel()
 	k := kernel.SE{Variance: 1.3, Lengthscale: 0.4}
 	w := newTestSwarm(t, k, 2)
 	xs := [][]float64{{0.5, 0.5}, {0.6, 0.45}, {0.4, 0.6}, {0.55, 0.65}}

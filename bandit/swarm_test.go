@@ -59,6 +59,7 @@ func swarmRun(t *testing.T, seed uint64, rounds int) [][]float64 {
 // fall just outside the disc where the model's mean overshoots (3 of 120
 // asks, by at most 0.015 in radius, measured).
 func TestSwarmSafeAndDeterministic(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(4) {
 		asks := swarmRun(t, seed, 30)
 		bestD := math.Inf(1)

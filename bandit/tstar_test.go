@@ -33,6 +33,7 @@ func tstarEnv(eps float64) *setup {
 // argmax_{S_t} ℓ_{f,t}; t* > T keeps it in SafeOpt's rule all run; and
 // without |R̄_0(S_0)| (a real system) it is refused.
 func TestSafeOptMCTheory(t *testing.T) {
+	t.Parallel()
 	spec := &bandit.Spec{Name: "safeopt-mc", SafeSet: "gp", Exploration: bandit.Exploration{Theory: true}}
 	ratio := func(tt float64) float64 { return tt / (0.01 * 10 * math.Log(1+2*tt*10)) }
 	for _, c := range []struct {

@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -30,6 +31,7 @@ func model() config.Model {
 // variance ≤ 0, δ outside (0, 1), negative noise); a generated problem
 // (drawn) may leave the kernels out.
 func TestModelCheck(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name  string
 		edit  func(m *config.Model)
@@ -57,6 +59,28 @@ func TestModelCheck(t *testing.T) {
 		{"no delta", func(m *config.Model) { m.Delta = nil }, 1, false, "delta: missing: the confidence parameter δ, in (0, 1)"},
 		{"delta 1", func(m *config.Model) { m.Delta = f64(1) }, 1, false, "delta: must be in (0, 1), got 1"},
 		{"beta built in Go", func(m *config.Model) { m.Beta = &bandit.Beta{Value: -2} }, 1, false, `beta: want "paper", a finite number > 0 or {rkhs_norm: B, noise_bound: R}, got -2`},
+		{"fit of a linear objective", func(m *config.Model) {
+			m.Objective = &kernel.Spec{Kernel: "linear"}
+			m.Fit = &config.Fit{When: &config.FitWhen{Seed: true}}
+		}, 1, false, "objective.kernel: linear cannot be fitted: model.fit re-estimates se, matern32 and matern52 kernels (leave model.fit out, or set when: never, to keep this kernel as configured)"},
+		{"frequentist beta", func(m *config.Model) {
+			m.Beta = &bandit.Beta{Freq: &bandit.Frequentist{RKHSNorm: 1, NoiseBound: 0.1, Bound: "chowdhury-gopalan"}}
+		}, 1, false, ""},
+		{"frequentist beta, negative norm", func(m *config.Model) { m.Beta = &bandit.Beta{Freq: &bandit.Frequentist{RKHSNorm: -1, NoiseBound: 0.1}} }, 1, false, "beta: rkhs_norm: want a finite number ≥ 0, got -1"},
+		{"frequentist beta, NaN norm", func(m *config.Model) {
+			m.Beta = &bandit.Beta{Freq: &bandit.Frequentist{RKHSNorm: math.NaN(), NoiseBound: 0.1}}
+		}, 1, false, "beta: rkhs_norm: want a finite number ≥ 0, got NaN"},
+		{"frequentist beta, huge norm", func(m *config.Model) {
+			m.Beta = &bandit.Beta{Freq: &bandit.Frequentist{RKHSNorm: 1e101, NoiseBound: 0.1}}
+		}, 1, false, "beta: rkhs_norm: want a finite number ≥ 0, got 1e+101"},
+		{"frequentist beta, huge noise bound", func(m *config.Model) {
+			m.Beta = &bandit.Beta{Freq: &bandit.Frequentist{RKHSNorm: 1, NoiseBound: 1e101}}
+		}, 1, false, "beta: noise_bound: want a finite number ≥ 0, got 1e+101"},
+		{"frequentist beta, both 0", func(m *config.Model) { m.Beta = &bandit.Beta{Freq: &bandit.Frequentist{}} }, 1, false, "beta: rkhs_norm 0 and noise_bound 0 make β = 0: no confidence interval at all"},
+		{"frequentist beta, noise bound only", func(m *config.Model) { m.Beta = &bandit.Beta{Freq: &bandit.Frequentist{NoiseBound: 0.1}} }, 1, false, ""},
+		{"frequentist beta, unknown bound", func(m *config.Model) {
+			m.Beta = &bandit.Beta{Freq: &bandit.Frequentist{RKHSNorm: 1, Bound: "srinivas"}}
+		}, 1, false, `beta: bound: want fiedler or chowdhury-gopalan, got "srinivas"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := model()
@@ -78,6 +102,7 @@ func TestModelCheck(t *testing.T) {
 // schedule, the kernels from a generated problem — and what is given is
 // kept; the defaults are copies, not the generator's own slices.
 func TestModelResolve(t *testing.T) {
+	t.Parallel()
 	drawF := kernel.Spec{Kernel: "se", Lengthscale: kernel.Iso(2)}
 	drawG := []kernel.Spec{{Kernel: "se", Lengthscale: kernel.Iso(0.3)}}
 	m := config.Model{NoiseStd: f64(0.1), Delta: f64(0.01)}
@@ -103,6 +128,7 @@ func TestModelResolve(t *testing.T) {
 // TestModelCheckDim: a lengthscale list must have one entry per input
 // dimension of the decision set; the error names the kernel's key.
 func TestModelCheckDim(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		edit func(m *config.Model)
@@ -132,6 +158,7 @@ func TestModelCheckDim(t *testing.T) {
 // TestModelNoiseStds: each GP's σ is its kernel block's noise_std, else
 // the section's; nil when no block gives one.
 func TestModelNoiseStds(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		edit func(m *config.Model)
@@ -154,9 +181,19 @@ func TestModelNoiseStds(t *testing.T) {
 	}
 }
 
+// names returns n distinct context names.
+func names(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("c%d", i)
+	}
+	return out
+}
+
 // TestSharedChecks: the horizon, thresholds and non-negative values both
 // kinds of file hold.
 func TestSharedChecks(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		err  error
@@ -178,6 +215,8 @@ func TestSharedChecks(t *testing.T) {
 		{"h_f NaN", config.CheckSafety([]float64{0}, f64(math.NaN())), "objective_threshold: must be a finite number within ±1e100, got NaN"},
 		{"zero", config.CheckNonNegative(0), ""},
 		{"negative", config.CheckNonNegative(-1e-9), "must be a finite number in 0…1e100, got -1e-09"},
+		{"context names at the limit", config.CheckContextNames(names(config.MaxContextNames)), ""},
+		{"too many context names", config.CheckContextNames(names(config.MaxContextNames + 1)), fmt.Sprintf("%d context variables, at most %d", config.MaxContextNames+1, config.MaxContextNames)},
 	} {
 		switch {
 		case c.want == "" && c.err != nil:

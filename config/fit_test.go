@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/safegp/safegp/config"
 	"github.com/safegp/safegp/internal/strictyaml"
 	"github.com/safegp/safegp/kernel"
@@ -16,6 +18,7 @@ import (
 // JSON (a stored study's spec is JSON, read as YAML) to the same rule;
 // bad forms are one error naming the key path.
 func TestFitDecode(t *testing.T) {
+	t.Parallel()
 	type doc struct {
 		Model config.Model `yaml:"model"`
 	}
@@ -35,6 +38,7 @@ func TestFitDecode(t *testing.T) {
 		{"{when: {every: 2, seed: 1}}", `model.fit.when: unknown key "seed"`, true},
 		{"{when: [seed]}", "model.fit.when", true},
 		{"{when: seed, extra: 1}", `model.fit: unknown key "extra"`, true},
+		{"{when: {}}", "model.fit.when: want never, seed, auto or {every: k}: every is missing", true},
 	} {
 		var d doc
 		err := strictyaml.Decode([]byte("model: {noise_std: 0.1, delta: 0.1, fit: "+tc.yaml+"}"), &d)
@@ -63,6 +67,7 @@ func TestFitDecode(t *testing.T) {
 // fit cannot re-estimate, naming the keys; a block with when: never
 // accepts any kernel.
 func TestFitCheck(t *testing.T) {
+	t.Parallel()
 	i := func(v int) *int { return &v }
 	s := func(v string) *string { return &v }
 	f := func(v float64) *float64 { return &v }
@@ -87,6 +92,15 @@ func TestFitCheck(t *testing.T) {
 		{"linear", config.Fit{When: seed}, "linear", "constraints[0].kernel"},
 		{"polynomial", config.Fit{When: &config.FitWhen{Every: 3}}, "polynomial", "constraints[0].kernel"},
 		{"linear, never", config.Fit{When: &config.FitWhen{}}, "linear", ""},
+		{"max_lengthscale", config.Fit{When: seed, MaxLengthscale: f(5)}, "se", ""},
+		{"max_lengthscale 0", config.Fit{When: seed, MaxLengthscale: f(0)}, "se", "fit.max_lengthscale: want a number > 0, got 0"},
+		{"max_lengthscale huge", config.Fit{When: seed, MaxLengthscale: f(1e101)}, "se", "fit.max_lengthscale"},
+		{"range", config.Fit{When: seed, RangeLengthscale: f(2), RangeFloor: f(0.5)}, "se", ""},
+		{"range_lengthscale NaN", config.Fit{When: seed, RangeLengthscale: f(math.NaN()), RangeFloor: f(0.5)}, "se", "fit.range_lengthscale: want a number > 0, got NaN"},
+		{"range_lengthscale negative", config.Fit{When: seed, RangeLengthscale: f(-2), RangeFloor: f(0.5)}, "se", "fit.range_lengthscale: want a number > 0, got -2"},
+		{"range_lengthscale alone", config.Fit{When: seed, RangeLengthscale: f(2)}, "se", "fit.range_floor: range_lengthscale and range_floor go together"},
+		{"range_floor alone", config.Fit{When: seed, RangeFloor: f(0.5)}, "se", "fit.range_floor: range_lengthscale and range_floor go together"},
+		{"range_floor negative", config.Fit{When: seed, RangeLengthscale: f(2), RangeFloor: f(-0.5)}, "se", "fit.range_floor: want a number > 0, got -0.5"},
 	} {
 		m := model()
 		m.Constraints = []kernel.Spec{{Kernel: tc.k, Lengthscale: kernel.Iso(1)}}
@@ -112,6 +126,7 @@ func TestFitCheck(t *testing.T) {
 // TestFitDue: the rule's schedule — the first fit at min_points (default
 // max(2, |D^w|)), then with every: k after k observations.
 func TestFitDue(t *testing.T) {
+	t.Parallel()
 	one, three := 1, 3
 	for _, tc := range []struct {
 		name                         string
@@ -136,5 +151,61 @@ func TestFitDue(t *testing.T) {
 		if got := tc.fit.Due(tc.fits, tc.points, tc.since, tc.seedSet); got != tc.want {
 			t.Errorf("%s: due %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestWithFit: a fit record's kernels replace the model's when they are
+// of its shape (f's and one per constraint, each a valid kernel with its
+// noise_std, and one LML per GP); a skipped fit leaves the model as it
+// is; anything else is ErrInvalid saying what is wrong, and the model is
+// returned unchanged.
+func TestWithFit(t *testing.T) {
+	t.Parallel()
+	f := func(v float64) *float64 { return &v }
+	k := func(ls, noise float64) kernel.Spec {
+		return kernel.Spec{Kernel: "se", Lengthscale: kernel.Iso(ls), NoiseStd: f(noise)}
+	}
+	obj := k(2, 0.2)
+	for _, c := range []struct {
+		name string
+		r    config.FitRecord
+		want string // "" for no error
+	}{
+		{"fitted", config.FitRecord{Objective: &obj, Constraints: []kernel.Spec{k(3, 0.3)}, LML: []float64{-1, -2}}, ""},
+		{"skipped", config.FitRecord{Skipped: "too few points"}, ""},
+		{"no objective", config.FitRecord{Constraints: []kernel.Spec{k(3, 0.3)}, LML: []float64{-1, -2}}, "fit record: want the kernels of f and of 1 constraint"},
+		{"constraints", config.FitRecord{Objective: &obj, LML: []float64{-1, -2}}, "fit record: want the kernels of f and of 1 constraint"},
+		{"LML", config.FitRecord{Objective: &obj, Constraints: []kernel.Spec{k(3, 0.3)}, LML: []float64{-1}}, "fit record: want the kernels of f and of 1 constraint"},
+		{"bad kernel", config.FitRecord{Objective: &obj, Constraints: []kernel.Spec{k(0, 0.3)}, LML: []float64{-1, -2}}, "fit record: kernel 1: "},
+		{"no noise", config.FitRecord{Objective: &obj, Constraints: []kernel.Spec{{Kernel: "se", Lengthscale: kernel.Iso(3)}}, LML: []float64{-1, -2}}, "fit record: kernel 1: noise_std missing"},
+		{"negative noise", config.FitRecord{Objective: &obj, Constraints: []kernel.Spec{k(3, -1)}, LML: []float64{-1, -2}}, "fit record: kernel 1: noise_std: must be a finite number"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			m := model()
+			got, err := m.WithFit(&c.r)
+			if c.want != "" {
+				if !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("%v, want ErrInvalid saying %q", err, c.want)
+				}
+				if diff := cmp.Diff(model(), got); diff != "" {
+					t.Errorf("the model changed (-was +now):\n%s", diff)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := model()
+			if c.r.Skipped == "" {
+				want.Objective, want.Constraints = &obj, []kernel.Spec{k(3, 0.3)}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if m.Objective.Lengthscale[0] != 1 {
+				t.Errorf("WithFit changed its receiver's objective to %+v", m.Objective)
+			}
+		})
 	}
 }

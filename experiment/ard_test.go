@@ -52,6 +52,7 @@ func ftoa(v float64) string { b, _ := json.Marshal(v); return string(b) }
 // key, before anything runs or is written, in run, stream and bound alike.
 // One per dimension runs.
 func TestFileProblemARDDimension(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeProblem(t, dir)
 	bad := fileConfig("  objective: {kernel: se, lengthscale: 1}\n  constraints: [{kernel: matern52, lengthscale: [0.5, 0.5, 0.5]}]")
@@ -91,6 +92,7 @@ func TestFileProblemARDDimension(t *testing.T) {
 // not either. The echoed configuration keeps the block's noise_std and a
 // lengthscale list as a list.
 func TestNoisePerGP(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, model string
 		want        []float64 // the σ per GP
@@ -154,6 +156,7 @@ func TestNoisePerGP(t *testing.T) {
 // own σ_g gives the constraint rows of a model whose σ is σ_g throughout,
 // and the f rows of one whose σ is the default throughout.
 func TestBoundNoisePerGP(t *testing.T) {
+	t.Parallel()
 	const base = `seed: 3
 realizations: 1
 horizon: 200

@@ -21,6 +21,7 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden from the curr
 // RFF maps short of the guarantee and a σ per GP, constraints without a T', rules that
 // ended and one that failed.
 func TestBoundReportWriteText(t *testing.T) {
+	t.Parallel()
 	head := experiment.BoundReport{
 		Realization: 3, N: 102, Dim: 2, M: 1, SeedSize: 21, Horizon: 500,
 		NoiseStd: 0.1, Delta: 0.01, Epsilon: 0.01,
@@ -115,6 +116,7 @@ func (failingWriter) Write([]byte) (int, error) { return 0, os.ErrClosed }
 
 // TestBoundReportWriteTextError: a failed write is returned, not lost.
 func TestBoundReportWriteTextError(t *testing.T) {
+	t.Parallel()
 	rep := &experiment.BoundReport{N: 2}
 	if err := rep.WriteText(failingWriter{}); err == nil {
 		t.Error("WriteText to a failing writer returned nil")

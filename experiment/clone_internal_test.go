@@ -11,6 +11,7 @@ import (
 // field added to Run that Clone does not copy fails here), since the
 // run's decoder writes the next run over them (WriteOptions.Runs).
 func TestRunClone(t *testing.T) {
+	t.Parallel()
 	r := &Run{Algorithm: "a", Label: "b", Realization: 3, Actions: []int{1, 2}, Regret: []float64{0.5}, ReachableRegret: []float64{0.25},
 		Violations: 1, SafeSetSize: []int{4}, ExplorationRounds: 2, Points: [][]float64{{0.1, 0.2}}, Values: []float64{1}, BestSafe: []float64{2},
 		SimpleRegret: []float64{3}, Fits: []RunFit{{Round: 1}}, Contexts: []int{0}, violationRounds: []int{1}}

@@ -16,6 +16,7 @@ import (
 // Parse with the sentinel of the check that failed and the key at fault
 // (the value too, where there is one).
 func TestConfigCheck(t *testing.T) {
+	t.Parallel()
 	fileProblem := strings.Replace(regimeConfig, `  generate:
     decision_set: {kind: unit-disk, size: 50}
     objective: {kernel: se, lengthscale: 1}

@@ -57,6 +57,7 @@ func withContext(cfg, block string) string {
 // violations and safe-set sizes (the problem is drawn identically, and
 // the context's own random stream leaves the others untouched).
 func TestContextOneContextIsPlain(t *testing.T) {
+	t.Parallel()
 	plain := execute(t, contextConfig, 2)
 	with := execute(t, withContext(contextConfig, `  context:
     names: [temperature]
@@ -87,6 +88,7 @@ func bitsEqual(a, b []float64) bool {
 // each algorithm played through PlayContext in a single context plays
 // Play's actions with bit-identical regret.
 func TestContextGoldenOneContext(t *testing.T) {
+	t.Parallel()
 	cases, _ := filepath.Glob("../testdata/public_*.yaml")
 	if len(cases) != 2 {
 		t.Fatalf("%d golden cases, want 2", len(cases))
@@ -130,6 +132,7 @@ func TestContextGoldenOneContext(t *testing.T) {
 // D^s_ε(c), computed here by hand; violations count g(x_t, c_t) < h; and
 // the contexts follow the probabilities given.
 func TestContextualRegretByHand(t *testing.T) {
+	t.Parallel()
 	x := [][]float64{{0}, {0.5}, {1}}
 	// Context 0: all safe, f* = f(x₂) = 3. Context 1: x₂ unsafe (g < 0)
 	// and x₁ safe but within ε = 0.1 of the threshold, so D^s_ε = {x₀}
@@ -194,6 +197,7 @@ func TestContextualRegretByHand(t *testing.T) {
 // TestContextConfigErrors: problem.context is checked with the rest of
 // the configuration, errors naming the key.
 func TestContextConfigErrors(t *testing.T) {
+	t.Parallel()
 	block := func(b string) string { return withContext(regimeConfig, b) }
 	good := "  context:\n    names: [t]\n    values: [[0], [1]]\n    kernel: {kernel: se, lengthscale: 1}\n"
 	for _, c := range []struct{ config, want string }{
@@ -250,6 +254,7 @@ func contextValues(n int) string {
 // (one per context) would not fit is refused before anything is drawn,
 // naming the contexts.
 func TestContextPlanRefuses(t *testing.T) {
+	t.Parallel()
 	cfg, err := experiment.Parse(strings.NewReader(withContext(bigConfig(1, 100_000, "{kind: unit-disk, size: 100}", "{name: naive-sgp-ucb}"),
 		"  context:\n    names: [t]\n    values: ["+contextValues(10)+"]\n    kernel: {kernel: se, lengthscale: 1}\n")), ".")
 	if err != nil {

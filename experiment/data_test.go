@@ -91,6 +91,7 @@ func executeIn(t *testing.T, dir, config string) *experiment.Results {
 // tells the policy so: its posterior variance at the action played in
 // round 1 is at the jitter floor, not the model's σ² / (1 + σ²).
 func TestPerActionNoise(t *testing.T) {
+	t.Parallel()
 	dir, dir2 := t.TempDir(), t.TempDir()
 	lineProblem(t, dir, nil)
 	lineProblem(t, dir2, func(int) float64 { return 0.1 })
@@ -161,6 +162,7 @@ const warmCSV = "x1,f,g1,noise_std\n1.1,-3.61,0.9905,0.05\n1.4,-2.56,0.9719,0.1\
 // the horizon's rounds only and echo the file in the configuration. Bad
 // files and a generated problem are refused with the key named.
 func TestWarmStart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	lineProblem(t, dir, nil)
 	if err := os.WriteFile(filepath.Join(dir, "warm.csv"), []byte(warmCSV), 0o644); err != nil {

@@ -13,6 +13,7 @@ import (
 // standard error of 0.3/√9 = 0.1; a benchmark function's curve holds the
 // SE, 0.1, whose std is 0.3.
 func TestBandChoice(t *testing.T) {
+	t.Parallel()
 	const n, T = 9, 50
 	regret := Curve{Label: "sgp-ucb"}
 	function := Curve{Label: "line-bo", Function: true}

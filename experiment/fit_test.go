@@ -53,6 +53,7 @@ func parseFit(t *testing.T, fit string) *experiment.Config {
 // the rule says: every: 20 after the first at min_points = |D^w| = 5
 // observations, that is before rounds 6, 26, 46 and 66.
 func TestFitDeterministicAndRecorded(t *testing.T) {
+	t.Parallel()
 	c := parseFit(t, "{when: {every: 20}, restarts: 2}")
 	var out [2][]byte
 	for k, w := range []int{1, 2} {
@@ -100,6 +101,7 @@ func equalInts(a, b []int) bool {
 // on the safe set, part of the unit disk, which leaves lengthscales
 // larger than the set poorly identified — so twice that tolerance.
 func TestFitRecoversLengthscale(t *testing.T) {
+	t.Parallel()
 	c := parseFit(t, "{when: seed, min_points: 79}")
 	res, err := experiment.Execute(context.Background(), c, experiment.Options{Workers: 2})
 	if err != nil {
@@ -130,6 +132,7 @@ func TestFitRecoversLengthscale(t *testing.T) {
 // of a kernel a fit cannot re-estimate, is one error naming the keys; and
 // bound refuses a configuration that refits.
 func TestFitConfigErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, edit, want string }{
 		{"theory", "exploration: {fixed: 60}", "exploration: theory"},
 		{"linear", "constraints: [{kernel: se, lengthscale: 0.2}]", "constraints: [{kernel: linear}]"},

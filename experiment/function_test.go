@@ -51,6 +51,7 @@ func parseFunction(t *testing.T, noise string) *experiment.Config {
 // points in the box, f at them, the best safe value never decreasing and
 // f* − best, deterministic across workers.
 func TestFunctionRuns(t *testing.T) {
+	t.Parallel()
 	c := parseFunction(t, "0.2")
 	one, err := experiment.Execute(context.Background(), c, experiment.Options{Workers: 1})
 	if err != nil {
@@ -108,6 +109,7 @@ func TestFunctionRuns(t *testing.T) {
 // lengthscale 0.5 is smoother than camelback, and with it the bounds at
 // β = 4 are overconfident: a run then may, and does, violate.
 func TestFunctionSafeWithExactObservations(t *testing.T) {
+	t.Parallel()
 	for _, noise := range []string{"0"} {
 		c := parseFunction(t, noise)
 		c.Realizations, c.Horizon = 8, 100
@@ -125,6 +127,7 @@ func TestFunctionSafeWithExactObservations(t *testing.T) {
 }
 
 func TestFunctionConfigErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, old, new, want string
 	}{
@@ -141,6 +144,26 @@ func TestFunctionConfigErrors(t *testing.T) {
 		{"given seed of another dimension", "seed_points: {count: 1, min_f: 0.2}", "seed_points: [[0.1]]", "a point of 1 coordinates for camelback in 2 dimensions"},
 		{"given and drawn", "seed_points: {count: 1, min_f: 0.2}", "seed_points: {count: 1, points: [[0.1, -0.7]]}", "give the points, or count and min_f"},
 		{"line-bo key on safeopt", "{name: safeopt, label: grid, safe_set: gp}", "{name: safeopt, label: grid, direction: random}", "direction: not an option of safeopt"},
+		{"function and file", "  objective_threshold: 0\n", "  objective_threshold: 0\n  file: p.csv\n", "problem: give one of file, generate and function"},
+		{"seed actions", "  objective_threshold: 0\n", "  objective_threshold: 0\n  seed_actions: [0]\n", "problem.seed_actions: only for a problem file"},
+		{"warm start", "  objective_threshold: 0\n", "  objective_threshold: 0\n  warm_start: w.csv\n", "problem.warm_start: only with problem.file"},
+		{"contexts", "  objective_threshold: 0\n", "  objective_threshold: 0\n  context: {names: [c], values: [[0]], kernel: {kernel: se, lengthscale: 1}}\n", "problem.context: only with problem.generate"},
+		{"box bound reversed", "decision_set: {grid", "decision_set: {box: {bounds: [[-2, 2], [1, -1]]}, grid", "problem.function.decision_set.box.bounds[1]: want finite lo < hi"},
+		{"box bound infinite", "decision_set: {grid", "decision_set: {box: {bounds: [[-2, 2], [-1, 1e101]]}, grid", "problem.function.decision_set.box.bounds[1]: want finite lo < hi"},
+		{"grid counts", "points: [12, 12]", "points: [12]", "problem.function.decision_set.grid.points: 1 counts for camelback in 2 dimensions"},
+		{"grid too large", "points: [12, 12]", "points: [100000, 100000]", "problem.function.decision_set.grid"},
+		{"seed count", "count: 1,", "count: 0,", "problem.seed_points.count: want 1…1000, got 0"},
+		{"seed count large", "count: 1,", "count: 1001,", "problem.seed_points.count: want 1…1000, got 1001"},
+		{"seed tries", "min_f: 0.2}", "min_f: 0.2, max_tries: -1}", "problem.seed_points.max_tries: must be ≥ 0"},
+		{"no given seeds", "seed_points: {count: 1, min_f: 0.2}", "seed_points: []", "problem.seed_points: want 1…1000 points, got 0"},
+		{"model", "  delta: 0.01\n", "  delta: 2\n", "model.delta"},
+		{"model dimension", "lengthscale: 0.5,", "lengthscale: [0.5, 0.5, 0.5],", "model.objective"},
+		{"oracle", "  - {name: safeopt, label: grid, safe_set: gp}\n", "  - {name: gp-ucb-oracle}\n", "algorithms[2]: gp-ucb-oracle needs a true safe set of the grid"},
+		{"information-gain bound on a box", "  beta: 4\n", "  beta: {rkhs_norm: 1, noise_bound: 0.2, bound: chowdhury-gopalan}\n", "algorithms[0]: line-bo plays on a box, and model.beta's bound chowdhury-gopalan counts the actions"},
+		{"noise", "  noise_std: 0.2\n  seed_points", "  noise_std: -1\n  seed_points", "problem.noise_std"},
+		{"epsilon", "  objective_threshold: 0\n", "  objective_threshold: 0\n  epsilon: -0.5\n", "problem.epsilon"},
+		{"fit", "  beta: 4\n", "  beta: 4\n  fit: {when: {every: 5}}\n", "model.fit: not offered with problem.function"},
+		{"gp-sample on a box", "name: camelback\n    decision_set: {grid", "name: gp-sample\n    dim: 2\n    decision_set: {box: {bounds: [[0, 1], [0, 1]]}, grid", "problem.function.decision_set.box: gp-sample is drawn on [0, 1]^dim"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := strings.Replace(strings.Replace(camelConfig, "NOISE", "0.2", 1), c.old, c.new, 1)
@@ -155,10 +178,16 @@ func TestFunctionConfigErrors(t *testing.T) {
 	if _, err := experiment.Parse(strings.NewReader(cfg), "."); err == nil || !strings.Contains(err.Error(), "line-bo plays on a box") {
 		t.Errorf("line-bo on a finite problem: %v", err)
 	}
+	// seed_points on a generated problem.
+	cfg = strings.Replace(regimeConfig, "problem:\n", "problem:\n  seed_points: {count: 1, min_f: 0}\n", 1)
+	if _, err := experiment.Parse(strings.NewReader(cfg), "."); !errors.Is(err, experiment.ErrConfig) || !strings.Contains(err.Error(), "problem.seed_points: only with problem.function") {
+		t.Errorf("seed_points on a generated problem: %v", err)
+	}
 }
 
 // TestSeedPointsCap: an unreachable min_f fails with ErrNoSeedPoint.
 func TestSeedPointsCap(t *testing.T) {
+	t.Parallel()
 	cfg := strings.Replace(strings.Replace(camelConfig, "NOISE", "0", 1), "min_f: 0.2}", "min_f: 1.5, max_tries: 1000}", 1)
 	c, err := experiment.Parse(strings.NewReader(cfg), ".")
 	if err != nil {
@@ -193,6 +222,7 @@ func BenchmarkHartmann6Example(b *testing.B) {
 // gaussian, which has no constrained config there: f ≥ 0.1 with seeds at
 // f ≥ 0.2), 6 seeds × 150 evaluations.
 func TestFunctionsSafeWithExactObservations(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs 54 line-bo runs")
 	}
@@ -240,6 +270,7 @@ algorithms:
 // TestFunctionGivenSeeds: seed points given as a list (as a study's) are
 // every realization's seeds: each run starts its best safe value there.
 func TestFunctionGivenSeeds(t *testing.T) {
+	t.Parallel()
 	for _, form := range []string{"seed_points: [[0.1, -0.7]]", "seed_points: {points: [[0.1, -0.7]]}"} {
 		cfg := strings.Replace(strings.Replace(camelConfig, "NOISE", "0", 1), "seed_points: {count: 1, min_f: 0.2}", form, 1)
 		c, err := experiment.Parse(strings.NewReader(cfg), ".")
@@ -267,6 +298,7 @@ func TestFunctionGivenSeeds(t *testing.T) {
 // in every round of a run and across the algorithms of a realization,
 // different between realizations) — and refuses a kernel it cannot draw.
 func TestGPSampleProblem(t *testing.T) {
+	t.Parallel()
 	y := `seed: 3
 realizations: 3
 horizon: 12
@@ -319,6 +351,7 @@ algorithms:
 // with f_0 = 0.2 and f* = 1, realization 1 with f_0 = −1 and f* = 3, and
 // a seed already optimal (share 1). Exact: the values are dyadic.
 func TestShare(t *testing.T) {
+	t.Parallel()
 	f := func(v float64) *float64 { return &v }
 	run := func(label string, f0 *float64, best, simple []float64) experiment.Run {
 		return experiment.Run{Label: label, Points: make([][]float64, len(best)), Values: make([]float64, len(best)), BestSafe: best, SimpleRegret: simple, SeedBest: f0}

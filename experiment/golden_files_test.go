@@ -24,6 +24,7 @@ import (
 // GoldenFiles -update` rewrites the files after a deliberate change; the
 // diff then shows what changed.
 func TestGoldenFiles(t *testing.T) {
+	t.Parallel()
 	cases, _ := filepath.Glob("testdata/*.yaml")
 	if len(cases) < 2 {
 		t.Fatalf("%d golden cases in testdata/", len(cases))

@@ -20,6 +20,7 @@ import (
 // match exactly; the cumulative regret is a sum of T differences of the
 // file's values and must match to 1e-9 absolute.
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	cases, _ := filepath.Glob("../testdata/public_*.yaml")
 	if len(cases) == 0 {
 		t.Fatal("no golden cases in testdata/")
@@ -77,6 +78,7 @@ func TestGolden(t *testing.T) {
 // TestExamplesLoad keeps the example configs valid and in step with the
 // paper's comparison: each names the five algorithms of SPEC §6.2.
 func TestExamplesLoad(t *testing.T) {
+	t.Parallel()
 	paths, _ := filepath.Glob("../examples/*.yaml")
 	if len(paths) < 3 {
 		t.Fatalf("%d example configs, want the three regimes", len(paths))

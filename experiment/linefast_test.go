@@ -62,6 +62,7 @@ func randomRun(rng *rand.Rand, label string) (int, *Run) {
 // numbers an int field refuses, null) are left to encoding/json, which
 // decodes some of them and refuses others.
 func TestDecodeLineFast(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 14))
 	labels := []string{"sgp-ucb", "safeopt-mc (plateau)", "stageopt gp", "β½σ naïve", ""}
 	// Each line over the previous one's arrays, as lineDecoder decodes:

@@ -153,6 +153,7 @@ algorithms: [{name: naive-sgp-ucb}]
 // that — f and both constraints for sgp-ucb, f alone for the oracle
 // (issue 25, item 6: counting m GPs instead of m + 1 passed every test).
 func TestPlanCountsOutsideRowsPerGP(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var file, between, at strings.Builder
 	file.WriteString("x1,f,g1,g2,seed\n")

@@ -42,6 +42,7 @@ algorithms:
 // error that names the keys and the estimate, and without allocating what
 // it estimates.
 func TestPlanRefusesBeforeAllocating(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, config string
 		keys         []string
@@ -77,6 +78,7 @@ func TestPlanRefusesBeforeAllocating(t *testing.T) {
 // covariance that large now, so the horizon of 10⁵ makes V too large
 // (N·T floats per GP, 96 GB).
 func TestPlanFileGPMode(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var b strings.Builder
 	b.WriteString("x1,x2,f,g1,seed\n")
@@ -112,6 +114,7 @@ algorithms:
 // two runs fewer workers instead of refusing, and that streaming holds a
 // bounded number of realizations.
 func TestPlanWorkersAndChunks(t *testing.T) {
+	t.Parallel()
 	cfg, err := experiment.Parse(strings.NewReader(bigConfig(1_000_000, 100, "{kind: unit-disk, size: 50}", "{name: naive-sgp-ucb}")), ".")
 	if err != nil {
 		t.Fatal(err)
@@ -137,6 +140,7 @@ func TestPlanWorkersAndChunks(t *testing.T) {
 // TestStreamMatchesExecute checks that streaming in chunks hands over the
 // same runs as Execute holds.
 func TestStreamMatchesExecute(t *testing.T) {
+	t.Parallel()
 	cfg, err := experiment.Parse(strings.NewReader(regimeConfig), ".")
 	if err != nil {
 		t.Fatal(err)
@@ -163,6 +167,7 @@ func TestStreamMatchesExecute(t *testing.T) {
 // results.json and summary.csv, byte for byte, as holding them all, with
 // realizations held four at a time (of six).
 func TestExecuteToDirMatchesWrite(t *testing.T) {
+	t.Parallel()
 	cfg, err := experiment.Parse(strings.NewReader(regimeConfig), ".")
 	if err != nil {
 		t.Fatal(err)

@@ -101,6 +101,7 @@ func playOn(t *testing.T, s *bandit.Spec, p *problem.Problem, cfg *experiment.Co
 // (SPEC §3), one for run A and two for run B, so it would differ between
 // them by design. The policies' random streams are the same.
 func TestObjectiveThresholdIsAConstraint(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"public_core", "public_baselines"} {
 		t.Run(name, func(t *testing.T) {
 			p, cfg := goldenProblem(t, name)
@@ -161,6 +162,7 @@ func count(in []bool) int {
 // unsafe actions safe and there are violations to count (β = 4, the
 // golden configurations', gives none).
 func TestObjectiveThresholdWithConstraints(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"public_core", "public_baselines"} {
 		t.Run(name, func(t *testing.T) {
 			p, cfg := goldenProblem(t, name)
@@ -203,6 +205,7 @@ func TestObjectiveThresholdWithConstraints(t *testing.T) {
 // no constraint runs from a file x1…xd,f[,seed]; without either the
 // configuration is refused naming both keys.
 func TestObjectiveThresholdConfig(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	csv := "x1,f,seed\n0,1,1\n0.5,0.2,0\n1,2,0\n1.5,1.5,0\n"
 	if err := os.WriteFile(filepath.Join(dir, "p.csv"), []byte(csv), 0o644); err != nil {
@@ -271,6 +274,7 @@ algorithms:
 // objective threshold and no constraint; every realization's seed set is
 // safe for f, and each run's violations are its rounds with f < h_f.
 func TestObjectiveThresholdGenerated(t *testing.T) {
+	t.Parallel()
 	cfg, err := experiment.Parse(strings.NewReader(`seed: 4
 realizations: 3
 horizon: 25

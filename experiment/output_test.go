@@ -37,6 +37,7 @@ func files(t *testing.T, dir string) map[string]string {
 // forced, forcing replaces it whole, and a failure midway leaves the old
 // folder exactly as it was with no temporary folder beside it.
 func TestWriteReplacesWholeOrNothing(t *testing.T) {
+	t.Parallel()
 	res := execute(t, strings.Replace(regimeConfig, "realizations: 6", "realizations: 2", 1), 2)
 	earlier := map[string]string{outdir.Marker: "", "results.json": "old", "regret.png": "old", "notes.txt": "extra"}
 	mine := map[string]string{"thesis.tex": "do not lose"}

@@ -47,6 +47,7 @@ func execute(t *testing.T, config string, workers int) *experiment.Results {
 }
 
 func TestDeterministicAcrossWorkers(t *testing.T) {
+	t.Parallel()
 	one, err := json.Marshal(execute(t, regimeConfig, 1))
 	if err != nil {
 		t.Fatal(err)
@@ -59,6 +60,7 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 }
 
 func TestRemovingAnAlgorithmLeavesOthersUnchanged(t *testing.T) {
+	t.Parallel()
 	all := execute(t, regimeConfig, 2)
 	fewer := execute(t, strings.Replace(regimeConfig, "  - {name: naive-sgp-ucb}\n", "", 1), 2)
 	byKey := func(res *experiment.Results) map[string]experiment.Run {
@@ -81,6 +83,7 @@ func TestRemovingAnAlgorithmLeavesOthersUnchanged(t *testing.T) {
 }
 
 func TestRunsAreConsistent(t *testing.T) {
+	t.Parallel()
 	// Every run has T entries; regret is f(x*) − f(x_t) ≥ the oracle's
 	// floor; the oracle never violates; phase lengths are within the cap.
 	res := execute(t, regimeConfig, 2)
@@ -129,6 +132,7 @@ func plateauLength(size []int, window, cap int) int {
 }
 
 func TestSummarizeHand(t *testing.T) {
+	t.Parallel()
 	// Two realizations with regrets (1, 1) and (3, 1): R_t/t is (1, 1) and
 	// (3, 2); mean (2, 1.5); sample std (√2, √0.5).
 	res := &experiment.Results{Runs: []experiment.Run{

@@ -42,6 +42,7 @@ func writeShards(t *testing.T, dir string, config string, n int) []string {
 // byte the unsharded output, which is byte for byte Execute and Write's;
 // n = 20 exceeds the 18 units, so two shards hold none.
 func TestMergeIsWhole(t *testing.T) {
+	t.Parallel()
 	cfg, err := experiment.Parse(strings.NewReader(regimeConfig), ".")
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +77,7 @@ func TestMergeIsWhole(t *testing.T) {
 // TestMergeStopsWhenCancelled: a merge whose context is done (safegp
 // merge got SIGTERM) writes nothing and leaves no staging folder.
 func TestMergeStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	shards := writeShards(t, dir, regimeConfig, 2)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -105,6 +107,7 @@ func same(t *testing.T, a, b string, files ...string) {
 
 // TestMergeRefuses: merge names the folders it refuses.
 func TestMergeRefuses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	three := writeShards(t, filepath.Join(dir, "a"), regimeConfig, 3)
 	two := writeShards(t, filepath.Join(dir, "b"), regimeConfig, 2)
@@ -216,6 +219,7 @@ func ExampleMerge() {
 // 100 MB limit, before anything runs; its shard 1/4 (500 runs, 32 MB)
 // passes the check (the context, cancelled beforehand, then stops it).
 func TestShardMemoryShare(t *testing.T) {
+	t.Parallel()
 	config := strings.Replace(strings.Replace(strings.Replace(regimeConfig, "realizations: 6", "realizations: 2000", 1),
 		"horizon: 60", "horizon: 2000", 1), "size: 50}", "size: 20}", 1)
 	config = config[:strings.Index(config, "  - {name: naive-sgp-ucb}")]
@@ -239,6 +243,7 @@ func TestShardMemoryShare(t *testing.T) {
 // 2 000 rounds of uniform exploration make ~74 KB) is read whole, by the streamed output and
 // by Merge.
 func TestLongRunLines(t *testing.T) {
+	t.Parallel()
 	config := strings.Replace(strings.Replace(strings.Replace(regimeConfig, "realizations: 6", "realizations: 2", 1),
 		"horizon: 60", "horizon: 2000", 1), "size: 50}", "size: 20}", 1)
 	config = config[:strings.Index(config, "  - {name: sgp-ucb")] + "  - {name: sgp-ucb, phase1: uniform, exploration: {fixed: 2000}}\n"

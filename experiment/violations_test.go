@@ -71,6 +71,7 @@ func unsafeRounds(t *testing.T, cfg *experiment.Config, r experiment.Run) []int 
 // violations up to t — both recomputed here from the actions played.
 // The case must produce violations (else a counter stuck at 0 passes).
 func TestViolationsCounted(t *testing.T) {
+	t.Parallel()
 	cfg, err := experiment.Parse(strings.NewReader(violConfig), ".")
 	if err != nil {
 		t.Fatal(err)
@@ -162,6 +163,7 @@ func TestViolationsCounted(t *testing.T) {
 // TestPlayCountsViolations drives Play directly on one realization, so
 // that a counter broken in Play is caught even if Execute changed.
 func TestPlayCountsViolations(t *testing.T) {
+	t.Parallel()
 	cfg, err := experiment.Parse(strings.NewReader(violConfig), ".")
 	if err != nil {
 		t.Fatal(err)

@@ -34,6 +34,7 @@ func smooth(seed uint64, t, d int, sd float64) ([][]float64, []float64) {
 // TestWorkersDoNotMatter checks that a fit depends on its seed, not on the
 // workers, with and without the climb on a subset (t ≥ 200).
 func TestWorkersDoNotMatter(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{40, 240} {
 		x, y := smooth(1, n, 2, 0.1)
 		var first Result
@@ -64,6 +65,7 @@ func TestWorkersDoNotMatter(t *testing.T) {
 // that is the log marginal likelihood plus the prior, the runs, and with
 // a subset at most finishCount finished runs.
 func TestResult(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{50, 220} {
 		x, y := smooth(2, n, 3, 0.1)
 		for _, ard := range []bool{false, true} {
@@ -116,6 +118,7 @@ func TestResult(t *testing.T) {
 // likelihood is the one at those variances, and exact values at a repeated
 // input (noise 0) still fit, the variance raised to the floor.
 func TestKnownNoise(t *testing.T) {
+	t.Parallel()
 	x, y := smooth(3, 30, 1, 0.05)
 	nv := make([]float64, len(y))
 	for i := range nv {
@@ -145,6 +148,7 @@ func TestKnownNoise(t *testing.T) {
 // wants ℓ → 0 or v → 0) fit without error, each parameter at least its
 // floor, and a parameter at its floor is reported.
 func TestFloors(t *testing.T) {
+	t.Parallel()
 	x, y := smooth(4, 40, 1, 0)
 	res, err := Fit(context.Background(), x, y, nil, Options{Kernel: "se", Prior: PriorNone})
 	if err != nil {
@@ -186,6 +190,7 @@ func TestFloors(t *testing.T) {
 // TestNoSignalWarning checks the warning for a variance that vanishes:
 // two measurements at one point that differ are all noise.
 func TestNoSignalWarning(t *testing.T) {
+	t.Parallel()
 	res, err := Fit(context.Background(), [][]float64{{0.5}, {0.5}}, []float64{1, -1}, nil, Options{Prior: PriorNone})
 	if err != nil || !hasWarning(res, "no signal") {
 		t.Errorf("%v, warnings %q, variance %v", err, res.Warnings, *res.Spec.Variance)
@@ -204,6 +209,7 @@ func hasWarning(res Result, s string) bool {
 // TestUncentredWarning checks the warning for values far from the prior
 // mean 0, and its absence for centred ones.
 func TestUncentredWarning(t *testing.T) {
+	t.Parallel()
 	x, y := smooth(6, 30, 1, 0.1)
 	res, err := Fit(context.Background(), x, y, nil, Options{})
 	if err != nil || hasWarning(res, "centre") {
@@ -221,6 +227,7 @@ func TestUncentredWarning(t *testing.T) {
 // TestBadInput checks that every bad input gets an error wrapping the
 // right sentinel, and no panic.
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	x, y := smooth(7, 10, 2, 0.1)
 	big := make([][]float64, MaxPoints+1)
 	bigY := make([]float64, MaxPoints+1)
@@ -262,6 +269,13 @@ func TestBadInput(t *testing.T) {
 		{"prior", x, y, nil, Options{Prior: Prior(7)}, ErrInvalid},
 		{"too many points", big, bigY, nil, Options{}, ErrInvalid},
 		{"memory", x, y, nil, Options{MaxMemory: 100}, memlimit.ErrTooLarge},
+		{"negative max lengthscale", x, y, nil, Options{MaxLengthscale: -1, RangeLengthscale: 1, RangeFloor: 0.1}, ErrInvalid},
+		{"infinite max lengthscale", x, y, nil, Options{MaxLengthscale: math.Inf(1)}, ErrInvalid},
+		{"NaN range lengthscale", x, y, nil, Options{RangeLengthscale: math.NaN(), MaxLengthscale: 1}, ErrInvalid},
+		{"range lengthscale without floor", x, y, nil, Options{RangeLengthscale: 1}, ErrInvalid},
+		{"negative range floor", x, y, nil, Options{MaxLengthscale: 1, RangeFloor: -0.1}, ErrInvalid},
+		{"negative range floor with a range", x, y, nil, Options{RangeLengthscale: 1, RangeFloor: -0.1}, ErrInvalid},
+		{"infinite range floor", x, y, nil, Options{RangeLengthscale: 1, RangeFloor: math.Inf(1)}, ErrInvalid},
 	} {
 		_, err := Fit(context.Background(), c.x, c.y, c.nv, c.opt)
 		if !errors.Is(err, c.want) {
@@ -281,6 +295,7 @@ func TestBadInput(t *testing.T) {
 // TestBytes checks the memory estimate against what the data and one
 // worker's scratch hold.
 func TestBytes(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		t, d int
 		ard  bool
@@ -331,6 +346,7 @@ func TestEvaluationAllocates(t *testing.T) {
 // constant): the integral of exp(log density) over a wide range, by the
 // trapezoid rule, is 1.
 func TestPriorNormalized(t *testing.T) {
+	t.Parallel()
 	sc := scales{v0: 2.5, lmed: []float64{0.7}, lfloor: []float64{1e-3}, nfloor: 1e-6}
 	integral := func(f func(u float64) float64) float64 {
 		const lo, hi, n = -60.0, 20.0, 200000
@@ -397,6 +413,7 @@ func TestFitStops(t *testing.T) {
 // steps from its seed (newScales). Tolerance 1e-6: the optimizer stops
 // there on a likelihood flat in the lengthscale.
 func TestLengthscaleCaps(t *testing.T) {
+	t.Parallel()
 	var x [][]float64
 	var y []float64
 	for k := range 12 {

@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/cmplx"
@@ -141,6 +142,7 @@ func closeRel(got, want, scale, tol float64) bool {
 // and 1 % of the gradient's largest entry (an entry that small is a sum of
 // terms of the large entries' size and carries their rounding).
 func TestLogMLDense(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, name := range names {
 		for _, ard := range []bool{false, true} {
@@ -201,6 +203,7 @@ func checkGrad(t *testing.T, got, want []float64, tol float64) {
 // the one a gradient at the same point reuses, and that moving to another
 // point recomputes both.
 func TestLogMLStateReuse(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	x, y, _ := testData(rng, 20, 2)
 	dt := newData(x, y, nil, famMatern52, true)
@@ -243,6 +246,7 @@ func TestLogMLStateReuse(t *testing.T) {
 // larger of the entry and 1) is what differences can show; the exact
 // comparison is TestLogMLDense's.
 func TestObjectiveFiniteDifferences(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, name := range names {
 		for _, ard := range []bool{false, true} {
@@ -289,6 +293,7 @@ func TestObjectiveFiniteDifferences(t *testing.T) {
 // TestLogMarginalLikelihoodExported checks the exported function against
 // denseLML, with the noise from the spec and known.
 func TestLogMarginalLikelihoodExported(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 8))
 	x, y, nv := testData(rng, 15, 2)
 	v, sd := 1.7, 0.2
@@ -326,5 +331,25 @@ func TestLogMarginalLikelihoodExported(t *testing.T) {
 	spec.Kernel = "linear"
 	if _, _, err := LogMarginalLikelihood(x, y, nv, spec); err == nil {
 		t.Error("linear kernel: no error")
+	}
+	// The kernel, the data and the dimension are checked, each ErrInvalid.
+	spec.Kernel, spec.NoiseStd = "matern32", &sd
+	neg := -1.0
+	for _, c := range []struct {
+		name string
+		x    [][]float64
+		y    []float64
+		edit func(s *kernel.Spec)
+	}{
+		{"one point", x[:1], y[:1], func(*kernel.Spec) {}},
+		{"NaN value", x, append(append([]float64(nil), y[:14]...), math.NaN()), func(*kernel.Spec) {}},
+		{"negative variance", x, y, func(s *kernel.Spec) { s.Variance = &neg }},
+		{"three lengthscales in 2 dimensions", x, y, func(s *kernel.Spec) { s.Lengthscale = kernel.Lengthscale{1, 1, 1} }},
+	} {
+		s := spec
+		c.edit(&s)
+		if _, _, err := LogMarginalLikelihood(c.x, c.y, nil, s); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: %v, want ErrInvalid", c.name, err)
+		}
 	}
 }

@@ -88,6 +88,7 @@ func checkSklearnLML(t *testing.T, cases []goldenLML) {
 }
 
 func TestSklearnLML(t *testing.T) {
+	t.Parallel()
 	checkSklearnLML(t, readGolden(t).LML)
 }
 
@@ -95,6 +96,7 @@ func TestSklearnLML(t *testing.T) {
 // Python with it is installed, and compares them with Go, independently of
 // the committed file. Skipped elsewhere, and with -short.
 func TestSklearnLive(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts Python")
 	}
@@ -142,6 +144,7 @@ func readProblemFile(t testing.TB, name string) ([][]float64, []float64) {
 // lengthscales within a factor 1.5 when the kernel is the drawing one.
 // The t = 300 cases are skipped with -short.
 func TestSklearnFits(t *testing.T) {
+	t.Parallel()
 	g := readGolden(t)
 	if len(g.Fits) != 12 {
 		t.Fatalf("%d fits, want 12", len(g.Fits))

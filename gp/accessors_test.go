@@ -15,6 +15,7 @@ import (
 // what; a zero kernel (k ≡ 0 on D) gets the jitter floor relative to 1,
 // not 0, so its noise variance stays positive.
 func TestAccessors(t *testing.T) {
+	t.Parallel()
 	x := [][]float64{{0}, {1}, {2}}
 	k := kernel.SE{Variance: 1, Lengthscale: 1}
 	m := gp.New(k, x, 0.1)
@@ -35,6 +36,7 @@ func TestAccessors(t *testing.T) {
 // observation fewer, with and without the kept covariance, to rounding
 // (1e-12 absolute on values of order 1).
 func TestPopUndoesObserve(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 5))
 	x := randPoints(rng, 30, 2)
 	k := kernel.SE{Variance: 1, Lengthscale: 0.5}
@@ -69,6 +71,7 @@ func TestPopUndoesObserve(t *testing.T) {
 // programming error inside the module, which panics at once rather than
 // corrupt the posterior.
 func TestMisuse(t *testing.T) {
+	t.Parallel()
 	m := gp.New(kernel.SE{Variance: 1, Lengthscale: 1}, [][]float64{{0}, {1}}, 0.1)
 	for name, f := range map[string]func(){
 		"covariance into a short slice": func() { m.Covariance(make([]float64, 1), 0) },

@@ -15,6 +15,7 @@ import (
 // which of the three computed a row (see CovarianceAt). Observations at
 // actions and at points outside D, with ARD and isotropic kernels.
 func TestCovarianceAtIsCovariance(t *testing.T) {
+	t.Parallel()
 	kernels := []kernel.Kernel{
 		kernel.SE{Variance: 1.3, Lengthscale: 0.4},
 		kernel.Matern52{Variance: 1, Lengthscale: 0.3},

@@ -22,6 +22,7 @@ import (
 // set than before and choose the same actions (bandit's
 // TestBatchGPSameAsFull).
 func TestHallucinatedSameWhateverRows(t *testing.T) {
+	t.Parallel()
 	for c, k := range []kernel.Kernel{
 		kernel.SE{Variance: 1, Lengthscale: 0.4},
 		kernel.Matern52{Variance: 0.7, Lengthscale: 0.3},

@@ -27,6 +27,7 @@ import (
 // Every noise variance is at least 0.05², which keeps gonum's condition
 // estimate below maxCond (checked), where κ·u ≈ 1e-10.
 func TestHallucinatedMatchesScratch(t *testing.T) {
+	t.Parallel()
 	cases := []hallCase{
 		{kernel.SE{Variance: 1, Lengthscale: 0.5}, 60, 2, 40, 8, 0, false, false, 0, 0.1, true},
 		{kernel.SE{Variance: 1, Lengthscale: 0.5}, 60, 2, 40, 8, 0, false, true, 0, 0.1, true},
@@ -195,6 +196,7 @@ func TestHallucinatedResetReuses(t *testing.T) {
 // k/(1 + 2k/σ²) — two independent observations of variance σ² — which the
 // recursion must reach through s_2 = c_2(p) + σ².
 func TestHallucinatedRepeatedPoint(t *testing.T) {
+	t.Parallel()
 	x := [][]float64{{0}, {1}}
 	const sigma = 0.3
 	m := gp.New(kernel.SE{Variance: 1.5, Lengthscale: 1}, x, sigma)

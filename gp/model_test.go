@@ -101,6 +101,7 @@ func randPoints(rng *rand.Rand, n, d int) [][]float64 {
 func relErr(a, b, scale float64) float64 { return math.Abs(a-b) / scale }
 
 func TestObserveMatchesScratch(t *testing.T) {
+	t.Parallel()
 	// Tolerance 1e-9 relative: SPEC §2. The incremental update and the
 	// fresh solve compute the same Cholesky factor in a different order.
 	cases := []struct {
@@ -243,6 +244,7 @@ func checkPredict(t *testing.T, what string, k kernel.Kernel, d int, m *gp.Model
 // κ·u ≈ 1e-10 still leaves a factor 10 below the tolerance (the worst
 // error measured is 2e-12).
 func TestAddMatchesScratch(t *testing.T) {
+	t.Parallel()
 	const tol, maxCond = 1e-9, 1e6
 	cases := []struct {
 		k       kernel.Kernel
@@ -326,6 +328,7 @@ func TestAddMatchesScratch(t *testing.T) {
 // computes, in the same order), and that the two models are independent
 // afterwards: observations on one leave the other as it was.
 func TestOnSetSameSet(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 8))
 	x := randPoints(rng, 40, 2)
 	k := kernel.Matern52{Variance: 1, Lengthscale: 0.4}
@@ -372,6 +375,7 @@ func TestOnSetSameSet(t *testing.T) {
 // below the jitter floor is raised to it, and a negative one means the
 // model's.
 func TestAddAtClosedForm(t *testing.T) {
+	t.Parallel()
 	x := [][]float64{{0}, {0.5}, {2}}
 	x0 := []float64{0.25}
 	k := kernel.SE{Variance: 1, Lengthscale: 1}
@@ -414,6 +418,7 @@ func TestAddAtClosedForm(t *testing.T) {
 // TestAddModelNoiseIsObserve: Add with a negative noise variance, or with
 // the model's own, is Observe, bit for bit.
 func TestAddModelNoiseIsObserve(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(9, 10))
 	x := randPoints(rng, 30, 2)
 	k := kernel.SE{Variance: 1, Lengthscale: 0.4}
@@ -493,6 +498,7 @@ func TestObserveDoesNotAllocate(t *testing.T) {
 // noise variance that is NaN or +Inf, would corrupt L for good; the model
 // refuses them loudly (callers check user input before).
 func TestBadInputPanics(t *testing.T) {
+	t.Parallel()
 	k := kernel.SE{Variance: 1, Lengthscale: 1}
 	x := [][]float64{{0, 0}, {1, 1}}
 	for _, c := range []struct {
@@ -524,6 +530,7 @@ func TestBadInputPanics(t *testing.T) {
 }
 
 func TestOneObservationClosedForm(t *testing.T) {
+	t.Parallel()
 	// One observation y at x_0: μ(x) = k(x,x_0) y/(k_00+σ²),
 	// σ²(x) = k(x,x) − k(x,x_0)²/(k_00+σ²). With σ = 0 the model uses the
 	// jitter floor JitterScale·max k(x,x), so the observed point keeps a
@@ -546,6 +553,7 @@ func TestOneObservationClosedForm(t *testing.T) {
 }
 
 func TestHypotheticalLeavesModelUnchanged(t *testing.T) {
+	t.Parallel()
 	// The hypothetical posterior must equal a real Observe on a copy, to
 	// 1e-12 absolute (the same rank-one update, with the gain taken as
 	// c·(y−μ)/d rather than (c/√d)·((y−μ)/√d): a few ulps apart), and
@@ -591,6 +599,7 @@ func TestHypotheticalLeavesModelUnchanged(t *testing.T) {
 // come (studies) gives bit-for-bit the posterior of a model reserved up
 // front (experiments): the growth only moves floats.
 func TestGrowToMatchesReserve(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	x := make([][]float64, 50)
 	for i := range x {
@@ -711,6 +720,7 @@ func TestBytes(t *testing.T) {
 // recorded before the switch existed replays with it. Both match a
 // from-scratch Cholesky solve within TestAddMatchesScratch's tolerance.
 func TestKeepCovarianceFrom(t *testing.T) {
+	t.Parallel()
 	const tol, maxCond = 1e-9, 1e6
 	for _, c := range []struct {
 		k       kernel.Kernel
@@ -783,6 +793,7 @@ func TestKeepCovarianceFrom(t *testing.T) {
 // and agrees with the covariance of the posterior over a set holding the
 // points (CovarianceRow), which is computed by another route.
 func TestJointAt(t *testing.T) {
+	t.Parallel()
 	k := kernel.SE{Lengthscale: 0.3, Variance: 1.5}
 	xs := [][]float64{{0}, {0.2}, {0.45}, {0.7}, {1}}
 	m := gp.New(k, xs, 0.01)

@@ -13,6 +13,7 @@ import (
 // bit, whether it is tracked before, between or after the observations,
 // through observations at actions and at points outside D, and after pop.
 func TestTrackIsPredict(t *testing.T) {
+	t.Parallel()
 	const d = 4
 	r := rand.New(rand.NewPCG(1, 2))
 	pt := func() []float64 {
@@ -71,6 +72,7 @@ func TestTrackIsPredict(t *testing.T) {
 // observations at the same points (AddAt): line-bo builds its lines'
 // GPs so.
 func TestOnSetKeepCovarianceIsTells(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 6))
 	pt := func() []float64 { return []float64{2*r.Float64() - 1, 2*r.Float64() - 1, 2*r.Float64() - 1} }
 	k := kernel.SE{Variance: 1, Lengthscale: 0.6}
@@ -105,6 +107,7 @@ func TestOnSetKeepCovarianceIsTells(t *testing.T) {
 // it, and what the tells' rank-one updates build, on a set and a history
 // large enough to be split, with observations at actions and elsewhere.
 func TestKeepCovarianceIsCovariance(t *testing.T) {
+	t.Parallel()
 	// KeepCovariance computes the upper triangle and mirrors it: exact for
 	// every kernel, since each is symmetric to the bit.
 	for _, k := range []kernel.Kernel{
@@ -158,6 +161,7 @@ func keepCovarianceIsCovariance(t *testing.T, k kernel.Kernel) {
 // same kernel, points and noise is to the bit what OnSet builds, and one
 // with another kernel is refused.
 func TestOnSetFromIsOnSet(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(9, 10))
 	pt := func() []float64 { return []float64{2*r.Float64() - 1, 2*r.Float64() - 1} }
 	k := kernel.SE{Variance: 1, Lengthscale: 0.5}

@@ -28,6 +28,7 @@ type doc struct {
 // numbers; anything else is one error naming the key (and the entry), and
 // values out of range are kernel.New's to refuse, entry by entry.
 func TestLengthscaleYAML(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, yaml string
 		want       kernel.Lengthscale // when decoding succeeds
@@ -88,6 +89,7 @@ func TestLengthscaleYAML(t *testing.T) {
 // TestNoiseStdYAML: a kernel block's noise_std reads as a number and is
 // checked by New; left out, it is nil (the model's σ applies).
 func TestNoiseStdYAML(t *testing.T) {
+	t.Parallel()
 	var d doc
 	if err := strictyaml.Decode([]byte("model:\n  objective: {kernel: linear, noise_std: 0.05}\n"), &d); err != nil {
 		t.Fatal(err)
@@ -109,6 +111,7 @@ func TestNoiseStdYAML(t *testing.T) {
 // isotropic block echoed in results.json or a stored study reads as it was
 // written; several write as a list. Both read back equal, in JSON and YAML.
 func TestLengthscaleRoundTrip(t *testing.T) {
+	t.Parallel()
 	v := 0.25
 	cases := []struct {
 		spec     kernel.Spec
@@ -170,6 +173,7 @@ func indent(s string) string {
 // v·(1+5+25/3)e^{−5}. Tolerance 1e-12 relative: a handful of roundings
 // (≤ 1e-15 each) in both the kernel and the closed form.
 func TestARDEvalClosedForm(t *testing.T) {
+	t.Parallel()
 	x, y := []float64{0, 0}, []float64{3, 4}
 	ard := kernel.Lengthscale{3, 2}
 	s15 := math.Sqrt(15)
@@ -208,6 +212,7 @@ func TestARDEvalClosedForm(t *testing.T) {
 // r² by ≲ 1e-15·r² relatively, and e^{−r²/2} by that times r²/2 ≤ 20 here
 // (points in [−2, 2]³, ℓ ≥ 0.5): 1e-13 relative bounds it.
 func TestARDEqualLengthscalesIsIsotropic(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, name := range []string{"se", "matern32", "matern52"} {
 		for _, l := range []float64{0.5, 1, 3.7} {
@@ -241,6 +246,7 @@ func TestARDEqualLengthscalesIsIsotropic(t *testing.T) {
 // without an index. New copies the list: changing the spec afterwards does
 // not change the kernel.
 func TestARDErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		spec kernel.Spec
 		want string
@@ -272,6 +278,7 @@ func TestARDErrors(t *testing.T) {
 // TestCheckDim: a list of lengthscales must have one per input dimension;
 // one lengthscale, or none (a kernel without one), fits any dimension.
 func TestCheckDim(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		spec kernel.Spec
 		d    int
@@ -294,6 +301,7 @@ func TestCheckDim(t *testing.T) {
 // TestNoiseStdCheck: a kernel block's noise_std is a finite number in
 // 0…1e100, like the model's, for any kernel.
 func TestNoiseStdCheck(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		v    float64
 		want string

@@ -15,6 +15,7 @@ import (
 func ptr[T any](v T) *T { return &v }
 
 func TestEvalClosedForm(t *testing.T) {
+	t.Parallel()
 	// Hand values at x = (0,0), y = (3,4), ‖x−y‖ = 5, xᵀy = 0; and at
 	// x = (1,2), y = (3,4), xᵀy = 11.
 	o, a, b := []float64{0, 0}, []float64{1, 2}, []float64{3, 4}
@@ -40,6 +41,7 @@ func TestEvalClosedForm(t *testing.T) {
 }
 
 func TestGramPositiveSemiDefinite(t *testing.T) {
+	t.Parallel()
 	// Every kernel's Gram matrix on random points, plus 1e-9 on the
 	// diagonal, must factorize.
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -73,6 +75,7 @@ func TestGramPositiveSemiDefinite(t *testing.T) {
 }
 
 func TestNewDefaultsAndErrors(t *testing.T) {
+	t.Parallel()
 	k, err := kernel.New(kernel.Spec{Kernel: "polynomial"})
 	if err != nil {
 		t.Fatal(err)
@@ -107,6 +110,7 @@ func TestNewDefaultsAndErrors(t *testing.T) {
 // dst[:len(ys)]. RowFlat, on the same points stored back to back, gives
 // the same bits.
 func TestRow(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	for d := 1; d <= 3; d++ {
 		// 600 points: Row's chunks of 256 and a tail; a tenth far away,

@@ -13,6 +13,7 @@ import (
 // TestProductClosedForm checks the product kernel on (x, c) against hand
 // values: x = (0, 0), x' = (3, 4) (‖x − x'‖ = 5) and contexts 1-D or 2-D.
 func TestProductClosedForm(t *testing.T) {
+	t.Parallel()
 	se := kernel.SE{Variance: 2, Lengthscale: 5}
 	cases := []struct {
 		name string
@@ -40,6 +41,7 @@ func TestProductClosedForm(t *testing.T) {
 // k_x to the bit, for every kernel k_x and every context kernel — what
 // makes a single-context run the non-contextual one.
 func TestProductSameContextIsBitwise(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	xs := []kernel.Kernel{
 		kernel.SE{Variance: 2, Lengthscale: 0.7}, kernel.Matern32{Variance: 1.3, Lengthscale: 0.4}, kernel.Matern52{Variance: 0.5, ARD: []float64{1.3, 0.6}},
@@ -63,6 +65,7 @@ func TestProductSameContextIsBitwise(t *testing.T) {
 
 // TestProductRow: Row of a product is its Eval at each point, to the bit.
 func TestProductRow(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 8))
 	ys := make([][]float64, 30)
 	for i := range ys {
@@ -89,6 +92,7 @@ func TestProductNoAlloc(t *testing.T) {
 }
 
 func TestNewContext(t *testing.T) {
+	t.Parallel()
 	two := 2.0
 	one := 1.0
 	ok := []struct {
@@ -129,6 +133,7 @@ func TestNewContext(t *testing.T) {
 }
 
 func TestProductCheckDim(t *testing.T) {
+	t.Parallel()
 	p := kernel.Product{X: kernel.SE{Variance: 1, ARD: []float64{1, 2}}, C: kernel.SE{Variance: 1, ARD: []float64{1}}, D: 2}
 	if err := p.CheckDim(3); err != nil {
 		t.Fatal(err)
@@ -137,5 +142,13 @@ func TestProductCheckDim(t *testing.T) {
 		if err := p.CheckDim(d); !errors.Is(err, kernel.ErrInvalid) {
 			t.Errorf("d = %d: %v, want ErrInvalid", d, err)
 		}
+	}
+	// The action kernel's lengthscales count the action's coordinates, D.
+	q := kernel.Product{X: kernel.SE{Variance: 1, ARD: []float64{1, 2, 3}}, C: kernel.SE{Variance: 1, Lengthscale: 1}, D: 2}
+	if err := q.CheckDim(3); !errors.Is(err, kernel.ErrInvalid) || !strings.Contains(err.Error(), "the action kernel has 3 lengthscales for 2 input dimensions") {
+		t.Errorf("3 action lengthscales for D = 2: %v", err)
+	}
+	if q.Name() != "product" {
+		t.Errorf("name %q, want product", q.Name())
 	}
 }

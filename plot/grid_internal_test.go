@@ -37,6 +37,7 @@ func zigzag(t *testing.T, label string) *Panel {
 // figure's edge, and starts at the first row's data top. Error bars count as data: a bar drawn past the line's
 // top is in the recorded lines.
 func TestGridAndLegendStrip(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		panels, columns, wantCols, wantRows int
 	}{

@@ -11,6 +11,7 @@ import (
 // TestGeometry checks the overlap tests Check relies on against cases
 // worked by hand on the unit square [0, 1]².
 func TestGeometry(t *testing.T) {
+	t.Parallel()
 	r := vg.Rectangle{Min: vg.Point{X: 0, Y: 0}, Max: vg.Point{X: 1, Y: 1}}
 	pt := func(x, y vg.Length) vg.Point { return vg.Point{X: x, Y: y} }
 	segs := []struct {
@@ -44,6 +45,7 @@ func TestGeometry(t *testing.T) {
 // TestCheckFindsCoveredData: a legend put over a line by hand is what
 // Check reports.
 func TestCheckFindsCoveredData(t *testing.T) {
+	t.Parallel()
 	p, err := Bands("t", "x", "y", []Series{{Label: "line", X: []float64{0, 1}, Mean: []float64{0, 1}}})
 	if err != nil {
 		t.Fatal(err)
@@ -70,6 +72,7 @@ func TestCheckFindsCoveredData(t *testing.T) {
 // "name:", every line within the width, and else between words; a word
 // wider than the width shrinks the font until it fits.
 func TestFitText(t *testing.T) {
+	t.Parallel()
 	p := NewPanel("", "", "")
 	sty := p.Title.TextStyle
 	width := PanelWidth - 2*vg.Points(titleMargin)
@@ -114,6 +117,7 @@ func TestFitText(t *testing.T) {
 // only (the panel keeps its text) and its data area is lower by the
 // second line, so Check and Save agree on where the data are.
 func TestLongTitleLaidOut(t *testing.T) {
+	t.Parallel()
 	short, err := Bands("name: mean", "x", "y", []Series{{Label: "a", X: []float64{1, 2}, Mean: []float64{0, 1}}})
 	if err != nil {
 		t.Fatal(err)

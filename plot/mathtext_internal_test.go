@@ -13,6 +13,7 @@ import (
 
 // TestRuns: how mathText splits labels into runs (text, italic, shift).
 func TestRuns(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		want []run
@@ -48,6 +49,7 @@ func TestRuns(t *testing.T) {
 // subscript is narrower than the same letter on the line and reaches
 // lower; a superscript reaches higher.
 func TestMathTextBox(t *testing.T) {
+	t.Parallel()
 	fnt := font.Font{Typeface: "Liberation", Variant: "Serif", Size: vg.Points(10)}
 	plain := text.Plain{Fonts: font.DefaultCache}
 	for _, s := range []string{"average regret", "round t", "0.5", "δ ≤ 1"} {
@@ -69,6 +71,7 @@ func TestMathTextBox(t *testing.T) {
 // TestMathTextDraws: every label of the figures and some broken ones draw
 // without failing, rotated and not.
 func TestMathTextDraws(t *testing.T) {
+	t.Parallel()
 	c := vgimg.New(vg.Points(200), vg.Points(100))
 	sty := text.Style{Font: font.Font{Typeface: "Liberation", Variant: "Serif", Size: vg.Points(10)}, Handler: handler}
 	for _, s := range []string{"average regret $R_t/t$", "round $t$", "$1 \\le |D^w| \\le 10$", "$\\ell_f$", "a\nb $x_1$", "$", "$$", "$_$", "$^{$", strings.Repeat("$x_y^z$", 20)} {
@@ -83,6 +86,7 @@ func TestMathTextDraws(t *testing.T) {
 // within the range, 0 among them when in range; the values of the
 // figures' usual axes.
 func TestNiceTicks(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		min, max float64
 		want     []float64
@@ -118,6 +122,7 @@ func TestNiceTicks(t *testing.T) {
 // TestBandClipped: a band is clipped to the data's range where it is
 // given (Lo, Hi), and not elsewhere.
 func TestBandClipped(t *testing.T) {
+	t.Parallel()
 	x, mean, std := []float64{1, 2, 3}, []float64{0.1, 0.2, 0.9}, []float64{0.5, 0.5, 0.5}
 	for _, c := range []struct {
 		lo, hi         []float64

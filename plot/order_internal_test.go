@@ -25,6 +25,7 @@ func flat(n int, v float64) []float64 {
 // wide at 200 dpi, is covered by it alone; under a band of alpha 50/255 its
 // red channel would be 31 + 50/255·(255 − 31) ≈ 75.
 func TestLinesOverBands(t *testing.T) {
+	t.Parallel()
 	const n = 50
 	x := make([]float64, n)
 	for i := range x {
@@ -75,6 +76,7 @@ func TestLinesOverBands(t *testing.T) {
 // so; the legend placed by layout over a band reaching near the top sits
 // above it, legendGap clear.
 func TestCheckFindsLegendInBand(t *testing.T) {
+	t.Parallel()
 	const n = 100
 	x := make([]float64, n)
 	decay := make([]float64, n)

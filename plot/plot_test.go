@@ -16,6 +16,7 @@ import (
 )
 
 func TestBandsSavesBothFormats(t *testing.T) {
+	t.Parallel()
 	s := []plot.Series{
 		{Label: "alpha", X: []float64{1, 2, 3}, Mean: []float64{1, 0.5, 0.3}, Std: []float64{0.2, 0.1, 0.1}},
 		{Label: "beta", X: []float64{1, 2, 3}, Mean: []float64{0.9, 0.9, 0.9}},
@@ -49,6 +50,7 @@ func TestBandsSavesBothFormats(t *testing.T) {
 // TestStyleOf: an algorithm's label and its variants share its colour, a
 // variant is dashed, and two algorithms differ.
 func TestStyleOf(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		label, base string
 		dashed      bool
@@ -90,6 +92,7 @@ func TestStyleOf(t *testing.T) {
 // TestStylesResolveClashes: labels outside the table that hash alike get
 // distinct styles within one figure, and the table's labels never move.
 func TestStylesResolveClashes(t *testing.T) {
+	t.Parallel()
 	var labels []string
 	for i := 0; i < 12; i++ {
 		labels = append(labels, "custom-"+string(rune('a'+i)))
@@ -127,6 +130,7 @@ func rounds(n int) []float64 {
 // y axis raised to make room) or, for panels on a shared y axis, outside;
 // and Check finds no legend on data in any case.
 func TestLegendCoversNoData(t *testing.T) {
+	t.Parallel()
 	n := 200
 	x := rounds(n)
 	decay, flat := make([]float64, n), make([]float64, n)
@@ -170,6 +174,7 @@ func TestLegendCoversNoData(t *testing.T) {
 // TestShareYAndZeroTick: panels get one y range holding 0, and 0 is a
 // labelled tick.
 func TestShareYAndZeroTick(t *testing.T) {
+	t.Parallel()
 	x := rounds(10)
 	a, _ := plot.Bands("a", "t", "y", []plot.Series{{Label: "a", X: x, Mean: []float64{3, 3, 3, 3, 3, 3, 3, 3, 3, 3.7}}})
 	b, _ := plot.Bands("b", "t", "y", []plot.Series{{Label: "b", X: x, Mean: []float64{0.2, 1, 1, 1, 1, 1, 1, 1, 1, 1}}})
@@ -208,6 +213,7 @@ func TestShareYAndZeroTick(t *testing.T) {
 // TestColorBar: a panel with a colour bar draws it (its axis label is in
 // the SVG) and keeps its legend off the data.
 func TestColorBar(t *testing.T) {
+	t.Parallel()
 	p := plot.NewPanel("heat", "x₁", "x₂")
 	cmap := moreland.SmoothBlueRed()
 	cmap.SetMin(-1)

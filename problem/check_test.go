@@ -13,6 +13,7 @@ import (
 // relative to the grid (the callers put it under theirs); SPEC §8 asks for
 // at least 2 actions; the coordinate bound is problem.MaxValues.
 func TestGridSpecCheck(t *testing.T) {
+	t.Parallel()
 	const limit = 1000
 	for _, c := range []struct {
 		name string
@@ -60,6 +61,7 @@ func TestGridSpecCheck(t *testing.T) {
 // non-empty, in range, distinct). Entries are named by their position in
 // the list as given, even when it is not sorted.
 func TestCheckSeed(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		seed []int

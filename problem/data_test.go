@@ -13,6 +13,7 @@ import (
 // with and without constraints and a noise_std column; every bad file
 // gets one error wrapping ErrData that names what is wrong and where.
 func TestReadData(t *testing.T) {
+	t.Parallel()
 	good := []struct {
 		name, csv string
 		d, m      int

@@ -24,6 +24,7 @@ func genSpec() *problem.GenerateSpec {
 // TestGenerateSpecCheck: every refused generator names its key (relative
 // to the spec) and wraps ErrInvalid, or kernel.ErrInvalid for a kernel.
 func TestGenerateSpecCheck(t *testing.T) {
+	t.Parallel()
 	if err := genSpec().Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -104,6 +105,7 @@ func TestGenerateSpecCheck(t *testing.T) {
 // TestGenerateObjectiveThreshold: with h_f the seed set and the ε-safe set
 // respect f ≥ h_f, with or without constraints.
 func TestGenerateObjectiveThreshold(t *testing.T) {
+	t.Parallel()
 	hf := 0.0
 	for _, c := range []struct {
 		name string
@@ -157,6 +159,7 @@ func TestGenerateObjectiveThreshold(t *testing.T) {
 // scaled difference are exact in floating point, so the two problems drawn
 // from the same stream are equal to the bit.
 func TestGenerateARD(t *testing.T) {
+	t.Parallel()
 	ard := kernel.Lengthscale{0.5, 2}
 	spec := func(bounds [][2]float64, l kernel.Lengthscale) *problem.GenerateSpec {
 		return &problem.GenerateSpec{
@@ -188,6 +191,7 @@ func TestGenerateARD(t *testing.T) {
 // seed set larger than any draw's safe set runs out of draws with
 // ErrNoSafeOptimum.
 func TestGenerateSeedRules(t *testing.T) {
+	t.Parallel()
 	s := genSpec()
 	s.DecisionSet = problem.DecisionSetSpec{Kind: "grid", Bounds: [][2]float64{{0, 2}, {0, 1}}, Points: []int{5, 3}}
 	s.SeedSet = problem.SeedSetSpec{Indices: []int{7, 6}}
@@ -223,5 +227,45 @@ func TestGenerateSeedRules(t *testing.T) {
 	s.SeedSet = problem.SeedSetSpec{Size: []int{15}} // every action safe: never, with h = 3
 	if _, err := problem.Generate(s, []float64{3}, 0.01, 0, rand.New(rand.NewPCG(4, 4))); !errors.Is(err, problem.ErrNoSafeOptimum) {
 		t.Errorf("an impossible seed set: %v, want ErrNoSafeOptimum", err)
+	}
+}
+
+// TestGenerateContextRefuses: GenerateContext refuses, before drawing, no
+// contexts, a bad generator, more than MaxDrawnActions points (x, c) and
+// contexts of different or zero length, naming the key; and an infinite
+// objective threshold.
+func TestGenerateContextRefuses(t *testing.T) {
+	t.Parallel()
+	kc := kernel.SE{Variance: 1, Lengthscale: 1}
+	ctx := func(n int) [][]float64 {
+		c := make([][]float64, n)
+		for i := range c {
+			c[i] = []float64{float64(i)}
+		}
+		return c
+	}
+	inf := math.Inf(1)
+	for _, c := range []struct {
+		name     string
+		spec     func(s *problem.GenerateSpec)
+		contexts [][]float64
+		hf       *float64
+		want     string
+	}{
+		{"none", nil, nil, nil, "contexts: none given"},
+		{"bad spec", func(s *problem.GenerateSpec) { s.DecisionSet.Size = 1 }, ctx(2), nil, "decision_set.size"},
+		{"too many points", nil, ctx(problem.MaxDrawnActions/20 + 1), nil, "contexts: 20 actions × 251 contexts = 5020 points (x, c), at most 5000"},
+		{"lengths differ", nil, [][]float64{{0}, {1, 2}}, nil, "contexts[1]: 2 values, contexts[0] has 1"},
+		{"empty context", nil, [][]float64{{}, {}}, nil, "contexts[0]: 0 values, contexts[0] has 0"},
+		{"objective threshold", nil, ctx(2), &inf, "objective_threshold: must be a finite number within ±1e100, got +Inf"},
+	} {
+		s := genSpec()
+		if c.spec != nil {
+			c.spec(s)
+		}
+		cp, err := problem.GenerateContext(s, c.contexts, kc, []float64{0}, c.hf, 0.1, 0.05, rand.New(rand.NewPCG(1, 2)))
+		if !errors.Is(err, problem.ErrInvalid) || !strings.Contains(err.Error(), c.want) || cp != nil {
+			t.Errorf("%s: %v, want ErrInvalid saying %q", c.name, err, c.want)
+		}
 	}
 }

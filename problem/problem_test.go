@@ -15,6 +15,7 @@ import (
 )
 
 func TestReadCSV(t *testing.T) {
+	t.Parallel()
 	p, err := problem.ReadCSV(strings.NewReader("\ufeffx1,x2,f,g1,g2,seed\n0,0,1,2,3,1\n1,0,4,5,6,0\n0,1,7,8,9,1\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +48,7 @@ func TestReadCSV(t *testing.T) {
 }
 
 func TestLipschitzHand(t *testing.T) {
+	t.Parallel()
 	// g1: slopes 2/1, 1/2, 3/3 between the points 0, 1, 3 → 2.
 	// g2: slopes 1, 1/3, 0, 5/3, 6/2 → 3; the coincident pair (3, 3), whose
 	// values differ, would be infinite and is skipped.
@@ -59,6 +61,7 @@ func TestLipschitzHand(t *testing.T) {
 }
 
 func TestReachableHand(t *testing.T) {
+	t.Parallel()
 	// Points 0…3 on a line, g = 1, 0.5, 0.2, −1, h = 0, L = 1.
 	// From 0: 1 − ε − |x| ≥ 0 reaches x ≤ 1 − ε; from 1: 0.5 − ε − |x−1| ≥ 0
 	// reaches only |x−1| ≤ 0.5 − ε.
@@ -90,6 +93,7 @@ func TestReachableHand(t *testing.T) {
 }
 
 func TestAnalyze(t *testing.T) {
+	t.Parallel()
 	p := &problem.Problem{
 		X:    [][]float64{{0}, {1}, {2}, {3}},
 		F:    []float64{0, 1, 5, 9},
@@ -118,6 +122,7 @@ func TestAnalyze(t *testing.T) {
 }
 
 func TestArgmaxTiesLowestIndex(t *testing.T) {
+	t.Parallel()
 	i, ok := problem.Argmax([]float64{1, 3, 3, 2}, []bool{true, true, true, true})
 	if !ok || i != 1 {
 		t.Errorf("got %d", i)
@@ -132,6 +137,7 @@ func TestArgmaxTiesLowestIndex(t *testing.T) {
 }
 
 func TestGenerate(t *testing.T) {
+	t.Parallel()
 	spec := &problem.GenerateSpec{
 		DecisionSet: problem.DecisionSetSpec{Kind: "unit-disk", Size: 100},
 		Objective:   kernel.Spec{Kernel: "se", Lengthscale: kernel.Iso(1)},
@@ -167,6 +173,7 @@ func TestGenerate(t *testing.T) {
 }
 
 func TestGrid(t *testing.T) {
+	t.Parallel()
 	got := problem.Grid([][2]float64{{0, 1}, {-1, 1}}, []int{2, 3})
 	want := [][]float64{{0, -1}, {0, 0}, {0, 1}, {1, -1}, {1, 0}, {1, 1}}
 	if d := cmp.Diff(want, got); d != "" {
@@ -175,6 +182,7 @@ func TestGrid(t *testing.T) {
 }
 
 func TestSampleGPCovariance(t *testing.T) {
+	t.Parallel()
 	// Two points at distance 1 under SE(ℓ=1): Var = 1, Cov = e^{-1/2}.
 	// With n = 20000 draws the standard error of a sample (co)variance is
 	// about √(2/n) ≈ 0.01; we allow 0.05 (5 standard errors).
@@ -200,6 +208,7 @@ func TestSampleGPCovariance(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	good := func() *problem.Problem {
 		return &problem.Problem{X: [][]float64{{0}, {1}}, F: []float64{0, 1}, G: [][]float64{{1, -1}}, H: []float64{0}, Seed: []int{0}}
 	}
@@ -223,6 +232,14 @@ func TestValidate(t *testing.T) {
 		{"no safety condition", func(p *problem.Problem) { p.G, p.H = nil, nil }, "needs at least one constraint or an objective threshold"},
 		{"seed below h_f", func(p *problem.Problem) { p.HF = ptr(0.5) }, "seed action 0: f = 0 is below the objective threshold 0.5"},
 		{"h_f infinite", func(p *problem.Problem) { p.HF = ptr(math.Inf(-1)) }, "objective_threshold = -Inf"},
+		{"dimension 0", func(p *problem.Problem) { p.X = [][]float64{{}, {}} }, "actions have dimension 0"},
+		{"f count", func(p *problem.Problem) { p.F = p.F[:1] }, "f has 1 values for 2 actions"},
+		{"g count", func(p *problem.Problem) { p.G[0] = append(p.G[0], 3) }, "g1 has 3 values for 2 actions"},
+		{"g beyond 1e100", func(p *problem.Problem) { p.G[0][1] = -1e101 }, "action 1: g1 = -1e+101 is not finite"},
+		{"threshold infinite", func(p *problem.Problem) { p.H[0] = math.Inf(1) }, "thresholds[0] = +Inf is not finite"},
+		{"negative epsilon", func(p *problem.Problem) { p.Epsilon = -0.1 }, "epsilon: must be a finite number ≥ 0, got -0.1"},
+		{"epsilon NaN", func(p *problem.Problem) { p.Epsilon = math.NaN() }, "epsilon: must be a finite number ≥ 0, got NaN"},
+		{"seed descending", func(p *problem.Problem) { p.G[0][1] = 1; p.Seed = []int{1, 0} }, "seed set: indices must be ascending"},
 	} {
 		p := good()
 		c.mutate(p)
@@ -232,9 +249,50 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+// TestReadActions: a decision set file is a header x1…xd[,seed] and one
+// row per action; the seed column marks the seed set, and every way the
+// file can be wrong is ErrInvalid naming the line or column.
+func TestReadActions(t *testing.T) {
+	t.Parallel()
+	x, seed, err := problem.ReadActions(strings.NewReader("\ufeffx1, x2 ,seed\n# a comment\n0,1,1\n0.5, 2, 0\n1,3,1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(x) != 3 || x[1][0] != 0.5 || x[2][1] != 3 || len(seed) != 2 || seed[0] != 0 || seed[1] != 2 {
+		t.Errorf("got %v, seed %v; want 3 actions, seed [0 2]", x, seed)
+	}
+	if x, seed, err := problem.ReadActions(strings.NewReader("x1\n4\n")); err != nil || len(x) != 1 || seed != nil {
+		t.Errorf("without a seed column: %v, %v, %v; want one action and a nil seed set", x, seed, err)
+	}
+	for _, c := range []struct{ in, want string }{
+		{"", "empty file, want a header row"},
+		{"# only a comment\n", "empty file"},
+		{"y1,y2\n0,1\n", `header: first column must be x1, got "y1"`},
+		{"x1,x3\n0,1\n", `header: unexpected column "x3"`},
+		{"x1,seed,f\n0,1,2\n", `header: unexpected column "f"`},
+		{"x1,seed\n0,2\n", "line 2, column seed: 2 is neither 0 nor 1"},
+		{"x1\n0\nabc\n", "line 3, column x1"},
+		{"x1,x2\n0,1\n2\n", "wrong number of fields"},
+		{"x1\n\"0\n", "extraneous or missing"},
+		{"\"x1\n", "extraneous or missing"},
+	} {
+		_, _, err := problem.ReadActions(strings.NewReader(c.in))
+		if !errors.Is(err, problem.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want ErrInvalid saying %q", c.in, err, c.want)
+		}
+	}
+	if d := (&problem.Data{}).Dim(); d != 0 {
+		t.Errorf("an empty data set's dimension: %d, want 0", d)
+	}
+	if d := (&problem.Data{X: [][]float64{{1, 2, 3}}}).Dim(); d != 3 {
+		t.Errorf("dimension %d, want 3", d)
+	}
+}
+
 // TestValidateObjectiveThreshold: with h_f a problem needs no constraint,
 // and a seed action meeting h_f exactly is safe (f ≥ h_f, SPEC §1's ≥).
 func TestValidateObjectiveThreshold(t *testing.T) {
+	t.Parallel()
 	p := &problem.Problem{X: [][]float64{{0}, {1}}, F: []float64{0, 1}, HF: ptr(0.0), Seed: []int{0}}
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
@@ -274,6 +332,7 @@ func safeObjectiveProblem() *problem.Problem {
 // with f ≥ h_f counted as one more constraint, against the same problem
 // without h_f, and with no constraint at all.
 func TestAnalyzeObjectiveThreshold(t *testing.T) {
+	t.Parallel()
 	type want struct {
 		safe, safeEps, reach []bool
 		lip                  []float64
@@ -364,6 +423,7 @@ func TestAnalyzeObjectiveThreshold(t *testing.T) {
 // run (regrets summed and squared, coordinates squared) are refused where
 // they are read, naming the line and column.
 func TestMagnitudes(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, csv, want string
 	}{
@@ -388,6 +448,7 @@ func TestMagnitudes(t *testing.T) {
 
 // TestCheckActionsSignedZero: 0 and −0 are one point.
 func TestCheckActionsSignedZero(t *testing.T) {
+	t.Parallel()
 	err := problem.CheckActions([][]float64{{0, 1}, {math.Copysign(0, -1), 1}})
 	if err == nil || !strings.Contains(err.Error(), "same point") {
 		t.Errorf("got %v, want a duplicate", err)

@@ -51,6 +51,7 @@ func scanProblem(rng *rand.Rand, k int) (x, g [][]float64) {
 // TestLipschitzConstantsSameAsScan: the same L_i, bit for bit, as the scan
 // over all pairs, on 300 random problems in d = 1 … 6.
 func TestLipschitzConstantsSameAsScan(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(13, 21))
 	for k := range 300 {
 		x, g := scanProblem(rng, k)
@@ -76,6 +77,7 @@ func TestLipschitzConstantsSameAsScan(t *testing.T) {
 // an underestimated (larger reach) and an overestimated L_i, ε from 0 to
 // 0.2, one to three seeds; the sets must be non-trivial in most.
 func TestReachableSameAsScan(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(13, 22))
 	grew := 0
 	for k := range 300 {
@@ -131,6 +133,7 @@ func members(b []bool) int {
 // TestAnalyzeSameAsScan: Analyze's Reachable, f*_ε and L_i against the
 // scans on random problems with an objective threshold.
 func TestAnalyzeSameAsScan(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(13, 23))
 	for k := range 100 {
 		x, g := scanProblem(rng, k)

@@ -62,6 +62,7 @@ func (indefinite) Name() string { return "indefinite" }
 // through mat.Cholesky, on sets where the first jitter suffices and on a
 // matrix that needs four.
 func TestSampleGPIsCholesky(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		n, d int

@@ -156,6 +156,7 @@ func claim(t *testing.T, cs []reproduce.Claim, prefix, setup string) string {
 // TestClaimVerdicts checks each verdict rule of Claims on constructed
 // outcomes whose verdict is known by hand (see diffs above).
 func TestClaimVerdicts(t *testing.T) {
+	t.Parallel()
 	const (
 		in2125 = "In regime 21–25 SGP-UCB ends below"
 		in1120 = "In regime 11–20 StageOpt does well"
@@ -225,6 +226,7 @@ func TestClaimVerdicts(t *testing.T) {
 // "below": holds) and above it with the plateau switch (d = "above": does
 // not hold), StageOpt below in both.
 func TestClaimsPlateauReading(t *testing.T) {
+	t.Parallel()
 	o := out(withPlateauMC(regime("21-25", diffs["below"], diffs["below"]), diffs["above"]))
 	o.Claims = reproduce.Claims(o)
 	const prefix = "In regime 21–25 SGP-UCB ends below"
@@ -303,6 +305,7 @@ func linearExp(safeopt []float64, until int) *reproduce.Experiment {
 // tables with testdata/report-claims.golden byte for byte; go test
 // -run ReportClaimsGolden -update rewrites it.
 func TestReportClaimsGolden(t *testing.T) {
+	t.Parallel()
 	o := out(
 		regime("1-10", diffs["above"], diffs["close"]),
 		regime("11-20", diffs["even"], diffs["above"]),

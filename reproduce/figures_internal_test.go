@@ -55,6 +55,7 @@ func allFigures() map[string]plot.Figure {
 // every figure, that style is plot.StyleOf's, and an ablation shares its
 // algorithm's colour, dashed.
 func TestFiguresStyleConsistent(t *testing.T) {
+	t.Parallel()
 	seen := map[string]plot.Style{}
 	where := map[string]string{}
 	for name, f := range allFigures() {
@@ -94,6 +95,7 @@ func TestFiguresStyleConsistent(t *testing.T) {
 // one figure share their y axis, from 0; Fig. 2 draws means only and
 // Figs. 6–8 their std bands; no label writes a caret.
 func TestFiguresLayout(t *testing.T) {
+	t.Parallel()
 	for name, f := range allFigures() {
 		if _, err := f.Check(); err != nil {
 			t.Errorf("%s: %v", name, err)

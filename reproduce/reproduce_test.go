@@ -20,6 +20,7 @@ import (
 // that every experiment wrote its files and the report covers every claim.
 // It runs over an earlier output with Force, which must be replaced whole.
 func TestQuick(t *testing.T) {
+	t.Parallel()
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "reproduction")
 	earlier(t, dir)
@@ -129,6 +130,7 @@ func (c cancelOnLog) Write(p []byte) (int, error) { c.cancel(); return len(p), n
 // a reproduction that fails midway leaves it exactly as it was, with
 // nothing left beside it.
 func TestOutputAllOrNothing(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		force   bool
@@ -177,6 +179,7 @@ func TestOutputAllOrNothing(t *testing.T) {
 // shard of another reproduction, and a set with a shard missing, are
 // refused.
 func TestQuickShards(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	parent := t.TempDir()
 	whole := filepath.Join(parent, "whole")

@@ -2,14 +2,17 @@ package safety_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/safegp/safegp/internal/outdir"
 	"github.com/safegp/safegp/safety"
 )
 
@@ -18,6 +21,7 @@ import (
 // violated where, the most violating rounds and their share of the
 // rounds, and the cost of safety in the control scenario.
 func TestFindings(t *testing.T) {
+	t.Parallel()
 	row := func(l string, v, r int, reg, d float64) safety.Row {
 		return safety.Row{Label: l, Runs: 10, Violating: v, Rounds: r, Regret: reg, Distinct: d}
 	}
@@ -47,6 +51,7 @@ func TestFindings(t *testing.T) {
 // count), every scenario and its frequentist runs have a folder, and the
 // report and the figure are written.
 func TestRun(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs every scenario")
 	}
@@ -89,6 +94,7 @@ func TestRun(t *testing.T) {
 // TestFindingsOneSafe: with one algorithm safe in the control scenario,
 // the cost is stated once, not as a range from a value to itself.
 func TestFindingsOneSafe(t *testing.T) {
+	t.Parallel()
 	results := []safety.Result{{Scenario: safety.Scenario{Name: "control"}, Horizon: 100, Rows: []safety.Row{
 		{Label: "losbo", Runs: 2, Regret: 1.5, Distinct: 7},
 		{Label: "gp-ucb-oracle", Runs: 2, Regret: 0.3, Distinct: 30},
@@ -97,5 +103,44 @@ func TestFindingsOneSafe(t *testing.T) {
 	want := "What safety costs, with the model right: the algorithms that kept every run safe had R_T/T of 1.5, 5.0 times the oracle's 0.3 (told the safe set); constrained-ei's was 0.6, bought with violations in 2 of 2 runs."
 	if got := safety.Findings(results); !slices.Contains(got, want) {
 		t.Errorf("findings %q lack %q", got, want)
+	}
+}
+
+// TestRunRefusesTheOutput: an output folder holding other files, or a path
+// under a regular file, is refused before any scenario runs, and what is
+// there is kept.
+func TestRunRefusesTheOutput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	taken := filepath.Join(dir, "taken")
+	file := filepath.Join(dir, "file")
+	if err := os.Mkdir(taken, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(taken, "notes.txt"), file} {
+		if err := os.WriteFile(p, []byte("mine"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		out  string
+		is   error
+		want string
+	}{
+		{taken, outdir.ErrNotEmpty, "safety: " + taken + " exists and is not empty"},
+		{filepath.Join(file, "out"), syscall.ENOTDIR, "safety: " + filepath.Join(file, "out") + " "},
+	} {
+		o, err := safety.Run(context.Background(), safety.Options{Out: c.out, Realizations: 1})
+		if !errors.Is(err, c.is) || !strings.HasPrefix(err.Error(), c.want) || o != nil {
+			t.Errorf("%s: %v, want %v starting %q", c.out, err, c.is, c.want)
+		}
+	}
+	for _, p := range []string{filepath.Join(taken, "notes.txt"), file} {
+		if b, err := os.ReadFile(p); err != nil || string(b) != "mine" {
+			t.Errorf("%s after the refusals: %q, %v", p, b, err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("%d entries in %s after the refusals, want its 2", len(entries), dir)
 	}
 }

@@ -13,6 +13,7 @@ import (
 // shard is ErrShards naming why; Check then refuses sets that are not one
 // whole, naming the folders.
 func TestReadRefuses(t *testing.T) {
+	t.Parallel()
 	good := &Info{Format: Format, Command: "run", Shard: 1, Of: 2, Total: 4, Units: []int{0, 2}, Config: []byte(`{"a":1}`), ConfigSHA256: Hash([]byte(`{"a":1}`))}
 	for _, c := range []struct {
 		name string
@@ -71,6 +72,15 @@ func TestReadRefuses(t *testing.T) {
 	overlap.Shard, overlap.Units = 2, []int{1, 2}
 	short := *good
 	short.Shard, short.Units = 2, []int{1}
+	band := two
+	band.Band = "std"
+	named := two
+	named.Name = "other"
+	config := two
+	config.Config = []byte(`{"a":2}`)
+	config.ConfigSHA256 = Hash(config.Config)
+	ofThree := two
+	ofThree.Of = 3
 	if infos, owner, err := Check([]string{write(two), one}); err != nil || len(infos) != 2 || owner[0] != 1 || owner[1] != 0 {
 		t.Errorf("a whole: %v %v", owner, err)
 	}
@@ -85,6 +95,10 @@ func TestReadRefuses(t *testing.T) {
 		{"missing", []string{one}, "missing shard 2/2"},
 		{"overlap", []string{one, write(overlap)}, "unit 2 is in both"},
 		{"short", []string{one, write(short)}, "unit 3 is in none"},
+		{"bands", []string{one, write(band)}, `runs with --band "" and "std"`},
+		{"names", []string{one, write(named)}, `configurations named "" and "other"`},
+		{"configurations", []string{one, write(config)}, "shards of different configurations"},
+		{"n", []string{one, write(ofThree)}, "shards of different n"},
 	} {
 		if _, _, err := Check(c.dirs); !errors.Is(err, ErrShards) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want ErrShards saying %q", c.name, err, c.want)

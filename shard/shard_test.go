@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseShard(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		want Shard
@@ -32,6 +33,7 @@ func TestParseShard(t *testing.T) {
 // TestShardHolds: every deal belongs to exactly one of n shards, shard
 // (k mod n) + 1.
 func TestShardHolds(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{1, 2, 7} {
 		for u := 0; u < 50; u++ {
 			k := 0
@@ -55,6 +57,7 @@ func TestShardHolds(t *testing.T) {
 // every algorithm of one realization is in the same shard (so that a
 // shard draws a realization's problem once).
 func TestShardHeld(t *testing.T) {
+	t.Parallel()
 	for _, base := range []int{0, 3, 30} {
 		for _, n := range []int{1, 2, 7, 40} {
 			owner := map[int]int{}

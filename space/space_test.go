@@ -31,6 +31,7 @@ func testSpace(t *testing.T) *Space {
 // the logarithm, an int by its position, a choice one-hot — and back,
 // the bounds exactly, an int rounded, a choice by its largest coordinate.
 func TestEncodeDecode(t *testing.T) {
+	t.Parallel()
 	s := testSpace(t)
 	if s.Dim() != 4 || s.Numeric() != 2 || s.Continuous() {
 		t.Fatalf("dim %d, numeric %d, continuous %v", s.Dim(), s.Numeric(), s.Continuous())
@@ -79,6 +80,7 @@ func TestEncodeDecode(t *testing.T) {
 // the text 2.50 — and a setting handed back (Canonical) gives the
 // choice's own text. A string names only the value written so.
 func TestChoiceNumbers(t *testing.T) {
+	t.Parallel()
 	s, err := New([]Param{{Name: "gear", Type: Choice, Values: []string{"1.25", "2.50", "3", "low"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -126,6 +128,7 @@ func TestChoiceNumbers(t *testing.T) {
 // TestNewRefuses: parameters that cannot be used are refused, naming the
 // key.
 func TestNewRefuses(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		p    []Param
 		want string
@@ -143,10 +146,31 @@ func TestNewRefuses(t *testing.T) {
 		{[]Param{{Name: "a", Type: "bool"}}, "float, int or choice"},
 		{[]Param{{Name: "a", Low: f64(0), High: f64(1)}, {Name: "a", Low: f64(0), High: f64(1)}}, "given twice"},
 		{[]Param{{Name: "a"}}, "takes low and high"},
+		{[]Param{{Name: "a", Low: f64(1), High: f64(2), Scale: "cubic"}}, `scale: want linear or log, got "cubic"`},
+		{[]Param{{Name: "a", Low: f64(1), High: f64(2), Values: []string{"x", "y"}}}, "values: only for type: choice"},
+		{[]Param{{Name: "a", Type: Int, Low: f64(0), High: f64(1<<30 + 1)}}, "high: at most 2^30 values, got 1.073741826e+09"},
+		{[]Param{{Name: "a", Type: Choice, Values: []string{"x", "y"}, Scale: Log}}, "low: a choice takes values, not low, high or scale"},
+		{[]Param{{Name: "a", Type: Choice, Values: []string{"x", "y"}, High: f64(1)}}, "low: a choice takes values, not low, high or scale"},
+		{[]Param{{Name: "a", Type: Choice, Values: manyValues(65)}}, "values: at most 64 values, got 65"},
 	} {
 		if _, err := New(c.p); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.p, err, c.want)
 		}
+	}
+	// At the limits: 2^30 + 1 integers, 64 values.
+	for _, p := range []Param{{Name: "a", Type: Int, Low: f64(0), High: f64(1 << 30)}, {Name: "a", Type: Choice, Values: manyValues(64)}} {
+		if _, err := New([]Param{p}); err != nil {
+			t.Errorf("%+v: %v", p, err)
+		}
+	}
+	// Three choices of 64 values: 262144 candidates, more than
+	// MaxCandidates, refused when the candidates are made.
+	s, err := New([]Param{{Name: "a", Type: Choice, Values: manyValues(64)}, {Name: "b", Type: Choice, Values: manyValues(64)}, {Name: "c", Type: Choice, Values: manyValues(64)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Candidates(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "make 262144 candidates, more than 100000") {
+		t.Errorf("64³ choices: %v", err)
 	}
 }
 
@@ -155,6 +179,7 @@ func TestNewRefuses(t *testing.T) {
 // choice's values — with exact settings, and each candidate is its
 // setting's encoding.
 func TestCandidates(t *testing.T) {
+	t.Parallel()
 	s := testSpace(t)
 	xs, sets, err := s.Candidates()
 	if err != nil {
@@ -229,6 +254,7 @@ func mustSpace(t *testing.T, p []Param) *Space {
 // TestValueCodecs: a value reads from JSON and YAML as a number or a
 // string, and writes back the same; null and lists are refused.
 func TestValueCodecs(t *testing.T) {
+	t.Parallel()
 	var set Setting
 	if err := json.Unmarshal([]byte(`{"kp": 0.35, "filter": 4, "mode": "pi"}`), &set); err != nil {
 		t.Fatal(err)
@@ -249,12 +275,39 @@ func TestValueCodecs(t *testing.T) {
 			t.Errorf("%s: accepted", bad)
 		}
 	}
+	var v Value
+	for _, c := range []struct{ in, want string }{
+		{`"\q"`, "invalid character"},
+		{`1e999`, "outside the range of a float64"},
+	} {
+		if err := v.UnmarshalJSON([]byte(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("JSON %s: %v, want %q", c.in, err, c.want)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"a: [1]", "line 1: want a number or a string"},
+		{"a:\n  b: 1", "line 2: want a number or a string"},
+		{"a: .inf", `line 1: ".inf" is not a finite number`},
+		{"a: .nan", `line 1: ".nan" is not a finite number`},
+		{"a: true", `line 1: want a number or a string, got "true"`},
+	} {
+		var y Setting
+		if err := yaml.Unmarshal([]byte(c.in), &y); err == nil || !strings.HasSuffix(err.Error(), c.want) {
+			t.Errorf("YAML %q: %v, want one ending %q", c.in, err, c.want)
+		}
+	}
+	for _, x := range []float64{math.NaN(), math.Inf(1)} {
+		if b, err := json.Marshal(Setting{"a": Number(x)}); err == nil || !strings.Contains(err.Error(), "is not a finite number") {
+			t.Errorf("%v written as %s, %v", x, b, err)
+		}
+	}
 }
 
 // TestOutcomes: each limit becomes a condition, the objective's limit in
 // its goal's direction its threshold; the transform maps every limit to 0
 // and a value on the safe side of its limit to g ≥ 0.
 func TestOutcomes(t *testing.T) {
+	t.Parallel()
 	o := Outcomes{
 		Objective:   Objective{Name: "settle", Goal: Minimize, Max: f64(10)},
 		Constraints: []Constraint{{Name: "overshoot", Max: f64(0.02)}, {Name: "margin", Min: f64(6), Max: f64(40)}},
@@ -299,6 +352,12 @@ func TestOutcomes(t *testing.T) {
 		{Outcomes{Objective: Objective{Name: "kp", Goal: Maximize}}, "names a parameter"},
 		{Outcomes{Objective: Objective{Name: "f", Goal: Maximize}, Constraints: []Constraint{{Name: "g"}}}, "min, max or both"},
 		{Outcomes{Objective: Objective{Name: "f", Goal: Maximize}, Constraints: []Constraint{{Name: "g", Min: f64(2), Max: f64(1)}}}, "min < max"},
+		{Outcomes{Objective: Objective{Name: "1f", Goal: Maximize}}, "objective.name"},
+		{Outcomes{Objective: Objective{Name: "f", Goal: Maximize, Min: f64(math.Inf(-1))}}, "objective.min: want a finite number within ±1e100, got -Inf"},
+		{Outcomes{Objective: Objective{Name: "f", Goal: Maximize, Max: f64(1e101)}}, "objective.max: want a finite number within ±1e100, got 1e+101"},
+		{Outcomes{Objective: Objective{Name: "f", Goal: Maximize}, Constraints: []Constraint{{Name: "g h", Max: f64(1)}}}, "constraints[0].name"},
+		{Outcomes{Objective: Objective{Name: "f", Goal: Maximize}, Constraints: []Constraint{{Name: "f", Max: f64(1)}}}, "constraints[0].name: f names a parameter or another outcome"},
+		{Outcomes{Objective: Objective{Name: "f", Goal: Maximize}, Constraints: []Constraint{{Name: "g", Min: f64(math.NaN())}}}, "constraints[0].min: want a finite number"},
 	} {
 		if err := c.o.Check([]string{"kp"}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.o, err, c.want)
@@ -312,6 +371,7 @@ func TestOutcomes(t *testing.T) {
 // units — a second measurement 2 % away lies 0.02 from the first, in
 // seconds as in hours — and by 1 only when the centre is 0 too.
 func TestFitTransformUnits(t *testing.T) {
+	t.Parallel()
 	o := Outcomes{Objective: Objective{Name: "settle", Goal: Minimize}, Constraints: []Constraint{{Name: "overshoot", Max: f64(0.05)}}}
 	g := make([]float64, 1)
 	for _, unit := range []float64{1, 1.0 / 3600, 1000} {
@@ -336,6 +396,7 @@ func TestFitTransformUnits(t *testing.T) {
 // TestDecodeRoundTrip: a value given by the user comes back from the
 // unit cube as the same decimal, on both scales (Param.raw).
 func TestDecodeRoundTrip(t *testing.T) {
+	t.Parallel()
 	lo, hi, llo, lhi := 0.05, 20.0, -3.0, 18.0
 	sp, err := New([]Param{{Name: "kp", Low: &lo, High: &hi, Scale: Log}, {Name: "b", Low: &llo, High: &lhi}})
 	if err != nil {
@@ -363,6 +424,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 // to every seed, unless the seeds cover every integer, and a choice
 // with a value no seed has.
 func TestHints(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name  string
 		p     Param
@@ -416,6 +478,15 @@ func TestHints(t *testing.T) {
 }
 
 // manyParams is n float parameters p0, p1, … on [0, 1].
+// manyValues returns n distinct choice values.
+func manyValues(n int) []string {
+	vs := make([]string, n)
+	for i := range vs {
+		vs[i] = "v" + strconv.Itoa(i)
+	}
+	return vs
+}
+
 func manyParams(n int) []Param {
 	ps := make([]Param, n)
 	for i := range ps {
@@ -427,6 +498,7 @@ func manyParams(n int) []Param {
 // TestNamesAtTheLimit: 64 parameters are taken (the limit, docs/limits.md),
 // and so are 64 outcomes; 65 outcomes are refused.
 func TestNamesAtTheLimit(t *testing.T) {
+	t.Parallel()
 	if _, err := New(manyParams(64)); err != nil {
 		t.Errorf("64 parameters: %v", err)
 	}
@@ -449,6 +521,7 @@ func TestNamesAtTheLimit(t *testing.T) {
 // limits were tested for minimize, and the flipped sign survived (issue
 // 41, item 4).
 func TestMinimizeWithMin(t *testing.T) {
+	t.Parallel()
 	lo := 0.5
 	o := Outcomes{Objective: Objective{Name: "y", Goal: Minimize, Min: &lo}}
 	if err := o.Check([]string{"x"}); err != nil {
@@ -472,6 +545,7 @@ func TestMinimizeWithMin(t *testing.T) {
 // cube's point, not the one below: 2.7 is 3 (the mutant decoding by
 // Floor survived; issue 41, item 4).
 func TestIntDecodedToNearest(t *testing.T) {
+	t.Parallel()
 	s, err := New([]Param{{Name: "n", Type: Int, Low: f64(1), High: f64(4)}})
 	if err != nil {
 		t.Fatal(err)

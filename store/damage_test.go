@@ -18,6 +18,7 @@ import (
 // read at all (bad JSON, an action outside the decision set) are errors
 // naming it too. Load reads the undamaged study again after each repair.
 func TestLoadRefusesDamage(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := store.Open(filepath.Join(t.TempDir(), "d.db"), store.OpenOptions{Create: true})
 	if err != nil {

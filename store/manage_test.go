@@ -15,6 +15,7 @@ import (
 // its new name with the same events, its old name unknown; renaming
 // onto an existing study or from an unknown one changes nothing.
 func TestDeleteRename(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := store.Open(filepath.Join(t.TempDir(), "s.db"), store.OpenOptions{Create: true})
 	if err != nil {

@@ -59,6 +59,7 @@ func round(t testing.TB, v *study.Service, name string) int {
 // TestOpenKeepsPragmasWithURICharacters: the pragmas in the data source
 // name apply even when the file name holds '?', '&' or '#'.
 func TestOpenKeepsPragmasWithURICharacters(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"plain.db", "we?ird.db", "a&_pragma=synchronous(OFF).db", "h#sh.db"} {
 		st, err := store.Open(filepath.Join(t.TempDir(), name), store.OpenOptions{Create: true})
 		if err != nil {
@@ -82,6 +83,7 @@ func TestOpenKeepsPragmasWithURICharacters(t *testing.T) {
 // opens read-only as it is, untouched, and a writable open migrates it
 // keeping every event, after which retractions work.
 func TestMigrateFromVersion1(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	// A study recorded with the current schema, to copy from.
@@ -334,6 +336,7 @@ func sameEvent(a, b store.Event) bool {
 // pending ask and the same next ask after it is told — with tells at
 // actions, at points outside the set and a retraction among them.
 func TestMigrateFromVersion3(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	src, srcEvs, pending := tellsAndRetraction(t, dir, nil)
@@ -385,6 +388,7 @@ func TestMigrateFromVersion3(t *testing.T) {
 // events, and the study replays to the state of its source: the same
 // events and the same next asks.
 func TestMigrateFromVersion4(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	noise := 0.02
@@ -431,6 +435,7 @@ func TestMigrateFromVersion4(t *testing.T) {
 // transaction (another process may have upgraded the file since Open
 // inspected it) refuses a newer version and leaves it alone.
 func TestMigrateRefusesNewerSchema(t *testing.T) {
+	t.Parallel()
 	st, err := store.Open(filepath.Join(t.TempDir(), "n.db"), store.OpenOptions{Create: true})
 	if err != nil {
 		t.Fatal(err)

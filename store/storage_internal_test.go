@@ -14,6 +14,7 @@ func (c codeErr) Code() int     { return int(c) }
 // TestStorageError: SQLITE_FULL and an I/O error on a full file system
 // are ErrDiskFull, another I/O error ErrStorage, anything else unchanged.
 func TestStorageError(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir() + "/s.db" // a file system with room
 	for _, c := range []struct {
 		err  error

@@ -13,6 +13,7 @@ import (
 // the highest error bar, a panel per value of the other axis, and the
 // title says what the error bars are.
 func TestFigure(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name   string
 		sweep  []byte
@@ -64,6 +65,7 @@ func TestFigure(t *testing.T) {
 // TestFigureTooManyPanels: more than maxPanels panels is an error that
 // says what to do, not an unreadable figure.
 func TestFigureTooManyPanels(t *testing.T) {
+	t.Parallel()
 	s, err := Parse(withAxes(t, "axes:\n  model.delta: [0.01, 0.1]\n  seed: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]\nfigure: {x: model.delta}\n"), "testdata")
 	if err != nil {
 		t.Fatal(err)

@@ -25,6 +25,7 @@ import (
 // would exceed the whole's count. A sweep that shares nothing is dealt as
 // shard.Shard.Select deals.
 func TestShardsPlayRunsOnce(t *testing.T) {
+	t.Parallel()
 	s, err := Parse(withAxes(t, "axes:\n  algorithms[0].exploration.plateau.window: [3, 4, 6]\n  seed: [7, 8, 9]\nfigure: {x: seed}\n"), "testdata")
 	if err != nil {
 		t.Fatal(err)
@@ -130,6 +131,7 @@ func TestShardsPlayRunsOnce(t *testing.T) {
 // unsharded sweep's. A shard.json that claims a cell finished without
 // holding all its units is refused.
 func TestFinishedCells(t *testing.T) {
+	t.Parallel()
 	s, err := Parse(withAxes(t, "axes:\n  problem.generate.constraints[0].lengthscale: [0.2, 0.4]\n  model.delta: [0.01, 0.1]\n  seed: [7, 8]\nfigure: {x: seed}\n"), "testdata")
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/safegp/safegp/internal/outdir"
 	"github.com/safegp/safegp/shard"
 	"github.com/safegp/safegp/sweep"
 )
@@ -19,6 +20,7 @@ import (
 // shards ran), the merge refuses and writes nothing. With the file
 // unchanged, the merge's table is the unsharded run's.
 func TestMergeRefusesAChangedBase(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeBaseFileSweep(t, dir)
 	basePath, sweepPath := filepath.Join(dir, "base.yaml"), filepath.Join(dir, "s.yaml")
@@ -73,6 +75,7 @@ func TestMergeRefusesAChangedBase(t *testing.T) {
 // TestMergeSaysWhatToDo: the merge's refusals of a wrong set of folders
 // name the mistake and what to give instead, and write nothing.
 func TestMergeSaysWhatToDo(t *testing.T) {
+	t.Parallel()
 	s, err := sweep.Parse(mustRead(t, filepath.Join("testdata", "small.yaml")), "testdata")
 	if err != nil {
 		t.Fatal(err)
@@ -87,6 +90,13 @@ func TestMergeSaysWhatToDo(t *testing.T) {
 		shards = append(shards, d)
 	}
 	cell := filepath.Join(shards[0], "cells", s.Cells[0].Name)
+	other := filepath.Join(dir, "other")
+	if err := os.Mkdir(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := shard.Write(other, &shard.Info{Format: shard.Format, Command: "reproduce", Shard: 1, Of: 1, Total: 1, Units: []int{0}}); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name   string
 		shards []string
@@ -97,6 +107,8 @@ func TestMergeSaysWhatToDo(t *testing.T) {
 		{"missing", shards[:1], "missing shard 2/2"},
 		{"missing says what to do", shards[:1], "run the same command with --shard"},
 		{"twice", []string{shards[0], shards[0], shards[1]}, "give each shard's folder once"},
+		{"none", nil, "no shard folders given"},
+		{"another command's", []string{other, shards[0], shards[1]}, "is a shard of `safegp reproduce`, not of `safegp sweep`"},
 	} {
 		out := filepath.Join(dir, "merged")
 		_, err := sweep.Merge(context.Background(), out, c.shards, sweep.Options{})
@@ -106,6 +118,32 @@ func TestMergeSaysWhatToDo(t *testing.T) {
 		if _, err := os.Stat(out); !os.IsNotExist(err) {
 			t.Errorf("%s: %s written", c.name, out)
 		}
+	}
+	// An output folder in the way is refused, and kept as it was (checked
+	// first; outdir.Publish would refuse it too, after the work).
+	out := filepath.Join(dir, "taken")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = sweep.Merge(context.Background(), out, shards, sweep.Options{})
+	if !errors.Is(err, outdir.ErrNotEmpty) || !strings.HasPrefix(err.Error(), "write output: "+out+" exists and is not empty") {
+		t.Errorf("merge into a folder holding other files: %v, want ErrNotEmpty naming it", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "notes.txt")); err != nil || string(b) != "mine" {
+		t.Errorf("the refused merge changed %s: %q, %v", out, b, err)
+	}
+	// And the same for the shards themselves and the unsharded run.
+	if err := sweep.RunShard(context.Background(), s, out, shard.Shard{I: 1, N: 2}, sweep.Options{Workers: 1}); !errors.Is(err, outdir.ErrNotEmpty) {
+		t.Errorf("a shard into a folder holding other files: %v", err)
+	}
+	if _, err := sweep.Run(context.Background(), s, out, sweep.Options{Workers: 1}); !errors.Is(err, outdir.ErrNotEmpty) {
+		t.Errorf("a run into a folder holding other files: %v", err)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 1 {
+		t.Errorf("%s holds %d entries after the refusals, want its 1", out, len(entries))
 	}
 }
 

@@ -3,8 +3,10 @@ package sweep
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -27,6 +29,7 @@ func withAxes(t *testing.T, tail string) []byte {
 }
 
 func TestParseCells(t *testing.T) {
+	t.Parallel()
 	s, err := Parse(small(t), "testdata")
 	if err != nil {
 		t.Fatal(err)
@@ -71,6 +74,7 @@ func TestParseCells(t *testing.T) {
 // problem.objective_threshold), and a base_file is read relative to the
 // sweep file.
 func TestParseAddsKeyAndBaseFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := string(small(t))
 	base := strings.TrimPrefix(s[:strings.Index(s, "axes:")], "base:\n")
@@ -91,6 +95,7 @@ func TestParseAddsKeyAndBaseFile(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		tail string // replaces small's axes and figure
@@ -112,6 +117,10 @@ func TestParseErrors(t *testing.T) {
 		{"figure x not numeric", "axes:\n  model.beta: [paper, 2]\n", []string{"figure.x", "paper is not a number"}},
 		{"unquoted brackets in flow style", "axes:\n  problem.generate.constraints[0].lengthscale: [0.1, 0.2]\nfigure: {metric: regret, x: problem.generate.constraints[0].lengthscale}\n", []string{"needs quotes", `{x: "a[0].b"}`}},
 		{"figure metric", "axes:\n  model.delta: [0.1]\nfigure: {metric: speed}\n", []string{"figure.metric", "\"speed\""}},
+		{"axes not a mapping", "axes: [model.delta]\n", []string{"line 18", "want a mapping of key paths to lists of values"}},
+		{"axis twice", "axes:\n  model.delta: [0.1]\n  model.delta: [0.2]\n", []string{"model.delta", "given twice"}},
+		{"index under a missing key", "axes:\n  model.weights[0]: [1]\n", []string{`model has no key "weights" in the base, so it has no list to index`}},
+		{"index under a missing top key", "axes:\n  weights[0].x: [1]\n", []string{`the base has no key "weights" in the base, so it has no list to index`}},
 		{"too many cells", "axes:\n  seed: [" + strings.Repeat("1, ", 999) + "1]\n  horizon: [" + strings.Repeat("1, ", 999) + "1]\n", []string{"more than 100000 cells"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -137,6 +146,10 @@ func TestParseErrors(t *testing.T) {
 		{"both bases", "base: {seed: 1}\nbase_file: x.yaml\naxes: {model.delta: [0.1]}\n", "not both"},
 		{"base not a mapping", "base: [1]\naxes: {model.delta: [0.1]}\n", "line 1: base: want a configuration"},
 		{"missing base file", "base_file: nope.yaml\naxes: {model.delta: [0.1]}\n", "base_file"},
+		{"base file not YAML", "base_file: " + writeBase(t, "bad.yaml", "seed: [1\n") + "\naxes: {model.delta: [0.1]}\n", "bad.yaml: yaml: line"},
+		{"base file a list", "base_file: " + writeBase(t, "list.yaml", "- 1\n") + "\naxes: {model.delta: [0.1]}\n", "want a configuration (a mapping)"},
+		{"a function problem", "base_file: ../../examples/linebo-camelback.yaml\naxes: {model.delta: [0.1]}\n", "problem.function is not offered in a sweep"},
+		{"base file empty", "base_file: " + writeBase(t, "empty.yaml", "# nothing\n") + "\naxes: {model.delta: [0.1]}\n", "base_file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.doc), "testdata")
@@ -147,7 +160,54 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// writeBase writes a base file of text to a fresh folder and returns its
+// absolute path.
+func writeBase(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestParseValuesAsWritten: an axis value that is a list or a mapping is
+// set in the cell as decoded and named in flow style, comments dropped
+// (Axis.Values, sweep.go text); an alias is followed, for an axis's list
+// as for a value in it, and its values are not numbers (NaN).
+func TestParseValuesAsWritten(t *testing.T) {
+	t.Parallel()
+	doc := withAxes(t, "axes:\n  model.delta: &deltas [0.01, 0.1]\n  model.beta:\n    - 2\n    - {rkhs_norm: 1.5,   # B\n       noise_bound: 0.2}\n  problem.thresholds: [[0.0], [-0.5]]\nfigure: {x: model.delta}\n")
+	s, err := Parse(doc, "testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Axes) != 3 || len(s.Cells) != 8 {
+		t.Fatalf("%d axes, %d cells; want 3, 8", len(s.Axes), len(s.Cells))
+	}
+	for k, want := range [][]string{{"0.01", "0.1"}, {"2", "{rkhs_norm: 1.5, noise_bound: 0.2}"}, {"[0.0]", "[-0.5]"}} {
+		if got := s.Axes[k].Values; !slices.Equal(got, want) {
+			t.Errorf("axis %s: values %q, want %q", s.Axes[k].Key, got, want)
+		}
+	}
+	if n := s.Axes[1].Numbers; n[0] != 2 || !math.IsNaN(n[1]) {
+		t.Errorf("model.beta as numbers: %v, want [2 NaN]", n)
+	}
+	c := s.Cells[3] // delta 0.01, beta {…}, thresholds [-0.5]
+	if b := c.Config.Model.Beta; b == nil || b.Freq == nil || b.Freq.RKHSNorm != 1.5 || b.Freq.NoiseBound != 0.2 {
+		t.Errorf("cell 3's beta %+v, want rkhs_norm 1.5, noise_bound 0.2", b)
+	}
+	if th := c.Config.Problem.Thresholds; len(th) != 1 || th[0] != -0.5 {
+		t.Errorf("cell 3's thresholds %v, want [-0.5]", th)
+	}
+	alias := withAxes(t, "axes:\n  model.delta: &d [0.01, 0.1]\n  model.noise_std: *d\nfigure: {x: model.delta}\n")
+	if s, err := Parse(alias, "testdata"); err != nil || len(s.Cells) != 4 || *s.Cells[3].Config.Model.NoiseStd != 0.1 {
+		t.Errorf("an aliased axis: %v", err)
+	}
+}
+
 func TestParsePath(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want string // pathText of the steps, or "error"
@@ -175,6 +235,7 @@ func TestParsePath(t *testing.T) {
 
 // TestExamples keeps the example sweeps (examples/sweep-*.yaml) valid.
 func TestExamples(t *testing.T) {
+	t.Parallel()
 	paths, _ := filepath.Glob("../examples/sweep-*.yaml")
 	if len(paths) == 0 {
 		t.Fatal("no examples/sweep-*.yaml")
@@ -189,6 +250,7 @@ func TestExamples(t *testing.T) {
 // TestRunAllOrNothing: a sweep refused (memory) or stopped (cancelled)
 // leaves no output folder and no staging folder behind.
 func TestRunAllOrNothing(t *testing.T) {
+	t.Parallel()
 	s, err := Parse(small(t), "testdata")
 	if err != nil {
 		t.Fatal(err)
@@ -223,6 +285,7 @@ func TestRunAllOrNothing(t *testing.T) {
 // other algorithms' run keys (so Run plays those once); cells that differ
 // in a key every run reads share none.
 func TestRunKeys(t *testing.T) {
+	t.Parallel()
 	s, err := Parse(withAxes(t, "axes:\n  seed: [7, 8]\n  algorithms[0].exploration.plateau.window: [3, 6]\nfigure: {x: seed}\n"), "testdata")
 	if err != nil {
 		t.Fatal(err)

@@ -57,6 +57,7 @@ var featureCases = []struct {
 // of two the rescaling, the maps' frequencies and every product are exact
 // in floating point, so the two agree to the bit: tolerance 0.
 func TestExplorationLengthARDRescaled(t *testing.T) {
+	t.Parallel()
 	for _, c := range featureCases {
 		ard, iso := ardProblems(c.kernel, []float64{2, 0.25}, [2]float64{3, 0.5})
 		a, errA := theory.ExplorationLength(ard, c.feat)
@@ -86,6 +87,7 @@ func TestExplorationLengthARDRescaled(t *testing.T) {
 // by ≲ 1e-15 of ‖Σ‖ ≤ v = 1 and λ̃_− (≥ 1e-4 here) by ≲ 1e-11 relative;
 // 1e-9 bounds it. The node count, a threshold on the bound, is equal.
 func TestExplorationLengthARDEqual(t *testing.T) {
+	t.Parallel()
 	for _, c := range featureCases {
 		for _, l := range []float64{0.7, 1.3} {
 			p, _ := ardProblems(c.kernel, []float64{1, 1}, [2]float64{8, 8})
@@ -114,6 +116,7 @@ func TestExplorationLengthARDEqual(t *testing.T) {
 // 4096 features give an error ≈ 1/√2048 ≈ 0.02 in the kernel's scale;
 // 0.1 leaves room).
 func TestARDFeatureMaps(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(31, 32))
 	l := []float64{0.8, 2.5}
 	x := make([][]float64, 40)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestBetaHand(t *testing.T) {
+	t.Parallel()
 	// Hand values of 2·log((m+1)·N·t²·π²/(6δ)) (Python's math).
 	cases := []struct {
 		t, m, n int
@@ -29,6 +30,7 @@ func TestBetaHand(t *testing.T) {
 }
 
 func TestBoundsHand(t *testing.T) {
+	t.Parallel()
 	// γ bound: N=10, T=100, σ=1, max k=1: 10·log(1001) = 69.0875477931522.
 	// C_1(σ=1) = 8/log 2 = 11.541560327111707.
 	// B(N=50, v=1, δ=0.1) = 2·√(2·log 100)/0.1 = 60.69352...
@@ -58,6 +60,7 @@ func randBox(rng *rand.Rand, n, d int) [][]float64 {
 }
 
 func TestExactFeatureMaps(t *testing.T) {
+	t.Parallel()
 	// Linear and polynomial maps reproduce their kernels exactly (to
 	// rounding: 1e-12 relative), with d_g = d and C(d+p, d).
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -83,6 +86,7 @@ func TestExactFeatureMaps(t *testing.T) {
 }
 
 func TestQFFWithinLemmaBound(t *testing.T) {
+	t.Parallel()
 	// On [0,1]^d the QFF error must stay below the lemma's bound; the bound
 	// is informative once n̄ > 1/ℓ².
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -103,6 +107,7 @@ func TestQFFWithinLemmaBound(t *testing.T) {
 }
 
 func TestQFFWeightsMatchAppendix(t *testing.T) {
+	t.Parallel()
 	// The map uses Gauss–Hermite weights/√π; the appendix writes
 	// ν(z) = 2^{n−1}n!/(n²H_{n−1}(z)²). In 1-D the map keeps the nodes
 	// z ≥ 0 with weight 2ν (ν for z = 0), and φ_i(0)² is that weight; the
@@ -161,6 +166,7 @@ func factorial(n int) float64 {
 }
 
 func TestRFFErrorShrinks(t *testing.T) {
+	t.Parallel()
 	// Mean squared error of an unbiased Monte Carlo estimate falls as 1/D:
 	// going from D = 64 to D = 6400 it should fall ~100×. We require 30× to
 	// 300× (fixed seeds, so the test is deterministic).
@@ -202,6 +208,7 @@ func TestRFFErrorShrinks(t *testing.T) {
 }
 
 func TestMinEigenvalueClosedForm(t *testing.T) {
+	t.Parallel()
 	e1, e2 := []float64{1, 0}, []float64{0, 1}
 	x := [][]float64{e1, e2, {2, 0}, {1, 1}, {-1, 1}}
 	cases := []struct {
@@ -231,6 +238,7 @@ func TestMinEigenvalueClosedForm(t *testing.T) {
 }
 
 func TestExplorationLengthLinear(t *testing.T) {
+	t.Parallel()
 	// D^w = {e1, e2}, linear kernel: λ_− = 1/2, d_g = 2. With N = 2, m = 1,
 	// T = 1000, δ = 0.1, σ = 0.1, ε = 1: β_T = 36.0042, t_ε = 8σ²β_T/(λε²)
 	// = 5.7607, t_δ = 16·log 20 = 47.9317, so T' = 48.
@@ -268,6 +276,7 @@ func TestExplorationLengthLinear(t *testing.T) {
 }
 
 func TestExplorationLengthStationary(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(9, 9))
 	x := randBox(rng, 60, 1)
 	for _, xi := range x {

@@ -2,6 +2,7 @@ package theory_test
 
 import (
 	"errors"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/safegp/safegp/kernel"
@@ -13,6 +14,7 @@ import (
 // with the error, for `safegp bound` to show; a map the kernel cannot
 // have comes alone.
 func TestExplorationLengthErrors(t *testing.T) {
+	t.Parallel()
 	x := [][]float64{{0}, {1}, {2}, {3}}
 	base := theory.Problem{X: x, Seed: []int{0, 1}, NoiseStd: 0.1, Delta: 0.01, Epsilon: 0.01, Horizon: 100, M: 1}
 	for _, c := range []struct {
@@ -56,5 +58,31 @@ func TestExplorationLengthErrors(t *testing.T) {
 				t.Errorf("Theorem 4 report without its ε_0 target: %+v", e)
 			}
 		})
+	}
+}
+
+// TestNewRFFRefuses: a random Fourier feature map needs an even size ≥ 2
+// and a stationary kernel (SE or Matérn); the linear kernel has no
+// spectral density to draw from.
+func TestNewRFFRefuses(t *testing.T) {
+	t.Parallel()
+	se := kernel.SE{Variance: 1, Lengthscale: 1}
+	for _, c := range []struct {
+		name string
+		k    kernel.Kernel
+		size int
+		want string
+	}{
+		{"size 0", se, 0, "rff: size must be even and ≥ 2, got 0"},
+		{"odd size", se, 7, "rff: size must be even and ≥ 2, got 7"},
+		{"linear", kernel.Linear{}, 8, `rff: kernel "linear" is not stationary`},
+	} {
+		f, err := theory.NewRFF(c.k, 2, c.size, rand.New(rand.NewPCG(1, 2)))
+		if err == nil || err.Error() != c.want || f != nil {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	if f, err := theory.NewRFF(kernel.Matern52{Variance: 1, Lengthscale: 0.5}, 2, 2, rand.New(rand.NewPCG(1, 2))); err != nil || f == nil {
+		t.Errorf("size 2, Matérn 5/2: %v", err)
 	}
 }

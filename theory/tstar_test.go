@@ -28,6 +28,7 @@ func tstarRatio(t float64, gps, n int, sigma, kmax, delta, beta float64) float64
 // again here (the same floats in another order: compared with a margin of
 // 1e-12 relative, far below the gaps between consecutive t's ratios).
 func TestSafeOptTStar(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name             string
 		n, gps, reach    int
@@ -104,6 +105,7 @@ func TestSafeOptTStar(t *testing.T) {
 // switch); σ = 0 has no C_1 (ErrNoTStar); malformed inputs are errors,
 // never panics.
 func TestSafeOptTStarNone(t *testing.T) {
+	t.Parallel()
 	base := theory.TStarProblem{N: 10, GPs: 2, Reach0: 3, Epsilon: 0.1, NoiseStds: []float64{0.1}, KMax: 1,
 		Beta: func(t int) float64 { return theory.Beta(t, 1, 10, 0.01) }, Paper: true}
 	p := base

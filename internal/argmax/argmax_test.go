@@ -8,6 +8,7 @@ import (
 // TestArgmax checks the three forms against each other on the same cases:
 // ties keep the lowest index, NaN loses to any number, an empty set is −1.
 func TestArgmax(t *testing.T) {
+	t.Parallel()
 	nan, inf := math.NaN(), math.Inf(1)
 	all := func(n int) []bool {
 		in := make([]bool, n)
@@ -68,6 +69,7 @@ func TestArgmax(t *testing.T) {
 // TestListOrder: List prefers the earliest listed on ties, whatever its
 // index; with an ascending list that is the lowest index.
 func TestListOrder(t *testing.T) {
+	t.Parallel()
 	v := []float64{2, 2, 1}
 	if got := List([]int{1, 0, 2}, func(i int) float64 { return v[i] }); got != 1 {
 		t.Errorf("List over [1 0 2] = %d, want 1 (listed first)", got)

@@ -13,6 +13,7 @@ import (
 // carriage return), numbers and other text as they are; Unescape gives
 // back every one exactly.
 func TestEscape(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, out string }{
 		{"=1+1", "'=1+1"},
 		{"@SUM(A1)", "'@SUM(A1)"},
@@ -46,6 +47,7 @@ func TestEscape(t *testing.T) {
 // TestWriter: the Writer escapes every cell of every record, and csv
 // reads the cells back as written.
 func TestWriter(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	w := NewWriter(&b)
 	for _, r := range [][]string{{"choice", "f"}, {"=1+1", "-0.5"}, {"@SUM(A1)", "2"}} {

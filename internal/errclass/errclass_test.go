@@ -10,6 +10,7 @@ import (
 // wrapped with context; it is of no other class, and two sentinels of one
 // class are told apart.
 func TestClass(t *testing.T) {
+	t.Parallel()
 	a, b := New(ErrConflict, "ask already told"), New(ErrConflict, "study exists already")
 	err := fmt.Errorf("%w: ask 3 of study %q", a, "s")
 	if err.Error() != `ask already told: ask 3 of study "s"` {

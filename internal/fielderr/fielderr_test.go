@@ -17,6 +17,7 @@ var (
 // right separator, and Recast makes it the caller's kind without losing
 // the kind it had or, for a plain error, what that error wraps.
 func TestUnderRecast(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name     string
 		err      error

@@ -11,6 +11,7 @@ import (
 var errKind = errors.New("invalid thing")
 
 func TestNewAndUnder(t *testing.T) {
+	t.Parallel()
 	base := fielderr.New(errKind, "lengthscale", "must be > 0, got %v", -1)
 	cases := []struct {
 		name string

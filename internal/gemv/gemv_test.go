@@ -18,6 +18,7 @@ import (
 // mixed sign and magnitude, so that rounding differs if the order of the
 // operations does). Bit equality is the claim, so there is no tolerance.
 func TestSameAsGonum(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 5))
 	for _, n := range []int{1, 2, 3, 4, 5, 15, 16, 17, 20, 33, 100, 131} {
 		for _, rows := range []int{1, 2, 3, 4, 5, 7, 8, 9, 11, 12, 13, 16, 20, 23, 27, 64, 301} {

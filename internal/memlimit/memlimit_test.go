@@ -10,6 +10,7 @@ import (
 )
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		want int64
@@ -30,6 +31,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestFormat(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   int64
 		want string
@@ -44,6 +46,7 @@ func TestFormat(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	if err := memlimit.Check(10, 10, "x"); err != nil {
 		t.Errorf("need = limit: %v", err)
 	}
@@ -57,6 +60,7 @@ func TestCheck(t *testing.T) {
 }
 
 func TestSaturating(t *testing.T) {
+	t.Parallel()
 	if got := memlimit.Mul(1<<40, 1<<40); got != math.MaxInt64 {
 		t.Errorf("Mul overflow = %d", got)
 	}
@@ -72,6 +76,7 @@ func TestSaturating(t *testing.T) {
 // size is refused by Set and leaves the flag as it was. Mul of a
 // non-positive size is 0, never a negative estimate.
 func TestFlag(t *testing.T) {
+	t.Parallel()
 	var f memlimit.Flag
 	if f.Limit() != memlimit.Default || f.String() != "8 GiB" {
 		t.Errorf("unset: limit %d, %q", f.Limit(), f.String())
@@ -93,6 +98,7 @@ func TestFlag(t *testing.T) {
 // TestParseDecimalOnly: the number of a size is decimal (issue 24,
 // item 6), as everywhere else.
 func TestParseDecimalOnly(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"0x10GiB", "1_0MiB", "InfGiB", "NaN"} {
 		if _, err := memlimit.Parse(s); err == nil {
 			t.Errorf("Parse(%q) took it", s)

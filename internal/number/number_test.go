@@ -11,6 +11,7 @@ import (
 // correctly rounded value; Go's other notations are refused (issue 24,
 // item 6: --f 1_0 stored 10, --f 0x1p-3 0.125).
 func TestParse(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		want float64
@@ -66,6 +67,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestParseInt(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		want int

@@ -119,6 +119,7 @@ func TestCheck(t *testing.T) {
 }
 
 func TestPublish(t *testing.T) {
+	t.Parallel()
 	old := map[string]string{Marker: "", "results.json": "old", "extra.txt": "added by hand", "sub/a": "old"}
 	cases := []struct {
 		name    string
@@ -187,6 +188,7 @@ func TestPublish(t *testing.T) {
 // back an old output whose replacement never came, and leaves alone the
 // folders of a live writer, of another output and without an owner.
 func TestRemoveStale(t *testing.T) {
+	t.Parallel()
 	if err := lock(nil); errors.Is(err, errLockUnsupported) {
 		t.Skip("no file locks here")
 	}

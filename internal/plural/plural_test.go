@@ -3,6 +3,7 @@ package plural
 import "testing"
 
 func TestCount(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		n    int
 		noun string

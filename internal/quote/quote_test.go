@@ -6,6 +6,7 @@ import (
 )
 
 func TestShort(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("a", 16<<20)
 	for _, c := range []struct {
 		name, in, want string
@@ -32,5 +33,27 @@ func TestShort(t *testing.T) {
 	}
 	if got := Prefix(strings.Repeat("x", 70)); got != strings.Repeat("x", 64)+"…" {
 		t.Errorf("Prefix = %q", got)
+	}
+	// Not UTF-8 where Max cuts (continuation bytes with no start): cut at
+	// Max, quoted as bytes.
+	bad := strings.Repeat("\x80", 70)
+	if got, want := Short(bad), `"`+strings.Repeat(`\x80`, 64)+`"… (70 bytes)`; got != want {
+		t.Errorf("Short of continuation bytes = %q, want %q", got, want)
+	}
+	if got := Prefix(bad); got != bad[:64]+"…" {
+		t.Errorf("Prefix of continuation bytes = %q", got)
+	}
+}
+
+// TestRaw: a JSON token up to Max bytes as written, a longer one cut at
+// Max with its length.
+func TestRaw(t *testing.T) {
+	t.Parallel()
+	if got := Raw([]byte("-1.5e3")); got != "-1.5e3" {
+		t.Errorf("Raw = %q", got)
+	}
+	long := "1" + strings.Repeat("0", 99)
+	if got, want := Raw([]byte(long)), long[:64]+"… (100 bytes)"; got != want {
+		t.Errorf("Raw of 100 bytes = %q, want %q", got, want)
 	}
 }

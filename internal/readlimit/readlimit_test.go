@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 )
 
 func TestReader(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name        string
 		in          string
@@ -45,6 +47,7 @@ func TestReader(t *testing.T) {
 // TestEndless: /dev/zero, endless, is refused after the limit, having
 // read at most one byte more.
 func TestEndless(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open("/dev/zero")
 	if err != nil {
 		t.Skip("no /dev/zero here")
@@ -66,6 +69,7 @@ func TestEndless(t *testing.T) {
 }
 
 func TestOpenChecksTheSize(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "big.csv")
 	os.WriteFile(p, bytes.Repeat([]byte("1\n"), 600), 0o644)
@@ -87,5 +91,11 @@ func TestOpenChecksTheSize(t *testing.T) {
 	}
 	if got := For(0); got != 1<<30 {
 		t.Errorf("For(0) = %d, want 1 GiB", got)
+	}
+	// A negative limit is none; a positive one gives an eighth, at least 1.
+	for _, c := range []struct{ in, want int64 }{{-1, math.MaxInt64 - 1}, {8 << 20, 1 << 20}, {7, 1}} {
+		if got := For(c.in); got != c.want {
+			t.Errorf("For(%d) = %d, want %d", c.in, got, c.want)
+		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 // TestMix: the seeds of different fits and functions differ, and the
 // same triple gives the same seed.
 func TestMix(t *testing.T) {
+	t.Parallel()
 	seen := map[uint64]bool{}
 	for n := 1; n <= 20; n++ {
 		for gp := range 5 {
@@ -30,6 +31,7 @@ func TestMix(t *testing.T) {
 // TestOptions: the block's restarts and prior are taken, fit's defaults
 // otherwise.
 func TestOptions(t *testing.T) {
+	t.Parallel()
 	r, p := 3, "none"
 	o := Options(&config.Fit{ARD: true, Restarts: &r, Prior: &p}, "matern52", 9, 2, 1<<20)
 	if o.Kernel != "matern52" || !o.ARD || o.Restarts != 3 || o.Prior != fit.PriorNone || o.Seed != 9 || o.Workers != 2 || o.MaxMemory != 1<<20 {
@@ -45,6 +47,7 @@ func TestOptions(t *testing.T) {
 // smooth function gives a kernel per GP, with the noise the block had
 // when the observations carry their own.
 func TestModel(t *testing.T) {
+	t.Parallel()
 	noise := 0.1
 	se := kernel.Spec{Kernel: "se"}
 	m := &config.Model{Objective: &se, Constraints: []kernel.Spec{se}, NoiseStd: &noise, Fit: &config.Fit{}}
@@ -87,6 +90,7 @@ func TestModel(t *testing.T) {
 // without the floor the constraint keeps its own. The data are chosen so that the fit alone
 // gives a variance below the second moment (checked in the first row).
 func TestConstraintVarianceFloor(t *testing.T) {
+	t.Parallel()
 	var d config.FitData
 	d.Y = make([][]float64, 2)
 	var m2 float64

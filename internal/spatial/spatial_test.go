@@ -28,6 +28,7 @@ func brute(x [][]float64, q []float64, r2 float64) []int {
 // coordinates and distances, radii equal to a pair's rounded distance),
 // clustered and large-magnitude points, in d = 1 … 6.
 func TestWithinBrute(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(13, 1))
 	for d := 1; d <= 6; d++ {
 		for _, kind := range []string{"uniform", "grid", "cluster", "large"} {
@@ -98,6 +99,7 @@ func TestWithinNoAllocation(t *testing.T) {
 }
 
 func TestEmpty(t *testing.T) {
+	t.Parallel()
 	tr := spatial.New(nil)
 	if got := tr.Within(nil, []float64{0}, 1); len(got) != 0 {
 		t.Errorf("Within on no points = %v", got)
@@ -145,6 +147,7 @@ func BenchmarkWithin(b *testing.B) {
 // TestLiveBrute removes points in random order and checks every query
 // against the scan over the points left.
 func TestLiveBrute(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(13, 4))
 	for d := 1; d <= 6; d++ {
 		n := 1 + rng.IntN(500)
@@ -190,6 +193,7 @@ func TestLiveBrute(t *testing.T) {
 // b − L·d ≥ h, at the radius's edge (the largest passing d, found by
 // bisection on the float64s) for random, large and nearly equal b and h.
 func TestRadius2(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(13, 5))
 	pass := func(b, h, l, s float64) bool { return b-l*math.Sqrt(s) >= h }
 	for k := range 20000 {
@@ -232,6 +236,7 @@ func TestRadius2(t *testing.T) {
 // the bound Within uses visits a superset of Within's answer; NodeRange
 // bounds the values of each point Search reaches through a node.
 func TestSearch(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(13, 6))
 	for d := 1; d <= 6; d++ {
 		n := 1 + rng.IntN(700)

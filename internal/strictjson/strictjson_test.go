@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -27,6 +28,7 @@ type target struct {
 // a key twice (the last wins), a key in another case — is refused with
 // the key's path; every exact document passes.
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, doc string
 		err       error
@@ -127,4 +129,70 @@ func FuzzCheck(f *testing.F) {
 			}
 		}
 	})
+}
+
+type Embedded struct {
+	Window int `json:"window"`
+}
+
+type ptrEmbedded struct {
+	Cap int `json:"cap"`
+}
+
+// custom decodes itself: its keys are its own business.
+type custom struct{ raw []byte }
+
+func (c *custom) UnmarshalJSON(b []byte) error { c.raw = b; return nil }
+
+type withEmbedded struct {
+	Embedded
+	*ptrEmbedded
+	hidden int //lint:ignore U1000 an unexported field, which JSON never sets
+	Named  struct {
+		Deep int `json:"deep"`
+	} `json:"named"`
+	Custom *custom     `json:"custom"`
+	Pair   [2]Embedded `json:"pair"`
+}
+
+// TestCheckFieldsOfEmbeddedStructs: an embedded struct's fields are the
+// outer struct's keys (encoding/json's rule), for a value or a pointer;
+// an unexported field is no key; a type that decodes itself is not looked
+// into; an array's elements are checked as a slice's; and a document cut
+// off anywhere in an object or a list is ErrSyntax saying it ends early.
+func TestCheckFieldsOfEmbeddedStructs(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, doc string
+		err       error
+		msg       string
+	}{
+		{"exact", `{"window": 1, "cap": 2, "named": {"deep": 3}, "custom": {"X": 1, "x": 2}, "pair": [{"window": 1}, {"window": 2}]}`, nil, ""},
+		{"embedded key in another case", `{"Window": 1}`, ErrCase, `key "Window": keys are case-sensitive: write "window"`},
+		{"embedded pointer's key in another case", `{"CAP": 1}`, ErrCase, `write "cap"`},
+		{"unexported field is no key", `{"Hidden": 1}`, nil, ""},
+		{"embedded struct is no key", `{"embedded": {}}`, nil, ""},
+		{"named struct is one", `{"Named": {}}`, ErrCase, `write "named"`},
+		{"case in an array element", `{"pair": [{"window": 1}, {"WINDOW": 2}]}`, ErrCase, `in pair[1]`},
+		{"duplicate in a custom value", `{"custom": {"x": 1, "x": 2}}`, ErrDuplicate, `key "x" in custom`},
+		{"cut in a struct", `{"window": 1, `, ErrSyntax, "ends too early"},
+		{"cut in a map", `{"custom": {"a": 1`, ErrSyntax, "ends too early"},
+		{"cut in a list", `{"pair": [{"window": 1}`, ErrSyntax, "ends too early"},
+		{"cut at a key", `{"named": {"deep"`, ErrSyntax, "ends too early"},
+	} {
+		err := Check([]byte(c.doc), &withEmbedded{})
+		if !errors.Is(err, c.err) || (err != nil && !strings.Contains(err.Error(), c.msg)) {
+			t.Errorf("%s: %v, want %v mentioning %q", c.name, err, c.err, c.msg)
+		}
+	}
+	fs := fieldsOf(reflect.TypeFor[withEmbedded]())
+	want := []string{"cap", "custom", "named", "pair", "window"}
+	var got []string
+	for k := range fs.exact {
+		got = append(got, k)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("keys %v, want %v", got, want)
+	}
 }

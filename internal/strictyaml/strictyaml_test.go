@@ -30,6 +30,7 @@ type doc struct {
 }
 
 func TestDecode(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, in string
 		want     []string // substrings of the error; none: must decode
@@ -104,6 +105,7 @@ func bomb() string {
 }
 
 func TestEmpty(t *testing.T) {
+	t.Parallel()
 	var d doc
 	for _, in := range []string{"", "# only a comment\n"} {
 		if err := strictyaml.Decode([]byte(in), &d); err != strictyaml.ErrEmpty {
@@ -152,6 +154,7 @@ type ruled struct {
 // its full key path and its own line, in block and flow style and in JSON
 // (where every value shares line 1, so the path is all that locates it).
 func TestDecodeNode(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, in string
 		want     string // the whole error; "" must decode
@@ -188,6 +191,7 @@ func TestDecodeNode(t *testing.T) {
 // TestDecodeNodeAlone: a type decoding itself outside Decode (with
 // yaml.Unmarshal) still gets its line and the path below its node.
 func TestDecodeNodeAlone(t *testing.T) {
+	t.Parallel()
 	var r rule
 	err := yaml.Unmarshal([]byte("\n{steps: 0}\n"), &r)
 	if err == nil || err.Error() != "line 2: steps: want an integer ≥ 1, got 0" {
@@ -204,6 +208,7 @@ func TestDecodeNodeAlone(t *testing.T) {
 // builds its millions of nodes (issue 24, item 4); one at the node limit
 // is still read.
 func TestDocumentTooLarge(t *testing.T) {
+	t.Parallel()
 	var v struct {
 		X []int `yaml:"x"`
 	}

@@ -3,6 +3,7 @@ package testjson
 import "testing"
 
 func TestKeysOnce(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		doc   string
 		exact []string

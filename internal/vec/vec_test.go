@@ -8,6 +8,7 @@ import (
 )
 
 func TestHand(t *testing.T) {
+	t.Parallel()
 	// x = (1, 2, 3), y = (4, −5, 6): xᵀy = 4 − 10 + 18 = 12;
 	// x − y = (−3, 7, −3): ‖·‖² = 9 + 49 + 9 = 67.
 	x, y := []float64{1, 2, 3}, []float64{4, -5, 6}
@@ -40,6 +41,7 @@ func TestNoAllocation(t *testing.T) {
 }
 
 func TestSameBits(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	for _, c := range []struct {
 		a, b []float64
@@ -60,6 +62,7 @@ func TestSameBits(t *testing.T) {
 }
 
 func TestPlusZero(t *testing.T) {
+	t.Parallel()
 	for _, v := range []float64{math.Copysign(0, -1), 0, -1.5, 2, math.Inf(-1)} {
 		got := vec.PlusZero(v)
 		if got != v || math.Signbit(got) != (v < 0) {

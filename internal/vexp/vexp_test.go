@@ -17,6 +17,7 @@ import (
 // random bit patterns; in slices of every length up to 13 and at every
 // offset, so each block mixes classes.
 func TestSameAsMath(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	classes := []struct {
 		name string
@@ -116,6 +117,7 @@ func ExampleExp() {
 // infinite coordinates, lengthscales from tiny to huge, slices of every
 // length up to 13.
 func TestSERow2(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	coord := func() float64 {
 		switch rng.IntN(12) {

@@ -2,14 +2,17 @@ package bench
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
 // TestFunctions checks each benchmark at its known optima and at a few
 // points computed by hand, after febo's sign and scaling.
 func TestFunctions(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		dim  int
@@ -48,6 +51,7 @@ func TestFunctions(t *testing.T) {
 
 // TestFStarIsMax samples each box: no point beats FStar.
 func TestFStarIsMax(t *testing.T) {
+	t.Parallel()
 	for _, name := range Names {
 		f, err := Lookup(name, 4)
 		if name != "gaussian" {
@@ -71,6 +75,7 @@ func TestFStarIsMax(t *testing.T) {
 }
 
 func TestLookupErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		dim  int
@@ -79,6 +84,37 @@ func TestLookupErrors(t *testing.T) {
 			t.Errorf("Lookup(%q, %d) = %v, want ErrUnknown", c.name, c.dim, err)
 		}
 	}
+}
+
+// TestGPSampleErrors: GPSample and SampleShape refuse a dimension out of
+// 1…MaxDim, GPSample a variance or lengthscale that is not a finite
+// number > 0; a shape has the unit box and no values.
+func TestGPSampleErrors(t *testing.T) {
+	t.Parallel()
+	inf, nan := math.Inf(1), math.NaN()
+	for _, c := range []struct {
+		dim  int
+		v, l float64
+	}{{0, 1, 1}, {MaxDim + 1, 1, 1}, {2, 0, 1}, {2, nan, 1}, {2, inf, 1}, {2, 1, -1}, {2, 1, nan}, {2, 1, inf}} {
+		if f, err := GPSample(c.dim, c.v, c.l, rand.New(rand.NewPCG(1, 2))); !errors.Is(err, ErrUnknown) || f != nil {
+			t.Errorf("GPSample(%d, %v, %v): function %v, %v; want none, ErrUnknown", c.dim, c.v, c.l, f != nil, err)
+		}
+	}
+	for _, dim := range []int{0, -1, MaxDim + 1} {
+		if f, err := SampleShape(dim); !errors.Is(err, ErrUnknown) || f != nil {
+			t.Errorf("SampleShape(%d): function %v, %v; want none, ErrUnknown", dim, f != nil, err)
+		}
+	}
+	f, err := SampleShape(3)
+	if err != nil || f.Dim != 3 || f.Name != SampleName || len(f.Bounds) != 3 || f.Bounds[2] != [2]float64{0, 1} {
+		t.Fatalf("SampleShape(3) = %+v, %v", f, err)
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "has no values") {
+			t.Errorf("Eval of a shape: panic %v, want one saying it has no values", r)
+		}
+	}()
+	f.Eval([]float64{0.5, 0.5, 0.5})
 }
 
 func TestEvalDoesNotAllocate(t *testing.T) {
@@ -101,6 +137,7 @@ func TestEvalDoesNotAllocate(t *testing.T) {
 // f(x) − f(centre) is 2v(1 − k(x, c)/v) for the SE kernel, to 15 %
 // over 300 draws).
 func TestGPSample(t *testing.T) {
+	t.Parallel()
 	const v, l, d = 0.8, 0.3, 5
 	f, err := GPSample(d, v, l, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
