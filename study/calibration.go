@@ -24,7 +24,10 @@ func (s *Study) calibrate(seq int, rs *residuals) {
 
 // calibration returns the check over the last calib.Window tells in force
 // that have one, nil for fewer than calib.MinTells.
-func (s *Study) calibration() *calib.Calibration {
+func (s *Study) calibration() *calib.Calibration { return s.calibrationOf(s.gpNames()) }
+
+// calibrationOf is calibration for the GPs' names.
+func (s *Study) calibrationOf(names []string) *calib.Calibration {
 	var points []calib.Point
 	for k := len(s.events) - 1; k >= 0 && len(points) < calib.Window; k-- {
 		e := &s.events[k]
@@ -35,13 +38,18 @@ func (s *Study) calibration() *calib.Calibration {
 			points = append(points, c)
 		}
 	}
-	return calib.Of(points, s.gpNames())
+	return calib.Of(points, names)
 }
 
 // calibrationNote is the note of an implausible check, nil otherwise.
 func (s *Study) calibrationNote() []string {
+	names := s.gpNames()
+	c := s.calibrationOf(names)
+	if c == nil || !c.Implausible {
+		return nil // the common case, without the algorithm's words
+	}
 	safety, alg := s.res.Spec.Algorithm.Safety()
-	if n := calib.Note(s.calibration(), safety, alg, s.gpNames()[0], s.res.Spec.ObjectiveThreshold != nil); n != "" {
+	if n := calib.Note(c, safety, alg, names[0], s.res.Spec.ObjectiveThreshold != nil); n != "" {
 		return []string{n}
 	}
 	return nil

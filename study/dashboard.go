@@ -142,7 +142,7 @@ func (r Reader) Pending(leases map[int]int64) []PendingAsk {
 	s := r.s
 	out := []PendingAsk{}
 	for _, p := range s.pending {
-		e := s.events[s.asks[p.ask]]
+		e := &s.events[s.asks[p.ask]]
 		pa := PendingAsk{Ask: e.Ask, Index: e.Index, X: e.X, Context: s.res.contextMap(e.Context), Created: e.Created}
 		// The table may still hold the lease of an ask told or
 		// withdrawn (the next ask call drops it): only the pending
@@ -150,7 +150,7 @@ func (r Reader) Pending(leases map[int]int64) []PendingAsk {
 		if until, ok := leases[e.Ask]; ok {
 			pa.LeaseUntil = store.LeaseTime(until)
 		}
-		s.u.pending(s, &pa, &e)
+		s.u.pending(s, &pa, e)
 		out = append(out, pa)
 	}
 	return out

@@ -422,9 +422,9 @@ func (r *Resolved) Notes() []string { return r.units().hints(r) }
 // The units of a study stated in parameters (units.go): settings and
 // outcomes by name, translated to the policy's cube and f and g.
 
-func (nm *named) policyValues(s *Study, e *store.Event) (float64, []float64) {
+func (nm *named) policyValues(s *Study, e store.Event) (float64, []float64) {
 	g := make([]float64, len(nm.conds))
-	f := nm.outcomes.Apply(&s.tr, values(e), g)
+	f := nm.outcomes.Apply(&s.tr, values(&e), g)
 	return f, g
 }
 
@@ -434,9 +434,9 @@ func (nm *named) validate(s *Study, t *TellRequest, seq int, horizon bool) (stor
 	return s.validateNamed(t, seq, horizon)
 }
 
-func (nm *named) violated(_ *Study, e *store.Event) (constraints []int, objective, ok bool) {
+func (nm *named) violated(e store.Event) (constraints []int, objective, ok bool) {
 	conds := nm.conds
-	for _, k := range nm.outcomes.Violated(values(e)) {
+	for _, k := range nm.outcomes.Violated(values(&e)) {
 		switch {
 		case k < 0 || conds[k].Outcome == 0:
 			objective = true
@@ -444,13 +444,12 @@ func (nm *named) violated(_ *Study, e *store.Event) (constraints []int, objectiv
 			constraints = append(constraints, conds[k].Outcome)
 		}
 	}
-	e.Violation = len(constraints) > 0 || objective
 	return constraints, objective, true
 }
 
 func (nm *named) startTransform(s *Study) { s.tr = nm.outcomes.Identity() }
 
-func (nm *named) takeTransform(s *Study, e *store.Event) (bool, error) {
+func (nm *named) takeTransform(s *Study, e store.Event) (bool, error) {
 	t := e.Fit.Transform
 	if t == nil {
 		return false, nil
@@ -492,17 +491,17 @@ func (nm *named) raw(s *Study) func(gpj int, v float64) float64 {
 	}
 }
 
-func (nm *named) told(e *store.Event, gpj int, _ float64) float64 {
+func (nm *named) told(e store.Event, gpj int, _ float64) float64 {
 	if gpj == 0 {
 		return e.F
 	}
-	return values(e)[nm.conds[gpj-1].Outcome]
+	return values(&e)[nm.conds[gpj-1].Outcome]
 }
 
 // warnAt: the setting, and the trial the tell is about to get (as apply
 // numbers it). Only when warned of: a replay applies every tell.
-func (nm *named) warnAt(s *Study, e *store.Event) (string, string, int, bool) {
-	set, _ := json.Marshal(s.settingOf(e))
+func (nm *named) warnAt(s *Study, e store.Event) (string, string, int, bool) {
+	set, _ := json.Marshal(s.settingOf(&e))
 	trial, _ := s.trialOf(e.Ask)
 	return string(set), "trial", trial, true
 }

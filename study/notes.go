@@ -167,11 +167,12 @@ func (s *Study) lengthscaleNote(names []string) string {
 func (s *Study) constraintData() [][]float64 {
 	m := len(s.res.Spec.Thresholds)
 	out := make([][]float64, m)
-	for _, e := range s.events {
+	for k := range s.events {
+		e := &s.events[k] // by reference: a copy would escape through the units
 		if e.Kind != "tell" || s.retracted[e.Seq] != 0 {
 			continue
 		}
-		o := s.observation(&e)
+		o := s.observation(e)
 		for i := 0; i < m && i < len(o.G); i++ {
 			out[i] = append(out[i], o.G[i]-s.res.Spec.Thresholds[i])
 		}

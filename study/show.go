@@ -298,15 +298,16 @@ func (s *Study) observations() []Observation {
 // its first n events: a retraction after them does not flag a tell.
 func (s *Study) observationsIn(i, j, n int) []Observation {
 	obs := []Observation{}
-	for _, e := range s.events[i:j] {
-		if e.Kind == "tell" {
+	for k := i; k < j; k++ {
+		// By reference: a copy would escape through the units.
+		if e := &s.events[k]; e.Kind == "tell" {
 			r := s.retracted[e.Seq]
 			if r > n {
 				r = 0
 			}
 			o := Observation{Seq: e.Seq, Ask: e.Ask, Index: e.Index, X: e.X, Context: s.res.contextMap(e.Context), F: e.F, G: e.G, NoiseStd: e.NoiseStd, Violation: e.Violation,
 				Retracted: r != 0, RetractedBy: r, Created: e.Created}
-			s.u.observation(s, &o, &e)
+			s.u.observation(s, &o, e)
 			obs = append(obs, o)
 		}
 	}

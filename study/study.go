@@ -271,7 +271,7 @@ func (r *Resolved) domain() bandit.Domain {
 // outside the loop comes with it, (x, c) with a context.
 func (s *Study) observation(e *store.Event) bandit.Observation {
 	o := bandit.Observation{}
-	o.F, o.G = s.u.policyValues(s, e)
+	o.F, o.G = s.u.policyValues(s, *e)
 	if e.NoiseStd != nil {
 		o.NoiseVar = bandit.KnownNoise(*e.NoiseStd)
 	}
@@ -416,7 +416,7 @@ func (s *Study) applyFit(e store.Event) error {
 		s.fitPoints = e.Fit.Points
 	}
 	s.events = append(s.events, e)
-	if taken, err := s.u.takeTransform(s, &e); err != nil {
+	if taken, err := s.u.takeTransform(s, e); err != nil {
 		return err
 	} else if !taken && e.Fit.Skipped != "" {
 		return nil // the model stays as it was, and so does the policy
@@ -478,9 +478,9 @@ func (a AskAnswer) MarshalJSON() ([]byte, error) {
 }
 
 func (s *Study) answer(ask int) *AskAnswer {
-	e := s.events[s.asks[ask]]
+	e := &s.events[s.asks[ask]]
 	a := &AskAnswer{Ask: e.Ask, Index: e.Index, X: e.X, Context: s.res.contextMap(e.Context), box: s.res.Box != nil}
-	s.u.askAnswer(s, a, &e)
+	s.u.askAnswer(s, a, e)
 	a.Notes = s.notes()
 	return a
 }
@@ -760,16 +760,16 @@ func (s *Study) bytes() int64 { return s.res.BytesWith(s.outside) }
 // rule for tells and imports, so that an imported f < h_f is flagged and
 // never counts as known safe.
 func (s *Study) violated(e *store.Event) (constraints []int, objective bool) {
-	if constraints, objective, ok := s.u.violated(s, e); ok {
-		return constraints, objective
-	}
-	for i, g := range e.G {
-		if g < s.res.Spec.Thresholds[i] {
-			constraints = append(constraints, i+1)
+	constraints, objective, ok := s.u.violated(*e)
+	if !ok {
+		for i, g := range e.G {
+			if g < s.res.Spec.Thresholds[i] {
+				constraints = append(constraints, i+1)
+			}
 		}
-	}
-	if hf := s.res.Spec.ObjectiveThreshold; hf != nil && e.F < *hf {
-		objective = true
+		if hf := s.res.Spec.ObjectiveThreshold; hf != nil && e.F < *hf {
+			objective = true
+		}
 	}
 	e.Violation = len(constraints) > 0 || objective
 	return constraints, objective
@@ -851,7 +851,7 @@ func (s *Study) residuals(e *store.Event) *residuals {
 	// raw maps a value of GP gpj back to the user's units (a study stated
 	// in parameters), to say the model's mean in them.
 	raw := s.u.raw(s)
-	fv, gv := s.u.policyValues(s, e)
+	fv, gv := s.u.policyValues(s, *e)
 	names := s.gpNames()
 	out := &residuals{at: at, names: names, raw: raw, sqrtBeta: sqb}
 	add := func(gpj int, v float64, p bandit.Posterior) {
@@ -863,7 +863,7 @@ func (s *Study) residuals(e *store.Event) *residuals {
 		case sigma != nil:
 			noise = sigma[gpj]
 		}
-		told := s.u.told(e, gpj, v)
+		told := s.u.told(*e, gpj, v)
 		out.rs = append(out.rs, residual{gpj: gpj, v: v, told: told, mean: p.Mean[j], sd: math.Hypot(p.Std[j], noise)})
 	}
 	add(0, fv, f)
@@ -894,7 +894,7 @@ func (s *Study) warnings(e *store.Event, rs *residuals) []string {
 			if out == nil {
 				// Where, and how to retract, in the study's own terms
 				// (a study stated in parameters: its setting and trial).
-				if a, w, n, ok := s.u.warnAt(s, e); ok {
+				if a, w, n, ok := s.u.warnAt(s, *e); ok {
 					at, what, which = a, w, n
 				}
 			}
@@ -924,10 +924,10 @@ func (s *Study) rebuild() error {
 	if err != nil {
 		return fmt.Errorf("%w: rebuild the policy: %w", ErrReplay, err)
 	}
-	for _, e := range s.events {
-		if e.Kind == "tell" && s.retracted[e.Seq] == 0 {
-			o := s.observation(&e)
-			o.Index, o.X = e.Index, pointOf(&e)
+	for k := range s.events {
+		if e := &s.events[k]; e.Kind == "tell" && s.retracted[e.Seq] == 0 {
+			o := s.observation(e)
+			o.Index, o.X = e.Index, pointOf(e)
 			if err := pol.Tell(0, o); err != nil {
 				return fmt.Errorf("%w: rebuild the policy: event %d: %w", ErrReplay, e.Seq, err)
 			}

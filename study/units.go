@@ -18,8 +18,10 @@ import (
 // Resolved's units and never asks which it has: Resolved.units is the one
 // place that looks.
 type units interface {
-	// policyValues are tell e's f and g as the policy takes them.
-	policyValues(s *Study, e *store.Event) (float64, []float64)
+	// policyValues are tell e's f and g as the policy takes them. The
+	// tells go by value, here and below: a pointer through an interface
+	// escapes, and would cost every tell a copy on the heap.
+	policyValues(s *Study, e store.Event) (float64, []float64)
 	// outcomeValues is the number of values a tell gives besides f.
 	outcomeValues(s *Study) int
 	// validate checks tell t as event seq, restated in the study's own
@@ -27,12 +29,12 @@ type units interface {
 	validate(s *Study, t *TellRequest, seq int, horizon bool) (store.Event, error)
 	// violated is Study.violated where the units judge a violation
 	// themselves (ok); !ok leaves it to the thresholds.
-	violated(s *Study, e *store.Event) (constraints []int, objective, ok bool)
+	violated(e store.Event) (constraints []int, objective, ok bool)
 	// startTransform sets the study's transform before any fit, and
 	// takeTransform takes a fit's (applyFit): taken reports whether the
 	// fit changed the units.
 	startTransform(s *Study)
-	takeTransform(s *Study, e *store.Event) (taken bool, err error)
+	takeTransform(s *Study, e store.Event) (taken bool, err error)
 	// fitTransform is the transform a fit fits first, nil for none.
 	fitTransform(s *Study) *space.Transform
 	// checkable reports whether the residual check can judge a tell yet.
@@ -42,10 +44,10 @@ type units interface {
 	// raw maps a value of GP gpj back to the user's units, and told is
 	// the value told that GP gpj's value v stands for.
 	raw(s *Study) func(gpj int, v float64) float64
-	told(e *store.Event, gpj int, v float64) float64
+	told(e store.Event, gpj int, v float64) float64
 	// warnAt says where a warned tell is and how to retract it, in the
 	// study's terms, when they are not the observation's (ok).
-	warnAt(s *Study, e *store.Event) (at, what string, which int, ok bool)
+	warnAt(s *Study, e store.Event) (at, what string, which int, ok bool)
 	// names are the parameters' and outcomes' names of the columns of
 	// the study's data, nil for x1…xd, f, g1…gm.
 	names() (params, outcomes []string)
@@ -85,8 +87,8 @@ func (r *Resolved) units() units {
 // set's points, f and g as told.
 type cube struct{}
 
-func (cube) policyValues(_ *Study, e *store.Event) (float64, []float64) { return e.F, e.G }
-func (cube) outcomeValues(s *Study) int                                 { return len(s.res.Spec.Thresholds) }
+func (cube) policyValues(_ *Study, e store.Event) (float64, []float64) { return e.F, e.G }
+func (cube) outcomeValues(s *Study) int                                { return len(s.res.Spec.Thresholds) }
 
 func (cube) validate(s *Study, t *TellRequest, seq int, horizon bool) (store.Event, error) {
 	if t.Params != nil || t.Values != nil {
@@ -95,15 +97,15 @@ func (cube) validate(s *Study, t *TellRequest, seq int, horizon bool) (store.Eve
 	return s.validatePlain(t, seq, horizon)
 }
 
-func (cube) violated(*Study, *store.Event) ([]int, bool, bool) { return nil, false, false }
-func (cube) startTransform(*Study)                             {}
-func (cube) takeTransform(*Study, *store.Event) (bool, error)  { return false, nil }
-func (cube) fitTransform(*Study) *space.Transform              { return nil }
-func (cube) checkable(*Study) bool                             { return true }
+func (cube) violated(store.Event) ([]int, bool, bool)        { return nil, false, false }
+func (cube) startTransform(*Study)                           {}
+func (cube) takeTransform(*Study, store.Event) (bool, error) { return false, nil }
+func (cube) fitTransform(*Study) *space.Transform            { return nil }
+func (cube) checkable(*Study) bool                           { return true }
 func (cube) raw(*Study) func(int, float64) float64 {
 	return func(_ int, v float64) float64 { return v }
 }
-func (cube) told(_ *store.Event, _ int, v float64) float64        { return v }
+func (cube) told(_ store.Event, _ int, v float64) float64         { return v }
 func (cube) names() ([]string, []string)                          { return nil, nil }
 func (cube) askAnswer(*Study, *AskAnswer, *store.Event)           {}
 func (cube) tellAnswer(*Study, *TellAnswer, int)                  {}
@@ -117,7 +119,7 @@ func (cube) paramSpace() *space.Space                             { return nil }
 func (cube) lengthscaleNote(float64, string) (string, bool)       { return "", false }
 func (cube) seedNote(*Study, *store.Event, string) (string, bool) { return "", false }
 
-func (cube) warnAt(*Study, *store.Event) (string, string, int, bool) { return "", "", 0, false }
+func (cube) warnAt(*Study, store.Event) (string, string, int, bool) { return "", "", 0, false }
 
 func (cube) gpNames(s *Study) []string {
 	names := []string{"f"}
