@@ -41,6 +41,25 @@ func TestCommandsLeaveNothingBehind(t *testing.T) {
 			t.Errorf("after study %s the folder holds %v, want [s.db]", args[0], names)
 		}
 	}
+	// A reader that goes away before the answer (safegp study show |
+	// head -0): the write fails, the command exits as a shell's SIGPIPE
+	// would, and the database is closed all the same.
+	cmd := exec.Command(binary, "study", "show", "--json", "--db", db)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	out.Close()
+	err = cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 141 {
+		t.Errorf("show to a closed pipe: %v, want exit status 141", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("after show to a closed pipe the folder holds %d files, want s.db alone", len(entries))
+	}
 	if after := binaryProcesses(t); len(after) > len(before) {
 		t.Errorf("processes of the binary: %d before the commands, %d after: %v", len(before), len(after), after)
 	}

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
+	"syscall"
 )
 
 func main() {
@@ -17,7 +19,7 @@ func main() {
 // printError writes a command's error as "safegp: …", unless it is a
 // usage error (the usage was printed).
 func printError(w io.Writer, err error) {
-	if err != errUsage {
+	if err != errUsage && !errors.Is(err, syscall.EPIPE) { // a reader gone: nothing to say, as a shell's SIGPIPE
 		fmt.Fprintln(w, "safegp:", err)
 	}
 }

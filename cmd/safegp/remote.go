@@ -38,14 +38,26 @@ const maxAnswer = 64 << 20
 // or a server that is not safegp's.
 var errServer = errclass.New(errclass.ErrUnavailable, "unexpected answer from the server")
 
-func newRemote(raw, token string) (*remote, error) {
+// checkServerURL checks --server: http or https, a host, and a path only
+// where a proxy serves safegp under one (never the API's own /v1).
+func checkServerURL(raw string) error {
 	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("--server %s: want the URL of a safegp serve, http://HOST:PORT or https://HOST:PORT", quote.Short(raw))
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return fmt.Errorf("--server %s: want the URL of a safegp serve, http://HOST:PORT or https://HOST:PORT", quote.Short(raw))
+	case u.User != nil || u.RawQuery != "" || u.Fragment != "":
+		return fmt.Errorf("--server %s: give the server's address only (the token goes in SAFEGP_TOKEN or --token-file)", quote.Short(u.Redacted()))
+	case strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/v1"):
+		return fmt.Errorf("--server %s: give the server's address without /v1 (the commands add the API's paths)", quote.Short(raw))
 	}
-	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("--server %s: give the server's address only (the token goes in SAFEGP_TOKEN or --token-file)", quote.Short(u.Redacted()))
+	return nil
+}
+
+func newRemote(raw, token string) (*remote, error) {
+	if err := checkServerURL(raw); err != nil {
+		return nil, err
 	}
+	u, _ := url.Parse(raw)
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	// No overall timeout: an ask that fits a model, or an import, may take
 	// long; the command's context (Ctrl-C) cancels it. A server that
@@ -106,7 +118,7 @@ func (r *remote) send(ctx context.Context, method, path string, query url.Values
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("%w: %w", errclass.ErrUnavailable, err)
+		return nil, &unreachable{url: r.base.Redacted(), err: err}
 	}
 	return resp, nil
 }
@@ -139,6 +151,18 @@ func answerError(resp *http.Response, body []byte) error {
 	}
 	return errclass.New(class, *e.Error)
 }
+
+// unreachable is a server that could not be reached or did not answer.
+type unreachable struct {
+	url string
+	err error
+}
+
+func (e *unreachable) Error() string {
+	return fmt.Sprintf("cannot reach the safegp serve at %s (is it running?): %v", e.url, e.err)
+}
+
+func (e *unreachable) Unwrap() []error { return []error{errclass.ErrUnavailable, e.err} }
 
 // busyAnswer is a server's 503: busy, or a call cancelled at its deadline,
 // nothing recorded. It exits as a busy database does (exitTempFail): try

@@ -258,8 +258,11 @@ func TestServerFlags(t *testing.T) {
 		{"both", nil, []string{"study", "list", "--db", "x.db", "--server", url}, 2, "give --db FILE or --server URL, not both"},
 		{"neither", nil, []string{"study", "list"}, 2, "--db FILE is required (or --server URL"},
 		{"token without server", nil, []string{"study", "list", "--db", "x.db", "--token-file", tokenFile}, 2, "--token-file goes with --server"},
-		{"not a URL", nil, []string{"study", "list", "--server", "localhost:1"}, 1, "want the URL of a safegp serve"},
-		{"user in URL", nil, []string{"study", "list", "--server", "http://u:p@localhost:1"}, 1, "give the server's address only"},
+		{"not a URL", nil, []string{"study", "list", "--server", "localhost:1"}, 2, "want the URL of a safegp serve"},
+		{"user in URL", nil, []string{"study", "list", "--server", "http://u:p@localhost:1"}, 2, "give the server's address only"},
+		{"the API's path", nil, []string{"study", "list", "--server", url + "/v1/"}, 2, "without /v1"},
+		// The server's own memory limit applies, not the client's.
+		{"max-memory", map[string]string{"SAFEGP_TOKEN": token}, []string{"study", "show", "--server", url, "--max-memory", "1KiB"}, 2, "--max-memory goes with --db"},
 		{"no token", nil, []string{"study", "list", "--server", url}, 1, "the server refused the request: missing or wrong bearer token"},
 		{"wrong token", nil, []string{"study", "list", "--server", url, "--token-file", badFile}, 1, "missing or wrong bearer token"},
 		{"token file", nil, []string{"study", "list", "--server", url, "--token-file", tokenFile}, 0, ""},
@@ -269,7 +272,7 @@ func TestServerFlags(t *testing.T) {
 		// missing one.
 		{"db over env", map[string]string{"SAFEGP_SERVER": url}, []string{"study", "list", "--db", filepath.Join(dir, "none.db")}, 1, "no such file"},
 		{"plot", map[string]string{"SAFEGP_TOKEN": token}, []string{"study", "plot", "--out", filepath.Join(dir, "p.png"), "--server", url}, 1, "plot draws from the database file"},
-		{"no server there", nil, []string{"study", "list", "--server", "http://127.0.0.1:1"}, 1, "connection refused"},
+		{"no server there", nil, []string{"study", "list", "--server", "http://127.0.0.1:1"}, 1, "cannot reach the safegp serve at http://127.0.0.1:1 (is it running?)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, k := range []string{"SAFEGP_TOKEN", "SAFEGP_SERVER"} {

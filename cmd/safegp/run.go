@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/vbauerster/mpb/v8/decor"
 
@@ -33,6 +34,8 @@ func exitCode(err error) int {
 		return 2
 	case errors.Is(err, errTempFail):
 		return exitTempFail
+	case errors.Is(err, syscall.EPIPE):
+		return 128 + int(syscall.SIGPIPE) // as a shell reports a reader gone
 	}
 	var es errSignal
 	if errors.As(err, &es) {
@@ -50,7 +53,7 @@ Usage:
   safegp safety [--out DIR]                  how safe each algorithm is when the model is wrong, with a report
   safegp bound CONFIG                        the paper's theory quantities for a configured problem
   safegp merge --out DIR SHARD_DIR...        combine the shard folders of run/reproduce/sweep --shard i/n
-  safegp study COMMAND --db FILE ...         durable ask/tell studies of a real system
+  safegp study COMMAND --db FILE ...         durable ask/tell studies of a real system (or --server URL)
   safegp serve --db FILE [--addr A]          the studies over HTTP
   safegp fit DATA.csv [--ard] [--json] ...   fit each GP's kernel and noise to measured data
   safegp help [COMMAND]                      show help

@@ -10,9 +10,11 @@ import (
 	"maps"
 	"math/rand/v2"
 	"os"
+	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -221,6 +223,10 @@ func studyCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := withSignals() // a fit during an ask stops on Ctrl-C, recording nothing
 	defer stop()
+	// A reader that goes away (safegp study list | head -1) fails the
+	// write with EPIPE rather than killing the process, so that the
+	// command still closes the database and removes its -wal and -shm.
+	signal.Ignore(syscall.SIGPIPE)
 	return studyRun(ctx, args, stdout, stderr)
 }
 
@@ -277,7 +283,16 @@ func (s *studySession) where(sub, tokenFile string) error {
 		return errUsage
 	case s.server == "":
 		return nil
+	case s.maxMem.Limit() != memlimit.Default && sub != "create":
+		// The server opens its studies within its own --max-memory.
+		fmt.Fprintf(s.stderr, "safegp study %s: --max-memory goes with --db: a server keeps its studies within its own (safegp serve --max-memory)\n", sub)
+		return errUsage
 	}
+	if err := checkServerURL(s.server); err != nil {
+		fmt.Fprintf(s.stderr, "safegp study %s: %v\n", sub, err)
+		return errUsage
+	}
+	// --token-file wins over SAFEGP_TOKEN.
 	s.token = os.Getenv("SAFEGP_TOKEN")
 	if tokenFile != "" {
 		t, err := readToken(tokenFile)

@@ -12,6 +12,7 @@ log=$(mktemp)
 $safegp serve --db "$db" --addr 127.0.0.1:0 2> "$log" &
 server=$!
 trap 'kill $server 2> /dev/null; wait $server 2> /dev/null; rm -f "$log"' EXIT
+trap 'exit 1' HUP INT TERM            # a signal runs the EXIT trap too: no server left behind
 until addr=$(sed -n 's/.*"msg":"listening","addr":"\([^"]*\)".*/\1/p' "$log"); [ -n "$addr" ]; do
   kill -0 $server 2> /dev/null || { cat "$log" >&2; exit 1; }     # serve failed: say why
   sleep 0.05
