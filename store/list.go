@@ -42,7 +42,9 @@ type listStatic struct {
 // study keeps: a retraction takes its observation out of the rounds and
 // the violations and withdraws every ask pending at the time, so the
 // pending asks are the asks after the last retraction that no tell
-// answers.
+// answers — by its ID, ask_base + its seq: a study created again under a
+// deleted one's name, or renamed onto it, numbers its asks after the old
+// one's.
 func (s *Store) List(ctx context.Context) ([]Listing, error) {
 	l, err := s.list(ctx)
 	return l, storageError(err, s.path)
@@ -62,9 +64,10 @@ func (s *Store) list(ctx context.Context) ([]Listing, error) {
 	LEFT JOIN (SELECT t.study, COUNT(*) AS n FROM events t WHERE t.kind = 'tell' AND t.violation = 1 AND ` + inForce + ` GROUP BY t.study) v
 		ON v.study = s.name
 	LEFT JOIN (SELECT a.study, COUNT(*) AS n FROM events a
+		JOIN studies st ON st.name = a.study
 		LEFT JOIN (SELECT study, MAX(seq) AS seq FROM events WHERE kind = 'retract' GROUP BY study) lr ON lr.study = a.study
 		WHERE a.kind = 'ask' AND a.seq > COALESCE(lr.seq, 0)
-			AND NOT EXISTS (SELECT 1 FROM events t WHERE t.study = a.study AND t.kind = 'tell' AND t.ask = a.seq)
+			AND NOT EXISTS (SELECT 1 FROM events t WHERE t.study = a.study AND t.kind = 'tell' AND t.ask = st.ask_base + a.seq)
 		GROUP BY a.study) p
 		ON p.study = s.name
 	ORDER BY s.name`

@@ -118,8 +118,28 @@ func TestListCountsAsTheStudy(t *testing.T) {
 	ctx := context.Background()
 	v, _ := newService(t, filepath.Join(t.TempDir(), "s.db"))
 	minMax := strings.Replace(tuneCases["pid"].spec, "  - {name: overshoot, max: 0.05}", "  - {name: overshoot, max: 0.05}\n  - {name: effort, min: 0.1, max: 5}", 1)
-	for name, spec := range map[string]string{"a": specYAML, "b": boxSpecYAML, "empty": specYAML, "named": tuneCases["example"].spec, "named-box": minMax} {
+	for name, spec := range map[string]string{"a": specYAML, "b": boxSpecYAML, "empty": specYAML, "named": tuneCases["example"].spec, "named-box": minMax, "re": specYAML} {
 		if err := v.Create(ctx, name, resolved(t, spec)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A study created again under a deleted one's name, its ask told: its
+	// ask IDs go on after the old one's (store's ask_base), so that a
+	// tell names an ID, not its ask's seq, and nothing is pending.
+	if _, err := v.Ask(ctx, "re"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Delete(ctx, "re", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Create(ctx, "re", resolved(t, specYAML)); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := v.Ask(ctx, "re"); err != nil {
+		t.Fatal(err)
+	} else {
+		f, g := truth(a.X[0])
+		if _, err := v.Tell(ctx, "re", &study.TellRequest{Ask: &a.Ask, F: &f, G: g}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -154,7 +174,7 @@ func TestListCountsAsTheStudy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if names := fmt.Sprint(names(list)); names != "[a b empty named named-box]" {
+	if names := fmt.Sprint(names(list)); names != "[a b empty named named-box re]" {
 		t.Fatalf("list names %s", names)
 	}
 	for _, in := range list {
