@@ -44,12 +44,8 @@ func (s *Study) calibrationOf(names []string) *calib.Calibration {
 // calibrationNote is the note of an implausible check, nil otherwise.
 func (s *Study) calibrationNote() []string {
 	names := s.gpNames()
-	c := s.calibrationOf(names)
-	if c == nil || !c.Implausible {
-		return nil // the common case, without the algorithm's words
-	}
 	safety, alg := s.res.Spec.Algorithm.Safety()
-	if n := calib.Note(c, safety, alg, names[0], s.res.Spec.ObjectiveThreshold != nil); n != "" {
+	if n := calib.Note(s.calibrationOf(names), safety, alg, names[0], s.res.Spec.ObjectiveThreshold != nil); n != "" {
 		return []string{n}
 	}
 	return nil

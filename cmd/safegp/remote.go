@@ -53,11 +53,13 @@ func checkServerURL(raw string) error {
 	return nil
 }
 
+// newRemote is the backend over the server at raw, a URL checkServerURL
+// passed (studySession.where).
 func newRemote(raw, token string) (*remote, error) {
-	if err := checkServerURL(raw); err != nil {
+	u, err := url.Parse(raw)
+	if err != nil {
 		return nil, err
 	}
-	u, _ := url.Parse(raw)
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	// No overall timeout: an ask that fits a model, or an import, may take
 	// long; the command's context (Ctrl-C) cancels it. A server that
