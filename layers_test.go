@@ -16,7 +16,7 @@ import (
 // so that a new package takes its place on purpose.
 var layers = map[string]int{
 	".": 0, "internal/argmax": 0, "internal/csvcell": 0, "internal/errclass": 0, "internal/fielderr": 0, "internal/gemv": 0, "internal/memlimit": 0,
-	"internal/number": 0, "internal/outdir": 0, "internal/plural": 0, "internal/quote": 0,
+	"internal/number": 0, "internal/opencache": 0, "internal/outdir": 0, "internal/plural": 0, "internal/quote": 0,
 	"internal/readlimit": 0, "internal/spatial": 0, "internal/strictjson": 0, "internal/strictyaml": 0,
 	"internal/testjson": 0, "internal/vec": 0, "internal/vexp": 0,
 	"kernel": 1, "problem/bench": 1, "shard": 1, "space": 1,
@@ -24,10 +24,11 @@ var layers = map[string]int{
 	"fit": 3, "bandit": 3,
 	"config": 4, "plot": 4,
 	"store": 5, "internal/refit": 5, "study/calib": 5,
-	"experiment": 6, "study": 6,
-	"study/exchange": 7, "study/view": 7,
-	"reproduce": 8, "safety": 8, "sweep": 8, "server": 8,
-	"cmd/safegp": 9, "deploy": 9,
+	"experiment": 6, "study/api": 6,
+	"study":          7,
+	"study/exchange": 8, "study/view": 8,
+	"reproduce": 9, "safety": 9, "sweep": 9, "server": 9,
+	"cmd/safegp": 10, "deploy": 10,
 }
 
 // TestLayers: no package imports one of its own layer or above (its

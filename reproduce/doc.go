@@ -5,7 +5,7 @@
 // (SPEC §6). A reproduction can run as shards of its runs and be merged
 // (Options.Shard, Merge; shard.go).
 //
-// Layer 8 (docs/layout.md): it may import experiment, plot, bandit, kernel,
+// Layer 9 (docs/layout.md): it may import experiment, plot, bandit, kernel,
 // problem, theory and internal packages; never study, store, server or
 // sweep.
 package reproduce

@@ -3,7 +3,7 @@ package server
 import (
 	"net/http"
 
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // ask hands out asks. An empty body (or {}) is one ask, answered as
@@ -25,7 +25,7 @@ func (h *handler) ask(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if req.Count != nil {
-		writeJSON(w, http.StatusOK, study.NewBatchAnswer(as))
+		writeJSON(w, http.StatusOK, api.NewBatchAnswer(as))
 		return nil
 	}
 	writeJSON(w, http.StatusOK, as[0])

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 	"github.com/safegp/safegp/study/view"
 )
 
@@ -259,7 +259,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	// all.
 	f, g := truth(vw.Pending[0].X[0])
 	ask := vw.Pending[0].Ask
-	if _, err := fx.svc.Tell(context.Background(), "pump-1d", &study.TellRequest{Ask: &ask, F: &f, G: []float64{g}}); err != nil {
+	if _, err := fx.svc.Tell(context.Background(), "pump-1d", &api.TellRequest{Ask: &ask, F: &f, G: []float64{g}}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the page to show the new observation", fmt.Sprintf(`document.querySelectorAll("figure.progress-f circle.obs").length === %d`, n+1))

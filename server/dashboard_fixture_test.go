@@ -15,6 +15,7 @@ import (
 	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 	"github.com/safegp/safegp/study/view"
 )
 
@@ -230,7 +231,7 @@ func newDashFixture(t testing.TB) *dashFixture {
 	loopIn(t, svc, "climate-1d", climateC2, 4)
 	i := 30
 	f, g := climateTruth(climateNear)([]float64{1.5})
-	if _, err := svc.Tell(ctx, "climate-1d", &study.TellRequest{Index: &i, F: &f, G: g, Context: climateNear}); err != nil {
+	if _, err := svc.Tell(ctx, "climate-1d", &api.TellRequest{Index: &i, F: &f, G: g, Context: climateNear}); err != nil {
 		t.Fatal(err)
 	}
 	loopIn(t, svc, "climate-1d", climateC1, 2)
@@ -244,7 +245,7 @@ func newDashFixture(t testing.TB) *dashFixture {
 	// asks pending, 2 leased, 1 without a lease, 1 released.
 	loop(t, svc, "batch-1d", 10, one)
 	var ends time.Time
-	for _, opt := range []study.AskOptions{{Count: 2, LeaseSeconds: 600}, {Count: 2, LeaseSeconds: 0.001}} {
+	for _, opt := range []api.AskOptions{{Count: 2, LeaseSeconds: 600}, {Count: 2, LeaseSeconds: 0.001}} {
 		as, err := svc.AskBatch(ctx, "batch-1d", opt)
 		if err != nil || len(as) != 2 {
 			t.Fatalf("batch-1d: ask %+v: %d asks (%v)", opt, len(as), err)
@@ -254,7 +255,7 @@ func newDashFixture(t testing.TB) *dashFixture {
 		}
 	}
 	time.Sleep(time.Until(ends) + time.Millisecond) // past the 1 ms leases' end, as answered
-	if _, err := svc.AskBatch(ctx, "batch-1d", study.AskOptions{Count: 1}); err != nil {
+	if _, err := svc.AskBatch(ctx, "batch-1d", api.AskOptions{Count: 1}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -267,12 +268,12 @@ func newDashFixture(t testing.TB) *dashFixture {
 			t.Fatal(err)
 		}
 		id := a.Ask
-		if _, err := svc.Tell(ctx, "tune-pi", &study.TellRequest{Ask: &id, Values: namedTruth(a.Params)}); err != nil {
+		if _, err := svc.Tell(ctx, "tune-pi", &api.TellRequest{Ask: &id, Values: namedTruth(a.Params)}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	far := space.Setting{"kp": space.Number(19), "mode": space.String("pid")}
-	if _, err := svc.Tell(ctx, "tune-pi", &study.TellRequest{Params: far, Values: namedTruth(far)}); err != nil {
+	if _, err := svc.Tell(ctx, "tune-pi", &api.TellRequest{Params: far, Values: namedTruth(far)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.Ask(ctx, "tune-pi"); err != nil {
@@ -280,12 +281,12 @@ func newDashFixture(t testing.TB) *dashFixture {
 	}
 
 	rng := rand.New(rand.NewPCG(1, 2))
-	rows := make([]study.TellRequest, 1000)
+	rows := make([]api.TellRequest, 1000)
 	for k := range rows {
 		i := rng.IntN(200)
 		f, g := truth(4 * float64(i) / 199)
 		f += 0.1 * rng.NormFloat64()
-		rows[k] = study.TellRequest{Index: &i, F: &f, G: []float64{g + 0.1*rng.NormFloat64()}}
+		rows[k] = api.TellRequest{Index: &i, F: &f, G: []float64{g + 0.1*rng.NormFloat64()}}
 	}
 	if _, err := svc.Import(ctx, "long-1000", rows); err != nil {
 		t.Fatal(err)
@@ -306,7 +307,7 @@ func loop(t testing.TB, svc *study.Service, name string, rounds int, truth func(
 		}
 		f, g := truth(a.X)
 		id := a.Ask
-		if _, err := svc.Tell(ctx, name, &study.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+		if _, err := svc.Tell(ctx, name, &api.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -324,7 +325,7 @@ func loopIn(t testing.TB, svc *study.Service, name string, c map[string]float64,
 		}
 		f, g := truth(a.X)
 		id := a.Ask
-		if _, err := svc.Tell(ctx, name, &study.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+		if _, err := svc.Tell(ctx, name, &api.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -339,7 +340,7 @@ func tellIndex(t testing.TB, svc *study.Service, name string, i int, truth func(
 		t.Fatal(err)
 	}
 	f, g := truth(vw.Posterior.X[i])
-	if _, err := svc.Tell(ctx, name, &study.TellRequest{Index: &i, F: &f, G: g}); err != nil {
+	if _, err := svc.Tell(ctx, name, &api.TellRequest{Index: &i, F: &f, G: g}); err != nil {
 		t.Fatal(err)
 	}
 }

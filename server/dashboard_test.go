@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 	"github.com/safegp/safegp/study/view"
 )
 
@@ -90,7 +91,7 @@ func TestDashboardData(t *testing.T) {
 		check             func(t *testing.T, body []byte)
 	}{
 		{"list", "/v1/studies", dashToken, 200, func(t *testing.T, body []byte) {
-			var l struct{ Studies []study.StudyInfo }
+			var l struct{ Studies []api.StudyInfo }
 			if err := json.Unmarshal(body, &l); err != nil {
 				t.Fatal(err)
 			}
@@ -212,7 +213,7 @@ func TestDashboardData(t *testing.T) {
 	}
 }
 
-func names(l []study.StudyInfo) []string {
+func names(l []api.StudyInfo) []string {
 	var out []string
 	for _, s := range l {
 		out = append(out, s.Study)

@@ -16,6 +16,7 @@ import (
 	"github.com/safegp/safegp/server"
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 	"github.com/safegp/safegp/study/exchange"
 )
 
@@ -160,10 +161,10 @@ func TestObservationsStreamed(t *testing.T) {
 	if code, body := c.do("POST", "/v1/studies", fmt.Sprintf(`{"name": "a", "spec": %s}`, strings.Replace(spec, `"horizon": 100`, fmt.Sprintf(`"horizon": %d`, n+10), 1))); code != http.StatusCreated {
 		t.Fatalf("create: %d %v", code, body)
 	}
-	rows := make([]study.TellRequest, n)
+	rows := make([]api.TellRequest, n)
 	for k := range rows {
 		i, f := k%41, float64(k%13)/13
-		rows[k] = study.TellRequest{Index: &i, F: &f, G: []float64{0.5}}
+		rows[k] = api.TellRequest{Index: &i, F: &f, G: []float64{0.5}}
 	}
 	if _, err := svc.Import(ctx, "a", rows); err != nil {
 		t.Fatal(err)

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/safegp/safegp/internal/testjson"
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // FuzzDecodeCreate: the create decoder never panics, and what it accepts
@@ -35,7 +35,7 @@ func FuzzDecodeCreate(f *testing.F) {
 		if err := testjson.KeysOnce(body, "name", "spec"); err != nil {
 			t.Fatalf("accepted %q: %v", body, err)
 		}
-		if err := study.CheckName(name); err != nil {
+		if err := api.CheckName(name); err != nil {
 			t.Fatalf("accepted name %q: %v", name, err)
 		}
 		if spec == nil || spec.DecisionSet.File != "" {

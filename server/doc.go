@@ -19,7 +19,7 @@
 // token. A Content-Security-Policy of default-src 'self' forbids inline
 // script and any other origin.
 //
-// Layer 8 (docs/layout.md): it may import study, study/exchange, study/view, store and internal
+// Layer 9 (docs/layout.md): it may import study, study/exchange, study/view, store and internal
 // packages; never experiment, reproduce or sweep, and no algorithm directly
 // (bandit): it speaks to studies only.
 package server

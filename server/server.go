@@ -19,6 +19,7 @@ import (
 	"github.com/safegp/safegp/internal/errclass"
 	"github.com/safegp/safegp/internal/quote"
 	"github.com/safegp/safegp/store"
+	"github.com/safegp/safegp/study/api"
 	"github.com/safegp/safegp/study/exchange"
 
 	"github.com/safegp/safegp/internal/strictjson"
@@ -288,7 +289,7 @@ func decodeCreate(body []byte) (name string, spec *study.Spec, err error) {
 	if req.Name == nil {
 		return "", nil, fmt.Errorf("%w: \"name\" is missing", errBadRequest)
 	}
-	if err := study.CheckName(*req.Name); err != nil {
+	if err := api.CheckName(*req.Name); err != nil {
 		return "", nil, err
 	}
 	if len(req.Spec) == 0 || string(req.Spec) == "null" {
@@ -302,7 +303,7 @@ func decodeCreate(body []byte) (name string, spec *study.Spec, err error) {
 		return "", nil, err
 	}
 	if spec.DecisionSet.File != "" {
-		return "", nil, fmt.Errorf("%w: decision_set.file: over HTTP give the actions inline (decision_set: {actions: [[…], …]}) or a grid", study.ErrSpec)
+		return "", nil, fmt.Errorf("%w: decision_set.file: over HTTP give the actions inline (decision_set: {actions: [[…], …]}) or a grid", api.ErrSpec)
 	}
 	return *req.Name, spec, nil
 }
@@ -398,7 +399,7 @@ func (h *handler) importData(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var rows []study.TellRequest
+	var rows []api.TellRequest
 	if hasContent(r, []string{"text/csv"}) {
 		cols, err := h.svc.Columns(r.Context(), r.PathValue("name"))
 		if err != nil {
@@ -414,7 +415,7 @@ func (h *handler) importData(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var opt study.ImportOptions
+	var opt api.ImportOptions
 	switch rep := r.URL.Query().Get("repeat"); rep {
 	case "", "0", "false":
 	case "1", "true":
@@ -493,7 +494,7 @@ func (h *handler) streamRecord(w http.ResponseWriter, r *http.Request, f string)
 	var item bytes.Buffer
 	enc := json.NewEncoder(&item)
 	enc.SetEscapeHTML(false) // as writeJSON
-	err := h.svc.ExportChunks(r.Context(), name, func(x *study.Export) error {
+	err := h.svc.ExportChunks(r.Context(), name, func(x *api.Export) error {
 		first := !wrote
 		if first {
 			if f == "csv" {

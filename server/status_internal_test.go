@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/safegp/safegp/store"
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // TestStatusByClass: every sentinel of the store and the study gets the
@@ -20,23 +20,23 @@ func TestStatusByClass(t *testing.T) {
 		err  error
 		want int
 	}{
-		{store.ErrNotFound, 404}, {study.ErrUnknownAsk, 404}, {study.ErrUnknownObservation, 404},
-		{study.ErrImportTooLarge, 413}, {&http.MaxBytesError{Limit: 1}, 413},
-		{store.ErrExists, 409}, {study.ErrAlreadyTold, 409}, {store.ErrStale, 409}, {store.ErrDuplicateImport, 409},
+		{store.ErrNotFound, 404}, {api.ErrUnknownAsk, 404}, {api.ErrUnknownObservation, 404},
+		{api.ErrImportTooLarge, 413}, {&http.MaxBytesError{Limit: 1}, 413},
+		{store.ErrExists, 409}, {api.ErrAlreadyTold, 409}, {store.ErrStale, 409}, {store.ErrDuplicateImport, 409},
 		{&store.DuplicateImportError{First: 1, Last: 2}, 409},
-		{study.ErrHorizon, 409}, {study.ErrWithdrawn, 409}, {study.ErrAlreadyRetracted, 409},
-		{study.ErrContextPending, 409}, {study.ErrNoAsk, 409}, {store.ErrLeaseLost, 409}, {study.ErrLeased, 409},
+		{api.ErrHorizon, 409}, {api.ErrWithdrawn, 409}, {api.ErrAlreadyRetracted, 409},
+		{api.ErrContextPending, 409}, {api.ErrNoAsk, 409}, {store.ErrLeaseLost, 409}, {api.ErrLeased, 409},
 		{fmt.Errorf("%w: %w: gone", store.ErrStale, store.ErrGone), 409},
-		{study.ErrBadTell, 400}, {study.ErrBadRetract, 400}, {study.ErrBadImport, 400}, {study.ErrBadPoints, 400},
-		{study.ErrSpec, 400}, {study.ErrBadName, 400}, {errBadRequest, 400}, {study.ErrBadContext, 400},
-		{study.ErrBadAsk, 400}, {study.ErrBadHeartbeat, 400},
+		{api.ErrBadTell, 400}, {api.ErrBadRetract, 400}, {api.ErrBadImport, 400}, {api.ErrBadPoints, 400},
+		{api.ErrSpec, 400}, {api.ErrBadName, 400}, {errBadRequest, 400}, {api.ErrBadContext, 400},
+		{api.ErrBadAsk, 400}, {api.ErrBadHeartbeat, 400},
 		{store.ErrDiskFull, 507}, {context.Canceled, 499},
-		{study.ErrOverloaded, 503}, {errTimedOut, 503}, {errors.New("database is locked (5) (SQLITE_BUSY)"), 503},
-		{study.ErrReplay, 500}, {store.ErrDamaged, 500}, {errors.New("anything else"), 500},
+		{api.ErrOverloaded, 503}, {errTimedOut, 503}, {errors.New("database is locked (5) (SQLITE_BUSY)"), 503},
+		{api.ErrReplay, 500}, {store.ErrDamaged, 500}, {errors.New("anything else"), 500},
 		// An import past the horizon is a conflict, not bad input (the
 		// rank the server always gave them).
-		{fmt.Errorf("%w: %w", study.ErrBadImport, study.ErrHorizon), 409},
-		{fmt.Errorf("%w: %w", study.ErrBadTell, study.ErrUnknownAsk), 404},
+		{fmt.Errorf("%w: %w", api.ErrBadImport, api.ErrHorizon), 409},
+		{fmt.Errorf("%w: %w", api.ErrBadTell, api.ErrUnknownAsk), 404},
 	} {
 		wrapped := fmt.Errorf("study %q: %w", "s", c.err)
 		if got := status(wrapped); got != c.want {

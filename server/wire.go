@@ -13,7 +13,7 @@ import (
 	"github.com/safegp/safegp/internal/quote"
 	"github.com/safegp/safegp/internal/strictjson"
 	"github.com/safegp/safegp/space"
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // The wire: the JSON bodies of the HTTP API, decoded strictly into the
@@ -28,13 +28,13 @@ import (
 // become a number. f and every element of g and of x must be JSON numbers
 // within float64's range (so never NaN or Inf), ask and index integers.
 // noise_std, optional, must be a number ≥ 0 when given (null is refused:
-// leave it out for the model's σ). Errors wrap study.ErrBadTell and name the
+// leave it out for the model's σ). Errors wrap api.ErrBadTell and name the
 // field. It checks the shape only; the study checks the values against
 // itself.
-func decodeTell(data []byte) (*study.TellRequest, error) {
+func decodeTell(data []byte) (*api.TellRequest, error) {
 	var raw rawTell
 	if err := decodeObject(data, &raw); err != nil {
-		return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)
+		return nil, fmt.Errorf("%w: %w", api.ErrBadTell, err)
 	}
 	if raw.Values != nil || raw.Params != nil {
 		return raw.paramsTell()
@@ -60,18 +60,18 @@ type rawTell struct {
 // paramsTell decodes the tell of a study stated in parameters: {"ask",
 // "values"} or {"params", "values"}, never mixed with the plain form's
 // fields.
-func (raw *rawTell) paramsTell() (*study.TellRequest, error) {
+func (raw *rawTell) paramsTell() (*api.TellRequest, error) {
 	switch {
 	case raw.Index != nil || raw.X != nil || raw.F != nil || raw.G != nil:
-		return nil, fmt.Errorf("%w: \"params\" and \"values\" go with \"ask\" only: leave out \"index\", \"x\", \"f\" and \"g\"", study.ErrBadTell)
+		return nil, fmt.Errorf("%w: \"params\" and \"values\" go with \"ask\" only: leave out \"index\", \"x\", \"f\" and \"g\"", api.ErrBadTell)
 	case raw.Values == nil:
-		return nil, fmt.Errorf("%w: \"values\" is missing: give every outcome's value by name", study.ErrBadTell)
+		return nil, fmt.Errorf("%w: \"values\" is missing: give every outcome's value by name", api.ErrBadTell)
 	case (raw.Ask != nil) == (raw.Params != nil):
-		return nil, fmt.Errorf("%w: give exactly one of \"ask\" and \"params\"", study.ErrBadTell)
+		return nil, fmt.Errorf("%w: give exactly one of \"ask\" and \"params\"", api.ErrBadTell)
 	}
-	var t study.TellRequest
+	var t api.TellRequest
 	var err error
-	if t.Values, err = jsonObject("values", "number", raw.Values, study.ErrBadTell); err != nil {
+	if t.Values, err = jsonObject("values", "number", raw.Values, api.ErrBadTell); err != nil {
 		return nil, err
 	}
 	if raw.Params != nil {
@@ -81,23 +81,23 @@ func (raw *rawTell) paramsTell() (*study.TellRequest, error) {
 	} else {
 		v, err := jsonInt("ask", raw.Ask)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)
+			return nil, fmt.Errorf("%w: %w", api.ErrBadTell, err)
 		}
 		t.Ask = &v
 	}
 	if raw.NoiseStd != nil || raw.Context != nil {
-		return nil, fmt.Errorf("%w: \"noise_std\" and \"context\" are not taken by a study stated in parameters", study.ErrBadTell)
+		return nil, fmt.Errorf("%w: \"noise_std\" and \"context\" are not taken by a study stated in parameters", api.ErrBadTell)
 	}
 	return &t, nil
 }
 
 // plainTell decodes the plain form's tell: one of "ask", "index" and
 // "x", then "f", "g", "noise_std" and "context".
-func (raw *rawTell) plainTell() (*study.TellRequest, error) {
+func (raw *rawTell) plainTell() (*api.TellRequest, error) {
 	if given := btoi(raw.Ask != nil) + btoi(raw.Index != nil) + btoi(raw.X != nil); given != 1 {
-		return nil, fmt.Errorf("%w: give exactly one of \"ask\", \"index\" and \"x\"", study.ErrBadTell)
+		return nil, fmt.Errorf("%w: give exactly one of \"ask\", \"index\" and \"x\"", api.ErrBadTell)
 	}
-	var t study.TellRequest
+	var t api.TellRequest
 	for _, fld := range []struct {
 		name string
 		raw  json.RawMessage
@@ -108,16 +108,16 @@ func (raw *rawTell) plainTell() (*study.TellRequest, error) {
 		}
 		v, err := jsonInt(fld.name, fld.raw)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)
+			return nil, fmt.Errorf("%w: %w", api.ErrBadTell, err)
 		}
 		*fld.dst = &v
 	}
 	if raw.F == nil {
-		return nil, fmt.Errorf("%w: \"f\" is missing (a study stated in parameters takes \"values\": {NAME: V, …} instead)", study.ErrBadTell)
+		return nil, fmt.Errorf("%w: \"f\" is missing (a study stated in parameters takes \"values\": {NAME: V, …} instead)", api.ErrBadTell)
 	}
 	f, err := jsonNumber("f", raw.F)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)
+		return nil, fmt.Errorf("%w: %w", api.ErrBadTell, err)
 	}
 	t.F = &f
 	// "g" may be left out only where there is nothing to give: a study
@@ -132,14 +132,14 @@ func (raw *rawTell) plainTell() (*study.TellRequest, error) {
 			return nil, err
 		}
 		if len(t.X) == 0 {
-			return nil, fmt.Errorf("%w: \"x\" is empty: give the point's coordinates", study.ErrBadTell)
+			return nil, fmt.Errorf("%w: \"x\" is empty: give the point's coordinates", api.ErrBadTell)
 		}
 	}
 	if t.NoiseStd, err = tellNoiseStd(raw.NoiseStd); err != nil {
 		return nil, err
 	}
 	if t.Context, err = decodeContext(raw.Context); err != nil {
-		return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)
+		return nil, fmt.Errorf("%w: %w", api.ErrBadTell, err)
 	}
 	return &t, nil
 }
@@ -151,13 +151,13 @@ func tellNoiseStd(raw json.RawMessage) (*float64, error) {
 		return nil, nil
 	}
 	if raw[0] == 'n' {
-		return nil, fmt.Errorf("%w: noise_std is null: leave it out for the model's σ, or give the measurement's noise standard deviation", study.ErrBadTell)
+		return nil, fmt.Errorf("%w: noise_std is null: leave it out for the model's σ, or give the measurement's noise standard deviation", api.ErrBadTell)
 	}
 	v, err := jsonNumber("noise_std", raw)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)
+		return nil, fmt.Errorf("%w: %w", api.ErrBadTell, err)
 	}
-	if err := study.CheckNoiseStd(v); err != nil {
+	if err := api.CheckNoiseStd(v); err != nil {
 		return nil, err
 	}
 	return &v, nil
@@ -205,7 +205,7 @@ func jsonObject(name, hint string, raw json.RawMessage, sentinel error) (map[str
 // numbers or strings (null and anything else refused). The study checks
 // them against its parameters.
 func jsonSetting(raw json.RawMessage) (space.Setting, error) {
-	names, fields, err := jsonFields("params", "value", raw, study.ErrBadTell)
+	names, fields, err := jsonFields("params", "value", raw, api.ErrBadTell)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +213,7 @@ func jsonSetting(raw json.RawMessage) (space.Setting, error) {
 	for _, n := range names {
 		var v space.Value
 		if err := v.UnmarshalJSON(fields[n]); err != nil {
-			return nil, fmt.Errorf("%w: params.%s: %w", study.ErrBadTell, quote.Prefix(n), err)
+			return nil, fmt.Errorf("%w: params.%s: %w", api.ErrBadTell, quote.Prefix(n), err)
 		}
 		set[n] = v
 	}
@@ -222,23 +222,23 @@ func jsonSetting(raw json.RawMessage) (space.Setting, error) {
 
 // jsonNumbers parses the array field name strictly: an array, every
 // element a number (jsonNumber, named name1, name2, …). Errors wrap
-// study.ErrBadTell.
+// api.ErrBadTell.
 func jsonNumbers(name string, raw json.RawMessage) ([]float64, error) {
 	switch {
 	case raw == nil:
-		return nil, fmt.Errorf("%w: %q is missing", study.ErrBadTell, name)
+		return nil, fmt.Errorf("%w: %q is missing", api.ErrBadTell, name)
 	case raw[0] != '[':
-		return nil, fmt.Errorf("%w: %q must be an array of numbers, got %s", study.ErrBadTell, name, jsonKind(raw))
+		return nil, fmt.Errorf("%w: %q must be an array of numbers, got %s", api.ErrBadTell, name, jsonKind(raw))
 	}
 	var elems []json.RawMessage
 	if err := json.Unmarshal(raw, &elems); err != nil {
-		return nil, fmt.Errorf("%w: %q: %w", study.ErrBadTell, name, err)
+		return nil, fmt.Errorf("%w: %q: %w", api.ErrBadTell, name, err)
 	}
 	v := make([]float64, len(elems))
 	for i, e := range elems {
 		var err error
 		if v[i], err = jsonNumber(fmt.Sprintf("%s%d", name, i+1), e); err != nil {
-			return nil, fmt.Errorf("%w: %w", study.ErrBadTell, err)
+			return nil, fmt.Errorf("%w: %w", api.ErrBadTell, err)
 		}
 	}
 	return v, nil
@@ -372,31 +372,31 @@ type retractRequest struct {
 
 // decodeRetract decodes a JSON retraction request strictly, exactly one
 // of {"observation": N} and {"trial": N}: errors wrap
-// study.ErrBadRetract.
+// api.ErrBadRetract.
 func decodeRetract(data []byte) (*retractRequest, error) {
 	var raw struct {
 		Observation json.RawMessage `json:"observation"`
 		Trial       json.RawMessage `json:"trial"`
 	}
 	if err := decodeObject(data, &raw); err != nil {
-		return nil, fmt.Errorf("%w: %w", study.ErrBadRetract, err)
+		return nil, fmt.Errorf("%w: %w", api.ErrBadRetract, err)
 	}
 	if raw.Trial != nil {
 		if raw.Observation != nil {
-			return nil, fmt.Errorf("%w: give one of \"observation\" and \"trial\"", study.ErrBadRetract)
+			return nil, fmt.Errorf("%w: give one of \"observation\" and \"trial\"", api.ErrBadRetract)
 		}
 		n, err := jsonInt("trial", raw.Trial)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", study.ErrBadRetract, err)
+			return nil, fmt.Errorf("%w: %w", api.ErrBadRetract, err)
 		}
 		if n < 0 { // trials are numbered from 0: no study has this one
-			return nil, fmt.Errorf("%w: trial must be ≥ 0, got %d", study.ErrBadRetract, n)
+			return nil, fmt.Errorf("%w: trial must be ≥ 0, got %d", api.ErrBadRetract, n)
 		}
 		return &retractRequest{Trial: &n}, nil
 	}
 	n, err := jsonInt("observation", raw.Observation)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", study.ErrBadRetract, err)
+		return nil, fmt.Errorf("%w: %w", api.ErrBadRetract, err)
 	}
 	return &retractRequest{Observation: n}, nil
 }
@@ -409,9 +409,9 @@ type askRequest struct {
 }
 
 // decodeAsk decodes an ask request strictly: an empty body or {} is one
-// ask without a lease; "count" must be an integer in 1 … study.MaxBatch,
-// "lease_seconds" a number in [0, study.MaxLeaseSeconds]; unknown fields, null
-// and trailing data are refused. Errors wrap study.ErrBadAsk and name the field.
+// ask without a lease; "count" must be an integer in 1 … api.MaxBatch,
+// "lease_seconds" a number in [0, api.MaxLeaseSeconds]; unknown fields, null
+// and trailing data are refused. Errors wrap api.ErrBadAsk and name the field.
 func decodeAsk(data []byte) (*askRequest, error) {
 	var r askRequest
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -423,7 +423,7 @@ func decodeAsk(data []byte) (*askRequest, error) {
 		Context      json.RawMessage `json:"context"`
 	}
 	if err := decodeObject(data, &raw); err != nil {
-		return nil, fmt.Errorf("%w: want {} or {\"count\": K, \"lease_seconds\": S, \"context\": {…}}, each optional: %w", study.ErrBadAsk, err)
+		return nil, fmt.Errorf("%w: want {} or {\"count\": K, \"lease_seconds\": S, \"context\": {…}}, each optional: %w", api.ErrBadAsk, err)
 	}
 	c, err := decodeContext(raw.Context)
 	if err != nil {
@@ -432,14 +432,14 @@ func decodeAsk(data []byte) (*askRequest, error) {
 	r.Context = c
 	if raw.Count != nil {
 		if raw.Count[0] == 'n' {
-			return nil, fmt.Errorf("%w: count is null: leave it out for one ask", study.ErrBadAsk)
+			return nil, fmt.Errorf("%w: count is null: leave it out for one ask", api.ErrBadAsk)
 		}
 		n, err := jsonInt("count", raw.Count)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", study.ErrBadAsk, err)
+			return nil, fmt.Errorf("%w: %w", api.ErrBadAsk, err)
 		}
 		if n < 1 {
-			return nil, fmt.Errorf("%w: count = %d: want 1 … %d asks", study.ErrBadAsk, n, study.MaxBatch)
+			return nil, fmt.Errorf("%w: count = %d: want 1 … %d asks", api.ErrBadAsk, n, api.MaxBatch)
 		}
 		r.Count = &n
 	}
@@ -457,9 +457,9 @@ func decodeAsk(data []byte) (*askRequest, error) {
 	return &r, nil
 }
 
-// Options are the request's study.AskOptions.
-func (r *askRequest) Options() study.AskOptions {
-	var o study.AskOptions
+// Options are the request's api.AskOptions.
+func (r *askRequest) Options() api.AskOptions {
+	var o api.AskOptions
 	if r.Count != nil {
 		o.Count = *r.Count
 	}
@@ -473,51 +473,51 @@ func (r *askRequest) Options() study.AskOptions {
 // decodeLease parses "lease_seconds": a JSON number, not null.
 func decodeLease(raw json.RawMessage) (float64, error) {
 	if raw[0] == 'n' {
-		return 0, fmt.Errorf("%w: lease_seconds is null: leave it out for no lease", study.ErrBadAsk)
+		return 0, fmt.Errorf("%w: lease_seconds is null: leave it out for no lease", api.ErrBadAsk)
 	}
 	l, err := jsonNumber("lease_seconds", raw)
 	if err != nil {
-		return 0, fmt.Errorf("%w: %w", study.ErrBadAsk, err)
+		return 0, fmt.Errorf("%w: %w", api.ErrBadAsk, err)
 	}
 	return l, nil
 }
 
 // decodeHeartbeat decodes a heartbeat request strictly: "ask" an integer,
-// "lease_seconds" a number in (0, study.MaxLeaseSeconds], "lease", optional, a
-// lease token (a string of 16 hex digits). Errors wrap study.ErrBadHeartbeat and
+// "lease_seconds" a number in (0, api.MaxLeaseSeconds], "lease", optional, a
+// lease token (a string of 16 hex digits). Errors wrap api.ErrBadHeartbeat and
 // name the field.
-func decodeHeartbeat(data []byte) (*study.HeartbeatRequest, error) {
+func decodeHeartbeat(data []byte) (*api.HeartbeatRequest, error) {
 	var raw struct {
 		Ask          json.RawMessage `json:"ask"`
 		LeaseSeconds json.RawMessage `json:"lease_seconds"`
 		Lease        json.RawMessage `json:"lease"`
 	}
 	if err := decodeObject(data, &raw); err != nil {
-		return nil, fmt.Errorf("%w: want {\"ask\": ID, \"lease_seconds\": S, \"lease\"?: TOKEN}: %w", study.ErrBadHeartbeat, err)
+		return nil, fmt.Errorf("%w: want {\"ask\": ID, \"lease_seconds\": S, \"lease\"?: TOKEN}: %w", api.ErrBadHeartbeat, err)
 	}
-	var r study.HeartbeatRequest
+	var r api.HeartbeatRequest
 	var err error
 	if r.Ask, err = jsonInt("ask", raw.Ask); err != nil {
-		return nil, fmt.Errorf("%w: %w", study.ErrBadHeartbeat, err)
+		return nil, fmt.Errorf("%w: %w", api.ErrBadHeartbeat, err)
 	}
 	switch {
 	case raw.LeaseSeconds == nil:
-		return nil, fmt.Errorf("%w: \"lease_seconds\" is missing", study.ErrBadHeartbeat)
+		return nil, fmt.Errorf("%w: \"lease_seconds\" is missing", api.ErrBadHeartbeat)
 	case raw.LeaseSeconds[0] == 'n':
-		return nil, fmt.Errorf("%w: lease_seconds is null: give the lease's new length in seconds", study.ErrBadHeartbeat)
+		return nil, fmt.Errorf("%w: lease_seconds is null: give the lease's new length in seconds", api.ErrBadHeartbeat)
 	}
 	if r.LeaseSeconds, err = jsonNumber("lease_seconds", raw.LeaseSeconds); err != nil {
-		return nil, fmt.Errorf("%w: %w", study.ErrBadHeartbeat, err)
+		return nil, fmt.Errorf("%w: %w", api.ErrBadHeartbeat, err)
 	}
 	if raw.Lease != nil {
 		if raw.Lease[0] != '"' {
-			return nil, fmt.Errorf("%w: lease must be the lease token of the ask answer, a string, got %s (leave it out to renew whoever holds the lease)", study.ErrBadHeartbeat, jsonKind(raw.Lease))
+			return nil, fmt.Errorf("%w: lease must be the lease token of the ask answer, a string, got %s (leave it out to renew whoever holds the lease)", api.ErrBadHeartbeat, jsonKind(raw.Lease))
 		}
 		if err := json.Unmarshal(raw.Lease, &r.Lease); err != nil {
-			return nil, fmt.Errorf("%w: lease: %w", study.ErrBadHeartbeat, jsonError(err))
+			return nil, fmt.Errorf("%w: lease: %w", api.ErrBadHeartbeat, jsonError(err))
 		}
 		if r.Lease == "" {
-			return nil, fmt.Errorf("%w: lease is empty: give the ask's lease token, or leave it out", study.ErrBadHeartbeat)
+			return nil, fmt.Errorf("%w: lease is empty: give the ask's lease token, or leave it out", api.ErrBadHeartbeat)
 		}
 	}
 	if err := r.Check(); err != nil {
@@ -527,12 +527,12 @@ func decodeHeartbeat(data []byte) (*study.HeartbeatRequest, error) {
 }
 
 // decodeContext parses a "context" field strictly: absent (nil), or an
-// object whose every value is a JSON number. Errors wrap study.ErrBadContext.
+// object whose every value is a JSON number. Errors wrap api.ErrBadContext.
 func decodeContext(raw json.RawMessage) (map[string]float64, error) {
 	if raw == nil {
 		return nil, nil
 	}
-	return jsonObject("context", "value", raw, study.ErrBadContext)
+	return jsonObject("context", "value", raw, api.ErrBadContext)
 }
 
 // posteriorRequest is a posterior request: the points x, and for a study
@@ -544,14 +544,14 @@ type posteriorRequest struct {
 
 // decodePosterior decodes a posterior request {"points": [[x1, …], …]}
 // with, for a study with a context, "context": {NAME: NUMBER, …}, strictly.
-// Errors wrap study.ErrBadPoints, or study.ErrBadContext for the context.
+// Errors wrap api.ErrBadPoints, or api.ErrBadContext for the context.
 func decodePosterior(data []byte) (*posteriorRequest, error) {
 	var raw struct {
 		Points  json.RawMessage `json:"points"`
 		Context json.RawMessage `json:"context"`
 	}
 	if err := decodeObject(data, &raw); err != nil {
-		return nil, fmt.Errorf("%w: want {\"points\": [[x1, …], …]} (and \"context\": {…} for a study with a context): %w", study.ErrBadPoints, err)
+		return nil, fmt.Errorf("%w: want {\"points\": [[x1, …], …]} (and \"context\": {…} for a study with a context): %w", api.ErrBadPoints, err)
 	}
 	pts, err := pointsField(raw.Points)
 	if err != nil {
@@ -567,34 +567,34 @@ func decodePosterior(data []byte) (*posteriorRequest, error) {
 // decodeImport decodes a JSON array of tell objects to import, each as
 // strict as decodeTell's and at a point ("x") or an action ("index"), never
 // an ask: [{"x": [...], "f": F, "g": [...], "noise_std": S}, ...]. Errors
-// wrap study.ErrBadImport and name the element (1-based).
-func decodeImport(data []byte) ([]study.TellRequest, error) {
+// wrap api.ErrBadImport and name the element (1-based).
+func decodeImport(data []byte) ([]api.TellRequest, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 || data[0] != '[' {
-		return nil, fmt.Errorf("%w: want a JSON array of tell objects [{\"x\": [...], \"f\": F, \"g\": [...]}, ...]", study.ErrBadImport)
+		return nil, fmt.Errorf("%w: want a JSON array of tell objects [{\"x\": [...], \"f\": F, \"g\": [...]}, ...]", api.ErrBadImport)
 	}
 	if err := strictjson.Check(data, nil); err != nil {
-		return nil, fmt.Errorf("%w: %w", study.ErrBadImport, err)
+		return nil, fmt.Errorf("%w: %w", api.ErrBadImport, err)
 	}
 	var elems []json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&elems); err != nil {
-		return nil, fmt.Errorf("%w: %w", study.ErrBadImport, err)
+		return nil, fmt.Errorf("%w: %w", api.ErrBadImport, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%w: trailing data after the JSON array", study.ErrBadImport)
+		return nil, fmt.Errorf("%w: trailing data after the JSON array", api.ErrBadImport)
 	}
 	if len(elems) == 0 {
-		return nil, fmt.Errorf("%w: the array is empty: nothing to import", study.ErrBadImport)
+		return nil, fmt.Errorf("%w: the array is empty: nothing to import", api.ErrBadImport)
 	}
-	rows := make([]study.TellRequest, len(elems))
+	rows := make([]api.TellRequest, len(elems))
 	for k, e := range elems {
 		t, err := decodeTell(e)
 		if err != nil {
-			return nil, fmt.Errorf("%w: element %d: %w", study.ErrBadImport, k+1, err)
+			return nil, fmt.Errorf("%w: element %d: %w", api.ErrBadImport, k+1, err)
 		}
 		if t.Ask != nil {
-			return nil, fmt.Errorf("%w: element %d: an import holds measurements made outside the loop: give \"x\" or \"index\", not \"ask\" (tell an ask's measurement with tell)", study.ErrBadImport, k+1)
+			return nil, fmt.Errorf("%w: element %d: an import holds measurements made outside the loop: give \"x\" or \"index\", not \"ask\" (tell an ask's measurement with tell)", api.ErrBadImport, k+1)
 		}
 		rows[k] = *t
 	}
@@ -602,20 +602,20 @@ func decodeImport(data []byte) ([]study.TellRequest, error) {
 }
 
 // pointsField parses the "points" field: an array of arrays of JSON
-// numbers. Errors wrap study.ErrBadPoints.
+// numbers. Errors wrap api.ErrBadPoints.
 func pointsField(raw json.RawMessage) ([][]float64, error) {
 	if raw == nil || raw[0] != '[' {
-		return nil, fmt.Errorf("%w: \"points\" must be an array of points [[x1, …], …]", study.ErrBadPoints)
+		return nil, fmt.Errorf("%w: \"points\" must be an array of points [[x1, …], …]", api.ErrBadPoints)
 	}
 	var elems []json.RawMessage
 	if err := json.Unmarshal(raw, &elems); err != nil {
-		return nil, fmt.Errorf("%w: %w", study.ErrBadPoints, err)
+		return nil, fmt.Errorf("%w: %w", api.ErrBadPoints, err)
 	}
 	pts := make([][]float64, len(elems))
 	for k, e := range elems {
 		p, err := jsonNumbers("x", e)
 		if err != nil {
-			return nil, fmt.Errorf("%w: point %d: %w", study.ErrBadPoints, k+1, err)
+			return nil, fmt.Errorf("%w: point %d: %w", api.ErrBadPoints, k+1, err)
 		}
 		pts[k] = p
 	}

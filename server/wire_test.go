@@ -12,7 +12,7 @@ import (
 
 	"github.com/safegp/safegp/internal/testjson"
 	"github.com/safegp/safegp/space"
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // keysOnce fails t when data, accepted by a decoder, has a key twice
@@ -35,7 +35,7 @@ func FuzzDecodeRetract(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if _, err := decodeRetract(data); err != nil {
-			if !errors.Is(err, study.ErrBadRetract) {
+			if !errors.Is(err, api.ErrBadRetract) {
 				t.Fatalf("error %v is not ErrBadRetract", err)
 			}
 			return
@@ -51,7 +51,7 @@ func TestDecodeRetractTrial(t *testing.T) {
 		t.Errorf("trial 0: %+v, %v", r, err)
 	}
 	for _, body := range []string{`{"trial": -1}`, `{"trial": 1, "observation": 2}`, `{"trial": 1.5}`} {
-		if _, err := decodeRetract([]byte(body)); !errors.Is(err, study.ErrBadRetract) {
+		if _, err := decodeRetract([]byte(body)); !errors.Is(err, api.ErrBadRetract) {
 			t.Errorf("%s: %v, want ErrBadRetract", body, err)
 		}
 	}
@@ -68,7 +68,7 @@ func FuzzDecodeAsk(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if _, err := decodeAsk(data); err != nil {
-			if !errors.Is(err, study.ErrBadAsk) && !errors.Is(err, study.ErrBadContext) {
+			if !errors.Is(err, api.ErrBadAsk) && !errors.Is(err, api.ErrBadContext) {
 				t.Fatalf("error %v is neither ErrBadAsk nor ErrBadContext", err)
 			}
 			return
@@ -87,7 +87,7 @@ func FuzzDecodePosterior(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if _, err := decodePosterior(data); err != nil {
-			if !errors.Is(err, study.ErrBadPoints) && !errors.Is(err, study.ErrBadContext) {
+			if !errors.Is(err, api.ErrBadPoints) && !errors.Is(err, api.ErrBadContext) {
 				t.Fatalf("error %v is neither ErrBadPoints nor ErrBadContext", err)
 			}
 			return
@@ -105,7 +105,7 @@ func FuzzDecodeImport(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rows, err := decodeImport(data)
 		if err != nil {
-			if !errors.Is(err, study.ErrBadImport) {
+			if !errors.Is(err, api.ErrBadImport) {
 				t.Fatalf("error %v is not ErrBadImport", err)
 			}
 			return
@@ -134,13 +134,13 @@ func FuzzDecodeHeartbeat(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		r, err := decodeHeartbeat(body)
 		if err != nil {
-			if !errors.Is(err, study.ErrBadHeartbeat) {
+			if !errors.Is(err, api.ErrBadHeartbeat) {
 				t.Fatalf("error %v is not ErrBadHeartbeat", err)
 			}
 			return
 		}
 		keysOnce(t, body, "ask", "lease_seconds", "lease")
-		if !(r.LeaseSeconds > 0 && r.LeaseSeconds <= study.MaxLeaseSeconds) {
+		if !(r.LeaseSeconds > 0 && r.LeaseSeconds <= api.MaxLeaseSeconds) {
 			t.Fatalf("accepted lease_seconds %v", r.LeaseSeconds)
 		}
 		if r.Lease != "" && (len(r.Lease) != 16 || strings.Trim(r.Lease, "0123456789abcdef") != "") {
@@ -220,7 +220,7 @@ func TestDecodeTellStrict(t *testing.T) {
 	}
 	for _, c := range bad {
 		req, err := decodeTell([]byte(c.body))
-		if !errors.Is(err, study.ErrBadTell) || !strings.Contains(err.Error(), c.field) {
+		if !errors.Is(err, api.ErrBadTell) || !strings.Contains(err.Error(), c.field) {
 			t.Errorf("%s: got %+v, %v; want ErrBadTell mentioning %q", c.name, req, err, c.field)
 		}
 	}
@@ -295,7 +295,7 @@ func FuzzDecodeTell(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		req, err := decodeTell(data)
 		if err != nil {
-			if !errors.Is(err, study.ErrBadTell) {
+			if !errors.Is(err, api.ErrBadTell) {
 				t.Fatalf("error %v does not wrap ErrBadTell", err)
 			}
 			return
@@ -334,7 +334,7 @@ func TestDecodeImportStrict(t *testing.T) {
 		{"string noise", `[{"x": [1], "f": 1, "g": [1], "noise_std": "0.1"}]`, "element 1: invalid observation: noise_std must be a number"},
 		{"trailing", `[{"x": [1], "f": 1, "g": [1]}] x`, "trailing data"},
 	} {
-		if _, err := decodeImport([]byte(c.body)); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), c.msg) {
+		if _, err := decodeImport([]byte(c.body)); !errors.Is(err, api.ErrBadImport) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("JSON %s: %v, want ErrBadImport mentioning %q", c.name, err, c.msg)
 		}
 	}
@@ -353,7 +353,7 @@ func TestDecodePosteriorPoints(t *testing.T) {
 		{"string", `{"points": [["1"]]}`, "point 1"},
 		{"unknown field", `{"points": [[1]], "p": 1}`, "unknown field"},
 	} {
-		if _, err := decodePosterior([]byte(c.body)); !errors.Is(err, study.ErrBadPoints) || !strings.Contains(err.Error(), c.msg) {
+		if _, err := decodePosterior([]byte(c.body)); !errors.Is(err, api.ErrBadPoints) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s: %v, want ErrBadPoints mentioning %q", c.name, err, c.msg)
 		}
 	}
@@ -374,14 +374,14 @@ func TestDecodeContext(t *testing.T) {
 	} {
 		// A context's own errors are ErrBadContext; a body that is no
 		// ask request at all (an unknown field, no object) ErrBadAsk.
-		want := study.ErrBadContext
+		want := api.ErrBadContext
 		if !strings.HasPrefix(c.body, `{"context"`) {
-			want = study.ErrBadAsk
+			want = api.ErrBadAsk
 		}
 		if _, err := decodeAsk([]byte(c.body)); !errors.Is(err, want) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("DecodeAsk(%s): %v, want %v with %q", c.body, err, want, c.msg)
 		}
-		if _, err := decodeTell([]byte(`{"index": 1, "f": 1, "g": [0], ` + strings.TrimPrefix(c.body, "{"))); strings.HasPrefix(c.body, `{"context"`) && (!errors.Is(err, study.ErrBadTell) || !strings.Contains(err.Error(), c.msg)) {
+		if _, err := decodeTell([]byte(`{"index": 1, "f": 1, "g": [0], ` + strings.TrimPrefix(c.body, "{"))); strings.HasPrefix(c.body, `{"context"`) && (!errors.Is(err, api.ErrBadTell) || !strings.Contains(err.Error(), c.msg)) {
 			t.Errorf("DecodeTell with %s: %v, want ErrBadTell with %q", c.body, err, c.msg)
 		}
 	}

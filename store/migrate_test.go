@@ -15,6 +15,7 @@ import (
 
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // The migration tests build files of every older schema with the
@@ -50,7 +51,7 @@ func round(t testing.TB, v *study.Service, name string) int {
 	}
 	f, g := -(a.X[0]-3)*(a.X[0]-3), 1-math.Pow(a.X[0]/3.5, 4)
 	id := a.Ask
-	if _, err := v.Tell(ctx, name, &study.TellRequest{Ask: &id, F: &f, G: []float64{g}}); err != nil {
+	if _, err := v.Tell(ctx, name, &api.TellRequest{Ask: &id, F: &f, G: []float64{g}}); err != nil {
 		t.Error(err)
 	}
 	return a.Index
@@ -212,7 +213,7 @@ func TestMigrateFromVersion2(t *testing.T) {
 		round(t, src, "s")
 	}
 	f, g, idx := 0.1, []float64{0.9}, 7
-	if _, err := src.Tell(ctx, "s", &study.TellRequest{Index: &idx, F: &f, G: g}); err != nil {
+	if _, err := src.Tell(ctx, "s", &api.TellRequest{Index: &idx, F: &f, G: g}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := src.Ask(ctx, "s"); err != nil { // pending, then withdrawn
@@ -486,7 +487,7 @@ func oldSchema(t *testing.T, dir, name string, version int, eventCols string, ex
 // with noise, when given) and their rounds, the second observation
 // retracted, and an ask pending. It returns the service, its events and
 // the pending ask.
-func tellsAndRetraction(t *testing.T, dir string, noise *float64) (*study.Service, []store.Event, *study.AskAnswer) {
+func tellsAndRetraction(t *testing.T, dir string, noise *float64) (*study.Service, []store.Event, *api.AskAnswer) {
 	t.Helper()
 	ctx := context.Background()
 	src, srcSt := newService(t, filepath.Join(dir, "src.db"))
@@ -500,7 +501,7 @@ func tellsAndRetraction(t *testing.T, dir string, noise *float64) (*study.Servic
 	}
 	for k, x := range []float64{1.1, 1.33, 2.05} {
 		f, g := -(x-3)*(x-3), 1-math.Pow(x/3.5, 4)
-		if _, err := src.Tell(ctx, "s", &study.TellRequest{X: []float64{x}, F: &f, G: []float64{g}, NoiseStd: noise}); err != nil {
+		if _, err := src.Tell(ctx, "s", &api.TellRequest{X: []float64{x}, F: &f, G: []float64{g}, NoiseStd: noise}); err != nil {
 			t.Fatal(err)
 		}
 		round(t, src, "s")

@@ -3,87 +3,16 @@ package study
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
-	"strings"
 	"time"
 
-	"github.com/safegp/safegp/internal/errclass"
 	"github.com/safegp/safegp/internal/plural"
 	"github.com/safegp/safegp/store"
+	"github.com/safegp/safegp/study/api"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/internal/vec"
 )
-
-// Errors of batches and leases.
-var (
-	ErrBadAsk = errclass.New(errclass.ErrInvalid, "invalid ask request")
-	// ErrBadHeartbeat marks a heartbeat request out of range or
-	// malformed.
-	ErrBadHeartbeat = errclass.New(errclass.ErrInvalid, "invalid heartbeat")
-	// ErrNoAsk: an ask call could hand out nothing — every pending ask is
-	// leased to another caller, and the horizon or the policy leaves no
-	// room for a new one. Retry when the leases end.
-	ErrNoAsk = errclass.New(errclass.ErrConflict, "no ask available")
-)
-
-// MaxBatch is the most asks one ask call hands out, and the most a study
-// holds pending: the policy's bound (bandit.MaxBatch), whose scratch the
-// study's memory estimate counts.
-const MaxBatch = bandit.MaxBatch
-
-// MaxLeaseSeconds bounds a lease: a week. A worker that needs longer
-// sends heartbeats; a lease beyond it is a unit mistake (milliseconds for
-// seconds) that would lock an ask away for good.
-const MaxLeaseSeconds = 7 * 24 * 3600
-
-// AskOptions are the options of an ask call.
-type AskOptions struct {
-	// Count is the most asks to hand out, 1 … MaxBatch (0: 1).
-	Count int
-	// LeaseSeconds, if not 0, leases every ask handed out for that long
-	// (0 < LeaseSeconds ≤ MaxLeaseSeconds): until it ends, or a tell, no
-	// other ask call hands the ask out again. 0: no lease.
-	LeaseSeconds float64
-	// Context is the context measured now, for a study with a context
-	// (every variable, nothing else; nil for a study without one): the
-	// asks are chosen from D × {c} (AskIn).
-	Context map[string]float64
-}
-
-// Check validates the options: errors wrap ErrBadAsk and name the field.
-func (o *AskOptions) Check() error {
-	if o.Count == 0 {
-		o.Count = 1
-	}
-	if o.Count < 1 || o.Count > MaxBatch {
-		return fmt.Errorf("%w: count = %d: want 1 … %d asks", ErrBadAsk, o.Count, MaxBatch)
-	}
-	return CheckLease(ErrBadAsk, "lease_seconds", o.LeaseSeconds, true)
-}
-
-// CheckLease accepts a lease length in seconds: a finite number in
-// (0, MaxLeaseSeconds], or 0 when zero (no lease) is allowed. Errors wrap
-// bad (ErrBadAsk, ErrBadHeartbeat) and name the field (an HTTP field,
-// or a command-line flag).
-func CheckLease(bad error, field string, v float64, zero bool) error {
-	if v == 0 && zero {
-		return nil
-	}
-	if !(v > 0) || v > MaxLeaseSeconds || math.IsInf(v, 0) {
-		want := "a number of seconds > 0"
-		if zero {
-			want = "a number of seconds ≥ 0 (0: no lease)"
-		}
-		named := field + " = " // "lease_seconds = 5", "--lease 5"
-		if strings.HasPrefix(field, "-") {
-			named = field + " "
-		}
-		return fmt.Errorf("%w: %s%v: want %s, at most %d (a week; renew a longer lease with heartbeats)", bad, named, v, want, MaxLeaseSeconds)
-	}
-	return nil
-}
 
 // AskBatch hands out up to opt.Count asks: first the pending asks that are
 // available — never leased, or whose lease has ended (released) — oldest
@@ -104,11 +33,11 @@ func CheckLease(bad error, field string, v float64, zero bool) error {
 // finds no ask pending, as before. It fails with ErrHorizon once the
 // study has its horizon's observations, with ErrNoAsk when it could hand
 // out nothing else, and with ErrBadAsk for options out of range.
-func (v *Service) AskBatch(ctx context.Context, name string, opt AskOptions) ([]*AskAnswer, error) {
+func (v *Service) AskBatch(ctx context.Context, name string, opt api.AskOptions) ([]*api.AskAnswer, error) {
 	if err := opt.Check(); err != nil {
 		return nil, err
 	}
-	var out []*AskAnswer
+	var out []*api.AskAnswer
 	err := v.write(ctx, name, func(s *Study) error {
 		out = out[:0] // write may run this twice
 		c, err := s.contextValues(opt.Context, "an ask")
@@ -143,7 +72,7 @@ func (v *Service) AskBatch(ctx context.Context, name string, opt AskOptions) ([]
 			// Nothing was written: the policy takes back what it
 			// chose.
 			if uerr := b.undo(); uerr != nil {
-				return fmt.Errorf("%w: %w (and taking the asks back: %w)", ErrReplay, err, uerr)
+				return fmt.Errorf("%w: %w (and taking the asks back: %w)", api.ErrReplay, err, uerr)
 			}
 			return err
 		}
@@ -277,13 +206,13 @@ func (b *batchCall) askNew() error {
 			}
 			m, err := bandit.MarkAsks(s.pol)
 			if err != nil {
-				return fmt.Errorf("%w: %w", ErrReplay, err)
+				return fmt.Errorf("%w: %w", api.ErrReplay, err)
 			}
 			b.mark, b.src, b.marked = m, *s.src, true
 		}
 		a, ok, err := bandit.AskNew(s.pol)
 		if err != nil {
-			return fmt.Errorf("%w: %w", ErrReplay, err)
+			return fmt.Errorf("%w: %w", api.ErrReplay, err)
 		}
 		if !ok {
 			break
@@ -297,20 +226,20 @@ func (b *batchCall) askNew() error {
 	if len(b.events) == 0 {
 		// Nothing asked: the view goes back to the last ask's context.
 		if err := b.undo(); err != nil {
-			return fmt.Errorf("%w: %w", ErrReplay, err)
+			return fmt.Errorf("%w: %w", api.ErrReplay, err)
 		}
 	}
 	if len(b.hand) > 0 {
 		return nil
 	}
 	if s.nObs >= s.res.Spec.Horizon {
-		return fmt.Errorf("%w: study %q has its %d observations (retract one to free a round, or create a new study to go on)", ErrHorizon, s.name, s.res.Spec.Horizon)
+		return fmt.Errorf("%w: study %q has its %d observations (retract one to free a round, or create a new study to go on)", api.ErrHorizon, s.name, s.res.Spec.Horizon)
 	}
 	why := "the policy has no further distinct action to suggest beside them"
 	if room <= 0 {
 		why = fmt.Sprintf("with the %d observations they fill the horizon of %d", s.nObs, s.res.Spec.Horizon)
 	}
-	return fmt.Errorf("%w: study %q: its %s leased, the first until %s, and %s; retry when a lease ends (or tell one)", ErrNoAsk, s.name, plural.Count(len(s.pending), "pending ask")+" "+plural.Of(len(s.pending), "is"), store.LeaseTime(b.held), why)
+	return fmt.Errorf("%w: study %q: its %s leased, the first until %s, and %s; retry when a lease ends (or tell one)", api.ErrNoAsk, s.name, plural.Count(len(s.pending), "pending ask")+" "+plural.Of(len(s.pending), "is"), store.LeaseTime(b.held), why)
 }
 
 // undo takes back the asks askNew had the policy make, with their random
@@ -348,38 +277,6 @@ func (s *Study) nextAsk() (bandit.Ask, error) {
 	return a, err
 }
 
-// BatchAnswer is the answer of an ask call that names a count: the asks
-// handed out.
-type BatchAnswer struct {
-	Asks []*AskAnswer `json:"asks"`
-	// Notes are the asks' notes, the same for every ask of a call: why
-	// the study may not be making progress, and why the batch is
-	// smaller than asked for.
-	Notes []string `json:"notes,omitempty"`
-}
-
-// NewBatchAnswer is the answer of a batch ask call: the asks, with their
-// notes once for the batch.
-func NewBatchAnswer(as []*AskAnswer) BatchAnswer {
-	b := BatchAnswer{Asks: as}
-	if len(as) > 0 {
-		b.Notes = as[0].Notes
-		for _, a := range as {
-			a.Notes = nil
-		}
-	}
-	return b
-}
-
-// LeaseAnswer is what a heartbeat returns: the lease's new end and its
-// token (the one the heartbeat named, kept; a new one for an ask that had
-// no holder's token).
-type LeaseAnswer struct {
-	Ask        int    `json:"ask"`
-	LeaseUntil string `json:"lease_until"`
-	Lease      string `json:"lease"`
-}
-
 // Heartbeat renews the lease of pending ask r.Ask: it then ends
 // r.LeaseSeconds from now (0 < LeaseSeconds ≤ MaxLeaseSeconds), whether
 // it was running, had ended without the ask being handed out again, or
@@ -390,11 +287,11 @@ type LeaseAnswer struct {
 // lease whoever holds it. The lease keeps its token. Errors:
 // ErrUnknownAsk, ErrAlreadyTold, ErrWithdrawn for an ask that is not
 // pending, ErrLeaseLost, ErrBadHeartbeat for the length or the token.
-func (v *Service) Heartbeat(ctx context.Context, name string, r *HeartbeatRequest) (*LeaseAnswer, error) {
+func (v *Service) Heartbeat(ctx context.Context, name string, r *api.HeartbeatRequest) (*api.LeaseAnswer, error) {
 	if err := r.Check(); err != nil {
 		return nil, err
 	}
-	var ans *LeaseAnswer
+	var ans *api.LeaseAnswer
 	err := v.write(ctx, name, func(s *Study) error {
 		if err := s.checkPending(r.Ask); err != nil {
 			return err
@@ -409,7 +306,7 @@ func (v *Service) Heartbeat(ctx context.Context, name string, r *HeartbeatReques
 		if err != nil {
 			return err // nothing written, nothing changed
 		}
-		ans = &LeaseAnswer{Ask: r.Ask, LeaseUntil: store.LeaseTime(until), Lease: token}
+		ans = &api.LeaseAnswer{Ask: r.Ask, LeaseUntil: store.LeaseTime(until), Lease: token}
 		return nil
 	})
 	return ans, err
@@ -419,39 +316,13 @@ func (v *Service) Heartbeat(ctx context.Context, name string, r *HeartbeatReques
 // ErrAlreadyTold or ErrWithdrawn, as a tell's would.
 func (s *Study) checkPending(ask int) error {
 	if _, ok := s.asks[ask]; !ok {
-		return fmt.Errorf("%w: %d is not an ask of study %q", ErrUnknownAsk, ask, s.name)
+		return fmt.Errorf("%w: %d is not an ask of study %q", api.ErrUnknownAsk, ask, s.name)
 	}
 	if s.told[ask] {
-		return fmt.Errorf("%w: ask %d of study %q", ErrAlreadyTold, ask, s.name)
+		return fmt.Errorf("%w: ask %d of study %q", api.ErrAlreadyTold, ask, s.name)
 	}
 	if r := s.withdrawn[ask]; r != 0 {
-		return fmt.Errorf("%w: ask %d of study %q was withdrawn by retraction %d, since it was chosen with the retracted value", ErrWithdrawn, ask, s.name, r)
-	}
-	return nil
-}
-
-// HeartbeatRequest is a heartbeat: the ask and the new lease's length,
-// both required, and optionally the lease token the ask was handed out
-// with.
-type HeartbeatRequest struct {
-	Ask          int     `json:"ask"`
-	LeaseSeconds float64 `json:"lease_seconds"`
-	// Lease is the token of the ask answer ("lease"): given, only its
-	// holder renews the lease (ErrLeaseLost once the ask went to another
-	// caller); "" renews it whoever holds it.
-	Lease string `json:"lease,omitempty"`
-}
-
-// Check validates the request's length and token: errors wrap
-// ErrBadHeartbeat and name the field.
-func (r *HeartbeatRequest) Check() error {
-	if err := CheckLease(ErrBadHeartbeat, "lease_seconds", r.LeaseSeconds, false); err != nil {
-		return err
-	}
-	if r.Lease != "" {
-		if !store.ValidLeaseToken(r.Lease) {
-			return fmt.Errorf("%w: lease token %.40q: want the token of the ask answer (its \"lease\", %d hex digits), or none", ErrBadHeartbeat, r.Lease, store.LeaseTokenLen)
-		}
+		return fmt.Errorf("%w: ask %d of study %q was withdrawn by retraction %d, since it was chosen with the retracted value", api.ErrWithdrawn, ask, s.name, r)
 	}
 	return nil
 }

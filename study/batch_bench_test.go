@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // BenchmarkAskBatch is the issue's performance case: `ask --count 8` (one
@@ -31,7 +31,7 @@ func BenchmarkAskBatch(b *testing.B) {
 				b.Logf("safe set: %d actions", sum.SafeSetSize)
 			}
 			for b.Loop() {
-				as, err := v.AskBatch(ctx, "s", study.AskOptions{Count: k, LeaseSeconds: 60})
+				as, err := v.AskBatch(ctx, "s", api.AskOptions{Count: k, LeaseSeconds: 60})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -42,7 +42,7 @@ func BenchmarkAskBatch(b *testing.B) {
 				for _, a := range as {
 					f, g := benchTruth(a.X)
 					id := a.Ask
-					if _, err := v.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+					if _, err := v.Tell(ctx, "s", &api.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
 						b.Fatal(err)
 					}
 				}

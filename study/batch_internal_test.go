@@ -12,6 +12,7 @@ import (
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/store"
+	"github.com/safegp/safegp/study/api"
 )
 
 // batchSpec is a 1-D study of 41 actions on [0, 4] whose constraint is
@@ -70,15 +71,15 @@ func createStudy(t *testing.T, v *Service, name, spec string) {
 }
 
 // tellAsk tells ask a the system's values.
-func tellAsk(t *testing.T, v *Service, name string, a *AskAnswer) error {
+func tellAsk(t *testing.T, v *Service, name string, a *api.AskAnswer) error {
 	t.Helper()
 	f, g := batchTruth(a.X)
 	id := a.Ask
-	_, err := v.Tell(context.Background(), name, &TellRequest{Ask: &id, F: &f, G: g})
+	_, err := v.Tell(context.Background(), name, &api.TellRequest{Ask: &id, F: &f, G: g})
 	return err
 }
 
-func askIDs(as []*AskAnswer) []int {
+func askIDs(as []*api.AskAnswer) []int {
 	ids := make([]int, len(as))
 	for k, a := range as {
 		ids[k] = a.Ask
@@ -118,7 +119,7 @@ func TestAskBatchLeases(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	b1, err := v.AskBatch(ctx, "s", AskOptions{Count: 3, LeaseSeconds: 60})
+	b1, err := v.AskBatch(ctx, "s", api.AskOptions{Count: 3, LeaseSeconds: 60})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,11 +127,11 @@ func TestAskBatchLeases(t *testing.T) {
 	if len(b1) != 3 || b1[0].LeaseUntil != want || b1[2].LeaseUntil != want {
 		t.Fatalf("first batch %v, leases %q…, want 3 asks leased until %s", askIDs(b1), b1[0].LeaseUntil, want)
 	}
-	b2, err := v.AskBatch(ctx, "s", AskOptions{Count: 3, LeaseSeconds: 60})
+	b2, err := v.AskBatch(ctx, "s", api.AskOptions{Count: 3, LeaseSeconds: 60})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b2) != 3 || slices.ContainsFunc(b2, func(a *AskAnswer) bool { return slices.Contains(askIDs(b1), a.Ask) }) {
+	if len(b2) != 3 || slices.ContainsFunc(b2, func(a *api.AskAnswer) bool { return slices.Contains(askIDs(b1), a.Ask) }) {
 		t.Fatalf("second batch %v shares asks with the leased first %v", askIDs(b2), askIDs(b1))
 	}
 	// A plain ask takes none of the leased asks: a new one, and then
@@ -155,14 +156,14 @@ func TestAskBatchLeases(t *testing.T) {
 
 	// The second batch's last ask gets a heartbeat at 50 s, for 60 s more.
 	c.advance(50 * time.Second)
-	hb, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: b2[2].Ask, LeaseSeconds: 60})
+	hb, err := v.Heartbeat(ctx, "s", &api.HeartbeatRequest{Ask: b2[2].Ask, LeaseSeconds: 60})
 	if err != nil || hb.LeaseUntil != store.LeaseTime(c.t.Add(60*time.Second).UnixMilli()) {
 		t.Fatalf("heartbeat: %+v (%v)", hb, err)
 	}
 	// At 61 s the other leases have ended: a leased batch of 4 gets the
 	// plain ask's (never leased) and the released ones, oldest first.
 	c.advance(11 * time.Second)
-	b3, err := v.AskBatch(ctx, "s", AskOptions{Count: 4, LeaseSeconds: 30})
+	b3, err := v.AskBatch(ctx, "s", api.AskOptions{Count: 4, LeaseSeconds: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +172,7 @@ func TestAskBatchLeases(t *testing.T) {
 	}
 	// A heartbeat of an ended lease whose ask was not handed out again
 	// renews it: b2[1] stays with its worker.
-	if _, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: b2[1].Ask, LeaseSeconds: 30}); err != nil {
+	if _, err := v.Heartbeat(ctx, "s", &api.HeartbeatRequest{Ask: b2[1].Ask, LeaseSeconds: 30}); err != nil {
 		t.Fatal(err)
 	}
 	// A restart keeps the leases: only the never-leased plain ask is
@@ -179,7 +180,7 @@ func TestAskBatchLeases(t *testing.T) {
 	done()
 	v, done = batchService(t, path, c)
 	defer done()
-	b4, err := v.AskBatch(ctx, "s", AskOptions{Count: 2})
+	b4, err := v.AskBatch(ctx, "s", api.AskOptions{Count: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,8 +192,8 @@ func TestAskBatchLeases(t *testing.T) {
 	if err := tellAsk(t, v, "s", b1[0]); err != nil {
 		t.Fatalf("tell of a re-leased ask: %v", err)
 	}
-	if err := tellAsk(t, v, "s", b3[0]); !errors.Is(err, ErrAlreadyTold) {
-		t.Fatalf("second tell of the ask: %v, want ErrAlreadyTold", err)
+	if err := tellAsk(t, v, "s", b3[0]); !errors.Is(err, api.ErrAlreadyTold) {
+		t.Fatalf("second tell of the ask: %v, want api.ErrAlreadyTold", err)
 	}
 	// Heartbeats of asks that are not pending, and bad lengths.
 	for _, c := range []struct {
@@ -200,13 +201,13 @@ func TestAskBatchLeases(t *testing.T) {
 		lease float64
 		want  error
 	}{
-		{b1[0].Ask, 10, ErrAlreadyTold},
-		{999, 10, ErrUnknownAsk},
-		{b1[1].Ask, 0, ErrBadHeartbeat},
-		{b1[1].Ask, -5, ErrBadHeartbeat},
-		{b1[1].Ask, MaxLeaseSeconds + 1, ErrBadHeartbeat},
+		{b1[0].Ask, 10, api.ErrAlreadyTold},
+		{999, 10, api.ErrUnknownAsk},
+		{b1[1].Ask, 0, api.ErrBadHeartbeat},
+		{b1[1].Ask, -5, api.ErrBadHeartbeat},
+		{b1[1].Ask, api.MaxLeaseSeconds + 1, api.ErrBadHeartbeat},
 	} {
-		if _, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: c.ask, LeaseSeconds: c.lease}); !errors.Is(err, c.want) {
+		if _, err := v.Heartbeat(ctx, "s", &api.HeartbeatRequest{Ask: c.ask, LeaseSeconds: c.lease}); !errors.Is(err, c.want) {
 			t.Errorf("heartbeat of ask %d for %v s: %v, want %v", c.ask, c.lease, err, c.want)
 		}
 	}
@@ -230,13 +231,13 @@ func TestAskBatchHorizon(t *testing.T) {
 	v, done := batchService(t, filepath.Join(t.TempDir(), "h.db"), c)
 	defer done()
 	createStudy(t, v, "s", batchSpec(`{"name": "sgp-ucb", "phase1": "uniform", "exploration": {"fixed": 0}}`, 5))
-	for _, o := range []AskOptions{{Count: -1}, {Count: MaxBatch + 1}, {Count: 2, LeaseSeconds: -1}, {LeaseSeconds: MaxLeaseSeconds * 2}} {
-		if _, err := v.AskBatch(ctx, "s", o); !errors.Is(err, ErrBadAsk) {
-			t.Errorf("AskBatch(%+v): %v, want ErrBadAsk", o, err)
+	for _, o := range []api.AskOptions{{Count: -1}, {Count: api.MaxBatch + 1}, {Count: 2, LeaseSeconds: -1}, {LeaseSeconds: api.MaxLeaseSeconds * 2}} {
+		if _, err := v.AskBatch(ctx, "s", o); !errors.Is(err, api.ErrBadAsk) {
+			t.Errorf("AskBatch(%+v): %v, want api.ErrBadAsk", o, err)
 		}
 	}
 	// The seeds are safe at first: a batch of 8 gets them both only.
-	first, err := v.AskBatch(ctx, "s", AskOptions{Count: 8})
+	first, err := v.AskBatch(ctx, "s", api.AskOptions{Count: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,21 +250,21 @@ func TestAskBatchHorizon(t *testing.T) {
 		}
 	}
 	// 2 observations: room for 3 more.
-	b, err := v.AskBatch(ctx, "s", AskOptions{Count: 8, LeaseSeconds: 10})
+	b, err := v.AskBatch(ctx, "s", api.AskOptions{Count: 8, LeaseSeconds: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(b) != 3 {
 		t.Fatalf("a batch of %d asks with 2 observations and a horizon of 5, want 3", len(b))
 	}
-	if _, err := v.AskBatch(ctx, "s", AskOptions{Count: 1}); !errors.Is(err, ErrNoAsk) {
-		t.Fatalf("ask with every round leased: %v, want ErrNoAsk", err)
+	if _, err := v.AskBatch(ctx, "s", api.AskOptions{Count: 1}); !errors.Is(err, api.ErrNoAsk) {
+		t.Fatalf("ask with every round leased: %v, want api.ErrNoAsk", err)
 	}
-	if _, err := v.Ask(ctx, "s"); !errors.Is(err, ErrNoAsk) {
-		t.Fatalf("plain ask with every round leased: %v, want ErrNoAsk", err)
+	if _, err := v.Ask(ctx, "s"); !errors.Is(err, api.ErrNoAsk) {
+		t.Fatalf("plain ask with every round leased: %v, want api.ErrNoAsk", err)
 	}
 	c.advance(11 * time.Second)
-	again, err := v.AskBatch(ctx, "s", AskOptions{Count: 8})
+	again, err := v.AskBatch(ctx, "s", api.AskOptions{Count: 8})
 	if err != nil || !slices.Equal(askIDs(again), askIDs(b)) {
 		t.Fatalf("after the leases ended: %v (%v), want %v", askIDs(again), err, askIDs(b))
 	}
@@ -272,8 +273,8 @@ func TestAskBatchHorizon(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := v.AskBatch(ctx, "s", AskOptions{Count: 3}); !errors.Is(err, ErrHorizon) {
-		t.Fatalf("ask at the horizon: %v, want ErrHorizon", err)
+	if _, err := v.AskBatch(ctx, "s", api.AskOptions{Count: 3}); !errors.Is(err, api.ErrHorizon) {
+		t.Fatalf("ask at the horizon: %v, want api.ErrHorizon", err)
 	}
 }
 
@@ -295,13 +296,13 @@ func TestRetractDropsBatch(t *testing.T) {
 		}
 		f, g := batchTruth(a.X)
 		id := a.Ask
-		ans, err := v.Tell(ctx, "s", &TellRequest{Ask: &id, F: &f, G: g})
+		ans, err := v.Tell(ctx, "s", &api.TellRequest{Ask: &id, F: &f, G: g})
 		if err != nil {
 			t.Fatal(err)
 		}
 		obs = ans.Observation
 	}
-	b, err := v.AskBatch(ctx, "s", AskOptions{Count: 3, LeaseSeconds: 600})
+	b, err := v.AskBatch(ctx, "s", api.AskOptions{Count: 3, LeaseSeconds: 600})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,18 +320,18 @@ func TestRetractDropsBatch(t *testing.T) {
 		t.Errorf("retraction withdrew asks %v (first %d), want every pending one %v (first %d)", r.WithdrawnAsks, r.WithdrawnAsk, askIDs(b), b[0].Ask)
 	}
 	for _, a := range b {
-		if err := tellAsk(t, v, "s", a); !errors.Is(err, ErrWithdrawn) {
-			t.Errorf("tell of withdrawn ask %d: %v, want ErrWithdrawn", a.Ask, err)
+		if err := tellAsk(t, v, "s", a); !errors.Is(err, api.ErrWithdrawn) {
+			t.Errorf("tell of withdrawn ask %d: %v, want api.ErrWithdrawn", a.Ask, err)
 		}
-		if _, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: a.Ask, LeaseSeconds: 10}); !errors.Is(err, ErrWithdrawn) {
-			t.Errorf("heartbeat of withdrawn ask %d: %v, want ErrWithdrawn", a.Ask, err)
+		if _, err := v.Heartbeat(ctx, "s", &api.HeartbeatRequest{Ask: a.Ask, LeaseSeconds: 10}); !errors.Is(err, api.ErrWithdrawn) {
+			t.Errorf("heartbeat of withdrawn ask %d: %v, want api.ErrWithdrawn", a.Ask, err)
 		}
 	}
-	nb, err := v.AskBatch(ctx, "s", AskOptions{Count: 3})
+	nb, err := v.AskBatch(ctx, "s", api.AskOptions{Count: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(nb) != 3 || slices.ContainsFunc(nb, func(a *AskAnswer) bool { return slices.Contains(askIDs(b), a.Ask) }) {
+	if len(nb) != 3 || slices.ContainsFunc(nb, func(a *api.AskAnswer) bool { return slices.Contains(askIDs(b), a.Ask) }) {
 		t.Fatalf("after the retraction: %v, want 3 new asks", askIDs(nb))
 	}
 }
@@ -368,7 +369,7 @@ func TestBatchReplay(t *testing.T) {
 			createStudy(t, v, "s", spec)
 			shuffle := []int{2, 0, 3, 1}
 			for round := range 6 {
-				b, err := v.AskBatch(ctx, "s", AskOptions{Count: 1 + round%4})
+				b, err := v.AskBatch(ctx, "s", api.AskOptions{Count: 1 + round%4})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -387,7 +388,7 @@ func TestBatchReplay(t *testing.T) {
 					}
 				}
 				if round == 3 {
-					req := &TellRequest{X: []float64{1.2}}
+					req := &api.TellRequest{X: []float64{1.2}}
 					if alg == "box" {
 						req.X = []float64{0.1, 0.1}
 					}
@@ -408,7 +409,7 @@ func TestBatchReplay(t *testing.T) {
 				}
 			}
 			// A last batch, left pending.
-			if _, err := v.AskBatch(ctx, "s", AskOptions{Count: 3}); err != nil {
+			if _, err := v.AskBatch(ctx, "s", api.AskOptions{Count: 3}); err != nil {
 				t.Fatal(err)
 			}
 			// Replay the records into a study of its own: the same pending
@@ -421,7 +422,7 @@ func TestBatchReplay(t *testing.T) {
 			if err != nil {
 				t.Fatalf("replay: %v", err)
 			}
-			live := v.cache.entries["s"].st
+			live := v.cache.Lookup("s").Val
 			if live.retracts != 1 || (k%2 == 1) != (len(live.fits) > 0) {
 				t.Fatalf("%d retractions, %d fits: the study does not exercise what it should", live.retracts, len(live.fits))
 			}
@@ -442,13 +443,13 @@ func TestBatchReplay(t *testing.T) {
 					t.Fatalf("next asks: live %d (%v, %v), replayed %d (%v, %v)", la.Index, lok, lerr, ra.Index, rok, rerr)
 				}
 			}
-			v.cache.entries["s"].st = nil // it holds asks the records do not
+			v.cache.Lookup("s").Val = nil // it holds asks the records do not
 			// And a service reopened on the records hands out the live
 			// pending asks, in order.
 			done()
 			v, done = batchService(t, path, c)
 			defer done()
-			re, err := v.AskBatch(ctx, "s", AskOptions{Count: MaxBatch})
+			re, err := v.AskBatch(ctx, "s", api.AskOptions{Count: api.MaxBatch})
 			if err != nil {
 				t.Fatal(err)
 			}

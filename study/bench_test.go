@@ -10,6 +10,7 @@ import (
 
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // benchSpec is a 2-D grid of n×n actions on [0,1]².
@@ -42,7 +43,7 @@ func fill(b *testing.B, v *study.Service, t int) {
 		}
 		f, g := benchTruth(a.X)
 		id := a.Ask
-		if _, err := v.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+		if _, err := v.Tell(ctx, "s", &api.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -91,7 +92,7 @@ func BenchmarkAsk(b *testing.B) {
 				b.StopTimer()
 				f, g := benchTruth(a.X)
 				id := a.Ask
-				if _, err := v.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+				if _, err := v.Tell(ctx, "s", &api.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
 					b.Fatal(err)
 				}
 				b.StartTimer()
@@ -120,7 +121,7 @@ func BenchmarkAskFit(b *testing.B) {
 				b.StopTimer()
 				f, g := benchTruth(a.X)
 				id := a.Ask
-				if _, err := v.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+				if _, err := v.Tell(ctx, "s", &api.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
 					b.Fatal(err)
 				}
 				b.StartTimer()

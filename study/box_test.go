@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 const boxSpecYAML = `decision_set: {box: {bounds: [[-1, 2], [-1, 2]]}}
@@ -40,7 +41,7 @@ func TestBoxStudyReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	f0, g0 := boxTruth([]float64{0.1, 0.1})
-	if _, err := v.Tell(ctx, "b", &study.TellRequest{X: []float64{0.1, 0.1}, F: &f0, G: g0}); err != nil {
+	if _, err := v.Tell(ctx, "b", &api.TellRequest{X: []float64{0.1, 0.1}, F: &f0, G: g0}); err != nil {
 		t.Fatal(err)
 	}
 	for range 7 {
@@ -53,7 +54,7 @@ func TestBoxStudyReplay(t *testing.T) {
 		}
 		f, g := boxTruth(a.X)
 		id := a.Ask
-		if _, err := v.Tell(ctx, "b", &study.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+		if _, err := v.Tell(ctx, "b", &api.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -81,7 +82,7 @@ func TestBoxStudyReplay(t *testing.T) {
 	// replay's: a third open.
 	f, g := boxTruth(again.X)
 	id := again.Ask
-	if _, err := v2.Tell(ctx, "b", &study.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+	if _, err := v2.Tell(ctx, "b", &api.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
 		t.Fatal(err)
 	}
 	want, err := v2.Ask(ctx, "b")
@@ -95,10 +96,10 @@ func TestBoxStudyReplay(t *testing.T) {
 	}
 	// --index and points outside the box are refused.
 	one := 0
-	if _, err := v3.Tell(ctx, "b", &study.TellRequest{Index: &one, F: &f, G: g}); !errors.Is(err, study.ErrBadTell) || !strings.Contains(err.Error(), "box") {
+	if _, err := v3.Tell(ctx, "b", &api.TellRequest{Index: &one, F: &f, G: g}); !errors.Is(err, api.ErrBadTell) || !strings.Contains(err.Error(), "box") {
 		t.Errorf("index tell on a box: %v", err)
 	}
-	if _, err := v3.Tell(ctx, "b", &study.TellRequest{X: []float64{3, 0}, F: &f, G: g}); !errors.Is(err, study.ErrBadTell) || !strings.Contains(err.Error(), "outside the box") {
+	if _, err := v3.Tell(ctx, "b", &api.TellRequest{X: []float64{3, 0}, F: &f, G: g}); !errors.Is(err, api.ErrBadTell) || !strings.Contains(err.Error(), "outside the box") {
 		t.Errorf("tell outside the box: %v", err)
 	}
 }
@@ -125,8 +126,8 @@ func TestBoxSpecBad(t *testing.T) {
 		if err == nil {
 			_, err = s.Resolve(".")
 		}
-		if !errors.Is(err, study.ErrSpec) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %v, want ErrSpec containing %q", c.name, err, c.want)
+		if !errors.Is(err, api.ErrSpec) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want api.ErrSpec containing %q", c.name, err, c.want)
 		}
 	}
 }

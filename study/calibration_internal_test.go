@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/safegp/safegp/study/api"
 	"github.com/safegp/safegp/study/calib"
 )
 
@@ -31,10 +32,10 @@ func TestCalibration(t *testing.T) {
 	v, done := batchService(t, filepath.Join(t.TempDir(), "c.db"), c)
 	defer done()
 	createStudy(t, v, "s", calibSpec)
-	tell := func(i int, f, g float64) *TellAnswer {
+	tell := func(i int, f, g float64) *api.TellAnswer {
 		t.Helper()
 		idx := i
-		a, err := v.Tell(ctx, "s", &TellRequest{Index: &idx, F: &f, G: []float64{g}})
+		a, err := v.Tell(ctx, "s", &api.TellRequest{Index: &idx, F: &f, G: []float64{g}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +55,7 @@ func TestCalibration(t *testing.T) {
 		t.Fatalf("after smooth data: %+v, want 11 tells judged, plausible", sum.Calibration)
 	}
 	var seqs []int
-	var last *TellAnswer
+	var last *api.TellAnswer
 	for k, i := range []int{1, 3, 5, 7, 9, 11} {
 		y := 3.0
 		if k%2 == 1 {
@@ -122,7 +123,7 @@ func TestCalibratePoint(t *testing.T) {
 		outside bool
 	}{{0, 2.1, true}, {20, 1.9, false}, {5, -2.1, true}} {
 		f, idx := 0.0, tc.index
-		a, err := v.Tell(ctx, "s", &TellRequest{Index: &idx, F: &f, G: []float64{tc.g}})
+		a, err := v.Tell(ctx, "s", &api.TellRequest{Index: &idx, F: &f, G: []float64{tc.g}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,14 +152,14 @@ func TestCalibrationNoteByAlgorithm(t *testing.T) {
 		clock := &fakeClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 		v, done := batchService(t, filepath.Join(t.TempDir(), "a.db"), clock)
 		createStudy(t, v, "s", strings.Replace(calibSpec, `{"name": "safeopt", "safe_set": "gp"}`, c.alg, 1))
-		var last *TellAnswer
+		var last *api.TellAnswer
 		for k, i := range []int{1, 3, 5, 7, 9, 11, 13} {
 			y := 3.0
 			if k%2 == 1 {
 				y = -3
 			}
 			f, idx := y, i
-			a, err := v.Tell(ctx, "s", &TellRequest{Index: &idx, F: &f, G: []float64{y}})
+			a, err := v.Tell(ctx, "s", &api.TellRequest{Index: &idx, F: &f, G: []float64{y}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,11 +9,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/safegp/safegp/internal/errclass"
-	"github.com/safegp/safegp/internal/number"
 	"github.com/safegp/safegp/internal/quote"
 	"github.com/safegp/safegp/internal/vec"
 	"github.com/safegp/safegp/store"
+	"github.com/safegp/safegp/study/api"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/config"
@@ -21,18 +20,6 @@ import (
 	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/problem"
-)
-
-// Errors of contexts (a spec's `context` block).
-var (
-	// ErrBadContext marks context values a study cannot take: a name
-	// missing or unknown, a value not a finite number, a context given to
-	// a study without one or left out of a study with one.
-	ErrBadContext = errclass.New(errclass.ErrInvalid, "invalid context")
-	// ErrContextPending marks an ask in a new context while asks are
-	// pending in bandit.MaxPendingContexts other contexts already: tell
-	// some of them (or retract) first.
-	ErrContextPending = errclass.New(errclass.ErrConflict, "asks pending in other contexts")
 )
 
 // resolveContext checks a spec's context block and builds k_c and the
@@ -47,15 +34,15 @@ func (r *Resolved) resolveContext() error {
 		return nil
 	}
 	if err := c.Check(); err != nil {
-		return fielderr.Recast(ErrSpec, "context", err)
+		return fielderr.Recast(api.ErrSpec, "context", err)
 	}
 	switch {
 	case r.Box != nil:
-		return fielderr.New(ErrSpec, "context", "not offered on a box decision set: line-bo has no contextual form; give a finite decision set (grid, actions or file)")
+		return fielderr.New(api.ErrSpec, "context", "not offered on a box decision set: line-bo has no contextual form; give a finite decision set (grid, actions or file)")
 	case s.Model.Fit.Active():
-		return fielderr.New(ErrSpec, "model.fit", "not offered with a context: a fit would have to estimate the context kernel too, which it does not; leave model.fit out (or when: never)")
+		return fielderr.New(api.ErrSpec, "model.fit", "not offered with a context: a fit would have to estimate the context kernel too, which it does not; leave model.fit out (or when: never)")
 	case s.Algorithm.Exploration.Theory:
-		return fielderr.New(ErrSpec, "algorithm.exploration", "theory is not offered with a context: Theorems 2 and 4 bound T' (and Berkenkamp et al.'s Theorem 1 SafeOpt-MC's t*) for constraints on D, not on D × contexts; give {fixed: n} or {plateau: …}")
+		return fielderr.New(api.ErrSpec, "algorithm.exploration", "theory is not offered with a context: Theorems 2 and 4 bound T' (and Berkenkamp et al.'s Theorem 1 SafeOpt-MC's t*) for constraints on D, not on D × contexts; give {fixed: n} or {plateau: …}")
 	}
 	kc, _ := kernel.NewContext(c.Kernel, len(c.Names))
 	r.ContextKernel = kc
@@ -96,11 +83,11 @@ func (s *Study) contextValues(given map[string]float64, what string) ([]float64,
 	names := s.res.contextNames()
 	switch {
 	case names == nil && given != nil:
-		return nil, fmt.Errorf("%w: context: study %q has no context: leave it out", ErrBadContext, s.name)
+		return nil, fmt.Errorf("%w: context: study %q has no context: leave it out", api.ErrBadContext, s.name)
 	case names == nil:
 		return nil, nil
 	case given == nil:
-		return nil, fmt.Errorf("%w: context is missing: %s of study %q takes the value of every context variable (%s)", ErrBadContext, what, s.name, strings.Join(names, ", "))
+		return nil, fmt.Errorf("%w: context is missing: %s of study %q takes the value of every context variable (%s)", api.ErrBadContext, what, s.name, strings.Join(names, ", "))
 	}
 	// A name the study does not have first: a misspelt variable
 	// (temp=20) is then named as such, not only as the one missing.
@@ -112,16 +99,16 @@ func (s *Study) contextValues(given map[string]float64, what string) ([]float64,
 	}
 	if extra != nil {
 		sort.Strings(extra)
-		return nil, fmt.Errorf("%w: context.%s is not a context variable of study %q (%s)", ErrBadContext, quote.Prefix(extra[0]), s.name, strings.Join(names, ", "))
+		return nil, fmt.Errorf("%w: context.%s is not a context variable of study %q (%s)", api.ErrBadContext, quote.Prefix(extra[0]), s.name, strings.Join(names, ", "))
 	}
 	c := make([]float64, len(names))
 	for j, n := range names {
 		v, ok := given[n]
 		if !ok {
-			return nil, fmt.Errorf("%w: context.%s is missing: %s of study %q takes the value of every context variable (%s)", ErrBadContext, n, what, s.name, strings.Join(names, ", "))
+			return nil, fmt.Errorf("%w: context.%s is missing: %s of study %q takes the value of every context variable (%s)", api.ErrBadContext, n, what, s.name, strings.Join(names, ", "))
 		}
 		if !problem.InRange(v) {
-			return nil, fmt.Errorf("%w: context.%s = %v is not a finite number within ±1e100", ErrBadContext, n, v)
+			return nil, fmt.Errorf("%w: context.%s = %v is not a finite number within ±1e100", api.ErrBadContext, n, v)
 		}
 		c[j] = vec.PlusZero(v)
 	}
@@ -149,28 +136,6 @@ func pointOf(e *store.Event) []float64 {
 	return append(slices.Clip(e.X), e.Context...)
 }
 
-// ParseContext parses context values written name=value,name=value (the
-// command line's --context). Errors wrap ErrBadContext.
-func ParseContext(s string) (map[string]float64, error) {
-	c := map[string]float64{}
-	for _, kv := range strings.Split(s, ",") {
-		name, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
-		name, val = strings.TrimSpace(name), strings.TrimSpace(val)
-		if !ok || name == "" {
-			return nil, fmt.Errorf("%w: %s is not name=value (give --context temperature=21.5,load=0.3)", ErrBadContext, quote.Short(kv))
-		}
-		if _, dup := c[name]; dup {
-			return nil, fmt.Errorf("%w: context.%s is given twice", ErrBadContext, quote.Prefix(name))
-		}
-		v, err := number.Parse(val)
-		if err != nil {
-			return nil, fmt.Errorf("%w: context.%s: %w", ErrBadContext, quote.Prefix(name), err)
-		}
-		c[name] = v
-	}
-	return c, nil
-}
-
 // AskIn is Ask for a study with a context: the values of every context
 // variable measured now (Ask gives none). The ask is chosen from the
 // decision set in that context, D × {c}, with what every context taught
@@ -181,8 +146,8 @@ func ParseContext(s string) (map[string]float64, error) {
 // comes, in its own context — unless they are pending in
 // bandit.MaxPendingContexts other contexts already: then AskIn fails with
 // ErrContextPending, naming the oldest.
-func (v *Service) AskIn(ctx context.Context, name string, values map[string]float64) (*AskAnswer, error) {
-	as, err := v.AskBatch(ctx, name, AskOptions{Count: 1, Context: values})
+func (v *Service) AskIn(ctx context.Context, name string, values map[string]float64) (*api.AskAnswer, error) {
+	as, err := v.AskBatch(ctx, name, api.AskOptions{Count: 1, Context: values})
 	if err != nil {
 		return nil, err
 	}
@@ -196,9 +161,9 @@ func (s *Study) setContext(c []float64) error {
 		return nil
 	}
 	if err := bandit.SetContext(s.pol, c); errors.Is(err, bandit.ErrPending) {
-		return fmt.Errorf("%w: study %q: %w", ErrContextPending, s.name, err)
+		return fmt.Errorf("%w: study %q: %w", api.ErrContextPending, s.name, err)
 	} else if err != nil {
-		return fmt.Errorf("%w: %w", ErrReplay, err)
+		return fmt.Errorf("%w: %w", api.ErrReplay, err)
 	}
 	return nil
 }

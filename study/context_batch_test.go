@@ -11,6 +11,7 @@ import (
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // TestContextBatch: batches in a study with a context. A batch is chosen in
@@ -30,7 +31,7 @@ func TestContextBatch(t *testing.T) {
 				t.Fatal(err)
 			}
 			asked := 0
-			var last []*study.AskAnswer
+			var last []*api.AskAnswer
 			defer func() {
 				if asked <= 6 {
 					t.Errorf("6 batches of up to 3 handed out %d asks: no batch had more than one", asked)
@@ -43,11 +44,11 @@ func TestContextBatch(t *testing.T) {
 				cp := filepath.Join(dir, fmt.Sprint("copy", round, ".db"))
 				copyDB(t, path, cp)
 				reopened, _ := newService(t, cp)
-				as, err := live.AskBatch(ctx, "s", study.AskOptions{Count: 3, Context: c})
+				as, err := live.AskBatch(ctx, "s", api.AskOptions{Count: 3, Context: c})
 				if err != nil {
 					t.Fatal(err)
 				}
-				again, err := reopened.AskBatch(ctx, "s", study.AskOptions{Count: 3, Context: c})
+				again, err := reopened.AskBatch(ctx, "s", api.AskOptions{Count: 3, Context: c})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -72,7 +73,7 @@ func TestContextBatch(t *testing.T) {
 				// told only now, last first: any order, any context.
 				for k := len(last) - 1; k >= 0; k-- {
 					f, g := ctxTruth(last[k].X[0], last[k].Context)
-					if _, err := live.Tell(ctx, "s", &study.TellRequest{Ask: &last[k].Ask, F: &f, G: g}); err != nil {
+					if _, err := live.Tell(ctx, "s", &api.TellRequest{Ask: &last[k].Ask, F: &f, G: g}); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -106,11 +107,11 @@ func TestContextBatchOneContext(t *testing.T) {
 			}()
 			for round := range 8 {
 				k := 1 + round%4
-				want, err := plain.AskBatch(ctx, "s", study.AskOptions{Count: k})
+				want, err := plain.AskBatch(ctx, "s", api.AskOptions{Count: k})
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := with.AskBatch(ctx, "s", study.AskOptions{Count: k, Context: temp})
+				got, err := with.AskBatch(ctx, "s", api.AskOptions{Count: k, Context: temp})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -124,7 +125,7 @@ func TestContextBatchOneContext(t *testing.T) {
 					}
 					f, g := ctxTruth(want[j].X[0], temp)
 					for _, v := range []*study.Service{plain, with} {
-						if _, err := v.Tell(ctx, "s", &study.TellRequest{Ask: &want[j].Ask, F: &f, G: g}); err != nil {
+						if _, err := v.Tell(ctx, "s", &api.TellRequest{Ask: &want[j].Ask, F: &f, G: g}); err != nil {
 							t.Fatal(err)
 						}
 					}
@@ -144,7 +145,7 @@ func TestContextPendingCap(t *testing.T) {
 	if err := v.Create(ctx, "s", resolved(t, ctxSpec(replaySpecs["stageopt gp"], oneContext))); err != nil {
 		t.Fatal(err)
 	}
-	var asks []*study.AskAnswer
+	var asks []*api.AskAnswer
 	for k := range bandit.MaxPendingContexts + 1 {
 		a, err := v.AskIn(ctx, "s", map[string]float64{"temperature": float64(k)})
 		if err != nil {
@@ -154,14 +155,14 @@ func TestContextPendingCap(t *testing.T) {
 	}
 	before, _ := st.Events(ctx, "s")
 	next := map[string]float64{"temperature": 99}
-	if _, err := v.AskIn(ctx, "s", next); !errors.Is(err, study.ErrContextPending) || !strings.Contains(err.Error(), fmt.Sprint("ask ", asks[0].Ask)) {
-		t.Fatalf("a context beyond %d others holding asks: %v, want ErrContextPending naming ask %d", bandit.MaxPendingContexts, err, asks[0].Ask)
+	if _, err := v.AskIn(ctx, "s", next); !errors.Is(err, api.ErrContextPending) || !strings.Contains(err.Error(), fmt.Sprint("ask ", asks[0].Ask)) {
+		t.Fatalf("a context beyond %d others holding asks: %v, want api.ErrContextPending naming ask %d", bandit.MaxPendingContexts, err, asks[0].Ask)
 	}
 	if after, _ := st.Events(ctx, "s"); len(after) != len(before) {
 		t.Errorf("the refused ask recorded %d events", len(after)-len(before))
 	}
 	f, g := ctxTruth(asks[2].X[0], asks[2].Context)
-	if _, err := v.Tell(ctx, "s", &study.TellRequest{Ask: &asks[2].Ask, F: &f, G: g}); err != nil {
+	if _, err := v.Tell(ctx, "s", &api.TellRequest{Ask: &asks[2].Ask, F: &f, G: g}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := v.AskIn(ctx, "s", next); err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 	"github.com/safegp/safegp/study/exchange"
 )
 
@@ -64,11 +65,11 @@ func TestContextOneContextAsksAsWithout(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			imp := func(x, f, g float64) study.TellRequest {
-				return study.TellRequest{X: []float64{x}, F: &f, G: []float64{g}}
+			imp := func(x, f, g float64) api.TellRequest {
+				return api.TellRequest{X: []float64{x}, F: &f, G: []float64{g}}
 			}
 			both(func(v *study.Service, c map[string]float64) error {
-				rows := []study.TellRequest{imp(1, -4, 0.9), imp(1.05, -3.8, 0.9)} // an action, a point off the grid
+				rows := []api.TellRequest{imp(1, -4, 0.9), imp(1.05, -3.8, 0.9)} // an action, a point off the grid
 				for k := range rows {
 					rows[k].Context = c
 				}
@@ -90,20 +91,20 @@ func TestContextOneContextAsksAsWithout(t *testing.T) {
 				}
 				f, g := truth(a.X[0])
 				both(func(v *study.Service, _ map[string]float64) error {
-					_, err := v.Tell(ctx, "s", &study.TellRequest{Ask: &a.Ask, F: &f, G: g})
+					_, err := v.Tell(ctx, "s", &api.TellRequest{Ask: &a.Ask, F: &f, G: g})
 					return err
 				})
 				switch round {
 				case 5:
 					both(func(v *study.Service, c map[string]float64) error {
 						i, f := 13, -3.0
-						_, err := v.Tell(ctx, "s", &study.TellRequest{Index: &i, F: &f, G: []float64{0.4}, Context: c})
+						_, err := v.Tell(ctx, "s", &api.TellRequest{Index: &i, F: &f, G: []float64{0.4}, Context: c})
 						return err
 					})
 				case 8:
 					both(func(v *study.Service, c map[string]float64) error {
 						f := -2.0
-						a, err := v.Tell(ctx, "s", &study.TellRequest{X: []float64{1.23}, F: &f, G: []float64{50}, Context: c})
+						a, err := v.Tell(ctx, "s", &api.TellRequest{X: []float64{1.23}, F: &f, G: []float64{50}, Context: c})
 						if err == nil {
 							typo = a.Observation
 						}
@@ -154,7 +155,7 @@ func TestContextReplay(t *testing.T) {
 					t.Fatalf("%s: reopened, the next ask is %+v; kept in memory, %+v", when, got, want)
 				}
 				f, g := ctxTruth(want.X[0], c)
-				if _, err := live.Tell(ctx, "s", &study.TellRequest{Ask: &want.Ask, F: &f, G: g}); err != nil {
+				if _, err := live.Tell(ctx, "s", &api.TellRequest{Ask: &want.Ask, F: &f, G: g}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -163,13 +164,13 @@ func TestContextReplay(t *testing.T) {
 				if k == 4 {
 					i, f := 12, -3.0
 					_, g := ctxTruth(1.2, contexts[1])
-					if _, err := live.Tell(ctx, "s", &study.TellRequest{Index: &i, F: &f, G: g, Context: contexts[1]}); err != nil {
+					if _, err := live.Tell(ctx, "s", &api.TellRequest{Index: &i, F: &f, G: g, Context: contexts[1]}); err != nil {
 						t.Fatal(err)
 					}
 				}
 				if k == 7 {
 					f := -2.0
-					if _, err := live.Tell(ctx, "s", &study.TellRequest{X: []float64{0.77}, F: &f, G: []float64{0.5}, Context: map[string]float64{"temperature": 30, "load": 0.2}}); err != nil {
+					if _, err := live.Tell(ctx, "s", &api.TellRequest{X: []float64{0.77}, F: &f, G: []float64{0.5}, Context: map[string]float64{"temperature": 30, "load": 0.2}}); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -206,12 +207,12 @@ func TestContextBadInput(t *testing.T) {
 		want  error
 		msg   string
 	}{
-		{"none", "c", nil, study.ErrBadContext, "context is missing"},
-		{"missing", "c", map[string]float64{"temperature": 20}, study.ErrBadContext, "context.load is missing"},
-		{"extra", "c", map[string]float64{"temperature": 20, "load": 0.1, "humidity": 3}, study.ErrBadContext, "context.humidity is not a context variable"},
-		{"NaN", "c", map[string]float64{"temperature": math.NaN(), "load": 0.1}, study.ErrBadContext, "context.temperature = NaN"},
-		{"Inf", "c", map[string]float64{"temperature": 20, "load": math.Inf(1)}, study.ErrBadContext, "context.load = +Inf"},
-		{"study without", "plain", good, study.ErrBadContext, "has no context"},
+		{"none", "c", nil, api.ErrBadContext, "context is missing"},
+		{"missing", "c", map[string]float64{"temperature": 20}, api.ErrBadContext, "context.load is missing"},
+		{"extra", "c", map[string]float64{"temperature": 20, "load": 0.1, "humidity": 3}, api.ErrBadContext, "context.humidity is not a context variable"},
+		{"NaN", "c", map[string]float64{"temperature": math.NaN(), "load": 0.1}, api.ErrBadContext, "context.temperature = NaN"},
+		{"Inf", "c", map[string]float64{"temperature": 20, "load": math.Inf(1)}, api.ErrBadContext, "context.load = +Inf"},
+		{"study without", "plain", good, api.ErrBadContext, "has no context"},
 	}
 	before, _ := st.Events(ctx, "c")
 	for _, c := range bad {
@@ -219,8 +220,8 @@ func TestContextBadInput(t *testing.T) {
 			t.Errorf("ask, %s: %v, want %v with %q", c.name, err, c.want, c.msg)
 		}
 		i := 3
-		if _, err := v.Tell(ctx, c.study, &study.TellRequest{Index: &i, F: &f, G: []float64{0}, Context: c.c}); !errors.Is(err, c.want) || !errors.Is(err, study.ErrBadTell) || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("tell, %s: %v, want %v and ErrBadTell with %q", c.name, err, c.want, c.msg)
+		if _, err := v.Tell(ctx, c.study, &api.TellRequest{Index: &i, F: &f, G: []float64{0}, Context: c.c}); !errors.Is(err, c.want) || !errors.Is(err, api.ErrBadTell) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("tell, %s: %v, want %v and api.ErrBadTell with %q", c.name, err, c.want, c.msg)
 		}
 		if _, err := v.PosteriorIn(ctx, c.study, [][]float64{{1}}, c.c); !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("posterior, %s: %v, want %v with %q", c.name, err, c.want, c.msg)
@@ -241,10 +242,10 @@ func TestContextBadInput(t *testing.T) {
 	if b, err := v.AskIn(ctx, "c", map[string]float64{"temperature": 21, "load": 0.1}); err != nil || b.Ask == a.Ask {
 		t.Errorf("another context with ask %d pending: %+v, %v, want a new ask", a.Ask, b, err)
 	}
-	if _, err := v.Tell(ctx, "c", &study.TellRequest{Ask: &a.Ask, F: &f, G: []float64{0}, Context: good}); !errors.Is(err, study.ErrBadTell) || !strings.Contains(err.Error(), "the ask's context") {
+	if _, err := v.Tell(ctx, "c", &api.TellRequest{Ask: &a.Ask, F: &f, G: []float64{0}, Context: good}); !errors.Is(err, api.ErrBadTell) || !strings.Contains(err.Error(), "the ask's context") {
 		t.Errorf("a tell of an ask with a context: %v", err)
 	}
-	if _, err := v.Tell(ctx, "c", &study.TellRequest{Ask: &a.Ask, F: &f, G: []float64{0}}); err != nil {
+	if _, err := v.Tell(ctx, "c", &api.TellRequest{Ask: &a.Ask, F: &f, G: []float64{0}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := v.AskIn(ctx, "c", map[string]float64{"temperature": 21, "load": 0.1}); err != nil {
@@ -253,11 +254,11 @@ func TestContextBadInput(t *testing.T) {
 
 	// The JSON forms.
 	for _, c := range []struct{ s, msg string }{{"temperature", "not name=value"}, {"temperature=x", `"x" is not a decimal number`}, {"t=1,t=2", "given twice"}, {"=1", "not name=value"}} {
-		if _, err := study.ParseContext(c.s); !errors.Is(err, study.ErrBadContext) || !strings.Contains(err.Error(), c.msg) {
+		if _, err := api.ParseContext(c.s); !errors.Is(err, api.ErrBadContext) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("ParseContext(%q): %v, want %q", c.s, err, c.msg)
 		}
 	}
-	if c, err := study.ParseContext(" temperature = 21.5 ,load=0.3"); err != nil || c["temperature"] != 21.5 || c["load"] != 0.3 {
+	if c, err := api.ParseContext(" temperature = 21.5 ,load=0.3"); err != nil || c["temperature"] != 21.5 || c["load"] != 0.3 {
 		t.Errorf("ParseContext: %v, %v", c, err)
 	}
 }
@@ -286,7 +287,7 @@ func TestContextImportShowExport(t *testing.T) {
 		t.Fatalf("parsed %+v", rows)
 	}
 	i3, f3 := 3, -5.0
-	js := []study.TellRequest{{Index: &i3, F: &f3, G: []float64{0.9}, Context: map[string]float64{"temperature": 20, "load": 0.1}}}
+	js := []api.TellRequest{{Index: &i3, F: &f3, G: []float64{0.9}, Context: map[string]float64{"temperature": 20, "load": 0.1}}}
 	ans, err := v.Import(ctx, "c", append(rows, js...))
 	if err != nil {
 		t.Fatal(err)
@@ -303,14 +304,14 @@ func TestContextImportShowExport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := v.Import(ctx, "c", rows); !errors.Is(err, study.ErrBadImport) || !errors.Is(err, study.ErrBadContext) || !strings.Contains(err.Error(), "line 2") || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("import %q: %v, want ErrBadImport naming line 2 and %q", c.csv, err, c.msg)
+		if _, err := v.Import(ctx, "c", rows); !errors.Is(err, api.ErrBadImport) || !errors.Is(err, api.ErrBadContext) || !strings.Contains(err.Error(), "line 2") || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("import %q: %v, want api.ErrBadImport naming line 2 and %q", c.csv, err, c.msg)
 		}
 	}
-	if _, err := exchange.ParseImportCSV(strings.NewReader("x1,temperature,f,g1\n1,NaN,-4,0.9\n"), nil); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), "line 2, column temperature") {
+	if _, err := exchange.ParseImportCSV(strings.NewReader("x1,temperature,f,g1\n1,NaN,-4,0.9\n"), nil); !errors.Is(err, api.ErrBadImport) || !strings.Contains(err.Error(), "line 2, column temperature") {
 		t.Errorf("a NaN context cell: %v", err)
 	}
-	if _, err := exchange.ParseImportCSV(strings.NewReader("x1,temperature,f,g1\n1,20,-4\n"), nil); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), "line 2") {
+	if _, err := exchange.ParseImportCSV(strings.NewReader("x1,temperature,f,g1\n1,20,-4\n"), nil); !errors.Is(err, api.ErrBadImport) || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("a short row: %v", err)
 	}
 
@@ -320,7 +321,7 @@ func TestContextImportShowExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	f, g := ctxTruth(a.X[0], c1)
-	if _, err := v.Tell(ctx, "c", &study.TellRequest{Ask: &a.Ask, F: &f, G: g}); err != nil {
+	if _, err := v.Tell(ctx, "c", &api.TellRequest{Ask: &a.Ask, F: &f, G: g}); err != nil {
 		t.Fatal(err)
 	}
 	sum, err = v.Show(ctx, "c")
@@ -394,8 +395,8 @@ func TestContextSpecErrors(t *testing.T) {
 		if err == nil {
 			_, err = s.Resolve(".")
 		}
-		if !errors.Is(err, study.ErrSpec) || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%s: %v, want ErrSpec with %q", c.msg, err, c.msg)
+		if !errors.Is(err, api.ErrSpec) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: %v, want api.ErrSpec with %q", c.msg, err, c.msg)
 		}
 	}
 }
@@ -429,7 +430,7 @@ func TestContextMinusZero(t *testing.T) {
 	// A measurement outside the loop at a point outside the decision set
 	// ([0.5, 4.5] here), in context −0.
 	f := 0.5
-	if _, err := v.Tell(ctx, "s", &study.TellRequest{X: []float64{negZero}, F: &f, G: []float64{0.5}, Context: map[string]float64{"temperature": negZero}}); err != nil {
+	if _, err := v.Tell(ctx, "s", &api.TellRequest{X: []float64{negZero}, F: &f, G: []float64{0.5}, Context: map[string]float64{"temperature": negZero}}); err != nil {
 		t.Fatal(err)
 	}
 	obs, err := v.Observations(ctx, "s")

@@ -2,38 +2,17 @@ package study
 
 import (
 	"context"
-	"time"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/store"
+	"github.com/safegp/safegp/study/api"
 )
 
 // The dashboard's reads (server's GET /v1/studies and
 // GET /v1/studies/{name}/view). Neither asks, tells, fits nor draws a
 // random number: they read the records and inspect the policy
 // (bandit.Policy.Inspect, which never changes what the policy will ask).
-
-// StudyInfo is one line of the list of a store's studies, read from the
-// records by one query without loading any study (loading replays every
-// event and takes a place among the studies held open).
-type StudyInfo struct {
-	Study       string `json:"study"`
-	Algorithm   string `json:"algorithm"` // the algorithm's label, else its name
-	Box         bool   `json:"box"`       // a box decision set (line-bo), else a finite one
-	Actions     int    `json:"actions"`   // the finite decision set's size; 0 for a box
-	Dim         int    `json:"d"`
-	Constraints int    `json:"constraints"`
-	Horizon     int    `json:"horizon"`
-	Rounds      int    `json:"rounds"`     // observations in force (not retracted)
-	Retracted   int    `json:"retracted"`  // observations retracted
-	Violations  int    `json:"violations"` // among the observations in force
-	Pending     int    `json:"pending"`    // asks handed out, not told and not withdrawn
-	// Created is when the study was created, Updated the time of its
-	// last event (Created when it has none).
-	Created time.Time `json:"created"`
-	Updated time.Time `json:"updated"`
-}
 
 // List returns every study of the store with its counts, by name. It reads
 // the records and loads no study, so listing leaves the studies held open
@@ -42,36 +21,16 @@ type StudyInfo struct {
 // the violations and withdraws every ask pending at the time, so the
 // pending asks are the asks after the last retraction that no tell
 // answers.
-func (v *Service) List(ctx context.Context) ([]StudyInfo, error) {
+func (v *Service) List(ctx context.Context) ([]api.StudyInfo, error) {
 	ls, err := v.store.List(ctx)
 	if err != nil {
 		return nil, err
 	}
-	list := make([]StudyInfo, len(ls))
+	list := make([]api.StudyInfo, len(ls))
 	for i, l := range ls {
-		list[i] = StudyInfo(l)
+		list[i] = api.StudyInfo(l)
 	}
 	return list, nil
-}
-
-// PendingAsk is an ask handed out and not yet told.
-type PendingAsk struct {
-	Ask   int       `json:"ask"`
-	Index int       `json:"index"` // −1 on a box
-	X     []float64 `json:"x"`
-	// Context is the context the ask was chosen in, for a study with a
-	// context (the Summary's Context: the pending asks are all of one).
-	Context map[string]float64 `json:"context,omitempty"`
-	// LeaseUntil is the end of the ask's lease, RFC 3339 in UTC with
-	// milliseconds as the ask call answered it, empty when the ask has
-	// none. A lease past its end is released: the next ask call may hand
-	// the ask out again.
-	LeaseUntil string    `json:"lease_until,omitempty"`
-	Created    time.Time `json:"created"`
-	// Trial and Params are a study stated in parameters': the ask's
-	// trial and setting, in the user's units.
-	Trial  *int          `json:"trial,omitempty"`
-	Params space.Setting `json:"params,omitempty"`
 }
 
 // Version returns the number of events a study has recorded, the
@@ -88,7 +47,7 @@ func (v *Service) Version(ctx context.Context, name string) (int, error) {
 // records no event and so leaves Version as it was. One indexed read;
 // a name that is no study has no leases (0).
 func (v *Service) LeaseStamp(ctx context.Context, name string) (uint64, error) {
-	if err := CheckName(name); err != nil {
+	if err := api.CheckName(name); err != nil {
 		return 0, err
 	}
 	_, stamp, err := v.store.ViewLeases(ctx, name)
@@ -112,10 +71,10 @@ func (v *Service) Read(ctx context.Context, name string, fn func(r Reader) error
 func (r Reader) Version() int { return len(r.s.events) }
 
 // Summary is Show's summary.
-func (r Reader) Summary() *Summary { return r.s.summary() }
+func (r Reader) Summary() *api.Summary { return r.s.summary() }
 
 // Observations are the tells in order, retracted ones flagged.
-func (r Reader) Observations() []Observation { return r.s.observations() }
+func (r Reader) Observations() []api.Observation { return r.s.observations() }
 
 // Resolved is the study's specification, resolved: its decision set, its
 // seeds, its thresholds.
@@ -138,12 +97,12 @@ func (r Reader) ObjectiveScale() float64 { return r.s.tr.Scale }
 
 // Pending are the asks handed out and not yet told, oldest first, with
 // the leases given, ask → end in Unix milliseconds (store.ViewLeases).
-func (r Reader) Pending(leases map[int]int64) []PendingAsk {
+func (r Reader) Pending(leases map[int]int64) []api.PendingAsk {
 	s := r.s
-	out := []PendingAsk{}
+	out := []api.PendingAsk{}
 	for _, p := range s.pending {
 		e := &s.events[s.asks[p.ask]]
-		pa := PendingAsk{Ask: e.Ask, Index: e.Index, X: e.X, Context: s.res.contextMap(e.Context), Created: e.Created}
+		pa := api.PendingAsk{Ask: e.Ask, Index: e.Index, X: e.X, Context: s.res.contextMap(e.Context), Created: e.Created}
 		// The table may still hold the lease of an ask told or
 		// withdrawn (the next ask call drops it): only the pending
 		// asks' are read.

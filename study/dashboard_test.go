@@ -13,6 +13,7 @@ import (
 
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 	"github.com/safegp/safegp/study/view"
 )
 
@@ -80,7 +81,7 @@ func TestViewLeavesTheNextAskAlone(t *testing.T) {
 				f, g := tc.point(a.X)
 				for _, v := range []*study.Service{viewed, plain} {
 					id := a.Ask
-					if _, err := v.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+					if _, err := v.Tell(ctx, "s", &api.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -97,7 +98,7 @@ func TestViewLeavesTheNextAskAlone(t *testing.T) {
 				}
 				f, g = tc.point(x)
 				for _, v := range []*study.Service{viewed, plain} {
-					if _, err := v.Tell(ctx, "s", &study.TellRequest{X: x, F: &f, G: g}); err != nil {
+					if _, err := v.Tell(ctx, "s", &api.TellRequest{X: x, F: &f, G: g}); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -139,7 +140,7 @@ func TestListCountsAsTheStudy(t *testing.T) {
 		t.Fatal(err)
 	} else {
 		f, g := truth(a.X[0])
-		if _, err := v.Tell(ctx, "re", &study.TellRequest{Ask: &a.Ask, F: &f, G: g}); err != nil {
+		if _, err := v.Tell(ctx, "re", &api.TellRequest{Ask: &a.Ask, F: &f, G: g}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -150,7 +151,7 @@ func TestListCountsAsTheStudy(t *testing.T) {
 	for _, i := range []int{20, 19} {
 		f, g := truth(float64(i) * 0.2)
 		idx := i
-		if _, err := v.Tell(ctx, "a", &study.TellRequest{Index: &idx, F: &f, G: g}); err != nil {
+		if _, err := v.Tell(ctx, "a", &api.TellRequest{Index: &idx, F: &f, G: g}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -164,7 +165,7 @@ func TestListCountsAsTheStudy(t *testing.T) {
 		t.Fatal(err)
 	}
 	f0, g0 := boxTruth([]float64{0.1, 0.1})
-	if _, err := v.Tell(ctx, "b", &study.TellRequest{X: []float64{0.1, 0.1}, F: &f0, G: g0}); err != nil {
+	if _, err := v.Tell(ctx, "b", &api.TellRequest{X: []float64{0.1, 0.1}, F: &f0, G: g0}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := v.Ask(ctx, "b"); err != nil {
@@ -186,7 +187,7 @@ func TestListCountsAsTheStudy(t *testing.T) {
 		if sum.Pending != nil {
 			pending = 1
 		}
-		want := study.StudyInfo{Study: sum.Study, Algorithm: sum.Algorithm, Box: sum.Box != nil, Actions: sum.Actions, Dim: sum.Dim,
+		want := api.StudyInfo{Study: sum.Study, Algorithm: sum.Algorithm, Box: sum.Box != nil, Actions: sum.Actions, Dim: sum.Dim,
 			Constraints: sum.Constraints, Horizon: sum.Horizon, Rounds: sum.Rounds, Retracted: sum.Retracted,
 			Violations: sum.Violations, Pending: pending, Created: in.Created, Updated: in.Updated}
 		if in != want {
@@ -206,7 +207,7 @@ func TestListCountsAsTheStudy(t *testing.T) {
 	}
 }
 
-func names(list []study.StudyInfo) []string {
+func names(list []api.StudyInfo) []string {
 	var out []string
 	for _, in := range list {
 		out = append(out, in.Study)
@@ -365,7 +366,7 @@ func TestViewContext(t *testing.T) {
 		}
 		f, g := ctxTruth(a.X[0], c)
 		id := a.Ask
-		if _, err := v.Tell(ctx, "c", &study.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+		if _, err := v.Tell(ctx, "c", &api.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -425,7 +426,7 @@ func TestViewLeases(t *testing.T) {
 	if _, vw := look(); vw.LeaseStamp != 0 || len(vw.Pending) != 0 {
 		t.Fatalf("no lease yet: stamp %x, %d pending", vw.LeaseStamp, len(vw.Pending))
 	}
-	b, err := v.AskBatch(ctx, "s", study.AskOptions{Count: 3, LeaseSeconds: 120})
+	b, err := v.AskBatch(ctx, "s", api.AskOptions{Count: 3, LeaseSeconds: 120})
 	if err != nil || len(b) != 3 {
 		t.Fatalf("batch: %d asks (%v)", len(b), err)
 	}
@@ -438,7 +439,7 @@ func TestViewLeases(t *testing.T) {
 
 	// A heartbeat: no event, a new end.
 	clock = clock.Add(time.Minute)
-	if _, err := v.Heartbeat(ctx, "s", &study.HeartbeatRequest{Ask: b[1].Ask, LeaseSeconds: 600}); err != nil {
+	if _, err := v.Heartbeat(ctx, "s", &api.HeartbeatRequest{Ask: b[1].Ask, LeaseSeconds: 600}); err != nil {
 		t.Fatal(err)
 	}
 	want[b[1].Ask] = "2026-05-02T13:11:00.000Z"
@@ -450,7 +451,7 @@ func TestViewLeases(t *testing.T) {
 	// The other two leases end; an ask without a lease hands the older
 	// out again and drops its lease: no event either.
 	clock = clock.Add(2 * time.Minute)
-	again, err := v.AskBatch(ctx, "s", study.AskOptions{Count: 1})
+	again, err := v.AskBatch(ctx, "s", api.AskOptions{Count: 1})
 	if err != nil || len(again) != 1 || again[0].Ask != b[0].Ask {
 		t.Fatalf("ask after the leases ended: %+v (%v), want ask %d again", again, err, b[0].Ask)
 	}
@@ -463,7 +464,7 @@ func TestViewLeases(t *testing.T) {
 	// until the next ask, is not shown.
 	f, g := truth(b[1].X[0])
 	id := b[1].Ask
-	if _, err := v.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+	if _, err := v.Tell(ctx, "s", &api.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
 		t.Fatal(err)
 	}
 	delete(want, b[1].Ask)

@@ -5,37 +5,14 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/safegp/safegp/internal/errclass"
 	"github.com/safegp/safegp/internal/plural"
 	"github.com/safegp/safegp/store"
+	"github.com/safegp/safegp/study/api"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/problem"
 )
-
-// Errors of Import and Posterior.
-var (
-	ErrBadImport = errclass.New(errclass.ErrInvalid, "invalid import")
-	ErrBadPoints = errclass.New(errclass.ErrInvalid, "invalid points")
-)
-
-// MaxPoints bounds the points of one Posterior request, as MaxActions
-// bounds a decision set.
-const MaxPoints = MaxActions
-
-// ImportAnswer is what import returns.
-type ImportAnswer struct {
-	Imported int `json:"imported"`
-	// First and Last are the observation numbers (sequence numbers) of
-	// the first and last imported rows, which follow each other.
-	First int `json:"first"`
-	Last  int `json:"last"`
-	// Outside counts the rows at points outside the decision set; the
-	// others count as the action they are at.
-	Outside int `json:"outside"`
-	Rounds  int `json:"rounds"` // observations in force after the import
-}
 
 // Import adds earlier measurements (warm start) to a study, before or
 // during it, in one transaction: all rows or none. Each row is a tell
@@ -57,24 +34,16 @@ type ImportAnswer struct {
 // saying how many rows fit in one request. Its cost is linear in its rows:
 // the policy takes one update per row, O(N·t), or O(N²) once its GPs keep
 // their covariance (from 2N observations).
-func (v *Service) Import(ctx context.Context, name string, rows []TellRequest) (*ImportAnswer, error) {
-	return v.ImportWith(ctx, name, rows, ImportOptions{})
-}
-
-// ImportOptions modify Import.
-type ImportOptions struct {
-	// Repeat imports rows the study took before (by their digest), which
-	// are otherwise refused with ErrDuplicateImport: the same
-	// measurements once more, on purpose.
-	Repeat bool
+func (v *Service) Import(ctx context.Context, name string, rows []api.TellRequest) (*api.ImportAnswer, error) {
+	return v.ImportWith(ctx, name, rows, api.ImportOptions{})
 }
 
 // ImportWith is Import with options.
-func (v *Service) ImportWith(ctx context.Context, name string, rows []TellRequest, opt ImportOptions) (*ImportAnswer, error) {
+func (v *Service) ImportWith(ctx context.Context, name string, rows []api.TellRequest, opt api.ImportOptions) (*api.ImportAnswer, error) {
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("%w: no rows to import", ErrBadImport)
+		return nil, fmt.Errorf("%w: no rows to import", api.ErrBadImport)
 	}
-	var ans *ImportAnswer
+	var ans *api.ImportAnswer
 	err := v.write(ctx, name, func(s *Study) error {
 		evs, outside, err := s.decideImport(rows, v.opt.MaxImportSeconds)
 		if err != nil {
@@ -108,7 +77,7 @@ func (v *Service) ImportWith(ctx context.Context, name string, rows []TellReques
 			return err
 		}
 		s.dirty = false
-		ans = &ImportAnswer{Imported: len(evs), First: evs[0].Seq, Last: evs[len(evs)-1].Seq, Outside: outside, Rounds: s.nObs}
+		ans = &api.ImportAnswer{Imported: len(evs), First: evs[0].Seq, Last: evs[len(evs)-1].Seq, Outside: outside, Rounds: s.nObs}
 		return nil
 	})
 	return ans, err
@@ -118,10 +87,10 @@ func (v *Service) ImportWith(ctx context.Context, name string, rows []TellReques
 // the study and its limits: its horizon, the observations it may hold
 // outside its decision set, and the time the import would take (within
 // maxSeconds when > 0). It returns them and how many are outside.
-func (s *Study) decideImport(rows []TellRequest, maxSeconds float64) ([]store.Event, int, error) {
+func (s *Study) decideImport(rows []api.TellRequest, maxSeconds float64) ([]store.Event, int, error) {
 	held := s.nObs + len(s.pending)
 	if held+len(rows) > s.res.Spec.Horizon {
-		return nil, 0, fmt.Errorf("%w: study %q has %s and %s for a horizon of %d; importing %s would exceed it by %d", ErrHorizon, s.name, plural.Count(s.nObs, "observation"), plural.Count(len(s.pending), "pending ask"), s.res.Spec.Horizon, plural.Count(len(rows), "row"), held+len(rows)-s.res.Spec.Horizon)
+		return nil, 0, fmt.Errorf("%w: study %q has %s and %s for a horizon of %d; importing %s would exceed it by %d", api.ErrHorizon, s.name, plural.Count(s.nObs, "observation"), plural.Count(len(s.pending), "pending ask"), s.res.Spec.Horizon, plural.Count(len(rows), "row"), held+len(rows)-s.res.Spec.Horizon)
 	}
 	if len(rows) > 1 && int64(len(rows))*int64(len(s.res.X)) > 1<<20 {
 		s.lookup = s.res.actionIndex()
@@ -136,11 +105,11 @@ func (s *Study) decideImport(rows []TellRequest, maxSeconds float64) ([]store.Ev
 			where = fmt.Sprintf("line %d", t.Line)
 		}
 		if t.Ask != nil {
-			return nil, 0, fmt.Errorf("%w: %s: an import holds measurements made outside the loop, not asks", ErrBadImport, where)
+			return nil, 0, fmt.Errorf("%w: %s: an import holds measurements made outside the loop, not asks", api.ErrBadImport, where)
 		}
 		e, err := s.validateAt(t, len(s.events)+1+k, false)
 		if err != nil {
-			return nil, 0, fmt.Errorf("%w: %s: %w", ErrBadImport, where, err)
+			return nil, 0, fmt.Errorf("%w: %s: %w", api.ErrBadImport, where, err)
 		}
 		s.violated(&e)
 		if e.Index < 0 {
@@ -149,7 +118,7 @@ func (s *Study) decideImport(rows []TellRequest, maxSeconds float64) ([]store.Ev
 		evs[k] = e
 	}
 	if err := s.checkOutside(outside); err != nil {
-		return nil, 0, fmt.Errorf("%w: %w", ErrBadImport, err)
+		return nil, 0, fmt.Errorf("%w: %w", api.ErrBadImport, err)
 	}
 	out := make([]bool, len(evs))
 	for k := range evs {
@@ -161,34 +130,6 @@ func (s *Study) decideImport(rows []TellRequest, maxSeconds float64) ([]store.Ev
 	return evs, outside, nil
 }
 
-// Bound is a GP's posterior at a point with the study's confidence
-// bounds there: ℓ = μ − √β_t σ and u = μ + √β_t σ (SPEC §3).
-type Bound struct {
-	Mean  float64 `json:"mean"`
-	Std   float64 `json:"std"`
-	Lower float64 `json:"lower"`
-	Upper float64 `json:"upper"`
-}
-
-// PointPosterior is the posterior of f and of every g_i at one point.
-type PointPosterior struct {
-	X []float64 `json:"x"`
-	F Bound     `json:"f"`
-	G []Bound   `json:"g"`
-}
-
-// PosteriorAnswer is what posterior returns: the posteriors at the points
-// asked, from every observation in force (at actions and at points
-// outside the decision set), with √β_t of the coming round.
-type PosteriorAnswer struct {
-	Round    int     `json:"round"` // the coming round t = observations in force + 1
-	SqrtBeta float64 `json:"sqrt_beta"`
-	// Context is the context the points are taken in, for a study with a
-	// context.
-	Context map[string]float64 `json:"context,omitempty"`
-	Points  []PointPosterior   `json:"points"`
-}
-
 // Posterior returns the posterior mean and standard deviation of f and
 // every g_i at each of the points — another finite set, anywhere — and the
 // bounds with the study's current √β_t, computed from all its observations
@@ -196,7 +137,7 @@ type PosteriorAnswer struct {
 // dimension, finite and at most MaxPoints; their scratch (O(P·t) floats,
 // bandit.PredictBytes) must fit in the service's memory limit, else the
 // request is refused with the estimate. Errors wrap ErrBadPoints.
-func (v *Service) Posterior(ctx context.Context, name string, points [][]float64) (*PosteriorAnswer, error) {
+func (v *Service) Posterior(ctx context.Context, name string, points [][]float64) (*api.PosteriorAnswer, error) {
 	return v.PosteriorIn(ctx, name, points, nil)
 }
 
@@ -204,23 +145,23 @@ func (v *Service) Posterior(ctx context.Context, name string, points [][]float64
 // actions x (of the decision set's dimension), and values are the context
 // they are taken in, the value of every context variable (Posterior gives
 // none). The answer names the context.
-func (v *Service) PosteriorIn(ctx context.Context, name string, points [][]float64, values map[string]float64) (*PosteriorAnswer, error) {
+func (v *Service) PosteriorIn(ctx context.Context, name string, points [][]float64, values map[string]float64) (*api.PosteriorAnswer, error) {
 	if len(points) == 0 {
-		return nil, fmt.Errorf("%w: no points", ErrBadPoints)
+		return nil, fmt.Errorf("%w: no points", api.ErrBadPoints)
 	}
-	if len(points) > MaxPoints {
-		return nil, fmt.Errorf("%w: %d points, at most %d at a time", ErrBadPoints, len(points), MaxPoints)
+	if len(points) > api.MaxPoints {
+		return nil, fmt.Errorf("%w: %d points, at most %d at a time", api.ErrBadPoints, len(points), api.MaxPoints)
 	}
-	var ans *PosteriorAnswer
+	var ans *api.PosteriorAnswer
 	err := v.with(ctx, name, func(s *Study) error {
 		d, m := s.res.Dim(), len(s.res.Spec.Thresholds)
 		for k, p := range points {
 			if len(p) != d {
-				return fmt.Errorf("%w: point %d has %s, the study's actions have %d", ErrBadPoints, k+1, plural.Count(len(p), "coordinate"), d)
+				return fmt.Errorf("%w: point %d has %s, the study's actions have %d", api.ErrBadPoints, k+1, plural.Count(len(p), "coordinate"), d)
 			}
 			for j, c := range p {
 				if !problem.InRange(c) {
-					return fmt.Errorf("%w: point %d: x%d = %v is not a finite number within ±1e100", ErrBadPoints, k+1, j+1, c)
+					return fmt.Errorf("%w: point %d: x%d = %v is not a finite number within ±1e100", api.ErrBadPoints, k+1, j+1, c)
 				}
 			}
 		}
@@ -234,7 +175,7 @@ func (v *Service) PosteriorIn(ctx context.Context, name string, points [][]float
 		if v.opt.MaxMemory != 0 {
 			what := fmt.Sprintf("the posterior of study %q at %d points (t = %d observations)", s.name, len(points), s.nObs)
 			if err := memlimit.Check(est, v.opt.MaxMemory, what); err != nil {
-				return fmt.Errorf("%w: %w; ask for fewer points at a time", ErrBadPoints, err)
+				return fmt.Errorf("%w: %w; ask for fewer points at a time", api.ErrBadPoints, err)
 			}
 		}
 		c, err := s.contextValues(values, "the posterior")
@@ -250,15 +191,15 @@ func (v *Service) PosteriorIn(ctx context.Context, name string, points [][]float
 		}
 		var pr bandit.Prediction
 		if err := bandit.Predict(s.pol, &pr, at); err != nil {
-			return fmt.Errorf("%w: %w", ErrBadPoints, err)
+			return fmt.Errorf("%w: %w", api.ErrBadPoints, err)
 		}
-		bound := func(p *bandit.Posterior, k int) Bound {
+		bound := func(p *bandit.Posterior, k int) api.Bound {
 			mu, sd := p.Mean[k], p.Std[k]
-			return Bound{Mean: mu, Std: sd, Lower: mu - pr.SqrtBeta*sd, Upper: mu + pr.SqrtBeta*sd}
+			return api.Bound{Mean: mu, Std: sd, Lower: mu - pr.SqrtBeta*sd, Upper: mu + pr.SqrtBeta*sd}
 		}
-		ans = &PosteriorAnswer{Round: s.nObs + 1, SqrtBeta: pr.SqrtBeta, Context: s.res.contextMap(c), Points: make([]PointPosterior, len(points))}
+		ans = &api.PosteriorAnswer{Round: s.nObs + 1, SqrtBeta: pr.SqrtBeta, Context: s.res.contextMap(c), Points: make([]api.PointPosterior, len(points))}
 		for k, p := range points {
-			pp := PointPosterior{X: p, F: bound(&pr.F, k), G: make([]Bound, len(pr.G))}
+			pp := api.PointPosterior{X: p, F: bound(&pr.F, k), G: make([]api.Bound, len(pr.G))}
 			for i := range pr.G {
 				pp.G[i] = bound(&pr.G[i], k)
 			}

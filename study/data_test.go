@@ -15,6 +15,7 @@ import (
 
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 	"github.com/safegp/safegp/study/exchange"
 )
 
@@ -109,13 +110,13 @@ func TestPosteriorMatchesScratch(t *testing.T) {
 		for j, x := range []float64{0.37, 2.61, 3.05} {
 			f, g := truth(x)
 			noise := 0.05 + 0.1*float64(j)
-			if _, err := s.Tell(ctx, "s", &study.TellRequest{X: []float64{x}, F: &f, G: g, NoiseStd: &noise}); err != nil {
+			if _, err := s.Tell(ctx, "s", &api.TellRequest{X: []float64{x}, F: &f, G: g, NoiseStd: &noise}); err != nil {
 				t.Fatal(err)
 			}
 		}
 		idx := 15
 		f, g := truth(3)
-		if _, err := s.Tell(ctx, "s", &study.TellRequest{Index: &idx, F: &f, G: g}); err != nil {
+		if _, err := s.Tell(ctx, "s", &api.TellRequest{Index: &idx, F: &f, G: g}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.Retract(ctx, "s", ans.First+1); err != nil { // the imported row at action 6
@@ -126,7 +127,7 @@ func TestPosteriorMatchesScratch(t *testing.T) {
 			// A point between the actions, with a value far from the
 			// model's mean: a typo warning.
 			f, g := 40.0, []float64{0.9}
-			a, err := s.Tell(ctx, "s", &study.TellRequest{X: []float64{2.33}, F: &f, G: g})
+			a, err := s.Tell(ctx, "s", &api.TellRequest{X: []float64{2.33}, F: &f, G: g})
 			if err != nil || len(a.Warnings) != 1 || !strings.Contains(a.Warnings[0], "point [2.33]") {
 				t.Errorf("typo at a point outside the set: %+v (%v), want one warning naming the point", a, err)
 			}
@@ -224,18 +225,18 @@ func TestImport(t *testing.T) {
 	idx := 40
 	bad := []struct {
 		name string
-		rows []study.TellRequest
+		rows []api.TellRequest
 		want error
 		msg  string
 	}{
-		{"no rows", nil, study.ErrBadImport, "no rows"},
-		{"wrong dimension", []study.TellRequest{{X: []float64{1}, F: &one, G: []float64{1}}, {X: []float64{1, 2}, F: &one, G: []float64{1}}}, study.ErrBadImport, "row 2: invalid observation: x has 2 coordinates"},
-		{"wrong constraints", []study.TellRequest{{X: []float64{1}, F: &one, G: []float64{1, 2}}}, study.ErrBadImport, "row 1: invalid observation: 2 constraint values given, the study has 1"},
-		{"NaN noise", []study.TellRequest{{X: []float64{1}, F: &one, G: []float64{1}, NoiseStd: &nan}}, study.ErrBadImport, "row 1: invalid observation: noise_std = NaN"},
-		{"negative noise", []study.TellRequest{{X: []float64{1}, F: &one, G: []float64{1}}, {X: []float64{1}, F: &one, G: []float64{1}, NoiseStd: &neg}}, study.ErrBadImport, "row 2: invalid observation: noise_std = -1"},
-		{"index outside", []study.TellRequest{{Index: &idx, F: &one, G: []float64{1}}}, study.ErrBadImport, "row 1: invalid observation: index 40"},
-		{"an ask", []study.TellRequest{{Ask: &idx, F: &one, G: []float64{1}}}, study.ErrBadImport, "row 1: an import holds measurements made outside the loop"},
-		{"past the horizon", slices.Repeat([]study.TellRequest{{X: []float64{1}, F: &one, G: []float64{1}}}, 28), study.ErrHorizon, "3 observations and 0 pending asks for a horizon of 30; importing 28 rows would exceed it by 1"},
+		{"no rows", nil, api.ErrBadImport, "no rows"},
+		{"wrong dimension", []api.TellRequest{{X: []float64{1}, F: &one, G: []float64{1}}, {X: []float64{1, 2}, F: &one, G: []float64{1}}}, api.ErrBadImport, "row 2: invalid observation: x has 2 coordinates"},
+		{"wrong constraints", []api.TellRequest{{X: []float64{1}, F: &one, G: []float64{1, 2}}}, api.ErrBadImport, "row 1: invalid observation: 2 constraint values given, the study has 1"},
+		{"NaN noise", []api.TellRequest{{X: []float64{1}, F: &one, G: []float64{1}, NoiseStd: &nan}}, api.ErrBadImport, "row 1: invalid observation: noise_std = NaN"},
+		{"negative noise", []api.TellRequest{{X: []float64{1}, F: &one, G: []float64{1}}, {X: []float64{1}, F: &one, G: []float64{1}, NoiseStd: &neg}}, api.ErrBadImport, "row 2: invalid observation: noise_std = -1"},
+		{"index outside", []api.TellRequest{{Index: &idx, F: &one, G: []float64{1}}}, api.ErrBadImport, "row 1: invalid observation: index 40"},
+		{"an ask", []api.TellRequest{{Ask: &idx, F: &one, G: []float64{1}}}, api.ErrBadImport, "row 1: an import holds measurements made outside the loop"},
+		{"past the horizon", slices.Repeat([]api.TellRequest{{X: []float64{1}, F: &one, G: []float64{1}}}, 28), api.ErrHorizon, "3 observations and 0 pending asks for a horizon of 30; importing 28 rows would exceed it by 1"},
 	}
 	before, _ := st.Events(ctx, "s")
 	for _, c := range bad {
@@ -250,8 +251,8 @@ func TestImport(t *testing.T) {
 		{"NaN", "x1,f,g1\n1,NaN,1\n", "line 2, column f"},
 		{"NaN past a comment and a blank line", "# made on the bench\nx1,f,g1\n1,1,1\n\n1,NaN,1\n", "line 5, column f"},
 	} {
-		if _, err := exchange.ParseImportCSV(strings.NewReader(c.csv), nil); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("CSV %s: %v, want ErrBadImport mentioning %q", c.name, err, c.msg)
+		if _, err := exchange.ParseImportCSV(strings.NewReader(c.csv), nil); !errors.Is(err, api.ErrBadImport) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("CSV %s: %v, want api.ErrBadImport mentioning %q", c.name, err, c.msg)
 		}
 	}
 	// A row the study refuses is named by the file's line, which the
@@ -262,7 +263,7 @@ func TestImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows[2].G = []float64{1, 2}
-	if _, err := v.Import(ctx, "s", rows); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), "line 6: invalid observation: 2 constraint values given") {
+	if _, err := v.Import(ctx, "s", rows); !errors.Is(err, api.ErrBadImport) || !strings.Contains(err.Error(), "line 6: invalid observation: 2 constraint values given") {
 		t.Errorf("a refused row of a file: %v, want it named by its line, 6", err)
 	}
 	after, _ := st.Events(ctx, "s")
@@ -270,7 +271,7 @@ func TestImport(t *testing.T) {
 		t.Fatalf("bad imports changed the store: %d events, then %d", len(before), len(after))
 	}
 	x, f1, g1, noise, idx, f2, g2 := 2.71, -0.0841, 0.64, 0.07, 3, -5.76, 0.999
-	rows = []study.TellRequest{{X: []float64{x}, F: &f1, G: []float64{g1}, NoiseStd: &noise}, {Index: &idx, F: &f2, G: []float64{g2}}}
+	rows = []api.TellRequest{{X: []float64{x}, F: &f1, G: []float64{g1}, NoiseStd: &noise}, {Index: &idx, F: &f2, G: []float64{g2}}}
 	// During the study: after some rounds, with an ask pending.
 	for _, s := range []*study.Service{v, live} {
 		drive(t, s, "s", 4)
@@ -313,8 +314,8 @@ func TestPosteriorBadPoints(t *testing.T) {
 		{"NaN", [][]float64{{math.NaN()}}, "point 1: x1 = NaN"},
 		{"too many for memory", slices.Repeat([][]float64{{1}}, 100_000), "memory"},
 	} {
-		if _, err := v.Posterior(ctx, "s", c.pts); !errors.Is(err, study.ErrBadPoints) || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%s: %v, want ErrBadPoints mentioning %q", c.name, err, c.msg)
+		if _, err := v.Posterior(ctx, "s", c.pts); !errors.Is(err, api.ErrBadPoints) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: %v, want api.ErrBadPoints mentioning %q", c.name, err, c.msg)
 		}
 	}
 

@@ -10,16 +10,17 @@
 // write that fails leaves the study as it was — the asks its policy chose
 // are taken back (bandit.Rollback) — so that memory never holds what the
 // records do not and nothing is thrown away. The studies held in memory
-// are a cache (cache.go) of at most ServiceOptions.MaxOpen studies within
+// are a cache (internal/opencache) of at most ServiceOptions.MaxOpen studies within
 // MaxMemory.
 //
 // Asks may come in batches for parallel workers, each ask leased to one
 // worker until it is told or its lease ends (Service.AskBatch), under a
 // lease token its heartbeats name so that a worker whose ask went to
 // another cannot take it back (Service.Heartbeat); the leases are kept in
-// the store beside the events, outside the replay. The JSON of the HTTP
-// API is the server's (server/wire.go): a request comes here decoded, as
-// a TellRequest, AskOptions or HeartbeatRequest.
+// the store beside the events, outside the replay. The requests, answers
+// and errors are package study/api's; the HTTP wire is the server's
+// (server/wire.go): a request comes here decoded, as an api.TellRequest,
+// api.AskOptions or api.HeartbeatRequest.
 //
 // A study stated in parameters is a translating layer in front of the
 // study (units.go): its units map settings to the policy's points in the
@@ -35,7 +36,7 @@
 // records each event's context, and replays by setting each ask's context
 // before asking again. The seed set is assumed safe in every context.
 //
-// Layer 6 (docs/layout.md): it may import store, study/calib, bandit,
+// Layer 7 (docs/layout.md): it may import study/api, store, study/calib, bandit,
 // config, gp, kernel, problem and internal packages; never server (the
 // wire), experiment, reproduce or sweep.
 package study

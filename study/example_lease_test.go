@@ -11,6 +11,7 @@ import (
 
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 	"github.com/safegp/safegp/study/exchange"
 )
 
@@ -30,14 +31,14 @@ func ExampleService_Heartbeat() {
 	if err := v.Create(ctx, "gains", res); err != nil {
 		panic(err)
 	}
-	a, _ := v.AskBatch(ctx, "gains", study.AskOptions{LeaseSeconds: 1})   // worker A
-	now = now.Add(2 * time.Second)                                        // A's lease has ended
-	b, _ := v.AskBatch(ctx, "gains", study.AskOptions{LeaseSeconds: 600}) // worker B
+	a, _ := v.AskBatch(ctx, "gains", api.AskOptions{LeaseSeconds: 1})   // worker A
+	now = now.Add(2 * time.Second)                                      // A's lease has ended
+	b, _ := v.AskBatch(ctx, "gains", api.AskOptions{LeaseSeconds: 600}) // worker B
 	fmt.Println("same ask:", a[0].Ask == b[0].Ask, "new token:", a[0].Lease != b[0].Lease)
 
-	_, err := v.Heartbeat(ctx, "gains", &study.HeartbeatRequest{Ask: a[0].Ask, LeaseSeconds: 600, Lease: a[0].Lease})
+	_, err := v.Heartbeat(ctx, "gains", &api.HeartbeatRequest{Ask: a[0].Ask, LeaseSeconds: 600, Lease: a[0].Lease})
 	fmt.Println(errors.Is(err, store.ErrLeaseLost), strings.SplitN(err.Error(), ";", 2)[0])
-	hb, _ := v.Heartbeat(ctx, "gains", &study.HeartbeatRequest{Ask: b[0].Ask, LeaseSeconds: 60, Lease: b[0].Lease})
+	hb, _ := v.Heartbeat(ctx, "gains", &api.HeartbeatRequest{Ask: b[0].Ask, LeaseSeconds: 60, Lease: b[0].Lease})
 	fmt.Println(hb.LeaseUntil, hb.Lease == b[0].Lease)
 	// Output:
 	// same ask: true new token: true

@@ -9,6 +9,7 @@ import (
 	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/store"
+	"github.com/safegp/safegp/study/api"
 )
 
 // fitIfDue fits the model when model.fit says a fit is due before the
@@ -85,40 +86,18 @@ func (s *Study) fitData(tr *space.Transform) config.FitData {
 	return d
 }
 
-// FitInfo is one fit of a study's model, as shown and exported: the fit
-// event's seq, when it was made, and its record.
-type FitInfo struct {
-	Seq int `json:"seq"`
-	config.FitRecord
-	Created time.Time `json:"created"`
-}
-
-// ModelInfo is the model in force of a study with a fit block: the rule,
-// whether the kernels are the configured or fitted ones, and the kernels.
-type ModelInfo struct {
-	Fit    config.FitWhen `json:"fit"`    // the rule: "never", "seed" or {"every": k}
-	Source string         `json:"source"` // configured, or fitted
-	Fits   int            `json:"fits"`   // fits made (skipped ones too)
-	// Last is the last fit that changed the model, nil while the kernels
-	// are the configured ones.
-	Last        *FitInfo      `json:"last,omitempty"`
-	Objective   *kernel.Spec  `json:"objective"`
-	Constraints []kernel.Spec `json:"constraints"`
-	NoiseStd    float64       `json:"noise_std"` // the section's σ, for a block without its own
-}
-
 // fitInfos lists the study's fits in order.
-func (s *Study) fitInfos() []FitInfo {
-	var out []FitInfo
+func (s *Study) fitInfos() []api.FitInfo {
+	var out []api.FitInfo
 	for _, seq := range s.fits {
 		e := s.events[seq-1]
-		out = append(out, FitInfo{Seq: e.Seq, FitRecord: *e.Fit, Created: e.Created})
+		out = append(out, api.FitInfo{Seq: e.Seq, FitRecord: *e.Fit, Created: e.Created})
 	}
 	return out
 }
 
 // modelInfo is the model in force, nil for a study without a fit block.
-func (s *Study) modelInfo() *ModelInfo {
+func (s *Study) modelInfo() *api.ModelInfo {
 	f := s.res.Spec.Model.Fit
 	if f == nil {
 		return nil
@@ -127,7 +106,7 @@ func (s *Study) modelInfo() *ModelInfo {
 	if f.When != nil {
 		when = *f.When
 	}
-	mi := &ModelInfo{Fit: when, Source: "configured", Fits: len(s.fits), Objective: s.model.Objective, Constraints: s.model.Constraints, NoiseStd: *s.model.NoiseStd}
+	mi := &api.ModelInfo{Fit: when, Source: "configured", Fits: len(s.fits), Objective: s.model.Objective, Constraints: s.model.Constraints, NoiseStd: *s.model.NoiseStd}
 	for _, fi := range s.fitInfos() {
 		if fi.Skipped == "" {
 			mi.Source = "fitted"

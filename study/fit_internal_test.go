@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/safegp/safegp/store"
+	"github.com/safegp/safegp/study/api"
 )
 
 // fitSpec is lruSpec with a fit block (%s) and seed actions 5 and 6:
@@ -76,10 +77,10 @@ func TestFitSchedule(t *testing.T) {
 		t.Run(tc.fit, func(t *testing.T) {
 			v := fitService(t, filepath.Join(t.TempDir(), "f.db"), tc.fit)
 			ctx := context.Background()
-			rows := []TellRequest{}
+			rows := []api.TellRequest{}
 			for _, x := range []float64{1.0, 1.2} {
 				f, g := -(x-3)*(x-3), 1-math.Pow(x/3.5, 4)
-				rows = append(rows, TellRequest{X: []float64{x}, F: &f, G: []float64{g}})
+				rows = append(rows, api.TellRequest{X: []float64{x}, F: &f, G: []float64{g}})
 			}
 			if _, err := v.Import(ctx, "s", rows); err != nil {
 				t.Fatal(err)
@@ -213,7 +214,7 @@ func TestFitReplaysRecord(t *testing.T) {
 	}
 }
 
-func sameModel(a, b *ModelInfo) bool {
+func sameModel(a, b *api.ModelInfo) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
@@ -240,8 +241,8 @@ func TestFitSpecErrors(t *testing.T) {
 		if err == nil {
 			_, err = s.Resolve("")
 		}
-		if !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("fit %s: %v, want ErrSpec naming %s", tc.fit, err, tc.want)
+		if !errors.Is(err, api.ErrSpec) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("fit %s: %v, want api.ErrSpec naming %s", tc.fit, err, tc.want)
 		}
 	}
 	// A linear kernel cannot be fitted.
@@ -250,8 +251,8 @@ func TestFitSpecErrors(t *testing.T) {
 	if err == nil {
 		_, err = s.Resolve("")
 	}
-	if !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), "model.constraints[0].kernel") {
-		t.Errorf("linear kernel with fit: %v, want ErrSpec naming model.constraints[0].kernel", err)
+	if !errors.Is(err, api.ErrSpec) || !strings.Contains(err.Error(), "model.constraints[0].kernel") {
+		t.Errorf("linear kernel with fit: %v, want api.ErrSpec naming model.constraints[0].kernel", err)
 	}
 }
 
@@ -263,10 +264,10 @@ func TestFitCancelled(t *testing.T) {
 	ctx := context.Background()
 	v := fitService(t, filepath.Join(t.TempDir(), "f.db"), `{"when": "seed"}`)
 	ref := fitService(t, filepath.Join(t.TempDir(), "ref.db"), `{"when": "seed"}`)
-	rows := []TellRequest{}
+	rows := []api.TellRequest{}
 	for _, x := range []float64{1.0, 1.2} {
 		f, g := -(x-3)*(x-3), 1-math.Pow(x/3.5, 4)
-		rows = append(rows, TellRequest{X: []float64{x}, F: &f, G: []float64{g}})
+		rows = append(rows, api.TellRequest{X: []float64{x}, F: &f, G: []float64{g}})
 	}
 	for _, s := range []*Service{v, ref} {
 		if _, err := s.Import(ctx, "s", rows); err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 	"github.com/safegp/safegp/study/exchange"
 )
 
@@ -207,9 +208,9 @@ const retractSpec = `{"decision_set": {"grid": {"bounds": [[0, 4]], "points": [4
  "model": {"objective": {"kernel": "se", "lengthscale": 1}, "constraints": [{"kernel": "se", "lengthscale": 1}], "noise_std": 0.05, "delta": 0.01, "beta": 4},
  "algorithm": {"name": "sgp-ucb", "phase1": "uniform", "exploration": {"fixed": 3}}, "horizon": 50, "seed": 11}`
 
-func tellIndex(t *testing.T, v *study.Service, name string, idx int, f float64, g ...float64) *study.TellAnswer {
+func tellIndex(t *testing.T, v *study.Service, name string, idx int, f float64, g ...float64) *api.TellAnswer {
 	t.Helper()
-	a, err := v.Tell(context.Background(), name, &study.TellRequest{Index: &idx, F: &f, G: g})
+	a, err := v.Tell(context.Background(), name, &api.TellRequest{Index: &idx, F: &f, G: g})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +251,7 @@ func TestRetract(t *testing.T) {
 	for _, c := range []struct {
 		obs  int
 		want error
-	}{{0, study.ErrUnknownObservation}, {999, study.ErrUnknownObservation}, {a.Ask, study.ErrUnknownObservation} /* an ask */} {
+	}{{0, api.ErrUnknownObservation}, {999, api.ErrUnknownObservation}, {a.Ask, api.ErrUnknownObservation} /* an ask */} {
 		if _, err := v.Retract(ctx, "s", c.obs); !errors.Is(err, c.want) {
 			t.Errorf("retract %d: %v, want %v", c.obs, err, c.want)
 		}
@@ -265,10 +266,10 @@ func TestRetract(t *testing.T) {
 	if r.Observation != typo.Observation || r.Index != 20 || r.WithdrawnAsk != a.Ask || r.Rounds != typo.Rounds-1 {
 		t.Errorf("retract answer %+v (typo %+v, ask %d)", r, typo, a.Ask)
 	}
-	if _, err := v.Retract(ctx, "s", typo.Observation); !errors.Is(err, study.ErrAlreadyRetracted) {
+	if _, err := v.Retract(ctx, "s", typo.Observation); !errors.Is(err, api.ErrAlreadyRetracted) {
 		t.Errorf("second retraction: %v", err)
 	}
-	if _, err := v.Retract(ctx, "s", r.Retraction); !errors.Is(err, study.ErrUnknownObservation) {
+	if _, err := v.Retract(ctx, "s", r.Retraction); !errors.Is(err, api.ErrUnknownObservation) {
 		t.Errorf("retraction of a retraction: %v", err)
 	}
 	if evs() != n {
@@ -277,7 +278,7 @@ func TestRetract(t *testing.T) {
 	// The withdrawn ask cannot be told; asking again gives a new one.
 	f, g := truth(a.X[0])
 	id := a.Ask
-	if _, err := v.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &f, G: g}); !errors.Is(err, study.ErrWithdrawn) {
+	if _, err := v.Tell(ctx, "s", &api.TellRequest{Ask: &id, F: &f, G: g}); !errors.Is(err, api.ErrWithdrawn) {
 		t.Errorf("tell of a withdrawn ask: %v", err)
 	}
 	sum, _ := v.Show(ctx, "s")
@@ -376,8 +377,8 @@ func TestRetract(t *testing.T) {
 		t.Fatal(err)
 	}
 	var back struct {
-		Observations []study.Observation `json:"observations"`
-		Retractions  []study.Retraction  `json:"retractions"`
+		Observations []api.Observation `json:"observations"`
+		Retractions  []api.Retraction  `json:"retractions"`
 	}
 	if err := json.Unmarshal(js, &back); err != nil || len(back.Retractions) != 1 || len(back.Observations) != len(x.Observations) {
 		t.Errorf("JSON export %s: %v", js, err)
@@ -386,7 +387,7 @@ func TestRetract(t *testing.T) {
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-func mustObs(t *testing.T, v *study.Service, name string) []study.Observation {
+func mustObs(t *testing.T, v *study.Service, name string) []api.Observation {
 	t.Helper()
 	obs, err := v.Observations(context.Background(), name)
 	if err != nil {
@@ -435,19 +436,19 @@ func TestHorizon(t *testing.T) {
 		t.Fatal(err)
 	}
 	idx, f := 9, -1.0
-	if _, err := v.Tell(ctx, "s", &study.TellRequest{Index: &idx, F: &f, G: []float64{0.5}}); !errors.Is(err, study.ErrHorizon) {
+	if _, err := v.Tell(ctx, "s", &api.TellRequest{Index: &idx, F: &f, G: []float64{0.5}}); !errors.Is(err, api.ErrHorizon) {
 		t.Errorf("index tell with 2 observations and a pending ask at horizon 3: %v", err)
 	}
 	fa, ga := truth(a.X[0])
 	id := a.Ask
-	told, err := v.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &fa, G: ga})
+	told, err := v.Tell(ctx, "s", &api.TellRequest{Ask: &id, F: &fa, G: ga})
 	if err != nil {
 		t.Fatalf("the tell of an ask handed out must be accepted: %v", err)
 	}
-	if _, err := v.Ask(ctx, "s"); !errors.Is(err, study.ErrHorizon) {
+	if _, err := v.Ask(ctx, "s"); !errors.Is(err, api.ErrHorizon) {
 		t.Errorf("ask after 3 observations at horizon 3: %v", err)
 	}
-	if _, err := v.Tell(ctx, "s", &study.TellRequest{Index: &idx, F: &f, G: []float64{0.5}}); !errors.Is(err, study.ErrHorizon) {
+	if _, err := v.Tell(ctx, "s", &api.TellRequest{Index: &idx, F: &f, G: []float64{0.5}}); !errors.Is(err, api.ErrHorizon) {
 		t.Errorf("index tell at the horizon: %v", err)
 	}
 	if sum, _ := v.Show(ctx, "s"); sum.Rounds != 3 || sum.Pending != nil {
@@ -505,10 +506,10 @@ func TestMaxMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	small := study.NewService(st, study.ServiceOptions{MaxMemory: 1000})
-	if err := small.Create(ctx, "t", resolved(t, specYAML)); !errors.Is(err, study.ErrSpec) {
+	if err := small.Create(ctx, "t", resolved(t, specYAML)); !errors.Is(err, api.ErrSpec) {
 		t.Errorf("create over the limit: %v", err)
 	}
-	if _, err := small.Ask(ctx, "s"); !errors.Is(err, study.ErrSpec) {
+	if _, err := small.Ask(ctx, "s"); !errors.Is(err, api.ErrSpec) {
 		t.Errorf("load over the limit: %v", err)
 	}
 	if names, _ := st.Names(ctx); !slices.Equal(names, []string{"s"}) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // BenchmarkImport times an import of rows measurements at the actions of
@@ -22,11 +23,11 @@ func BenchmarkImport(b *testing.B) {
 		{100, 10_000}, {100, 20_000}, {100, 40_000}, {1000, 4000},
 	} {
 		b.Run(fmt.Sprintf("N=%d/rows=%d", c.n, c.rows), func(b *testing.B) {
-			rows := make([]study.TellRequest, c.rows)
+			rows := make([]api.TellRequest, c.rows)
 			for k := range rows {
 				i := (k * 37) % c.n
 				f, g := float64(k%97)/97, float64(k%89)/89
-				rows[k] = study.TellRequest{Index: &i, F: &f, G: []float64{g}}
+				rows[k] = api.TellRequest{Index: &i, F: &f, G: []float64{g}}
 			}
 			spec := fmt.Sprintf(`{"decision_set": {"grid": {"bounds": [[0, 2]], "points": [%d]}}, "seed_actions": [1, 2], "thresholds": [0.0],
 			 "model": {"objective": {"kernel": "se", "lengthscale": 0.2}, "constraints": [{"kernel": "se", "lengthscale": 0.2}], "noise_std": 0.1, "delta": 0.01},

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/safegp/safegp/store"
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 	"github.com/safegp/safegp/study/exchange"
 )
 
@@ -22,12 +22,12 @@ const repeatSpec = `{"decision_set": {"grid": {"bounds": [[0, 2]], "points": [20
  "algorithm": {"name": "sgp-ucb", "phase1": "uniform", "exploration": {"fixed": 5}}, "horizon": 200, "seed": 3}`
 
 // importRows is n measurements at the 20 actions, by index.
-func importRows(n, shift int) []study.TellRequest {
-	rows := make([]study.TellRequest, n)
+func importRows(n, shift int) []api.TellRequest {
+	rows := make([]api.TellRequest, n)
 	for k := range rows {
 		i := (k*7 + shift) % 20
 		f, g := math.Sin(float64(i)/3), 0.5+0.01*float64(k%5)
-		rows[k] = study.TellRequest{Index: &i, F: &f, G: []float64{g}}
+		rows[k] = api.TellRequest{Index: &i, F: &f, G: []float64{g}}
 	}
 	return rows
 }
@@ -71,7 +71,7 @@ func TestImportRepeatRefused(t *testing.T) {
 	if _, err := v.Import(ctx, "s", other); err != nil {
 		t.Errorf("rows that differ in one value: %v", err)
 	}
-	if a, err := v.ImportWith(ctx, "s", rows, study.ImportOptions{Repeat: true}); err != nil || a.First != 61 {
+	if a, err := v.ImportWith(ctx, "s", rows, api.ImportOptions{Repeat: true}); err != nil || a.First != 61 {
 		t.Errorf("the same rows with Repeat: %+v, %v", a, err)
 	}
 	if obs, _ := v.Observations(ctx, "s"); len(obs) != 90 {

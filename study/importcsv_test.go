@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 	"github.com/safegp/safegp/study/exchange"
 )
 
@@ -59,8 +60,8 @@ func TestImportHeaderForStudy(t *testing.T) {
 		{nil, "x1,f,g1,extra\n1,-4,0.9,1\n", `unexpected column "extra" (want x1…xd[,context names…],f[,g1…gm][,noise_std])`, ""},
 	} {
 		_, err := exchange.ParseImportCSV(strings.NewReader(c.csv), c.cols)
-		if !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), c.msg) || c.forbidden != "" && strings.Contains(err.Error(), c.forbidden) {
-			t.Errorf("%q: %v\nwant ErrBadImport with %q", c.csv, err, c.msg)
+		if !errors.Is(err, api.ErrBadImport) || !strings.Contains(err.Error(), c.msg) || c.forbidden != "" && strings.Contains(err.Error(), c.forbidden) {
+			t.Errorf("%q: %v\nwant api.ErrBadImport with %q", c.csv, err, c.msg)
 		}
 	}
 	// The context columns in another order, an empty noise_std cell for
@@ -77,7 +78,7 @@ func TestImportHeaderForStudy(t *testing.T) {
 	}
 	// A misspelt context variable is named, not only the one missing.
 	for _, c := range []map[string]float64{{"temp": 20, "load": 0.1}, {"temp": 20}} {
-		if _, err := v.AskIn(ctx, "c", c); !errors.Is(err, study.ErrBadContext) || !strings.Contains(err.Error(), `context.temp is not a context variable of study "c" (temperature, load)`) {
+		if _, err := v.AskIn(ctx, "c", c); !errors.Is(err, api.ErrBadContext) || !strings.Contains(err.Error(), `context.temp is not a context variable of study "c" (temperature, load)`) {
 			t.Errorf("ask in %v: %v, want the unknown temp named", c, err)
 		}
 	}
@@ -113,7 +114,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 			}
 			tellRound := func(k int) int {
 				t.Helper()
-				var a *study.AskAnswer
+				var a *api.AskAnswer
 				var err error
 				if c.context == nil {
 					a, err = src.Ask(ctx, c.name)
@@ -128,7 +129,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 					fv, g = ctxTruth(a.X[0], a.Context)
 				}
 				id := a.Ask
-				ans, err := src.Tell(ctx, c.name, &study.TellRequest{Ask: &id, F: &fv, G: g})
+				ans, err := src.Tell(ctx, c.name, &api.TellRequest{Ask: &id, F: &fv, G: g})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -144,7 +145,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 			if c.context != nil {
 				at = map[string]float64{"temperature": 22.5, "load": 0.2}
 			}
-			for _, r := range []study.TellRequest{
+			for _, r := range []api.TellRequest{
 				{X: []float64{0.37}, F: f(-6.9), G: []float64{0.99}, NoiseStd: f(0.1), Context: at},
 				{Index: func() *int { i := 3; return &i }(), F: f(-5.8), G: []float64{0.98}, NoiseStd: f(0), Context: at},
 			} {
@@ -187,13 +188,13 @@ func TestExportImportRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			inForce := func(v *study.Service) []study.Observation {
+			inForce := func(v *study.Service) []api.Observation {
 				t.Helper()
 				obs, err := v.Observations(ctx, c.name)
 				if err != nil {
 					t.Fatal(err)
 				}
-				var kept []study.Observation
+				var kept []api.Observation
 				for _, o := range obs {
 					if !o.Retracted {
 						// What an import cannot keep: the record's own
@@ -225,13 +226,13 @@ func TestExportImportRoundTrip(t *testing.T) {
 		})
 	}
 	// An export whose kind column holds something else is refused.
-	if _, err := exchange.ParseImportCSV(strings.NewReader("seq,kind,ask,index,x1,f,g1,noise_std,violation,retracted_by,retracts,created\n1,ask,1,3,0.6,1,1,,false,,,x\n"), nil); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), `line 2, column kind: "ask", want tell or retract`) {
+	if _, err := exchange.ParseImportCSV(strings.NewReader("seq,kind,ask,index,x1,f,g1,noise_std,violation,retracted_by,retracts,created\n1,ask,1,3,0.6,1,1,,false,,,x\n"), nil); !errors.Is(err, api.ErrBadImport) || !strings.Contains(err.Error(), `line 2, column kind: "ask", want tell or retract`) {
 		t.Errorf("an export row of kind ask: %v", err)
 	}
-	if _, err := exchange.ParseImportCSV(strings.NewReader("seq,kind,ask,index,x1,f,g1,noise_std,violation,retracts,created\n1,tell,1,3,0.6,1,1,,false,,x\n"), nil); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), "without its retracted_by column") {
+	if _, err := exchange.ParseImportCSV(strings.NewReader("seq,kind,ask,index,x1,f,g1,noise_std,violation,retracts,created\n1,tell,1,3,0.6,1,1,,false,,x\n"), nil); !errors.Is(err, api.ErrBadImport) || !strings.Contains(err.Error(), "without its retracted_by column") {
 		t.Errorf("an export without retracted_by: %v", err)
 	}
-	if _, err := exchange.ParseImportCSV(strings.NewReader("seq,kind,ask,index,x1,f,g1,noise_std,violation,retracted_by,retracts,created\n1,tell,1,3,0.6,1,1,,false,2,,x\n2,retract,,3,,,,,,,1,x\n"), nil); !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), "no observation in force") {
+	if _, err := exchange.ParseImportCSV(strings.NewReader("seq,kind,ask,index,x1,f,g1,noise_std,violation,retracted_by,retracts,created\n1,tell,1,3,0.6,1,1,,false,2,,x\n2,retract,,3,,,,,,,1,x\n"), nil); !errors.Is(err, api.ErrBadImport) || !strings.Contains(err.Error(), "no observation in force") {
 		t.Errorf("an export of retracted observations only: %v", err)
 	}
 }

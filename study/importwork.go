@@ -8,15 +8,11 @@ import (
 	"math"
 	"sort"
 
-	"github.com/safegp/safegp/internal/errclass"
 	"github.com/safegp/safegp/internal/plural"
 	"github.com/safegp/safegp/internal/vec"
 	"github.com/safegp/safegp/store"
+	"github.com/safegp/safegp/study/api"
 )
-
-// ErrImportTooLarge: the import would take longer than the service
-// allows one request (ServiceOptions.MaxImportSeconds).
-var ErrImportTooLarge = errclass.New(errclass.ErrTooLarge, "import too large for one request")
 
 // importDigest is the SHA-256 of an import's rows as the study took them
 // (its tell events): per row its action's index, or its point outside the
@@ -128,7 +124,7 @@ func (s *Study) checkImportWork(outside []bool, maxSeconds float64) error {
 	}
 	fit := sort.SearchFloat64s(cum, maxSeconds*ImportRate+1) // rows whose work fits
 	return fmt.Errorf("%w: importing %s into study %q (N = %d actions, %s so far) would take about %.0f s, and one request may take %.0f s: import at most %s at a time, each part in its own request (the study's GPs cost more per row as they grow)",
-		ErrImportTooLarge, plural.Count(len(outside), "row"), s.name, len(s.res.X), plural.Count(s.nObs, "observation"), total, maxSeconds, plural.Count(max(fit, 1), "row"))
+		api.ErrImportTooLarge, plural.Count(len(outside), "row"), s.name, len(s.res.X), plural.Count(s.nObs, "observation"), total, maxSeconds, plural.Count(max(fit, 1), "row"))
 }
 
 // actionIndex returns a lookup of the decision set's actions by their

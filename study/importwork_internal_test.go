@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/safegp/safegp/study/api"
 )
 
 // TestImportWork: the work estimate of an import is its closed form —
@@ -53,15 +55,15 @@ func TestImportWork(t *testing.T) {
 	// 20 000 rows at actions: once the GPs keep their covariance (from
 	// 2N = 42 observations) about 20 000·(2·21² + 90 000) / 2.5e9 ≈ 0.73 s;
 	// a limit of 0.1 s takes about 2 700 of them.
-	rows := make([]TellRequest, 20_000)
+	rows := make([]api.TellRequest, 20_000)
 	for k := range rows {
 		i, f := k%21, -1.0
-		rows[k] = TellRequest{Index: &i, F: &f, G: []float64{0.5}}
+		rows[k] = api.TellRequest{Index: &i, F: &f, G: []float64{0.5}}
 	}
 	v.opt.MaxImportSeconds = 0.1
 	_, err = v.Import(ctx, "s", rows)
-	if !errors.Is(err, ErrImportTooLarge) || !strings.Contains(err.Error(), "import at most") {
-		t.Fatalf("a 20 000-row import under a 0.1 s limit: %v, want ErrImportTooLarge saying how many rows fit", err)
+	if !errors.Is(err, api.ErrImportTooLarge) || !strings.Contains(err.Error(), "import at most") {
+		t.Fatalf("a 20 000-row import under a 0.1 s limit: %v, want api.ErrImportTooLarge saying how many rows fit", err)
 	}
 	if n, _ := v.store.LastSeq(ctx, "s"); n != 4 {
 		t.Errorf("the refused import left %d events, want the 4 before it", n)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/safegp/safegp/store"
+	"github.com/safegp/safegp/study/api"
 )
 
 // leaseRow reads ask's row of the leases table: its end and token.
@@ -43,7 +44,7 @@ func TestLeaseTokens(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	batch, err := v.AskBatch(ctx, "s", AskOptions{Count: 3, LeaseSeconds: 1})
+	batch, err := v.AskBatch(ctx, "s", api.AskOptions{Count: 3, LeaseSeconds: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestLeaseTokens(t *testing.T) {
 		seen[a.Lease] = true
 	}
 	a := batch[0]
-	askBatch := func(o AskOptions) []*AskAnswer {
+	askBatch := func(o api.AskOptions) []*api.AskAnswer {
 		t.Helper()
 		as, err := v.AskBatch(ctx, "s", o)
 		if err != nil {
@@ -67,7 +68,7 @@ func TestLeaseTokens(t *testing.T) {
 	// A's lease ends; B is handed the same ask, with a new token.
 	c.advance(2 * time.Second)
 	handedB := c.t
-	bs, err := v.AskBatch(ctx, "s", AskOptions{Count: 1, LeaseSeconds: 600})
+	bs, err := v.AskBatch(ctx, "s", api.AskOptions{Count: 1, LeaseSeconds: 600})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestLeaseTokens(t *testing.T) {
 
 	// A's heartbeat names its token: refused, nothing changed.
 	c.advance(time.Second)
-	_, err = v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: a.Ask, LeaseSeconds: 600, Lease: a.Lease})
+	_, err = v.Heartbeat(ctx, "s", &api.HeartbeatRequest{Ask: a.Ask, LeaseSeconds: 600, Lease: a.Lease})
 	if !errors.Is(err, store.ErrLeaseLost) || !strings.Contains(err.Error(), store.LeaseTime(handedB.UnixMilli())) || !strings.Contains(err.Error(), "first tell wins") {
 		t.Fatalf("A's heartbeat after B got the ask: %v, want store.ErrLeaseLost naming %s", err, store.LeaseTime(handedB.UnixMilli()))
 	}
@@ -87,19 +88,19 @@ func TestLeaseTokens(t *testing.T) {
 		t.Fatalf("the refused heartbeat changed the lease: until %d, token %q; want B's %d, %q", until, token, untilB, b.Lease)
 	}
 	// B's heartbeat renews it and keeps B's token.
-	hb, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: b.Ask, LeaseSeconds: 900, Lease: b.Lease})
+	hb, err := v.Heartbeat(ctx, "s", &api.HeartbeatRequest{Ask: b.Ask, LeaseSeconds: 900, Lease: b.Lease})
 	if err != nil || hb.Lease != b.Lease || hb.LeaseUntil != store.LeaseTime(c.t.Add(900*time.Second).UnixMilli()) {
 		t.Fatalf("B's heartbeat: %+v (%v); want token %q kept, until %s", hb, err, b.Lease, store.LeaseTime(c.t.Add(900*time.Second).UnixMilli()))
 	}
 	// Without a token a heartbeat cannot tell holders apart: it renews
 	// the lease whoever holds it, keeping the token.
-	hb, err = v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: b.Ask, LeaseSeconds: 60})
+	hb, err = v.Heartbeat(ctx, "s", &api.HeartbeatRequest{Ask: b.Ask, LeaseSeconds: 60})
 	if err != nil || hb.Lease != b.Lease {
 		t.Fatalf("heartbeat without a token: %+v (%v), want B's token %q kept", hb, err, b.Lease)
 	}
 	// The other asks of A's batch, whose leases ended and went to no one,
 	// are still A's: its heartbeat renews them.
-	if hb, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: batch[1].Ask, LeaseSeconds: 30, Lease: batch[1].Lease}); err != nil || hb.Lease != batch[1].Lease {
+	if hb, err := v.Heartbeat(ctx, "s", &api.HeartbeatRequest{Ask: batch[1].Ask, LeaseSeconds: 30, Lease: batch[1].Lease}); err != nil || hb.Lease != batch[1].Lease {
 		t.Fatalf("heartbeat of an ended lease not handed out again: %+v (%v)", hb, err)
 	}
 
@@ -107,8 +108,8 @@ func TestLeaseTokens(t *testing.T) {
 	// token is lost as well, dated by that hand-out.
 	c.advance(61 * time.Second)
 	handedPlain := c.t
-	var plain *AskAnswer
-	for _, p := range askBatch(AskOptions{Count: 3}) {
+	var plain *api.AskAnswer
+	for _, p := range askBatch(api.AskOptions{Count: 3}) {
 		if p.Ask == b.Ask {
 			plain = p
 		}
@@ -117,44 +118,44 @@ func TestLeaseTokens(t *testing.T) {
 		t.Fatalf("plain ask after B's lease ended: %+v, want ask %d without a lease", plain, b.Ask)
 	}
 	c.advance(time.Second)
-	if _, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: b.Ask, LeaseSeconds: 60, Lease: b.Lease}); !errors.Is(err, store.ErrLeaseLost) || !strings.Contains(err.Error(), store.LeaseTime(handedPlain.UnixMilli())) {
+	if _, err := v.Heartbeat(ctx, "s", &api.HeartbeatRequest{Ask: b.Ask, LeaseSeconds: 60, Lease: b.Lease}); !errors.Is(err, store.ErrLeaseLost) || !strings.Contains(err.Error(), store.LeaseTime(handedPlain.UnixMilli())) {
 		t.Fatalf("B's heartbeat after a plain ask took the ask: %v, want store.ErrLeaseLost naming %s", err, store.LeaseTime(handedPlain.UnixMilli()))
 	}
 	// A heartbeat without a token makes its caller the holder, with a new
 	// token, which then works across a restart.
-	hb, err = v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: b.Ask, LeaseSeconds: 60})
+	hb, err = v.Heartbeat(ctx, "s", &api.HeartbeatRequest{Ask: b.Ask, LeaseSeconds: 60})
 	if err != nil || !store.ValidLeaseToken(hb.Lease) || hb.Lease == b.Lease {
 		t.Fatalf("heartbeat without a token of a disowned lease: %+v (%v), want a new token", hb, err)
 	}
 	done()
 	v, done = batchService(t, path, c)
 	defer done()
-	if again, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: b.Ask, LeaseSeconds: 60, Lease: hb.Lease}); err != nil || again.Lease != hb.Lease {
+	if again, err := v.Heartbeat(ctx, "s", &api.HeartbeatRequest{Ask: b.Ask, LeaseSeconds: 60, Lease: hb.Lease}); err != nil || again.Lease != hb.Lease {
 		t.Fatalf("heartbeat with the new token after a restart: %+v (%v)", again, err)
 	}
-	if _, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: b.Ask, LeaseSeconds: 60, Lease: a.Lease}); !errors.Is(err, store.ErrLeaseLost) {
+	if _, err := v.Heartbeat(ctx, "s", &api.HeartbeatRequest{Ask: b.Ask, LeaseSeconds: 60, Lease: a.Lease}); !errors.Is(err, store.ErrLeaseLost) {
 		t.Fatalf("A's old token after a restart: %v, want store.ErrLeaseLost", err)
 	}
 	// A well-formed token of an ask never leased: lost, not renewed.
 	never := plain.Ask + 1
-	for _, p := range askBatch(AskOptions{Count: 3}) {
+	for _, p := range askBatch(api.AskOptions{Count: 3}) {
 		if p.Ask != b.Ask && p.Ask != batch[1].Ask {
 			never = p.Ask
 		}
 	}
-	if _, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: never, LeaseSeconds: 60, Lease: "0123456789abcdef"}); !errors.Is(err, store.ErrLeaseLost) {
+	if _, err := v.Heartbeat(ctx, "s", &api.HeartbeatRequest{Ask: never, LeaseSeconds: 60, Lease: "0123456789abcdef"}); !errors.Is(err, store.ErrLeaseLost) {
 		t.Fatalf("a token for ask %d, never leased: %v, want store.ErrLeaseLost", never, err)
 	}
 	for _, tok := range []string{"0123456789ABCDEF", "0123456789abcde", "0123456789abcdef0", "2026-03-01T12:00:30.000Z", "0123456789abcdeg"} {
-		if _, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: b.Ask, LeaseSeconds: 60, Lease: tok}); !errors.Is(err, ErrBadHeartbeat) || !strings.Contains(err.Error(), "invalid heartbeat: lease token ") {
-			t.Errorf("token %q: %v, want ErrBadHeartbeat naming the lease", tok, err)
+		if _, err := v.Heartbeat(ctx, "s", &api.HeartbeatRequest{Ask: b.Ask, LeaseSeconds: 60, Lease: tok}); !errors.Is(err, api.ErrBadHeartbeat) || !strings.Contains(err.Error(), "invalid heartbeat: lease token ") {
+			t.Errorf("token %q: %v, want api.ErrBadHeartbeat naming the lease", tok, err)
 		}
 	}
 	// The first tell wins, whoever holds the lease.
 	if err := tellAsk(t, v, "s", a); err != nil {
 		t.Fatalf("A's tell of its lost ask: %v", err)
 	}
-	if _, err := v.Heartbeat(ctx, "s", &HeartbeatRequest{Ask: b.Ask, LeaseSeconds: 60, Lease: hb.Lease}); !errors.Is(err, ErrAlreadyTold) {
-		t.Fatalf("heartbeat of a told ask: %v, want ErrAlreadyTold", err)
+	if _, err := v.Heartbeat(ctx, "s", &api.HeartbeatRequest{Ask: b.Ask, LeaseSeconds: 60, Lease: hb.Lease}); !errors.Is(err, api.ErrAlreadyTold) {
+		t.Fatalf("heartbeat of a told ask: %v, want api.ErrAlreadyTold", err)
 	}
 }

@@ -5,12 +5,8 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/safegp/safegp/internal/errclass"
+	"github.com/safegp/safegp/study/api"
 )
-
-// ErrLeased refuses to delete a study while some of its asks are leased
-// to workers, measuring them now (Service.Delete without force).
-var ErrLeased = errclass.New(errclass.ErrConflict, "asks of the study are leased")
 
 // DeleteAnswer says what a deletion removed.
 type DeleteAnswer struct {
@@ -43,13 +39,13 @@ func (v *Service) Delete(ctx context.Context, name string, force bool) (*DeleteA
 			}
 			sort.Ints(ans.Leased)
 			if len(ans.Leased) > 0 && !force {
-				return fmt.Errorf("%w: %d of study %q's asks (%v) are leased to workers measuring them: wait for their tells, or delete with force", ErrLeased, len(ans.Leased), name, ans.Leased)
+				return fmt.Errorf("%w: %d of study %q's asks (%v) are leased to workers measuring them: wait for their tells, or delete with force", api.ErrLeased, len(ans.Leased), name, ans.Leased)
 			}
 			return nil
 		})
 	})
 	if err == nil {
-		v.cache.forget(name)
+		v.cache.Forget(name)
 	}
 	return ans, err
 }
@@ -57,13 +53,13 @@ func (v *Service) Delete(ctx context.Context, name string, force bool) (*DeleteA
 // Rename gives a study a new name; its records move with it in one
 // transaction. A study of that name already is refused (store.ErrExists).
 func (v *Service) Rename(ctx context.Context, old, new string) error {
-	if err := CheckName(new); err != nil {
+	if err := api.CheckName(new); err != nil {
 		return err
 	}
 	err := v.write(ctx, old, func(*Study) error { return v.store.Rename(ctx, old, new) })
 	if err == nil {
-		v.cache.forget(old)
-		v.cache.forget(new)
+		v.cache.Forget(old)
+		v.cache.Forget(new)
 	}
 	return err
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/safegp/safegp/store"
+	"github.com/safegp/safegp/study/api"
 )
 
 // TestDeleteRenameStudy: a study with a leased ask is not deleted
@@ -23,12 +24,12 @@ func TestDeleteRenameStudy(t *testing.T) {
 	spec := batchSpec(`{"name": "safeopt", "safe_set": "gp"}`, 50)
 	createStudy(t, v, "a", spec)
 	createStudy(t, v, "b", spec)
-	if _, err := v.AskBatch(ctx, "a", AskOptions{Count: 1, LeaseSeconds: 60}); err != nil {
+	if _, err := v.AskBatch(ctx, "a", api.AskOptions{Count: 1, LeaseSeconds: 60}); err != nil {
 		t.Fatal(err)
 	}
 	_, err := v.Delete(ctx, "a", false)
-	if !errors.Is(err, ErrLeased) || !strings.Contains(err.Error(), "[1]") {
-		t.Fatalf("delete with a leased ask: %v, want ErrLeased naming ask 1", err)
+	if !errors.Is(err, api.ErrLeased) || !strings.Contains(err.Error(), "[1]") {
+		t.Fatalf("delete with a leased ask: %v, want api.ErrLeased naming ask 1", err)
 	}
 	if _, err := v.Show(ctx, "a"); err != nil {
 		t.Fatalf("the refused delete changed the study: %v", err)
@@ -58,7 +59,7 @@ func TestDeleteRenameStudy(t *testing.T) {
 		t.Errorf("ask of a deleted study: %v, want ErrNotFound", err)
 	}
 	// force: b with a running lease.
-	if _, err := v.AskBatch(ctx, "b", AskOptions{Count: 1, LeaseSeconds: 60}); err != nil {
+	if _, err := v.AskBatch(ctx, "b", api.AskOptions{Count: 1, LeaseSeconds: 60}); err != nil {
 		t.Fatal(err)
 	}
 	if ans, err := v.Delete(ctx, "b", true); err != nil || len(ans.Leased) != 1 {
@@ -102,7 +103,7 @@ func TestStallNotes(t *testing.T) {
 			t.Fatalf("ask after %d observations: notes %q, want the stall note %v", k, a.Notes, stalled)
 		}
 		id := a.Ask
-		if _, err := v.Tell(ctx, "s", &TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+		if _, err := v.Tell(ctx, "s", &api.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -116,11 +117,11 @@ func TestStallNotes(t *testing.T) {
 			t.Errorf("summary notes %q lack %q", sum.Notes, want)
 		}
 	}
-	as, err := v.AskBatch(ctx, "s", AskOptions{Count: 4})
+	as, err := v.AskBatch(ctx, "s", api.AskOptions{Count: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := NewBatchAnswer(as)
+	b := api.NewBatchAnswer(as)
 	if len(b.Asks) != 1 || !strings.Contains(b.Notes[len(b.Notes)-1], "asked for 4, handed out 1") || b.Asks[0].Notes != nil {
 		t.Errorf("short batch: %d asks, notes %q", len(b.Asks), b.Notes)
 	}
@@ -195,7 +196,7 @@ func TestAskIDsNeverReused(t *testing.T) {
 	}
 	f, g := 0.5, []float64{0.5}
 	tellAsk := func(name string, id int) error {
-		_, err := v.Tell(ctx, name, &TellRequest{Ask: &id, F: &f, G: g})
+		_, err := v.Tell(ctx, name, &api.TellRequest{Ask: &id, F: &f, G: g})
 		return err
 	}
 	createStudy(t, v, "a", spec)
@@ -215,8 +216,8 @@ func TestAskIDsNeverReused(t *testing.T) {
 		t.Errorf("the re-created study's first ask is %d, not above the deleted one's last, %d", first, old)
 	}
 	for _, id := range []int{1, old} {
-		if err := tellAsk("a", id); !errors.Is(err, ErrUnknownAsk) {
-			t.Errorf("a tell of the deleted study's ask %d: %v, want ErrUnknownAsk", id, err)
+		if err := tellAsk("a", id); !errors.Is(err, api.ErrUnknownAsk) {
+			t.Errorf("a tell of the deleted study's ask %d: %v, want api.ErrUnknownAsk", id, err)
 		}
 	}
 	if err := tellAsk("a", first); err != nil {
@@ -243,8 +244,8 @@ func TestAskIDsNeverReused(t *testing.T) {
 		t.Errorf("b's pending ask is %d in a's name, not above a's last ask %d", moved, pending)
 	}
 	for _, id := range []int{bAsk, pending, first} {
-		if err := tellAsk("a", id); !errors.Is(err, ErrUnknownAsk) {
-			t.Errorf("a tell of ask %d, an ID from before the rename: %v, want ErrUnknownAsk", id, err)
+		if err := tellAsk("a", id); !errors.Is(err, api.ErrUnknownAsk) {
+			t.Errorf("a tell of ask %d, an ID from before the rename: %v, want api.ErrUnknownAsk", id, err)
 		}
 	}
 	if err := tellAsk("a", moved); err != nil {
@@ -291,7 +292,7 @@ func TestRenameRacingTell(t *testing.T) {
 			}
 		}
 		f, id := 0.5, a.Ask
-		_, err = v.Tell(ctx, "a", &TellRequest{Ask: &id, F: &f, G: []float64{0.5}})
+		_, err = v.Tell(ctx, "a", &api.TellRequest{Ask: &id, F: &f, G: []float64{0.5}})
 		testAfterCheck = nil
 		if !errors.Is(err, store.ErrStale) || !errors.Is(err, store.ErrGone) || !strings.Contains(err.Error(), "renamed or deleted by another caller") {
 			t.Errorf("%s racing a tell: %v, want ErrStale and ErrGone naming it", op, err)

@@ -14,6 +14,7 @@ import (
 	"github.com/safegp/safegp/problem"
 	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/store"
+	"github.com/safegp/safegp/study/api"
 )
 
 // A study stated in the user's terms (docs/quickstart.md): named
@@ -102,21 +103,21 @@ func (s *Spec) resolveNamed(actions [][]float64, seeds []int) (*Resolved, error)
 	ds := s.DecisionSet
 	switch {
 	case ds.File != "" || ds.Grid != nil || ds.Actions != nil || ds.Box != nil:
-		return nil, fielderr.New(ErrSpec, "decision_set", "a study stated in parameters has no decision_set: the parameters make it")
+		return nil, fielderr.New(api.ErrSpec, "decision_set", "a study stated in parameters has no decision_set: the parameters make it")
 	case s.SeedActions != nil || s.SeedPoints != nil:
-		return nil, fielderr.New(ErrSpec, "seed_actions", "a study stated in parameters gives its safe settings as seeds")
+		return nil, fielderr.New(api.ErrSpec, "seed_actions", "a study stated in parameters gives its safe settings as seeds")
 	case s.Thresholds != nil || s.ObjectiveThreshold != nil:
-		return nil, fielderr.New(ErrSpec, "thresholds", "a study stated in parameters gives its limits as min and max of its outcomes")
+		return nil, fielderr.New(api.ErrSpec, "thresholds", "a study stated in parameters gives its limits as min and max of its outcomes")
 	case s.Context != nil:
-		return nil, fielderr.New(ErrSpec, "context", "not offered yet for a study stated in parameters: use decision_set")
+		return nil, fielderr.New(api.ErrSpec, "context", "not offered yet for a study stated in parameters: use decision_set")
 	case s.Parameters == nil:
-		return nil, fielderr.New(ErrSpec, "parameters", "missing: the parameters tuned, [{name, low, high}, …]")
+		return nil, fielderr.New(api.ErrSpec, "parameters", "missing: the parameters tuned, [{name, low, high}, …]")
 	case s.Objective == nil:
-		return nil, fielderr.New(ErrSpec, "objective", "missing: {name: NAME, goal: minimize | maximize}")
+		return nil, fielderr.New(api.ErrSpec, "objective", "missing: {name: NAME, goal: minimize | maximize}")
 	}
 	sp, err := space.New(s.Parameters)
 	if err != nil {
-		return nil, fielderr.Recast(ErrSpec, "", err)
+		return nil, fielderr.Recast(api.ErrSpec, "", err)
 	}
 	names := make([]string, len(s.Parameters))
 	for i, p := range s.Parameters {
@@ -124,20 +125,20 @@ func (s *Spec) resolveNamed(actions [][]float64, seeds []int) (*Resolved, error)
 	}
 	out := &space.Outcomes{Objective: *s.Objective, Constraints: s.Constraints}
 	if err := out.Check(names); err != nil {
-		return nil, fielderr.Recast(ErrSpec, "", err)
+		return nil, fielderr.Recast(api.ErrSpec, "", err)
 	}
 	conds := out.Conditions()
 	if len(conds) == 0 && out.Threshold() == nil {
-		return nil, fielderr.New(ErrSpec, "constraints", "no limit to keep: give a constraint with min or max, or the objective's min or max (a safe study keeps at least one)")
+		return nil, fielderr.New(api.ErrSpec, "constraints", "no limit to keep: give a constraint with min or max, or the objective's min or max (a safe study keeps at least one)")
 	}
 	if len(s.Seeds) == 0 {
-		return nil, fielderr.New(ErrSpec, "seeds", "give at least one setting known to be safe, [{name: value, …}]")
+		return nil, fielderr.New(api.ErrSpec, "seeds", "give at least one setting known to be safe, [{name: value, …}]")
 	}
 	seedX := make([][]float64, len(s.Seeds))
 	canon := make([]space.Setting, len(s.Seeds))
 	for k, set := range s.Seeds {
 		if seedX[k], err = sp.Encode(set); err != nil {
-			return nil, fielderr.Recast(ErrSpec, fmt.Sprintf("seeds[%d]", k), err)
+			return nil, fielderr.Recast(api.ErrSpec, fmt.Sprintf("seeds[%d]", k), err)
 		}
 		canon[k] = sp.Canonical(set)
 	}
@@ -162,7 +163,7 @@ func (s *Spec) resolveNamed(actions [][]float64, seeds []int) (*Resolved, error)
 		}
 	case sp.Numeric() <= space.GridDims:
 		if r.X, nm.settings, err = sp.Candidates(); err != nil {
-			return nil, fielderr.Recast(ErrSpec, "parameters", err)
+			return nil, fielderr.Recast(api.ErrSpec, "parameters", err)
 		}
 		keys := map[string]int{}
 		for i, set := range nm.settings {
@@ -186,11 +187,11 @@ func (s *Spec) resolveNamed(actions [][]float64, seeds []int) (*Resolved, error)
 			b.Bounds[j] = [2]float64{0, 1}
 		}
 		if err := b.Check(); err != nil {
-			return nil, fielderr.Recast(ErrSpec, "seeds", err)
+			return nil, fielderr.Recast(api.ErrSpec, "seeds", err)
 		}
 		r.Box = b
 	default:
-		return nil, fielderr.New(ErrSpec, "parameters", "%d numeric parameters with an int or a choice among them: a candidate set is made for at most %d numeric parameters, and line-bo searches floats only; make them floats, or state the study with decision_set", sp.Numeric(), space.GridDims)
+		return nil, fielderr.New(api.ErrSpec, "parameters", "%d numeric parameters with an int or a choice among them: a candidate set is made for at most %d numeric parameters, and line-bo searches floats only; make them floats, or state the study with decision_set", sp.Numeric(), space.GridDims)
 	}
 	if r.X != nil {
 		nm.lookup = make(map[string]int, len(nm.settings))
@@ -210,7 +211,7 @@ func (s *Spec) resolveNamed(actions [][]float64, seeds []int) (*Resolved, error)
 		// L and E would be in the policies' units — the unit cube and the
 		// outcomes as standardized, which each fit rescales — not the
 		// user's.
-		return nil, fielderr.New(ErrSpec, "algorithm", "losbo's lipschitz and noise_bound bound the outcomes in your units, and a study stated in parameters standardizes them and refits the scale: state the study in the paper's form (decision_set, thresholds; docs/quickstart.md) to use losbo")
+		return nil, fielderr.New(api.ErrSpec, "algorithm", "losbo's lipschitz and noise_bound bound the outcomes in your units, and a study stated in parameters standardizes them and refits the scale: state the study in the paper's form (decision_set, thresholds; docs/quickstart.md) to use losbo")
 	}
 	if s.Algorithm.Name == "" {
 		n := namedExploration
@@ -318,45 +319,45 @@ func (s *Study) valuesInForce() [][]float64 {
 // outcome's value in t.Values. It restates the tell in the study's own
 // form — the setting's action, or its point in the unit cube; f and g the
 // values as given — and checks it as any tell.
-func (s *Study) validateNamed(t *TellRequest, seq int, horizon bool) (store.Event, error) {
+func (s *Study) validateNamed(t *api.TellRequest, seq int, horizon bool) (store.Event, error) {
 	nm := s.res.Named
 	e := store.Event{Kind: "tell", Seq: seq}
 	switch {
 	case t.F != nil || t.G != nil || t.Index != nil || t.X != nil:
-		return e, fmt.Errorf("%w: a study stated in parameters takes params and values, not x, index, f or g", ErrBadTell)
+		return e, fmt.Errorf("%w: a study stated in parameters takes params and values, not x, index, f or g", api.ErrBadTell)
 	case t.NoiseStd != nil:
-		return e, fmt.Errorf("%w: noise_std: not offered for a study stated in parameters (its outcomes have scales of their own): leave it out", ErrBadTell)
+		return e, fmt.Errorf("%w: noise_std: not offered for a study stated in parameters (its outcomes have scales of their own): leave it out", api.ErrBadTell)
 	case t.Context != nil:
-		return e, fmt.Errorf("%w: context: a study stated in parameters has none", ErrBadTell)
+		return e, fmt.Errorf("%w: context: a study stated in parameters has none", api.ErrBadTell)
 	case t.Values == nil:
-		return e, fmt.Errorf("%w: \"values\" is missing: give %v by name", ErrBadTell, nm.outcomes.Names())
+		return e, fmt.Errorf("%w: \"values\" is missing: give %v by name", api.ErrBadTell, nm.outcomes.Names())
 	case t.Ask != nil && t.Params != nil:
-		return e, fmt.Errorf("%w: params: a tell of an ask has the ask's setting; leave them out", ErrBadTell)
+		return e, fmt.Errorf("%w: params: a tell of an ask has the ask's setting; leave them out", api.ErrBadTell)
 	case t.Ask == nil && t.Params == nil:
-		return e, fmt.Errorf("%w: give the ask told, or the params the measurement was made at", ErrBadTell)
+		return e, fmt.Errorf("%w: give the ask told, or the params the measurement was made at", api.ErrBadTell)
 	}
 	names := nm.outcomes.Names()
 	for name := range t.Values {
 		if !slices.Contains(names, name) {
-			return e, fmt.Errorf("%w: values: %s is not an outcome of the study (its outcomes: %v)", ErrBadTell, quote.Short(name), names)
+			return e, fmt.Errorf("%w: values: %s is not an outcome of the study (its outcomes: %v)", api.ErrBadTell, quote.Short(name), names)
 		}
 	}
 	vals := make([]float64, len(names))
 	for j, name := range names {
 		v, ok := t.Values[name]
 		if !ok {
-			return e, fmt.Errorf("%w: values: %s is missing", ErrBadTell, name)
+			return e, fmt.Errorf("%w: values: %s is missing", api.ErrBadTell, name)
 		}
 		if !problem.InRange(v) { // named here, not as the f or g_k it becomes
-			return e, fmt.Errorf("%w: values: %s = %v is not a finite number within ±1e100", ErrBadTell, name, v)
+			return e, fmt.Errorf("%w: values: %s = %v is not a finite number within ±1e100", api.ErrBadTell, name, v)
 		}
 		vals[j] = v + 0 // −0 is 0, as in a point (vec.PlusZero)
 	}
-	u := TellRequest{Ask: t.Ask, F: &vals[0], G: vals[1:]}
+	u := api.TellRequest{Ask: t.Ask, F: &vals[0], G: vals[1:]}
 	if t.Params != nil {
 		x, err := nm.space.Encode(t.Params)
 		if err != nil {
-			return e, fmt.Errorf("%w: params: %w", ErrBadTell, err)
+			return e, fmt.Errorf("%w: params: %w", api.ErrBadTell, err)
 		}
 		// By the canonical setting: --param m=1 names the choice "1"
 		// (Encode), and a candidate decoded and encoded again need not
@@ -393,7 +394,7 @@ func (s *Study) valueMap(e *store.Event) map[string]float64 {
 // bestTrial is the best safe trial of a study stated in parameters: of
 // the observations in force that kept every limit, the one with the best
 // objective value (the first of equals); nil before there is one.
-func (s *Study) bestTrial() *Best {
+func (s *Study) bestTrial() *api.Best {
 	nm := s.res.Named
 	var best *store.Event
 	for k := range s.events {
@@ -409,7 +410,7 @@ func (s *Study) bestTrial() *Best {
 		return nil
 	}
 	trial := s.tellTrial[best.Seq]
-	return &Best{Index: best.Index, X: best.X, Trial: &trial, Params: s.settingOf(best), Values: s.valueMap(best)}
+	return &api.Best{Index: best.Index, X: best.X, Trial: &trial, Params: s.settingOf(best), Values: s.valueMap(best)}
 }
 
 // Notes are what a study's specification alone says may keep it from
@@ -430,7 +431,7 @@ func (nm *named) policyValues(s *Study, e store.Event) (float64, []float64) {
 
 func (nm *named) outcomeValues(*Study) int { return len(nm.outcomes.Constraints) }
 
-func (nm *named) validate(s *Study, t *TellRequest, seq int, horizon bool) (store.Event, error) {
+func (nm *named) validate(s *Study, t *api.TellRequest, seq int, horizon bool) (store.Event, error) {
 	return s.validateNamed(t, seq, horizon)
 }
 
@@ -455,7 +456,7 @@ func (nm *named) takeTransform(s *Study, e store.Event) (bool, error) {
 		return false, nil
 	}
 	if len(t.Scales) != len(nm.conds) {
-		return false, fmt.Errorf("%w: event %d: a transform of %d limits for %d", ErrReplay, e.Seq, len(t.Scales), len(nm.conds))
+		return false, fmt.Errorf("%w: event %d: a transform of %d limits for %d", api.ErrReplay, e.Seq, len(t.Scales), len(nm.conds))
 	}
 	s.tr = *t
 	return true, nil
@@ -513,26 +514,13 @@ func (nm *named) names() (params, outcomes []string) {
 	return params, nm.outcomes.Names()
 }
 
-func (nm *named) askAnswer(s *Study, a *AskAnswer, e *store.Event) {
-	a.shape, a.Trial, a.Params, a.Best = namedAsk, s.askTrial[e.Ask], s.settingOf(e), s.bestTrial()
+func (nm *named) askAnswer(s *Study, a *api.AskAnswer, e *store.Event) {
+	a.Trial, a.Params, a.Best = s.askTrial[e.Ask], s.settingOf(e), s.bestTrial()
 }
 
-// namedAsk is the JSON of an ask of a study stated in parameters.
-func namedAsk(a AskAnswer) any {
-	return struct {
-		Ask        int           `json:"ask"`
-		Trial      int           `json:"trial"`
-		Params     space.Setting `json:"params"`
-		LeaseUntil string        `json:"lease_until,omitempty"`
-		Lease      string        `json:"lease,omitempty"`
-		Best       *Best         `json:"best"`
-		Notes      []string      `json:"notes,omitempty"`
-	}{a.Ask, a.Trial, a.Params, a.LeaseUntil, a.Lease, a.Best, a.Notes}
-}
-
-func (nm *named) tellAnswer(s *Study, a *TellAnswer, seq int) {
+func (nm *named) tellAnswer(s *Study, a *api.TellAnswer, seq int) {
 	trial := s.tellTrial[seq]
-	a.Trial, a.Best, a.outcomes = &trial, s.bestTrial(), nm.outcomes.Names()
+	a.Trial, a.Best, a.Outcomes = &trial, s.bestTrial(), nm.outcomes.Names()
 }
 
 func (nm *named) retractAnswer(s *Study, a *RetractAnswer, observation int) {
@@ -540,18 +528,18 @@ func (nm *named) retractAnswer(s *Study, a *RetractAnswer, observation int) {
 	a.Trial, a.Best = &trial, s.bestTrial()
 }
 
-func (nm *named) observation(s *Study, o *Observation, e *store.Event) {
+func (nm *named) observation(s *Study, o *api.Observation, e *store.Event) {
 	trial := s.tellTrial[e.Seq]
 	o.Trial, o.Params, o.Values = &trial, s.settingOf(e), s.valueMap(e)
 }
 
-func (nm *named) pending(s *Study, pa *PendingAsk, e *store.Event) {
+func (nm *named) pending(s *Study, pa *api.PendingAsk, e *store.Event) {
 	trial := s.askTrial[e.Ask]
 	pa.Trial, pa.Params = &trial, s.settingOf(e)
 }
 
 // summary: in the user's terms, the best trial measured safe.
-func (nm *named) summary(s *Study, sum *Summary) bool {
+func (nm *named) summary(s *Study, sum *api.Summary) bool {
 	sum.Best = s.bestTrial()
 	sp := s.res.Spec
 	sum.Trials, sum.Parameters, sum.Objective, sum.Limits = s.trials, sp.Parameters, sp.Objective, sp.Constraints
@@ -562,9 +550,9 @@ func (nm *named) trialTell(s *Study, trial int) (int, error) {
 	seq, ok := s.trialTell[trial]
 	if !ok {
 		if trial >= 0 && trial < s.trials {
-			return 0, fmt.Errorf("%w: trial %d of study %q has no observation yet", ErrUnknownObservation, trial, s.name)
+			return 0, fmt.Errorf("%w: trial %d of study %q has no observation yet", api.ErrUnknownObservation, trial, s.name)
 		}
-		return 0, fmt.Errorf("%w: study %q has no trial %d", ErrUnknownObservation, s.name, trial)
+		return 0, fmt.Errorf("%w: study %q has no trial %d", api.ErrUnknownObservation, s.name, trial)
 	}
 	return seq, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 	"github.com/safegp/safegp/study/exchange"
 )
 
@@ -55,11 +56,11 @@ horizon: 10
 		{map[string]float64{"y": 1, "m": 5}, `"violation":true,"violated":["m"]`},
 		{map[string]float64{"y": 1, "m": 7}, `"violation":false,"rounds":3,"best":{"trial":0`},
 	} {
-		var ans *study.TellAnswer
+		var ans *api.TellAnswer
 		if c.want[len(`"violation":`)] == 't' || id != a.Ask {
-			ans, err = v.Tell(ctx, "s", &study.TellRequest{Params: space.Setting{"x": space.Number(5), "n": space.Number(2)}, Values: c.values})
+			ans, err = v.Tell(ctx, "s", &api.TellRequest{Params: space.Setting{"x": space.Number(5), "n": space.Number(2)}, Values: c.values})
 		} else {
-			ans, err = v.Tell(ctx, "s", &study.TellRequest{Ask: &id, Values: c.values})
+			ans, err = v.Tell(ctx, "s", &api.TellRequest{Ask: &id, Values: c.values})
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -69,7 +70,7 @@ horizon: 10
 			t.Errorf("tell %v: %s, want %s and no index", c.values, b, c.want)
 		}
 	}
-	ans, err := v.Tell(ctx, "s", &study.TellRequest{Params: space.Setting{"x": space.Number(4), "n": space.Number(3)}, Values: map[string]float64{"y": 2, "m": negZero() + 7}})
+	ans, err := v.Tell(ctx, "s", &api.TellRequest{Params: space.Setting{"x": space.Number(4), "n": space.Number(3)}, Values: map[string]float64{"y": 2, "m": negZero() + 7}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ horizon: 10
 		t.Errorf("trial %d, want 3", *ans.Trial)
 	}
 	z := negZero()
-	if _, err := v.Tell(ctx, "s", &study.TellRequest{Params: space.Setting{"x": space.Number(4), "n": space.Number(1)}, Values: map[string]float64{"y": z, "m": 7}}); err != nil {
+	if _, err := v.Tell(ctx, "s", &api.TellRequest{Params: space.Setting{"x": space.Number(4), "n": space.Number(1)}, Values: map[string]float64{"y": z, "m": 7}}); err != nil {
 		t.Fatal(err)
 	}
 	x, err := v.Export(ctx, "s")
@@ -88,17 +89,17 @@ horizon: 10
 		t.Errorf("−0 exported as other than 0:\n%s", csv)
 	}
 	for _, bad := range []struct {
-		req  study.TellRequest
+		req  api.TellRequest
 		want string
 	}{
-		{study.TellRequest{Params: space.Setting{"x": space.Number(4), "n": space.Number(1)}, Values: map[string]float64{"y": 1}}, "values: m is missing"},
-		{study.TellRequest{Params: space.Setting{"x": space.Number(4), "n": space.Number(1)}, Values: map[string]float64{"y": 1, "m": 7, "q": 1}}, "not an outcome"},
-		{study.TellRequest{Params: space.Setting{"x": space.Number(4), "n": space.Number(1.5)}, Values: map[string]float64{"y": 1, "m": 7}}, "want an integer"},
-		{study.TellRequest{Params: space.Setting{"x": space.Number(11), "n": space.Number(1)}, Values: map[string]float64{"y": 1, "m": 7}}, "want a number in [0, 10]"},
-		{study.TellRequest{Params: space.Setting{"x": space.Number(4)}, Values: map[string]float64{"y": 1, "m": 7}}, "n is missing"},
+		{api.TellRequest{Params: space.Setting{"x": space.Number(4), "n": space.Number(1)}, Values: map[string]float64{"y": 1}}, "values: m is missing"},
+		{api.TellRequest{Params: space.Setting{"x": space.Number(4), "n": space.Number(1)}, Values: map[string]float64{"y": 1, "m": 7, "q": 1}}, "not an outcome"},
+		{api.TellRequest{Params: space.Setting{"x": space.Number(4), "n": space.Number(1.5)}, Values: map[string]float64{"y": 1, "m": 7}}, "want an integer"},
+		{api.TellRequest{Params: space.Setting{"x": space.Number(11), "n": space.Number(1)}, Values: map[string]float64{"y": 1, "m": 7}}, "want a number in [0, 10]"},
+		{api.TellRequest{Params: space.Setting{"x": space.Number(4)}, Values: map[string]float64{"y": 1, "m": 7}}, "n is missing"},
 		// By the outcome's name, not the f or g_k it becomes.
-		{study.TellRequest{Params: space.Setting{"x": space.Number(4), "n": space.Number(1)}, Values: map[string]float64{"y": 1e200, "m": 7}}, "values: y = 1e+200 is not a finite number within ±1e100"},
-		{study.TellRequest{Params: space.Setting{"x": space.Number(4), "n": space.Number(1)}, Values: map[string]float64{"y": 1, "m": -1e101}}, "values: m = -1e+101 is not a finite number"},
+		{api.TellRequest{Params: space.Setting{"x": space.Number(4), "n": space.Number(1)}, Values: map[string]float64{"y": 1e200, "m": 7}}, "values: y = 1e+200 is not a finite number within ±1e100"},
+		{api.TellRequest{Params: space.Setting{"x": space.Number(4), "n": space.Number(1)}, Values: map[string]float64{"y": 1, "m": -1e101}}, "values: m = -1e+101 is not a finite number"},
 	} {
 		if _, err := v.Tell(ctx, "s", &bad.req); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("tell %+v: %v, want an error mentioning %q", bad.req, err, bad.want)
@@ -196,7 +197,7 @@ horizon: 20
 	}
 	set := maps.Clone(sets[i])
 	set["m"] = space.Number(2)
-	ans, err := v.Tell(ctx, "s", &study.TellRequest{Params: set, Values: map[string]float64{"y": 1, "c": 0}})
+	ans, err := v.Tell(ctx, "s", &api.TellRequest{Params: set, Values: map[string]float64{"y": 1, "c": 0}})
 	if err != nil || ans.Index != i {
 		t.Errorf("told at %v: %+v, %v; want index %d", set, ans, err, i)
 	}
@@ -221,7 +222,7 @@ func TestNamedTypoWarning(t *testing.T) {
 			over = 100 // a typo
 		}
 		id := a.Ask
-		ans, err := v.Tell(ctx, "pi", &study.TellRequest{Ask: &id, Values: map[string]float64{"settle_time": settle, "overshoot": over}})
+		ans, err := v.Tell(ctx, "pi", &api.TellRequest{Ask: &id, Values: map[string]float64{"settle_time": settle, "overshoot": over}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -265,7 +266,7 @@ func TestNamedRepeatNoTypo(t *testing.T) {
 				t.Fatal(err)
 			}
 			id := a.Ask
-			ans, err := v.Tell(ctx, name, &study.TellRequest{Ask: &id, Values: map[string]float64{"settle_time": settle * unit, "overshoot": -0.0006}})
+			ans, err := v.Tell(ctx, name, &api.TellRequest{Ask: &id, Values: map[string]float64{"settle_time": settle * unit, "overshoot": -0.0006}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -357,7 +358,7 @@ func TestRetractTrial(t *testing.T) {
 		}
 		settle, over := plant(a.Params["kp"].Num, a.Params["ki"].Num)
 		id := a.Ask
-		if _, err := v.Tell(ctx, "pi", &study.TellRequest{Ask: &id, Values: map[string]float64{"settle_time": settle, "overshoot": over}}); err != nil {
+		if _, err := v.Tell(ctx, "pi", &api.TellRequest{Ask: &id, Values: map[string]float64{"settle_time": settle, "overshoot": over}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -374,10 +375,10 @@ func TestRetractTrial(t *testing.T) {
 		err   error
 		want  string
 	}{
-		{"again", "pi", 1, study.ErrAlreadyRetracted, `trial 1 of study "pi" was retracted by event`},
-		{"pending", "pi", 3, study.ErrUnknownObservation, "trial 3 of study \"pi\" has no observation yet"},
-		{"beyond", "pi", 9, study.ErrUnknownObservation, "has no trial 9"},
-		{"plain", "plain", 0, study.ErrUnknownObservation, "is not stated in parameters and has no trials"},
+		{"again", "pi", 1, api.ErrAlreadyRetracted, `trial 1 of study "pi" was retracted by event`},
+		{"pending", "pi", 3, api.ErrUnknownObservation, "trial 3 of study \"pi\" has no observation yet"},
+		{"beyond", "pi", 9, api.ErrUnknownObservation, "has no trial 9"},
+		{"plain", "plain", 0, api.ErrUnknownObservation, "is not stated in parameters and has no trials"},
 	} {
 		if _, err := v.RetractTrial(ctx, c.study, c.trial); !errors.Is(err, c.err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %v with %q", c.name, err, c.err, c.want)
@@ -410,7 +411,7 @@ horizon: 20
 	choices := []string{"=1+1", "@SUM(A1)", `=HYPERLINK("http://x","y")`, "-2+3"}
 	for k, m := range choices {
 		set := space.Setting{"kp": space.Number(-1.5), "m": space.String(m)}
-		if _, err := v.Tell(ctx, "s", &study.TellRequest{Params: set, Values: map[string]float64{"y": float64(-k), "c": 0}}); err != nil {
+		if _, err := v.Tell(ctx, "s", &api.TellRequest{Params: set, Values: map[string]float64{"y": float64(-k), "c": 0}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -467,7 +468,7 @@ func TestNamedRefusesUnitBounds(t *testing.T) {
 		if err == nil {
 			_, err = s.Resolve(".")
 		}
-		if !errors.Is(err, study.ErrSpec) || !strings.Contains(err.Error(), "bound the outcomes in your units") {
+		if !errors.Is(err, api.ErrSpec) || !strings.Contains(err.Error(), "bound the outcomes in your units") {
 			t.Errorf("%s: %v, want refused as bounds in the user's units", alg, err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // safeObjectiveSpec is a study whose only safety condition is f ≥ h_f =
@@ -43,9 +44,9 @@ func TestStudyObjectiveThreshold(t *testing.T) {
 	if err := v.Create(ctx, "s", r); err != nil {
 		t.Fatal(err)
 	}
-	tell := func(index int, f float64) *study.TellAnswer {
+	tell := func(index int, f float64) *api.TellAnswer {
 		t.Helper()
-		ans, err := v.Tell(ctx, "s", &study.TellRequest{Index: &index, F: &f, G: []float64{}})
+		ans, err := v.Tell(ctx, "s", &api.TellRequest{Index: &index, F: &f, G: []float64{}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +74,7 @@ func TestStudyObjectiveThreshold(t *testing.T) {
 			t.Errorf("safeopt asked for x = %v, whose f = %v is below h_f (exact data, β = 4)", a.X[0], f)
 		}
 		id := a.Ask
-		if _, err := v.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &f, G: []float64{}}); err != nil {
+		if _, err := v.Tell(ctx, "s", &api.TellRequest{Ask: &id, F: &f, G: []float64{}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -130,7 +131,7 @@ func TestStudyObjectiveThresholdWithConstraints(t *testing.T) {
 		{-2, -0.5, []int{1}, true, true},
 	} {
 		i := 3
-		ans, err := v.Tell(ctx, "s", &study.TellRequest{Index: &i, F: &c.f, G: []float64{c.g}})
+		ans, err := v.Tell(ctx, "s", &api.TellRequest{Index: &i, F: &c.f, G: []float64{c.g}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,8 +150,8 @@ func TestStudySpecSafetyCondition(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = s.Resolve(".")
-	if !errors.Is(err, study.ErrSpec) || !strings.HasPrefix(err.Error(), "thresholds: missing") || !strings.Contains(err.Error(), "objective_threshold") {
-		t.Errorf("got %v, want ErrSpec naming thresholds and objective_threshold", err)
+	if !errors.Is(err, api.ErrSpec) || !strings.HasPrefix(err.Error(), "thresholds: missing") || !strings.Contains(err.Error(), "objective_threshold") {
+		t.Errorf("got %v, want api.ErrSpec naming thresholds and objective_threshold", err)
 	}
 	y = strings.Replace(safeObjectiveSpec, "-1.5", ".nan", 1)
 	if s, err = study.ParseSpec([]byte(y)); err == nil {
@@ -194,7 +195,7 @@ func TestImportObjectiveThreshold(t *testing.T) {
 			// Action 16 is x = 3.2: observed at f, above the seed's −0.36.
 			x, f, seedF := []float64{3.2}, c.f, -2.0
 			seed := 10
-			if _, err := v.Import(ctx, "s", []study.TellRequest{{Index: &seed, F: &seedF, G: []float64{}}, {X: x, F: &f, G: []float64{}}}); err != nil {
+			if _, err := v.Import(ctx, "s", []api.TellRequest{{Index: &seed, F: &seedF, G: []float64{}}, {X: x, F: &f, G: []float64{}}}); err != nil {
 				t.Fatal(err)
 			}
 			sum, err := v.Show(ctx, "s")
@@ -229,15 +230,15 @@ func TestImportOutsideLimit(t *testing.T) {
 	if err := v.Create(ctx, "s", resolved(t, spec)); err != nil {
 		t.Fatal(err)
 	}
-	rows := make([]study.TellRequest, study.MaxOutside+1)
+	rows := make([]api.TellRequest, api.MaxOutside+1)
 	for k := range rows {
 		// Off the grid's 0.2 spacing: every point is outside D.
 		f := -0.5
-		rows[k] = study.TellRequest{X: []float64{2 + 0.0001*float64(k) + 0.00003}, F: &f, G: []float64{}}
+		rows[k] = api.TellRequest{X: []float64{2 + 0.0001*float64(k) + 0.00003}, F: &f, G: []float64{}}
 	}
 	_, err := v.Import(ctx, "s", rows)
-	if !errors.Is(err, study.ErrBadImport) || !strings.Contains(err.Error(), "at most 2000") {
-		t.Fatalf("import of %d points outside D: %v, want ErrBadImport naming the limit", len(rows), err)
+	if !errors.Is(err, api.ErrBadImport) || !strings.Contains(err.Error(), "at most 2000") {
+		t.Fatalf("import of %d points outside D: %v, want api.ErrBadImport naming the limit", len(rows), err)
 	}
 	if sum, err := v.Show(ctx, "s"); err != nil || sum.Rounds != 0 {
 		t.Errorf("after the refused import: %+v, %v; want no observations", sum, err)
@@ -263,12 +264,12 @@ func TestTellWithoutG(t *testing.T) {
 				t.Fatal(err)
 			}
 			i, f := 10, -0.5
-			_, err := v.Tell(ctx, "s", &study.TellRequest{Index: &i, F: &f})
+			_, err := v.Tell(ctx, "s", &api.TellRequest{Index: &i, F: &f})
 			switch {
 			case c.want == "" && err != nil:
 				t.Fatalf("tell without g: %v", err)
-			case c.want != "" && (!errors.Is(err, study.ErrBadTell) || !strings.Contains(err.Error(), c.want)):
-				t.Fatalf("tell without g: %v, want ErrBadTell saying %q", err, c.want)
+			case c.want != "" && (!errors.Is(err, api.ErrBadTell) || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("tell without g: %v, want api.ErrBadTell saying %q", err, c.want)
 			}
 			sum, err := v.Show(ctx, "s")
 			if want := map[bool]int{true: 1, false: 0}[c.want == ""]; err != nil || sum.Rounds != want {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/store"
+	"github.com/safegp/safegp/study/api"
 )
 
 // TestFailedWriteChangesNothing: a write that fails after the policy was
@@ -46,11 +47,11 @@ func TestFailedWriteChangesNothing(t *testing.T) {
 	}{
 		{"ask", func(c context.Context) error { _, err := v.Ask(c, "s"); return err }},
 		{"batch", func(c context.Context) error {
-			_, err := v.AskBatch(c, "s", AskOptions{Count: 3, LeaseSeconds: 60})
+			_, err := v.AskBatch(c, "s", api.AskOptions{Count: 3, LeaseSeconds: 60})
 			return err
 		}},
 		{"tell", func(c context.Context) error {
-			_, err := v.Tell(c, "s", &TellRequest{Index: &idx, F: &f, G: []float64{0.5}})
+			_, err := v.Tell(c, "s", &api.TellRequest{Index: &idx, F: &f, G: []float64{0.5}})
 			return err
 		}},
 		{"retract", func(c context.Context) error { _, err := v.Retract(c, "s", 2); return err }},
@@ -119,7 +120,7 @@ func TestStaleWriteRetriedOnce(t *testing.T) {
 			races++
 			testAfterCheck = nil // one's own calls
 			idx, f := 3+races, -1.0
-			if _, err := one.Tell(ctx, "s", &TellRequest{Index: &idx, F: &f, G: []float64{0.5}}); err != nil {
+			if _, err := one.Tell(ctx, "s", &api.TellRequest{Index: &idx, F: &f, G: []float64{0.5}}); err != nil {
 				t.Error(err)
 			}
 			testAfterCheck = other(n)
@@ -127,7 +128,7 @@ func TestStaleWriteRetriedOnce(t *testing.T) {
 	}
 	idx, f := 9, -2.0
 	testAfterCheck = other(1)
-	ans, err := two.Tell(ctx, "s", &TellRequest{Index: &idx, F: &f, G: []float64{0.5}})
+	ans, err := two.Tell(ctx, "s", &api.TellRequest{Index: &idx, F: &f, G: []float64{0.5}})
 	testAfterCheck = nil
 	if err != nil || races != 1 {
 		t.Fatalf("a tell that lost one race: %+v, %v after %d races; want it retried", ans, err, races)
@@ -139,7 +140,7 @@ func TestStaleWriteRetriedOnce(t *testing.T) {
 	}
 	races = 0
 	testAfterCheck = other(2)
-	_, err = two.Tell(ctx, "s", &TellRequest{Index: &idx, F: &f, G: []float64{0.5}})
+	_, err = two.Tell(ctx, "s", &api.TellRequest{Index: &idx, F: &f, G: []float64{0.5}})
 	testAfterCheck = nil
 	if !errors.Is(err, store.ErrStale) || races != 2 {
 		t.Errorf("a tell that lost two races: %v after %d, want store.ErrStale", err, races)

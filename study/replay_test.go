@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/safegp/safegp/store"
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // copyDB writes a consistent copy of the (open, WAL-mode) database at src
@@ -86,7 +86,7 @@ func TestReopenedStudySuggestsWhatMemoryDoes(t *testing.T) {
 				}
 				f, g := truth(want.X[0])
 				id := want.Ask
-				if _, err := live.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+				if _, err := live.Tell(ctx, "s", &api.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -162,8 +162,8 @@ func TestTamperedDatabaseFailsReplay(t *testing.T) {
 				func() error { _, err := reopened.Ask(ctx, "s"); return err },
 			} {
 				err := op()
-				if !errors.Is(err, study.ErrReplay) || !strings.Contains(err.Error(), fmt.Sprintf("event %d", seq)) {
-					t.Errorf("ask %d edited from action %d to %d: got %v, want ErrReplay naming event %d", seq, idx, (idx+7)%21, err, seq)
+				if !errors.Is(err, api.ErrReplay) || !strings.Contains(err.Error(), fmt.Sprintf("event %d", seq)) {
+					t.Errorf("ask %d edited from action %d to %d: got %v, want api.ErrReplay naming event %d", seq, idx, (idx+7)%21, err, seq)
 				}
 			}
 		})
@@ -192,7 +192,7 @@ func TestStaleStudyIsRebuilt(t *testing.T) {
 	}
 	f, g := truth(a.X[0])
 	id := a.Ask
-	if _, err := one.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+	if _, err := one.Tell(ctx, "s", &api.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
 		t.Fatal(err)
 	}
 	for name, read := range map[string]func() (int, bool, error){
@@ -214,7 +214,7 @@ func TestStaleStudyIsRebuilt(t *testing.T) {
 		}
 	}
 	idx, f2 := 9, -4.0
-	tell := &study.TellRequest{Index: &idx, F: &f2, G: []float64{0.5}}
+	tell := &api.TellRequest{Index: &idx, F: &f2, G: []float64{0.5}}
 	ans, err := two.Tell(ctx, "s", tell)
 	if err != nil {
 		t.Fatalf("the tell: %v", err)
@@ -276,7 +276,7 @@ horizon: 40
 		y := -(a-0.6)*(a-0.6) - (b-0.5)*(b-0.5) - 0.1*(c-2)*(c-2)
 		m := a*a + b*b + 0.05*c
 		id := want.Ask
-		if _, err := live.Tell(ctx, "s", &study.TellRequest{Ask: &id, Values: map[string]float64{"y": y, "m": m}}); err != nil {
+		if _, err := live.Tell(ctx, "s", &api.TellRequest{Ask: &id, Values: map[string]float64{"y": y, "m": m}}); err != nil {
 			t.Fatal(err)
 		}
 	}

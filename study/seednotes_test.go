@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/safegp/safegp/space"
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // TestSeedNotes: a seed measured past a limit is named in every ask
@@ -33,29 +33,29 @@ horizon: 20
 	ten, x := 10, []float64{0.2, 0.3}
 	for _, c := range []struct {
 		name, spec string
-		seed, safe study.TellRequest // at a seed: past a limit, within it
-		other      study.TellRequest // past a limit, not at a seed
+		seed, safe api.TellRequest // at a seed: past a limit, within it
+		other      api.TellRequest // past a limit, not at a seed
 		want       string
 	}{
 		{"named", named,
-			study.TellRequest{Params: space.Setting{"kp": space.Number(0.3)}, Values: map[string]float64{"y": 1, "c": 5}},
-			study.TellRequest{Params: space.Setting{"kp": space.Number(0.3)}, Values: map[string]float64{"y": 1, "c": 0.5}},
-			study.TellRequest{Params: space.Setting{"kp": space.Number(2)}, Values: map[string]float64{"y": 1, "c": 5}},
+			api.TellRequest{Params: space.Setting{"kp": space.Number(0.3)}, Values: map[string]float64{"y": 1, "c": 5}},
+			api.TellRequest{Params: space.Setting{"kp": space.Number(0.3)}, Values: map[string]float64{"y": 1, "c": 0.5}},
+			api.TellRequest{Params: space.Setting{"kp": space.Number(2)}, Values: map[string]float64{"y": 1, "c": 5}},
 			`the seed {"kp":0.3} broke a limit when measured (trial 3)`},
 		{"named box", namedBox,
-			study.TellRequest{Params: pidSeed, Values: map[string]float64{"y": 1, "c": 5}},
-			study.TellRequest{Params: pidSeed, Values: map[string]float64{"y": 1, "c": 0.5}},
-			study.TellRequest{Params: space.Setting{"kp": space.Number(2), "ki": space.Number(0.05), "kd": space.Number(0.01)}, Values: map[string]float64{"y": 1, "c": 5}},
+			api.TellRequest{Params: pidSeed, Values: map[string]float64{"y": 1, "c": 5}},
+			api.TellRequest{Params: pidSeed, Values: map[string]float64{"y": 1, "c": 0.5}},
+			api.TellRequest{Params: space.Setting{"kp": space.Number(2), "ki": space.Number(0.05), "kd": space.Number(0.01)}, Values: map[string]float64{"y": 1, "c": 5}},
 			`the seed {"kd":0.01,"ki":0.05,"kp":0.3} broke a limit when measured (trial 3)`},
 		{"plain", specYAML,
-			study.TellRequest{Index: &ten, F: ptr(1.0), G: []float64{-1}},
-			study.TellRequest{Index: &ten, F: ptr(1.0), G: []float64{1}},
-			study.TellRequest{X: []float64{4}, F: ptr(1.0), G: []float64{-1}},
+			api.TellRequest{Index: &ten, F: ptr(1.0), G: []float64{-1}},
+			api.TellRequest{Index: &ten, F: ptr(1.0), G: []float64{1}},
+			api.TellRequest{X: []float64{4}, F: ptr(1.0), G: []float64{-1}},
 			"the seed action 10 broke a threshold when measured (observation 4)"},
 		{"box", boxSpecYAML,
-			study.TellRequest{X: x, F: ptr(1.0), G: []float64{-1}},
-			study.TellRequest{X: x, F: ptr(1.0), G: []float64{1}},
-			study.TellRequest{X: []float64{1, 1}, F: ptr(1.0), G: []float64{-1}},
+			api.TellRequest{X: x, F: ptr(1.0), G: []float64{-1}},
+			api.TellRequest{X: x, F: ptr(1.0), G: []float64{1}},
+			api.TellRequest{X: []float64{1, 1}, F: ptr(1.0), G: []float64{-1}},
 			"the seed point [0.2 0.3] broke a threshold when measured (observation 4)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -79,7 +79,7 @@ horizon: 20
 				}
 				return strings.Join(a.Notes, "\n")
 			}
-			for _, r := range []study.TellRequest{c.safe, c.other} {
+			for _, r := range []api.TellRequest{c.safe, c.other} {
 				if _, err := v.Tell(ctx, "s", &r); err != nil {
 					t.Fatal(err)
 				}

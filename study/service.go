@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/safegp/safegp/internal/memlimit"
+	"github.com/safegp/safegp/internal/opencache"
 	"github.com/safegp/safegp/store"
+	"github.com/safegp/safegp/study/api"
 )
 
 // ServiceOptions configure a Service.
@@ -47,7 +50,7 @@ const DefaultMaxOpen = 16
 type Service struct {
 	store *store.Store
 	opt   ServiceOptions
-	cache *cache
+	cache *opencache.Cache[Study]
 }
 
 // NewService serves the studies of st.
@@ -55,7 +58,7 @@ func NewService(st *store.Store, opt ServiceOptions) *Service {
 	if opt.MaxOpen <= 0 {
 		opt.MaxOpen = DefaultMaxOpen
 	}
-	return &Service{store: st, opt: opt, cache: newCache(opt.MaxOpen, opt.MaxMemory)}
+	return &Service{store: st, opt: opt, cache: opencache.New(opt.MaxOpen, opt.MaxMemory, (*Study).bytes)}
 }
 
 func (v *Service) now() time.Time {
@@ -94,20 +97,20 @@ var testAfterCheck func(name string)
 // process wrote to since it was loaded is loaded again first; one whose
 // policy could not follow its events (ErrReplay) is dropped after fn.
 func (v *Service) with(ctx context.Context, name string, fn func(s *Study) error) error {
-	if err := CheckName(name); err != nil {
+	if err := api.CheckName(name); err != nil {
 		return err
 	}
-	e, err := v.cache.acquire(ctx, name)
+	e, err := v.cache.Acquire(ctx, name)
 	if err != nil {
-		return err
+		return fmt.Errorf("study %q: waiting for one of the %d open studies to be free: %w", name, v.opt.MaxOpen, err)
 	}
-	e.mu.Lock()
+	e.Mu.Lock()
 	defer func() {
-		loaded := e.st != nil
-		e.mu.Unlock()
-		v.cache.release(name, e, loaded)
+		loaded := e.Val != nil
+		e.Mu.Unlock()
+		v.cache.Release(name, e, loaded)
 	}()
-	if e.st != nil {
+	if e.Val != nil {
 		// Another process may have written since the study was loaded
 		// (the CLI, a second server on the file): every call, a read
 		// above all, sees what the records hold. One indexed read.
@@ -115,49 +118,49 @@ func (v *Service) with(ctx context.Context, name string, fn func(s *Study) error
 		if err != nil {
 			return err
 		}
-		if last != len(e.st.events) {
-			v.cache.unload(e)
+		if last != len(e.Val.events) {
+			v.cache.Unload(e)
 		}
 	}
-	if e.st == nil {
+	if e.Val == nil {
 		rec, events, err := v.store.Load(ctx, name)
 		if err != nil {
 			return err
 		}
-		if e.st, err = newStudy(name, rec, events, v.opt.MaxMemory); err != nil {
+		if e.Val, err = newStudy(name, rec, events, v.opt.MaxMemory); err != nil {
 			return err
 		}
-		if err := v.cache.admit(e); err != nil {
-			e.st = nil
-			return err
+		if full, ok := v.cache.Admit(e); !ok {
+			e.Val = nil
+			return fmt.Errorf("%w: the studies in use hold %s of the %s memory limit and study %q needs %s more; retry shortly", api.ErrOverloaded, memlimit.Format(full.Held), memlimit.Format(full.Limit), name, memlimit.Format(full.Need))
 		}
 	}
 	if testAfterCheck != nil {
 		testAfterCheck(name)
 	}
-	err = fn(e.st)
-	if e.st != nil && e.st.dirty {
+	err = fn(e.Val)
+	if e.Val != nil && e.Val.dirty {
 		// fn applied events it could not record (an import cancelled or
 		// refused at its write): memory must never hold what the records
 		// do not, so the study is loaded again on its next use.
-		v.cache.unload(e)
+		v.cache.Unload(e)
 		return err
 	}
-	if errors.Is(err, ErrReplay) {
+	if errors.Is(err, api.ErrReplay) {
 		// The policy could not follow a recorded event: memory must never
 		// hold what the records do not, so the study is loaded again on
 		// its next use (and fails there, naming the event).
-		v.cache.unload(e)
+		v.cache.Unload(e)
 		return err
 	}
 	// Observations outside the decision set raise the estimate.
-	v.cache.resize(e)
+	v.cache.Resize(e)
 	return err
 }
 
 // Create stores a new study.
 func (v *Service) Create(ctx context.Context, name string, r *Resolved) error {
-	if err := CheckName(name); err != nil {
+	if err := api.CheckName(name); err != nil {
 		return err
 	}
 	if v.opt.MaxMemory != 0 {
@@ -166,7 +169,7 @@ func (v *Service) Create(ctx context.Context, name string, r *Resolved) error {
 		}
 	}
 	if _, _, err := newPolicy(r, &r.Spec.Model, 0, 0, false); err != nil {
-		return fmt.Errorf("%w: %v", ErrSpec, err)
+		return fmt.Errorf("%w: %v", api.ErrSpec, err)
 	}
 	// Defaults recorded explicitly, so that a later default cannot
 	// change how the study replays (the algorithm's row says which).
@@ -183,8 +186,8 @@ func (v *Service) Create(ctx context.Context, name string, r *Resolved) error {
 // horizon's worth of observations: once it has them, Ask fails with
 // ErrHorizon. A pending ask leased by another caller (AskBatch with a
 // lease) is not returned: Ask hands out a new one beside it.
-func (v *Service) Ask(ctx context.Context, name string) (*AskAnswer, error) {
-	as, err := v.AskBatch(ctx, name, AskOptions{Count: 1})
+func (v *Service) Ask(ctx context.Context, name string) (*api.AskAnswer, error) {
+	as, err := v.AskBatch(ctx, name, api.AskOptions{Count: 1})
 	if err != nil {
 		return nil, err
 	}
@@ -195,14 +198,14 @@ func (v *Service) Ask(ctx context.Context, name string) (*AskAnswer, error) {
 // policy. Bad input changes nothing. An observation made outside the loop
 // (by index) is refused with ErrHorizon when it would take the study past
 // its horizon, counting the pending ask.
-func (v *Service) Tell(ctx context.Context, name string, t *TellRequest) (*TellAnswer, error) {
-	var ans *TellAnswer
+func (v *Service) Tell(ctx context.Context, name string, t *api.TellRequest) (*api.TellAnswer, error) {
+	var ans *api.TellAnswer
 	err := v.write(ctx, name, func(s *Study) error {
 		e, err := s.decideTell(t)
 		if err != nil {
 			return err
 		}
-		ans = &TellAnswer{Observation: e.Seq, Ask: e.Ask, Index: e.Index}
+		ans = &api.TellAnswer{Observation: e.Seq, Ask: e.Ask, Index: e.Index}
 		ans.Violated, ans.ViolatedObjective = s.violated(&e)
 		ans.Violation = e.Violation
 		if err := v.store.Append(ctx, name, &e); err != nil {
@@ -235,8 +238,8 @@ type RetractAnswer struct {
 	WithdrawnAsk int `json:"withdrawn_ask,omitempty"`
 	// Trial is the trial retracted, and Best the best safe trial after
 	// the retraction, in a study stated in parameters.
-	Trial *int  `json:"trial,omitempty"`
-	Best  *Best `json:"best,omitempty"`
+	Trial *int      `json:"trial,omitempty"`
+	Best  *api.Best `json:"best,omitempty"`
 }
 
 // Retract records that an observation (a tell's sequence number) must no
@@ -258,7 +261,7 @@ func (v *Service) RetractTrial(ctx context.Context, name string, trial int) (*Re
 			return 0, err
 		}
 		if r := s.retracted[seq]; r != 0 {
-			return 0, fmt.Errorf("%w: trial %d of study %q was retracted by event %d", ErrAlreadyRetracted, trial, s.name, r)
+			return 0, fmt.Errorf("%w: trial %d of study %q was retracted by event %d", api.ErrAlreadyRetracted, trial, s.name, r)
 		}
 		return seq, nil
 	})

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/safegp/safegp/store"
+	"github.com/safegp/safegp/study/api"
 )
 
 const lruSpec = `{"decision_set": {"grid": {"bounds": [[0, 4]], "points": [21]}}, "seed_actions": [5, 6],
@@ -30,9 +31,7 @@ func lruService(t testing.TB, path string, maxOpen int) *Service {
 
 // loaded is the number of studies the service holds.
 func (v *Service) loaded() int {
-	v.cache.mu.Lock()
-	defer v.cache.mu.Unlock()
-	return len(v.cache.entries)
+	return v.cache.Len()
 }
 
 // round asks and tells once, with a smooth system's values.
@@ -46,7 +45,7 @@ func round(t testing.TB, v *Service, name string) int {
 	}
 	f, g := -(a.X[0]-3)*(a.X[0]-3), 1-math.Pow(a.X[0]/3.5, 4)
 	id := a.Ask
-	if _, err := v.Tell(ctx, name, &TellRequest{Ask: &id, F: &f, G: []float64{g}}); err != nil {
+	if _, err := v.Tell(ctx, name, &api.TellRequest{Ask: &id, F: &f, G: []float64{g}}); err != nil {
 		t.Error(err)
 	}
 	return a.Index
@@ -215,8 +214,8 @@ func TestServiceMemoryBudget(t *testing.T) {
 	_, err = v.Show(ctx, "m3")
 	close(release)
 	wg.Wait()
-	if !errors.Is(err, ErrOverloaded) {
-		t.Errorf("third study while two are in use: %v, want ErrOverloaded", err)
+	if !errors.Is(err, api.ErrOverloaded) {
+		t.Errorf("third study while two are in use: %v, want api.ErrOverloaded", err)
 	}
 	if _, err := v.Show(ctx, "m3"); err != nil {
 		t.Errorf("after the others are done: %v", err)

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/safegp/safegp/internal/errclass"
 	"github.com/safegp/safegp/internal/plural"
 	"github.com/safegp/safegp/internal/readlimit"
 	"github.com/safegp/safegp/space"
+	"github.com/safegp/safegp/study/api"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/config"
@@ -18,15 +18,6 @@ import (
 	"github.com/safegp/safegp/internal/strictyaml"
 	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/problem"
-)
-
-// ErrSpec marks a study specification that cannot be used.
-var ErrSpec = errclass.New(errclass.ErrInvalid, "invalid study specification")
-
-// Limits on what a study may hold.
-const (
-	MaxActions = 1_000_000
-	MaxHorizon = config.MaxHorizon
 )
 
 // Spec is a study's specification (YAML or JSON, strict).
@@ -190,7 +181,7 @@ func (r *Resolved) CheckMemoryWith(limit int64, outside int) error {
 		what += fmt.Sprintf(", %s at points outside the decision set", plural.Count(min(outside, r.Spec.Horizon), "observation"))
 	}
 	if err := memlimit.Check(r.BytesWith(outside), limit, what); err != nil {
-		return fmt.Errorf("%w: %w", ErrSpec, err)
+		return fmt.Errorf("%w: %w", api.ErrSpec, err)
 	}
 	return nil
 }
@@ -201,9 +192,9 @@ func ParseSpec(data []byte) (*Spec, error) {
 	var s Spec
 	if err := strictyaml.Decode(data, &s); err != nil {
 		if errors.Is(err, strictyaml.ErrEmpty) {
-			return nil, fmt.Errorf("%w: empty specification", ErrSpec)
+			return nil, fmt.Errorf("%w: empty specification", api.ErrSpec)
 		}
-		return nil, fmt.Errorf("%w: %w", ErrSpec, err)
+		return nil, fmt.Errorf("%w: %w", api.ErrSpec, err)
 	}
 	return &s, nil
 }
@@ -251,21 +242,21 @@ func (s *Spec) resolve(dir string, maxMemory int64) (*Resolved, error) {
 	}
 	if r.Box != nil {
 		if s.SeedActions != nil {
-			return nil, fielderr.New(ErrSpec, "seed_actions", "a box decision set has no actions: give seed_points")
+			return nil, fielderr.New(api.ErrSpec, "seed_actions", "a box decision set has no actions: give seed_points")
 		}
 		r.Box.Seeds = s.SeedPoints
 		if err := r.Box.Check(); err != nil {
-			return nil, fielderr.Recast(ErrSpec, "seed_points", err)
+			return nil, fielderr.Recast(api.ErrSpec, "seed_points", err)
 		}
 	} else {
 		if s.SeedPoints != nil {
-			return nil, fielderr.New(ErrSpec, "seed_points", "only for a box decision set: a finite one takes seed_actions")
+			return nil, fielderr.New(api.ErrSpec, "seed_points", "only for a box decision set: a finite one takes seed_actions")
 		}
 		if r.Seed, err = s.seedSet(fileSeed, len(r.X)); err != nil {
 			return nil, err
 		}
 	}
-	if err := fielderr.Recast(ErrSpec, "", config.CheckSafety(s.Thresholds, s.ObjectiveThreshold)); err != nil {
+	if err := fielderr.Recast(api.ErrSpec, "", config.CheckSafety(s.Thresholds, s.ObjectiveThreshold)); err != nil {
 		return nil, err
 	}
 	return r, r.finish()
@@ -281,19 +272,19 @@ func (r *Resolved) finish() error {
 	r.Epsilon = DefaultEpsilon
 	if s.Epsilon != nil {
 		r.Epsilon = *s.Epsilon
-		if err := fielderr.Recast(ErrSpec, "epsilon", config.CheckNonNegative(r.Epsilon)); err != nil {
+		if err := fielderr.Recast(api.ErrSpec, "epsilon", config.CheckNonNegative(r.Epsilon)); err != nil {
 			return err
 		}
 	}
-	if err := fielderr.Recast(ErrSpec, "model", s.Model.Check(len(s.Thresholds), false)); err != nil {
+	if err := fielderr.Recast(api.ErrSpec, "model", s.Model.Check(len(s.Thresholds), false)); err != nil {
 		return err
 	}
-	if err := fielderr.Recast(ErrSpec, "model", s.Model.CheckDim(r.Dim())); err != nil {
+	if err := fielderr.Recast(api.ErrSpec, "model", s.Model.CheckDim(r.Dim())); err != nil {
 		return err
 	}
 	s.Model.Resolve(nil, nil)
 	r.Kernels.F, r.Kernels.G = s.Model.Kernels()
-	if err := fielderr.Recast(ErrSpec, "", config.CheckHorizon(s.Horizon)); err != nil {
+	if err := fielderr.Recast(api.ErrSpec, "", config.CheckHorizon(s.Horizon)); err != nil {
 		return err
 	}
 	if err := s.checkAlgorithm(); err != nil {
@@ -302,9 +293,9 @@ func (r *Resolved) finish() error {
 	alg, _ := bandit.Lookup(s.Algorithm.Name) // checkAlgorithm found it
 	switch {
 	case alg.Box && r.Box == nil:
-		return fielderr.New(ErrSpec, "algorithm.name", "%s runs on a box decision set (decision_set: {box: {bounds: …}}), not on a finite one", alg.Name)
+		return fielderr.New(api.ErrSpec, "algorithm.name", "%s runs on a box decision set (decision_set: {box: {bounds: …}}), not on a finite one", alg.Name)
 	case !alg.Box && r.Box != nil:
-		return fielderr.New(ErrSpec, "algorithm.name", "%s needs a finite decision set; on a box the algorithm is one of %v", alg.Name, bandit.BoxNames)
+		return fielderr.New(api.ErrSpec, "algorithm.name", "%s needs a finite decision set; on a box the algorithm is one of %v", alg.Name, bandit.BoxNames)
 	}
 	if err := r.resolveContext(); err != nil {
 		return err
@@ -334,7 +325,7 @@ func (r *Resolved) readDecisionSet(dir string, maxMemory int64) (fileSeed []int,
 		}
 	}
 	if n != 1 {
-		return nil, fielderr.New(ErrSpec, "decision_set", "give exactly one of file, grid, actions and box")
+		return nil, fielderr.New(api.ErrSpec, "decision_set", "give exactly one of file, grid, actions and box")
 	}
 	switch {
 	case ds.Box != nil:
@@ -348,26 +339,26 @@ func (r *Resolved) readDecisionSet(dir string, maxMemory int64) (fileSeed []int,
 		}
 		f, err := readlimit.Open(path, readlimit.For(maxMemory), readlimit.MaxLine)
 		if err != nil {
-			return nil, fielderr.Recast(ErrSpec, "decision_set.file", err)
+			return nil, fielderr.Recast(api.ErrSpec, "decision_set.file", err)
 		}
 		r.X, fileSeed, err = problem.ReadActions(f)
 		f.Close()
 		if err != nil {
-			return nil, fielderr.Recast(ErrSpec, "decision_set.file "+ds.File, err)
+			return nil, fielderr.Recast(api.ErrSpec, "decision_set.file "+ds.File, err)
 		}
 	case ds.Grid != nil:
-		if err := ds.Grid.Check(MaxActions, ""); err != nil {
-			return nil, fielderr.Recast(ErrSpec, "decision_set.grid", err)
+		if err := ds.Grid.Check(api.MaxActions, ""); err != nil {
+			return nil, fielderr.Recast(api.ErrSpec, "decision_set.grid", err)
 		}
 		r.X = ds.Grid.Actions()
 	default:
 		r.X = ds.Actions
 	}
-	if len(r.X) > MaxActions {
-		return nil, fielderr.New(ErrSpec, "decision_set", "at most %d actions, got %d", MaxActions, len(r.X))
+	if len(r.X) > api.MaxActions {
+		return nil, fielderr.New(api.ErrSpec, "decision_set", "at most %d actions, got %d", api.MaxActions, len(r.X))
 	}
 	if err := problem.CheckActions(r.X); err != nil {
-		return nil, fielderr.Recast(ErrSpec, "decision_set", err)
+		return nil, fielderr.Recast(api.ErrSpec, "decision_set", err)
 	}
 	return fileSeed, nil
 }
@@ -378,12 +369,12 @@ func (s *Spec) seedSet(fileSeed []int, n int) ([]int, error) {
 	seed := fileSeed
 	switch {
 	case s.SeedActions != nil && fileSeed != nil:
-		return nil, fielderr.New(ErrSpec, "seed_actions", "the decision-set file has a seed column already")
+		return nil, fielderr.New(api.ErrSpec, "seed_actions", "the decision-set file has a seed column already")
 	case s.SeedActions != nil:
 		seed = s.SeedActions
 	}
 	sorted, err := problem.SortedSeed(seed, n)
-	return sorted, fielderr.Recast(ErrSpec, "seed_actions", err)
+	return sorted, fielderr.Recast(api.ErrSpec, "seed_actions", err)
 }
 
 // checkAlgorithm checks the algorithm, and refuses what needs the true
@@ -391,22 +382,22 @@ func (s *Spec) seedSet(fileSeed []int, n int) ([]int, error) {
 func (s *Spec) checkAlgorithm() error {
 	a := &s.Algorithm
 	if err := a.Check(s.Horizon); err != nil {
-		return fielderr.Recast(ErrSpec, "algorithm", err)
+		return fielderr.Recast(api.ErrSpec, "algorithm", err)
 	}
 	if err := config.CheckFitAlgorithm(a, s.Model.Fit); err != nil {
-		return fielderr.Recast(ErrSpec, "algorithm", err)
+		return fielderr.Recast(api.ErrSpec, "algorithm", err)
 	}
 	// A study measures a real system: nothing of the true functions.
 	alg, _ := bandit.Lookup(a.Name)
 	switch {
 	case alg.NeedsSafeSet:
-		return fielderr.New(ErrSpec, "algorithm.name", "%s needs the true safe set, which a study never has", a.Name)
+		return fielderr.New(api.ErrSpec, "algorithm.name", "%s needs the true safe set, which a study never has", a.Name)
 	case a.UsesTStar():
 		// Berkenkamp et al. 2016, Theorem 1's t* counts |R̄_0(S_0)|, the
 		// safe set reachable under the true constraints (bandit.TStar).
-		return fielderr.New(ErrSpec, "algorithm.exploration", "theory: %s's t* needs |R̄_0(S_0)|, the safe set reachable from the seed set under the true constraints, which a study of a real system never has: give {fixed: n} (a t* computed elsewhere, e.g. by safegp bound on a simulated model of the system) or {plateau: …}", a.Name)
+		return fielderr.New(api.ErrSpec, "algorithm.exploration", "theory: %s's t* needs |R̄_0(S_0)|, the safe set reachable from the seed set under the true constraints, which a study of a real system never has: give {fixed: n} (a t* computed elsewhere, e.g. by safegp bound on a simulated model of the system) or {plateau: …}", a.Name)
 	case a.NeedsTruth() != "":
-		return fielderr.New(ErrSpec, "algorithm.lipschitz", "auto needs the true constraints, which a study never has: give the Lipschitz constant, or use safe_set: gp")
+		return fielderr.New(api.ErrSpec, "algorithm.lipschitz", "auto needs the true constraints, which a study never has: give the Lipschitz constant, or use safe_set: gp")
 	}
 	return nil
 }

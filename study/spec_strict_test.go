@@ -7,6 +7,7 @@ import (
 
 	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // jsonSpec is specYAML as an HTTP client sends it.
@@ -49,7 +50,7 @@ func TestSpecStrictValues(t *testing.T) {
 			if err == nil {
 				_, err = s.Resolve(".")
 			}
-			if !errors.Is(err, study.ErrSpec) || !strings.Contains(err.Error(), c.want) {
+			if !errors.Is(err, api.ErrSpec) || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("got %v, want an invalid-spec error naming %q", err, c.want)
 			}
 		})
@@ -85,7 +86,7 @@ func TestSpecMemory(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = r.CheckMemory(memlimit.Default)
-			if !errors.Is(err, memlimit.ErrTooLarge) || !errors.Is(err, study.ErrSpec) || !strings.Contains(err.Error(), "N = ") || !strings.Contains(err.Error(), "horizon") {
+			if !errors.Is(err, memlimit.ErrTooLarge) || !errors.Is(err, api.ErrSpec) || !strings.Contains(err.Error(), "N = ") || !strings.Contains(err.Error(), "horizon") {
 				t.Errorf("got %v, want a memory-limit error naming the decision set and horizon", err)
 			}
 		})
@@ -102,7 +103,7 @@ func TestSpecGridCoordinates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Resolve("."); !errors.Is(err, study.ErrSpec) || !strings.Contains(err.Error(), "coordinates") {
+	if _, err := s.Resolve("."); !errors.Is(err, api.ErrSpec) || !strings.Contains(err.Error(), "coordinates") {
 		t.Errorf("got %v, want a refusal naming the coordinates", err)
 	}
 }

@@ -1,21 +1,17 @@
 package study
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"regexp"
 	"slices"
-	"sync"
 	"time"
 
-	"github.com/safegp/safegp/internal/errclass"
 	"github.com/safegp/safegp/internal/plural"
 	"github.com/safegp/safegp/internal/quote"
 	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/store"
+	"github.com/safegp/safegp/study/api"
 	"github.com/safegp/safegp/study/calib"
 
 	"github.com/safegp/safegp/bandit"
@@ -23,36 +19,6 @@ import (
 	"github.com/safegp/safegp/internal/vec"
 	"github.com/safegp/safegp/problem"
 )
-
-// Errors a caller can tell apart (the HTTP service maps them to status
-// codes).
-var (
-	ErrBadName     = errclass.New(errclass.ErrInvalid, "invalid study name")
-	ErrBadTell     = errclass.New(errclass.ErrInvalid, "invalid observation")
-	ErrUnknownAsk  = errclass.New(errclass.ErrNotFound, "unknown ask")
-	ErrAlreadyTold = errclass.New(errclass.ErrConflict, "ask already told")
-	ErrOverloaded  = errclass.New(errclass.ErrUnavailable, "memory limit of the open studies reached")
-	ErrReplay      = errors.New("stored study does not replay")
-	ErrHorizon     = errclass.New(errclass.ErrConflict, "study reached its horizon") // it has its horizon's worth of observations
-	ErrWithdrawn   = errclass.New(errclass.ErrConflict, "ask withdrawn")             // by a retraction, while it was pending
-
-	ErrBadRetract         = errclass.New(errclass.ErrInvalid, "invalid retraction")
-	ErrUnknownObservation = errclass.New(errclass.ErrNotFound, "unknown observation")
-	ErrAlreadyRetracted   = errclass.New(errclass.ErrConflict, "observation already retracted")
-)
-
-// Compiled on first use, not at init: every safegp process (a CLI
-// ask or tell, a shard) would pay for it at start-up.
-var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`) })
-
-// CheckName accepts names of 1–100 letters, digits, '.', '_' and '-',
-// starting with a letter or digit: safe in URLs and file names.
-func CheckName(name string) error {
-	if !validName().MatchString(name) {
-		return fmt.Errorf("%w: %s (1–100 letters, digits, '.', '_', '-', starting with a letter or digit)", ErrBadName, quote.Short(name))
-	}
-	return nil
-}
 
 // Study is one study's state in memory: its policy, rebuilt by replaying
 // every recorded ask, tell, retraction and fit. It changes only by
@@ -294,7 +260,7 @@ func (s *Study) apply(e store.Event) error {
 	case "fit":
 		return s.applyFit(e)
 	}
-	return fmt.Errorf("%w: event %d: unknown kind %s", ErrReplay, e.Seq, quote.Short(e.Kind))
+	return fmt.Errorf("%w: event %d: unknown kind %s", api.ErrReplay, e.Seq, quote.Short(e.Kind))
 }
 
 // applyAsk takes the policy's ask for ask event e, which must be the
@@ -305,15 +271,15 @@ func (s *Study) applyAsk(e store.Event) error {
 		// The context the ask was made in: the same as the policy's
 		// live (SetContext keeps its state then), a new one on replay.
 		if err := bandit.SetContext(s.pol, e.Context); err != nil {
-			return fmt.Errorf("%w: event %d: %w", ErrReplay, e.Seq, err)
+			return fmt.Errorf("%w: event %d: %w", api.ErrReplay, e.Seq, err)
 		}
 	}
 	a, err := s.nextAsk()
 	if err != nil {
-		return fmt.Errorf("%w: event %d: %w", ErrReplay, e.Seq, err)
+		return fmt.Errorf("%w: event %d: %w", api.ErrReplay, e.Seq, err)
 	}
 	if a.Index != e.Index || (a.Index < 0 && !slices.Equal(a.X, e.X)) {
-		return fmt.Errorf("%w: event %d: the recorded ask is action %d, the policy now suggests %d; the study was recorded by a safegp whose policy behaves differently (export its observations and replay them as index tells into a new study)", ErrReplay, e.Seq, e.Index, a.Index)
+		return fmt.Errorf("%w: event %d: the recorded ask is action %d, the policy now suggests %d; the study was recorded by a safegp whose policy behaves differently (export its observations and replay them as index tells into a new study)", api.ErrReplay, e.Seq, e.Index, a.Index)
 	}
 	s.asks[e.Ask] = len(s.events)
 	s.events = append(s.events, e)
@@ -337,11 +303,11 @@ func (s *Study) applyTell(e store.Event) error {
 			}
 		}
 		if k < 0 {
-			return fmt.Errorf("%w: event %d tells ask %d, which is not pending", ErrReplay, e.Seq, e.Ask)
+			return fmt.Errorf("%w: event %d tells ask %d, which is not pending", api.ErrReplay, e.Seq, e.Ask)
 		}
 		// The ask fixes the point the policy observes.
 		if a := s.events[s.asks[e.Ask]]; a.Index != e.Index || !slices.Equal(a.X, e.X) || !vec.SameBits(a.Context, e.Context) {
-			return fmt.Errorf("%w: event %d tells ask %d at action %d, the ask was action %d", ErrReplay, e.Seq, e.Ask, e.Index, a.Index)
+			return fmt.Errorf("%w: event %d tells ask %d at action %d, the ask was action %d", api.ErrReplay, e.Seq, e.Ask, e.Index, a.Index)
 		}
 	}
 	// The values against the model before it learns them, once: the
@@ -350,7 +316,7 @@ func (s *Study) applyTell(e store.Event) error {
 	s.calibrate(e.Seq, rs)
 	s.tellWarnings = s.warnings(&e, rs)
 	if err := s.pol.Tell(id, s.observation(&e)); err != nil {
-		return fmt.Errorf("%w: event %d: %w", ErrReplay, e.Seq, err)
+		return fmt.Errorf("%w: event %d: %w", api.ErrReplay, e.Seq, err)
 	}
 	if k >= 0 {
 		s.told[e.Ask] = true
@@ -380,7 +346,7 @@ func (s *Study) applyTell(e store.Event) error {
 func (s *Study) applyRetract(e store.Event) error {
 	k, ok := s.tells[e.Ref]
 	if !ok || s.retracted[e.Ref] != 0 {
-		return fmt.Errorf("%w: event %d retracts %d, which is not an observation still in force", ErrReplay, e.Seq, e.Ref)
+		return fmt.Errorf("%w: event %d retracts %d, which is not an observation still in force", api.ErrReplay, e.Seq, e.Ref)
 	}
 	s.retracted[e.Ref] = e.Seq
 	s.nObs--
@@ -404,11 +370,11 @@ func (s *Study) applyRetract(e store.Event) error {
 // again on replay.
 func (s *Study) applyFit(e store.Event) error {
 	if len(s.pending) > 0 || e.Fit == nil {
-		return fmt.Errorf("%w: event %d: a fit with an ask pending, or without its record", ErrReplay, e.Seq)
+		return fmt.Errorf("%w: event %d: a fit with an ask pending, or without its record", api.ErrReplay, e.Seq)
 	}
 	m, err := s.model.WithFit(e.Fit)
 	if err != nil {
-		return fmt.Errorf("%w: event %d: %w", ErrReplay, e.Seq, err)
+		return fmt.Errorf("%w: event %d: %w", api.ErrReplay, e.Seq, err)
 	}
 	s.fits = append(s.fits, e.Seq)
 	s.sinceFit = 0
@@ -425,160 +391,12 @@ func (s *Study) applyFit(e store.Event) error {
 	return s.rebuild()
 }
 
-// AskAnswer is what ask returns. On a box domain there are no actions:
-// Index is −1 and the JSON answer has no "index", only the point.
-type AskAnswer struct {
-	Ask   int       `json:"ask"`
-	Index int       `json:"index"`
-	X     []float64 `json:"x"`
-	// Context is the context the ask was made in, for a study with a
-	// context: X is the action to run in it.
-	Context map[string]float64 `json:"context,omitempty"`
-	// LeaseUntil is the end of the ask's lease, RFC 3339 in UTC with
-	// milliseconds, when the ask call asked for one (AskOptions).
-	LeaseUntil string `json:"lease_until,omitempty"`
-	// Lease is the lease's token, new at every leased hand-out of the
-	// ask: a heartbeat that names it renews the lease only while the ask
-	// is still this caller's (HeartbeatRequest.Lease).
-	Lease string `json:"lease,omitempty"`
-	// Trial, Params and Best are a study stated in parameters' (no index
-	// or x in its JSON): the ask's trial number, its setting, and the
-	// best safe trial so far.
-	Trial  int           `json:"-"`
-	Params space.Setting `json:"-"`
-	Best   *Best         `json:"-"`
-	// Notes say why the study may not be making progress (its safe set
-	// has not grown, notes.go) or why a batch is smaller than asked.
-	Notes []string `json:"notes,omitempty"`
-
-	box bool // the study's domain is a box: no index in the JSON
-	// shape, set by the study's units, is the answer's JSON in their
-	// terms: a study stated in parameters' trial and setting, without
-	// index or x.
-	shape func(AskAnswer) any
-}
-
-// MarshalJSON writes {"ask", "index", "x"}, or {"ask", "x"} on a box,
-// with "lease_until" and "lease" when the ask is leased.
-func (a AskAnswer) MarshalJSON() ([]byte, error) {
-	switch {
-	case a.shape != nil:
-		return json.Marshal(a.shape(a))
-	case a.box:
-		return json.Marshal(struct {
-			Ask        int       `json:"ask"`
-			X          []float64 `json:"x"`
-			LeaseUntil string    `json:"lease_until,omitempty"`
-			Lease      string    `json:"lease,omitempty"`
-			Notes      []string  `json:"notes,omitempty"`
-		}{a.Ask, a.X, a.LeaseUntil, a.Lease, a.Notes})
-	}
-	type plain AskAnswer
-	return json.Marshal(plain(a))
-}
-
-func (s *Study) answer(ask int) *AskAnswer {
+func (s *Study) answer(ask int) *api.AskAnswer {
 	e := &s.events[s.asks[ask]]
-	a := &AskAnswer{Ask: e.Ask, Index: e.Index, X: e.X, Context: s.res.contextMap(e.Context), box: s.res.Box != nil}
+	a := &api.AskAnswer{Ask: e.Ask, Index: e.Index, X: e.X, Context: s.res.contextMap(e.Context)}
 	s.u.askAnswer(s, a, e)
 	a.Notes = s.notes()
 	return a
-}
-
-// TellRequest is an observation: of the action of ask Ask, or one made
-// outside the loop, at action Index or at point X, which need not be an
-// action (exactly one of the three).
-type TellRequest struct {
-	Ask   *int      `json:"ask,omitempty"`
-	Index *int      `json:"index,omitempty"`
-	X     []float64 `json:"x,omitempty"`
-	F     *float64  `json:"f"`
-	G     []float64 `json:"g"`
-	// NoiseStd is the measurement's own noise standard deviation ≥ 0
-	// (known, heteroscedastic noise), used on the diagonal of its GP
-	// rows instead of the model's σ; nil for the model's σ.
-	NoiseStd *float64 `json:"noise_std,omitempty"`
-	// Context is the context a measurement outside the loop was made in,
-	// for a study with a context (required there, refused elsewhere); a
-	// tell of an ask has the ask's context and takes none.
-	Context map[string]float64 `json:"context,omitempty"`
-	// A study stated in parameters takes Params (a measurement outside
-	// the loop: the setting it was made at; a tell of an ask has the
-	// ask's) and Values, every outcome's by name, instead of x, index, f
-	// and g.
-	Params space.Setting      `json:"params,omitempty"`
-	Values map[string]float64 `json:"values,omitempty"`
-	// Line is the line of the file an imported row was read from
-	// (ParseImportCSV), named by the import's errors; 0 for a row that
-	// came otherwise (a JSON import's, named by its place).
-	Line int `json:"-"`
-}
-
-// CheckNoiseStd accepts a noise standard deviation: a number in
-// [0, 1e100] (its square must stay a finite variance). Errors wrap
-// ErrBadTell and name the field.
-func CheckNoiseStd(v float64) error {
-	if !(v >= 0) || !problem.InRange(v) {
-		return fmt.Errorf("%w: noise_std = %v: want the measurement's noise standard deviation, a finite number ≥ 0 (leave it out for the model's σ)", ErrBadTell, v)
-	}
-	return nil
-}
-
-// TellAnswer is what tell returns.
-type TellAnswer struct {
-	Observation int `json:"observation"` // the event's sequence number
-	// Trial is the tell's trial, and Best the best safe trial after it,
-	// of a study stated in parameters.
-	Trial     *int  `json:"trial,omitempty"`
-	Best      *Best `json:"best,omitempty"`
-	Ask       int   `json:"ask,omitempty"`
-	Index     int   `json:"index"`
-	Violation bool  `json:"violation"`
-	Violated  []int `json:"violated,omitempty"` // 1-based constraints with g_i < h_i
-	Rounds    int   `json:"rounds"`             // observations so far, not counting retracted ones
-	// Warnings flag values far from what the model expects (likely
-	// typos, see warnSigmas); the observation is recorded all the same.
-	Warnings []string `json:"warnings,omitempty"`
-	// Calibration, when the recent measurements make the model
-	// implausible (calibration.go), says so and what to do.
-	Calibration string `json:"calibration,omitempty"`
-	// ViolatedObjective is f < h_f, for a study with an objective
-	// threshold (SPEC §5, "Safe objective"): a field of its own, so that
-	// Violated keeps naming constraints g_i only and older clients read
-	// the answer as before (Violation is true either way).
-	ViolatedObjective bool `json:"violated_objective,omitempty"`
-
-	// outcomes are a study stated in parameters' outcome names (nil
-	// otherwise): its JSON names the outcomes whose limits a tell broke.
-	outcomes []string
-}
-
-// MarshalJSON writes a study stated in parameters' answer as
-// {"observation", "trial", "ask", "violation", "violated": [names],
-// "rounds", "best", "warnings"}, another's as its fields.
-func (a TellAnswer) MarshalJSON() ([]byte, error) {
-	if a.outcomes == nil {
-		type plain TellAnswer
-		return json.Marshal(plain(a))
-	}
-	var names []string
-	if a.ViolatedObjective {
-		names = append(names, a.outcomes[0])
-	}
-	for _, j := range a.Violated {
-		names = append(names, a.outcomes[j])
-	}
-	return json.Marshal(struct {
-		Observation int      `json:"observation"`
-		Trial       *int     `json:"trial"`
-		Ask         int      `json:"ask,omitempty"`
-		Violation   bool     `json:"violation"`
-		Violated    []string `json:"violated,omitempty"`
-		Rounds      int      `json:"rounds"`
-		Best        *Best    `json:"best"`
-		Warnings    []string `json:"warnings,omitempty"`
-		Calibration string   `json:"calibration,omitempty"`
-	}{a.Observation, a.Trial, a.Ask, a.Violation, names, a.Rounds, a.Best, a.Warnings, a.Calibration})
 }
 
 // warnSigmas is how far, in predictive standard deviations
@@ -588,7 +406,7 @@ func (a TellAnswer) MarshalJSON() ([]byte, error) {
 const warnSigmas = 6
 
 // decideTell makes the event of tell t, checked against the study.
-func (s *Study) decideTell(t *TellRequest) (store.Event, error) {
+func (s *Study) decideTell(t *api.TellRequest) (store.Event, error) {
 	return s.validateAt(t, len(s.events)+1, true)
 }
 
@@ -599,12 +417,12 @@ func (s *Study) decideRetract(obs int) (store.Event, error) {
 	k, ok := s.tells[obs]
 	if !ok {
 		if obs >= 1 && obs <= len(s.events) {
-			return store.Event{}, fmt.Errorf("%w: event %d of study %q is a%s, not an observation", ErrUnknownObservation, obs, s.name, map[string]string{"ask": "n ask", "retract": " retraction", "fit": " fit of the model"}[s.events[obs-1].Kind])
+			return store.Event{}, fmt.Errorf("%w: event %d of study %q is a%s, not an observation", api.ErrUnknownObservation, obs, s.name, map[string]string{"ask": "n ask", "retract": " retraction", "fit": " fit of the model"}[s.events[obs-1].Kind])
 		}
-		return store.Event{}, fmt.Errorf("%w: study %q has no observation %d", ErrUnknownObservation, s.name, obs)
+		return store.Event{}, fmt.Errorf("%w: study %q has no observation %d", api.ErrUnknownObservation, s.name, obs)
 	}
 	if r := s.retracted[obs]; r != 0 {
-		return store.Event{}, fmt.Errorf("%w: observation %d of study %q was retracted by event %d", ErrAlreadyRetracted, obs, s.name, r)
+		return store.Event{}, fmt.Errorf("%w: observation %d of study %q was retracted by event %d", api.ErrAlreadyRetracted, obs, s.name, r)
 	}
 	return store.Event{Seq: len(s.events) + 1, Kind: "retract", Ref: obs, Index: s.events[k].Index, X: s.events[k].X, Created: time.Now().UTC()}, nil
 }
@@ -612,65 +430,65 @@ func (s *Study) decideRetract(obs int) (store.Event, error) {
 // validateAt checks tell t as event seq; a tell outside the loop is
 // checked against the horizon when horizon is set (an import checks its
 // rows' total instead).
-func (s *Study) validateAt(t *TellRequest, seq int, horizon bool) (store.Event, error) {
+func (s *Study) validateAt(t *api.TellRequest, seq int, horizon bool) (store.Event, error) {
 	return s.u.validate(s, t, seq, horizon)
 }
 
 // validatePlain is validateAt for a tell in the study's own form: x or
 // index, f and g.
-func (s *Study) validatePlain(t *TellRequest, seq int, horizon bool) (store.Event, error) {
+func (s *Study) validatePlain(t *api.TellRequest, seq int, horizon bool) (store.Event, error) {
 	e := store.Event{Kind: "tell", Seq: seq, Created: time.Now().UTC()}
 	if btoi(t.Ask != nil)+btoi(t.Index != nil)+btoi(t.X != nil) > 1 {
-		return e, fmt.Errorf("%w: give exactly one of ask, index and x", ErrBadTell)
+		return e, fmt.Errorf("%w: give exactly one of ask, index and x", api.ErrBadTell)
 	}
 	switch {
 	case t.Ask != nil:
 		i, ok := s.asks[*t.Ask]
 		if !ok {
-			return e, fmt.Errorf("%w: %d is not an ask of study %q", ErrUnknownAsk, *t.Ask, s.name)
+			return e, fmt.Errorf("%w: %d is not an ask of study %q", api.ErrUnknownAsk, *t.Ask, s.name)
 		}
 		if s.told[*t.Ask] {
-			return e, fmt.Errorf("%w: ask %d of study %q", ErrAlreadyTold, *t.Ask, s.name)
+			return e, fmt.Errorf("%w: ask %d of study %q", api.ErrAlreadyTold, *t.Ask, s.name)
 		}
 		if r := s.withdrawn[*t.Ask]; r != 0 {
-			return e, fmt.Errorf("%w: ask %d of study %q was withdrawn by retraction %d, since it was chosen with the retracted value; ask again (if you ran it already, tell the measurement with index %d instead)", ErrWithdrawn, *t.Ask, s.name, r, s.events[i].Index)
+			return e, fmt.Errorf("%w: ask %d of study %q was withdrawn by retraction %d, since it was chosen with the retracted value; ask again (if you ran it already, tell the measurement with index %d instead)", api.ErrWithdrawn, *t.Ask, s.name, r, s.events[i].Index)
 		}
 		if t.Context != nil {
-			return e, fmt.Errorf("%w: context: a tell of an ask has the ask's context; leave it out", ErrBadTell)
+			return e, fmt.Errorf("%w: context: a tell of an ask has the ask's context; leave it out", api.ErrBadTell)
 		}
 		// A tell of an ask handed out is accepted even at the horizon:
 		// the experiment has been run.
 		e.Ask, e.Index, e.X, e.Context = *t.Ask, s.events[i].Index, s.events[i].X, s.events[i].Context
 	case t.Index != nil || t.X != nil:
 		if t.Index != nil && s.res.Box != nil {
-			return e, fmt.Errorf("%w: study %q has a box decision set, without action indices: tell by ask or by x", ErrBadTell, s.name)
+			return e, fmt.Errorf("%w: study %q has a box decision set, without action indices: tell by ask or by x", api.ErrBadTell, s.name)
 		}
 		if t.Index != nil && (*t.Index < 0 || *t.Index >= len(s.res.X)) {
-			return e, fmt.Errorf("%w: index %d outside the decision set's 0…%d", ErrBadTell, *t.Index, len(s.res.X)-1)
+			return e, fmt.Errorf("%w: index %d outside the decision set's 0…%d", api.ErrBadTell, *t.Index, len(s.res.X)-1)
 		}
 		if d := s.res.Dim(); t.X != nil && len(t.X) != d {
-			return e, fmt.Errorf("%w: x has %s, the decision set's actions have %d", ErrBadTell, plural.Count(len(t.X), "coordinate"), d)
+			return e, fmt.Errorf("%w: x has %s, the decision set's actions have %d", api.ErrBadTell, plural.Count(len(t.X), "coordinate"), d)
 		}
 		if b := s.res.Box; b != nil {
 			for j, v := range t.X {
 				if lh := b.Bounds[j]; !(v >= lh[0] && v <= lh[1]) {
-					return e, fmt.Errorf("%w: x%d = %v is outside the box's [%v, %v]", ErrBadTell, j+1, v, lh[0], lh[1])
+					return e, fmt.Errorf("%w: x%d = %v is outside the box's [%v, %v]", api.ErrBadTell, j+1, v, lh[0], lh[1])
 				}
 			}
 		}
 		for j, v := range t.X {
 			if !problem.InRange(v) {
-				return e, fmt.Errorf("%w: x%d = %v is not a finite number within ±1e100", ErrBadTell, j+1, v)
+				return e, fmt.Errorf("%w: x%d = %v is not a finite number within ±1e100", api.ErrBadTell, j+1, v)
 			}
 		}
 		c, err := s.contextValues(t.Context, "a tell outside the loop")
 		if err != nil {
-			return e, fmt.Errorf("%w: %w", ErrBadTell, err)
+			return e, fmt.Errorf("%w: %w", api.ErrBadTell, err)
 		}
 		e.Context = c
 		// The pending asks keep their places within the horizon.
 		if held := s.nObs + len(s.pending); horizon && held >= s.res.Spec.Horizon {
-			return e, fmt.Errorf("%w: study %q has %s and %s for a horizon of %d; an observation outside the loop would exceed it", ErrHorizon, s.name, plural.Count(s.nObs, "observation"), plural.Count(held-s.nObs, "pending ask"), s.res.Spec.Horizon)
+			return e, fmt.Errorf("%w: study %q has %s and %s for a horizon of %d; an observation outside the loop would exceed it", api.ErrHorizon, s.name, plural.Count(s.nObs, "observation"), plural.Count(held-s.nObs, "pending ask"), s.res.Spec.Horizon)
 		}
 		if t.Index != nil {
 			e.Index, e.X = *t.Index, s.res.X[*t.Index]
@@ -698,25 +516,25 @@ func (s *Study) validatePlain(t *TellRequest, seq int, horizon bool) (store.Even
 			}
 		}
 	default:
-		return e, fmt.Errorf("%w: give exactly one of ask, index and x", ErrBadTell)
+		return e, fmt.Errorf("%w: give exactly one of ask, index and x", api.ErrBadTell)
 	}
 	if t.F == nil || !problem.InRange(*t.F) {
-		return e, fmt.Errorf("%w: f must be a finite number within ±1e100", ErrBadTell)
+		return e, fmt.Errorf("%w: f must be a finite number within ±1e100", api.ErrBadTell)
 	}
 	m := s.outcomeValues()
 	switch {
 	case t.G == nil && m > 0:
-		return e, fmt.Errorf("%w: \"g\" is missing: give the %s measured", ErrBadTell, plural.Count(m, "constraint value"))
+		return e, fmt.Errorf("%w: \"g\" is missing: give the %s measured", api.ErrBadTell, plural.Count(m, "constraint value"))
 	case len(t.G) != m:
-		return e, fmt.Errorf("%w: %s given, the study has %s", ErrBadTell, plural.Count(len(t.G), "constraint value"), plural.Count(m, "constraint"))
+		return e, fmt.Errorf("%w: %s given, the study has %s", api.ErrBadTell, plural.Count(len(t.G), "constraint value"), plural.Count(m, "constraint"))
 	}
 	for i, v := range t.G {
 		if !problem.InRange(v) {
-			return e, fmt.Errorf("%w: g%d = %v is not a finite number within ±1e100", ErrBadTell, i+1, v)
+			return e, fmt.Errorf("%w: g%d = %v is not a finite number within ±1e100", api.ErrBadTell, i+1, v)
 		}
 	}
 	if t.NoiseStd != nil {
-		if err := CheckNoiseStd(*t.NoiseStd); err != nil {
+		if err := api.CheckNoiseStd(*t.NoiseStd); err != nil {
 			return e, err
 		}
 		v := *t.NoiseStd
@@ -726,27 +544,19 @@ func (s *Study) validatePlain(t *TellRequest, seq int, horizon bool) (store.Even
 	return e, nil
 }
 
-// MaxOutside bounds the observations a study holds at points outside its
-// decision set. Opening a study replays them, and each costs a forward
-// substitution through the observations before it, O(t²), so their
-// replay is O(t³) in all: measured on the project's 2-core machine, 13 s
-// at 4 000 and 107 s at 8 000 (beyond the HTTP server's 60 s write
-// timeout), and about 2 s at this bound.
-const MaxOutside = 2000
-
 // checkOutside refuses, with ErrBadTell, more observations outside the
 // decision set than MaxOutside, or when the study's memory estimate with
 // them (BytesWith) would exceed the service's limit: each holds a row of L
 // in every GP.
 func (s *Study) checkOutside(more int) error {
-	if s.outside+more > MaxOutside {
-		return fmt.Errorf("%w: study %q holds %d observations at points outside its decision set and would hold %d: at most %d, since each costs every later replay a forward substitution through all the observations before it (O(t³) in all: about 2 s at %d, 13 s at 4 000, 2 min at 8 000 on a 2-core machine); import a subset, or create the study with those points in its decision set", ErrBadTell, s.name, s.outside, s.outside+more, MaxOutside, MaxOutside)
+	if s.outside+more > api.MaxOutside {
+		return fmt.Errorf("%w: study %q holds %d observations at points outside its decision set and would hold %d: at most %d, since each costs every later replay a forward substitution through all the observations before it (O(t³) in all: about 2 s at %d, 13 s at 4 000, 2 min at 8 000 on a 2-core machine); import a subset, or create the study with those points in its decision set", api.ErrBadTell, s.name, s.outside, s.outside+more, api.MaxOutside, api.MaxOutside)
 	}
 	if s.maxMemory == 0 {
 		return nil
 	}
 	if err := s.res.CheckMemoryWith(s.maxMemory, s.outside+more); err != nil {
-		return fmt.Errorf("%w: study %q: %w", ErrBadTell, s.name, err)
+		return fmt.Errorf("%w: study %q: %w", api.ErrBadTell, s.name, err)
 	}
 	return nil
 }
@@ -922,14 +732,14 @@ func (s *Study) trialOf(ask int) (trial int, fresh bool) {
 func (s *Study) rebuild() error {
 	pol, src, err := newPolicy(s.res, &s.model, s.retracts+len(s.fits)<<20, s.nObs, s.covSwitch)
 	if err != nil {
-		return fmt.Errorf("%w: rebuild the policy: %w", ErrReplay, err)
+		return fmt.Errorf("%w: rebuild the policy: %w", api.ErrReplay, err)
 	}
 	for k := range s.events {
 		if e := &s.events[k]; e.Kind == "tell" && s.retracted[e.Seq] == 0 {
 			o := s.observation(e)
 			o.Index, o.X = e.Index, pointOf(e)
 			if err := pol.Tell(0, o); err != nil {
-				return fmt.Errorf("%w: rebuild the policy: event %d: %w", ErrReplay, e.Seq, err)
+				return fmt.Errorf("%w: rebuild the policy: event %d: %w", api.ErrReplay, e.Seq, err)
 			}
 		}
 	}
@@ -952,7 +762,7 @@ func (s *Study) lastContext() error {
 	for k := len(s.events) - 1; k >= 0; k-- {
 		if e := &s.events[k]; e.Kind == "ask" {
 			if err := bandit.SetContext(s.pol, e.Context); err != nil {
-				return fmt.Errorf("%w: event %d: %w", ErrReplay, e.Seq, err)
+				return fmt.Errorf("%w: event %d: %w", api.ErrReplay, e.Seq, err)
 			}
 			return nil
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 	"github.com/safegp/safegp/study/exchange"
 )
 
@@ -71,7 +72,7 @@ func drive(t *testing.T, v *study.Service, name string, rounds int) []int {
 		}
 		f, g := truth(a.X[0])
 		id := a.Ask
-		if _, err := v.Tell(ctx, name, &study.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
+		if _, err := v.Tell(ctx, name, &api.TellRequest{Ask: &id, F: &f, G: g}); err != nil {
 			t.Fatal(err)
 		}
 		got = append(got, a.Index)
@@ -131,28 +132,28 @@ func TestBadTellsChangeNothing(t *testing.T) {
 	id, other, bad, far := a.Ask, a.Ask+7, -1, 21
 	cases := []struct {
 		name string
-		req  study.TellRequest
+		req  api.TellRequest
 		want error
 	}{
-		{"NaN f", study.TellRequest{Ask: &id, F: &nan, G: []float64{1}}, study.ErrBadTell},
-		{"Inf g", study.TellRequest{Ask: &id, F: &one, G: []float64{inf}}, study.ErrBadTell},
-		{"too many g", study.TellRequest{Ask: &id, F: &one, G: []float64{1, 2}}, study.ErrBadTell},
-		{"no g", study.TellRequest{Ask: &id, F: &one, G: []float64{}}, study.ErrBadTell},
-		{"unknown ask", study.TellRequest{Ask: &other, F: &one, G: []float64{1}}, study.ErrUnknownAsk},
-		{"index below", study.TellRequest{Index: &bad, F: &one, G: []float64{1}}, study.ErrBadTell},
-		{"index above", study.TellRequest{Index: &far, F: &one, G: []float64{1}}, study.ErrBadTell},
-		{"both", study.TellRequest{Ask: &id, Index: &id, F: &one, G: []float64{1}}, study.ErrBadTell},
-		{"ask and x", study.TellRequest{Ask: &id, X: []float64{1}, F: &one, G: []float64{1}}, study.ErrBadTell},
-		{"index and x", study.TellRequest{Index: &id, X: []float64{1}, F: &one, G: []float64{1}}, study.ErrBadTell},
-		{"x of two coordinates", study.TellRequest{X: []float64{1, 2}, F: &one, G: []float64{1}}, study.ErrBadTell},
-		{"x NaN", study.TellRequest{X: []float64{nan}, F: &one, G: []float64{1}}, study.ErrBadTell},
-		{"x Inf", study.TellRequest{X: []float64{-inf}, F: &one, G: []float64{1}}, study.ErrBadTell},
-		{"x with bad g", study.TellRequest{X: []float64{1.1}, F: &one, G: []float64{nan}}, study.ErrBadTell},
-		{"neither", study.TellRequest{F: &one, G: []float64{1}}, study.ErrBadTell},
-		{"no f", study.TellRequest{Ask: &id, G: []float64{1}}, study.ErrBadTell},
-		{"negative noise_std", study.TellRequest{Ask: &id, F: &one, G: []float64{1}, NoiseStd: &neg}, study.ErrBadTell},
-		{"NaN noise_std", study.TellRequest{Ask: &id, F: &one, G: []float64{1}, NoiseStd: &nan}, study.ErrBadTell},
-		{"Inf noise_std", study.TellRequest{X: []float64{1.1}, F: &one, G: []float64{1}, NoiseStd: &inf}, study.ErrBadTell},
+		{"NaN f", api.TellRequest{Ask: &id, F: &nan, G: []float64{1}}, api.ErrBadTell},
+		{"Inf g", api.TellRequest{Ask: &id, F: &one, G: []float64{inf}}, api.ErrBadTell},
+		{"too many g", api.TellRequest{Ask: &id, F: &one, G: []float64{1, 2}}, api.ErrBadTell},
+		{"no g", api.TellRequest{Ask: &id, F: &one, G: []float64{}}, api.ErrBadTell},
+		{"unknown ask", api.TellRequest{Ask: &other, F: &one, G: []float64{1}}, api.ErrUnknownAsk},
+		{"index below", api.TellRequest{Index: &bad, F: &one, G: []float64{1}}, api.ErrBadTell},
+		{"index above", api.TellRequest{Index: &far, F: &one, G: []float64{1}}, api.ErrBadTell},
+		{"both", api.TellRequest{Ask: &id, Index: &id, F: &one, G: []float64{1}}, api.ErrBadTell},
+		{"ask and x", api.TellRequest{Ask: &id, X: []float64{1}, F: &one, G: []float64{1}}, api.ErrBadTell},
+		{"index and x", api.TellRequest{Index: &id, X: []float64{1}, F: &one, G: []float64{1}}, api.ErrBadTell},
+		{"x of two coordinates", api.TellRequest{X: []float64{1, 2}, F: &one, G: []float64{1}}, api.ErrBadTell},
+		{"x NaN", api.TellRequest{X: []float64{nan}, F: &one, G: []float64{1}}, api.ErrBadTell},
+		{"x Inf", api.TellRequest{X: []float64{-inf}, F: &one, G: []float64{1}}, api.ErrBadTell},
+		{"x with bad g", api.TellRequest{X: []float64{1.1}, F: &one, G: []float64{nan}}, api.ErrBadTell},
+		{"neither", api.TellRequest{F: &one, G: []float64{1}}, api.ErrBadTell},
+		{"no f", api.TellRequest{Ask: &id, G: []float64{1}}, api.ErrBadTell},
+		{"negative noise_std", api.TellRequest{Ask: &id, F: &one, G: []float64{1}, NoiseStd: &neg}, api.ErrBadTell},
+		{"NaN noise_std", api.TellRequest{Ask: &id, F: &one, G: []float64{1}, NoiseStd: &nan}, api.ErrBadTell},
+		{"Inf noise_std", api.TellRequest{X: []float64{1.1}, F: &one, G: []float64{1}, NoiseStd: &inf}, api.ErrBadTell},
 	}
 	for _, c := range cases {
 		if _, err := v.Tell(ctx, "s", &c.req); !errors.Is(err, c.want) {
@@ -164,19 +165,19 @@ func TestBadTellsChangeNothing(t *testing.T) {
 		t.Fatalf("%d observations after only bad tells", len(obs))
 	}
 	// A good tell, then the same ask again: already told.
-	ans, err := v.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &one, G: []float64{-0.5}})
+	ans, err := v.Tell(ctx, "s", &api.TellRequest{Ask: &id, F: &one, G: []float64{-0.5}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !ans.Violation || len(ans.Violated) != 1 || ans.Violated[0] != 1 || ans.Rounds != 1 {
 		t.Errorf("violation not reported: %+v", ans)
 	}
-	if _, err := v.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &one, G: []float64{1}}); !errors.Is(err, study.ErrAlreadyTold) {
+	if _, err := v.Tell(ctx, "s", &api.TellRequest{Ask: &id, F: &one, G: []float64{1}}); !errors.Is(err, api.ErrAlreadyTold) {
 		t.Errorf("second tell of ask %d: %v", id, err)
 	}
 	// An observation made outside the loop, by index.
 	idx := 3
-	if _, err := v.Tell(ctx, "s", &study.TellRequest{Index: &idx, F: &one, G: []float64{0.2}}); err != nil {
+	if _, err := v.Tell(ctx, "s", &api.TellRequest{Index: &idx, F: &one, G: []float64{0.2}}); err != nil {
 		t.Fatal(err)
 	}
 	sum, _ := v.Show(ctx, "s")
@@ -204,8 +205,8 @@ func TestSpecErrors(t *testing.T) {
 		if err == nil {
 			_, err = s.Resolve(".")
 		}
-		if !errors.Is(err, study.ErrSpec) || !strings.Contains(err.Error(), c.key) {
-			t.Errorf("%s: got %v, want ErrSpec naming %s", c.name, err, c.key)
+		if !errors.Is(err, api.ErrSpec) || !strings.Contains(err.Error(), c.key) {
+			t.Errorf("%s: got %v, want api.ErrSpec naming %s", c.name, err, c.key)
 		}
 	}
 }
@@ -253,7 +254,7 @@ func TestInspectDoesNotChangeTheFuture(t *testing.T) {
 			t.Fatal(err)
 		}
 		idx, f, g := 10, 0.5, []float64{1}
-		if _, err := v.Tell(ctx, "s", &study.TellRequest{Index: &idx, F: &f, G: g}); err != nil {
+		if _, err := v.Tell(ctx, "s", &api.TellRequest{Index: &idx, F: &f, G: g}); err != nil {
 			t.Fatal(err)
 		}
 		if show {
@@ -262,7 +263,7 @@ func TestInspectDoesNotChangeTheFuture(t *testing.T) {
 			}
 		}
 		f2, id := 0.4, a.Ask
-		if _, err := v.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &f2, G: g}); err != nil {
+		if _, err := v.Tell(ctx, "s", &api.TellRequest{Ask: &id, F: &f2, G: g}); err != nil {
 			t.Fatal(err)
 		}
 		next, err := v.Ask(ctx, "s")
@@ -305,8 +306,8 @@ func TestTellAtPoints(t *testing.T) {
 		}
 		drive(t, s, "s", 6)
 	}
-	var pending *study.AskAnswer
-	var at study.Observation
+	var pending *api.AskAnswer
+	var at api.Observation
 	f, g := truth(2.05)
 	f2, g2 := truth(2.2)
 	for _, s := range []*study.Service{v, r} {
@@ -314,14 +315,14 @@ func TestTellAtPoints(t *testing.T) {
 		if pending, err = s.Ask(ctx, "s"); err != nil { // stays pending across the tells below
 			t.Fatal(err)
 		}
-		ans, err := s.Tell(ctx, "s", &study.TellRequest{X: []float64{2.05}, F: &f, G: g})
+		ans, err := s.Tell(ctx, "s", &api.TellRequest{X: []float64{2.05}, F: &f, G: g})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if ans.Index != -1 || ans.Ask != 0 || ans.Rounds != 7 {
 			t.Errorf("tell at 2.05, between actions: %+v, want index −1, round 7", ans)
 		}
-		if ans, err := s.Tell(ctx, "s", &study.TellRequest{X: []float64{2.2}, F: &f2, G: g2}); err != nil || ans.Index != 11 {
+		if ans, err := s.Tell(ctx, "s", &api.TellRequest{X: []float64{2.2}, F: &f2, G: g2}); err != nil || ans.Index != 11 {
 			t.Errorf("tell at 2.2, action 11: %+v %v", ans, err)
 		}
 		if again, err := s.Ask(ctx, "s"); err != nil || again.Ask != pending.Ask || again.Index != pending.Index {
@@ -352,7 +353,7 @@ func TestTellAtPoints(t *testing.T) {
 	next := func(s *study.Service) []int {
 		id := pending.Ask
 		fp, gp := truth(pending.X[0])
-		if _, err := s.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &fp, G: gp}); err != nil {
+		if _, err := s.Tell(ctx, "s", &api.TellRequest{Ask: &id, F: &fp, G: gp}); err != nil {
 			t.Fatal(err)
 		}
 		return drive(t, s, "s", 5)
@@ -404,16 +405,16 @@ func TestTellNoiseStd(t *testing.T) {
 		}
 		f, g := truth(a.X[0])
 		id := a.Ask
-		if _, err := s.Tell(ctx, "s", &study.TellRequest{Ask: &id, F: &f, G: g, NoiseStd: noise(&big)}); err != nil {
+		if _, err := s.Tell(ctx, "s", &api.TellRequest{Ask: &id, F: &f, G: g, NoiseStd: noise(&big)}); err != nil {
 			t.Fatal(err)
 		}
 		idx := 12
 		f, g = truth(2.4)
-		if _, err := s.Tell(ctx, "s", &study.TellRequest{Index: &idx, F: &f, G: g, NoiseStd: noise(&zero)}); err != nil {
+		if _, err := s.Tell(ctx, "s", &api.TellRequest{Index: &idx, F: &f, G: g, NoiseStd: noise(&zero)}); err != nil {
 			t.Fatal(err)
 		}
 		f, g = truth(1.77)
-		if _, err := s.Tell(ctx, "s", &study.TellRequest{X: []float64{1.77}, F: &f, G: g, NoiseStd: noise(&small)}); err != nil {
+		if _, err := s.Tell(ctx, "s", &api.TellRequest{X: []float64{1.77}, F: &f, G: g, NoiseStd: noise(&small)}); err != nil {
 			t.Fatal(err)
 		}
 		drive(t, s, "s", 3)

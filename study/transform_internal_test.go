@@ -10,6 +10,7 @@ import (
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/space"
+	"github.com/safegp/safegp/study/api"
 )
 
 // transformSpec: one outcome m limited on both sides (two conditions,
@@ -42,7 +43,7 @@ func TestTransformSafeSet(t *testing.T) {
 	createStudy(t, v, "s", transformSpec)
 	m := func(x float64) float64 { return 7.5 + 0.4*math.Sin(x) }
 	for _, x := range []float64{5, 4.5, 5.5, 4, 6, 3.5} {
-		req := &TellRequest{Params: space.Setting{"x": space.Number(x), "mode": space.String("a")},
+		req := &api.TellRequest{Params: space.Setting{"x": space.Number(x), "mode": space.String("a")},
 			Values: map[string]float64{"y": x * x, "m": m(x)}}
 		if _, err := v.Tell(ctx, "s", req); err != nil {
 			t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/safegp/safegp/space"
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // plant simulates a PI controller (gain kp, integral gain ki) closing the
@@ -293,7 +293,7 @@ func tune(tb testing.TB, c tuneCase, ns int, logf func(string, ...any)) tuneRun 
 			}
 		}
 		id := a.Ask
-		if _, err := v.Tell(ctx, "c", &study.TellRequest{Ask: &id, Values: vals}); err != nil {
+		if _, err := v.Tell(ctx, "c", &api.TellRequest{Ask: &id, Values: vals}); err != nil {
 			tb.Fatalf("trial %d: %v", trial, err)
 		}
 	}

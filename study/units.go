@@ -6,6 +6,7 @@ import (
 
 	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/store"
+	"github.com/safegp/safegp/study/api"
 )
 
 // units is the translating layer in front of the study, as Optuna's
@@ -26,7 +27,7 @@ type units interface {
 	outcomeValues(s *Study) int
 	// validate checks tell t as event seq, restated in the study's own
 	// form (Study.validatePlain).
-	validate(s *Study, t *TellRequest, seq int, horizon bool) (store.Event, error)
+	validate(s *Study, t *api.TellRequest, seq int, horizon bool) (store.Event, error)
 	// violated is Study.violated where the units judge a violation
 	// themselves (ok); !ok leaves it to the thresholds.
 	violated(e store.Event) (constraints []int, objective, ok bool)
@@ -52,14 +53,14 @@ type units interface {
 	// the study's data, nil for x1…xd, f, g1…gm.
 	names() (params, outcomes []string)
 	// The answers, in the study's terms.
-	askAnswer(s *Study, a *AskAnswer, e *store.Event)
-	tellAnswer(s *Study, a *TellAnswer, seq int)
+	askAnswer(s *Study, a *api.AskAnswer, e *store.Event)
+	tellAnswer(s *Study, a *api.TellAnswer, seq int)
 	retractAnswer(s *Study, a *RetractAnswer, observation int)
-	observation(s *Study, o *Observation, e *store.Event)
-	pending(s *Study, pa *PendingAsk, e *store.Event)
+	observation(s *Study, o *api.Observation, e *store.Event)
+	pending(s *Study, pa *api.PendingAsk, e *store.Event)
 	// summary fills Show's summary; done: nothing of the policy's best is
 	// to be added.
-	summary(s *Study, sum *Summary) (done bool)
+	summary(s *Study, sum *api.Summary) (done bool)
 	// trialTell is the observation of a trial (RetractTrial).
 	trialTell(s *Study, trial int) (int, error)
 	// Notes' words.
@@ -90,9 +91,9 @@ type cube struct{}
 func (cube) policyValues(_ *Study, e store.Event) (float64, []float64) { return e.F, e.G }
 func (cube) outcomeValues(s *Study) int                                { return len(s.res.Spec.Thresholds) }
 
-func (cube) validate(s *Study, t *TellRequest, seq int, horizon bool) (store.Event, error) {
+func (cube) validate(s *Study, t *api.TellRequest, seq int, horizon bool) (store.Event, error) {
 	if t.Params != nil || t.Values != nil {
-		return store.Event{}, fmt.Errorf("%w: params and values are for a study stated in parameters; this one takes x or index, f and g", ErrBadTell)
+		return store.Event{}, fmt.Errorf("%w: params and values are for a study stated in parameters; this one takes x or index, f and g", api.ErrBadTell)
 	}
 	return s.validatePlain(t, seq, horizon)
 }
@@ -107,12 +108,12 @@ func (cube) raw(*Study) func(int, float64) float64 {
 }
 func (cube) told(_ store.Event, _ int, v float64) float64         { return v }
 func (cube) names() ([]string, []string)                          { return nil, nil }
-func (cube) askAnswer(*Study, *AskAnswer, *store.Event)           {}
-func (cube) tellAnswer(*Study, *TellAnswer, int)                  {}
+func (cube) askAnswer(*Study, *api.AskAnswer, *store.Event)       {}
+func (cube) tellAnswer(*Study, *api.TellAnswer, int)              {}
 func (cube) retractAnswer(*Study, *RetractAnswer, int)            {}
-func (cube) observation(*Study, *Observation, *store.Event)       {}
-func (cube) pending(*Study, *PendingAsk, *store.Event)            {}
-func (cube) summary(*Study, *Summary) bool                        { return false }
+func (cube) observation(*Study, *api.Observation, *store.Event)   {}
+func (cube) pending(*Study, *api.PendingAsk, *store.Event)        {}
+func (cube) summary(*Study, *api.Summary) bool                    { return false }
 func (cube) unit() string                                         { return "action" }
 func (cube) hints(*Resolved) []string                             { return nil }
 func (cube) paramSpace() *space.Space                             { return nil }
@@ -132,7 +133,7 @@ func (cube) gpNames(s *Study) []string {
 func (cube) constraintLabel(_ []string, i int) string { return fmt.Sprintf("constraint %d", i+1) }
 
 func (cube) trialTell(s *Study, _ int) (int, error) {
-	return 0, fmt.Errorf("%w: study %q is not stated in parameters and has no trials: retract an observation", ErrUnknownObservation, s.name)
+	return 0, fmt.Errorf("%w: study %q is not stated in parameters and has no trials: retract an observation", api.ErrUnknownObservation, s.name)
 }
 
 // storedSpec records a finite decision set's actions inline, its seed set

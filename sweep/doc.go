@@ -13,6 +13,6 @@
 // The package knows the experiment package and the output-folder rules
 // (internal/outdir); it holds no algorithm of its own.
 //
-// Layer 8 (docs/layout.md): it may import experiment, plot and internal
+// Layer 9 (docs/layout.md): it may import experiment, plot and internal
 // packages; never study, store, server or reproduce.
 package sweep

@@ -9,6 +9,7 @@ import (
 
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 	"github.com/safegp/safegp/study/exchange"
 )
 
@@ -19,9 +20,9 @@ import (
 // same bytes either way (printJSON): one encoding, two transports.
 type backend interface {
 	create(ctx context.Context, name string, spec []byte, res *study.Resolved) error
-	ask(ctx context.Context, name string, opt study.AskOptions, batch bool) ([]byte, error)
-	heartbeat(ctx context.Context, name string, req *study.HeartbeatRequest) ([]byte, error)
-	tell(ctx context.Context, name string, req *study.TellRequest) ([]byte, error)
+	ask(ctx context.Context, name string, opt api.AskOptions, batch bool) ([]byte, error)
+	heartbeat(ctx context.Context, name string, req *api.HeartbeatRequest) ([]byte, error)
+	tell(ctx context.Context, name string, req *api.TellRequest) ([]byte, error)
 	// constraints is the number of the study's constraints.
 	constraints(ctx context.Context, name string) (int, error)
 	// importCSV imports the CSV body (ParseImportCSV's format).
@@ -104,23 +105,23 @@ func (l *local) create(ctx context.Context, name string, _ []byte, res *study.Re
 	return retryWrite(func() error { return l.svc.Create(ctx, name, res) })
 }
 
-func (l *local) ask(ctx context.Context, name string, opt study.AskOptions, batch bool) ([]byte, error) {
-	var as []*study.AskAnswer
+func (l *local) ask(ctx context.Context, name string, opt api.AskOptions, batch bool) ([]byte, error) {
+	var as []*api.AskAnswer
 	if err := retryWrite(func() (err error) { as, err = l.svc.AskBatch(ctx, name, opt); return err }); err != nil {
 		return nil, err
 	}
 	if batch {
-		return encodeAnswer(study.NewBatchAnswer(as))
+		return encodeAnswer(api.NewBatchAnswer(as))
 	}
 	return encodeAnswer(as[0])
 }
 
-func (l *local) heartbeat(ctx context.Context, name string, req *study.HeartbeatRequest) ([]byte, error) {
-	return answer(func() (*study.LeaseAnswer, error) { return l.svc.Heartbeat(ctx, name, req) })
+func (l *local) heartbeat(ctx context.Context, name string, req *api.HeartbeatRequest) ([]byte, error) {
+	return answer(func() (*api.LeaseAnswer, error) { return l.svc.Heartbeat(ctx, name, req) })
 }
 
-func (l *local) tell(ctx context.Context, name string, req *study.TellRequest) ([]byte, error) {
-	return answer(func() (*study.TellAnswer, error) { return l.svc.Tell(ctx, name, req) })
+func (l *local) tell(ctx context.Context, name string, req *api.TellRequest) ([]byte, error) {
+	return answer(func() (*api.TellAnswer, error) { return l.svc.Tell(ctx, name, req) })
 }
 
 func (l *local) constraints(ctx context.Context, name string) (int, error) {
@@ -139,8 +140,8 @@ func (l *local) importCSV(ctx context.Context, name string, body []byte, repeat 
 	if err != nil {
 		return nil, err
 	}
-	return answer(func() (*study.ImportAnswer, error) {
-		return l.svc.ImportWith(ctx, name, rows, study.ImportOptions{Repeat: repeat})
+	return answer(func() (*api.ImportAnswer, error) {
+		return l.svc.ImportWith(ctx, name, rows, api.ImportOptions{Repeat: repeat})
 	})
 }
 

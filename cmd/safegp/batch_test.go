@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // TestStudyBatchCLI drives batches and leases through the command line,
@@ -43,16 +43,16 @@ func TestStudyBatchCLI(t *testing.T) {
 	must("create", spec)
 	// Four rounds one at a time widen the safe set beyond the seeds.
 	for range 4 {
-		var a study.AskAnswer
+		var a api.AskAnswer
 		if err := json.Unmarshal([]byte(must("ask")), &a); err != nil {
 			t.Fatal(err)
 		}
 		must("tell", "--ask", itoa(a.Ask), "--f", "0.3", "--g", "0.9,0.8")
 	}
-	batch := func(args ...string) []study.AskAnswer {
+	batch := func(args ...string) []api.AskAnswer {
 		t.Helper()
 		var b struct {
-			Asks []study.AskAnswer `json:"asks"`
+			Asks []api.AskAnswer `json:"asks"`
 		}
 		out := must(append([]string{"ask"}, args...)...)
 		if err := json.Unmarshal([]byte(out), &b); err != nil || b.Asks == nil {
@@ -60,7 +60,7 @@ func TestStudyBatchCLI(t *testing.T) {
 		}
 		return b.Asks
 	}
-	ids := func(as []study.AskAnswer) []int {
+	ids := func(as []api.AskAnswer) []int {
 		var v []int
 		for _, a := range as {
 			v = append(v, a.Ask)
@@ -81,7 +81,7 @@ func TestStudyBatchCLI(t *testing.T) {
 	if len(b2) != 2 || slices.ContainsFunc(ids(b2), func(id int) bool { return slices.Contains(ids(b1), id) }) {
 		t.Fatalf("second command's batch %v shares asks with the leased %v", ids(b2), ids(b1))
 	}
-	var plain study.AskAnswer
+	var plain api.AskAnswer
 	out := must("ask")
 	if err := json.Unmarshal([]byte(out), &plain); err != nil || strings.Contains(out, "asks") || strings.Contains(out, "lease_until") {
 		t.Fatalf("plain ask: %q", out)
@@ -89,11 +89,11 @@ func TestStudyBatchCLI(t *testing.T) {
 	if slices.Contains(append(ids(b1), ids(b2)...), plain.Ask) {
 		t.Fatalf("plain ask %d is a leased one", plain.Ask)
 	}
-	var hb study.LeaseAnswer
+	var hb api.LeaseAnswer
 	if err := json.Unmarshal([]byte(must("heartbeat", "--ask", itoa(b1[0].Ask), "--lease", "60")), &hb); err != nil || hb.Ask != b1[0].Ask || hb.LeaseUntil == "" {
 		t.Fatalf("heartbeat: %+v (%v)", hb, err)
 	}
-	var single study.AskAnswer
+	var single api.AskAnswer
 	if err := json.Unmarshal([]byte(must("ask", "--lease", "30")), &single); err != nil || single.Ask != plain.Ask || single.LeaseUntil == "" {
 		t.Fatalf("ask --lease 30: %+v (%v), want the plain ask %d, now leased", single, err, plain.Ask)
 	}
@@ -110,10 +110,10 @@ func TestStudyBatchCLI(t *testing.T) {
 		args []string
 		want error
 	}{
-		{[]string{"ask", "--count", "65"}, study.ErrBadAsk},
-		{[]string{"ask", "--lease", "-3"}, study.ErrBadAsk},
-		{[]string{"heartbeat", "--ask", "999", "--lease", "5"}, study.ErrUnknownAsk},
-		{[]string{"heartbeat", "--ask", itoa(b1[0].Ask), "--lease", "0"}, study.ErrBadHeartbeat},
+		{[]string{"ask", "--count", "65"}, api.ErrBadAsk},
+		{[]string{"ask", "--lease", "-3"}, api.ErrBadAsk},
+		{[]string{"heartbeat", "--ask", "999", "--lease", "5"}, api.ErrUnknownAsk},
+		{[]string{"heartbeat", "--ask", itoa(b1[0].Ask), "--lease", "0"}, api.ErrBadHeartbeat},
 	} {
 		if _, err := do(c.args...); !errors.Is(err, c.want) {
 			t.Errorf("%v: %v, want %v", c.args, err, c.want)

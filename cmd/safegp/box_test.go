@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // TestStudyBox drives a 3-D box study through the CLI: asks with index −1
@@ -44,7 +44,7 @@ seed: 1
 		if err != nil {
 			t.Fatal(err)
 		}
-		var a study.AskAnswer
+		var a api.AskAnswer
 		// A box has no actions: the answer names the point, no index.
 		if err := json.Unmarshal([]byte(out), &a); err != nil || strings.Contains(out, "index") || len(a.X) != 3 {
 			t.Fatalf("ask %q: %+v %v", out, a, err)

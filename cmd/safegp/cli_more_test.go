@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // spec1D is a 1-D study with two constraints.
@@ -53,7 +53,7 @@ func TestStudyCLI1D(t *testing.T) {
 	if out := must("study", "create", spec, "--db", db); !strings.Contains(out, "41 actions, 2 seed actions") {
 		t.Errorf("create: %q", out)
 	}
-	var a study.AskAnswer
+	var a api.AskAnswer
 	json.Unmarshal([]byte(must("study", "ask", "--db", db)), &a)
 	must("study", "tell", "--db", db, "--ask", itoa(a.Ask), "--f", "0.3", "--g", "0.5, 0.2")
 	must("study", "tell", "--db", db, "--index", "12", "--f", "0.1", "--g", "0.4,-2") // violates g2
@@ -63,7 +63,7 @@ func TestStudyCLI1D(t *testing.T) {
 	if err != nil || !strings.Contains(out, `"observation":3`) || !strings.Contains(stderr, "ask "+itoa(a.Ask)+" was withdrawn") {
 		t.Fatalf("retract: %v, %q, %q", err, out, stderr)
 	}
-	if _, _, err := do("study", "retract", "--db", db); !errors.Is(err, study.ErrBadRetract) || !strings.Contains(err.Error(), "--observation") {
+	if _, _, err := do("study", "retract", "--db", db); !errors.Is(err, api.ErrBadRetract) || !strings.Contains(err.Error(), "--observation") {
 		t.Errorf("retract without --observation: %v", err)
 	}
 	json.Unmarshal([]byte(must("study", "ask", "--db", db)), &a)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // specContext is spec1D with a context: the temperature and the load.
@@ -55,7 +55,7 @@ func TestStudyCLIContext(t *testing.T) {
 		{[]string{"study", "posterior", writeFile(t, dir, "p.csv", "x1\n1\n2\n")}, "context is missing"},
 	} {
 		_, err := do(c.args...)
-		if !errors.Is(err, study.ErrBadContext) || exitCode(err) != 1 || !strings.Contains(err.Error(), c.msg) {
+		if !errors.Is(err, api.ErrBadContext) || exitCode(err) != 1 || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%v: %v (exit %d), want exit 1 mentioning %q", c.args, err, exitCode(err), c.msg)
 		}
 	}
@@ -66,20 +66,20 @@ func TestStudyCLIContext(t *testing.T) {
 		{"x1,temperature,load,f,g1,g2,violation\n1.5,19,0.2,0.2,0.5,0.1,false\n", `header: unexpected column "violation" (want x1,temperature,load,f,g1,g2[,noise_std])`},
 	} {
 		_, err := do("study", "import", writeFile(t, dir, "bad.csv", c.csv))
-		if !errors.Is(err, study.ErrBadImport) || exitCode(err) != 1 || !strings.Contains(err.Error(), c.msg) {
+		if !errors.Is(err, api.ErrBadImport) || exitCode(err) != 1 || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("import %q: %v (exit %d), want exit 1 mentioning %q", c.csv, err, exitCode(err), c.msg)
 		}
 	}
 	if out := must("study", "show"); !strings.Contains(out, "context: temperature, load; current none yet") || !strings.Contains(out, "rounds: 0") {
 		t.Errorf("show after bad input:\n%s", out)
 	}
-	var a study.AskAnswer
+	var a api.AskAnswer
 	if err := json.Unmarshal([]byte(must("study", "ask", "--context", "temperature=21.5,load=0.3")), &a); err != nil || a.Context["temperature"] != 21.5 || a.Context["load"] != 0.3 {
 		t.Fatalf("ask: %+v (%v)", a, err)
 	}
 	// Another context with ask a pending: a new ask there; a stays
 	// pending in its own, and is told after it.
-	var b study.AskAnswer
+	var b api.AskAnswer
 	if err := json.Unmarshal([]byte(must("study", "ask", "--context", "temperature=22,load=0.3")), &b); err != nil || b.Ask == a.Ask || b.Context["temperature"] != 22 {
 		t.Fatalf("ask in another context with ask %d pending: %+v (%v)", a.Ask, b, err)
 	}

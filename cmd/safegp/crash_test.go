@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // startServerLog starts `safegp serve` like startServer and also hands
@@ -90,7 +90,7 @@ func tellLoop(url string, next *int) (sent []sentTell, diedInTell bool) {
 		return json.NewDecoder(resp.Body).Decode(out)
 	}
 	for {
-		var a study.AskAnswer
+		var a api.AskAnswer
 		if err := postJSON("/v1/studies/s/ask", "", &a); err != nil {
 			return sent, false
 		}
@@ -98,7 +98,7 @@ func tellLoop(url string, next *int) (sent []sentTell, diedInTell bool) {
 		f, g := problem1D(a.X[0])
 		st := sentTell{ask: a.Ask, f: f + float64(*next)*1e-7, g: g}
 		sent = append(sent, st)
-		var ans study.TellAnswer
+		var ans api.TellAnswer
 		err := postJSON("/v1/studies/s/tell", fmt.Sprintf(`{"ask": %d, "f": %v, "g": [%v]}`, st.ask, st.f, st.g), &ans)
 		if err != nil {
 			return sent, true
@@ -142,7 +142,7 @@ func TestCrashDuringWrites(t *testing.T) {
 		url, cmd, _ = startServerLog(t, db)
 
 		// What the restarted server holds.
-		var obs []study.Observation
+		var obs []api.Observation
 		resp, err := http.Get(url + "/v1/studies/s/observations")
 		if err != nil {
 			t.Fatal(err)
@@ -152,7 +152,7 @@ func TestCrashDuringWrites(t *testing.T) {
 		}
 		json.NewDecoder(resp.Body).Decode(&obs)
 		resp.Body.Close()
-		stored := map[int]study.Observation{} // by ask
+		stored := map[int]api.Observation{} // by ask
 		for _, o := range obs {
 			stored[o.Ask] = o
 		}
@@ -209,8 +209,8 @@ func TestCrashDuringWrites(t *testing.T) {
 	}
 }
 
-func mapOf(obs []study.Observation) map[int]study.Observation {
-	m := map[int]study.Observation{}
+func mapOf(obs []api.Observation) map[int]api.Observation {
+	m := map[int]api.Observation{}
 	for _, o := range obs {
 		m[o.Ask] = o
 	}
@@ -226,7 +226,7 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 	if code := post(t, url+"/v1/studies", `{"name": "s", "spec": `+crashSpec+`}`, nil); code != 201 {
 		t.Fatalf("create: %d", code)
 	}
-	var a study.AskAnswer
+	var a api.AskAnswer
 	if code := post(t, url+"/v1/studies/s/ask", "", &a); code != 200 {
 		t.Fatalf("ask: %d", code)
 	}
@@ -278,7 +278,7 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no answer to the request in flight: %v", err)
 	}
-	var ans study.TellAnswer
+	var ans api.TellAnswer
 	json.NewDecoder(resp.Body).Decode(&ans)
 	resp.Body.Close()
 	if resp.StatusCode != 200 || ans.Ask != a.Ask || ans.Rounds != 1 {
@@ -295,7 +295,7 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 		t.Fatal("server did not stop within 20 s of SIGTERM")
 	}
 	url, _, _ = startServerLog(t, db)
-	var sum study.Summary
+	var sum api.Summary
 	resp2, err := http.Get(url + "/v1/studies/s")
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 	"github.com/safegp/safegp/study/exchange"
 )
 
@@ -61,8 +62,8 @@ func TestImportCLI(t *testing.T) {
 	for _, err := range []error{
 		live.Create(ctx, "default", res),
 		second(live.Import(ctx, "default", rows)),
-		second(live.Tell(ctx, "default", &study.TellRequest{X: []float64{1.63}, F: &f1, G: []float64{0.953}, NoiseStd: &noise})),
-		second(live.Tell(ctx, "default", &study.TellRequest{X: []float64{1.01}, F: &f2, G: []float64{0.99}})),
+		second(live.Tell(ctx, "default", &api.TellRequest{X: []float64{1.63}, F: &f1, G: []float64{0.953}, NoiseStd: &noise})),
+		second(live.Tell(ctx, "default", &api.TellRequest{X: []float64{1.01}, F: &f2, G: []float64{0.99}})),
 		second(live.Retract(ctx, "default", 5)),
 	} {
 		if err != nil {
@@ -70,7 +71,7 @@ func TestImportCLI(t *testing.T) {
 		}
 	}
 	for round := range 4 {
-		var got study.AskAnswer
+		var got api.AskAnswer
 		if err := json.Unmarshal([]byte(safegp(t, "study", "ask", "--db", db)), &got); err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +82,7 @@ func TestImportCLI(t *testing.T) {
 		f, g := problem1D(got.X[0])
 		safegp(t, "study", "tell", "--db", db, "--ask", itoa(got.Ask), "--f", ftoa(f), "--g", ftoa(g))
 		id := want.Ask
-		if _, err := live.Tell(ctx, "default", &study.TellRequest{Ask: &id, F: &f, G: []float64{g}}); err != nil {
+		if _, err := live.Tell(ctx, "default", &api.TellRequest{Ask: &id, F: &f, G: []float64{g}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -131,7 +132,7 @@ func TestImportCLI(t *testing.T) {
 	}
 
 	points := writeFile(t, dir, "points.csv", "x1\n0.93\n1.5\n3.3\n")
-	var post study.PosteriorAnswer
+	var post api.PosteriorAnswer
 	if err := json.Unmarshal([]byte(safegp(t, "study", "posterior", "--db", db, points, "--json")), &post); err != nil {
 		t.Fatal(err)
 	}

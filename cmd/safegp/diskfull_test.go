@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // TestDiskFull is issue 24, item 9: on a full disk, opening a database
@@ -59,7 +59,7 @@ func diskFull(t *testing.T) {
 	db := filepath.Join(dir, "s.db")
 	safegp(t, "study", "create", writeSpec(t, t.TempDir()), "--db", db)
 	url, _ := startServer(t, db)
-	var a study.AskAnswer
+	var a api.AskAnswer
 	if code := post(t, url+"/v1/studies/default/ask", "", &a); code != 200 {
 		t.Fatalf("ask: %d", code)
 	}

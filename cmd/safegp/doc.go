@@ -3,5 +3,5 @@
 // systems through durable ask/tell studies, on the command line or over
 // HTTP. Run `safegp help` for the subcommands.
 //
-// Layer 9 (docs/layout.md): it may import every package; none imports it.
+// Layer 10 (docs/layout.md): it may import every package; none imports it.
 package main

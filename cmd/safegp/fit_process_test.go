@@ -11,6 +11,7 @@ import (
 
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // TestStudyFitProcesses drives a study with model.fit (every: 2) through
@@ -43,7 +44,7 @@ func TestStudyFitProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k := range 7 {
-		var a study.AskAnswer
+		var a api.AskAnswer
 		if err := json.Unmarshal([]byte(safegp(t, "study", "ask", "--db", db)), &a); err != nil {
 			t.Fatal(err)
 		}
@@ -56,11 +57,11 @@ func TestStudyFitProcesses(t *testing.T) {
 		}
 		f, g := problem1D(a.X[0])
 		safegp(t, "study", "tell", "--db", db, "--ask", strconv.Itoa(a.Ask), "--f", fmt.Sprint(f), "--g", fmt.Sprint(g))
-		if _, err := live.Tell(ctx, "default", &study.TellRequest{Ask: &b.Ask, F: &f, G: []float64{g}}); err != nil {
+		if _, err := live.Tell(ctx, "default", &api.TellRequest{Ask: &b.Ask, F: &f, G: []float64{g}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	var shown study.Summary
+	var shown api.Summary
 	if err := json.Unmarshal([]byte(safegp(t, "study", "show", "--db", db, "--json")), &shown); err != nil {
 		t.Fatal(err)
 	}

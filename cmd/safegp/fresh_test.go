@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // TestServerReadsAreFresh is issue 24, item 8, with processes: a tell
@@ -29,25 +29,25 @@ func TestServerReadsAreFresh(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var a study.AskAnswer
+	var a api.AskAnswer
 	if code := post(t, url+"/v1/studies/default/ask", "", &a); code != 200 {
 		t.Fatalf("ask: %d", code)
 	}
-	var before study.Summary
+	var before api.Summary
 	get("/v1/studies/default", &before) // the server holds the study now
 	safegp(t, "study", "tell", "--db", db, "--ask", itoa(a.Ask), "--f", "0.5", "--g", "0.5")
-	var after study.Summary
+	var after api.Summary
 	get("/v1/studies/default", &after)
 	if after.Rounds != before.Rounds+1 || after.Pending != nil {
 		t.Errorf("GET /v1/studies/default after the CLI's tell: %d rounds, pending %v; want %d and none", after.Rounds, after.Pending, before.Rounds+1)
 	}
-	var obs []study.Observation
+	var obs []api.Observation
 	get("/v1/studies/default/observations", &obs)
 	if len(obs) != 1 || obs[0].Ask != a.Ask {
 		t.Errorf("observations: %+v", obs)
 	}
 	// And the server's own next write follows on without a 409.
-	var next study.AskAnswer
+	var next api.AskAnswer
 	if code := post(t, url+"/v1/studies/default/ask", "", &next); code != 200 || next.Ask != a.Ask+2 {
 		t.Errorf("the next ask: %d %+v, want 200 and ask %d", code, next, a.Ask+2)
 	}

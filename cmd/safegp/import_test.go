@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // importSpec is a 1-D study of n actions with room for many rows.
@@ -60,7 +60,7 @@ func TestImportOverHTTP(t *testing.T) {
 	}
 	rows := importCSV(45_000, 100)
 	code, body := postCSV(t, url+"/v1/studies/big/import", rows)
-	var a study.ImportAnswer
+	var a api.ImportAnswer
 	if code != 200 || json.Unmarshal([]byte(body), &a) != nil || a.Imported != 45_000 || a.First != 1 || a.Last != 45_000 {
 		t.Fatalf("import of 45 000 rows: %d %.300s", code, body)
 	}
@@ -69,7 +69,7 @@ func TestImportOverHTTP(t *testing.T) {
 	if code != http.StatusConflict || !strings.Contains(body, "were imported at") || !strings.Contains(body, "observations 1…45000") || !strings.Contains(body, "repeat") {
 		t.Errorf("the same import again: %d %.300s, want 409 naming observations 1…45000", code, body)
 	}
-	var sum study.Summary
+	var sum api.Summary
 	resp, err := http.Get(url + "/v1/studies/big")
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // TestStudyLeaseTokenCLI: ask --lease prints each ask's lease token;
@@ -36,10 +37,10 @@ func TestStudyLeaseTokenCLI(t *testing.T) {
 		}
 		return out, errOut
 	}
-	askJSON := func(args ...string) study.AskAnswer {
+	askJSON := func(args ...string) api.AskAnswer {
 		t.Helper()
 		out, _ := must(append([]string{"ask"}, args...)...)
-		var a study.AskAnswer
+		var a api.AskAnswer
 		if err := json.Unmarshal([]byte(out), &a); err != nil {
 			t.Fatalf("ask %v: %q: %v", args, out, err)
 		}
@@ -50,7 +51,7 @@ func TestStudyLeaseTokenCLI(t *testing.T) {
 	for range 4 {
 		a := askJSON()
 		out, _ := must("tell", "--ask", itoa(a.Ask), "--f", "0.3", "--g", "0.9,0.8")
-		var ans study.TellAnswer
+		var ans api.TellAnswer
 		if err := json.Unmarshal([]byte(out), &ans); err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +76,7 @@ func TestStudyLeaseTokenCLI(t *testing.T) {
 		t.Fatalf("A's heartbeat: %v (exit %d), want ErrLeaseLost, exit 1", err, exitCode(err))
 	}
 	out, _ := must("heartbeat", "--ask", itoa(b.Ask), "--lease", "600", "--lease-token", b.Lease)
-	var hb study.LeaseAnswer
+	var hb api.LeaseAnswer
 	if err := json.Unmarshal([]byte(out), &hb); err != nil || hb.Lease != b.Lease || hb.Ask != b.Ask {
 		t.Fatalf("B's heartbeat: %q (%v), want its token kept", out, err)
 	}
@@ -85,7 +86,7 @@ func TestStudyLeaseTokenCLI(t *testing.T) {
 			t.Errorf("%v: %v (exit %d), stderr %q; want a usage error naming the flags", args, err, exitCode(err), errOut)
 		}
 	}
-	if _, _, err := do("heartbeat", "--ask", itoa(b.Ask), "--lease", "5", "--lease-token", "nope"); !errors.Is(err, study.ErrBadHeartbeat) || !strings.Contains(err.Error(), `invalid heartbeat: lease token "nope"`) {
+	if _, _, err := do("heartbeat", "--ask", itoa(b.Ask), "--lease", "5", "--lease-token", "nope"); !errors.Is(err, api.ErrBadHeartbeat) || !strings.Contains(err.Error(), `invalid heartbeat: lease token "nope"`) {
 		t.Errorf("a malformed token: %v", err)
 	}
 

@@ -14,7 +14,7 @@ import (
 	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/problem"
 	"github.com/safegp/safegp/store"
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 	"github.com/safegp/safegp/theory"
 )
 
@@ -302,16 +302,16 @@ func TestStudyCLI(t *testing.T) {
 		want string
 		is   error // the sentinel, where there is one
 	}{
-		{[]string{"study", "tell", "--db", db, "--study", "tune", "--ask", "1", "--f", "1", "--g", "1"}, "already told", study.ErrAlreadyTold},
-		{[]string{"study", "tell", "--db", db, "--study", "tune", "--ask", "77", "--f", "1", "--g", "1"}, "unknown ask", study.ErrUnknownAsk},
-		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "45", "--f", "1", "--g", "1"}, "index 45", study.ErrBadTell},
-		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "1", "--g", "Inf"}, "not a finite number", study.ErrBadTell},
-		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "1e300", "--g", "1"}, "within ±1e100", study.ErrBadTell},
-		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "1", "--g", "1,2"}, "2 constraint values", study.ErrBadTell},
-		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "1"}, "--g", study.ErrBadTell},
-		{[]string{"study", "tell", "--db", db, "--study", "tune", "--f", "1", "--g", "1"}, "--ask, --index and --x", study.ErrBadTell},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--ask", "1", "--f", "1", "--g", "1"}, "already told", api.ErrAlreadyTold},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--ask", "77", "--f", "1", "--g", "1"}, "unknown ask", api.ErrUnknownAsk},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "45", "--f", "1", "--g", "1"}, "index 45", api.ErrBadTell},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "1", "--g", "Inf"}, "not a finite number", api.ErrBadTell},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "1e300", "--g", "1"}, "within ±1e100", api.ErrBadTell},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "1", "--g", "1,2"}, "2 constraint values", api.ErrBadTell},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--index", "3", "--f", "1"}, "--g", api.ErrBadTell},
+		{[]string{"study", "tell", "--db", db, "--study", "tune", "--f", "1", "--g", "1"}, "--ask, --index and --x", api.ErrBadTell},
 		{[]string{"study", "ask", "--db", db, "--study", "nope"}, "no such study", store.ErrNotFound},
-		{[]string{"study", "ask", "--db", db, "--study", "bad name"}, "invalid study name", study.ErrBadName},
+		{[]string{"study", "ask", "--db", db, "--study", "bad name"}, "invalid study name", api.ErrBadName},
 		{[]string{"study", "ask", "--db", filepath.Join(dir, "none.db")}, "none.db", fs.ErrNotExist},
 		{[]string{"study", "create", spec, "--db", db, "--study", "tune"}, "exists already", store.ErrExists},
 		{[]string{"study", "export", "--db", db, "--study", "tune", "--format", "xml"}, "xml", nil},
@@ -348,7 +348,7 @@ func TestStudyCLI(t *testing.T) {
 		p := filepath.Join(dir, "bad-"+strings.ReplaceAll(c.name, " ", "-")+".yaml")
 		os.WriteFile(p, []byte(c.spec), 0o644)
 		fresh := filepath.Join(dir, "fresh-"+strings.ReplaceAll(c.name, " ", "-")+".db")
-		if _, err := do("study", "create", p, "--db", fresh); !errors.Is(err, study.ErrSpec) || !strings.Contains(err.Error(), c.key) {
+		if _, err := do("study", "create", p, "--db", fresh); !errors.Is(err, api.ErrSpec) || !strings.Contains(err.Error(), c.key) {
 			t.Errorf("%s: got %v, want ErrSpec naming %s", c.name, err, c.key)
 		}
 		if _, err := os.Stat(fresh); !os.IsNotExist(err) {

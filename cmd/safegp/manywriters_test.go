@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // TestWritersThroughTwoPathsAndBinaries: one database served at once by a
@@ -120,7 +120,7 @@ func TestWritersThroughTwoPathsAndBinaries(t *testing.T) {
 	}()
 	wg.Wait()
 
-	var obs []study.Observation
+	var obs []api.Observation
 	resp, err := http.Get(url + "/v1/studies/default/observations")
 	if err != nil {
 		t.Fatal(err)

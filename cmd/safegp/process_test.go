@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 var binary string // the safegp binary, built once by TestMain
@@ -134,7 +134,7 @@ func TestStudyProcessesMatchRun(t *testing.T) {
 			safegp(t, "study", "create", spec, "--db", db)
 			var got []int
 			for round := 0; round < T; round++ {
-				var a study.AskAnswer
+				var a api.AskAnswer
 				if err := json.Unmarshal([]byte(safegp(t, "study", "ask", "--db", db)), &a); err != nil {
 					t.Fatal(err)
 				}
@@ -202,7 +202,7 @@ func TestCrashSafety(t *testing.T) {
 	 "algorithm": {"name": "sgp-ucb", "phase1": "uniform", "exploration": {"fixed": 6}}, "horizon": 50, "seed": 9}`
 	session := func(url string, rounds int) {
 		for r := 0; r < rounds; r++ {
-			var a study.AskAnswer
+			var a api.AskAnswer
 			if code := post(t, url+"/v1/studies/s/ask", "", &a); code != 200 {
 				t.Fatalf("ask: %d", code)
 			}
@@ -216,7 +216,7 @@ func TestCrashSafety(t *testing.T) {
 	refURL, _ := startServer(t, filepath.Join(dir, "ref.db"))
 	post(t, refURL+"/v1/studies", `{"name": "s", "spec": `+spec+`}`, nil)
 	session(refURL, 9)
-	var want study.AskAnswer
+	var want api.AskAnswer
 	post(t, refURL+"/v1/studies/s/ask", "", &want)
 
 	db := filepath.Join(dir, "crash.db")
@@ -228,7 +228,7 @@ func TestCrashSafety(t *testing.T) {
 	}
 	cmd.Wait()
 	url, _ = startServer(t, db)
-	var obs []study.Observation
+	var obs []api.Observation
 	resp, err := http.Get(url + "/v1/studies/s/observations")
 	if err != nil {
 		t.Fatal(err)
@@ -238,7 +238,7 @@ func TestCrashSafety(t *testing.T) {
 	if len(obs) != 9 {
 		t.Errorf("%d observations after the crash, want 9", len(obs))
 	}
-	var got study.AskAnswer
+	var got api.AskAnswer
 	post(t, url+"/v1/studies/s/ask", "", &got)
 	if got.Index != want.Index || got.Ask != want.Ask {
 		t.Errorf("after the crash the next ask is %+v, without it %+v", got, want)
@@ -287,7 +287,7 @@ func TestServeSurvivesBadRequests(t *testing.T) {
 	if code := post(t, url+"/v1/studies", `{"name": "s", "spec": `+spec+`}`, nil); code != 201 {
 		t.Fatalf("create: %d", code)
 	}
-	var a study.AskAnswer
+	var a api.AskAnswer
 	if code := post(t, url+"/v1/studies/s/ask", "", &a); code != 200 {
 		t.Fatalf("ask: %d", code)
 	}
@@ -340,7 +340,7 @@ func TestServeSurvivesBadRequests(t *testing.T) {
 			resp.Body.Close()
 		}
 	}
-	var sum study.Summary
+	var sum api.Summary
 	resp, err := http.Get(url + "/v1/studies/s")
 	if err != nil {
 		t.Fatal(err)

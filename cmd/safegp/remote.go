@@ -17,6 +17,7 @@ import (
 	"github.com/safegp/safegp/internal/quote"
 	"github.com/safegp/safegp/internal/readlimit"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -193,7 +194,7 @@ func (r *remote) create(ctx context.Context, name string, spec []byte, _ *study.
 	return err
 }
 
-func (r *remote) ask(ctx context.Context, name string, opt study.AskOptions, batch bool) ([]byte, error) {
+func (r *remote) ask(ctx context.Context, name string, opt api.AskOptions, batch bool) ([]byte, error) {
 	req := map[string]any{}
 	if batch {
 		req["count"] = opt.Count
@@ -207,11 +208,11 @@ func (r *remote) ask(ctx context.Context, name string, opt study.AskOptions, bat
 	return r.post(ctx, studyPath(name, "/ask"), req)
 }
 
-func (r *remote) heartbeat(ctx context.Context, name string, req *study.HeartbeatRequest) ([]byte, error) {
+func (r *remote) heartbeat(ctx context.Context, name string, req *api.HeartbeatRequest) ([]byte, error) {
 	return r.post(ctx, studyPath(name, "/heartbeat"), req)
 }
 
-func (r *remote) tell(ctx context.Context, name string, req *study.TellRequest) ([]byte, error) {
+func (r *remote) tell(ctx context.Context, name string, req *api.TellRequest) ([]byte, error) {
 	// The wire's tell has only the fields given (server.decodeTell refuses
 	// a null), where TellRequest's JSON writes "f" and "g" always.
 	w := map[string]any{}

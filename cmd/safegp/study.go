@@ -23,6 +23,7 @@ import (
 	"github.com/safegp/safegp/internal/quote"
 	"github.com/safegp/safegp/internal/readlimit"
 	"github.com/safegp/safegp/store"
+	"github.com/safegp/safegp/study/api"
 
 	"github.com/safegp/safegp/internal/number"
 
@@ -255,7 +256,7 @@ func studyRun(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stderr, "safegp study %s: want %s, got %d\n", sub, plural.Count(cmd.args, "positional argument"), len(pos))
 		return errUsage
 	}
-	if err := study.CheckName(s.name); err != nil {
+	if err := api.CheckName(s.name); err != nil {
 		return err
 	}
 	s.pos = pos
@@ -376,7 +377,7 @@ func contextValues(s *studySession, c *string) (map[string]float64, error) {
 	if !s.given["context"] {
 		return nil, nil
 	}
-	return study.ParseContext(*c)
+	return api.ParseContext(*c)
 }
 
 func askFlags(fs *flag.FlagSet) func(*studySession) error {
@@ -388,13 +389,13 @@ func askFlags(fs *flag.FlagSet) func(*studySession) error {
 		if err != nil {
 			return err
 		}
-		opt := study.AskOptions{Count: *count, LeaseSeconds: *lease, Context: values}
+		opt := api.AskOptions{Count: *count, LeaseSeconds: *lease, Context: values}
 		// The flags are checked here, so that errors name them rather
 		// than the HTTP fields the service's own checks name.
-		if s.given["count"] && (*count < 1 || *count > study.MaxBatch) {
-			return fmt.Errorf("%w: --count %d: want 1 … %d asks", study.ErrBadAsk, *count, study.MaxBatch)
+		if s.given["count"] && (*count < 1 || *count > api.MaxBatch) {
+			return fmt.Errorf("%w: --count %d: want 1 … %d asks", api.ErrBadAsk, *count, api.MaxBatch)
 		}
-		if err := study.CheckLease(study.ErrBadAsk, "--lease", *lease, true); err != nil {
+		if err := api.CheckLease(api.ErrBadAsk, "--lease", *lease, true); err != nil {
 			return err
 		}
 		b, err := s.open(store.OpenOptions{})
@@ -419,13 +420,13 @@ func heartbeatFlags(fs *flag.FlagSet) func(*studySession) error {
 			fmt.Fprintln(s.stderr, "safegp study heartbeat: --ask ID and --lease SECONDS are required")
 			return errUsage
 		}
-		if err := study.CheckLease(study.ErrBadHeartbeat, "--lease", *lease, false); err != nil {
+		if err := api.CheckLease(api.ErrBadHeartbeat, "--lease", *lease, false); err != nil {
 			return err
 		}
 		if s.given["lease-token"] && *token == "" {
-			return fmt.Errorf("%w: --lease-token is empty: give the ask's lease token, or leave the flag out", study.ErrBadHeartbeat)
+			return fmt.Errorf("%w: --lease-token is empty: give the ask's lease token, or leave the flag out", api.ErrBadHeartbeat)
 		}
-		req := &study.HeartbeatRequest{Ask: *askID, LeaseSeconds: *lease, Lease: *token}
+		req := &api.HeartbeatRequest{Ask: *askID, LeaseSeconds: *lease, Lease: *token}
 		b, err := s.open(store.OpenOptions{})
 		if err != nil {
 			return err
@@ -454,13 +455,13 @@ func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 		if s.given["value"] || s.given["param"] {
 			return tellNamed(s, askID, params, values)
 		}
-		req := &study.TellRequest{F: f}
+		req := &api.TellRequest{F: f}
 		var err error
 		if req.Context, err = contextValues(s, c); err != nil {
-			return fmt.Errorf("%w: %w", study.ErrBadTell, err)
+			return fmt.Errorf("%w: %w", api.ErrBadTell, err)
 		}
 		if btoi(s.given["ask"])+btoi(s.given["index"])+btoi(s.given["x"]) != 1 {
-			return fmt.Errorf("%w: give exactly one of --ask, --index and --x", study.ErrBadTell)
+			return fmt.Errorf("%w: give exactly one of --ask, --index and --x", api.ErrBadTell)
 		}
 		switch {
 		case s.given["ask"]:
@@ -471,7 +472,7 @@ func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 			for j, v := range strings.Split(*x, ",") {
 				c, err := number.Parse(strings.TrimSpace(v))
 				if err != nil {
-					return fmt.Errorf("%w: --x: coordinate %d: %w", study.ErrBadTell, j+1, err)
+					return fmt.Errorf("%w: --x: coordinate %d: %w", api.ErrBadTell, j+1, err)
 				}
 				req.X = append(req.X, c)
 			}
@@ -480,7 +481,7 @@ func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 			req.NoiseStd = noise
 		}
 		if !s.given["f"] {
-			return fmt.Errorf("%w: --f is required (a study stated in parameters takes --value NAME=V for each outcome instead)", study.ErrBadTell)
+			return fmt.Errorf("%w: --f is required (a study stated in parameters takes --value NAME=V for each outcome instead)", api.ErrBadTell)
 		}
 		// A study whose only safety condition is f ≥ h_f has no constraint
 		// values: --g is left out (or empty). The study checks the count.
@@ -489,7 +490,7 @@ func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 			for i, v := range strings.Split(*g, ",") {
 				x, err := number.Parse(strings.TrimSpace(v))
 				if err != nil {
-					return fmt.Errorf("%w: --g: g%d: %w", study.ErrBadTell, i+1, err)
+					return fmt.Errorf("%w: --g: g%d: %w", api.ErrBadTell, i+1, err)
 				}
 				req.G = append(req.G, x)
 			}
@@ -501,7 +502,7 @@ func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 			if m, err := b.constraints(s.ctx, s.name); err != nil {
 				return err
 			} else if m > 0 {
-				return fmt.Errorf("%w: --g is required: the study has %s", study.ErrBadTell, plural.Count(m, "constraint"))
+				return fmt.Errorf("%w: --g is required: the study has %s", api.ErrBadTell, plural.Count(m, "constraint"))
 			}
 			return nil
 		})
@@ -511,7 +512,7 @@ func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 // sendTell opens the database, runs check on the service (nil: none),
 // tells req with retries, prints its warnings on stderr and its answer
 // on stdout.
-func sendTell(s *studySession, req *study.TellRequest, check func(backend) error) error {
+func sendTell(s *studySession, req *api.TellRequest, check func(backend) error) error {
 	b, err := s.open(store.OpenOptions{})
 	if err != nil {
 		return err
@@ -571,29 +572,29 @@ func tellNamed(s *studySession, askID *int, params, values pairsFlag) error {
 			if f == "noise-std" {
 				why = " (each outcome has a scale of its own, fitted by the transform, and a measurement's own noise is not offered for them yet)"
 			}
-			return fmt.Errorf("%w: --%s does not go with %s: a study stated in parameters%s takes --ask ID or --param name=value, and --value name=value for each outcome", study.ErrBadTell, f, strings.Join(with, " and "), why)
+			return fmt.Errorf("%w: --%s does not go with %s: a study stated in parameters%s takes --ask ID or --param name=value, and --value name=value for each outcome", api.ErrBadTell, f, strings.Join(with, " and "), why)
 		}
 	}
 	switch {
 	case s.given["ask"] && len(params) > 0:
-		return fmt.Errorf("%w: give --ask ID, or --param name=value for each parameter (a measurement outside the loop), not both", study.ErrBadTell)
+		return fmt.Errorf("%w: give --ask ID, or --param name=value for each parameter (a measurement outside the loop), not both", api.ErrBadTell)
 	case !s.given["ask"] && len(params) == 0:
-		return fmt.Errorf("%w: give --ask ID (the ask measured), or --param name=value for each parameter (a measurement outside the loop)", study.ErrBadTell)
+		return fmt.Errorf("%w: give --ask ID (the ask measured), or --param name=value for each parameter (a measurement outside the loop)", api.ErrBadTell)
 	}
 	if len(values) == 0 {
-		return fmt.Errorf("%w: give --value name=value for each outcome", study.ErrBadTell)
+		return fmt.Errorf("%w: give --value name=value for each outcome", api.ErrBadTell)
 	}
-	req := &study.TellRequest{Values: map[string]float64{}}
+	req := &api.TellRequest{Values: map[string]float64{}}
 	if s.given["ask"] {
 		req.Ask = askID
 	}
 	for _, kv := range values {
 		if _, dup := req.Values[kv[0]]; dup {
-			return fmt.Errorf("%w: --value %s given twice", study.ErrBadTell, quote.Short(kv[0]))
+			return fmt.Errorf("%w: --value %s given twice", api.ErrBadTell, quote.Short(kv[0]))
 		}
 		v, err := number.Parse(kv[1])
 		if err != nil {
-			return fmt.Errorf("%w: --value %s: %w", study.ErrBadTell, quote.Short(kv[0]), err)
+			return fmt.Errorf("%w: --value %s: %w", api.ErrBadTell, quote.Short(kv[0]), err)
 		}
 		req.Values[kv[0]] = v
 	}
@@ -601,7 +602,7 @@ func tellNamed(s *studySession, askID *int, params, values pairsFlag) error {
 		req.Params = space.Setting{}
 		for _, kv := range params {
 			if _, dup := req.Params[kv[0]]; dup {
-				return fmt.Errorf("%w: --param %s given twice", study.ErrBadTell, quote.Short(kv[0]))
+				return fmt.Errorf("%w: --param %s given twice", api.ErrBadTell, quote.Short(kv[0]))
 			}
 			// A number for a float or an int; anything else, a choice.
 			if v, err := number.Parse(kv[1]); err == nil {
@@ -664,7 +665,7 @@ func posteriorFlags(fs *flag.FlagSet) func(*studySession) error {
 		case err != nil:
 			return fmt.Errorf("%s: %w", s.pos[0], err)
 		case seed != nil:
-			return fmt.Errorf("%s: %w: a seed column has no meaning here: give the points only (x1…xd)", s.pos[0], study.ErrBadPoints)
+			return fmt.Errorf("%s: %w: a seed column has no meaning here: give the points only (x1…xd)", s.pos[0], api.ErrBadPoints)
 		}
 		b, err := s.open(store.OpenOptions{ReadOnly: true})
 		if err != nil {
@@ -678,7 +679,7 @@ func posteriorFlags(fs *flag.FlagSet) func(*studySession) error {
 		if *asJSON {
 			return printJSON(s.stdout, ans, true)
 		}
-		var a study.PosteriorAnswer
+		var a api.PosteriorAnswer
 		if err := json.Unmarshal(ans, &a); err != nil {
 			return fmt.Errorf("%w: %w", errServer, err)
 		}
@@ -689,7 +690,7 @@ func posteriorFlags(fs *flag.FlagSet) func(*studySession) error {
 // writePosterior prints the posterior as CSV: the point, then the mean,
 // sd, lower and upper bound of f and of each g_i; √β_t and the round in a
 // comment line first.
-func writePosterior(w io.Writer, a *study.PosteriorAnswer) error {
+func writePosterior(w io.Writer, a *api.PosteriorAnswer) error {
 	fmt.Fprintf(w, "# round %d, sqrt_beta %.17g\n", a.Round, a.SqrtBeta)
 	if a.Context != nil {
 		fmt.Fprintf(w, "# context %s\n", jsonText(a.Context))
@@ -713,7 +714,7 @@ func writePosterior(w io.Writer, a *study.PosteriorAnswer) error {
 		for _, v := range p.X {
 			row = append(row, num(v))
 		}
-		for _, b := range append([]study.Bound{p.F}, p.G...) {
+		for _, b := range append([]api.Bound{p.F}, p.G...) {
 			row = append(row, num(b.Mean), num(b.Std), num(b.Lower), num(b.Upper))
 		}
 		cw.Write(row)
@@ -727,7 +728,7 @@ func retractFlags(fs *flag.FlagSet) func(*studySession) error {
 	trial := intFlag(fs, "trial", 0, "a study stated in parameters: the `trial` whose observation to retract")
 	return func(s *studySession) error {
 		if s.given["observation"] == s.given["trial"] {
-			return fmt.Errorf("%w: give one of --observation and --trial", study.ErrBadRetract)
+			return fmt.Errorf("%w: give one of --observation and --trial", api.ErrBadRetract)
 		}
 		b, err := s.open(store.OpenOptions{})
 		if err != nil {
@@ -776,7 +777,7 @@ func listFlags(fs *flag.FlagSet) func(*studySession) error {
 		if *asJSON {
 			return printJSON(s.stdout, ans, false)
 		}
-		var l []study.StudyInfo
+		var l []api.StudyInfo
 		if err := json.Unmarshal(ans, &l); err != nil {
 			return fmt.Errorf("%w: %w", errServer, err)
 		}
@@ -793,7 +794,7 @@ func deleteFlags(fs *flag.FlagSet) func(*studySession) error {
 	force := fs.Bool("force", false, "delete even while asks are leased to workers")
 	return func(s *studySession) error {
 		if !s.given["study"] {
-			return fmt.Errorf("%w: delete needs --study NAME, the study to delete", study.ErrBadName)
+			return fmt.Errorf("%w: delete needs --study NAME, the study to delete", api.ErrBadName)
 		}
 		b, err := s.open(store.OpenOptions{})
 		if err != nil {
@@ -838,7 +839,7 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 		if *asJSON {
 			return printJSON(s.stdout, ans, true)
 		}
-		sum := new(study.Summary)
+		sum := new(api.Summary)
 		if err := json.Unmarshal(ans, sum); err != nil {
 			return fmt.Errorf("%w: %w", errServer, err)
 		}
@@ -962,7 +963,7 @@ func limitLabels(c space.Constraint) []string {
 // gpLabels are the names show gives the model's GPs: a study stated in
 // parameters' objective and each limit of its constraints, in the
 // conditions' order; nil for f, g1, g2, ….
-func gpLabels(sum *study.Summary) []string {
+func gpLabels(sum *api.Summary) []string {
 	if sum.Parameters == nil || sum.Objective == nil {
 		return nil
 	}
@@ -977,7 +978,7 @@ func gpLabels(sum *study.Summary) []string {
 // rule, the last fit that changed it (when, on how many observations, each
 // GP's log marginal likelihood) and the kernels, as JSON blocks one can
 // paste into a spec; labels name the GPs (gpLabels), nil for f, g1, ….
-func writeModel(w io.Writer, m *study.ModelInfo, labels []string) {
+func writeModel(w io.Writer, m *api.ModelInfo, labels []string) {
 	label := func(j int) string {
 		switch {
 		case j < len(labels) && len(labels) == 1+len(m.Constraints):

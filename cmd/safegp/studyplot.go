@@ -16,7 +16,7 @@ import (
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/plot"
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // plotStudy draws a study's state: for a 1-D decision set, the posterior
@@ -24,7 +24,7 @@ import (
 // panel when hf is not nil), the safe set and the observations; for 2-D,
 // the posterior mean of f over the actions and the safe set with the
 // observations. The safe set is the policy's, which counts f ≥ h_f.
-func plotStudy(out, name string, x [][]float64, h []float64, hf *float64, obs []study.Observation, snap bandit.Snapshot) error {
+func plotStudy(out, name string, x [][]float64, h []float64, hf *float64, obs []api.Observation, snap bandit.Snapshot) error {
 	ext := strings.ToLower(filepath.Ext(out))
 	if ext != ".png" && ext != ".svg" {
 		return fmt.Errorf("--out %s: want a .png or .svg file", out)
@@ -45,13 +45,13 @@ func plotStudy(out, name string, x [][]float64, h []float64, hf *float64, obs []
 	return savePanels(panels, out, ext)
 }
 
-func plot1D(name string, x [][]float64, h []float64, hf *float64, obs []study.Observation, snap bandit.Snapshot) ([]*plot.Panel, error) {
+func plot1D(name string, x [][]float64, h []float64, hf *float64, obs []api.Observation, snap bandit.Snapshot) ([]*plot.Panel, error) {
 	order := make([]int, len(x))
 	for i := range order {
 		order[i] = i
 	}
 	sort.Slice(order, func(a, b int) bool { return x[order[a]][0] < x[order[b]][0] })
-	panel := func(title string, p bandit.Posterior, value func(o study.Observation) float64, threshold *float64) (*plot.Panel, error) {
+	panel := func(title string, p bandit.Posterior, value func(o api.Observation) float64, threshold *float64) (*plot.Panel, error) {
 		s := plot.Series{Label: "posterior mean ± β½σ", Color: plot.Palette[0]}
 		for _, i := range order {
 			s.X = append(s.X, x[i][0])
@@ -106,14 +106,14 @@ func plot1D(name string, x [][]float64, h []float64, hf *float64, obs []study.Ob
 		}
 		return pl, nil
 	}
-	fp, err := panel(name+": f", snap.F, func(o study.Observation) float64 { return o.F }, hf)
+	fp, err := panel(name+": f", snap.F, func(o api.Observation) float64 { return o.F }, hf)
 	if err != nil {
 		return nil, err
 	}
 	panels := []*plot.Panel{fp}
 	for i := range snap.G {
 		hi := h[i]
-		gp, err := panel(fmt.Sprintf("%s: g%d", name, i+1), snap.G[i], func(o study.Observation) float64 { return o.G[i] }, &hi)
+		gp, err := panel(fmt.Sprintf("%s: g%d", name, i+1), snap.G[i], func(o api.Observation) float64 { return o.G[i] }, &hi)
 		if err != nil {
 			return nil, err
 		}
@@ -122,7 +122,7 @@ func plot1D(name string, x [][]float64, h []float64, hf *float64, obs []study.Ob
 	return panels, nil
 }
 
-func plot2D(name string, x [][]float64, obs []study.Observation, snap bandit.Snapshot) ([]*plot.Panel, error) {
+func plot2D(name string, x [][]float64, obs []api.Observation, snap bandit.Snapshot) ([]*plot.Panel, error) {
 	cmap := moreland.SmoothBlueRed()
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, m := range snap.F.Mean {
@@ -189,7 +189,7 @@ func plot2D(name string, x [][]float64, obs []study.Observation, snap bandit.Sna
 // coloured by f (d = 1: f against x1), and for any d the best safe value
 // against evaluations — the largest f among the observations so far not
 // flagged as violations.
-func plotBox(out, name string, obs []study.Observation) error {
+func plotBox(out, name string, obs []api.Observation) error {
 	ext := strings.ToLower(filepath.Ext(out))
 	if ext != ".png" && ext != ".svg" {
 		return fmt.Errorf("--out %s: want a .png or .svg file", out)

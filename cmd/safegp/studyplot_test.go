@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 const spec2D = `decision_set: {grid: {bounds: [[0, 1], [0, 1]], points: [9, 9]}}
@@ -45,7 +45,7 @@ func TestStudyPlot2DColorBar(t *testing.T) {
 	}
 	do("study", "create", spec, "--db", db)
 	for range 6 {
-		var a study.AskAnswer
+		var a api.AskAnswer
 		if err := json.Unmarshal([]byte(do("study", "ask", "--db", db)), &a); err != nil {
 			t.Fatal(err)
 		}

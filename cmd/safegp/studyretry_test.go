@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/safegp/safegp/store"
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 func newCLIStudy(t *testing.T, horizon int) string {
@@ -91,7 +91,7 @@ func TestConcurrentTellsOfOneAsk(t *testing.T) {
 		switch {
 		case err == nil:
 			ok++
-		case !errors.Is(err, study.ErrAlreadyTold) || exitCode(err) != 1:
+		case !errors.Is(err, api.ErrAlreadyTold) || exitCode(err) != 1:
 			t.Errorf("losing tell: %v (exit %d), want already told (exit 1)", err, exitCode(err))
 		}
 	}

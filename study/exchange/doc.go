@@ -5,5 +5,5 @@
 // WriteExportCSV, ExportJSON). The study itself knows events and requests;
 // the CLI and the HTTP service read and write files through this package.
 //
-// Layer 7 (docs/layout.md): it may import study and the packages below it.
+// Layer 8 (docs/layout.md): it may import study and the packages below it.
 package exchange

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/safegp/safegp/internal/csvcell"
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // ExportCSV renders a study's record as CSV, one row per event in order:
@@ -19,7 +19,7 @@ import (
 // retraction, if any), retracts (a retraction's observation), created.
 // The observations in force are the rows of kind tell with an empty
 // retracted_by.
-func ExportCSV(x *study.Export) []byte {
+func ExportCSV(x *api.Export) []byte {
 	var b bytes.Buffer
 	WriteExportCSV(&b, x, true)
 	return b.Bytes()
@@ -28,7 +28,7 @@ func ExportCSV(x *study.Export) []byte {
 // WriteExportCSV writes ExportCSV's rows of x to w, after its header row
 // when header: an export written in chunks (ExportChunks) writes the
 // header with the first.
-func WriteExportCSV(w io.Writer, x *study.Export, header bool) error {
+func WriteExportCSV(w io.Writer, x *api.Export, header bool) error {
 	if x.ParamNames != nil {
 		return exportNamedCSV(w, x, header)
 	}
@@ -42,7 +42,7 @@ func WriteExportCSV(w io.Writer, x *study.Export, header bool) error {
 		head = append(head, "g"+strconv.Itoa(i))
 	}
 	head = append(head, "noise_std", "violation", "retracted_by", "retracts", "created")
-	tell := func(o *study.Observation) []string {
+	tell := func(o *api.Observation) []string {
 		row := []string{strconv.Itoa(o.Seq), "tell", strconv.Itoa(o.Ask), strconv.Itoa(o.Index)}
 		for _, v := range o.X {
 			row = append(row, csvFloat(v))
@@ -60,7 +60,7 @@ func WriteExportCSV(w io.Writer, x *study.Export, header bool) error {
 		}
 		return append(row, noise, strconv.FormatBool(o.Violation), csvOpt(o.RetractedBy), "", o.Created.Format(time.RFC3339Nano))
 	}
-	retract := func(r study.Retraction) []string {
+	retract := func(r api.Retraction) []string {
 		row := []string{strconv.Itoa(r.Seq), "retract", "", strconv.Itoa(r.Index)}
 		row = append(row, make([]string, x.Dim+len(x.ContextNames)+1+x.Constraints+3)...)
 		return append(row, strconv.Itoa(r.Observation), r.Created.Format(time.RFC3339Nano))
@@ -74,11 +74,11 @@ func WriteExportCSV(w io.Writer, x *study.Export, header bool) error {
 // exportNamedCSV is WriteExportCSV for a study stated in parameters: seq,
 // kind, trial, ask, a column per parameter and per outcome (by name, in
 // the user's units), violation, retracted_by, retracts, created.
-func exportNamedCSV(w io.Writer, x *study.Export, header bool) error {
+func exportNamedCSV(w io.Writer, x *api.Export, header bool) error {
 	head := append([]string{"seq", "kind", "trial", "ask"}, x.ParamNames...)
 	head = append(head, x.OutcomeNames...)
 	head = append(head, "violation", "retracted_by", "retracts", "created")
-	tell := func(o *study.Observation) []string {
+	tell := func(o *api.Observation) []string {
 		row := []string{strconv.Itoa(o.Seq), "tell", strconv.Itoa(*o.Trial), csvOpt(o.Ask)}
 		for _, n := range x.ParamNames {
 			row = append(row, o.Params[n].String())
@@ -88,7 +88,7 @@ func exportNamedCSV(w io.Writer, x *study.Export, header bool) error {
 		}
 		return append(row, strconv.FormatBool(o.Violation), csvOpt(o.RetractedBy), "", o.Created.Format(time.RFC3339Nano))
 	}
-	retract := func(r study.Retraction) []string {
+	retract := func(r api.Retraction) []string {
 		row := append([]string{strconv.Itoa(r.Seq), "retract", "", ""}, make([]string, len(x.ParamNames)+len(x.OutcomeNames)+2)...)
 		return append(row, strconv.Itoa(r.Observation), r.Created.Format(time.RFC3339Nano))
 	}
@@ -101,7 +101,7 @@ func exportNamedCSV(w io.Writer, x *study.Export, header bool) error {
 // writeExport writes an export's CSV to out: the header head (none when
 // nil), then one row per event in order — each observation's (tell) and
 // each retraction's (retract), interleaved by sequence number.
-func writeExport(out io.Writer, head []string, x *study.Export, tell func(*study.Observation) []string, retract func(study.Retraction) []string) error {
+func writeExport(out io.Writer, head []string, x *api.Export, tell func(*api.Observation) []string, retract func(api.Retraction) []string) error {
 	w := csvcell.NewWriter(out)
 	if head != nil {
 		w.Write(head)
@@ -135,7 +135,7 @@ func csvOpt(n int) string {
 // ExportJSON renders a study's record as a JSON object
 // {"observations": […], "retractions": […]}, with "fits": […] after them
 // when the model was fitted (model.fit).
-func ExportJSON(x *study.Export) ([]byte, error) {
+func ExportJSON(x *api.Export) ([]byte, error) {
 	b, err := json.MarshalIndent(x, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 	"github.com/safegp/safegp/study/exchange"
 )
 
@@ -28,7 +29,7 @@ func FuzzImportCSV(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		rows, err := exchange.ParseImportCSV(strings.NewReader(text), cols)
 		if err != nil {
-			if !errors.Is(err, study.ErrBadImport) {
+			if !errors.Is(err, api.ErrBadImport) {
 				t.Fatalf("error %v is not ErrBadImport", err)
 			}
 			return

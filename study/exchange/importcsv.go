@@ -16,6 +16,7 @@ import (
 	"github.com/safegp/safegp/problem"
 	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // headerOf is the import header the columns call for, as a hint in errors:
@@ -172,14 +173,14 @@ func (ic *importColumns) contextHeader(names []string, pos []int, cols *study.Co
 }
 
 // importCell parses cell j of the record on line: a number within
-// ±1e100. Errors wrap study.ErrBadImport and name the line and the column.
+// ±1e100. Errors wrap api.ErrBadImport and name the line and the column.
 func importCell(rec, header []string, line, j int) (float64, error) {
 	v, err := number.Parse(strings.TrimSpace(rec[j]))
 	if err != nil {
-		return 0, fmt.Errorf("%w: line %d, column %s: %w", study.ErrBadImport, line, quote.Prefix(header[j]), err)
+		return 0, fmt.Errorf("%w: line %d, column %s: %w", api.ErrBadImport, line, quote.Prefix(header[j]), err)
 	}
 	if !problem.InRange(v) {
-		return 0, fmt.Errorf("%w: line %d, column %s: %v is not finite or beyond ±1e100", study.ErrBadImport, line, header[j], v)
+		return 0, fmt.Errorf("%w: line %d, column %s: %v is not finite or beyond ±1e100", api.ErrBadImport, line, header[j], v)
 	}
 	return v, nil
 }
@@ -195,16 +196,16 @@ func at(h []string, i int) string {
 // costs one slice of its d + 1 + m values (and a context map with a
 // context): at most config.MaxHorizon rows — no study takes more — and
 // problem.MaxValues values, checked before each row is kept.
-func parseImportCSV(r io.Reader, cols *study.Columns) ([]study.TellRequest, error) {
+func parseImportCSV(r io.Reader, cols *study.Columns) ([]api.TellRequest, error) {
 	cr := csv.NewReader(r)
 	cr.TrimLeadingSpace = true
 	cr.Comment = '#'
 	header, err := readRecord(cr)
 	if err == io.EOF {
-		return nil, fmt.Errorf("%w: empty file, want a header row %s", study.ErrBadImport, headerOf(cols))
+		return nil, fmt.Errorf("%w: empty file, want a header row %s", api.ErrBadImport, headerOf(cols))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", study.ErrBadImport, err)
+		return nil, fmt.Errorf("%w: %w", api.ErrBadImport, err)
 	}
 	for i := range header {
 		header[i] = strings.TrimSpace(header[i])
@@ -215,19 +216,19 @@ func parseImportCSV(r io.Reader, cols *study.Columns) ([]study.TellRequest, erro
 	}
 	ic, err := parseImportHeader(header, cols)
 	if err != nil {
-		return nil, fmt.Errorf("%w: header: %w", study.ErrBadImport, err)
+		return nil, fmt.Errorf("%w: header: %w", api.ErrBadImport, err)
 	}
 	d, m := len(ic.x), len(ic.g)
 	values := slices.Concat(ic.x, []int{ic.f}, ic.g) // the columns of x, f and g, in this order
 	cr.ReuseRecord = true                            // every cell kept is parsed into a number
-	var rows []study.TellRequest
+	var rows []api.TellRequest
 	for {
 		rec, err := readRecord(cr)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", study.ErrBadImport, err)
+			return nil, fmt.Errorf("%w: %w", api.ErrBadImport, err)
 		}
 		line, _ := cr.FieldPos(0) // the file's line, past comments and blank lines
 		if keep, err := exportRowInForce(rec, ic.kind, ic.retractedBy, line); err != nil {
@@ -236,10 +237,10 @@ func parseImportCSV(r io.Reader, cols *study.Columns) ([]study.TellRequest, erro
 			continue
 		}
 		if len(rows) == config.MaxHorizon {
-			return nil, fmt.Errorf("%w: line %d: more than %d rows, more than any study's horizon", study.ErrBadImport, line, config.MaxHorizon)
+			return nil, fmt.Errorf("%w: line %d: more than %d rows, more than any study's horizon", api.ErrBadImport, line, config.MaxHorizon)
 		}
 		if (len(rows)+1)*len(rec) > problem.MaxValues {
-			return nil, fmt.Errorf("%w: line %d: more than %d values in the file (%d rows × %d columns so far); a file this large does not fit in memory", study.ErrBadImport, line, problem.MaxValues, len(rows)+1, len(rec))
+			return nil, fmt.Errorf("%w: line %d: more than %d values in the file (%d rows × %d columns so far); a file this large does not fit in memory", api.ErrBadImport, line, problem.MaxValues, len(rows)+1, len(rec))
 		}
 		cell := func(j int) (float64, error) { return importCell(rec, header, line, j) }
 		// x, f and g share one slice.
@@ -249,14 +250,14 @@ func parseImportCSV(r io.Reader, cols *study.Columns) ([]study.TellRequest, erro
 				return nil, err
 			}
 		}
-		t := study.TellRequest{X: vals[:d:d], F: &vals[d], G: vals[d+1:], Line: line}
+		t := api.TellRequest{X: vals[:d:d], F: &vals[d], G: vals[d+1:], Line: line}
 		if ic.noise >= 0 && strings.TrimSpace(rec[ic.noise]) != "" {
 			v, err := cell(ic.noise)
 			if err != nil {
 				return nil, err
 			}
 			if v < 0 {
-				return nil, fmt.Errorf("%w: line %d, column noise_std: %v is negative; want the standard deviation of the measurement noise, ≥ 0 (empty: the model's)", study.ErrBadImport, line, v)
+				return nil, fmt.Errorf("%w: line %d, column noise_std: %v is negative; want the standard deviation of the measurement noise, ≥ 0 (empty: the model's)", api.ErrBadImport, line, v)
 			}
 			t.NoiseStd = &v
 		}
@@ -272,9 +273,9 @@ func parseImportCSV(r io.Reader, cols *study.Columns) ([]study.TellRequest, erro
 	}
 	if len(rows) == 0 {
 		if ic.kind >= 0 {
-			return nil, fmt.Errorf("%w: the export holds no observation in force (retractions and retracted observations are not imported)", study.ErrBadImport)
+			return nil, fmt.Errorf("%w: the export holds no observation in force (retractions and retracted observations are not imported)", api.ErrBadImport)
 		}
-		return nil, fmt.Errorf("%w: no rows below the header", study.ErrBadImport)
+		return nil, fmt.Errorf("%w: no rows below the header", api.ErrBadImport)
 	}
 	return rows, nil
 }
@@ -284,7 +285,7 @@ func parseImportCSV(r io.Reader, cols *study.Columns) ([]study.TellRequest, erro
 // order, each once; or its export (exportNamedCSV), whose observations in
 // force it takes. A parameter's cell is a number, or a choice's value;
 // an outcome's a number.
-func parseNamedCSV(cr *csv.Reader, header []string, cols *study.Columns) ([]study.TellRequest, error) {
+func parseNamedCSV(cr *csv.Reader, header []string, cols *study.Columns) ([]api.TellRequest, error) {
 	want := strings.Join(slices.Concat(cols.Params, cols.Outcomes), ",")
 	kind, retractedBy := -1, -1
 	col := map[string]int{}
@@ -296,30 +297,30 @@ func parseNamedCSV(cr *csv.Reader, header []string, cols *study.Columns) ([]stud
 			retractedBy = j
 		case n == "trial" || slices.Contains(exportOnly, n):
 		case !slices.Contains(cols.Params, n) && !slices.Contains(cols.Outcomes, n):
-			return nil, fmt.Errorf("%w: header: unexpected column %s (want %s)", study.ErrBadImport, quote.Short(n), want)
+			return nil, fmt.Errorf("%w: header: unexpected column %s (want %s)", api.ErrBadImport, quote.Short(n), want)
 		default:
 			if _, dup := col[n]; dup {
-				return nil, fmt.Errorf("%w: header: column %s is given twice (want %s)", study.ErrBadImport, n, want)
+				return nil, fmt.Errorf("%w: header: column %s is given twice (want %s)", api.ErrBadImport, n, want)
 			}
 			col[n] = j
 		}
 	}
 	for _, n := range slices.Concat(cols.Params, cols.Outcomes) {
 		if _, ok := col[n]; !ok {
-			return nil, fmt.Errorf("%w: header: column %s is missing (want %s)", study.ErrBadImport, n, want)
+			return nil, fmt.Errorf("%w: header: column %s is missing (want %s)", api.ErrBadImport, n, want)
 		}
 	}
 	if kind >= 0 && retractedBy < 0 {
-		return nil, fmt.Errorf("%w: header: an export's header without its retracted_by column: the retracted observations could not be told from the others", study.ErrBadImport)
+		return nil, fmt.Errorf("%w: header: an export's header without its retracted_by column: the retracted observations could not be told from the others", api.ErrBadImport)
 	}
-	var rows []study.TellRequest
+	var rows []api.TellRequest
 	for {
 		rec, err := readRecord(cr)
 		if err == io.EOF {
 			return rows, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", study.ErrBadImport, err)
+			return nil, fmt.Errorf("%w: %w", api.ErrBadImport, err)
 		}
 		line, _ := cr.FieldPos(0) // the file's line, past comments and blank lines
 		if keep, err := exportRowInForce(rec, kind, retractedBy, line); err != nil {
@@ -328,9 +329,9 @@ func parseNamedCSV(cr *csv.Reader, header []string, cols *study.Columns) ([]stud
 			continue
 		}
 		if len(rows) == config.MaxHorizon {
-			return nil, fmt.Errorf("%w: line %d: more than %d rows, more than any study's horizon", study.ErrBadImport, line, config.MaxHorizon)
+			return nil, fmt.Errorf("%w: line %d: more than %d rows, more than any study's horizon", api.ErrBadImport, line, config.MaxHorizon)
 		}
-		t := study.TellRequest{Params: make(space.Setting, len(cols.Params)), Values: make(map[string]float64, len(cols.Outcomes)), Line: line}
+		t := api.TellRequest{Params: make(space.Setting, len(cols.Params)), Values: make(map[string]float64, len(cols.Outcomes)), Line: line}
 		for _, n := range cols.Params {
 			c := strings.TrimSpace(rec[col[n]])
 			if v, err := number.Parse(c); err == nil {
@@ -362,7 +363,7 @@ func exportRowInForce(rec []string, kind, retractedBy, line int) (bool, error) {
 	case k == "retract", k == "tell" && strings.TrimSpace(rec[retractedBy]) != "":
 		return false, nil
 	case k != "tell":
-		return false, fmt.Errorf("%w: line %d, column kind: %s, want tell or retract", study.ErrBadImport, line, quote.Short(k))
+		return false, fmt.Errorf("%w: line %d, column kind: %s, want tell or retract", api.ErrBadImport, line, quote.Short(k))
 	}
 	return true, nil
 }

@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // ParseImportCSV reads measurements to import as tells outside the loop at
@@ -24,8 +25,8 @@ import (
 // against them, and errors say what the study takes (a context variable
 // missing or unknown, a column the study has not). With cols nil the
 // header is read as it comes, its context columns taken as named; Import
-// then checks the rows. Errors wrap study.ErrBadImport and name the line and
+// then checks the rows. Errors wrap api.ErrBadImport and name the line and
 // the column.
-func ParseImportCSV(r io.Reader, cols *study.Columns) ([]study.TellRequest, error) {
+func ParseImportCSV(r io.Reader, cols *study.Columns) ([]api.TellRequest, error) {
 	return parseImportCSV(r, cols)
 }

@@ -5,5 +5,5 @@
 // study through study.Reader, under one hold of it, and changes nothing:
 // viewing a study never changes its next ask.
 //
-// Layer 7 (docs/layout.md): it may import study and the packages below it.
+// Layer 8 (docs/layout.md): it may import study and the packages below it.
 package view

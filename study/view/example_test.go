@@ -9,6 +9,7 @@ import (
 
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 	"github.com/safegp/safegp/study/view"
 )
 
@@ -49,7 +50,7 @@ func ExampleOf() {
 	}
 	for _, i := range []int{10, 12} { // measurements at x = 2 and 2.4
 		f, g := truth(res.X[i][0])
-		if _, err := v.Tell(ctx, "gains", &study.TellRequest{Index: &i, F: &f, G: g}); err != nil {
+		if _, err := v.Tell(ctx, "gains", &api.TellRequest{Index: &i, F: &f, G: g}); err != nil {
 			panic(err)
 		}
 	}

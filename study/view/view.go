@@ -9,6 +9,7 @@ import (
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/api"
 )
 
 // MaxActions bounds the decision sets whose posterior View includes:
@@ -27,15 +28,15 @@ type View struct {
 	// read (study.Service.LeaseStamp): a lease is set, renewed or dropped
 	// without an event (a heartbeat, a released ask handed out again),
 	// so that Version and LeaseStamp together identify a view.
-	LeaseStamp uint64         `json:"-"`
-	Summary    *study.Summary `json:"summary"`
+	LeaseStamp uint64       `json:"-"`
+	Summary    *api.Summary `json:"summary"`
 	// Thresholds are the h_i, one per constraint; the objective's h_f,
 	// when f ≥ h_f is a safety condition, is Summary.ObjectiveThreshold.
 	Thresholds []float64 `json:"thresholds"`
 	// Observations are every tell in order, retracted ones flagged.
-	Observations []study.Observation `json:"observations"`
+	Observations []api.Observation `json:"observations"`
 	// Pending are the asks handed out and not yet told, oldest first.
-	Pending []study.PendingAsk `json:"pending"`
+	Pending []api.PendingAsk `json:"pending"`
 	// Seeds are the seed points: the seed actions' points of a finite
 	// decision set (D^w), a box's seed points.
 	Seeds [][]float64 `json:"seeds"`
@@ -133,7 +134,7 @@ type reader struct {
 // build assembles the View of the study r reads, with the summary sum read
 // at the same state and the leases, ask → end in Unix milliseconds
 // (store.ViewLeases).
-func build(r study.Reader, sum *study.Summary, leases map[int]int64) *View {
+func build(r study.Reader, sum *api.Summary, leases map[int]int64) *View {
 	s := reader{r, r.Resolved()}
 	vw := &View{Summary: sum, Thresholds: s.res.Spec.Thresholds, Observations: r.Observations(), Pending: r.Pending(leases)}
 	if vw.Thresholds == nil {
@@ -202,7 +203,7 @@ func viewFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 // slices computes the View's Slices of s over the box [lo, hi] through
 // the summary's best safe point (the first seed before there is one);
 // nil when there is neither, or the prediction fails or is not finite.
-func (s reader) slices(sum *study.Summary, lo, hi []float64, seeds [][]float64) *Slices {
+func (s reader) slices(sum *api.Summary, lo, hi []float64, seeds [][]float64) *Slices {
 	var at []float64
 	switch {
 	case sum != nil && sum.Best != nil && len(sum.Best.X) == len(lo):
@@ -288,7 +289,7 @@ func (s reader) sliceSafe(sl *Slice, sqb float64) []bool {
 // scale evenly in its logarithm and an int over its continuous
 // relaxation) through the best safe trial's setting (the first seed's
 // before one), the objective's posterior in its own units.
-func (s reader) namedSlices(sum *study.Summary) *Slices {
+func (s reader) namedSlices(sum *api.Summary) *Slices {
 	sp := s.r.Space()
 	var at []float64
 	if b := sum.Best; b != nil && b.Params != nil {
