@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/safegp/safegp/internal/plural"
 
@@ -164,6 +165,18 @@ func (s *Model) CheckDim(d int) error {
 	for i, k := range s.Constraints {
 		if err := kernel.CheckDim(k, d); err != nil {
 			return fielderr.Under(fmt.Sprintf("constraints[%d]", i), err)
+		}
+	}
+	if f := s.Fit; f != nil && f.Groups != nil {
+		if len(f.Groups) != d {
+			return badKey("fit.groups", "%d groups for %d dimensions: give one per dimension", len(f.Groups), d)
+		}
+		used := make([]bool, d)
+		for _, g := range f.Groups {
+			used[g] = true
+		}
+		if p := slices.Max(f.Groups) + 1; slices.Contains(used[:p], false) {
+			return badKey("fit.groups", "%v: number the lengthscales 0 … %d, each used", f.Groups, p-1)
 		}
 	}
 	return nil

@@ -226,3 +226,28 @@ func TestSharedChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestFitGroupsDim: model.fit.groups gives one lengthscale number per
+// input dimension, numbered 0 … p−1 with each used.
+func TestFitGroupsDim(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		groups []int
+		want   string
+	}{
+		{[]int{0, 0, 1}, ""},
+		{[]int{0, 1}, "fit.groups: 2 groups for 3 dimensions: give one per dimension"},
+		{[]int{0, 2, 2}, "fit.groups: [0 2 2]: number the lengthscales 0 … 2, each used"},
+	} {
+		m := model()
+		one := config.FitWhen{Auto: true}
+		m.Fit = &config.Fit{When: &one, Groups: c.groups}
+		err := m.CheckDim(3)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%v: unexpected error: %v", c.groups, err)
+		case c.want != "" && (err == nil || err.Error() != c.want || !errors.Is(err, config.ErrInvalid)):
+			t.Errorf("%v: got %v, want %s (config.ErrInvalid)", c.groups, err, c.want)
+		}
+	}
+}

@@ -25,11 +25,18 @@ import (
 // SPEC §3, which assume the kernel known (docs/fitting.md, "Refitting
 // during a run").
 type Fit struct {
-	When      *FitWhen `yaml:"when" json:"when"`
-	ARD       bool     `yaml:"ard,omitempty" json:"ard,omitempty"`
-	Restarts  *int     `yaml:"restarts,omitempty" json:"restarts,omitempty"`
-	Prior     *string  `yaml:"prior,omitempty" json:"prior,omitempty"`
-	MinPoints *int     `yaml:"min_points,omitempty" json:"min_points,omitempty"`
+	When *FitWhen `yaml:"when" json:"when"`
+	ARD  bool     `yaml:"ard,omitempty" json:"ard,omitempty"`
+	// Groups ties the inputs' dimensions to lengthscales: dimension j
+	// gets lengthscale groups[j], numbered 0 … p−1 (fit.Options.Groups),
+	// one per dimension; it overrides ard. A study stated in parameters
+	// gives its numeric parameters one and each choice its own, so that
+	// the distance between a choice's values does not set the
+	// lengthscale of the gains. Nil: ard's or one for all.
+	Groups    []int   `yaml:"groups,omitempty" json:"groups,omitempty"`
+	Restarts  *int    `yaml:"restarts,omitempty" json:"restarts,omitempty"`
+	Prior     *string `yaml:"prior,omitempty" json:"prior,omitempty"`
+	MinPoints *int    `yaml:"min_points,omitempty" json:"min_points,omitempty"`
 	// MaxLengthscale bounds every fitted lengthscale, in the inputs'
 	// units (fit.Options.MaxLengthscale); nil for no bound.
 	MaxLengthscale *float64 `yaml:"max_lengthscale,omitempty" json:"max_lengthscale,omitempty"`
@@ -150,6 +157,11 @@ func (f *Fit) check() error {
 	}
 	if f.ConstraintVarianceFloor != nil && !(*f.ConstraintVarianceFloor >= 0 && *f.ConstraintVarianceFloor <= 1e6) {
 		return badKey("constraint_variance_floor", "want a number in 0…1e6, got %v", *f.ConstraintVarianceFloor)
+	}
+	for j, g := range f.Groups {
+		if g < 0 || g >= len(f.Groups) {
+			return badKey(fmt.Sprintf("groups[%d]", j), "want a lengthscale's number in 0…%d, got %d", len(f.Groups)-1, g)
+		}
 	}
 	if f.MinPoints != nil && (*f.MinPoints < 1 || *f.MinPoints > fit.MaxPoints) {
 		return badKey("min_points", "want an integer in 1…%d (a fit takes %d points at most; with one the kernels stay as they are, since a fit needs two), got %d", fit.MaxPoints, fit.MaxPoints, *f.MinPoints)

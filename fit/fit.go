@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 
 	"github.com/safegp/safegp/internal/quote"
 
@@ -39,8 +40,14 @@ const (
 // Options configure a fit. The zero value fits an isotropic se kernel
 // with the default prior, DefaultRestarts restarts, seed 0, on every core.
 type Options struct {
-	Kernel   string // "se" (default when empty), "matern32" or "matern52"
-	ARD      bool   // one lengthscale per input dimension
+	Kernel string // "se" (default when empty), "matern32" or "matern52"
+	ARD    bool   // one lengthscale per input dimension
+	// Groups, if not nil, ties input dimension j to lengthscale
+	// Groups[j] (0 … p−1, each used): dimensions of one group share a
+	// lengthscale, as a study stated in parameters' numeric coordinates
+	// do apart from each choice's. It overrides ARD; the Result has one
+	// lengthscale per dimension.
+	Groups   []int
 	Restarts int    // optimizer runs in all (0: DefaultRestarts): the first from a fixed start, the others from the prior
 	Prior    Prior  // PriorDefault (MAP) or PriorNone (maximum likelihood)
 	Seed     uint64 // seeds the restarts' start points
@@ -154,11 +161,11 @@ func Fit(ctx context.Context, x [][]float64, y []float64, noiseVar []float64, op
 		return Result{}, err
 	}
 	t, d := len(x), len(x[0])
-	p := 1
-	if opt.ARD {
-		p = d
+	groups := opt.Groups
+	if groups == nil {
+		groups = ardGroups(opt.ARD, d)
 	}
-	sc := newScales(x, y, p)
+	sc := newScalesGroups(x, y, groups)
 	if opt.MaxLengthscale > 0 || opt.RangeLengthscale > 0 {
 		sc.capLengthscales(opt)
 	}
@@ -172,7 +179,7 @@ func Fit(ctx context.Context, x [][]float64, y []float64, noiseVar []float64, op
 			known[i] = math.Max(v, sc.nfloor)
 		}
 	}
-	fs := &fitter{ctx: ctx, dt: newData(x, y, known, fam, opt.ARD), sc: sc, prior: opt.Prior}
+	fs := &fitter{ctx: ctx, dt: newDataGroups(x, y, known, fam, groups), sc: sc, prior: opt.Prior}
 
 	// Every start point, and the subset, is drawn before any restart runs,
 	// each from its own stream, so that the result depends on the seed
@@ -242,13 +249,38 @@ func settle(x [][]float64, y, noiseVar []float64, opt *Options) (family, int, er
 	if limit <= 0 {
 		limit = memlimit.Default
 	}
-	if b := Bytes(t, d, opt.ARD, opt.Kernel, workers); b > limit {
+	if b := Bytes(t, d, opt.ARD || opt.Groups != nil, opt.Kernel, workers); b > limit {
 		return fam, 0, fmt.Errorf("%w: a fit of %d points in %d dimensions with %d workers needs about %s, above the limit of %s", memlimit.ErrTooLarge, t, d, workers, memlimit.Format(b), memlimit.Format(limit))
 	}
 	if err := checkCaps(*opt); err != nil {
 		return fam, 0, err
 	}
+	if err := checkGroups(opt.Groups, d); err != nil {
+		return fam, 0, err
+	}
 	return fam, workers, nil
+}
+
+// checkGroups accepts nil, or one group per dimension, numbered 0 … p−1
+// with each used.
+func checkGroups(groups []int, d int) error {
+	if groups == nil {
+		return nil
+	}
+	if len(groups) != d {
+		return fmt.Errorf("%w: groups: %d for %d dimensions: give one per dimension", ErrInvalid, len(groups), d)
+	}
+	used := make([]bool, d)
+	for j, g := range groups {
+		if g < 0 || g >= d {
+			return fmt.Errorf("%w: groups[%d] = %d: want 0 … %d", ErrInvalid, j, g, d-1)
+		}
+		used[g] = true
+	}
+	if p := slices.Max(groups) + 1; slices.Contains(used[:p], false) {
+		return fmt.Errorf("%w: groups %v: number them 0 … %d, each used", ErrInvalid, groups, p-1)
+	}
+	return nil
 }
 
 // checkCaps checks the lengthscale caps' options, when one is set: finite,
@@ -361,8 +393,16 @@ func (f *fitter) result(z []float64, runs []Run, best int, opt Options, y []floa
 	for j := range ls {
 		ls[j] = math.Exp(theta[1+j])
 	}
+	spec := ls
+	if opt.Groups != nil {
+		// One per dimension, its group's.
+		spec = make(kernel.Lengthscale, len(opt.Groups))
+		for j, g := range opt.Groups {
+			spec[j] = ls[g]
+		}
+	}
 	res := Result{
-		Spec:                  kernel.Spec{Kernel: opt.Kernel, Lengthscale: ls, Variance: &v},
+		Spec:                  kernel.Spec{Kernel: opt.Kernel, Lengthscale: spec, Variance: &v},
 		LogMarginalLikelihood: runs[best].LogMarginalLikelihood,
 		LogPosterior:          runs[best].LogPosterior,
 		Runs:                  runs,

@@ -2,6 +2,7 @@ package fit
 
 import (
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -38,27 +39,35 @@ var names = []string{"se", "matern32", "matern52"}
 // K reads one packed array in order instead of subtracting rows of x
 // scattered in memory at every evaluation.
 type data struct {
-	t, d  int
-	fam   family
-	ard   bool
-	p     int       // lengthscales: d (ARD) or 1
-	y     []float64 // observations
-	known []float64 // known noise variances, raised to the floor; nil when the noise is fitted
+	t, d   int
+	fam    family
+	ard    bool      // more than one lengthscale's sums per pair (groups)
+	groups []int     // coordinate j's lengthscale, nil isotropic
+	p      int       // lengthscales: d (ARD), the groups', or 1
+	y      []float64 // observations
+	known  []float64 // known noise variances, raised to the floor; nil when the noise is fitted
 	// d2 holds, for each pair i < k in row order (pair index
-	// p = i·t − i(i+1)/2 + k − i − 1), Δ² = (x_ij − x_kj)² for j = 0 … d−1
-	// (ARD: d values per pair, pair-major) or ‖x_i − x_k‖² (isotropic: one).
+	// p = i·t − i(i+1)/2 + k − i − 1), Σ_{j in group g} (x_ij − x_kj)² for
+	// g = 0 … p−1 (ARD: one coordinate per group; p values per pair,
+	// pair-major) or ‖x_i − x_k‖² (isotropic: one).
 	d2 []float64
 }
 
 // pairs is the number of pairs i < k among t points.
 func pairs(t int) int { return t * (t - 1) / 2 }
 
-// newData precomputes the pairwise squared differences. x must be t×d.
-func newData(x [][]float64, y, known []float64, fam family, ard bool) *data {
+// newData precomputes the pairwise squared differences. x must be t×d;
+// groups, if not nil, ties coordinate j to lengthscale groups[j] (0 … p−1,
+// ARD the identity), and each pair then holds p sums of squared
+// differences, one per lengthscale; nil is isotropic, one sum.
+func newDataGroups(x [][]float64, y, known []float64, fam family, groups []int) *data {
 	t, d := len(x), len(x[0])
-	dt := &data{t: t, d: d, fam: fam, ard: ard, p: 1, y: y, known: known}
-	if ard {
-		dt.p = d
+	if groups != nil && slices.Max(groups) == 0 {
+		groups = nil // one group: isotropic, summed as such
+	}
+	dt := &data{t: t, d: d, fam: fam, ard: groups != nil, groups: groups, p: 1, y: y, known: known}
+	if groups != nil {
+		dt.p = slices.Max(groups) + 1
 	}
 	dt.d2 = make([]float64, pairs(t)*dt.p)
 	p := 0
@@ -66,11 +75,11 @@ func newData(x [][]float64, y, known []float64, fam family, ard bool) *data {
 		xi := x[i]
 		for k := i + 1; k < t; k++ {
 			xk := x[k]
-			if ard {
-				row := dt.d2[p*d : p*d+d]
-				for j := range row {
+			if groups != nil {
+				row := dt.d2[p*dt.p : p*dt.p+dt.p]
+				for j, g := range groups {
 					e := xi[j] - xk[j]
-					row[j] = e * e
+					row[g] += e * e
 				}
 			} else {
 				var s float64
@@ -84,6 +93,24 @@ func newData(x [][]float64, y, known []float64, fam family, ard bool) *data {
 		}
 	}
 	return dt
+}
+
+// newData is newDataGroups with one lengthscale per coordinate (ard) or
+// one for all.
+func newData(x [][]float64, y, known []float64, fam family, ard bool) *data {
+	return newDataGroups(x, y, known, fam, ardGroups(ard, len(x[0])))
+}
+
+// ardGroups is ARD's groups, one per coordinate, or nil (isotropic).
+func ardGroups(ard bool, d int) []int {
+	if !ard {
+		return nil
+	}
+	g := make([]int, d)
+	for j := range g {
+		g[j] = j
+	}
+	return g
 }
 
 // work is one evaluator's scratch space, reused by every evaluation of the
@@ -214,7 +241,7 @@ func (w *work) buildPairs(v float64) {
 	for p := 0; p < np; p++ {
 		var r2 float64
 		if dt.ard {
-			row := dt.d2[p*dt.d : p*dt.d+dt.d]
+			row := dt.d2[p*dt.p : p*dt.p+dt.p]
 			for j, il := range w.il {
 				r2 += row[j] * il
 			}
@@ -281,7 +308,7 @@ func (w *work) grad(g, theta []float64) (lml float64, ok bool) {
 		gv := w.gv[p : p+len(inv)]
 		switch {
 		case dt.ard:
-			d := dt.d
+			d := dt.p
 			d2 := dt.d2[p*d : (p+len(inv))*d]
 			for k, ik := range inv {
 				wk := ai*w.al[i+1+k] - ik

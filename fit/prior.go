@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/safegp/safegp/internal/quote"
 
@@ -86,7 +87,20 @@ type scales struct {
 // newScales computes the scales of inputs x (t×d) and values y, for p = d
 // (ARD) or 1 lengthscale.
 func newScales(x [][]float64, y []float64, p int) scales {
+	return newScalesGroups(x, y, ardGroups(p > 1, len(x[0])))
+}
+
+// newScalesGroups computes the scales of inputs x (t×d) and values y for
+// the lengthscales of groups (newDataGroups; nil: one for all). A group of
+// several coordinates is scaled as one isotropic lengthscale over them:
+// its range is the diagonal of their ranges, its floor from the smallest
+// non-zero one.
+func newScalesGroups(x [][]float64, y []float64, groups []int) scales {
 	d := len(x[0])
+	p := 1
+	if groups != nil {
+		p = slices.Max(groups) + 1
+	}
 	r := make([]float64, d)
 	for j := 0; j < d; j++ {
 		lo, hi := x[0][j], x[0][j]
@@ -132,16 +146,40 @@ func newScales(x [][]float64, y []float64, p int) scales {
 		s.ranges[0] = math.Sqrt(diag2)
 		return s
 	}
-	copy(s.ranges, r)
-	for j, v := range r {
+	// Per group: its range (a lone coordinate's own, exactly, as ARD's),
+	// and the smallest non-zero range among its coordinates.
+	gmin := make([]float64, p)
+	for g := range p {
+		members := 0
+		var sq float64
+		for j, gj := range groups {
+			if gj != g {
+				continue
+			}
+			members++
+			sq += r[j] * r[j]
+			s.ranges[g] = r[j]
+			if r[j] > 0 && (gmin[g] == 0 || r[j] < gmin[g]) {
+				gmin[g] = r[j]
+			}
+		}
+		if members > 1 {
+			s.ranges[g] = math.Sqrt(sq)
+		}
+	}
+	for g, v := range s.ranges {
 		if same {
-			s.ranges[j] = 1 // as without ARD
+			s.ranges[g] = 1 // as without ARD
 		}
 		if v == 0 { // a constant input: its lengthscale is moot
 			v = rmax
 		}
-		s.lmed[j] = v * math.Sqrt(float64(d))
-		s.lfloor[j] = lenFloor * v
+		s.lmed[g] = v * math.Sqrt(float64(p))
+		fl := v
+		if gmin[g] > 0 {
+			fl = gmin[g]
+		}
+		s.lfloor[g] = lenFloor * fl
 	}
 	return s
 }

@@ -191,7 +191,7 @@ func (f *fitter) subset(x [][]float64, y, known []float64, rng *rand.Rand) *fitt
 	}
 	// The same scales as on all the points, so that a point z means the
 	// same parameters on both.
-	return &fitter{ctx: f.ctx, dt: newData(xs, ys, ks, f.dt.fam, f.dt.ard), sc: f.sc, prior: f.prior}
+	return &fitter{ctx: f.ctx, dt: newDataGroups(xs, ys, ks, f.dt.fam, f.dt.groups), sc: f.sc, prior: f.prior}
 }
 
 // climbAll runs the climbs, marks in runs the ones that end where an

@@ -14,7 +14,7 @@ import (
 // name (f checked first): Restarts and Prior as configured, else fit's
 // defaults.
 func Options(f *config.Fit, name string, seed uint64, workers int, maxMemory int64) fit.Options {
-	o := fit.Options{Kernel: name, ARD: f.ARD, Seed: seed, Workers: workers, MaxMemory: maxMemory}
+	o := fit.Options{Kernel: name, ARD: f.ARD, Groups: f.Groups, Seed: seed, Workers: workers, MaxMemory: maxMemory}
 	if f.Restarts != nil {
 		o.Restarts = *f.Restarts
 	}
