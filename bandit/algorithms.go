@@ -106,7 +106,7 @@ func init() {
 			check: checkLoSBO, rule: losboRule, bytes: losboBytes},
 		{Name: ConstrainedEI, OnLine: true, Safety: SafetyNone, rule: eiRule, bytes: eiBytes},
 		{Name: PoFEI, OnLine: true, Safety: SafetyNone, rule: eiRule, bytes: eiBytes},
-		{Name: LineBO, Box: true, Options: []string{"inner", "direction", "points", "per_line", "tolerance", "max_step", "keep_line", "ascent_rule",
+		{Name: LineBO, Box: true, Options: []string{"inner", "direction", "points", "per_line", "tolerance", "max_step", "keep_line", "seeds_first", "ascent_rule",
 			// passed through to the inner algorithm, which checks them
 			"phase1", "exploration", "keep_seed", "safe_set", "lipschitz", "noise_bound"},
 			check: func(s *Spec, horizon int) error { return s.checkLine(horizon) },

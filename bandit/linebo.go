@@ -17,6 +17,23 @@ import (
 type Box struct {
 	Bounds [][2]float64 // [lo_j, hi_j] per dimension, lo_j < hi_j, d ≥ 1
 	Seeds  [][]float64  // known-safe points inside the box, at least one
+	// Lattice, if not nil, says which points of the box can be run (a
+	// space of parameters with ints and choices, package space): a box
+	// policy judges and asks only such points. Nil: every point can.
+	// Only line-bo takes one.
+	Lattice Lattice
+}
+
+// A Lattice is the runnable points of a box: ints' integers, one value
+// per choice (one-hot coordinates), floats anywhere.
+type Lattice interface {
+	// Snap moves x onto the nearest runnable point, in place: the
+	// runnable point a caller would run for x.
+	Snap(x []float64)
+	// Block is the coordinates that move together with coordinate j
+	// (a choice's one-hot block, j among them), nil for a coordinate of
+	// its own.
+	Block(j int) []int
 }
 
 // Check validates the box and its seeds: errors wrap ErrConfig.
@@ -203,6 +220,15 @@ func newBox(s *Spec, model Model, box Box, opt Options) (Policy, error) {
 	if err := box.Check(); err != nil {
 		return nil, err
 	}
+	if box.Lattice != nil {
+		for j, x := range box.Seeds {
+			y := slices.Clone(x)
+			box.Lattice.Snap(y)
+			if !slices.Equal(x, y) {
+				return nil, fmt.Errorf("%w: box: seed %d is not a runnable point of the box's lattice (an int between integers, a choice not one-hot)", ErrConfig, j+1)
+			}
+		}
+	}
 	l := s.LineOptions()
 	if l.MaxStep != nil && len(l.MaxStep) != len(box.Bounds) {
 		return nil, fmt.Errorf("%w: line-bo: max_step: %d bounds for a %d-D box: give one per coordinate", ErrConfig, len(l.MaxStep), len(box.Bounds))
@@ -231,6 +257,7 @@ func newBox(s *Spec, model Model, box Box, opt Options) (Policy, error) {
 	}
 	b := &lineBO{line: l, model: model, opt: opt, d: len(box.Bounds)}
 	b.box.Bounds = slices.Clone(box.Bounds)
+	b.box.Lattice = box.Lattice
 	for _, x := range box.Seeds {
 		b.box.Seeds = append(b.box.Seeds, slices.Clone(x))
 	}
@@ -258,6 +285,10 @@ func (b *lineBO) Ask() (Ask, error) {
 		return b.pending[0], nil
 	}
 	if b.inner == nil {
+		if x := b.unmeasuredSeed(); x != nil {
+			// Outside any line: its tell goes to the global GPs only.
+			return b.hand(Ask{X: x}), nil
+		}
 		if err := b.startLine(); err != nil {
 			return Ask{}, err
 		}
@@ -267,6 +298,20 @@ func (b *lineBO) Ask() (Ask, error) {
 		return Ask{}, fmt.Errorf("line-bo: line %d: %w", b.lines, err)
 	}
 	return b.hand(a), nil
+}
+
+// unmeasuredSeed is the first seed point not yet measured, with
+// seeds_first; nil without it or when every seed has been.
+func (b *lineBO) unmeasuredSeed() []float64 {
+	if !b.line.SeedsFirst {
+		return nil
+	}
+	for _, x := range b.box.Seeds {
+		if !slices.ContainsFunc(b.obs, func(o boxObs) bool { return slices.Equal(o.x, x) }) {
+			return x
+		}
+	}
+	return nil
 }
 
 // hand records the inner policy's ask a as a pending ask of line-bo and
@@ -537,6 +582,13 @@ func (b *lineBO) startLine() error {
 	pts := b.gridPoints(xb, v, step, sLo, sHi)
 	pts = b.onLine(pts, cand, safe, xb, v, step)
 	sort.SliceStable(pts, func(i, j int) bool { return pts[i].s < pts[j].s })
+	if b.box.Lattice != nil {
+		// Snapped points of one s may differ: equal points side by side,
+		// for lineSet to merge.
+		sort.SliceStable(pts, func(i, j int) bool {
+			return pts[i].s < pts[j].s || pts[i].s == pts[j].s && slices.Compare(pts[i].x, pts[j].x) < 0
+		})
+	}
 	set := lineSet(pts)
 	inner, err := b.newInner(set)
 	if err != nil {
@@ -605,6 +657,19 @@ func (b *lineBO) gridPoints(xb, v, step []float64, sLo, sHi float64) []linePoint
 			if step != nil {
 				// and within the step limit, exactly
 				x[j] = min(max(x[j], xb[j]-step[j]), xb[j]+step[j])
+			}
+		}
+		if b.box.Lattice != nil {
+			// The inner policy judges the point that will run, never one
+			// between an int's integers or a choice's values; a point
+			// the snap takes past the step limit is left out.
+			b.box.Lattice.Snap(x)
+			if !withinStep(x, xb, step) {
+				continue
+			}
+			s = 0
+			for j := range x {
+				s += (x[j] - xb[j]) * v[j]
 			}
 		}
 		pts = append(pts, linePoint{s: s, x: x})
@@ -721,7 +786,31 @@ func (b *lineBO) direction(xb []float64) []float64 {
 	v := make([]float64, d)
 	coordinate := func() []float64 {
 		clear(v)
-		v[(b.lines)%d] = 1
+		j := b.lines % d
+		if b.box.Lattice == nil {
+			v[j] = 1
+			return v
+		}
+		block := b.box.Lattice.Block(j)
+		if block == nil {
+			v[j] = 1
+			return v
+		}
+		// A choice's coordinate: the line moves its one-hot weight from
+		// the value x̂ has to value j (the next value when j is x̂'s), so
+		// that its snapped points are x̂ with either value.
+		c := block[0]
+		for _, k := range block {
+			if xb[k] > xb[c] {
+				c = k
+			}
+		}
+		if j == c {
+			j = block[(slices.Index(block, c)+1)%len(block)]
+		}
+		if j != c {
+			v[j], v[c] = 1/math.Sqrt2, -1/math.Sqrt2
+		}
 		return v
 	}
 	dir := b.line.Direction

@@ -351,6 +351,12 @@ type Spec struct {
 	// point. Without it, a study that refits at every ask searches along
 	// the first coordinate only.
 	KeepLine bool `yaml:"keep_line,omitempty" json:"keep_line,omitempty"`
+	// SeedsFirst makes line-bo measure every seed point before its first
+	// line (between lines, any seed not yet measured): lines run through
+	// the best safe point by ℓ_f, which a seed never measured seldom is,
+	// so that without it a seed of another choice's value, say, is never
+	// tried.
+	SeedsFirst bool `yaml:"seeds_first,omitempty" json:"seeds_first,omitempty"`
 
 	// The options of safeopt-swarm: the particles of each swarm (default
 	// 20, 4 … 1000) and the iterations of a swarm run (default 100,
@@ -376,19 +382,20 @@ type Line struct {
 	// AscentRule is "sampled" or "mean" (Spec.AscentRule).
 	AscentRule string
 	KeepLine   bool // Spec.KeepLine
+	SeedsFirst bool // Spec.SeedsFirst
 }
 
 // LineOptions returns line-bo's options with their defaults: inner
 // safeopt, direction coordinate, 300 points, 20 evaluations per line,
 // tolerance 0.01.
 func (s *Spec) LineOptions() Line {
-	l := Line{Inner: *s, Direction: s.Direction, Points: 300, PerLine: 20, Tolerance: 0.01, MaxStep: s.MaxStep, AscentRule: s.AscentRule, KeepLine: s.KeepLine}
+	l := Line{Inner: *s, Direction: s.Direction, Points: 300, PerLine: 20, Tolerance: 0.01, MaxStep: s.MaxStep, AscentRule: s.AscentRule, KeepLine: s.KeepLine, SeedsFirst: s.SeedsFirst}
 	if l.AscentRule == "" {
 		l.AscentRule = "sampled"
 	}
 	l.Inner.Name, l.Inner.Label = s.Inner, ""
 	l.Inner.Inner, l.Inner.Direction, l.Inner.Points, l.Inner.PerLine, l.Inner.Tolerance, l.Inner.MaxStep = "", "", nil, nil, nil, nil
-	l.Inner.SwarmSize, l.Inner.Iterations, l.Inner.AscentRule, l.Inner.KeepLine = nil, nil, "", false
+	l.Inner.SwarmSize, l.Inner.Iterations, l.Inner.AscentRule, l.Inner.KeepLine, l.Inner.SeedsFirst = nil, nil, "", false, false
 	if l.Inner.Name == "" {
 		l.Inner.Name = SafeOpt
 	}
@@ -448,12 +455,13 @@ func (s *Spec) Check(horizon int) error {
 		"tolerance":   s.Tolerance != nil,
 		"max_step":    s.MaxStep != nil,
 		"keep_line":   s.KeepLine,
+		"seeds_first": s.SeedsFirst,
 		"swarm_size":  s.SwarmSize != nil,
 		"iterations":  s.Iterations != nil,
 		"ascent_rule": s.AscentRule != "",
 		"noise_bound": s.NoiseBound != nil,
 	}
-	for _, k := range []string{"phase1", "exploration", "keep_seed", "safe_set", "lipschitz", "inner", "direction", "points", "per_line", "tolerance", "max_step", "keep_line", "swarm_size", "iterations", "ascent_rule", "noise_bound"} {
+	for _, k := range []string{"phase1", "exploration", "keep_seed", "safe_set", "lipschitz", "inner", "direction", "points", "per_line", "tolerance", "max_step", "keep_line", "seeds_first", "swarm_size", "iterations", "ascent_rule", "noise_bound"} {
 		if given[k] && !slices.Contains(a.Options, k) {
 			return badKey(k, "not an option of %s", s.Name)
 		}

@@ -88,6 +88,11 @@ func newSwarm(s *Spec, model Model, box Box, opt Options) (Policy, error) {
 	if err := box.Check(); err != nil {
 		return nil, err
 	}
+	if box.Lattice != nil {
+		// Its particles fly through the box; the point they find would
+		// have to be judged again once snapped, which the swarm does not.
+		return nil, fmt.Errorf("%w: safeopt-swarm searches a box of floats only; with ints or choices use line-bo", ErrConfig)
+	}
 	if opt.Rand == nil {
 		return nil, fmt.Errorf("%w: safeopt-swarm draws its particles at random and needs a random stream", ErrConfig)
 	}

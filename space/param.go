@@ -395,6 +395,104 @@ func (s *Space) Relaxed(i int, u float64) float64 {
 	return q.raw(u)
 }
 
+// Snap moves x, a point of the unit cube, onto the point of the setting
+// Decode makes of it, in place: an int's coordinate onto its integer's, a
+// choice's block one-hot on its largest coordinate (the first of equals).
+// A float's coordinate is left as it is. It makes the space a
+// bandit.Lattice: a policy on its box judges the points that will run.
+func (s *Space) Snap(x []float64) {
+	for i := range s.params {
+		p := &s.params[i]
+		o := s.off[i]
+		switch p.kind() {
+		case Int:
+			x[o] = p.unit(p.raw(x[o]))
+		case Choice:
+			k := 0
+			for j := 1; j < len(p.Values); j++ {
+				if x[o+j] > x[o+k] {
+					k = j
+				}
+			}
+			for j := range p.Values {
+				x[o+j] = 0
+			}
+			x[o+k] = 1
+		}
+	}
+}
+
+// Steps is a step limit per coordinate (bandit's max_step) of step for
+// a float, and at least one integer for an int (its widest gap between
+// neighbouring integers, on its scale) and any value for a choice (1 on
+// each of its coordinates): a limit under an int's spacing would hold it
+// at its seed's value for good.
+func (s *Space) Steps(step float64) []float64 {
+	out := make([]float64, s.dim)
+	for i := range s.params {
+		p := &s.params[i]
+		o := s.off[i]
+		switch p.kind() {
+		case Float:
+			out[o] = step
+		case Int:
+			gap := 0.0
+			if *p.High > *p.Low {
+				// The widest gap is at the low end on a log scale, the
+				// same everywhere on a linear one.
+				gap = p.unit(*p.Low+1) - p.unit(*p.Low)
+			}
+			out[o] = max(step, gap)
+		case Choice:
+			for j := range p.Values {
+				out[o+j] = 1
+			}
+		}
+	}
+	return out
+}
+
+// Groups ties the cube's coordinates to a fit's lengthscales
+// (fit.Options.Groups): every numeric parameter's to lengthscale 0, each
+// choice's block to one of its own, so that the distance between a
+// choice's values (√2 one-hot) does not set how far the numeric
+// parameters correlate. Nil for a space without choices, or of choices
+// only.
+func (s *Space) Groups() []int {
+	if s.Numeric() == 0 || s.Numeric() == len(s.params) {
+		return nil
+	}
+	out := make([]int, s.dim)
+	next := 1
+	for i := range s.params {
+		p := &s.params[i]
+		if p.kind() != Choice {
+			continue
+		}
+		for j := range p.Values {
+			out[s.off[i]+j] = next
+		}
+		next++
+	}
+	return out
+}
+
+// Block is the coordinates of the choice that coordinate j belongs to,
+// nil for an int's or a float's: the coordinates that move together.
+func (s *Space) Block(j int) []int {
+	for i := range s.params {
+		p := &s.params[i]
+		if o := s.off[i]; p.kind() == Choice && j >= o && j < o+len(p.Values) {
+			block := make([]int, len(p.Values))
+			for k := range block {
+				block[k] = o + k
+			}
+			return block
+		}
+	}
+	return nil
+}
+
 // Decode maps a point of the unit cube to a setting: a number clamped to
 // its bounds, an int rounded, a choice the value of its largest
 // coordinate (the first of equals).
