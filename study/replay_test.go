@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study/api"
 )
@@ -233,11 +234,11 @@ func TestStaleStudyIsRebuilt(t *testing.T) {
 // rebuilding the policy and carrying its line over) suggests the same
 // setting reopened from its events as kept in memory, at every trial.
 func TestReopenedNamedBoxStudy(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "live.db")
-	live, _ := newService(t, path)
-	spec := `
+	cases := []struct {
+		name, spec string
+		measure    func(p space.Setting) (y, m float64)
+	}{
+		{"floats", `
 parameters:
   - {name: a, low: 0, high: 1}
   - {name: b, low: 0, high: 1}
@@ -247,10 +248,56 @@ constraints:
   - {name: m, max: 1}
 seeds: [{a: 0.3, b: 0.3, c: 3}]
 horizon: 40
-`
+`, func(p space.Setting) (float64, float64) {
+			a, b, c := p["a"].Num, p["b"].Num, math.Log(p["c"].Num)
+			return -(a-0.6)*(a-0.6) - (b-0.5)*(b-0.5) - 0.1*(c-2)*(c-2), a*a + b*b + 0.05*c
+		}},
+		// Issue 42: an int and a choice among three numeric parameters,
+		// searched on the box at its lattice's points, one seed per
+		// value of the choice, which seeds_first measures first.
+		{"mixed", `
+parameters:
+  - {name: a, low: 0, high: 1}
+  - {name: b, low: 0, high: 1}
+  - {name: n, type: int, low: 1, high: 6}
+  - {name: mode, type: choice, values: [x, y]}
+objective: {name: y, goal: maximize}
+constraints:
+  - {name: m, max: 1}
+seeds: [{a: 0.3, b: 0.3, n: 2, mode: x}, {a: 0.3, b: 0.3, n: 2, mode: y}]
+horizon: 40
+`, func(p space.Setting) (float64, float64) {
+			a, b, n := p["a"].Num, p["b"].Num, p["n"].Num
+			y := -(a-0.6)*(a-0.6) - (b-0.5)*(b-0.5) - 0.02*(n-4)*(n-4)
+			if p["mode"].Str == "y" {
+				y += 0.1
+			}
+			return y, a*a + b*b + 0.02*n
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			reopenNamedBox(t, c.spec, c.measure)
+		})
+	}
+}
+
+// reopenNamedBox runs a study stated in parameters searched on its box
+// for 24 trials, reopening a copy of its file every 4th and checking the
+// copy asks what the study in memory does; every ask's setting is one
+// the parameters allow.
+func reopenNamedBox(t *testing.T, spec string, measure func(space.Setting) (y, m float64)) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "live.db")
+	live, _ := newService(t, path)
 	r := resolved(t, spec)
-	if a := r.Spec.Algorithm; a.Name != "line-bo" || !a.KeepLine || len(a.MaxStep) != 3 {
-		t.Fatalf("the default algorithm is %+v, want line-bo with keep_line and max_step", a)
+	if a := r.Spec.Algorithm; a.Name != "line-bo" || !a.KeepLine || !a.SeedsFirst || len(a.MaxStep) != r.Dim() {
+		t.Fatalf("the default algorithm is %+v, want line-bo with keep_line, seeds_first and max_step", a)
+	}
+	sp, err := space.New(r.Spec.Parameters)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if err := live.Create(ctx, "s", r); err != nil {
 		t.Fatal(err)
@@ -259,6 +306,12 @@ horizon: 40
 		want, err := live.Ask(ctx, "s")
 		if err != nil {
 			t.Fatal(err)
+		}
+		if trial < len(r.Spec.Seeds) && !reflect.DeepEqual(want.Params, r.Spec.Seeds[trial]) {
+			t.Fatalf("trial %d asks %v, want seed %d, %v, first (seeds_first)", trial, want.Params, trial+1, r.Spec.Seeds[trial])
+		}
+		if _, err := sp.Encode(want.Params); err != nil {
+			t.Fatalf("trial %d asks %v: %v", trial, want.Params, err)
 		}
 		if trial%4 == 3 {
 			cp := filepath.Join(dir, fmt.Sprint("copy", trial, ".db"))
@@ -272,9 +325,7 @@ horizon: 40
 				t.Fatalf("trial %d: reopened, the next ask is %d %v; kept in memory, %d %v", trial, got.Ask, got.Params, want.Ask, want.Params)
 			}
 		}
-		a, b, c := want.Params["a"].Num, want.Params["b"].Num, math.Log(want.Params["c"].Num)
-		y := -(a-0.6)*(a-0.6) - (b-0.5)*(b-0.5) - 0.1*(c-2)*(c-2)
-		m := a*a + b*b + 0.05*c
+		y, m := measure(want.Params)
 		id := want.Ask
 		if _, err := live.Tell(ctx, "s", &api.TellRequest{Ask: &id, Values: map[string]float64{"y": y, "m": m}}); err != nil {
 			t.Fatal(err)

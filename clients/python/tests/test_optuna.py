@@ -131,6 +131,31 @@ class TestSafeSampler(ServerTest):
         self.assertEqual(study.trials[-1].params, study.trials[-2].params)
         self.assertEqual(len(sampler.safegp_study.trials()), 3)
 
+    def test_int_among_three(self):
+        """Issue 42: an int among three numeric parameters and a choice
+        (refused before: a candidate set took at most two numeric ones),
+        searched on their box; every trial keeps the limit."""
+        def mixed(trial):
+            x = trial.suggest_float("x", 0.01, 1.0, log=True)
+            y = trial.suggest_float("y", 0.0, 1.0)
+            n = trial.suggest_int("n", 1, 5)
+            mode = trial.suggest_categorical("mode", ["a", "b"])
+            trial.set_user_attr("c", x + 0.3 * y + 0.05 * n - 0.9)
+            cost = (x - 0.6) ** 2 + (y - 0.5) ** 2 + 0.01 * n
+            return cost * (2 if mode == "b" else 1)
+
+        sampler = safegp.optuna.SafeSampler(
+            self.server.url, seeds=[{"x": 0.1, "y": 0.2, "n": 2, "mode": "a"}],
+            constraints_func=constraints, horizon=30)
+        study = optuna.create_study(sampler=sampler, direction="minimize", study_name="mixed")
+        study.optimize(mixed, n_trials=12)
+        self.assertEqual(len(study.trials), 12)
+        for t in study.trials:
+            self.assertEqual(t.state, optuna.trial.TrialState.COMPLETE)
+            self.assertIsInstance(t.params["n"], int)
+            self.assertLessEqual(t.user_attrs["c"], 0, t.params)
+        self.assertLess(study.best_value, study.trials[0].value)
+
     def test_refusals(self):
         with self.assertRaises(ValueError):
             safegp.optuna.SafeSampler(self.server.url, seeds=[], constraints_func=constraints)
