@@ -56,19 +56,18 @@ func (s *Space) Candidates() ([][]float64, []Setting, error) {
 	for i := range s.params {
 		p := &s.params[i]
 		a := &axes[i]
-		switch p.kind() {
-		case Choice:
+		switch {
+		case p.kind() == Choice:
 			for k, v := range p.Values {
 				u := make([]float64, len(p.Values))
 				u[k] = 1
 				a.unit, a.val = append(a.unit, u), append(a.val, String(v))
 			}
-		case Int:
-			lo, hi := *p.Low, *p.High
+		case p.ordinal():
 			var vs []float64
-			if hi-lo+1 <= float64(per) {
-				for v := lo; v <= hi; v++ {
-					vs = append(vs, v)
+			if n := p.count(); n <= float64(per) {
+				for k := range int(n) {
+					vs = append(vs, p.value(float64(k)))
 				}
 			} else {
 				for k := range per {
@@ -151,8 +150,8 @@ func (s *Space) perAxis(q int) int {
 		changed := false
 		for i := range s.params {
 			p := &s.params[i]
-			if p.kind() == Int && !fixed[i] {
-				if n := *p.High - *p.Low + 1; n < float64(per) {
+			if p.ordinal() && !fixed[i] {
+				if n := p.count(); n < float64(per) {
 					fixed[i], changed = true, true
 					budget /= n
 					most = max(most, int(n))

@@ -41,6 +41,11 @@ type Param struct {
 	High   *float64 `yaml:"high,omitempty" json:"high,omitempty"`
 	Scale  string   `yaml:"scale,omitempty" json:"scale,omitempty"` // linear (the default) or log
 	Values []string `yaml:"values,omitempty" json:"values,omitempty"`
+	// Step, if given, makes a linear float or int take only the values
+	// low + k·step up to high, which it must reach (Optuna's
+	// FloatDistribution and IntDistribution with step): an ordinal
+	// parameter, searched as an int is.
+	Step *float64 `yaml:"step,omitempty" json:"step,omitempty"`
 	// Unit names the parameter's unit, for the dashboard and figures.
 	Unit string `yaml:"unit,omitempty" json:"unit,omitempty"`
 }
@@ -55,6 +60,41 @@ func (p *Param) kind() string {
 
 // log reports whether p is on a log scale.
 func (p *Param) log() bool { return p.Scale == Log }
+
+// ordinal reports whether p takes values on a grid: an int, or a float
+// with a step.
+func (p *Param) ordinal() bool { return p.kind() == Int || p.Step != nil }
+
+// step is an ordinal parameter's spacing: its step, or 1 for an int.
+func (p *Param) step() float64 {
+	if p.Step != nil {
+		return *p.Step
+	}
+	return 1
+}
+
+// count is an ordinal parameter's number of values.
+func (p *Param) count() float64 {
+	return math.Floor((*p.High-*p.Low)/p.step()+1e-9) + 1
+}
+
+// value is an ordinal parameter's k-th value, low + k·step: for a float,
+// the shortest decimal within a few ulps, as raw gives it.
+func (p *Param) value(k float64) float64 {
+	if p.Step == nil {
+		return *p.Low + k
+	}
+	return p.decimal(min(*p.Low+k**p.Step, *p.High))
+}
+
+// decimal is v, or the shorter decimal within 8 ulps of it (0.3, not
+// 0.30000000000000004), kept within the bounds.
+func (p *Param) decimal(v float64) float64 {
+	if r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 14, 64), 64); err == nil && math.Abs(r-v) <= 8*ulp(v) {
+		v = min(max(r, *p.Low), *p.High)
+	}
+	return v
+}
 
 // width is the number of unit-cube coordinates p takes: one, or one per
 // value of a choice (one-hot).
@@ -238,6 +278,23 @@ func checkRange(p *Param) error {
 	case p.kind() == Int && hi-lo > 1<<30:
 		return bad("high", "at most 2^30 values, got %v", hi-lo+1)
 	}
+	if p.Step == nil {
+		return nil
+	}
+	st := *p.Step
+	n := (hi - lo) / st
+	switch {
+	case !(st > 0) || !finite(st):
+		return bad("step", "want a number > 0, got %v", st)
+	case p.log():
+		return bad("step", "not with scale: log (as Optuna: a step is on the linear scale)")
+	case p.kind() == Int && st != math.Trunc(st):
+		return bad("step", "an int's step is an integer, got %v", st)
+	case n > 1<<30:
+		return bad("step", "at most 2^30 values, got %.0f", n+1)
+	case math.Abs(n-math.Round(n)) > 1e-9*max(1, n):
+		return bad("high", "%v is not low + k·step (low %v, step %v): make high %v", hi, lo, st, p.decimal(lo+math.Floor(n)*st))
+	}
 	return nil
 }
 
@@ -289,10 +346,10 @@ func (s *Space) Numeric() int {
 	return n
 }
 
-// Continuous reports whether every parameter is a float.
+// Continuous reports whether every parameter is a float without a step.
 func (s *Space) Continuous() bool {
 	for i := range s.params {
-		if s.params[i].kind() != Float {
+		if s.params[i].kind() != Float || s.params[i].Step != nil {
 			return false
 		}
 	}
@@ -324,16 +381,16 @@ func (p *Param) raw(u float64) float64 {
 		v = lo + u*(hi-lo)
 	}
 	v = min(max(v, lo), hi)
+	if p.Step != nil {
+		return p.value(min(math.Round((v-lo)/p.step()), p.count()-1))
+	}
 	if p.kind() == Int {
 		return math.Round(v)
 	}
 	// The round trip through the logarithm or the division leaves a few
 	// ulps of error: a value within them of a shorter decimal (0.3, not
 	// 0.30000000000000004, after Encode) is that decimal.
-	if r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 14, 64), 64); err == nil && math.Abs(r-v) <= 8*ulp(v) {
-		v = min(max(r, lo), hi)
-	}
-	return v
+	return p.decimal(v)
 }
 
 // ulp is the spacing of float64s at v.
@@ -376,6 +433,16 @@ func (s *Space) Encode(set Setting) ([]float64, error) {
 			if p.kind() == Int && v.Num != math.Trunc(v.Num) {
 				return nil, fmt.Errorf("%w: %s = %v: want an integer", ErrInvalid, p.Name, v.Num)
 			}
+			if p.Step != nil {
+				// On the grid, to a relative 1e-9 of the step; encoded as
+				// the grid's value, the one Decode gives back.
+				k := math.Round((v.Num - *p.Low) / p.step())
+				if w := p.value(k); math.Abs(w-v.Num) > 1e-9*p.step() {
+					return nil, fmt.Errorf("%w: %s = %v: want %v + k·%v (the nearest: %v)", ErrInvalid, p.Name, v.Num, *p.Low, p.step(), w)
+				}
+				x[s.off[i]] = p.unit(p.value(k))
+				continue
+			}
 			x[s.off[i]] = p.unit(v.Num)
 		}
 	}
@@ -404,10 +471,8 @@ func (s *Space) Snap(x []float64) {
 	for i := range s.params {
 		p := &s.params[i]
 		o := s.off[i]
-		switch p.kind() {
-		case Int:
-			x[o] = p.unit(p.raw(x[o]))
-		case Choice:
+		switch {
+		case p.kind() == Choice:
 			k := 0
 			for j := 1; j < len(p.Values); j++ {
 				if x[o+j] > x[o+k] {
@@ -418,6 +483,8 @@ func (s *Space) Snap(x []float64) {
 				x[o+j] = 0
 			}
 			x[o+k] = 1
+		case p.ordinal():
+			x[o] = p.unit(p.raw(x[o]))
 		}
 	}
 }
@@ -432,18 +499,14 @@ func (s *Space) Steps(step float64) []float64 {
 	for i := range s.params {
 		p := &s.params[i]
 		o := s.off[i]
-		switch p.kind() {
-		case Float:
+		switch {
+		case p.ordinal():
+			// The widest gap is at the low end on a log scale, the same
+			// everywhere on a linear one.
+			out[o] = max(step, p.unit(p.value(min(1, p.count()-1)))-p.unit(*p.Low))
+		case p.kind() == Float:
 			out[o] = step
-		case Int:
-			gap := 0.0
-			if *p.High > *p.Low {
-				// The widest gap is at the low end on a log scale, the
-				// same everywhere on a linear one.
-				gap = p.unit(*p.Low+1) - p.unit(*p.Low)
-			}
-			out[o] = max(step, gap)
-		case Choice:
+		case p.kind() == Choice:
 			for j := range p.Values {
 				out[o+j] = 1
 			}
@@ -653,13 +716,16 @@ func (p *Param) seedHint(seeds []Setting) string {
 		}
 		return fmt.Sprintf("%s is a choice: a study tries only its seeds' %s (%s) until the model vouches for another value, and the values lie as far apart as the cube allows; give a seed with each %s you want tried (%s) (docs/limits.md)",
 			p.Name, p.Name, strings.Join(seeded, ", "), p.Name, strings.Join(missing, ", "))
-	case Int:
+	case Int, Float:
+		if !p.ordinal() {
+			return ""
+		}
 		lo, hi := *p.Low, *p.High
-		near := math.Inf(1) // the closest neighbouring integer of a seed, in the cube
+		near := math.Inf(1) // the closest neighbouring value of a seed, in the cube
 		for _, set := range seeds {
 			v := set[p.Name].Num
 			add(strconv.FormatFloat(v, 'g', -1, 64))
-			for _, w := range []float64{v - 1, v + 1} {
+			for _, w := range []float64{v - p.step(), v + p.step()} {
 				if w >= lo && w <= hi {
 					near = min(near, math.Abs(p.unit(w)-p.unit(v)))
 				}
@@ -668,11 +734,15 @@ func (p *Param) seedHint(seeds []Setting) string {
 		// A relative tolerance: gaps of exactly HintStep (an int of
 		// 1/HintStep + 1 values), which the subtraction of units may round
 		// above it, are not more than it.
-		if len(seeded) >= int(hi-lo+1) || near <= HintStep*(1+1e-9) {
+		if len(seeded) >= int(p.count()) || near <= HintStep*(1+1e-9) {
 			return ""
 		}
-		return fmt.Sprintf("%s's integers lie %.3g of its scale apart next to its seeds' (%s), and a study vouches for steps of about 0.01–0.03: it will rarely try another %s; give a seed at each %s you want tried, or make it a float (docs/limits.md)",
-			p.Name, near, strings.Join(seeded, ", "), p.Name, p.Name)
+		what, instead := "integers", "make it a float"
+		if p.Step != nil {
+			what, instead = "steps", "give it a smaller step"
+		}
+		return fmt.Sprintf("%s's %s lie %.3g of its scale apart next to its seeds' (%s), and a study vouches for steps of about 0.01–0.03: it will rarely try another %s; give a seed at each %s you want tried, or %s (docs/limits.md)",
+			p.Name, what, near, strings.Join(seeded, ", "), p.Name, p.Name, instead)
 	}
 	return ""
 }

@@ -165,14 +165,25 @@ class TestSafeSampler(ServerTest):
         with self.assertRaises(ValueError):
             study.optimize(lambda t: (problem(t), 0.0), n_trials=1)
 
-        def stepped(trial):
-            trial.suggest_float("x", 0.0, 1.0, step=0.1)
-            trial.set_user_attr("c", -1.0)
-            return 0.0
 
-        s = optuna.create_study(sampler=safegp.optuna.SafeSampler(self.server.url, seeds=[{"x": 0.5}], constraints_func=constraints))
-        with self.assertRaises(ValueError):
-            s.optimize(stepped, n_trials=1)
+    def test_steps(self):
+        """Every distribution Optuna has (issue 42): a float and an int
+        with a step are suggested on their grids."""
+        def stepped(trial):
+            x = trial.suggest_float("x", 0.0, 1.0, step=0.1)
+            n = trial.suggest_int("n", 2, 10, step=2)
+            trial.set_user_attr("c", x + 0.02 * n - 0.9)
+            return (x - 0.6) ** 2 + 0.01 * n
+
+        s = optuna.create_study(sampler=safegp.optuna.SafeSampler(
+            self.server.url, seeds=[{"x": 0.2, "n": 4}], constraints_func=constraints, horizon=20),
+            direction="minimize")
+        s.optimize(stepped, n_trials=8)
+        for t in s.trials:
+            self.assertEqual(t.state, optuna.trial.TrialState.COMPLETE)
+            self.assertAlmostEqual(t.params["x"] * 10, round(t.params["x"] * 10), places=9)
+            self.assertEqual(t.params["n"] % 2, 0)
+            self.assertLessEqual(t.user_attrs["c"], 0, t.params)
 
 
 if __name__ == "__main__":

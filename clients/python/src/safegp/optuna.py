@@ -18,11 +18,11 @@ Optuna user changes one line::
 
 How Optuna's terms map to safegp's (docs/optuna.md):
 
-- ``FloatDistribution(low, high, log)`` → a float parameter (``scale:
-  log`` when ``log``), ``IntDistribution(low, high, log)`` → an int one,
+- ``FloatDistribution(low, high, log, step)`` → a float parameter
+  (``scale: log`` when ``log``, ``step`` when given),
+  ``IntDistribution(low, high, log, step)`` → an int one,
   ``CategoricalDistribution(choices)`` → a choice (its values sent as
-  strings and given back as the original choices). Steps other than 1 are
-  refused.
+  strings and given back as the original choices), in any number and mix.
 - The study's ``direction`` → the objective's ``goal``; a multi-objective
   study is refused.
 - ``constraints_func(trial)`` → one outcome ``c0``, ``c1``, … per value,
@@ -233,13 +233,13 @@ class SafeSampler(BaseSampler):
 def _param(name: str, d: BaseDistribution) -> Dict[str, Any]:
     """The safegp parameter of an Optuna distribution."""
     if isinstance(d, FloatDistribution):
-        if d.step is not None:
-            raise ValueError(f"safegp.optuna: {name}: a float with a step is not supported; use an int parameter and scale it")
         p: Dict[str, Any] = {"name": name, "low": d.low, "high": d.high}
+        if d.step is not None:
+            p["step"] = d.step
     elif isinstance(d, IntDistribution):
-        if d.step != 1:
-            raise ValueError(f"safegp.optuna: {name}: an int with a step other than 1 is not supported")
         p = {"name": name, "type": "int", "low": d.low, "high": d.high}
+        if d.step != 1:
+            p["step"] = d.step
     elif isinstance(d, CategoricalDistribution):
         values = [_choice(c) for c in d.choices]
         if len(set(values)) != len(values):
@@ -257,10 +257,11 @@ def _distribution(p: Mapping[str, Any]) -> BaseDistribution:
     kind = p.get("type", "float")
     log = p.get("scale") == "log"
     if kind == "int":
-        return IntDistribution(int(p["low"]), int(p["high"]), log=log)
+        return IntDistribution(int(p["low"]), int(p["high"]), log=log, step=int(p.get("step", 1)))
     if kind == "choice":
         return CategoricalDistribution(list(p["values"]))
-    return FloatDistribution(float(p["low"]), float(p["high"]), log=log)
+    step = p.get("step")
+    return FloatDistribution(float(p["low"]), float(p["high"]), log=log, step=None if step is None else float(step))
 
 
 def _choice(c: Any) -> str:
