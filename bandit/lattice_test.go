@@ -2,6 +2,7 @@ package bandit_test
 
 import (
 	"errors"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -86,21 +87,12 @@ func TestLineBOOnALattice(t *testing.T) {
 			}
 		}
 		if len(ints) < 2 || len(choices) < 2 {
-			t.Errorf("%s: the int took %v and the choice %v in 60 rounds: want the int to leave its seed's value and both choices asked", dir, keys(ints), keys(choices))
+			t.Errorf("%s: the int took %v and the choice %v in 60 rounds: want the int to leave its seed's value and both choices asked", dir, slices.Sorted(maps.Keys(ints)), slices.Sorted(maps.Keys(choices)))
 		}
 		if dir == "coordinate" && !choiceLine {
 			t.Error("coordinate: no line held both values of the choice")
 		}
 	}
-}
-
-func keys(m map[float64]bool) []float64 {
-	var out []float64
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // TestLatticeRefusals: a seed off the lattice is refused, and so is a

@@ -2,6 +2,7 @@ package space
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -28,10 +29,10 @@ func TestStep(t *testing.T) {
 		gains[set["gain"].Num], taps[set["taps"].Num] = true, true
 	}
 	want := []float64{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1}
-	if got := sortedKeys(gains); !slices.Equal(got, want) {
+	if got := slices.Sorted(maps.Keys(gains)); !slices.Equal(got, want) {
 		t.Errorf("gain's candidate values %v, want %v (the decimals, not 0.30000000000000004)", got, want)
 	}
-	if got := sortedKeys(taps); !slices.Equal(got, []float64{1, 3, 5, 7, 9}) {
+	if got := slices.Sorted(maps.Keys(taps)); !slices.Equal(got, []float64{1, 3, 5, 7, 9}) {
 		t.Errorf("taps's candidate values %v, want 1 3 5 7 9", got)
 	}
 	if s.Continuous() {
@@ -66,13 +67,4 @@ func TestStep(t *testing.T) {
 			t.Errorf("%+v: %v, want an error with %q", c.p, err, c.want)
 		}
 	}
-}
-
-func sortedKeys(m map[float64]bool) []float64 {
-	var out []float64
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
