@@ -161,6 +161,10 @@ func boxRollbackSpecs() map[string]bandit.Spec {
 	for _, dir := range []string{"coordinate", "random", "ascent"} {
 		specs[dir] = bandit.Spec{Name: "line-bo", Inner: "sgp-ucb", Phase1: "uniform", Exploration: bandit.Exploration{Fixed: ptr(2)}, Direction: dir, Points: ptr(31), PerLine: ptr(5)}
 	}
+	// A seed's ask outside any line (seeds_first), taken back too.
+	s := specs["coordinate"]
+	s.SeedsFirst = true
+	specs["seeds-first"] = s
 	return specs
 }
 
