@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study/api"
 )
@@ -310,5 +311,54 @@ func TestRenameRacingTell(t *testing.T) {
 			}
 			a.Ask = s.PendingAsks[0]
 		}
+	}
+}
+
+// TestBoxStallNotes: a study on a box has no safe-set size; its stall
+// notes come when its best safe point has not moved for StallRounds
+// observations (here every measurement is the seed's, told outside the
+// loop), and go when it moves.
+func TestBoxStallNotes(t *testing.T) {
+	ctx := context.Background()
+	c := &fakeClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	v, done := batchService(t, filepath.Join(t.TempDir(), "b.db"), c)
+	defer done()
+	createStudy(t, v, "b", `
+parameters:
+  - {name: a, low: 0, high: 1}
+  - {name: b, low: 0, high: 1}
+  - {name: c, low: 0, high: 1}
+objective: {name: y, goal: maximize}
+constraints:
+  - {name: m, max: 1}
+seeds: [{a: 0.5, b: 0.5, c: 0.5}]
+horizon: 40
+`)
+	seed := space.Setting{"a": space.Number(0.5), "b": space.Number(0.5), "c": space.Number(0.5)}
+	for k := range StallRounds + 1 {
+		if _, err := v.Tell(ctx, "b", &api.TellRequest{Params: seed, Values: map[string]float64{"y": 1 + 0.001*float64(k%2), "m": 0.5}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum, err := v.Show(ctx, "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all := strings.Join(sum.Notes, "\n"); !strings.Contains(all, "the best safe setting has not moved for 11 observations") || !strings.Contains(all, "one seed") {
+		t.Fatalf("after 11 measurements of the seed: notes %q, want the box's stall note and its causes", sum.Notes)
+	}
+	// A better setting measured elsewhere, often enough for the model to
+	// vouch that it keeps the limit, moves the best safe point.
+	better := space.Setting{"a": space.Number(0.52), "b": space.Number(0.5), "c": space.Number(0.5)}
+	for range 4 {
+		if _, err := v.Tell(ctx, "b", &api.TellRequest{Params: better, Values: map[string]float64{"y": 3, "m": 0.5}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if sum, err = v.Show(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if all := strings.Join(sum.Notes, "\n"); strings.Contains(all, "has not moved") {
+		t.Errorf("after a better safe setting: notes %q, want no stall note", sum.Notes)
 	}
 }

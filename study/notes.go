@@ -19,10 +19,17 @@ const StallRounds = 10
 
 // trackSafeSet records the safe set's size after an observation, for
 // the stall notes: its largest so far and the observation count when it
-// last grew. Only on a finite decision set without a context (a box has
-// no safe-set size, and a context's safe set changes with the context).
+// last grew. On a box, which has no safe-set size, the count is when the
+// best safe point last moved. Not with a context, whose safe set changes
+// with the context.
 func (s *Study) trackSafeSet() {
-	if s.res.Box != nil || s.res.ContextKernel != nil {
+	if s.res.ContextKernel != nil {
+		return
+	}
+	if s.res.Box != nil {
+		if x, _, ok := bandit.Best(s.pol); ok && !slices.Equal(x, s.bestX) {
+			s.bestX, s.grewAt = append(s.bestX[:0], x...), s.nObs
+		}
 		return
 	}
 	s.pol.Inspect(&s.safeSnap, bandit.SafeSet)
@@ -89,15 +96,21 @@ func (s *Study) seedNotes() []string {
 // has not grown for StallRounds observations or more, with the likely
 // causes its records show and what to change. Nil when it is growing.
 func (s *Study) stallNotes() []string {
-	if s.res.Box != nil || s.res.ContextKernel != nil || s.nObs-s.grewAt < StallRounds {
+	if s.res.ContextKernel != nil || s.nObs-s.grewAt < StallRounds {
 		return nil
 	}
-	if s.safeMax >= len(s.res.X) {
+	if s.res.Box == nil && s.safeMax >= len(s.res.X) {
 		return nil // everything is safe: nothing left to grow into
 	}
 	unit := s.u.unit()
-	notes := []string{fmt.Sprintf("the safe set has not grown for %s: it holds %s of %d (docs/limits.md, \"A study that does not grow\"); likely causes below",
-		plural.Count(s.nObs-s.grewAt, "observation"), plural.Count(s.knownSafe(), unit), len(s.res.X))}
+	var notes []string
+	if s.res.Box != nil {
+		notes = append(notes, fmt.Sprintf("the best safe %s has not moved for %s (docs/limits.md, \"A study that does not grow\"); likely causes below",
+			unit, plural.Count(s.nObs-s.grewAt, "observation")))
+	} else {
+		notes = append(notes, fmt.Sprintf("the safe set has not grown for %s: it holds %s of %d (docs/limits.md, \"A study that does not grow\"); likely causes below",
+			plural.Count(s.nObs-s.grewAt, "observation"), plural.Count(s.knownSafe(), unit), len(s.res.X)))
+	}
 	names := s.gpNames()
 	// A constraint whose values spread further from its limit than its
 	// kernel's variance allows: the GP cannot believe any other action
@@ -127,7 +140,11 @@ func (s *Study) stallNotes() []string {
 		// for how fast f changes, leaves little room.
 		notes = append(notes, fmt.Sprintf("the objective's limit is a safety condition too: a setting is tried only once the model vouches that %s keeps it; a seed whose %s lies near that limit, for how fast it changes there, leaves little room: start from a seed further inside, or drop the objective's limit if a constraint already guards what it does", names[0], names[0]))
 	}
-	if n := len(s.res.Seed); n == 1 {
+	seeds := len(s.res.Seed)
+	if s.res.Box != nil {
+		seeds = len(s.res.Box.Seeds)
+	}
+	if seeds == 1 {
 		notes = append(notes, "the study started from one seed: give more settings known to be safe (seeds), spread over the space")
 	}
 	if b := s.model.Beta; b == nil || b.Paper {

@@ -94,6 +94,9 @@ type Study struct {
 	// (notes.go).
 	safeMax, grewAt int
 	safeSnap        bandit.Snapshot
+	// bestX is a box study's best safe point so far (bandit.Best), whose
+	// change stands in for the safe set's growth there.
+	bestX []float64
 	// calib holds, per tell (by its seq), whether its values fell outside
 	// the model's confidence intervals and how likely that was under the
 	// model (calibration.go); resSnap is a snapshot reused to read the
