@@ -292,6 +292,8 @@ func checkRange(p *Param) error {
 		return bad("step", "an int's step is an integer, got %v", st)
 	case n > 1<<30:
 		return bad("step", "at most 2^30 values, got %.0f", n+1)
+	case n < 1:
+		return bad("step", "%v is larger than high − low = %v: give a smaller step", st, hi-lo)
 	case math.Abs(n-math.Round(n)) > 1e-9*max(1, n):
 		return bad("high", "%v is not low + k·step (low %v, step %v): make high %v", hi, lo, st, p.decimal(lo+math.Floor(n)*st))
 	}
@@ -301,8 +303,8 @@ func checkRange(p *Param) error {
 // checkChoice checks a choice: 2…64 values, distinct, not empty, and no
 // two that read as the same number.
 func checkChoice(p *Param) error {
-	if p.Low != nil || p.High != nil || p.Scale != "" {
-		return bad("low", "a choice takes values, not low, high or scale")
+	if p.Low != nil || p.High != nil || p.Scale != "" || p.Step != nil {
+		return bad("low", "a choice takes values, not low, high, scale or step")
 	}
 	if len(p.Values) < 2 {
 		return bad("values", "a choice takes at least 2 values, got %d", len(p.Values))

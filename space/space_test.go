@@ -149,8 +149,8 @@ func TestNewRefuses(t *testing.T) {
 		{[]Param{{Name: "a", Low: f64(1), High: f64(2), Scale: "cubic"}}, `scale: want linear or log, got "cubic"`},
 		{[]Param{{Name: "a", Low: f64(1), High: f64(2), Values: []string{"x", "y"}}}, "values: only for type: choice"},
 		{[]Param{{Name: "a", Type: Int, Low: f64(0), High: f64(1<<30 + 1)}}, "high: at most 2^30 values, got 1.073741826e+09"},
-		{[]Param{{Name: "a", Type: Choice, Values: []string{"x", "y"}, Scale: Log}}, "low: a choice takes values, not low, high or scale"},
-		{[]Param{{Name: "a", Type: Choice, Values: []string{"x", "y"}, High: f64(1)}}, "low: a choice takes values, not low, high or scale"},
+		{[]Param{{Name: "a", Type: Choice, Values: []string{"x", "y"}, Scale: Log}}, "low: a choice takes values, not low, high, scale or step"},
+		{[]Param{{Name: "a", Type: Choice, Values: []string{"x", "y"}, High: f64(1)}}, "low: a choice takes values, not low, high, scale or step"},
 		{[]Param{{Name: "a", Type: Choice, Values: manyValues(65)}}, "values: at most 64 values, got 65"},
 	} {
 		if _, err := New(c.p); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {

@@ -62,6 +62,8 @@ func TestStep(t *testing.T) {
 		{Param{Name: "a", Low: f64(0.1), High: f64(1), Step: f64(0.1), Scale: Log}, "not with scale: log"},
 		{Param{Name: "a", Low: f64(0), High: f64(1), Step: f64(0.3)}, "make high 0.9"},
 		{Param{Name: "a", Type: Int, Low: f64(0), High: f64(4), Step: f64(1.5)}, "an int's step is an integer"},
+		{Param{Name: "a", Low: f64(0), High: f64(1), Step: f64(2)}, "larger than high − low"},
+		{Param{Name: "a", Type: Choice, Values: []string{"x", "y"}, Step: f64(1)}, "not low, high, scale or step"},
 	} {
 		if _, err := New([]Param{c.p}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want an error with %q", c.p, err, c.want)

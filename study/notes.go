@@ -105,7 +105,7 @@ func (s *Study) stallNotes() []string {
 	unit := s.u.unit()
 	var notes []string
 	if s.res.Box != nil {
-		notes = append(notes, fmt.Sprintf("the best safe %s has not moved for %s (docs/limits.md, \"A study that does not grow\"); likely causes below",
+		notes = append(notes, fmt.Sprintf("the best safe %s has not moved for %s: the lines searched since may run along parameters the objective hardly depends on, or the model vouches for no better point on them (docs/limits.md, \"A study that does not grow\"); likely causes of the latter below",
 			unit, plural.Count(s.nObs-s.grewAt, "observation")))
 	} else {
 		notes = append(notes, fmt.Sprintf("the safe set has not grown for %s: it holds %s of %d (docs/limits.md, \"A study that does not grow\"); likely causes below",
@@ -166,8 +166,15 @@ func (s *Study) stallNotes() []string {
 // (docs/fitting.md, "Why the grid is fine").
 func (s *Study) lengthscaleNote(names []string) string {
 	short, who := math.Inf(1), ""
+	var groups []int // a study stated in parameters' choices have lengthscales of their own
+	if f := s.model.Fit; f != nil {
+		groups = f.Groups
+	}
 	for j, k := range append([]kernel.Spec{*s.model.Objective}, s.model.Constraints...) {
-		for _, l := range k.Lengthscale {
+		for c, l := range k.Lengthscale {
+			if len(groups) == len(k.Lengthscale) && groups[c] != 0 {
+				continue // a choice's: how far its values correlate, not a step's reach
+			}
 			if l < short {
 				short, who = l, names[j]
 			}

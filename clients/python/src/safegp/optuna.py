@@ -16,7 +16,7 @@ Optuna user changes one line::
     study = optuna.create_study(sampler=sampler, direction="minimize")
     study.optimize(objective, n_trials=40)
 
-How Optuna's terms map to safegp's (docs/optuna.md):
+How Optuna's terms map to safegp's (docs/porting.md):
 
 - ``FloatDistribution(low, high, log, step)`` → a float parameter
   (``scale: log`` when ``log``, ``step`` when given),
