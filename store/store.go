@@ -182,7 +182,7 @@ const contextMigration = `ALTER TABLE events ADD COLUMN context TEXT; -- an ask'
 // stored twice: operational state beside the events, as the leases are.
 const importMigration = `CREATE TABLE imports (
 		study   TEXT    NOT NULL REFERENCES studies(name),
-		digest  TEXT    NOT NULL,               -- sha256 of the rows (importDigest), hex
+		digest  TEXT    NOT NULL,               -- sha256 of the rows (ImportDigest), hex
 		first   INTEGER NOT NULL,               -- the observations the rows became: first … last
 		last    INTEGER NOT NULL,
 		created TEXT    NOT NULL,

@@ -26,7 +26,7 @@ import (
 // line of the file ParseImportCSV read it from) and changes nothing. Imports
 // get no typo warnings: they are data, not values typed one at a time.
 //
-// The rows are recorded with their digest (importDigest): the same rows
+// The rows are recorded with their digest (store.ImportDigest): the same rows
 // imported again — a client retrying an import whose answer it lost — are
 // refused with a *DuplicateImportError naming the observations they
 // became, unless opt.Repeat. An import whose estimated time exceeds the
@@ -51,7 +51,7 @@ func (v *Service) ImportWith(ctx context.Context, name string, rows []api.TellRe
 		}
 		digest := ""
 		if !opt.Repeat {
-			digest = importDigest(evs)
+			digest = store.ImportDigest(evs)
 			if err := v.store.ImportMade(ctx, name, digest); err != nil {
 				return err // a repeat, refused before the work
 			}
