@@ -581,14 +581,12 @@ func (b *lineBO) startLine() error {
 	sLo, sHi := b.span(xb, v, step)
 	pts := b.gridPoints(xb, v, step, sLo, sHi)
 	pts = b.onLine(pts, cand, safe, xb, v, step)
-	sort.SliceStable(pts, func(i, j int) bool { return pts[i].s < pts[j].s })
-	if b.box.Lattice != nil {
-		// Snapped points of one s may differ: equal points side by side,
-		// for lineSet to merge.
-		sort.SliceStable(pts, func(i, j int) bool {
-			return pts[i].s < pts[j].s || pts[i].s == pts[j].s && slices.Compare(pts[i].x, pts[j].x) < 0
-		})
-	}
+	lattice := b.box.Lattice != nil
+	sort.SliceStable(pts, func(i, j int) bool {
+		// On a lattice, snapped points of one s may differ: equal points
+		// side by side, for lineSet to merge.
+		return pts[i].s < pts[j].s || lattice && pts[i].s == pts[j].s && slices.Compare(pts[i].x, pts[j].x) < 0
+	})
 	set := lineSet(pts)
 	inner, err := b.newInner(set)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/safegp/safegp/internal/argmax"
 	"github.com/safegp/safegp/internal/fielderr"
 	"github.com/safegp/safegp/internal/number"
 	"github.com/safegp/safegp/internal/quote"
@@ -475,12 +476,7 @@ func (s *Space) Snap(x []float64) {
 		o := s.off[i]
 		switch {
 		case p.kind() == Choice:
-			k := 0
-			for j := 1; j < len(p.Values); j++ {
-				if x[o+j] > x[o+k] {
-					k = j
-				}
-			}
+			k := p.chosen(x[o:])
 			for j := range p.Values {
 				x[o+j] = 0
 			}
@@ -558,6 +554,13 @@ func (s *Space) Block(j int) []int {
 	return nil
 }
 
+// chosen is the value of choice p whose coordinate is the largest in its
+// block (the block's first len(p.Values) coordinates), the first of
+// equals: the value Decode and Snap give.
+func (p *Param) chosen(block []float64) int {
+	return argmax.Func(len(p.Values), func(int) bool { return true }, func(j int) float64 { return block[j] })
+}
+
 // Decode maps a point of the unit cube to a setting: a number clamped to
 // its bounds, an int rounded, a choice the value of its largest
 // coordinate (the first of equals).
@@ -567,13 +570,7 @@ func (s *Space) Decode(x []float64) Setting {
 		p := &s.params[i]
 		o := s.off[i]
 		if p.kind() == Choice {
-			k := 0
-			for j := 1; j < len(p.Values); j++ {
-				if x[o+j] > x[o+k] {
-					k = j
-				}
-			}
-			set[p.Name] = String(p.Values[k])
+			set[p.Name] = String(p.Values[p.chosen(x[o:])])
 			continue
 		}
 		set[p.Name] = Number(p.raw(x[o]))
