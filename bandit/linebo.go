@@ -24,6 +24,21 @@ type Box struct {
 	Lattice Lattice
 }
 
+// checkLattice refuses a seed that is not a point of the box's lattice.
+func (b *Box) checkLattice() error {
+	if b.Lattice == nil {
+		return nil
+	}
+	for j, x := range b.Seeds {
+		y := slices.Clone(x)
+		b.Lattice.Snap(y)
+		if !slices.Equal(x, y) {
+			return fmt.Errorf("%w: box: seed %d is not a runnable point of the box's lattice (an int between integers, a choice not one-hot)", ErrConfig, j+1)
+		}
+	}
+	return nil
+}
+
 // A Lattice is the runnable points of a box: ints' integers, one value
 // per choice (one-hot coordinates), floats anywhere.
 type Lattice interface {
@@ -220,14 +235,8 @@ func newBox(s *Spec, model Model, box Box, opt Options) (Policy, error) {
 	if err := box.Check(); err != nil {
 		return nil, err
 	}
-	if box.Lattice != nil {
-		for j, x := range box.Seeds {
-			y := slices.Clone(x)
-			box.Lattice.Snap(y)
-			if !slices.Equal(x, y) {
-				return nil, fmt.Errorf("%w: box: seed %d is not a runnable point of the box's lattice (an int between integers, a choice not one-hot)", ErrConfig, j+1)
-			}
-		}
+	if err := box.checkLattice(); err != nil {
+		return nil, err
 	}
 	l := s.LineOptions()
 	if l.MaxStep != nil && len(l.MaxStep) != len(box.Bounds) {

@@ -279,10 +279,17 @@ func checkRange(p *Param) error {
 	case p.kind() == Int && hi-lo > 1<<30:
 		return bad("high", "at most 2^30 values, got %v", hi-lo+1)
 	}
+	return checkStep(p)
+}
+
+// checkStep checks a float's or an int's step, if it has one: a number
+// > 0 on a linear scale, an integer for an int, at most 2^30 values, and
+// high on the grid.
+func checkStep(p *Param) error {
 	if p.Step == nil {
 		return nil
 	}
-	st := *p.Step
+	lo, hi, st := *p.Low, *p.High, *p.Step
 	n := (hi - lo) / st
 	switch {
 	case !(st > 0) || !finite(st):
