@@ -53,6 +53,9 @@ type Algorithm struct {
 	// MaxBatch is the most asks it hands out before a tell; 0 for any
 	// number.
 	MaxBatch int
+	// UCB: it chooses by f's upper confidence bound (GP-UCB, paper
+	// eq. 9), the one bound Model.ObjectiveBeta changes.
+	UCB bool
 	// InUnits: its options bound the outcomes in the user's units
 	// (losbo's lipschitz and noise_bound), so a study that standardizes
 	// its outcomes cannot take it (line-bo's: its inner algorithm's;
@@ -89,13 +92,13 @@ var algorithms []*Algorithm
 
 func init() {
 	algorithms = []*Algorithm{
-		{Name: SGPUCB, OnLine: true, Options: []string{"phase1", "exploration", "keep_seed"},
+		{Name: SGPUCB, OnLine: true, UCB: true, Options: []string{"phase1", "exploration", "keep_seed"},
 			check: checkSGPUCB, rule: sgpUCBRule, historyFree: noPlateau},
-		{Name: NaiveSGPUCB, Options: []string{"keep_seed"},
+		{Name: NaiveSGPUCB, UCB: true, Options: []string{"keep_seed"},
 			rule: sgpUCBRule, historyFree: noPlateau},
-		{Name: GPUCBOracle, OneGP: true, NeedsSafeSet: true,
+		{Name: GPUCBOracle, OneGP: true, UCB: true, NeedsSafeSet: true,
 			rule: oracleRule},
-		{Name: GPUCB, OnLine: true, rule: gpUCBRule, historyFree: func(*Spec) bool { return true }},
+		{Name: GPUCB, OnLine: true, UCB: true, rule: gpUCBRule, historyFree: func(*Spec) bool { return true }},
 		{Name: SafeOpt, OnLine: true, SafeSets: true, Options: []string{"safe_set", "lipschitz"},
 			check: checkSafeSets, rule: safeOptRule, bytes: safeSetBytes, historyFree: gpModeNoPlateau},
 		{Name: SafeOptMC, OnLine: true, SafeSets: true, TheoryIsTStar: true, Options: []string{"safe_set", "lipschitz", "exploration"},
@@ -110,7 +113,13 @@ func init() {
 			// passed through to the inner algorithm, which checks them
 			"phase1", "exploration", "keep_seed", "safe_set", "lipschitz", "noise_bound"},
 			check: func(s *Spec, horizon int) error { return s.checkLine(horizon) },
-			pin:   func(s *Spec) { s.ascentRuleOr("sampled") }, upgrade: func(s *Spec) { s.ascentRuleOr("mean") }},
+			pin:   func(s *Spec) { s.ascentRuleOr("sampled"); s.pinLine() },
+			upgrade: func(s *Spec) {
+				if s.Direction == "" {
+					s.Direction = "coordinate" // the default before cloud (issue 42)
+				}
+				s.ascentRuleOr("mean")
+			}},
 		{Name: SafeOptSwarm, Box: true, MaxBatch: 1, Options: []string{"swarm_size", "iterations", "max_step"},
 			check: func(s *Spec, horizon int) error { return s.checkSwarm(horizon) }},
 	}
@@ -174,6 +183,20 @@ func (s *Spec) Safety() (Safety, string) {
 	return SafetyModel, s.Name
 }
 
+// CheckObjectiveBeta refuses Model.ObjectiveBeta for a spec whose acting
+// algorithm does not choose by f's upper bound (Algorithm.UCB), which
+// would ignore it.
+func (s *Spec) CheckObjectiveBeta(m *Model) error {
+	if m.ObjectiveBeta == nil {
+		return nil
+	}
+	if a := s.acting(); a != nil && !a.UCB {
+		return fmt.Errorf("%w: objective_beta: %s does not choose by the objective's upper bound, so it would be ignored; the GP-UCB family does (%s, %s, %s, %s; line-bo with one of them inside)",
+			ErrConfig, a.Name, SGPUCB, NaiveSGPUCB, GPUCB, GPUCBOracle)
+	}
+	return nil
+}
+
 // InUnits reports whether spec s bounds the outcomes in the user's units
 // (its row's InUnits; line-bo's: its inner algorithm's).
 func (s *Spec) InUnits() bool {
@@ -217,6 +240,26 @@ func (s *Spec) PinDefaults() {
 func (s *Spec) UpgradeRecorded() {
 	if a := s.algorithm(); a != nil && a.upgrade != nil {
 		a.upgrade(s)
+	}
+}
+
+// pinLine writes line-bo's defaults of direction, inner algorithm (with
+// its exploration on a cloud) and evaluations per line into s, as
+// LineOptions resolves them.
+func (s *Spec) pinLine() {
+	l := s.LineOptions()
+	if s.Direction == "" {
+		s.Direction = l.Direction
+	}
+	if s.Inner == "" {
+		s.Inner = l.Inner.Name
+		if s.Exploration.IsZero() && !l.Inner.Exploration.IsZero() {
+			s.Exploration = l.Inner.Exploration
+		}
+	}
+	if s.PerLine == nil {
+		n := l.PerLine
+		s.PerLine = &n
 	}
 }
 

@@ -3,6 +3,8 @@ package bandit_test
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/safegp/safegp/bandit"
 )
 
@@ -34,6 +36,41 @@ func TestRecordedDefaults(t *testing.T) {
 	}
 }
 
+// TestRecordedLineDefaults: line-bo's defaults of issue 42 — a cloud,
+// inner sgp-ucb with T′ = 0, one evaluation a cloud — are pinned into a
+// recorded spec, and a record without a direction (made before cloud
+// existed) is read as the coordinate lines of then, whose inner safeopt
+// and 20 evaluations a line are still the line defaults; a pinned record
+// reads back unchanged.
+func TestRecordedLineDefaults(t *testing.T) {
+	t.Parallel()
+	pinned := bandit.Spec{Name: bandit.LineBO}
+	pinned.PinDefaults()
+	if pinned.Direction != "cloud" || pinned.Inner != bandit.SGPUCB || pinned.PerLine == nil || *pinned.PerLine != 1 ||
+		pinned.Exploration.Fixed == nil || *pinned.Exploration.Fixed != 0 {
+		t.Errorf("pinned %+v: want a cloud, inner sgp-ucb with T′ = 0, per_line 1", pinned)
+	}
+	again := pinned
+	again.UpgradeRecorded()
+	if d := cmp.Diff(pinned, again); d != "" {
+		t.Errorf("a pinned record upgraded (-pinned +read):\n%s", d)
+	}
+	if pl, al := pinned.LineOptions(), again.LineOptions(); pl.Direction != al.Direction || pl.PerLine != al.PerLine || pl.Inner.Name != al.Inner.Name {
+		t.Errorf("pinned %+v reads as %+v", pl, al)
+	}
+	old := bandit.Spec{Name: bandit.LineBO, SafeSet: "gp"}
+	old.UpgradeRecorded()
+	if l := old.LineOptions(); l.Direction != "coordinate" || l.Inner.Name != bandit.SafeOpt || l.PerLine != 20 {
+		t.Errorf("a record of before issue 42 reads as %s lines, inner %s, per_line %d; want coordinate, safeopt, 20", l.Direction, l.Inner.Name, l.PerLine)
+	}
+	given := bandit.Spec{Name: bandit.LineBO, Direction: "random", Inner: bandit.StageOpt, PerLine: ptr(7)}
+	kept := given
+	kept.PinDefaults()
+	if d := cmp.Diff(given, kept); d != "" {
+		t.Errorf("given options pinned over (-given +pinned):\n%s", d)
+	}
+}
+
 // TestRowProperties: what a study needs to know of an algorithm comes
 // from its row (issue 41, item 1) — what its safety rests on, whether it
 // bounds the outcomes in the user's units, its largest batch — and
@@ -55,7 +92,9 @@ func TestRowProperties(t *testing.T) {
 		{bandit.Spec{Name: bandit.SafeOptSwarm}, bandit.SafetyModel, bandit.SafeOptSwarm, false, 1},
 		{bandit.Spec{Name: bandit.LineBO, Inner: bandit.LoSBO}, bandit.SafetyBounds, bandit.LoSBO, true, 0},
 		{bandit.Spec{Name: bandit.LineBO, Inner: bandit.ConstrainedEI}, bandit.SafetyNone, bandit.ConstrainedEI, false, 0},
-		{bandit.Spec{Name: bandit.LineBO}, bandit.SafetyModel, bandit.SafeOpt, false, 0},
+		{bandit.Spec{Name: bandit.LineBO}, bandit.SafetyModel, bandit.SGPUCB, false, 0},
+		{bandit.Spec{Name: bandit.LineBO, SafeSet: "gp"}, bandit.SafetyModel, bandit.SafeOpt, false, 0},
+		{bandit.Spec{Name: bandit.LineBO, Direction: "coordinate"}, bandit.SafetyModel, bandit.SafeOpt, false, 0},
 	} {
 		safety, acting := c.spec.Safety()
 		if safety != c.safety || acting != c.acting || c.spec.InUnits() != c.inUnits || c.spec.MaxBatch() != c.maxBatch {

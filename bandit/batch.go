@@ -231,7 +231,7 @@ func (m *models) hallStd(j, r int) float64 {
 }
 
 // hallUpperF is u_f with the hallucinated σ_f at action i, row r.
-func (m *models) hallUpperF(r, i int) float64 { return m.f.Mean()[i] + m.sqb*m.hallStd(0, r) }
+func (m *models) hallUpperF(r, i int) float64 { return m.f.Mean()[i] + m.sqbF*m.hallStd(0, r) }
 
 // argmaxRows returns the candidate of rows not pending with the largest
 // score(r, i) — r its row, i the action — the lowest action on ties, and

@@ -498,7 +498,7 @@ func TestBatchBookkeeping(t *testing.T) {
 // nothing is pending.
 func TestLineBOBatch(t *testing.T) {
 	t.Parallel()
-	spec := bandit.Spec{Name: "line-bo", Inner: "safeopt", SafeSet: "gp", Points: ptr(41), PerLine: ptr(4)}
+	spec := bandit.Spec{Name: "line-bo", Direction: "coordinate", Inner: "safeopt", SafeSet: "gp", Points: ptr(41), PerLine: ptr(4)}
 	pol, err := bandit.Build(&spec, boxModel(), bandit.Domain{Box: new(testBox())}, boxOpt(3))
 	if err != nil {
 		t.Fatal(err)
@@ -566,7 +566,7 @@ func TestLineBOBatch(t *testing.T) {
 // told, and a new line starts once none is pending.
 func TestLineBOBatchLineEnds(t *testing.T) {
 	t.Parallel()
-	spec := bandit.Spec{Name: "line-bo", Inner: "safeopt", SafeSet: "gp", Points: ptr(41), PerLine: ptr(10), Tolerance: ptr(1e9)}
+	spec := bandit.Spec{Name: "line-bo", Direction: "coordinate", Inner: "safeopt", SafeSet: "gp", Points: ptr(41), PerLine: ptr(10), Tolerance: ptr(1e9)}
 	pol, err := bandit.Build(&spec, boxModel(), bandit.Domain{Box: new(testBox())}, boxOpt(3))
 	if err != nil {
 		t.Fatal(err)

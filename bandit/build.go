@@ -36,6 +36,9 @@ type Domain struct {
 // do beyond Policy is checked with the functions of capability.go
 // (Predict, AskNew, SetContext, …), which refuse with ErrUnsupported.
 func Build(s *Spec, model Model, d Domain, opt Options) (Policy, error) {
+	if err := s.CheckObjectiveBeta(&model); err != nil {
+		return nil, err
+	}
 	switch box := d.Box != nil; {
 	case box && d.ContextDim > 0:
 		return nil, fmt.Errorf("%w: a box domain with contexts: line-bo has no contextual form", ErrConfig)

@@ -48,12 +48,13 @@ func latticeG(x []float64) float64 { return 0.9 - x[0]*x[0] - 0.2*x[1]*x[1] }
 // points, every ask is one, nothing asked breaks the limit, the int
 // leaves its seed's value (a kernel long enough to vouch for its steps),
 // both values of the choice, each with a seed, are asked, and under the
-// coordinate rule a line along the choice holds both its values.
+// coordinate rule a line along the choice holds both its values; a cloud
+// likewise holds only the lattice's points.
 func TestLineBOOnALattice(t *testing.T) {
 	t.Parallel()
 	se := kernel.SE{Variance: 1, Lengthscale: 1.5}
 	model := bandit.Model{Objective: se, Constraints: []kernel.Kernel{se}, NoiseStd: 0.02, Delta: 0.1, Beta: bandit.Beta{Value: 4}}
-	for _, dir := range []string{"coordinate", "random"} {
+	for _, dir := range []string{"coordinate", "random", "cloud"} {
 		box := bandit.Box{Bounds: [][2]float64{{0, 1}, {0, 1}, {0, 1}, {0, 1}}, Seeds: [][]float64{{0.2, 0.25, 1, 0}, {0.2, 0.25, 0, 1}}, Lattice: toyLattice{}}
 		s := &bandit.Spec{Name: bandit.LineBO, Direction: dir, Points: ptr(41), PerLine: ptr(3), MaxStep: []float64{0.3, 0.3, 1, 1}, SeedsFirst: true}
 		pol, err := bandit.Build(s, model, bandit.Domain{Box: &box}, bandit.Options{Thresholds: []float64{0}, Horizon: 60, Rand: rand.New(rand.NewPCG(1, 2))})

@@ -242,7 +242,7 @@ func newBox(s *Spec, model Model, box Box, opt Options) (Policy, error) {
 	if l.MaxStep != nil && len(l.MaxStep) != len(box.Bounds) {
 		return nil, fmt.Errorf("%w: line-bo: max_step: %d bounds for a %d-D box: give one per coordinate", ErrConfig, len(l.MaxStep), len(box.Bounds))
 	}
-	if (l.Direction == "random" || l.Direction == "ascent") && opt.Rand == nil {
+	if (l.Direction == "random" || l.Direction == "ascent" || l.Direction == "cloud") && opt.Rand == nil {
 		return nil, fmt.Errorf("%w: line-bo: direction: %s draws (some of) its directions at random and needs a random stream", ErrConfig, l.Direction)
 	}
 	// The seeds as a finite set check the model and options as New does;
@@ -587,15 +587,23 @@ func (b *lineBO) startLine() error {
 	b.resume = nil
 	b.dir = slices.Clone(v)
 	step := b.line.MaxStep
-	sLo, sHi := b.span(xb, v, step)
-	pts := b.gridPoints(xb, v, step, sLo, sHi)
-	pts = b.onLine(pts, cand, safe, xb, v, step)
-	lattice := b.box.Lattice != nil
-	sort.SliceStable(pts, func(i, j int) bool {
-		// On a lattice, snapped points of one s may differ: equal points
-		// side by side, for lineSet to merge.
-		return pts[i].s < pts[j].s || lattice && pts[i].s == pts[j].s && slices.Compare(pts[i].x, pts[j].x) < 0
-	})
+	var pts []linePoint
+	if b.line.Direction == "cloud" {
+		pts = b.cloudPoints(xb, step, cand, safe)
+		// Equal points side by side, for lineSet to merge; the order is
+		// the points' own, the same on every replay.
+		sort.SliceStable(pts, func(i, j int) bool { return slices.Compare(pts[i].x, pts[j].x) < 0 })
+	} else {
+		sLo, sHi := b.span(xb, v, step)
+		pts = b.gridPoints(xb, v, step, sLo, sHi)
+		pts = b.onLine(pts, cand, safe, xb, v, step)
+		lattice := b.box.Lattice != nil
+		sort.SliceStable(pts, func(i, j int) bool {
+			// On a lattice, snapped points of one s may differ: equal points
+			// side by side, for lineSet to merge.
+			return pts[i].s < pts[j].s || lattice && pts[i].s == pts[j].s && slices.Compare(pts[i].x, pts[j].x) < 0
+		})
+	}
 	set := lineSet(pts)
 	inner, err := b.newInner(set)
 	if err != nil {
@@ -706,6 +714,76 @@ func (b *lineBO) onLine(pts []linePoint, cand [][]float64, safe []bool, xb, v, s
 			continue
 		}
 		pts = append(pts, linePoint{s: s, x: p, seed: safe[i]})
+	}
+	return pts
+}
+
+// Shape of a cloud (cloudPoints): the radius per coordinate without a
+// max_step, as a share of the box's width; the smallest distance from x̂
+// as a share of the radius; and the expected number of coordinates a
+// point changes, as in TuRBO's and SCBO's perturbation of a few
+// coordinates at a time in high dimensions (Eriksson et al. 2019, 2021).
+const (
+	cloudRadius = 0.2
+	cloudInner  = 0.01
+	cloudCoords = 20
+)
+
+// cloudPoints returns the candidates of direction: cloud, the finite
+// set the inner policy judges in place of a line: Points points around
+// x̂, each changing every coordinate with probability min(1, 20/d) (one
+// at least) by a Gaussian draw scaled so that its largest change is ρ
+// times the radius r_j — max_step_j, or 0.2 of the box's width — with ρ
+// log-uniform on [0.01, 1]: most points lie within the short distances
+// a GP's lower bound certifies next to the data (SPEC §3), a few as far
+// as the step limit allows. Points are clamped to the box and the step
+// limit, snapped on a lattice (left out if the snap takes them past the
+// limit), and the seeds and observed points within the limit join them
+// at their own coordinates, the known-safe ones as the set's seeds. The
+// draws come from the policy's random stream: Points·(d + 2) of them.
+func (b *lineBO) cloudPoints(xb, step []float64, cand [][]float64, safe []bool) []linePoint {
+	d, rng := b.d, b.opt.Rand
+	pts := make([]linePoint, 0, b.line.Points+len(cand))
+	p := min(1, float64(cloudCoords)/float64(d))
+	z := make([]float64, d)
+	for range b.line.Points {
+		rho := math.Exp(math.Log(cloudInner) * rng.Float64())
+		var top float64
+		for j := range z {
+			z[j] = rng.NormFloat64()
+			if rng.Float64() >= p {
+				z[j] = 0
+			}
+			top = max(top, math.Abs(z[j]))
+		}
+		if top == 0 {
+			j := rng.IntN(d)
+			z[j], top = 1, 1
+		}
+		x := make([]float64, d)
+		for j := range x {
+			lo, hi := b.box.Bounds[j][0], b.box.Bounds[j][1]
+			r := cloudRadius * (hi - lo)
+			if step != nil {
+				r = step[j]
+			}
+			x[j] = min(max(xb[j]+rho*r*z[j]/top, lo), hi)
+			if step != nil {
+				x[j] = min(max(x[j], xb[j]-step[j]), xb[j]+step[j])
+			}
+		}
+		if b.box.Lattice != nil {
+			b.box.Lattice.Snap(x)
+			if !withinStep(x, xb, step) {
+				continue
+			}
+		}
+		pts = append(pts, linePoint{x: x})
+	}
+	for i, c := range cand {
+		if withinStep(c, xb, step) {
+			pts = append(pts, linePoint{x: c, seed: safe[i]})
+		}
 	}
 	return pts
 }
@@ -821,6 +899,9 @@ func (b *lineBO) direction(xb []float64) []float64 {
 		return v
 	}
 	dir := b.line.Direction
+	if dir == "cloud" {
+		return nil // a cloud of points around x̂, no line (cloudPoints)
+	}
 	if dir == "ascent" && b.prevBest != nil && slices.Equal(b.prevBest, xb) {
 		dir = "random"
 	}

@@ -55,7 +55,7 @@ func TestLineStepIsInner(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			spec := c.inner
-			spec.Name, spec.Inner, spec.Points, spec.PerLine = "line-bo", c.inner.Name, ptr(41), ptr(4)
+			spec.Name, spec.Inner, spec.Direction, spec.Points, spec.PerLine = "line-bo", c.inner.Name, "coordinate", ptr(41), ptr(4)
 			box := testBox()
 			pol, err := bandit.Build(&spec, boxModel(), bandit.Domain{Box: new(box)}, boxOpt(3))
 			if err != nil {
@@ -195,7 +195,7 @@ func TestLineBOReproducible(t *testing.T) {
 // through the best safe point.
 func TestLineBOCoordinate(t *testing.T) {
 	t.Parallel()
-	s := &bandit.Spec{Name: "line-bo", SafeSet: "gp", Points: ptr(11), PerLine: ptr(2), Tolerance: ptr(0.0)}
+	s := &bandit.Spec{Name: "line-bo", Direction: "coordinate", SafeSet: "gp", Points: ptr(11), PerLine: ptr(2), Tolerance: ptr(0.0)}
 	pol, err := bandit.Build(s, boxModel(), bandit.Domain{Box: new(testBox())}, boxOpt(1))
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +236,7 @@ func TestLineBOCoordinate(t *testing.T) {
 // after its first evaluation.
 func TestLineBOEndsEarly(t *testing.T) {
 	t.Parallel()
-	s := &bandit.Spec{Name: "line-bo", SafeSet: "gp", Points: ptr(11), Tolerance: ptr(1e9)}
+	s := &bandit.Spec{Name: "line-bo", Direction: "coordinate", SafeSet: "gp", Points: ptr(11), Tolerance: ptr(1e9)}
 	pol, err := bandit.Build(s, boxModel(), bandit.Domain{Box: new(testBox())}, boxOpt(1))
 	if err != nil {
 		t.Fatal(err)
@@ -358,23 +358,37 @@ func TestLineBOSpecYAML(t *testing.T) {
 	if err := yaml.Unmarshal([]byte("{name: line-bo}"), &def); err != nil {
 		t.Fatal(err)
 	}
-	if l := def.LineOptions(); l.Inner.Name != "safeopt" || l.Direction != "coordinate" || l.Points != 300 || l.PerLine != 20 || l.Tolerance != 0.01 {
+	if l := def.LineOptions(); l.Inner.Name != "sgp-ucb" || l.Direction != "cloud" || l.Points != 300 || l.PerLine != 1 || l.Tolerance != 0.01 ||
+		l.Inner.Exploration.Fixed == nil || *l.Inner.Exploration.Fixed != 0 {
 		t.Errorf("defaults %+v", l)
 	}
 }
 
-// TestLineBODefaults: {name: line-bo} alone runs: its inner safeopt's safe
-// set defaults to the GP's on a box, where lipschitz: auto (the finite
-// default) has no true functions to read.
+// TestLineBODefaults: {name: line-bo} alone runs, on a cloud with inner
+// sgp-ucb (T′ = 0) and one evaluation a cloud; on a line, or with the
+// SafeOpt family's safe_set, its inner safeopt's safe set defaults to the
+// GP's on a box, where lipschitz: auto (the finite default) has no true
+// functions to read.
 func TestLineBODefaults(t *testing.T) {
 	t.Parallel()
 	s := bandit.Spec{Name: "line-bo"}
 	if err := s.Check(50); err != nil {
 		t.Fatal(err)
 	}
-	l := s.LineOptions()
-	if l.Inner.Name != "safeopt" || l.Inner.SafeSet != "gp" || l.Direction != "coordinate" || l.Points != 300 || l.PerLine != 20 || l.Tolerance != 0.01 {
+	if l := s.LineOptions(); l.Inner.Name != "sgp-ucb" || l.Direction != "cloud" || l.PerLine != 1 || l.Inner.Exploration.Fixed == nil || *l.Inner.Exploration.Fixed != 0 {
 		t.Errorf("defaults %+v", l)
+	}
+	for _, s := range []bandit.Spec{{Name: "line-bo", Direction: "coordinate"}, {Name: "line-bo", SafeSet: "gp"}} {
+		if err := s.Check(50); err != nil {
+			t.Fatal(err)
+		}
+		l := s.LineOptions()
+		if l.Inner.Name != "safeopt" || l.Inner.SafeSet != "gp" || l.Points != 300 || l.Tolerance != 0.01 {
+			t.Errorf("%+v: defaults %+v", s, l)
+		}
+		if s.Direction == "coordinate" && l.PerLine != 20 {
+			t.Errorf("coordinate lines: per_line %d, want 20", l.PerLine)
+		}
 	}
 	withL := bandit.Spec{Name: "line-bo", Lipschitz: &bandit.Lipschitz{Value: 2}}
 	if given := withL.LineOptions(); given.Inner.SafeSet != "" {
@@ -677,7 +691,7 @@ func TestKeepLine(t *testing.T) {
 	for _, keep := range []bool{true, false} {
 		t.Run(fmt.Sprintf("keep_line=%v", keep), func(t *testing.T) {
 			spec := func() *bandit.Spec {
-				return &bandit.Spec{Name: "line-bo", SafeSet: "gp", Points: ptr(11), PerLine: ptr(4), Tolerance: ptr(0.0), KeepLine: keep}
+				return &bandit.Spec{Name: "line-bo", Direction: "coordinate", SafeSet: "gp", Points: ptr(11), PerLine: ptr(4), Tolerance: ptr(0.0), KeepLine: keep}
 			}
 			build := func() bandit.Policy {
 				pol, err := bandit.Build(spec(), boxModel(), bandit.Domain{Box: new(testBox())}, boxOpt(1))
@@ -762,7 +776,7 @@ func TestKeepLine(t *testing.T) {
 	// was not told it — is dropped: a new line starts from the best point
 	// left, numbered on.
 	t.Run("anchor retracted", func(t *testing.T) {
-		s := &bandit.Spec{Name: "line-bo", SafeSet: "gp", Points: ptr(11), PerLine: ptr(4), Tolerance: ptr(0.0), KeepLine: true}
+		s := &bandit.Spec{Name: "line-bo", Direction: "coordinate", SafeSet: "gp", Points: ptr(11), PerLine: ptr(4), Tolerance: ptr(0.0), KeepLine: true}
 		old, err := bandit.Build(s, boxModel(), bandit.Domain{Box: new(testBox())}, boxOpt(1))
 		if err != nil {
 			t.Fatal(err)

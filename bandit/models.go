@@ -26,6 +26,7 @@ type models struct {
 	safety []safetyGP
 	t      int // observations so far
 	sqb    float64
+	sqbF   float64 // √β_t of f's upper bound in an acquisition: Model.ObjectiveBeta, else sqb
 	// hall is the batch state: the actions pending and the GPs'
 	// variance conditioned on them (batch.go).
 	hall hallucination
@@ -105,6 +106,12 @@ func (m *models) setSafety() {
 // or without one, and m stays the number of constraints.
 func (m *models) beta() {
 	m.sqb = sqrtBeta(&m.model, m.f, m.g, m.t+1, len(m.set.X))
+	m.sqbF = m.sqb
+	if b := m.model.ObjectiveBeta; b != nil {
+		mb := m.model
+		mb.Beta = *b
+		m.sqbF = sqrtBeta(&mb, m.f, m.g, m.t+1, len(m.set.X))
+	}
 }
 
 // checkValues checks a measurement's values for model: one per
@@ -246,7 +253,7 @@ func (m *models) argmaxUpper(in func(i int) bool) int {
 	return argmax.Func(len(m.set.X), in, m.upperF)
 }
 
-func (m *models) upperF(i int) float64 { return m.upper(m.f, i) }
+func (m *models) upperF(i int) float64 { return m.f.Mean()[i] + m.sqbF*m.f.Std(i) }
 
 // posterior writes g's posterior over D into dst, reusing its slices.
 func posterior(dst *Posterior, g *gp.Model) {

@@ -29,6 +29,12 @@ type Model struct {
 	NoiseStd    float64         // σ ≥ 0
 	Delta       float64         // δ in (0, 1)
 	Beta        Beta
+	// ObjectiveBeta, if not nil, is the β of f's upper confidence bound
+	// where a rule chooses by it (GP-UCB's argmax, paper eq. 9, on D^s_t
+	// and on line-bo's lines); every safety condition, f ≥ h_f among
+	// them, keeps Beta. It trades exploration of f for progress without
+	// touching what is certified safe (docs/tuning.md measures it).
+	ObjectiveBeta *Beta
 	// NoiseStds, if not nil, is each GP's own σ in place of NoiseStd —
 	// [0] for f, [1+i] for g_i — when the functions are measured by
 	// different sensors (a kernel block's noise_std, SPEC §9).

@@ -326,11 +326,14 @@ type Spec struct {
 
 	// The options of line-bo (Kirschner et al. 2019), the one algorithm
 	// of box domains (NewBox); every other algorithm refuses them. Inner
-	// names the algorithm run on each line (default safeopt); the other
+	// names the algorithm run on each line (default safeopt; on a cloud,
+	// sgp-ucb with T′ = 0); the other
 	// options of the spec (phase1, exploration, keep_seed, safe_set,
-	// lipschitz) are passed through to it unchanged. Direction is
-	// coordinate (default), random or ascent; Points the grid points of a
-	// line (default 300); PerLine the evaluations of a line (default 20);
+	// lipschitz) are passed through to it unchanged. Direction is cloud
+	// (default: points around the best safe point, cloudPoints),
+	// coordinate, random or ascent; Points the points of a line or a
+	// cloud (default 300); PerLine the evaluations of a line (default 20;
+	// of a cloud, 1);
 	// Tolerance the relative gap that ends a line early (default 0.01).
 	// Zero values (nil) mean the defaults: read them with LineOptions.
 	Inner     string   `yaml:"inner,omitempty" json:"inner,omitempty"`
@@ -385,9 +388,14 @@ type Line struct {
 	SeedsFirst bool // Spec.SeedsFirst
 }
 
-// LineOptions returns line-bo's options with their defaults: inner
-// safeopt, direction coordinate, 300 points, 20 evaluations per line,
-// tolerance 0.01.
+// LineOptions returns line-bo's options with their defaults: direction
+// cloud, its inner algorithm sgp-ucb with T′ = 0 and one evaluation per
+// cloud (issue 42: measured on GP samples at d = 10, 20, 40 and on the
+// controllers of study's BenchmarkTuneControllers, docs/LINEBO.md); on a
+// line (coordinate, random, ascent) the LineBO code's inner safeopt and
+// 20 evaluations per line; 300 points, tolerance 0.01. A recorded spec
+// holds them explicitly (PinDefaults); one recorded before cloud existed
+// means coordinate lines (UpgradeRecorded).
 func (s *Spec) LineOptions() Line {
 	l := Line{Inner: *s, Direction: s.Direction, Points: 300, PerLine: 20, Tolerance: 0.01, MaxStep: s.MaxStep, AscentRule: s.AscentRule, KeepLine: s.KeepLine, SeedsFirst: s.SeedsFirst}
 	if l.AscentRule == "" {
@@ -396,17 +404,33 @@ func (s *Spec) LineOptions() Line {
 	l.Inner.Name, l.Inner.Label = s.Inner, ""
 	l.Inner.Inner, l.Inner.Direction, l.Inner.Points, l.Inner.PerLine, l.Inner.Tolerance, l.Inner.MaxStep = "", "", nil, nil, nil, nil
 	l.Inner.SwarmSize, l.Inner.Iterations, l.Inner.AscentRule, l.Inner.KeepLine, l.Inner.SeedsFirst = nil, nil, "", false, false
+	if l.Direction == "" {
+		l.Direction = "cloud"
+	}
 	if l.Inner.Name == "" {
+		// On a cloud sgp-ucb, unless the spec carries the SafeOpt
+		// family's own options (safe_set, lipschitz), which name it.
 		l.Inner.Name = SafeOpt
+		if l.Direction == "cloud" && s.SafeSet == "" && s.Lipschitz == nil {
+			l.Inner.Name = SGPUCB
+		}
+	}
+	if l.Inner.Name == SGPUCB && s.Inner == "" && l.Inner.Exploration.IsZero() {
+		// GP-UCB on the certified part of each cloud from its first
+		// round (T′ = 0): the cloud is drawn anew around the best safe
+		// point at every evaluation, and a phase 1 on its seeds would
+		// measure the anchor again.
+		zero := 0
+		l.Inner.Exploration = Exploration{Fixed: &zero}
+	}
+	if l.Direction == "cloud" {
+		l.PerLine = 1
 	}
 	// A box has no true functions, so the SafeOpt family's default
 	// lipschitz: auto cannot run there: its safe set defaults to the GP's
 	// (safe_set: gp), unless a Lipschitz constant or a mode is given.
 	if a := l.Inner.algorithm(); a != nil && a.SafeSets && l.Inner.SafeSet == "" && l.Inner.Lipschitz == nil {
 		l.Inner.SafeSet = "gp"
-	}
-	if l.Direction == "" {
-		l.Direction = "coordinate"
 	}
 	if s.Points != nil {
 		l.Points = *s.Points
@@ -530,9 +554,9 @@ func badKey(key string, format string, args ...any) error {
 // and searched.
 func (s *Spec) checkLineKeys(l *Line) error {
 	switch l.Direction {
-	case "coordinate", "random", "ascent":
+	case "coordinate", "random", "ascent", "cloud":
 	default:
-		return badKey("direction", "unknown rule %q (coordinate, random, ascent)", l.Direction)
+		return badKey("direction", "unknown rule %q (coordinate, random, ascent, cloud)", l.Direction)
 	}
 	if l.Points < 2 || l.Points > maxLinePoints {
 		return badKey("points", "want an integer in 2…%d, got %d", maxLinePoints, l.Points)

@@ -31,6 +31,10 @@ type Model struct {
 	NoiseStd    *float64      `yaml:"noise_std" json:"noise_std"`
 	Delta       *float64      `yaml:"delta" json:"delta"`
 	Beta        *bandit.Beta  `yaml:"beta,omitempty" json:"beta,omitempty"`
+	// ObjectiveBeta, if set, is the β of the objective's upper bound
+	// where a policy chooses by it (bandit.Model.ObjectiveBeta); the
+	// safe set keeps Beta. Nil: Beta for both.
+	ObjectiveBeta *bandit.Beta `yaml:"objective_beta,omitempty" json:"objective_beta,omitempty"`
 	// Fit, if set, re-estimates the kernels from the observations during
 	// the run (Fit); nil is when: never, the configured kernels throughout.
 	Fit *Fit `yaml:"fit,omitempty" json:"fit,omitempty"`
@@ -54,7 +58,10 @@ func (s *Model) Check(m int, drawn bool) error {
 	case !(*s.Delta > 0 && *s.Delta < 1):
 		return badKey("delta", "must be in (0, 1), got %v", *s.Delta)
 	}
-	if err := checkBeta(s.Beta); err != nil {
+	if err := checkBeta("beta", s.Beta); err != nil {
+		return err
+	}
+	if err := checkBeta("objective_beta", s.ObjectiveBeta); err != nil {
 		return err
 	}
 	if s.Fit != nil {
@@ -100,21 +107,21 @@ func (s *Model) checkKernels(m int, drawn bool) error {
 
 // checkBeta checks a β built in Go (nil: the default); a decoded β is
 // checked by its UnmarshalYAML.
-func checkBeta(b *bandit.Beta) error {
+func checkBeta(key string, b *bandit.Beta) error {
 	if b != nil && b.Freq != nil {
 		f := b.Freq
 		switch {
 		case !(f.RKHSNorm >= 0 && problem.InRange(f.RKHSNorm)):
-			return badKey("beta", "rkhs_norm: want a finite number ≥ 0, got %v", f.RKHSNorm)
+			return badKey(key, "rkhs_norm: want a finite number ≥ 0, got %v", f.RKHSNorm)
 		case !(f.NoiseBound >= 0 && problem.InRange(f.NoiseBound)):
-			return badKey("beta", "noise_bound: want a finite number ≥ 0, got %v", f.NoiseBound)
+			return badKey(key, "noise_bound: want a finite number ≥ 0, got %v", f.NoiseBound)
 		case f.RKHSNorm == 0 && f.NoiseBound == 0:
-			return badKey("beta", "rkhs_norm 0 and noise_bound 0 make β = 0: no confidence interval at all")
+			return badKey(key, "rkhs_norm 0 and noise_bound 0 make β = 0: no confidence interval at all")
 		case f.Bound != "" && f.Bound != "chowdhury-gopalan":
-			return badKey("beta", "bound: want fiedler or chowdhury-gopalan, got %q", f.Bound)
+			return badKey(key, "bound: want fiedler or chowdhury-gopalan, got %q", f.Bound)
 		}
 	} else if b != nil && !b.Paper && !(b.Value > 0 && problem.InRange(b.Value)) {
-		return badKey("beta", `want "paper", a finite number > 0 or {rkhs_norm: B, noise_bound: R}, got %v`, b.Value)
+		return badKey(key, `want "paper", a finite number > 0 or {rkhs_norm: B, noise_bound: R}, got %v`, b.Value)
 	}
 	return nil
 }

@@ -400,7 +400,7 @@ func (c *Config) functionSetting(r int, in Instance) *Setting {
 		Used: c.Model,
 		Model: bandit.Model{
 			Objective: kf, NoiseStd: *c.Model.NoiseStd, NoiseStds: c.Model.NoiseStds(),
-			Delta: *c.Model.Delta, Beta: c.beta(),
+			Delta: *c.Model.Delta, Beta: c.beta(), ObjectiveBeta: c.Model.ObjectiveBeta,
 		},
 		Options: bandit.Options{
 			Thresholds: []float64{}, ObjectiveThreshold: c.Problem.ObjectiveThreshold, Epsilon: c.Problem.Epsilon,

@@ -288,7 +288,7 @@ func (c *Config) Setting(r int, in Instance) *Setting {
 		Model: bandit.Model{
 			Objective: kf, Constraints: kg,
 			NoiseStd: *c.Model.NoiseStd, NoiseStds: used.NoiseStds(),
-			Delta: *c.Model.Delta, Beta: c.beta(),
+			Delta: *c.Model.Delta, Beta: c.beta(), ObjectiveBeta: c.Model.ObjectiveBeta,
 		},
 		Set:   bandit.DecisionSet{X: in.Problem.X, Seed: in.Problem.Seed},
 		Truth: &bandit.Truth{Safe: in.Info.SafeTrue, Lipschitz: in.Info.Lipschitz, Reach0: in.Reach0},

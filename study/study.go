@@ -212,7 +212,7 @@ func newPolicy(r *Resolved, m *config.Model, rebuilds, expect int, covSwitch boo
 	model := bandit.Model{
 		Objective: kf, Constraints: kg,
 		NoiseStd: *m.NoiseStd, NoiseStds: m.NoiseStds(),
-		Delta: *m.Delta, Beta: *m.Beta,
+		Delta: *m.Delta, Beta: *m.Beta, ObjectiveBeta: m.ObjectiveBeta,
 	}
 	src := rand.NewPCG(s.Seed, policyStream+uint64(rebuilds))
 	opt := bandit.Options{
