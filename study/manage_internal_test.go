@@ -2,8 +2,11 @@ package study
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -173,6 +176,75 @@ func TestAscentRuleStored(t *testing.T) {
 	}
 	if _, err := v2.Ask(ctx, "old"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLineDefaultsStored: a new {name: line-bo} study records the
+// defaults of issue 42 — a cloud, inner sgp-ucb with T′ = 0, one
+// evaluation a cloud — and one recorded before them, whose record names
+// no direction, inner or per_line, replays as the coordinate lines of
+// then: reopened, it asks what its twin recorded with those options
+// written out asks.
+func TestLineDefaultsStored(t *testing.T) {
+	ctx := context.Background()
+	c := &fakeClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	path := filepath.Join(t.TempDir(), "l.db")
+	v, done := batchService(t, path, c)
+	spec := func(alg string) string {
+		return strings.Replace(batchBoxSpec, `{"name": "line-bo", "inner": "safeopt", "safe_set": "gp", "direction": "random", "points": 50, "per_line": 8}`, alg, 1)
+	}
+	createStudy(t, v, "new", spec(`{"name": "line-bo", "points": 50}`))
+	createStudy(t, v, "old", spec(`{"name": "line-bo", "safe_set": "gp", "points": 50}`))
+	createStudy(t, v, "twin", spec(`{"name": "line-bo", "safe_set": "gp", "points": 50, "direction": "coordinate", "inner": "safeopt", "per_line": 20}`))
+	db := rawDB(t, v)
+	stored := func(name string) map[string]any {
+		t.Helper()
+		var js string
+		if err := db.QueryRow(`SELECT spec FROM studies WHERE name = ?`, name).Scan(&js); err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(js), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	alg := stored("new")["algorithm"].(map[string]any)
+	if alg["direction"] != "cloud" || alg["inner"] != "sgp-ucb" || alg["per_line"] != 1.0 || fmt.Sprint(alg["exploration"]) != "map[fixed:0]" {
+		t.Fatalf("new study's stored algorithm %v, want a cloud, inner sgp-ucb, exploration fixed 0, per_line 1", alg)
+	}
+	// "old" as a safegp before issue 42 stored it: no direction, inner
+	// or per_line.
+	m := stored("old")
+	a := m["algorithm"].(map[string]any)
+	delete(a, "direction")
+	delete(a, "inner")
+	delete(a, "per_line")
+	js, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE studies SET spec = ?, record_sum = NULL WHERE name = 'old'`, string(js)); err != nil {
+		t.Fatal(err)
+	}
+	done()
+	v2, done2 := batchService(t, path, c)
+	defer done2()
+	for round := range 25 {
+		var xs [2][]float64
+		for k, name := range []string{"old", "twin"} {
+			a, err := v2.Ask(ctx, name)
+			if err != nil {
+				t.Fatalf("%s, round %d: %v", name, round+1, err)
+			}
+			xs[k] = a.X
+			if err := tellAsk(t, v2, name, a); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !slices.Equal(xs[0], xs[1]) {
+			t.Fatalf("round %d: the study recorded without the options asks %v, its twin with coordinate lines %v", round+1, xs[0], xs[1])
+		}
 	}
 }
 

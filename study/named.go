@@ -39,7 +39,15 @@ type named struct {
 // Defaults of a study stated in parameters (defaultModel): kernels on
 // the unit cube, for data the transform gives a second moment of 1.
 const (
-	namedLengthscale = 0.2  // each parameter's share of the cube a kernel correlates over, before the first fit
+	// namedLengthscale is each parameter's share of the cube a kernel
+	// correlates over before the first fit, which needs two distinct
+	// settings: the range floor, what a fit allows data of span 0
+	// (fit.Options.RangeLengthscale). At 0.2 — twice what any fit on one
+	// setting gives — the first ask after a seed's one measurement
+	// (namedExploration) certified neighbours 0.02 of the cube away, and
+	// on kp and ki's linear scales (TestTuneLinearScale) stepped to one
+	// that overshot by 15 %.
+	namedLengthscale = namedRangeFloor
 	namedNoise       = 0.1  // σ in the transform's units: a tenth of the data's spread about the limit
 	namedDelta       = 0.05 // δ of β's schedule
 	// namedRangeLengthscale and namedRangeFloor bound the fitted
@@ -84,10 +92,14 @@ const (
 	// did, with both none (the median best settling time 5.6 times the
 	// optimum, against 21 without keep_line).
 	namedMaxStep = 0.2
-	// namedExploration is SGP-UCB's T′ (rounds of exploring the safe
-	// set's uncertainty, phase 1) per expansion: short, since a tuned
-	// system's budget is tens of trials.
-	namedExploration = 3
+	// namedExploration is SGP-UCB's T′ on a study's candidate grid: the
+	// seed measured twice, then GP-UCB on the certified set. The
+	// replicate grounds the first fit's noise (two distinct settings
+	// cannot tell noise from signal); with T′ = 1, 25 of 48 realizations
+	// of BenchmarkTuneControllers/pi-linear broke the limit, with T′ = 2
+	// or 3 none. T′ = 3 measured the seed a third time for nothing
+	// (docs/tuning.md).
+	namedExploration = 2
 )
 
 // isNamed reports whether the spec is stated in parameters and outcomes.
@@ -218,6 +230,9 @@ func (s *Spec) resolveNamed(actions [][]float64, seeds []int) (*Resolved, error)
 		// user's.
 		return nil, fielderr.New(api.ErrSpec, "algorithm", "losbo's lipschitz and noise_bound bound the outcomes in your units, and a study stated in parameters standardizes them and refits the scale: state the study in the paper's form (decision_set, thresholds; docs/quickstart.md) to use losbo")
 	}
+	if a, ok := bandit.Lookup(s.Algorithm.Name); ok && r.Box != nil && !a.Box && a.OnLine {
+		s.Algorithm = onClouds(s.Algorithm, sp)
+	}
 	if s.Algorithm.Name == "" {
 		n := namedExploration
 		s.Algorithm = bandit.Spec{Name: bandit.SGPUCB, Phase1: "uncertainty", Exploration: bandit.Exploration{Fixed: &n}}
@@ -226,6 +241,27 @@ func (s *Spec) resolveNamed(actions [][]float64, seeds []int) (*Resolved, error)
 		}
 	}
 	return r, nil
+}
+
+// onClouds is the finite-set algorithm spec a, named for a study that
+// searches a box, as line-bo's inner algorithm on its clouds (issue 42:
+// one domain mechanism for every policy): the clouds around the best
+// safe setting are the finite sets it judges, with the box study's
+// max_step, keep_line and seeds_first, and its own options passed
+// through. sgp-ucb without an exploration rule gets the cloud's T′ = 0:
+// seeds_first has measured the seeds.
+func onClouds(a bandit.Spec, sp *space.Space) bandit.Spec {
+	w := a
+	w.Name, w.Inner, w.Label = bandit.LineBO, a.Name, a.Label
+	if w.MaxStep == nil {
+		w.MaxStep = sp.Steps(namedMaxStep)
+	}
+	w.KeepLine, w.SeedsFirst = true, true
+	if a.Name == bandit.SGPUCB && a.Exploration.IsZero() {
+		zero := 0
+		w.Exploration = bandit.Exploration{Fixed: &zero}
+	}
+	return w
 }
 
 // defaultModel fills in what a study stated in parameters leaves out of
