@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/study/api"
 )
@@ -44,6 +45,23 @@ func loop(kp, ki, kd, K, tau1, tau2, theta float64) (settle, overshoot, effort f
 		return u
 	})
 	return settle, overshoot, effort
+}
+
+// loopIAE is loop's process under a PI controller scored as issue 42's
+// engineer scored theirs: the integral of the absolute error over 60 s,
+// the control effort (the largest |u|) and the overshoot.
+func loopIAE(kp, ki float64) (iae, effort, overshoot float64) {
+	const dt = 0.005
+	var integ float64
+	_, overshoot, _ = stepResponse(1.5, 2, 0.5, 0.3, dt, 60, func(_ int, y float64) float64 {
+		e := 1 - y
+		integ += e * dt
+		iae += math.Abs(e) * dt
+		u := kp*e + ki*integ
+		effort = max(effort, math.Abs(u))
+		return u
+	})
+	return iae, effort, overshoot
 }
 
 // stepResponse simulates the process K e^{−θs}/((τ1 s+1)(τ2 s+1)) from
@@ -169,6 +187,21 @@ type tuneCase struct {
 	objective string
 	// trials is the study's trials, 0 for 60.
 	trials int
+	// maximize: the objective is maximized (its values are negated
+	// where the suite compares them: best, optimum, seed).
+	maximize bool
+	// optimum, if not 0, is the objective's best value known (a
+	// benchmark's), in place of the grid's or random settings' best.
+	optimum float64
+}
+
+// value is the objective's value at vals as the suite minimizes it.
+func (c *tuneCase) value(vals map[string]float64) float64 {
+	v := vals[cmp.Or(c.objective, "settle_time")]
+	if c.maximize {
+		return -v
+	}
+	return v
 }
 
 type tuneNoise struct {
@@ -299,6 +332,42 @@ seed: 1
 		return map[string]float64{"settle_time": s, "overshoot": o}, o <= 0.05
 	},
 		noise: []tuneNoise{{"settle_time", 0.01, true}, {"overshoot", 0.002, false}}, trials: 80},
+	// issue 42's PI loop: the integral of the absolute error (IAE,
+	// within 60 s) minimized with the actuator's peak at most 1.6,
+	// binding at the optimum (IAE 1.50 at kp 1.31, ki 0.53 on the grid),
+	// from a seed 8.6 times it.
+	"pi-iae": {spec: `
+parameters:
+  - {name: kp, low: 0.05, high: 20, scale: log}
+  - {name: ki, low: 0.01, high: 10, scale: log}
+objective: {name: iae, goal: minimize}
+constraints:
+  - {name: effort, max: 1.6}
+seeds: [{kp: 0.3, ki: 0.05}]
+horizon: 60
+seed: 1
+`, measure: func(p space.Setting) (map[string]float64, bool) {
+		iae, u, _ := loopIAE(p["kp"].Num, p["ki"].Num)
+		return map[string]float64{"iae": iae, "effort": u}, u <= 1.6
+	},
+		noise: []tuneNoise{{"iae", 0.01, true}, {"effort", 0.01, true}}, objective: "iae"},
+	// pi-iae with the overshoot at most 10 % too.
+	"pi-iae-overshoot": {spec: `
+parameters:
+  - {name: kp, low: 0.05, high: 20, scale: log}
+  - {name: ki, low: 0.01, high: 10, scale: log}
+objective: {name: iae, goal: minimize}
+constraints:
+  - {name: effort, max: 1.6}
+  - {name: overshoot, max: 0.1}
+seeds: [{kp: 0.3, ki: 0.05}]
+horizon: 60
+seed: 1
+`, measure: func(p space.Setting) (map[string]float64, bool) {
+		iae, u, o := loopIAE(p["kp"].Num, p["ki"].Num)
+		return map[string]float64{"iae": iae, "effort": u, "overshoot": o}, u <= 1.6 && o <= 0.1
+	},
+		noise: []tuneNoise{{"iae", 0.01, true}, {"effort", 0.01, true}, {"overshoot", 0.002, false}}, objective: "iae"},
 	// pi with a second limit, on the control effort, binding at the
 	// optimum too.
 	"pi-effort": {spec: piSpec[:len(piSpec)-len("seeds: [{kp: 0.3, ki: 0.05}]\nhorizon: 60\nseed: 1\n")] + `  - {name: effort, max: 0.9}
@@ -317,7 +386,8 @@ seed: 1
 type tuneRun struct {
 	first, violations int
 	best              float64
-	notes             []string // the summary's after the last trial
+	notes             []string  // the summary's after the last trial
+	trace             []float64 // the best safe value after each trial
 }
 
 // tune tunes case c through the study's defaults for 60 trials with
@@ -341,13 +411,14 @@ func tune(tb testing.TB, c tuneCase, ns int, logf func(string, ...any)) tuneRun 
 		}
 		vals, safe := c.measure(a.Params)
 		if safe {
-			r.best = min(r.best, vals[cmp.Or(c.objective, "settle_time")])
+			r.best = min(r.best, c.value(vals))
 		} else {
 			r.violations++
 			if r.first < 0 {
 				r.first = trial
 			}
 		}
+		r.trace = append(r.trace, r.best)
 		if logf != nil {
 			logf("trial %2d: %v: %v safe %v best %.2f", trial, a.Params, vals, safe, r.best)
 		}
@@ -368,6 +439,11 @@ func tune(tb testing.TB, c tuneCase, ns int, logf func(string, ...any)) tuneRun 
 		tb.Fatal(err)
 	}
 	r.notes = sum.Notes
+	if logf != nil && sum.Model != nil {
+		for i, k := range append([]kernel.Spec{*sum.Model.Objective}, sum.Model.Constraints...) {
+			logf("kernel %d: lengthscale %v variance %v noise %v", i, k.Lengthscale, *k.Variance, *k.NoiseStd)
+		}
+	}
 	return r
 }
 
@@ -377,6 +453,12 @@ func tune(tb testing.TB, c tuneCase, ns int, logf func(string, ...any)) tuneRun 
 func gridOptimum(tb testing.TB, name string) float64 {
 	tb.Helper()
 	c := tuneCases[name]
+	if c.optimum != 0 {
+		if c.maximize {
+			return -c.optimum
+		}
+		return c.optimum
+	}
 	sp, err := space.New(resolved(tb, c.spec).Spec.Parameters)
 	if err != nil {
 		tb.Fatal(err)
@@ -397,7 +479,7 @@ func gridOptimum(tb testing.TB, name string) float64 {
 	best := math.Inf(1)
 	for _, set := range sets {
 		if vals, safe := c.measure(set); safe {
-			best = min(best, vals[cmp.Or(c.objective, "settle_time")])
+			best = min(best, c.value(vals))
 		}
 	}
 	return best
@@ -411,7 +493,7 @@ func seedValue(tb testing.TB, name string) float64 {
 	best := math.Inf(1)
 	for _, set := range resolved(tb, c.spec).Spec.Seeds {
 		if vals, safe := c.measure(set); safe {
-			best = min(best, vals[cmp.Or(c.objective, "settle_time")])
+			best = min(best, c.value(vals))
 		}
 	}
 	return best
@@ -503,16 +585,29 @@ func tuneTest(t *testing.T, name string, noises []int) {
 }
 
 // BenchmarkTuneControllers measures the defaults of a study stated in
-// parameters on every tuneCase over 48 noise realizations (run it with
-// -benchtime 1x; about 8 minutes on 2 cores): the share of realizations
-// with a trial that broke a limit, the share within 25 % of the grid's
-// optimum, the share with both (no violation, tuned) — issue 26's
-// bar — the median of the best safe settling time over the optimum, and
+// parameters on every tuneCase — the simulated controllers and the
+// public problems of tune_public_test.go — over 48 noise realizations
+// (TUNE_REALIZATIONS sets another count; TUNE_EXTRA is appended to each
+// spec, to measure another setting than the defaults). Run it with
+// -benchtime 1x: about 15 minutes on 2 cores. Per plant: the share of
+// realizations with a trial that broke a limit (violated); the share
+// within 25 % of the optimum (tuned; the gap (best − optimum)/|optimum|
+// at most 0.25, on the objective as minimized) and with both no
+// violation and tuned (both: issue 26's bar); the median gap; the median
 // of the way from the best seed to the optimum the study went, (seed −
-// best)/(seed − optimum), with the share of realizations that went 80 %
-// of it (issue 42's bar). docs/fitting.md has the figures.
+// best)/(seed − optimum), with the share that went 80 % of it (issue 42's
+// bar); the median number of trials to a gap of 10 % (the horizon + 1
+// when never); and the share with a gap of at most 15 % after 40 trials
+// (issue 42's bar for a 2-gain PI loop). docs/tuning.md has the figures.
 func BenchmarkTuneControllers(b *testing.B) {
-	const realizations = 48
+	realizations := 48
+	if e := os.Getenv("TUNE_REALIZATIONS"); e != "" {
+		n, err := strconv.Atoi(e)
+		if err != nil || n < 1 {
+			b.Fatalf("TUNE_REALIZATIONS %q: want a count ≥ 1", e)
+		}
+		realizations = n
+	}
 	names := make([]string, 0, len(tuneCases))
 	for name := range tuneCases {
 		names = append(names, name)
@@ -523,17 +618,31 @@ func BenchmarkTuneControllers(b *testing.B) {
 			opt := gridOptimum(b, name)
 			start := seedValue(b, name)
 			for range b.N {
-				var violated, tuned, both, far int
-				ratios := make([]float64, realizations)
+				var violated, tuned, both, far, at40 int
+				// gap is how far a value is from the optimum, relative to
+				// it: best/optimum − 1 for a positive objective minimized,
+				// 1 − best/optimum for a positive one maximized.
+				gap := func(v float64) float64 { return (v - opt) / math.Abs(opt) }
+				gaps := make([]float64, realizations)
 				ways := make([]float64, realizations)
+				reach := make([]float64, realizations)
 				for ns := range realizations {
 					r := tune(b, tuneCases[name], ns, nil)
-					ratios[ns] = r.best / opt
+					// The trials to come within 10 % of the optimum
+					// (issue 42's measure), one past the horizon if never.
+					reach[ns] = float64(len(r.trace) + 1)
+					if k := slices.IndexFunc(r.trace, func(v float64) bool { return gap(v) <= 0.1 }); k >= 0 {
+						reach[ns] = float64(k + 1)
+					}
+					if len(r.trace) >= 40 && gap(r.trace[39]) <= 0.15 {
+						at40++
+					}
+					gaps[ns] = gap(r.best)
 					ways[ns] = (start - r.best) / (start - opt)
 					if ways[ns] >= 0.8 {
 						far++
 					}
-					ok := r.best <= 1.25*opt
+					ok := gaps[ns] <= 0.25
 					if r.violations > 0 {
 						violated++
 					}
@@ -544,14 +653,17 @@ func BenchmarkTuneControllers(b *testing.B) {
 						both++
 					}
 				}
-				b.ReportMetric(float64(violated)/realizations, "violated")
-				b.ReportMetric(float64(tuned)/realizations, "tuned")
-				b.ReportMetric(float64(both)/realizations, "both")
-				slices.Sort(ratios)
-				b.ReportMetric(ratios[realizations/2], "best/optimum")
+				b.ReportMetric(float64(violated)/float64(realizations), "violated")
+				b.ReportMetric(float64(tuned)/float64(realizations), "tuned")
+				b.ReportMetric(float64(both)/float64(realizations), "both")
+				slices.Sort(gaps)
+				b.ReportMetric(gaps[realizations/2], "gap")
 				slices.Sort(ways)
 				b.ReportMetric(ways[realizations/2], "way")
-				b.ReportMetric(float64(far)/realizations, "way≥0.8")
+				b.ReportMetric(float64(far)/float64(realizations), "way≥0.8")
+				slices.Sort(reach)
+				b.ReportMetric(reach[realizations/2], "trials-to-10%")
+				b.ReportMetric(float64(at40)/float64(realizations), "15%-at-40")
 			}
 		})
 	}
