@@ -85,3 +85,33 @@ func TestCloud(t *testing.T) {
 		seen = append(seen, a.X)
 	}
 }
+
+// TestCloudBeta: on a cloud, β_t of the paper's schedule counts
+// cloudBetaActions = 10⁶ candidates (a 100-per-axis grid of a 3-D box),
+// not the cloud's few hundred: clouds are redrawn at every evaluation
+// (SPEC §3's union bound over what may be judged).
+func TestCloudBeta(t *testing.T) {
+	t.Parallel()
+	model := boxModel()
+	model.Beta = bandit.PaperBeta
+	box := testBox()
+	pol, err := bandit.Build(&bandit.Spec{Name: bandit.LineBO, Points: ptr(40)}, model, bandit.Domain{Box: &box}, boxOpt(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 5 {
+		a, err := pol.Ask()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var snap bandit.Snapshot
+		pol.Inspect(&snap, bandit.Full)
+		want := math.Sqrt(bandit.PaperBeta.At(snap.Round, 1, 1_000_000, model.Delta))
+		if math.Abs(snap.SqrtBeta-want) > 1e-12*want {
+			t.Fatalf("round %d: √β %v, want %v (N = 10⁶)", round+1, snap.SqrtBeta, want)
+		}
+		if err := pol.Tell(a.ID, bandit.Observation{F: boxF(a.X), G: []float64{boxG(a.X)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

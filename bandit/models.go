@@ -105,12 +105,16 @@ func (m *models) setSafety() {
 // safety condition but no GP (f's is read twice), so β_t is the same with
 // or without one, and m stays the number of constraints.
 func (m *models) beta() {
-	m.sqb = sqrtBeta(&m.model, m.f, m.g, m.t+1, len(m.set.X))
+	n := len(m.set.X)
+	if m.opt.BetaActions > 0 {
+		n = m.opt.BetaActions
+	}
+	m.sqb = sqrtBeta(&m.model, m.f, m.g, m.t+1, n)
 	m.sqbF = m.sqb
 	if b := m.model.ObjectiveBeta; b != nil {
 		mb := m.model
 		mb.Beta = *b
-		m.sqbF = sqrtBeta(&mb, m.f, m.g, m.t+1, len(m.set.X))
+		m.sqbF = sqrtBeta(&mb, m.f, m.g, m.t+1, n)
 	}
 }
 

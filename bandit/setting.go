@@ -102,6 +102,11 @@ type Options struct {
 	// one the GPs compute without it, so a study recorded either way
 	// replays either way. SwitchBytes counts the memory.
 	CovarianceSwitch bool
+	// BetaActions, when > 0, is the N of β_t's union bound (SPEC §3) in
+	// place of the decision set's size: line-bo's clouds, drawn anew at
+	// every evaluation, count a discretization of the box rather than
+	// one cloud (cloudBetaActions).
+	BetaActions int
 	// KeepContexts, for NewContextual, is how many contexts' inner
 	// policies are kept for reuse when their context comes again, least
 	// recently used out first: for a simulation drawing from a few
