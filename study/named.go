@@ -40,14 +40,13 @@ type named struct {
 // the unit cube, for data the transform gives a second moment of 1.
 const (
 	// namedLengthscale is each parameter's share of the cube a kernel
-	// correlates over before the first fit, which needs two distinct
-	// settings: the range floor, what a fit allows data of span 0
-	// (fit.Options.RangeLengthscale). At 0.2 — twice what any fit on one
-	// setting gives — the first ask after a seed's one measurement
-	// (namedExploration) certified neighbours 0.02 of the cube away, and
-	// on kp and ki's linear scales (TestTuneLinearScale) stepped to one
-	// that overshot by 15 %.
-	namedLengthscale = namedRangeFloor
+	// correlates over before the first fit. A fit needs two distinct
+	// settings, and until one is made this is the model: at the range
+	// floor, 0.1 (with T′ = 2), all 48 realizations of
+	// BenchmarkTuneControllers/pi-slow stayed at their seed — no
+	// neighbour on its grid was certified, so no fit could ever be made
+	// — where at 0.2 none did.
+	namedLengthscale = 0.2
 	namedNoise       = 0.1  // σ in the transform's units: a tenth of the data's spread about the limit
 	namedDelta       = 0.05 // δ of β's schedule
 	// namedRangeLengthscale and namedRangeFloor bound the fitted
@@ -92,14 +91,14 @@ const (
 	// did, with both none (the median best settling time 5.6 times the
 	// optimum, against 21 without keep_line).
 	namedMaxStep = 0.2
-	// namedExploration is SGP-UCB's T′ on a study's candidate grid: the
-	// seed measured twice, then GP-UCB on the certified set. The
-	// replicate grounds the first fit's noise (two distinct settings
-	// cannot tell noise from signal); with T′ = 1, 25 of 48 realizations
-	// of BenchmarkTuneControllers/pi-linear broke the limit, with T′ = 2
-	// or 3 none. T′ = 3 measured the seed a third time for nothing
-	// (docs/tuning.md).
-	namedExploration = 2
+	// namedExploration is SGP-UCB's T′ on a study's candidate grid:
+	// phase 1 measures the seed, the one setting known safe, three
+	// times. The replicates ground the first fit's noise: with T′ = 1,
+	// 25 of 48 realizations of BenchmarkTuneControllers/pi-linear broke
+	// the limit, with 2 or 3 none; 2 and 3 ask the same settings on the
+	// log-scale plants (the third ask is the seed either way), and 3 is
+	// what studies were created with before (docs/tuning.md).
+	namedExploration = 3
 )
 
 // isNamed reports whether the spec is stated in parameters and outcomes.
