@@ -37,7 +37,7 @@ func TestRecordedDefaults(t *testing.T) {
 }
 
 // TestRecordedLineDefaults: line-bo's defaults of issue 42 — a cloud,
-// inner sgp-ucb with T′ = 0, one evaluation a cloud — are pinned into a
+// inner sgp-ucb with T′ = 0, 5 evaluations a cloud — are pinned into a
 // recorded spec, and a record without a direction (made before cloud
 // existed) is read as the coordinate lines of then, whose inner safeopt
 // and 20 evaluations a line are still the line defaults; a pinned record
@@ -46,9 +46,9 @@ func TestRecordedLineDefaults(t *testing.T) {
 	t.Parallel()
 	pinned := bandit.Spec{Name: bandit.LineBO}
 	pinned.PinDefaults()
-	if pinned.Direction != "cloud" || pinned.Inner != bandit.SGPUCB || pinned.PerLine == nil || *pinned.PerLine != 1 ||
+	if pinned.Direction != "cloud" || pinned.Inner != bandit.SGPUCB || pinned.PerLine == nil || *pinned.PerLine != 5 ||
 		pinned.Exploration.Fixed == nil || *pinned.Exploration.Fixed != 0 {
-		t.Errorf("pinned %+v: want a cloud, inner sgp-ucb with T′ = 0, per_line 1", pinned)
+		t.Errorf("pinned %+v: want a cloud, inner sgp-ucb with T′ = 0, per_line 5", pinned)
 	}
 	again := pinned
 	again.UpgradeRecorded()

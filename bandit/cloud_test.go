@@ -22,7 +22,7 @@ func TestCloud(t *testing.T) {
 	t.Parallel()
 	step := []float64{0.3, 0.2}
 	const points = 50
-	s := &bandit.Spec{Name: bandit.LineBO, Points: ptr(points), MaxStep: step}
+	s := &bandit.Spec{Name: bandit.LineBO, Points: ptr(points), PerLine: ptr(1), MaxStep: step}
 	box := testBox()
 	pol, err := bandit.Build(s, boxModel(), bandit.Domain{Box: &box}, boxOpt(3))
 	if err != nil {

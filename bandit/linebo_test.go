@@ -358,14 +358,14 @@ func TestLineBOSpecYAML(t *testing.T) {
 	if err := yaml.Unmarshal([]byte("{name: line-bo}"), &def); err != nil {
 		t.Fatal(err)
 	}
-	if l := def.LineOptions(); l.Inner.Name != "sgp-ucb" || l.Direction != "cloud" || l.Points != 300 || l.PerLine != 1 || l.Tolerance != 0.01 ||
+	if l := def.LineOptions(); l.Inner.Name != "sgp-ucb" || l.Direction != "cloud" || l.Points != 300 || l.PerLine != 5 || l.Tolerance != 0.01 ||
 		l.Inner.Exploration.Fixed == nil || *l.Inner.Exploration.Fixed != 0 {
 		t.Errorf("defaults %+v", l)
 	}
 }
 
 // TestLineBODefaults: {name: line-bo} alone runs, on a cloud with inner
-// sgp-ucb (T′ = 0) and one evaluation a cloud; on a line, or with the
+// sgp-ucb (T′ = 0) and 5 evaluations a cloud; on a line, or with the
 // SafeOpt family's safe_set, its inner safeopt's safe set defaults to the
 // GP's on a box, where lipschitz: auto (the finite default) has no true
 // functions to read.
@@ -375,7 +375,7 @@ func TestLineBODefaults(t *testing.T) {
 	if err := s.Check(50); err != nil {
 		t.Fatal(err)
 	}
-	if l := s.LineOptions(); l.Inner.Name != "sgp-ucb" || l.Direction != "cloud" || l.PerLine != 1 || l.Inner.Exploration.Fixed == nil || *l.Inner.Exploration.Fixed != 0 {
+	if l := s.LineOptions(); l.Inner.Name != "sgp-ucb" || l.Direction != "cloud" || l.PerLine != 5 || l.Inner.Exploration.Fixed == nil || *l.Inner.Exploration.Fixed != 0 {
 		t.Errorf("defaults %+v", l)
 	}
 	for _, s := range []bandit.Spec{{Name: "line-bo", Direction: "coordinate"}, {Name: "line-bo", SafeSet: "gp"}} {

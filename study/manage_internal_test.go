@@ -180,8 +180,8 @@ func TestAscentRuleStored(t *testing.T) {
 }
 
 // TestLineDefaultsStored: a new {name: line-bo} study records the
-// defaults of issue 42 — a cloud, inner sgp-ucb with T′ = 0, one
-// evaluation a cloud — and one recorded before them, whose record names
+// defaults of issue 42 — a cloud, inner sgp-ucb with T′ = 0, 5
+// evaluations a cloud — and one recorded before them, whose record names
 // no direction, inner or per_line, replays as the coordinate lines of
 // then: reopened, it asks what its twin recorded with those options
 // written out asks.
@@ -210,8 +210,8 @@ func TestLineDefaultsStored(t *testing.T) {
 		return m
 	}
 	alg := stored("new")["algorithm"].(map[string]any)
-	if alg["direction"] != "cloud" || alg["inner"] != "sgp-ucb" || alg["per_line"] != 1.0 || fmt.Sprint(alg["exploration"]) != "map[fixed:0]" {
-		t.Fatalf("new study's stored algorithm %v, want a cloud, inner sgp-ucb, exploration fixed 0, per_line 1", alg)
+	if alg["direction"] != "cloud" || alg["inner"] != "sgp-ucb" || alg["per_line"] != 5.0 || fmt.Sprint(alg["exploration"]) != "map[fixed:0]" {
+		t.Fatalf("new study's stored algorithm %v, want a cloud, inner sgp-ucb, exploration fixed 0, per_line 5", alg)
 	}
 	// "old" as a safegp before issue 42 stored it: no direction, inner
 	// or per_line.
