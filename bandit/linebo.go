@@ -667,21 +667,12 @@ func (b *lineBO) gridPoints(xb, v, step []float64, sLo, sHi float64) []linePoint
 		s := sLo + (sHi-sLo)*float64(i)/float64(n-1)
 		x := make([]float64, b.d)
 		for j := range x {
-			// Clamped: rounding must not put a grid point outside the box.
-			x[j] = min(max(xb[j]+s*v[j], b.box.Bounds[j][0]), b.box.Bounds[j][1])
-			if step != nil {
-				// and within the step limit, exactly
-				x[j] = min(max(x[j], xb[j]-step[j]), xb[j]+step[j])
-			}
+			x[j] = xb[j] + s*v[j]
+		}
+		if !b.settle(x, xb, step) {
+			continue
 		}
 		if b.box.Lattice != nil {
-			// The inner policy judges the point that will run, never one
-			// between an int's integers or a choice's values; a point
-			// the snap takes past the step limit is left out.
-			b.box.Lattice.Snap(x)
-			if !withinStep(x, xb, step) {
-				continue
-			}
 			s = 0
 			for j := range x {
 				s += (x[j] - xb[j]) * v[j]
@@ -690,6 +681,26 @@ func (b *lineBO) gridPoints(xb, v, step []float64, sLo, sHi float64) []linePoint
 		pts = append(pts, linePoint{s: s, x: x})
 	}
 	return pts
+}
+
+// settle makes x a point the inner policy may judge: clamped to the box
+// (rounding must not put a point outside it) and to the step limit
+// around xb, exactly, and on a lattice snapped to the setting that will
+// run, never one between an int's integers or a choice's values. It
+// reports false when the snap takes x past the step limit: the point is
+// left out.
+func (b *lineBO) settle(x, xb, step []float64) bool {
+	for j := range x {
+		x[j] = min(max(x[j], b.box.Bounds[j][0]), b.box.Bounds[j][1])
+		if step != nil {
+			x[j] = min(max(x[j], xb[j]-step[j]), xb[j]+step[j])
+		}
+	}
+	if b.box.Lattice == nil {
+		return true
+	}
+	b.box.Lattice.Snap(x)
+	return withinStep(x, xb, step)
 }
 
 // onLine appends to pts the seeds and observed points (cand) on the line:
@@ -771,23 +782,15 @@ func (b *lineBO) cloudPoints(xb, step []float64, cand [][]float64, safe []bool) 
 		}
 		x := make([]float64, d)
 		for j := range x {
-			lo, hi := b.box.Bounds[j][0], b.box.Bounds[j][1]
-			r := cloudRadius * (hi - lo)
+			r := cloudRadius * (b.box.Bounds[j][1] - b.box.Bounds[j][0])
 			if step != nil {
 				r = step[j]
 			}
-			x[j] = min(max(xb[j]+rho*r*z[j]/top, lo), hi)
-			if step != nil {
-				x[j] = min(max(x[j], xb[j]-step[j]), xb[j]+step[j])
-			}
+			x[j] = xb[j] + rho*r*z[j]/top
 		}
-		if b.box.Lattice != nil {
-			b.box.Lattice.Snap(x)
-			if !withinStep(x, xb, step) {
-				continue
-			}
+		if b.settle(x, xb, step) {
+			pts = append(pts, linePoint{x: x})
 		}
-		pts = append(pts, linePoint{x: x})
 	}
 	for i, c := range cand {
 		if withinStep(c, xb, step) {
