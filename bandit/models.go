@@ -227,7 +227,6 @@ func add(g *gp.Model, i int, x []float64, y, nv float64) {
 // about a millisecond of work each, far above a goroutine's cost.
 const parallelObserve = 1 << 20
 
-func (m *models) upper(g *gp.Model, i int) float64 { return g.Mean()[i] + m.sqb*g.Std(i) }
 func (m *models) lower(g *gp.Model, i int) float64 { return g.Mean()[i] - m.sqb*g.Std(i) }
 
 // gpSafe fills safe with D^s_t = {x : ℓ_{g_i,t}(x) ≥ h_i ∀i} (paper eq. 8),
