@@ -760,7 +760,8 @@ const cloudBetaActions = 1_000_000
 // limit, snapped on a lattice (left out if the snap takes them past the
 // limit), and the seeds and observed points within the limit join them
 // at their own coordinates, the known-safe ones as the set's seeds. The
-// draws come from the policy's random stream: Points·(d + 2) of them.
+// draws come from the policy's random stream: Points·(2d + 1) of them
+// (and one more for a point that changed no coordinate).
 func (b *lineBO) cloudPoints(xb, step []float64, cand [][]float64, safe []bool) []linePoint {
 	d, rng := b.d, b.opt.Rand
 	pts := make([]linePoint, 0, b.line.Points+len(cand))
