@@ -418,9 +418,9 @@ func (s *Spec) LineOptions() Line {
 	}
 	if l.Inner.Name == SGPUCB && s.Inner == "" && l.Inner.Exploration.IsZero() {
 		// GP-UCB on the certified part of each cloud from its first
-		// round (T′ = 0): the cloud is drawn anew around the best safe
-		// point at every evaluation, and a phase 1 on its seeds would
-		// measure the anchor again.
+		// round (T′ = 0): each cloud is drawn anew around the best safe
+		// point, and a phase 1 on its seeds would measure the anchor
+		// again.
 		zero := 0
 		l.Inner.Exploration = Exploration{Fixed: &zero}
 	}
@@ -443,6 +443,31 @@ func (s *Spec) LineOptions() Line {
 		l.Tolerance = *s.Tolerance
 	}
 	return l
+}
+
+// OnClouds returns s, an algorithm of a finite set (or no name, for
+// line-bo's own inner default), as line-bo's inner algorithm on clouds
+// (issue 42: one domain mechanism for every policy): the clouds around
+// the best safe point are the finite sets it judges, with its own
+// options passed through, maxStep as the step limit unless s has one,
+// perCloud evaluations a cloud unless s says, and keep_line and
+// seeds_first, which a study that refits needs. sgp-ucb without an
+// exploration rule gets T′ = 0: seeds_first has measured the seeds.
+func (s Spec) OnClouds(maxStep []float64, perCloud int) Spec {
+	w := s
+	w.Name, w.Inner = LineBO, s.Name
+	if w.MaxStep == nil {
+		w.MaxStep = maxStep
+	}
+	w.KeepLine, w.SeedsFirst = true, true
+	if w.PerLine == nil {
+		w.PerLine = &perCloud
+	}
+	if s.Name == SGPUCB && s.Exploration.IsZero() {
+		zero := 0
+		w.Exploration = Exploration{Fixed: &zero}
+	}
+	return w
 }
 
 // maxLinePoints caps points: a line's policy holds N×N covariances.

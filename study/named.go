@@ -235,43 +235,15 @@ func (s *Spec) resolveNamed(actions [][]float64, seeds []int) (*Resolved, error)
 		// user's.
 		return nil, fielderr.New(api.ErrSpec, "algorithm", "losbo's lipschitz and noise_bound bound the outcomes in your units, and a study stated in parameters standardizes them and refits the scale: state the study in the paper's form (decision_set, thresholds; docs/quickstart.md) to use losbo")
 	}
-	if a, ok := bandit.Lookup(s.Algorithm.Name); ok && r.Box != nil && !a.Box && a.OnLine {
-		s.Algorithm = onClouds(s.Algorithm, sp)
+	if a, ok := bandit.Lookup(s.Algorithm.Name); r.Box != nil && (s.Algorithm.Name == "" || ok && !a.Box && a.OnLine) {
+		// line-bo's clouds, with a finite-set algorithm named inside.
+		s.Algorithm = s.Algorithm.OnClouds(sp.Steps(namedMaxStep), namedPerCloud)
 	}
 	if s.Algorithm.Name == "" {
 		n := namedExploration
 		s.Algorithm = bandit.Spec{Name: bandit.SGPUCB, Phase1: "uncertainty", Exploration: bandit.Exploration{Fixed: &n}}
-		if r.Box != nil {
-			one := namedPerCloud
-			s.Algorithm = bandit.Spec{Name: bandit.LineBO, MaxStep: sp.Steps(namedMaxStep), KeepLine: true, SeedsFirst: true, PerLine: &one}
-		}
 	}
 	return r, nil
-}
-
-// onClouds is the finite-set algorithm spec a, named for a study that
-// searches a box, as line-bo's inner algorithm on its clouds (issue 42:
-// one domain mechanism for every policy): the clouds around the best
-// safe setting are the finite sets it judges, with the box study's
-// max_step, keep_line and seeds_first, and its own options passed
-// through. sgp-ucb without an exploration rule gets the cloud's T′ = 0:
-// seeds_first has measured the seeds.
-func onClouds(a bandit.Spec, sp *space.Space) bandit.Spec {
-	w := a
-	w.Name, w.Inner, w.Label = bandit.LineBO, a.Name, a.Label
-	if w.MaxStep == nil {
-		w.MaxStep = sp.Steps(namedMaxStep)
-	}
-	w.KeepLine, w.SeedsFirst = true, true
-	if w.PerLine == nil {
-		one := namedPerCloud
-		w.PerLine = &one
-	}
-	if a.Name == bandit.SGPUCB && a.Exploration.IsZero() {
-		zero := 0
-		w.Exploration = bandit.Exploration{Fixed: &zero}
-	}
-	return w
 }
 
 // defaultModel fills in what a study stated in parameters leaves out of
