@@ -11,7 +11,8 @@ import (
 
 // BenchmarkLineBOAsk is the performance case: d = 10, t = 400
 // observations, one constraint, inner safeopt (gp mode), 300 points, 20
-// evaluations per line. One op is a whole line — its start (the best safe
+// evaluations per line (on a cloud, its default of 5 evaluations a
+// cloud: the op's 20 asks are 4 clouds). One op is a whole line — its start (the best safe
 // point, New on the line's grid and 400 tells) and its 20 asks and tells
 // — so ns/op ÷ 20 is the amortized time of one ask; the sub-benchmark
 // start times a line's first ask alone (its start plus one choice).
@@ -19,7 +20,7 @@ func BenchmarkLineBOAsk(b *testing.B) {
 	for _, c := range []struct {
 		d   int
 		dir string
-	}{{10, "coordinate"}, {40, "coordinate"}, {40, "ascent"}} {
+	}{{10, "coordinate"}, {40, "coordinate"}, {40, "ascent"}, {10, "cloud"}, {40, "cloud"}} {
 		b.Run(fmt.Sprintf("d=%d/%s", c.d, c.dir), func(b *testing.B) { benchLineBO(b, c.d, c.dir) })
 	}
 }
