@@ -285,7 +285,7 @@ func (s *sgpUCB) chooseNew() int {
 	if s.phase.in(t) {
 		if !s.uncertainty {
 			free := s.hall.free[:0]
-			for _, i := range s.set.Seed {
+			for _, i := range s.seeds() {
 				if s.free(i) {
 					free = append(free, i)
 				}

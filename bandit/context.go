@@ -62,12 +62,13 @@ type ContextTruth func(c []float64) *Truth
 // observation at its point (x, c), and for the current context an inner
 // policy New built on D × {c}, as line-bo runs one per line.
 type contextual struct {
-	spec  *Spec
-	model Model       // kernels on (x, c)
-	set   DecisionSet // D over x, with the seed set D^w
-	d, dc int
-	opt   Options
-	truth ContextTruth
+	failed [][]float64 // the points (x, c) of the failed trials, in order (failed.go)
+	spec   *Spec
+	model  Model       // kernels on (x, c)
+	set    DecisionSet // D over x, with the seed set D^w
+	d, dc  int
+	opt    Options
+	truth  ContextTruth
 
 	// f and g are the global GPs, over D^w × {0} as their decision set
 	// (which fixes the jitter floor as a finite policy's on the same
@@ -471,13 +472,22 @@ func (c *contextual) Tell(id int, o Observation) error {
 			return err
 		}
 	}
+	if o.Failed {
+		o.F, o.G, o.NoiseVar = 0, make([]float64, len(c.model.Constraints)), 0 // checked as a point only
+	}
 	if err := checkValues(&c.model, &o); err != nil {
 		if id > 0 {
 			return fmt.Errorf("ask %d: %w", id, err)
 		}
 		return err
 	}
-	rec := ctxObs{x: slices.Clone(x), idx: idx, o: Observation{F: o.F, G: slices.Clone(o.G), NoiseVar: o.NoiseVar}, ask: id}
+	if o.Failed {
+		imputeFailed(&o, x, c.f, c.g, c.opt.Thresholds, c.opt.ObjectiveThreshold, c.failed)
+		c.failed = append(c.failed, slices.Clone(x))
+	}
+	// Exclude goes with the point (x, c): the inner policy of that
+	// context bans its action, of another context none.
+	rec := ctxObs{x: slices.Clone(x), idx: idx, o: Observation{F: o.F, G: slices.Clone(o.G), NoiseVar: o.NoiseVar, Exclude: o.excluded()}, ask: id}
 	if in := c.cur; in != nil && in.told == len(c.obs) {
 		// Checked above: the inner policy takes what this one takes.
 		if err := c.tell(in, &rec); err != nil {

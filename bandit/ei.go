@@ -1,7 +1,6 @@
 package bandit
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/safegp/safegp/internal/argmax"
@@ -84,7 +83,7 @@ func (e *ei) prepare() {
 		e.pofs[i] = p
 		e.feasible[i] = p >= e.minPoF
 	}
-	for _, i := range e.set.Seed {
+	for _, i := range e.seeds() {
 		e.feasible[i] = true
 	}
 }
@@ -122,16 +121,13 @@ func (e *ei) score(i int, sd float64) float64 {
 	return v
 }
 
-func (e *ei) in(i int) bool { return !e.pof || e.feasible[i] }
+func (e *ei) in(i int) bool { return e.allowed(i) && (!e.pof || e.feasible[i]) }
 
 // choose implements rule.
 func (e *ei) choose() (int, error) {
 	e.prepare()
 	a := argmax.Func(len(e.set.X), e.in, func(i int) float64 { return e.score(i, e.f.Std(i)) })
-	if a < 0 { // F_t holds the seeds: not reached
-		return 0, fmt.Errorf("bandit: %s found no action to play", map[bool]string{false: ConstrainedEI, true: PoFEI}[e.pof])
-	}
-	return a, nil
+	return a, nil // −1, ErrNoSafeAction, only when every seed was excluded
 }
 
 // chooseNew implements rule: choose with f's variance hallucinated at the

@@ -138,8 +138,13 @@ type lineBO struct {
 	f *gp.Model
 	g []*gp.Model
 
-	obs  []boxObs // every observation told, in order
-	last int      // the ID of the last ask handed out
+	obs []boxObs // every observation told, in order
+	// banned are the points never to be asked again (failed.go): told
+	// as failed, or excluded. No seed or observation among them is a
+	// candidate for x̂.
+	banned [][]float64
+	failed [][]float64 // the points of the failed trials, in order
+	last   int         // the ID of the last ask handed out
 	// pending are the asks handed out and not yet told, oldest first,
 	// and innerAsk the inner policy's ID of each (of the line it was
 	// asked on).
@@ -379,6 +384,9 @@ func (b *lineBO) Tell(id int, o Observation) error {
 			return err
 		}
 	}
+	if o.Failed {
+		o.F, o.G, o.NoiseVar = 0, make([]float64, len(b.model.Constraints)), 0 // checked as a point only
+	}
 	if err := checkValues(&b.model, &o); err != nil {
 		if id > 0 {
 			return fmt.Errorf("ask %d: %w", id, err)
@@ -386,8 +394,17 @@ func (b *lineBO) Tell(id int, o Observation) error {
 		return err
 	}
 	x = slices.Clone(x)
-	rec := boxObs{x: x, o: Observation{F: o.F, G: slices.Clone(o.G), NoiseVar: o.NoiseVar, X: x, Index: -1}}
+	if o.Failed {
+		imputeFailed(&o, x, b.f, b.g, b.opt.Thresholds, b.opt.ObjectiveThreshold, b.failed)
+		b.failed = append(b.failed, x)
+	}
+	// The inner policies take the imputed values as they are, and exclude
+	// the point too.
+	rec := boxObs{x: x, o: Observation{F: o.F, G: slices.Clone(o.G), NoiseVar: o.NoiseVar, X: x, Index: -1, Exclude: o.excluded()}}
 	b.obs = append(b.obs, rec)
+	if o.excluded() {
+		b.banned = append(b.banned, x)
+	}
 	nv := gpNoise(o.NoiseVar)
 	b.f.AddAt(x, o.F, nv)
 	b.f.Track(x)
@@ -522,6 +539,9 @@ func (b *lineBO) sqrtBeta() float64 {
 func (b *lineBO) best() ([]float64, float64) {
 	cand, safe, lower := b.candidates()
 	i := bestSafe(safe, lower)
+	if i < 0 {
+		return nil, math.Inf(-1)
+	}
 	return slices.Clone(cand[i]), lower[i]
 }
 
@@ -548,9 +568,9 @@ func (b *lineBO) candidates() (pts [][]float64, safe []bool, lower []float64) {
 	bound(b.f, lower)
 	seeds := len(b.box.Seeds)
 	for i := range safe {
-		safe[i] = true
+		safe[i] = len(b.banned) == 0 || !slices.ContainsFunc(b.banned, func(x []float64) bool { return slices.Equal(x, pts[i]) })
 		if hf := b.opt.ObjectiveThreshold; hf != nil && i >= seeds {
-			safe[i] = lower[i] >= *hf // NaN is not safe
+			safe[i] = safe[i] && lower[i] >= *hf // NaN is not safe
 		}
 	}
 	lg := make([]float64, n)
@@ -564,11 +584,12 @@ func (b *lineBO) candidates() (pts [][]float64, safe []bool, lower []float64) {
 }
 
 // bestSafe is argmax ℓ_f over the safe candidates, the first on ties;
-// the seeds are first and always safe.
+// the seeds are first and safe unless excluded (failed.go). −1 when no
+// candidate is safe: every seed was excluded and nothing else certified.
 func bestSafe(safe []bool, lower []float64) int {
-	best := 0
+	best := -1
 	for i, in := range safe {
-		if in && lower[i] > lower[best] {
+		if in && (best < 0 || lower[i] > lower[best]) {
 			best = i
 		}
 	}
@@ -583,6 +604,9 @@ func bestSafe(safe []bool, lower []float64) int {
 // the known-safe points of the line as its seed set.
 func (b *lineBO) startLine() error {
 	cand, safe, lower := b.candidates()
+	if bestSafe(safe, lower) < 0 {
+		return ErrNoSafeAction
+	}
 	xb, v, evals := b.anchor(cand, safe, lower)
 	b.resume = nil
 	b.dir = slices.Clone(v)
@@ -622,7 +646,7 @@ func (b *lineBO) anchor(cand [][]float64, safe []bool, lower []float64) (xb, v [
 	if r := b.resume; r != nil && anchorSafe(b.prevBest, cand, safe) {
 		return slices.Clone(b.prevBest), r.dir, r.evals
 	}
-	xb = cand[bestSafe(safe, lower)]
+	xb = cand[bestSafe(safe, lower)] // bestSafe ≥ 0: startLine checked
 	v = b.direction(xb)
 	b.prevBest = append(b.prevBest[:0], xb...)
 	b.lines++

@@ -33,6 +33,11 @@ type models struct {
 	// log, when set, records every measurement's point and values for a
 	// rule that reads them (LoSBO's safe set, losbo.go).
 	log *measurements
+	// banned marks the actions never to be chosen again (failed.go), nil
+	// while there is none.
+	banned []bool
+	// failed are the points of the failed trials told, in order.
+	failed [][]float64
 }
 
 // safetyGP is one safety condition ℓ(x) ≥ h on a GP of the model.
@@ -235,8 +240,11 @@ func (m *models) lower(g *gp.Model, i int) float64 { return g.Mean()[i] - m.sqb*
 func (m *models) gpSafe(safe []bool) int {
 	n := 0
 	for i := range safe {
-		ok := true
+		ok := m.allowed(i)
 		for _, c := range m.safety {
+			if !ok {
+				break
+			}
 			if !(m.lower(c.gp, i) >= c.h) { // NaN is not safe
 				ok = false
 				break

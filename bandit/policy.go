@@ -157,6 +157,15 @@ type Observation struct {
 	// ignored: the ask fixes the point.
 	X     []float64
 	Index int
+	// Failed marks a trial that produced no values (a crash, a tripped
+	// interlock, a lost measurement): F, G and NoiseVar are ignored. The
+	// policy takes it as an exact measurement past every limit
+	// (imputeFailed) and never chooses the point again.
+	Failed bool
+	// Exclude takes the point out of every choice from now on, its
+	// values told as they are: a seed measured unsafe (a study's rule;
+	// the paper's algorithms never exclude by themselves).
+	Exclude bool
 }
 
 // Posterior is a GP's posterior mean and standard deviation over D.
@@ -220,6 +229,9 @@ func (l *loop) Ask() (Ask, error) {
 	if err != nil {
 		return Ask{}, err
 	}
+	if i == -1 {
+		return Ask{}, ErrNoSafeAction
+	}
 	if i < 0 || i >= len(l.m.set.X) {
 		return Ask{}, fmt.Errorf("bandit: chose action %d outside the decision set's 0…%d", i, len(l.m.set.X)-1)
 	}
@@ -258,14 +270,24 @@ func (l *loop) Tell(id int, o Observation) error {
 		}
 		idx, x = l.pending[k].Index, l.pending[k].X
 	}
+	if o.Failed {
+		o.F, o.G, o.NoiseVar = 0, make([]float64, len(m.model.Constraints)), 0 // checked as a point only
+	}
 	if err := m.check(idx, x, &o); err != nil {
 		if id > 0 {
 			return fmt.Errorf("ask %d: %w", id, err)
 		}
 		return err
 	}
-	if id == 0 && idx >= 0 {
+	if idx >= 0 {
 		x = m.set.X[idx]
+	}
+	if o.Failed {
+		imputeFailed(&o, x, m.f, m.g, m.opt.Thresholds, m.opt.ObjectiveThreshold, m.failed)
+		m.failed = append(m.failed, x)
+	}
+	if o.excluded() {
+		m.ban(idx, x)
 	}
 	m.observe(idx, x, &o)
 	m.hall.dirty = true // the GPs moved, and the pending asks may have

@@ -261,6 +261,13 @@ func (o *safeOpt) safeSet() {
 			o.safe[i] = in || o.isSeed[i]
 		}
 	}
+	if o.banned != nil {
+		// Excluded points (failed.go) leave S_t, which otherwise only
+		// grows: a failed or unsafe seed is never chosen again.
+		for i, b := range o.banned {
+			o.safe[i] = o.safe[i] && !b
+		}
+	}
 	o.size = 0
 	o.out = o.out[:0]
 	for i, in := range o.safe {

@@ -38,18 +38,22 @@ func (s *sgpUCB) base() *models { return s.models }
 func (s *sgpUCB) choose() (int, error) {
 	t := s.update()
 	if s.phase.in(t) {
-		return s.explore(), nil
+		if a := s.explore(); a >= 0 {
+			return a, nil
+		}
+		// Every seed was excluded (failed.go): phase 2 on D^s_t.
 	}
 	a := s.argmaxUpper(s.inPhase2)
 	if a < 0 {
 		// D^s_t is empty (T' too short): fall back to the seed set (SPEC §4).
+		// −1 when it is empty too: ErrNoSafeAction.
 		a = s.argmaxUpper(s.inSeed)
 	}
 	return a, nil
 }
 
-func (s *sgpUCB) inPhase2(i int) bool { return s.safe[i] || (s.keepSeed && s.isSeed[i]) }
-func (s *sgpUCB) inSeed(i int) bool   { return s.isSeed[i] }
+func (s *sgpUCB) inPhase2(i int) bool { return s.safe[i] || (s.keepSeed && s.inSeed(i)) }
+func (s *sgpUCB) inSeed(i int) bool   { return s.isSeed[i] && s.allowed(i) }
 
 // update prepares round t = observations + 1 — β_t, D^s_t and the phase
 // rule — once per round, and returns t. It uses no randomness.
@@ -73,9 +77,13 @@ func (s *sgpUCB) inspect(dst *Snapshot, d Detail) {
 
 // explore is the phase-1 rule: a uniformly random seed action, or the seed
 // action of largest constraint uncertainty max_i σ_{g_i,t−1} (f's σ among
-// them with an objective threshold: f ≥ h_f is one more constraint).
+// them with an objective threshold: f ≥ h_f is one more constraint); −1
+// when every seed was excluded.
 func (s *sgpUCB) explore() int {
-	seed := s.set.Seed
+	seed := s.seeds()
+	if len(seed) == 0 {
+		return -1
+	}
 	if !s.uncertainty {
 		return seed[s.opt.Rand.IntN(len(seed))]
 	}

@@ -26,12 +26,13 @@ import (
 // greedy swarm ignores the constraints (its best only sets the
 // maximizers' reference ℓ*), and S's correlation test uses f's kernel.
 type safeOptSwarm struct {
-	model Model
-	box   Box
-	opt   Options
-	d     int
-	size  int // particles per swarm
-	iters int // iterations of each swarm run
+	failed [][]float64 // the points of the failed trials, in order (failed.go)
+	model  Model
+	box    Box
+	opt    Options
+	d      int
+	size   int // particles per swarm
+	iters  int // iterations of each swarm run
 
 	f *gp.Model
 	g []*gp.Model
@@ -534,6 +535,9 @@ func (w *safeOptSwarm) Tell(id int, o Observation) error {
 			return err
 		}
 	}
+	if o.Failed {
+		o.F, o.G, o.NoiseVar = 0, make([]float64, len(w.model.Constraints)), 0 // checked as a point only
+	}
 	if err := checkValues(&w.model, &o); err != nil {
 		if id > 0 {
 			return fmt.Errorf("ask %d: %w", id, err)
@@ -541,6 +545,12 @@ func (w *safeOptSwarm) Tell(id int, o Observation) error {
 		return err
 	}
 	x = slices.Clone(x)
+	if o.Failed {
+		// The swarm's candidates are particles, never a point told
+		// before but its seeds: the imputed values keep it away.
+		imputeFailed(&o, x, w.f, w.g, w.opt.Thresholds, w.opt.ObjectiveThreshold, w.failed)
+		w.failed = append(w.failed, x)
+	}
 	w.obs = append(w.obs, boxObs{x: x, o: Observation{F: o.F, G: slices.Clone(o.G), NoiseVar: o.NoiseVar, X: x, Index: -1}})
 	nv := gpNoise(o.NoiseVar)
 	w.f.AddAt(x, o.F, nv)
