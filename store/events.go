@@ -20,7 +20,7 @@ import (
 // Event is one recorded ask, tell, retraction or fit.
 type Event struct {
 	Seq   int    `json:"seq"`
-	Kind  string `json:"kind"`          // ask, tell, retract or fit
+	Kind  string `json:"kind"`          // ask, tell, fail, retract or fit
 	Ask   int    `json:"ask,omitempty"` // an ask's id; the ask a tell answers (0: outside the loop)
 	Index int    `json:"index"`         // the action, −1 for a point outside the decision set (a retraction: the retracted tell's)
 	// X is the point (a retraction: the retracted tell's). For an action

@@ -20,6 +20,7 @@ type Listing struct {
 	Rounds      int // observations in force (not retracted)
 	Retracted   int // observations retracted
 	Violations  int // among the observations in force
+	Failures    int // failed trials in force (counted in Rounds, not in Violations)
 	Pending     int // asks handed out, not told and not withdrawn
 	// Created is when the study was created, Updated the time of its
 	// last event (Created when it has none).
@@ -57,17 +58,19 @@ func (s *Store) list(ctx context.Context) ([]Listing, error) {
 	q := `SELECT s.name, s.created,
 		COALESCE(c.tells, 0), COALESCE(c.retracts, 0),
 		(SELECT created FROM events e WHERE e.study = s.name ORDER BY seq DESC LIMIT 1),
-		COALESCE(v.n, 0), COALESCE(p.n, 0)
+		COALESCE(v.n, 0), COALESCE(p.n, 0), COALESCE(fl.n, 0)
 	FROM studies s
-	LEFT JOIN (SELECT study, SUM(kind = 'tell') AS tells, SUM(kind = 'retract') AS retracts FROM events GROUP BY study) c
+	LEFT JOIN (SELECT study, SUM(kind IN ('tell', 'fail')) AS tells, SUM(kind = 'retract') AS retracts FROM events GROUP BY study) c
 		ON c.study = s.name
 	LEFT JOIN (SELECT t.study, COUNT(*) AS n FROM events t WHERE t.kind = 'tell' AND t.violation = 1 AND ` + inForce + ` GROUP BY t.study) v
 		ON v.study = s.name
+	LEFT JOIN (SELECT t.study, COUNT(*) AS n FROM events t WHERE t.kind = 'fail' AND ` + inForce + ` GROUP BY t.study) fl
+		ON fl.study = s.name
 	LEFT JOIN (SELECT a.study, COUNT(*) AS n FROM events a
 		JOIN studies st ON st.name = a.study
 		LEFT JOIN (SELECT study, MAX(seq) AS seq FROM events WHERE kind = 'retract' GROUP BY study) lr ON lr.study = a.study
 		WHERE a.kind = 'ask' AND a.seq > COALESCE(lr.seq, 0)
-			AND NOT EXISTS (SELECT 1 FROM events t WHERE t.study = a.study AND t.kind = 'tell' AND t.ask = st.ask_base + a.seq)
+			AND NOT EXISTS (SELECT 1 FROM events t WHERE t.study = a.study AND t.kind IN ('tell', 'fail') AND t.ask = st.ask_base + a.seq)
 		GROUP BY a.study) p
 		ON p.study = s.name
 	ORDER BY s.name`
@@ -84,7 +87,7 @@ func (s *Store) list(ctx context.Context) ([]Listing, error) {
 			updated *string
 			tells   int
 		)
-		if err := rows.Scan(&in.Study, &created, &tells, &in.Retracted, &updated, &in.Violations, &in.Pending); err != nil {
+		if err := rows.Scan(&in.Study, &created, &tells, &in.Retracted, &updated, &in.Violations, &in.Pending, &in.Failures); err != nil {
 			return nil, fmt.Errorf("list studies: %w", err)
 		}
 		in.Rounds = tells - in.Retracted

@@ -149,7 +149,41 @@ var migrations = []string{
 	importMigration,
 	// Version 9: askBaseMigration.
 	askBaseMigration,
+	// Version 10: failMigration.
+	failMigration,
 }
+
+// failMigration admits events of kind 'fail' (issue 43): a trial that
+// produced no values, told of an ask or of a setting outside the loop. It
+// has no f and no g. SQLite cannot change a CHECK constraint, so the
+// table is rebuilt with its rows, as for version 5; at most one tell or
+// failure answers an ask.
+const failMigration = `CREATE TABLE events_v10 (
+		study     TEXT    NOT NULL REFERENCES studies(name),
+		seq       INTEGER NOT NULL,              -- per-study order of asks, tells, failures, retractions and fits
+		kind      TEXT    NOT NULL CHECK (kind IN ('ask', 'tell', 'fail', 'retract', 'fit')),
+		ask       INTEGER,                       -- an ask's own id; the ask a tell or failure answers, or NULL
+		idx       INTEGER,                       -- the action's index in the decision set; NULL: a point outside it, or a fit
+		x         TEXT    NOT NULL,              -- the point, JSON [x1…] (a retraction: the retracted tell's; a fit: [])
+		f         REAL,
+		g         TEXT,                          -- JSON [g1…], tells only
+		violation INTEGER NOT NULL DEFAULT 0,
+		created   TEXT    NOT NULL,
+		ref       INTEGER,                       -- a retraction's observation: the seq of the tell or failure it retracts
+		noise_std REAL CHECK (noise_std IS NULL OR noise_std >= 0), -- a tell's own noise standard deviation; NULL: the model's σ
+		model     TEXT,                          -- a fit's record, JSON (config.FitRecord)
+		context   TEXT,                          -- an ask's, tell's or failure's context values, JSON [c1…]; NULL: no context
+		CHECK ((kind = 'retract') = (ref IS NOT NULL)),
+		CHECK ((kind = 'fit') = (model IS NOT NULL)),
+		CHECK (kind != 'fail' OR (f IS NULL AND g IS NULL)),
+		PRIMARY KEY (study, seq)
+	);
+	INSERT INTO events_v10 (study, seq, kind, ask, idx, x, f, g, violation, created, ref, noise_std, model, context)
+		SELECT study, seq, kind, ask, idx, x, f, g, violation, created, ref, noise_std, model, context FROM events;
+	DROP TABLE events;
+	ALTER TABLE events_v10 RENAME TO events;
+	CREATE UNIQUE INDEX one_tell_per_ask ON events(study, ask) WHERE kind IN ('tell', 'fail') AND ask IS NOT NULL;
+	CREATE UNIQUE INDEX one_retraction_per_observation ON events(study, ref) WHERE kind = 'retract';`
 
 // askBaseMigration keeps ask IDs from being reused within a database
 // (issue 40, item 2). A study's ask IDs are ask_base + its event's seq;
