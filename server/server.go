@@ -577,5 +577,15 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 }
 
 func writeError(w http.ResponseWriter, code int, err error) {
-	writeJSON(w, code, map[string]string{"error": err.Error()})
+	m := map[string]string{"error": err.Error()}
+	// Two conflicts a client acts on differently from the rest: the study
+	// is finished, or has no safe setting left to ask (its own exit codes
+	// in the CLI over --server).
+	switch {
+	case errors.Is(err, api.ErrFinished):
+		m["reason"] = "finished"
+	case errors.Is(err, api.ErrNoSafeSetting):
+		m["reason"] = "no_safe_setting"
+	}
+	writeJSON(w, code, m)
 }

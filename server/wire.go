@@ -36,10 +36,60 @@ func decodeTell(data []byte) (*api.TellRequest, error) {
 	if err := decodeObject(data, &raw); err != nil {
 		return nil, fmt.Errorf("%w: %w", api.ErrBadTell, err)
 	}
+	if raw.Failed != nil {
+		var failed bool
+		if err := json.Unmarshal(raw.Failed, &failed); err != nil || string(raw.Failed) == "null" {
+			return nil, fmt.Errorf("%w: \"failed\" must be true or false", api.ErrBadTell)
+		}
+		if failed {
+			return raw.failedTell()
+		}
+	}
 	if raw.Values != nil || raw.Params != nil {
 		return raw.paramsTell()
 	}
 	return raw.plainTell()
+}
+
+// failedTell decodes the tell of a trial that produced no values:
+// {"ask", "failed": true}, or "params", "index" or "x" (with "context")
+// for one run outside the loop; no "f", "g", "values" or "noise_std".
+func (raw *rawTell) failedTell() (*api.TellRequest, error) {
+	if raw.F != nil || raw.G != nil || raw.Values != nil || raw.NoiseStd != nil {
+		return nil, fmt.Errorf("%w: a failed trial has no values: leave out \"f\", \"g\", \"values\" and \"noise_std\"", api.ErrBadTell)
+	}
+	if given := btoi(raw.Ask != nil) + btoi(raw.Index != nil) + btoi(raw.X != nil) + btoi(raw.Params != nil); given != 1 {
+		return nil, fmt.Errorf("%w: a failed trial takes exactly one of \"ask\", \"params\", \"index\" and \"x\"", api.ErrBadTell)
+	}
+	t := api.TellRequest{Failed: true}
+	var err error
+	switch {
+	case raw.Params != nil:
+		if t.Params, err = jsonSetting(raw.Params); err != nil {
+			return nil, err
+		}
+	case raw.X != nil:
+		if t.X, err = jsonNumbers("x", raw.X); err != nil {
+			return nil, err
+		}
+		if len(t.X) == 0 {
+			return nil, fmt.Errorf("%w: \"x\" is empty: give the point's coordinates", api.ErrBadTell)
+		}
+	default:
+		name, src, dst := "ask", raw.Ask, &t.Ask
+		if raw.Index != nil {
+			name, src, dst = "index", raw.Index, &t.Index
+		}
+		v, err := jsonInt(name, src)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", api.ErrBadTell, err)
+		}
+		*dst = &v
+	}
+	if t.Context, err = decodeContext(raw.Context); err != nil {
+		return nil, fmt.Errorf("%w: %w", api.ErrBadTell, err)
+	}
+	return &t, nil
 }
 
 // rawTell is a tell's body with its fields raw, each parsed strictly by
@@ -55,6 +105,7 @@ type rawTell struct {
 	Context  json.RawMessage `json:"context"`
 	Params   json.RawMessage `json:"params"`
 	Values   json.RawMessage `json:"values"`
+	Failed   json.RawMessage `json:"failed"`
 }
 
 // paramsTell decodes the tell of a study stated in parameters: {"ask",

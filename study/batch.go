@@ -210,14 +210,28 @@ func (b *batchCall) askNew() error {
 			}
 			b.mark, b.src, b.marked = m, *s.src, true
 		}
+		seq := len(s.events) + len(b.events) + 1
+		if s.backDue && len(b.events) == 0 {
+			// after_violation: best — the way back first (applyAsk).
+			if e, ok := s.backAsk(seq); ok {
+				b.events = append(b.events, e)
+				b.hand = append(b.hand, e.Ask)
+				continue
+			}
+		}
 		a, ok, err := bandit.AskNew(s.pol)
+		if noSafe(err) && len(b.hand) == 0 {
+			return s.noSafeSetting()
+		}
+		if noSafe(err) {
+			break // the asks so far are handed out
+		}
 		if err != nil {
 			return fmt.Errorf("%w: %w", api.ErrReplay, err)
 		}
 		if !ok {
 			break
 		}
-		seq := len(s.events) + len(b.events) + 1
 		id := s.askBase + seq
 		b.events = append(b.events, store.Event{Seq: seq, Kind: "ask", Ask: id, Index: a.Index, X: a.X, Created: created})
 		s.inContext(&b.events[len(b.events)-1], b.context)
@@ -233,7 +247,7 @@ func (b *batchCall) askNew() error {
 		return nil
 	}
 	if s.nObs >= s.res.Spec.Horizon {
-		return fmt.Errorf("%w: study %q has its %d observations (retract one to free a round, or create a new study to go on)", api.ErrHorizon, s.name, s.res.Spec.Horizon)
+		return fmt.Errorf("%w: study %q has its %d observations (%w: extend its horizon with study extend, or retract one to free a round)", api.ErrHorizon, s.name, s.res.Spec.Horizon, api.ErrFinished)
 	}
 	why := "the policy has no further distinct action to suggest beside them"
 	if room <= 0 {
@@ -267,8 +281,8 @@ func (b *batchCall) undo() error {
 // on replay, a new one, chosen as a batch beside the asks pending (AskNew,
 // which with none pending is the policy's Ask).
 func (s *Study) nextAsk() (bandit.Ask, error) {
-	if p := bandit.Pending(s.pol); len(p) > len(s.pending) {
-		return p[len(s.pending)], nil
+	if p, n := bandit.Pending(s.pol), s.policyAsks(); len(p) > n {
+		return p[n], nil
 	}
 	a, ok, err := bandit.AskNew(s.pol)
 	if err == nil && !ok {
@@ -322,7 +336,7 @@ func (s *Study) checkPending(ask int) error {
 		return fmt.Errorf("%w: ask %d of study %q", api.ErrAlreadyTold, ask, s.name)
 	}
 	if r := s.withdrawn[ask]; r != 0 {
-		return fmt.Errorf("%w: ask %d of study %q was withdrawn by retraction %d, since it was chosen with the retracted value", api.ErrWithdrawn, ask, s.name, r)
+		return fmt.Errorf("%w: ask %d of study %q was withdrawn by %s", api.ErrWithdrawn, ask, s.name, s.withdrawal(r))
 	}
 	return nil
 }

@@ -45,12 +45,19 @@ func TestContextBatch(t *testing.T) {
 				copyDB(t, path, cp)
 				reopened, _ := newService(t, cp)
 				as, err := live.AskBatch(ctx, "s", api.AskOptions{Count: 3, Context: c})
+				again, errAgain := reopened.AskBatch(ctx, "s", api.AskOptions{Count: 3, Context: c})
+				if errors.Is(err, api.ErrNoSafeSetting) && errors.Is(errAgain, api.ErrNoSafeSetting) {
+					// This truth breaks the limit at the seeds in some
+					// contexts: there they are never asked again, and
+					// lipschitz mode certifies nothing beyond them.
+					t.Logf("round %d: %v", round, err)
+					break
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
-				again, err := reopened.AskBatch(ctx, "s", api.AskOptions{Count: 3, Context: c})
-				if err != nil {
-					t.Fatal(err)
+				if errAgain != nil {
+					t.Fatal(errAgain)
 				}
 				asked += len(as)
 				var idx, idxAgain []int

@@ -226,7 +226,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 		})
 	}
 	// An export whose kind column holds something else is refused.
-	if _, err := exchange.ParseImportCSV(strings.NewReader("seq,kind,ask,index,x1,f,g1,noise_std,violation,retracted_by,retracts,created\n1,ask,1,3,0.6,1,1,,false,,,x\n"), nil); !errors.Is(err, api.ErrBadImport) || !strings.Contains(err.Error(), `line 2, column kind: "ask", want tell or retract`) {
+	if _, err := exchange.ParseImportCSV(strings.NewReader("seq,kind,ask,index,x1,f,g1,noise_std,violation,retracted_by,retracts,created\n1,ask,1,3,0.6,1,1,,false,,,x\n"), nil); !errors.Is(err, api.ErrBadImport) || !strings.Contains(err.Error(), `line 2, column kind: "ask", want tell, fail or retract`) {
 		t.Errorf("an export row of kind ask: %v", err)
 	}
 	if _, err := exchange.ParseImportCSV(strings.NewReader("seq,kind,ask,index,x1,f,g1,noise_std,violation,retracts,created\n1,tell,1,3,0.6,1,1,,false,,x\n"), nil); !errors.Is(err, api.ErrBadImport) || !strings.Contains(err.Error(), "without its retracted_by column") {

@@ -308,12 +308,15 @@ type namedSpec struct {
 	Algorithm   bandit.Spec        `json:"algorithm"`
 	Horizon     int                `json:"horizon"`
 	Seed        uint64             `json:"seed"`
+	// AfterViolation is left out when not given: a study stored before
+	// it existed keeps its record (and its record_sum).
+	AfterViolation string `json:"after_violation,omitempty"`
 }
 
 // storedNamed is the JSON a study stated in parameters is stored as.
 func (s *Spec) storedNamed() ([]byte, error) {
 	return json.Marshal(&namedSpec{Parameters: s.Parameters, Objective: s.Objective, Constraints: s.Constraints, Seeds: s.Seeds,
-		Epsilon: s.Epsilon, Model: s.Model, Algorithm: s.Algorithm, Horizon: s.Horizon, Seed: s.Seed})
+		Epsilon: s.Epsilon, Model: s.Model, Algorithm: s.Algorithm, Horizon: s.Horizon, Seed: s.Seed, AfterViolation: s.AfterViolation})
 }
 
 // values are tell e's values in the user's units, one per outcome: the
@@ -349,7 +352,7 @@ func (s *Study) validateNamed(t *api.TellRequest, seq int, horizon bool) (store.
 	e := store.Event{Kind: "tell", Seq: seq}
 	switch {
 	case t.F != nil || t.G != nil || t.Index != nil || t.X != nil:
-		return e, fmt.Errorf("%w: a study stated in parameters takes params and values, not x, index, f or g", api.ErrBadTell)
+		return e, fmt.Errorf("%w: a study stated in parameters takes params and values, not x, index, f or g (the CLI's --value NAME=V for each outcome, --param NAME=V for a setting outside the loop)", api.ErrBadTell)
 	case t.NoiseStd != nil:
 		return e, fmt.Errorf("%w: noise_std: not offered for a study stated in parameters (its outcomes have scales of their own): leave it out", api.ErrBadTell)
 	case t.Context != nil:

@@ -47,9 +47,9 @@ func (s *Study) notes() []string {
 
 // seedNotes says which seeds broke a limit when measured, once per seed
 // (its first such tell in force). A study takes its seeds as safe
-// whatever they measure — they are the safe set S_0 every policy starts
-// from (paper §2) — so it may ask a seed again; the user must hear that
-// the premise failed, in every answer, until the tell is retracted.
+// as the safe set S_0 every policy starts from (paper §2); one measured
+// unsafe is excluded from then on (failed.go), and the user must hear
+// that the premise failed, in every answer, until the tell is retracted.
 func (s *Study) seedNotes() []string {
 	if s.viol == 0 {
 		return nil // no violation in force: the common case, without a pass over the events
@@ -77,7 +77,7 @@ func (s *Study) seedNotes() []string {
 			continue
 		}
 		seen[key] = true
-		const then = "a study takes its seeds as safe whatever they measure, and may ask it again: if it is not safe, stop, and create a new study whose seeds are (docs/limits.md)"
+		const then = "the study will not ask it again, and once no seed is left safe and nothing else is certified it asks nothing (409): create a new study whose seeds are safe (docs/safety.md)"
 		if n, ok := s.u.seedNote(s, e, then); ok {
 			notes = append(notes, n)
 			continue

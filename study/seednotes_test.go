@@ -2,6 +2,7 @@ package study_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,11 +11,13 @@ import (
 	"github.com/safegp/safegp/study/api"
 )
 
-// TestSeedNotes: a seed measured past a limit is named in every ask
-// answer and in the summary — a study takes its seeds as safe whatever
-// they measure, and may ask them again — once per seed, in the user's
-// terms for a study stated in parameters, until the tell is retracted;
-// a seed measured safe, or a violation elsewhere, says nothing.
+// TestSeedNotes: a seed measured past a limit is named in the summary
+// and in every ask answer — once per seed, in the user's terms for a
+// study stated in parameters, until the tell is retracted — and is never
+// asked again: with no other seed and nothing certified the ask is
+// ErrNoSafeSetting, naming the seed's measurements, instead of the seed
+// (issue 43, item 2). A seed measured safe, or a violation elsewhere,
+// says nothing.
 func TestSeedNotes(t *testing.T) {
 	const named = `
 parameters:
@@ -64,12 +67,14 @@ horizon: 20
 			if err := v.Create(ctx, "s", resolved(t, c.spec)); err != nil {
 				t.Fatal(err)
 			}
+			lastAsk := 0
 			notes := func() string {
 				t.Helper()
 				a, err := v.Ask(ctx, "s")
 				if err != nil {
 					t.Fatal(err)
 				}
+				lastAsk = a.Ask
 				sum, err := v.Show(ctx, "s")
 				if err != nil {
 					t.Fatal(err)
@@ -95,16 +100,38 @@ horizon: 20
 				}
 				obs = append(obs, tell.Observation)
 			}
-			got := notes()
-			if !strings.Contains(got, c.want) || strings.Count(got, "broke") != 1 || !strings.Contains(got, "create a new study whose seeds are") {
+			shown := func() string {
+				t.Helper()
+				sum, err := v.Show(ctx, "s")
+				if err != nil {
+					t.Fatal(err)
+				}
+				return strings.Join(sum.Notes, "\n")
+			}
+			got := shown()
+			if !strings.Contains(got, c.want) || strings.Count(got, "broke") != 1 || !strings.Contains(got, "create a new study whose seeds are safe") {
 				t.Errorf("notes %q, want one with %q", got, c.want)
+			}
+			// The only seed is excluded and nothing else is certified:
+			// no ask, and the error names what the seed measured.
+			a, err := v.Ask(ctx, "s")
+			if err == nil && a.Ask == lastAsk {
+				// On a box the ask of before was elsewhere, and stays
+				// pending: it fails, and then nothing is left.
+				if _, err := v.Tell(ctx, "s", &api.TellRequest{Ask: &a.Ask, Failed: true}); err != nil {
+					t.Fatal(err)
+				}
+				a, err = v.Ask(ctx, "s")
+			}
+			if !errors.Is(err, api.ErrNoSafeSetting) || !strings.Contains(err.Error(), "measured unsafe") {
+				t.Fatalf("ask with the only seed measured unsafe: %+v, %v; want ErrNoSafeSetting", a, err)
 			}
 			// Retracting the first leaves the second to name (the next
 			// trial, the next event); retracting it too, none.
 			if _, err := v.Retract(ctx, "s", obs[0]); err != nil {
 				t.Fatal(err)
 			}
-			if got := notes(); !strings.Contains(got, strings.NewReplacer("trial 3", "trial 4", "observation 4", "observation 5").Replace(c.want)) {
+			if got := shown(); !strings.Contains(got, strings.NewReplacer("trial 3", "trial 4", "observation 4", "observation 5").Replace(c.want)) {
 				t.Errorf("after retracting the first: notes %q", got)
 			}
 			if _, err := v.Retract(ctx, "s", obs[1]); err != nil {

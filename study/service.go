@@ -205,8 +205,10 @@ func (v *Service) Tell(ctx context.Context, name string, t *api.TellRequest) (*a
 		if err != nil {
 			return err
 		}
-		ans = &api.TellAnswer{Observation: e.Seq, Ask: e.Ask, Index: e.Index}
-		ans.Violated, ans.ViolatedObjective = s.violated(&e)
+		ans = &api.TellAnswer{Observation: e.Seq, Ask: e.Ask, Index: e.Index, Failed: e.Kind == "fail"}
+		if !ans.Failed {
+			ans.Violated, ans.ViolatedObjective = s.violated(&e)
+		}
 		ans.Violation = e.Violation
 		if err := v.store.Append(ctx, name, &e); err != nil {
 			return err

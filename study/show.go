@@ -30,7 +30,7 @@ func (s *Study) summary() *api.Summary {
 	sum := &api.Summary{
 		Study: s.name, Algorithm: a.DisplayLabel(), Actions: len(s.res.X), Dim: s.res.Dim(),
 		Constraints: len(s.res.Spec.Thresholds), ObjectiveThreshold: s.res.Spec.ObjectiveThreshold, Horizon: s.res.Spec.Horizon,
-		Rounds: s.nObs, Retracted: len(s.retracted), Violations: s.viol, Created: s.created,
+		Rounds: s.nObs, Retracted: len(s.retracted), Violations: s.viol, Failures: s.nFail, Created: s.created,
 	}
 	if p := s.firstPending(); p != 0 {
 		sum.Pending = &p
@@ -136,6 +136,27 @@ func (s *Study) observationsIn(i, j, n int) []api.Observation {
 	return obs
 }
 
+// failuresIn lists the failed trials among events [i, j) of a study read
+// as its first n events.
+func (s *Study) failuresIn(i, j, n int) []api.Failure {
+	var out []api.Failure
+	for k := i; k < j; k++ {
+		if e := &s.events[k]; e.Kind == "fail" {
+			r := s.retracted[e.Seq]
+			if r > n {
+				r = 0
+			}
+			f := api.Failure{Seq: e.Seq, Ask: e.Ask, Index: e.Index, X: e.X, Context: s.res.contextMap(e.Context), Retracted: r != 0, RetractedBy: r, Created: e.Created}
+			if s.res.Named != nil {
+				trial := s.tellTrial[e.Seq]
+				f.Trial, f.Params, f.X, f.Index = &trial, s.settingOf(e), nil, 0
+			}
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // retractionsIn lists the retractions among events [i, j).
 func (s *Study) retractionsIn(i, j int) []api.Retraction {
 	rets := []api.Retraction{}
@@ -161,7 +182,7 @@ func (v *Service) Export(ctx context.Context, name string) (*api.Export, error) 
 // exportIn is the study's record of events [i, j), the study read as its
 // first n events.
 func (s *Study) exportIn(i, j, n int) *api.Export {
-	x := &api.Export{Dim: s.res.Dim(), Constraints: len(s.res.Spec.Thresholds), ContextNames: s.res.contextNames(), Observations: s.observationsIn(i, j, n), Retractions: s.retractionsIn(i, j)}
+	x := &api.Export{Dim: s.res.Dim(), Constraints: len(s.res.Spec.Thresholds), ContextNames: s.res.contextNames(), Observations: s.observationsIn(i, j, n), Retractions: s.retractionsIn(i, j), Failures: s.failuresIn(i, j, n)}
 	x.ParamNames, x.OutcomeNames = s.u.names()
 	return x
 }

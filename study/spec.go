@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/safegp/safegp/internal/plural"
+	"github.com/safegp/safegp/internal/quote"
 	"github.com/safegp/safegp/internal/readlimit"
 	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/study/api"
@@ -33,6 +34,11 @@ type Spec struct {
 	Algorithm  bandit.Spec  `yaml:"algorithm" json:"algorithm"`
 	Horizon    int          `yaml:"horizon" json:"horizon"`
 	Seed       uint64       `yaml:"seed" json:"seed"`
+	// AfterViolation says what the study asks after a tell that broke a
+	// limit, or a failed trial: "continue" (the default, also ""), the
+	// policy's next choice; "best", the best safe setting measured so
+	// far first, then the policy's (docs/safety.md, "After a violation").
+	AfterViolation string `yaml:"after_violation,omitempty" json:"after_violation,omitempty"`
 
 	// ObjectiveThreshold is h_f: f ≥ h_f is one more safety condition
 	// (SPEC §5, "Safe objective"); with it Thresholds may be empty.
@@ -266,6 +272,14 @@ func (s *Spec) resolve(dir string, maxMemory int64) (*Resolved, error) {
 // seed set read: ε, the model, the horizon, the algorithm and a context.
 func (r *Resolved) finish() error {
 	s := r.Spec
+	switch s.AfterViolation {
+	case "", AfterContinue, AfterBest:
+	default:
+		return fielderr.New(api.ErrSpec, "after_violation", "%s: want %s (the default) or %s", quote.Short(s.AfterViolation), AfterContinue, AfterBest)
+	}
+	if s.AfterViolation == AfterBest && s.Context != nil {
+		return fielderr.New(api.ErrSpec, "after_violation", "best: not offered for a study with a context (the best setting of one context need not be safe in another)")
+	}
 	if s.Thresholds == nil {
 		s.Thresholds = []float64{} // stored and shown as [], not null
 	}

@@ -46,14 +46,23 @@ type Study struct {
 	told      map[int]bool // ask ids already told
 	tells     map[int]int  // observation (a tell's seq) → index into events
 	retracted map[int]int  // observation → seq of the retraction that retracted it
-	withdrawn map[int]int  // ask id → seq of the retraction that withdrew it while pending
+	withdrawn map[int]int  // ask id → seq of the retraction (or seed measured unsafe) that withdrew it while pending
 	retracts  int          // retractions so far
+	// exclusions counts the seeds measured unsafe while asks were
+	// pending: each withdrew them and rebuilt the policy (failed.go).
+	exclusions int
 	// pending holds the asks handed out and not yet told (nor withdrawn),
 	// oldest first: the policy's pending asks (bandit.Batcher.Pending),
 	// in the same order.
 	pending []pendingAsk
-	nObs    int // observations not retracted
+	nObs    int // observations not retracted, failed trials included
 	viol    int // violations among them
+	nFail   int // failed trials among them (kind "fail")
+	// backDue: the last tell broke a limit or failed under
+	// after_violation: best, and the next ask event is the way back
+	// (applyAsk); back marks the asks that were (failed.go).
+	backDue bool
+	back    map[int]bool
 	// outside counts the tells at points outside the decision set,
 	// retracted or not: each holds a row of L in every GP (BytesWith).
 	outside   int
@@ -139,7 +148,7 @@ func newStudy(name string, st *store.Record, events []store.Event, maxMemory int
 	}
 	tells, outside := 0, 0
 	for _, e := range events {
-		if e.Kind == "tell" {
+		if e.Kind == "tell" || e.Kind == "fail" {
 			tells++
 			if e.Index < 0 {
 				outside++
@@ -153,7 +162,7 @@ func newStudy(name string, st *store.Record, events []store.Event, maxMemory int
 	}
 	s := &Study{name: name, res: res, asks: map[int]int{}, told: map[int]bool{}, tells: map[int]int{},
 		retracted: map[int]int{}, withdrawn: map[int]int{}, created: st.Created, askBase: st.AskBase, maxMemory: maxMemory, model: res.Spec.Model,
-		askTrial: map[int]int{}, tellTrial: map[int]int{}, trialTell: map[int]int{}, calib: map[int]calib.Point{}}
+		askTrial: map[int]int{}, tellTrial: map[int]int{}, trialTell: map[int]int{}, calib: map[int]calib.Point{}, back: map[int]bool{}}
 	s.u = res.units()
 	s.u.startTransform(s)
 	s.covSwitch = res.covarianceSwitch(maxMemory, outside)
@@ -238,13 +247,22 @@ func (r *Resolved) domain() bandit.Domain {
 
 // observation is a tell event as the policy takes it: the point of a tell
 // outside the loop comes with it, (x, c) with a context.
+//
+// A failed trial is told as failed; a seed measured unsafe is excluded
+// from every later choice (failed.go). The point of a way back after a
+// violation comes with its tell too: the policy did not choose it.
 func (s *Study) observation(e *store.Event) bandit.Observation {
 	o := bandit.Observation{}
-	o.F, o.G = s.u.policyValues(s, *e)
-	if e.NoiseStd != nil {
-		o.NoiseVar = bandit.KnownNoise(*e.NoiseStd)
+	if e.Kind == "fail" {
+		o.Failed = true
+	} else {
+		o.F, o.G = s.u.policyValues(s, *e)
+		if e.NoiseStd != nil {
+			o.NoiseVar = bandit.KnownNoise(*e.NoiseStd)
+		}
+		o.Exclude = e.Violation && s.atSeed(e)
 	}
-	if e.Ask == 0 {
+	if e.Ask == 0 || s.back[e.Ask] {
 		o.Index, o.X = e.Index, pointOf(e)
 	}
 	return o
@@ -256,7 +274,7 @@ func (s *Study) apply(e store.Event) error {
 	switch e.Kind {
 	case "ask":
 		return s.applyAsk(e)
-	case "tell":
+	case "tell", "fail":
 		return s.applyTell(e)
 	case "retract":
 		return s.applyRetract(e)
@@ -277,12 +295,28 @@ func (s *Study) applyAsk(e store.Event) error {
 			return fmt.Errorf("%w: event %d: %w", api.ErrReplay, e.Seq, err)
 		}
 	}
-	a, err := s.nextAsk()
-	if err != nil {
-		return fmt.Errorf("%w: event %d: %w", api.ErrReplay, e.Seq, err)
+	var a bandit.Ask
+	if s.backDue {
+		// The way back after a violation (after_violation: best): the
+		// study's ask at the best safe setting, which the policy is told
+		// as a measurement of a point of the caller's choice.
+		b, ok := s.backAsk(e.Seq)
+		if ok && (b.Index != e.Index || !slices.Equal(b.X, e.X)) {
+			return fmt.Errorf("%w: event %d: the recorded ask after a violation is action %d, the best safe setting is now %d", api.ErrReplay, e.Seq, e.Index, b.Index)
+		}
+		s.backDue = false
+		if ok {
+			s.back[e.Ask] = true
+		}
 	}
-	if a.Index != e.Index || (a.Index < 0 && !slices.Equal(a.X, e.X)) {
-		return fmt.Errorf("%w: event %d: the recorded ask is action %d, the policy now suggests %d; the study was recorded by a safegp whose policy behaves differently (export its observations and replay them as index tells into a new study)", api.ErrReplay, e.Seq, e.Index, a.Index)
+	if !s.back[e.Ask] {
+		var err error
+		if a, err = s.nextAsk(); err != nil {
+			return fmt.Errorf("%w: event %d: %w", api.ErrReplay, e.Seq, err)
+		}
+		if a.Index != e.Index || (a.Index < 0 && !slices.Equal(a.X, e.X)) {
+			return fmt.Errorf("%w: event %d: the recorded ask is action %d, the policy now suggests %d; the study was recorded by a safegp whose policy behaves differently (export its observations and replay them as index tells into a new study)", api.ErrReplay, e.Seq, e.Index, a.Index)
+		}
 	}
 	s.asks[e.Ask] = len(s.events)
 	s.events = append(s.events, e)
@@ -294,8 +328,12 @@ func (s *Study) applyAsk(e store.Event) error {
 
 // applyTell tells the policy tell event e: as its ask's measurement, or
 // made outside the loop at its point.
+//
+// A failed trial (kind "fail") is applied the same way, without values:
+// it answers its ask, is a trial and a round, and excludes its point.
 func (s *Study) applyTell(e store.Event) error {
-	if m := s.outcomeValues(); len(e.G) != m {
+	failed := e.Kind == "fail"
+	if m := s.outcomeValues(); len(e.G) != m && !failed {
 		return fmt.Errorf("%w: study %q: event %d: a tell of %s for %s; the file was edited or damaged: restore it from a backup", store.ErrDamaged, s.name, e.Seq, plural.Count(len(e.G), "constraint value"), plural.Count(m, "constraint"))
 	}
 	id, k := 0, -1
@@ -315,10 +353,14 @@ func (s *Study) applyTell(e store.Event) error {
 	}
 	// The values against the model before it learns them, once: the
 	// calibration check and the typo warnings of the tell's answer.
-	rs := s.residuals(&e)
-	s.calibrate(e.Seq, rs)
-	s.tellWarnings = s.warnings(&e, rs)
-	if err := s.pol.Tell(id, s.observation(&e)); err != nil {
+	s.tellWarnings = nil
+	if !failed {
+		rs := s.residuals(&e)
+		s.calibrate(e.Seq, rs)
+		s.tellWarnings = s.warnings(&e, rs)
+	}
+	o := s.observation(&e)
+	if err := s.pol.Tell(id, o); err != nil {
 		return fmt.Errorf("%w: event %d: %w", api.ErrReplay, e.Seq, err)
 	}
 	if k >= 0 {
@@ -333,12 +375,22 @@ func (s *Study) applyTell(e store.Event) error {
 	}
 	s.tellTrial[e.Seq], s.trialTell[trial] = trial, e.Seq
 	s.nObs++
-	s.sinceFit++
+	if failed {
+		s.nFail++ // no data for a fit: sinceFit stays
+	} else {
+		s.sinceFit++
+	}
 	if e.Index < 0 {
 		s.outside++
 	}
 	if e.Violation {
 		s.viol++
+	}
+	if (e.Violation || failed) && s.res.Spec.AfterViolation == AfterBest {
+		s.backDue = true
+	}
+	if err := s.withdrawAfterExclusion(e, o.Exclude); err != nil {
+		return err
 	}
 	s.trackSafeSet()
 	return nil
@@ -355,6 +407,9 @@ func (s *Study) applyRetract(e store.Event) error {
 	s.nObs--
 	if s.events[k].Violation {
 		s.viol--
+	}
+	if s.events[k].Kind == "fail" {
+		s.nFail--
 	}
 	// The pending asks were chosen with the retracted value (perhaps as
 	// safe only because of it): withdraw them, so that they are not run.
@@ -399,6 +454,10 @@ func (s *Study) answer(ask int) *api.AskAnswer {
 	a := &api.AskAnswer{Ask: e.Ask, Index: e.Index, X: e.X, Context: s.res.contextMap(e.Context)}
 	s.u.askAnswer(s, a, e)
 	a.Notes = s.notes()
+	if s.back[ask] {
+		a.BackToBest = true
+		a.Notes = append([]string{fmt.Sprintf("back to the best safe setting measured, trial %d: the trial before broke a limit or failed, and the spec says after_violation: best; the study goes on from its tell", s.bestTrialOf(e))}, a.Notes...)
+	}
 	return a
 }
 
@@ -434,6 +493,9 @@ func (s *Study) decideRetract(obs int) (store.Event, error) {
 // checked against the horizon when horizon is set (an import checks its
 // rows' total instead).
 func (s *Study) validateAt(t *api.TellRequest, seq int, horizon bool) (store.Event, error) {
+	if t.Failed {
+		return s.validateFailed(t, seq, horizon)
+	}
 	return s.u.validate(s, t, seq, horizon)
 }
 
@@ -454,7 +516,7 @@ func (s *Study) validatePlain(t *api.TellRequest, seq int, horizon bool) (store.
 			return e, fmt.Errorf("%w: ask %d of study %q", api.ErrAlreadyTold, *t.Ask, s.name)
 		}
 		if r := s.withdrawn[*t.Ask]; r != 0 {
-			return e, fmt.Errorf("%w: ask %d of study %q was withdrawn by retraction %d, since it was chosen with the retracted value; ask again (if you ran it already, tell the measurement with index %d instead)", api.ErrWithdrawn, *t.Ask, s.name, r, s.events[i].Index)
+			return e, fmt.Errorf("%w: ask %d of study %q was withdrawn by %s; ask again (if you ran it already, tell the measurement with index %d instead)", api.ErrWithdrawn, *t.Ask, s.name, s.withdrawal(r), s.events[i].Index)
 		}
 		if t.Context != nil {
 			return e, fmt.Errorf("%w: context: a tell of an ask has the ask's context; leave it out", api.ErrBadTell)
@@ -733,12 +795,12 @@ func (s *Study) trialOf(ask int) (trial int, fresh bool) {
 // given) — the same on the live path and on replay, so that the asks
 // recorded after a retraction replay exactly.
 func (s *Study) rebuild() error {
-	pol, src, err := newPolicy(s.res, &s.model, s.retracts+len(s.fits)<<20, s.nObs, s.covSwitch)
+	pol, src, err := newPolicy(s.res, &s.model, s.retracts+s.exclusions+len(s.fits)<<20, s.nObs, s.covSwitch)
 	if err != nil {
 		return fmt.Errorf("%w: rebuild the policy: %w", api.ErrReplay, err)
 	}
 	for k := range s.events {
-		if e := &s.events[k]; e.Kind == "tell" && s.retracted[e.Seq] == 0 {
+		if e := &s.events[k]; (e.Kind == "tell" || e.Kind == "fail") && s.retracted[e.Seq] == 0 {
 			o := s.observation(e)
 			o.Index, o.X = e.Index, pointOf(e)
 			if err := pol.Tell(0, o); err != nil {

@@ -130,7 +130,8 @@ func (r *remote) send(ctx context.Context, method, path string, query url.Values
 // ({"error": …}) in the class of its status.
 func answerError(resp *http.Response, body []byte) error {
 	var e struct {
-		Error *string `json:"error"`
+		Error  *string `json:"error"`
+		Reason string  `json:"reason"`
 	}
 	if json.Unmarshal(body, &e) != nil || e.Error == nil {
 		return fmt.Errorf("%w: %s (%s)", errServer, resp.Status, quote.Short(string(body)))
@@ -145,6 +146,12 @@ func answerError(resp *http.Response, body []byte) error {
 		class = errclass.ErrNotFound
 	case http.StatusConflict:
 		class = errclass.ErrConflict
+		switch e.Reason {
+		case "finished":
+			return fmt.Errorf("%w (%w): %s", api.ErrHorizon, api.ErrFinished, *e.Error)
+		case "no_safe_setting":
+			return fmt.Errorf("%w: %s", api.ErrNoSafeSetting, *e.Error)
+		}
 	case http.StatusRequestEntityTooLarge:
 		class = errclass.ErrTooLarge
 	case http.StatusServiceUnavailable:

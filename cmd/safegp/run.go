@@ -20,6 +20,7 @@ import (
 	"github.com/safegp/safegp/internal/outdir"
 	"github.com/safegp/safegp/internal/quote"
 	"github.com/safegp/safegp/shard"
+	"github.com/safegp/safegp/study/api"
 )
 
 //go:embed config.txt
@@ -28,12 +29,23 @@ var configHelp string
 // errUsage reports a command-line mistake whose message was already printed.
 var errUsage = errors.New("usage")
 
+// Exit codes of a study that cannot go on, apart from errors (1): it has
+// its horizon's worth of observations, or no safe setting is left to ask.
+const (
+	exitFinished = 3
+	exitNoSafe   = 4
+)
+
 func exitCode(err error) int {
 	switch {
 	case err == errUsage:
 		return 2
 	case errors.Is(err, errTempFail):
 		return exitTempFail
+	case errors.Is(err, api.ErrFinished):
+		return exitFinished
+	case errors.Is(err, api.ErrNoSafeSetting):
+		return exitNoSafe
 	case errors.Is(err, syscall.EPIPE):
 		return 128 + int(syscall.SIGPIPE) // as a shell reports a reader gone
 	}

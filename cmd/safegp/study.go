@@ -75,6 +75,10 @@ is in docs/quickstart.md; every command in docs/cli.md). Commands:
                        a study stated in parameters: every outcome's value by
                        name, in raw units; --param gives the setting of a
                        measurement made outside the loop
+  tell --ask ID --failed   (or --param …, --index I, --x X --failed)
+                       the trial produced no values (a crash, a tripped
+                       interlock, a lost measurement): the setting is never
+                       asked again and counts against every limit
   import DATA.csv [--repeat]
                        add earlier measurements (warm start), before or during
                        the study, all rows or none: columns x1…xd,f[,g1…gm]
@@ -451,7 +455,11 @@ func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 	var params, values pairsFlag
 	fs.Var(&params, "param", "a study stated in parameters: a measurement outside the loop was made at `name=value` (repeat for each parameter)")
 	fs.Var(&values, "value", "a study stated in parameters: the outcome `name=value` measured (repeat for each outcome)")
+	failed := fs.Bool("failed", false, "the trial produced no values (a crash, a tripped interlock, a lost measurement): it is never asked again and counts against every limit")
 	return func(s *studySession) error {
+		if *failed {
+			return tellFailed(s, askID, index, *x, params, c)
+		}
 		if s.given["value"] || s.given["param"] {
 			return tellNamed(s, askID, params, values)
 		}
@@ -469,12 +477,8 @@ func tellFlags(fs *flag.FlagSet) func(*studySession) error {
 		case s.given["index"]:
 			req.Index = index
 		default:
-			for j, v := range strings.Split(*x, ",") {
-				c, err := number.Parse(strings.TrimSpace(v))
-				if err != nil {
-					return fmt.Errorf("%w: --x: coordinate %d: %w", api.ErrBadTell, j+1, err)
-				}
-				req.X = append(req.X, c)
+			if req.X, err = pointOf(*x); err != nil {
+				return err
 			}
 		}
 		if s.given["noise-std"] {
@@ -598,21 +602,77 @@ func tellNamed(s *studySession, askID *int, params, values pairsFlag) error {
 		}
 		req.Values[kv[0]] = v
 	}
-	if len(params) > 0 {
-		req.Params = space.Setting{}
-		for _, kv := range params {
-			if _, dup := req.Params[kv[0]]; dup {
-				return fmt.Errorf("%w: --param %s given twice", api.ErrBadTell, quote.Short(kv[0]))
-			}
-			// A number for a float or an int; anything else, a choice.
-			if v, err := number.Parse(kv[1]); err == nil {
-				req.Params[kv[0]] = space.Number(v)
-			} else {
-				req.Params[kv[0]] = space.String(kv[1])
-			}
+	var err error
+	if req.Params, err = settingOf(params); err != nil {
+		return err
+	}
+	return sendTell(s, req, nil)
+}
+
+// settingOf is the setting --param name=value … give, nil for none.
+func settingOf(params pairsFlag) (space.Setting, error) {
+	if len(params) == 0 {
+		return nil, nil
+	}
+	set := space.Setting{}
+	for _, kv := range params {
+		if _, dup := set[kv[0]]; dup {
+			return nil, fmt.Errorf("%w: --param %s given twice", api.ErrBadTell, quote.Short(kv[0]))
+		}
+		// A number for a float or an int; anything else, a choice.
+		if v, err := number.Parse(kv[1]); err == nil {
+			set[kv[0]] = space.Number(v)
+		} else {
+			set[kv[0]] = space.String(kv[1])
+		}
+	}
+	return set, nil
+}
+
+// tellFailed tells a trial that produced no values: its ask, or the
+// setting (--param …, --index, --x) of one run outside the loop.
+func tellFailed(s *studySession, askID, index *int, x string, params pairsFlag, c *string) error {
+	for _, f := range []string{"f", "g", "value", "noise-std"} {
+		if s.given[f] {
+			return fmt.Errorf("%w: --%s does not go with --failed: a failed trial has no values", api.ErrBadTell, f)
+		}
+	}
+	if btoi(s.given["ask"])+btoi(s.given["index"])+btoi(s.given["x"])+btoi(s.given["param"]) != 1 {
+		return fmt.Errorf("%w: --failed takes exactly one of --ask ID, --index I, --x X1,… and --param NAME=V …", api.ErrBadTell)
+	}
+	req := &api.TellRequest{Failed: true}
+	var err error
+	if req.Context, err = contextValues(s, c); err != nil {
+		return fmt.Errorf("%w: %w", api.ErrBadTell, err)
+	}
+	switch {
+	case s.given["ask"]:
+		req.Ask = askID
+	case s.given["index"]:
+		req.Index = index
+	case s.given["x"]:
+		if req.X, err = pointOf(x); err != nil {
+			return err
+		}
+	default:
+		if req.Params, err = settingOf(params); err != nil {
+			return err
 		}
 	}
 	return sendTell(s, req, nil)
+}
+
+// pointOf is the point --x x1,x2,… gives.
+func pointOf(x string) ([]float64, error) {
+	var p []float64
+	for j, v := range strings.Split(x, ",") {
+		c, err := number.Parse(strings.TrimSpace(v))
+		if err != nil {
+			return nil, fmt.Errorf("%w: --x: coordinate %d: %w", api.ErrBadTell, j+1, err)
+		}
+		p = append(p, c)
+	}
+	return p, nil
 }
 
 func btoi(b bool) int {
@@ -782,9 +842,9 @@ func listFlags(fs *flag.FlagSet) func(*studySession) error {
 			return fmt.Errorf("%w: %w", errServer, err)
 		}
 		w := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(w, "STUDY\tALGORITHM\tROUNDS\tHORIZON\tVIOLATIONS\tPENDING\tUPDATED")
+		fmt.Fprintln(w, "STUDY\tALGORITHM\tROUNDS\tHORIZON\tVIOLATIONS\tFAILED\tPENDING\tUPDATED")
 		for _, i := range l {
-			fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%d\t%s\n", i.Study, i.Algorithm, i.Rounds, i.Horizon, i.Violations, i.Pending, i.Updated.UTC().Format(time.RFC3339))
+			fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\n", i.Study, i.Algorithm, i.Rounds, i.Horizon, i.Violations, i.Failures, i.Pending, i.Updated.UTC().Format(time.RFC3339))
 		}
 		return w.Flush()
 	}
@@ -894,6 +954,9 @@ func showFlags(fs *flag.FlagSet) func(*studySession) error {
 			fmt.Fprintf(w, "rounds: %d, violations: %d, safe set: %s%s\n", sum.Rounds, sum.Violations, plural.Count(sum.SafeSetSize, "setting"), seeds)
 		default:
 			fmt.Fprintf(w, "rounds: %d, violations: %d, safe set: %d actions\n", sum.Rounds, sum.Violations, sum.SafeSetSize)
+		}
+		if sum.Failures > 0 {
+			fmt.Fprintf(w, "of these: %s without values (never asked again)\n", plural.Count(sum.Failures, "failed trial"))
 		}
 		if sum.Outside > 0 || sum.OwnNoise > 0 {
 			fmt.Fprintf(w, "of these: %d at points outside the decision set, %d with their own noise_std\n", sum.Outside, sum.OwnNoise)

@@ -20,7 +20,7 @@ func TestStudyCommands(t *testing.T) {
 		"create":    nil,
 		"ask":       {"context", "count", "lease"},
 		"heartbeat": {"ask", "lease", "lease-token"},
-		"tell":      {"ask", "context", "f", "g", "index", "noise-std", "param", "value", "x"},
+		"tell":      {"ask", "context", "f", "failed", "g", "index", "noise-std", "param", "value", "x"},
 		"import":    {"repeat"},
 		"posterior": {"context", "json"},
 		"retract":   {"observation", "trial"},

@@ -250,11 +250,12 @@
       <td>${s.box ? 'box' : fmt(s.actions) + ' actions'}, d = ${s.d}</td>
       <td class="r num">${s.rounds} / ${s.horizon}<progress max="${s.horizon}" value="${s.rounds}"></progress></td>
       <td class="r num${s.violations ? ' bad' : ''}">${s.violations}</td>
+      <td class="r num${s.failures ? ' bad' : ''}">${s.failures || 0}</td>
       <td class="r num">${s.pending}</td>
       <td class="r num">${s.retracted}</td>
       <td data-ago="${esc(s.updated)}">${esc(ago(s.updated))}</td></tr>`).join('');
     app.innerHTML = `<h1>Studies</h1><table class="studies" id="study-list"><thead><tr><th>study</th><th>algorithm</th>
-      <th>decision set</th><th class="r">rounds / horizon</th><th class="r">violations</th><th class="r">pending</th>
+      <th>decision set</th><th class="r">rounds / horizon</th><th class="r">violations</th><th class="r">failed</th><th class="r">pending</th>
       <th class="r">retracted</th><th>last event</th></tr></thead><tbody>${rows}</tbody></table>`;
   }
 
@@ -301,7 +302,7 @@
         <div class="card"><h2>Study</h2><dl class="facts">
           <dt>decision set</dt><dd>${esc(domain)}, d = ${s.d}</dd>${context}
           <dt>rounds</dt><dd class="num">${s.rounds} / ${s.horizon}<progress max="${s.horizon}" value="${s.rounds}"></progress></dd>
-          <dt>violations</dt><dd class="num${s.violations ? ' bad' : ''}" id="violations">${s.violations}</dd>${calib(s.calibration)}
+          <dt>violations</dt><dd class="num${s.violations ? ' bad' : ''}" id="violations">${s.violations}</dd><dt>failed trials</dt><dd class="num${s.failures ? ' bad' : ''}" id="failures">${s.failures || 0}</dd>${calib(s.calibration)}
           <dt>retracted</dt><dd class="num">${s.retracted}</dd>
           <dt>safety</dt><dd>${thresholds.join(', ') || 'none'}</dd>
           ${s.box || (ctxNames && !cur) ? '' : `<dt>safe set</dt><dd class="num">${s.safe_set_size} of ${s.actions} actions${cur ? ' in this context' : ''}</dd>`}
@@ -523,7 +524,7 @@
           <dt>objective</dt><dd>${obj.goal} ${esc(obj.name)}</dd>
           <dt>limits</dt><dd id="limits">${safety}</dd>
           <dt>trials</dt><dd class="num">${s.trials}; in force ${s.rounds} / ${s.horizon}<progress max="${s.horizon}" value="${s.rounds}"></progress></dd>
-          <dt>violations</dt><dd class="num${s.violations ? ' bad' : ''}" id="violations">${s.violations}</dd>${calib(s.calibration)}
+          <dt>violations</dt><dd class="num${s.violations ? ' bad' : ''}" id="violations">${s.violations}</dd><dt>failed trials</dt><dd class="num${s.failures ? ' bad' : ''}" id="failures">${s.failures || 0}</dd>${calib(s.calibration)}
           <dt>retracted</dt><dd class="num">${s.retracted}</dd>
           ${s.box ? '' : `<dt>safe set</dt><dd class="num">${s.safe_set_size} of ${s.actions} candidates</dd>`}
           <dt>created</dt><dd>${esc(when(s.created))}</dd></dl></div>

@@ -54,6 +54,10 @@ type AskAnswer struct {
 	// Notes say why the study may not be making progress (its safe set
 	// has not grown, notes.go) or why a batch is smaller than asked.
 	Notes []string `json:"notes,omitempty"`
+	// BackToBest marks the ask after a violation or a failed trial under
+	// after_violation: best: the best safe setting measured so far, not
+	// the policy's choice.
+	BackToBest bool `json:"back_to_best,omitempty"`
 }
 
 // MarshalJSON writes {"ask", "index", "x"}, or {"ask", "x"} on a box
@@ -70,7 +74,8 @@ func (a AskAnswer) MarshalJSON() ([]byte, error) {
 			Lease      string        `json:"lease,omitempty"`
 			Best       *Best         `json:"best"`
 			Notes      []string      `json:"notes,omitempty"`
-		}{a.Ask, a.Trial, a.Params, a.LeaseUntil, a.Lease, a.Best, a.Notes})
+			BackToBest bool          `json:"back_to_best,omitempty"`
+		}{a.Ask, a.Trial, a.Params, a.LeaseUntil, a.Lease, a.Best, a.Notes, a.BackToBest})
 	case a.Index < 0:
 		return json.Marshal(struct {
 			Ask        int       `json:"ask"`
@@ -78,7 +83,8 @@ func (a AskAnswer) MarshalJSON() ([]byte, error) {
 			LeaseUntil string    `json:"lease_until,omitempty"`
 			Lease      string    `json:"lease,omitempty"`
 			Notes      []string  `json:"notes,omitempty"`
-		}{a.Ask, a.X, a.LeaseUntil, a.Lease, a.Notes})
+			BackToBest bool      `json:"back_to_best,omitempty"`
+		}{a.Ask, a.X, a.LeaseUntil, a.Lease, a.Notes, a.BackToBest})
 	}
 	type plain AskAnswer
 	return json.Marshal(plain(a))
@@ -107,6 +113,11 @@ type TellRequest struct {
 	// and g.
 	Params space.Setting      `json:"params,omitempty"`
 	Values map[string]float64 `json:"values,omitempty"`
+	// Failed says the trial produced no values (a crash, a tripped
+	// interlock, a lost measurement): no f, g or values. The setting is
+	// never asked again and counts against every limit (docs/safety.md,
+	// "Failed trials").
+	Failed bool `json:"failed,omitempty"`
 	// Line is the line of the file an imported row was read from
 	// (ParseImportCSV), named by the import's errors; 0 for a row that
 	// came otherwise (a JSON import's, named by its place).
@@ -133,8 +144,10 @@ type TellAnswer struct {
 	Ask       int   `json:"ask,omitempty"`
 	Index     int   `json:"index"`
 	Violation bool  `json:"violation"`
-	Violated  []int `json:"violated,omitempty"` // 1-based constraints with g_i < h_i
-	Rounds    int   `json:"rounds"`             // observations so far, not counting retracted ones
+	// Failed: the trial was told as failed, without values.
+	Failed   bool  `json:"failed,omitempty"`
+	Violated []int `json:"violated,omitempty"` // 1-based constraints with g_i < h_i
+	Rounds   int   `json:"rounds"`             // observations so far, not counting retracted ones
 	// Warnings flag values far from what the model expects (likely
 	// typos, see warnSigmas); the observation is recorded all the same.
 	Warnings []string `json:"warnings,omitempty"`
@@ -172,12 +185,13 @@ func (a TellAnswer) MarshalJSON() ([]byte, error) {
 		Trial       *int     `json:"trial"`
 		Ask         int      `json:"ask,omitempty"`
 		Violation   bool     `json:"violation"`
+		Failed      bool     `json:"failed,omitempty"`
 		Violated    []string `json:"violated,omitempty"`
 		Rounds      int      `json:"rounds"`
 		Best        *Best    `json:"best"`
 		Warnings    []string `json:"warnings,omitempty"`
 		Calibration string   `json:"calibration,omitempty"`
-	}{a.Observation, a.Trial, a.Ask, a.Violation, names, a.Rounds, a.Best, a.Warnings, a.Calibration})
+	}{a.Observation, a.Trial, a.Ask, a.Violation, a.Failed, names, a.Rounds, a.Best, a.Warnings, a.Calibration})
 }
 
 // MaxBatch is the most asks one ask call hands out, and the most a study

@@ -17,6 +17,13 @@ var (
 	ErrReplay      = errors.New("stored study does not replay")
 	ErrHorizon     = errclass.New(errclass.ErrConflict, "study reached its horizon") // it has its horizon's worth of observations
 	ErrWithdrawn   = errclass.New(errclass.ErrConflict, "ask withdrawn")             // by a retraction, while it was pending
+	// ErrFinished: an ask of a study that has its horizon's worth of
+	// observations (it wraps ErrHorizon too: the CLI exits 3, not 1).
+	ErrFinished = errclass.New(errclass.ErrConflict, "study finished")
+	// ErrNoSafeSetting: no seed is left safe (each measured unsafe, or
+	// failed) and the model certifies nothing else: the study asks
+	// nothing rather than a seed again.
+	ErrNoSafeSetting = errclass.New(errclass.ErrConflict, "no safe setting left to ask")
 
 	ErrBadRetract         = errclass.New(errclass.ErrInvalid, "invalid retraction")
 	ErrUnknownObservation = errclass.New(errclass.ErrNotFound, "unknown observation")

@@ -40,10 +40,13 @@ type Summary struct {
 	// KnownSafe is the safe set with the seeds, which the policies take
 	// as safe before their lower bounds say so (the stall notes' and a
 	// batch's count); SafeSetSize's on a box or with a context.
-	KnownSafe  int       `json:"known_safe"`
-	Best       *Best     `json:"best"`
-	Violations int       `json:"violations"` // among the observations in force
-	Created    time.Time `json:"created"`
+	KnownSafe  int   `json:"known_safe"`
+	Best       *Best `json:"best"`
+	Violations int   `json:"violations"` // among the observations in force
+	// Failures counts the failed trials in force: rounds without values,
+	// apart from the violations.
+	Failures int       `json:"failures"`
+	Created  time.Time `json:"created"`
 
 	// ObjectiveThreshold is h_f when f ≥ h_f is a safety condition.
 	ObjectiveThreshold *float64 `json:"objective_threshold,omitempty"`
@@ -177,6 +180,23 @@ func (o Observation) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(o))
 }
 
+// Failure is one failed trial, as exported: a trial told without values
+// (TellRequest.Failed), of an ask or at a setting outside the loop.
+type Failure struct {
+	Seq     int                `json:"seq"`
+	Ask     int                `json:"ask,omitempty"`
+	Trial   *int               `json:"trial,omitempty"`  // a study stated in parameters'
+	Index   int                `json:"index"`            // its action, −1 for a point outside the decision set
+	X       []float64          `json:"x,omitempty"`      // its point (not for a study stated in parameters)
+	Params  space.Setting      `json:"params,omitempty"` // its setting, for a study stated in parameters
+	Context map[string]float64 `json:"context,omitempty"`
+	// Retracted failures no longer count; RetractedBy is the Seq of the
+	// retraction.
+	Retracted   bool      `json:"retracted"`
+	RetractedBy int       `json:"retracted_by,omitempty"`
+	Created     time.Time `json:"created"`
+}
+
 // Retraction is one retraction, as exported.
 type Retraction struct {
 	Seq         int       `json:"seq"`
@@ -198,6 +218,9 @@ type Export struct {
 	ParamNames, OutcomeNames []string      `json:"-"`
 	Observations             []Observation `json:"observations"`
 	Retractions              []Retraction  `json:"retractions"`
+	// Failures are the failed trials (told without values), retracted
+	// ones flagged; left out when there are none.
+	Failures []Failure `json:"failures,omitempty"`
 	// Fits are the fits of the model (model.fit), in order; left out
 	// when there are none.
 	Fits []FitInfo `json:"fits,omitempty"`
@@ -239,6 +262,7 @@ type StudyInfo struct {
 	Rounds      int    `json:"rounds"`     // observations in force (not retracted)
 	Retracted   int    `json:"retracted"`  // observations retracted
 	Violations  int    `json:"violations"` // among the observations in force
+	Failures    int    `json:"failures"`   // failed trials in force (in Rounds, not in Violations)
 	Pending     int    `json:"pending"`    // asks handed out, not told and not withdrawn
 	// Created is when the study was created, Updated the time of its
 	// last event (Created when it has none).

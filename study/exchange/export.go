@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 )
 
 // ExportCSV renders a study's record as CSV, one row per event in order:
-// seq, kind (tell or retract), ask, index, x1…xd, the context variables of
+// seq, kind (tell, fail or retract), ask, index, x1…xd, the context variables of
 // a study with a context (by name), f, g1…gm, noise_std (a
 // tell's own, empty for the model's σ), violation, retracted_by (a tell's
 // retraction, if any), retracts (a retraction's observation), created.
@@ -65,10 +66,21 @@ func WriteExportCSV(w io.Writer, x *api.Export, header bool) error {
 		row = append(row, make([]string, x.Dim+len(x.ContextNames)+1+x.Constraints+3)...)
 		return append(row, strconv.Itoa(r.Observation), r.Created.Format(time.RFC3339Nano))
 	}
+	fail := func(f *api.Failure) []string {
+		row := []string{strconv.Itoa(f.Seq), "fail", csvOpt(f.Ask), strconv.Itoa(f.Index)}
+		for _, v := range f.X {
+			row = append(row, csvFloat(v))
+		}
+		for _, n := range x.ContextNames {
+			row = append(row, csvFloat(f.Context[n]))
+		}
+		row = append(row, make([]string, 1+x.Constraints+1)...) // no f, g or noise_std
+		return append(row, "false", csvOpt(f.RetractedBy), "", f.Created.Format(time.RFC3339Nano))
+	}
 	if !header {
 		head = nil
 	}
-	return writeExport(w, head, x, tell, retract)
+	return writeExport(w, head, x, tell, retract, fail)
 }
 
 // exportNamedCSV is WriteExportCSV for a study stated in parameters: seq,
@@ -92,32 +104,51 @@ func exportNamedCSV(w io.Writer, x *api.Export, header bool) error {
 		row := append([]string{strconv.Itoa(r.Seq), "retract", "", ""}, make([]string, len(x.ParamNames)+len(x.OutcomeNames)+2)...)
 		return append(row, strconv.Itoa(r.Observation), r.Created.Format(time.RFC3339Nano))
 	}
+	fail := func(f *api.Failure) []string {
+		row := []string{strconv.Itoa(f.Seq), "fail", strconv.Itoa(*f.Trial), csvOpt(f.Ask)}
+		for _, n := range x.ParamNames {
+			row = append(row, f.Params[n].String())
+		}
+		row = append(row, make([]string, len(x.OutcomeNames))...) // no values
+		return append(row, "false", csvOpt(f.RetractedBy), "", f.Created.Format(time.RFC3339Nano))
+	}
 	if !header {
 		head = nil
 	}
-	return writeExport(w, head, x, tell, retract)
+	return writeExport(w, head, x, tell, retract, fail)
 }
 
 // writeExport writes an export's CSV to out: the header head (none when
-// nil), then one row per event in order — each observation's (tell) and
-// each retraction's (retract), interleaved by sequence number.
-func writeExport(out io.Writer, head []string, x *api.Export, tell func(*api.Observation) []string, retract func(api.Retraction) []string) error {
+// nil), then one row per event in order — each observation's (tell),
+// each failed trial's (fail) and each retraction's (retract), interleaved
+// by sequence number.
+func writeExport(out io.Writer, head []string, x *api.Export, tell func(*api.Observation) []string, retract func(api.Retraction) []string, fail func(*api.Failure) []string) error {
 	w := csvcell.NewWriter(out)
 	if head != nil {
 		w.Write(head)
 	}
-	rets := x.Retractions
+	rets, fails := x.Retractions, x.Failures
+	// before writes the retractions and failures before seq.
+	before := func(seq int) {
+		for {
+			switch {
+			case len(rets) > 0 && rets[0].Seq < seq && (len(fails) == 0 || rets[0].Seq < fails[0].Seq):
+				w.Write(retract(rets[0]))
+				rets = rets[1:]
+			case len(fails) > 0 && fails[0].Seq < seq:
+				w.Write(fail(&fails[0]))
+				fails = fails[1:]
+			default:
+				return
+			}
+		}
+	}
 	for k := range x.Observations {
 		o := &x.Observations[k]
-		for len(rets) > 0 && rets[0].Seq < o.Seq {
-			w.Write(retract(rets[0]))
-			rets = rets[1:]
-		}
+		before(o.Seq)
 		w.Write(tell(o))
 	}
-	for _, r := range rets {
-		w.Write(retract(r))
-	}
+	before(math.MaxInt)
 	w.Flush()
 	return w.Error()
 }

@@ -360,10 +360,12 @@ func exportRowInForce(rec []string, kind, retractedBy, line int) (bool, error) {
 		return true, nil
 	}
 	switch k := strings.TrimSpace(rec[kind]); {
-	case k == "retract", k == "tell" && strings.TrimSpace(rec[retractedBy]) != "":
+	case k == "retract", k == "fail", k == "tell" && strings.TrimSpace(rec[retractedBy]) != "":
+		// A failed trial has no values to import (docs/safety.md: an
+		// import carries the measurements over, not the failures).
 		return false, nil
 	case k != "tell":
-		return false, fmt.Errorf("%w: line %d, column kind: %s, want tell or retract", api.ErrBadImport, line, quote.Short(k))
+		return false, fmt.Errorf("%w: line %d, column kind: %s, want tell, fail or retract", api.ErrBadImport, line, quote.Short(k))
 	}
 	return true, nil
 }
