@@ -115,21 +115,42 @@ class TestSafeSampler(ServerTest):
         study2.optimize(problem, n_trials=2)
         self.assertEqual(len(other.safegp_study.trials()), 14)
 
-    def test_failed_trial_is_measured_again(self):
+    def test_failed_trial_is_not_asked_again(self):
+        """Issue 43: a failed trial is told as failed — its setting is
+        never asked again — and counted apart from the violations."""
         sampler = self.sampler()
         study = optuna.create_study(sampler=sampler, direction="minimize", study_name="f")
-        study.optimize(problem, n_trials=2)
-        seen = []
+        study.optimize(problem, n_trials=6)  # past phase 1 (T' = 3) at the seed
 
         def failing(trial):
-            seen.append(problem(trial))
+            problem(trial)
             raise RuntimeError("the rig stopped")
 
         study.optimize(failing, n_trials=1, catch=(RuntimeError,))
-        study.optimize(problem, n_trials=1)
-        # the failed trial's setting comes back: its ask was still pending
-        self.assertEqual(study.trials[-1].params, study.trials[-2].params)
-        self.assertEqual(len(sampler.safegp_study.trials()), 3)
+        study.optimize(problem, n_trials=3)
+        failed = study.trials[6]
+        self.assertEqual(failed.state, optuna.trial.TrialState.FAIL)
+        self.assertNotEqual(failed.params, SEEDS[0])
+        for t in study.trials[7:]:
+            self.assertNotEqual(t.params, failed.params)
+        summary = sampler.safegp_study.summary()
+        self.assertEqual(summary["failures"], 1)
+        self.assertEqual(summary["violations"], 0)
+
+    def test_past_the_horizon(self):
+        """Issue 43: past the horizon a trial fails with HorizonReached;
+        no trial is left running."""
+        sampler = safegp.optuna.SafeSampler(self.server.url, seeds=SEEDS, constraints_func=constraints, horizon=3)
+        study = optuna.create_study(sampler=sampler, direction="minimize")
+        with self.assertRaises(safegp.optuna.HorizonReached):
+            study.optimize(problem, n_trials=5)
+        states = [t.state for t in study.trials]
+        self.assertEqual(states[:3], [optuna.trial.TrialState.COMPLETE] * 3)
+        self.assertEqual(states[3:], [optuna.trial.TrialState.FAIL])
+        # an unnamed Optuna study's safegp study is named without its UUID
+        name = sampler.safegp_study.name
+        self.assertTrue(name.startswith("optuna-2"), name)
+        self.assertNotIn("no-name", name)
 
     def test_int_among_three(self):
         """Issue 42: an int among three numeric parameters and a choice

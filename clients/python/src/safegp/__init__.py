@@ -492,6 +492,7 @@ class Study:
         g: Sequence[float] = (),
         noise_std: Optional[float] = None,
         values: Optional[Mapping[str, float]] = None,
+        failed: bool = False,
     ) -> JSON:
         """Report the measurement of an ask (POST …/tell).
 
@@ -505,6 +506,10 @@ class Study:
             values: a study stated in parameters: every outcome's measured
                 value by name, in raw units, instead of f and g, e.g.
                 ``{"settle_time": 4.1, "overshoot": 0.012}``.
+            failed: the trial produced no values (a crash, a tripped
+                interlock, a lost measurement): give no f, g or values. The
+                setting is never asked again and counts against every limit
+                (docs/safety.md, "Failed trials").
 
         Returns:
             the server's answer: ``observation``, ``index``, ``violation``,
@@ -516,6 +521,11 @@ class Study:
             Conflict: the ask was already told or withdrawn.
         """
         body: JSON = {"ask": ask.id if isinstance(ask, Ask) else _integer(ask, "ask")}
+        if failed:
+            if f is not None or g or noise_std is not None or values is not None:
+                raise ValueError("a failed trial has no values: give failed=True alone")
+            body["failed"] = True
+            return self.client.request("POST", self._path + "/tell", body)
         if values is not None:
             if f is not None or g or noise_std is not None:
                 raise ValueError("values replaces f, g and noise_std: give values alone")
@@ -525,15 +535,22 @@ class Study:
             raise ValueError("give f (and g), or values for a study stated in parameters")
         return self._tell(body, f, g, noise_std)
 
-    def tell_params(self, params: Mapping[str, Any], values: Mapping[str, float]) -> JSON:
+    def tell_params(self, params: Mapping[str, Any], values: Optional[Mapping[str, float]] = None, failed: bool = False) -> JSON:
         """Report a measurement made outside the ask/tell loop of a study
         stated in parameters: at setting ``params`` (every parameter by
-        name, raw units), the outcomes ``values`` by name (POST …/tell)."""
+        name, raw units), the outcomes ``values`` by name (POST …/tell);
+        ``failed=True`` instead of values: a trial there produced none."""
         p: JSON = {}
         for k, v in params.items():
             if isinstance(v, bool) or not isinstance(v, (int, float, str)):
                 raise ValueError(f"params[{k!r}] must be a number or a string, got {type(v).__name__}")
             p[str(k)] = v
+        if failed:
+            if values is not None:
+                raise ValueError("a failed trial has no values: give failed=True alone")
+            return self.client.request("POST", self._path + "/tell", {"params": p, "failed": True})
+        if values is None:
+            raise ValueError("give values, or failed=True")
         return self.client.request("POST", self._path + "/tell", {"params": p, "values": _values(values)})
 
     def best(self) -> Optional[JSON]:

@@ -16,7 +16,8 @@ Optuna user changes one line::
     study = optuna.create_study(sampler=sampler, direction="minimize")
     study.optimize(objective, n_trials=40)
 
-How Optuna's terms map to safegp's (docs/porting.md):
+How Optuna's terms map to safegp's (docs/porting.md in the safegp
+repository, https://github.com/safegp/safegp/blob/main/docs/porting.md):
 
 - ``FloatDistribution(low, high, log, step)`` → a float parameter
   (``scale: log`` when ``log``, ``step`` when given),
@@ -32,8 +33,12 @@ How Optuna's terms map to safegp's (docs/porting.md):
   after it, with every seed, and told that trial.
 - An enqueued trial (``study.enqueue_trial(params)``, how Optuna users
   start from a known setting) is told as a measurement made outside the
-  loop; a failed or pruned trial leaves its ask pending, so the next trial
-  measures that setting again.
+  loop. A failed trial (``TrialState.FAIL``: the objective raised, or
+  returned nothing) and a pruned one are told as failed: their setting is
+  never asked again and counts against every limit.
+- Past the safegp study's horizon the trial fails with
+  :class:`HorizonReached` (no trial is left running); an unnamed Optuna
+  study gets a safegp study named ``optuna-`` and the time it was made.
 
 The safegp study needs ``safegp serve``; it holds every trial durably, so
 a sampler made again with the same ``study_name`` takes the study up where
@@ -44,6 +49,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 import optuna
@@ -55,7 +61,14 @@ from optuna.trial import FrozenTrial, TrialState
 
 from . import Ask, Client, Conflict, Study
 
-__all__ = ["SafeSampler"]
+__all__ = ["SafeSampler", "HorizonReached"]
+
+
+class HorizonReached(RuntimeError):
+    """The safegp study has its horizon's worth of trials: the trial that
+    asked for one more fails with this error (extend the horizon, or give
+    a larger ``horizon``)."""
+
 
 OBJECTIVE = "objective"
 
@@ -70,7 +83,8 @@ class SafeSampler(BaseSampler):
         constraints_func: Optuna's: the trial → its constraint values, each
             feasible when ≤ 0. Required: the limits are what the study keeps.
         study_name: the safegp study's name (default ``optuna-`` and the
-            Optuna study's name).
+            Optuna study's name, or the time it was made for an unnamed
+            Optuna study).
         horizon: the safegp study's horizon, its most trials.
         token: the server's bearer token, with a URL.
         lease_seconds: lease each ask for that long, so that Optuna's
@@ -104,6 +118,8 @@ class SafeSampler(BaseSampler):
         self._study: Optional[Study] = None
         self._space: Dict[str, BaseDistribution] = {}
         self._asks: Dict[int, Ask] = {}  # Optuna trial number → its safegp ask
+        self._finished: Dict[int, str] = {}  # Optuna trial number → why no ask came (the horizon)
+        self._default_name: Optional[str] = None
         # Optuna's parallel trials (n_jobs > 1) share the sampler: the
         # first trials all measure the first seed, and the study is
         # created once, by the first of them to end.
@@ -124,13 +140,24 @@ class SafeSampler(BaseSampler):
             return {}
         if trial.system_attrs.get("fixed_params"):
             return {}  # enqueued: Optuna fills the fixed parameters, told outside the loop
-        a = self._study.ask(lease_seconds=self._lease)
+        try:
+            a = self._study.ask(lease_seconds=self._lease)
+        except Conflict as e:
+            if "horizon" not in e.message:
+                raise
+            # Raised here, the error would leave the trial RUNNING (Optuna
+            # samples before the objective runs): it is raised by the
+            # trial's first suggestion instead, which fails the trial.
+            self._finished[trial.number] = e.message
+            return {}
         self._asks[trial.number] = a
         return {k: _from_safegp(self._space[k], v) for k, v in (a.params or {}).items() if k in search_space}
 
     def sample_independent(
         self, study: OptunaStudy, trial: FrozenTrial, param_name: str, param_distribution: BaseDistribution
     ) -> Any:
+        if trial.number in self._finished:
+            raise HorizonReached(f"safegp.optuna: {self._finished[trial.number]}")
         # Before the study exists (the first trial), or a parameter of an
         # enqueued trial not fixed: the first seed's value.
         seed = self._seeds[0]
@@ -143,8 +170,10 @@ class SafeSampler(BaseSampler):
     def after_trial(
         self, study: OptunaStudy, trial: FrozenTrial, state: TrialState, values: Optional[Sequence[float]]
     ) -> None:
+        self._finished.pop(trial.number, None)
         if state != TrialState.COMPLETE or values is None:
-            return  # a failed or pruned trial: its ask stays pending
+            self._tell_failed(trial)
+            return
         outcomes = self._outcomes(trial, values)
         with self._lock:
             if self._study is None:
@@ -158,6 +187,21 @@ class SafeSampler(BaseSampler):
 
     # Helpers.
 
+    def _tell_failed(self, trial: FrozenTrial) -> None:
+        """Tell a trial that ended without values (failed, pruned) as
+        failed, so that its setting is never asked again."""
+        a = self._asks.pop(trial.number, None)
+        if self._study is None:
+            return  # the first trial, at the first seed: the study is made by the next
+        try:
+            if a is not None:
+                self._study.tell(a, failed=True)
+            elif trial.params and set(trial.params) == set(self._space):
+                params = {k: _to_safegp(self._space[k], v) for k, v in trial.params.items()}
+                self._study.tell_params(params, failed=True)
+        except Conflict:
+            pass  # withdrawn meanwhile (a retraction): nothing to tell
+
     @property
     def safegp_study(self) -> Optional[Study]:
         """The safegp study, once the first trial has made it."""
@@ -168,7 +212,15 @@ class SafeSampler(BaseSampler):
             raise ValueError("safegp.optuna: SafeSampler takes single-objective studies only")
 
     def _study_name(self, study: OptunaStudy) -> str:
-        return self._name or "optuna-" + study.study_name
+        if self._name:
+            return self._name
+        if study.study_name.startswith("no-name-"):
+            # Optuna's default name is a UUID: name the safegp study by
+            # when it was made instead (once per sampler).
+            if self._default_name is None:
+                self._default_name = "optuna-" + time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+            return self._default_name
+        return "optuna-" + study.study_name
 
     def _attach(self, study: OptunaStudy) -> None:
         """Take up the safegp study of an earlier sampler, if there is one."""
