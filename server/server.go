@@ -64,6 +64,7 @@ func Handler(svc *study.Service, opt Options) http.Handler {
 	mux.Handle("POST /v1/studies/{name}/heartbeat", h.auth(h.heartbeat))
 	mux.Handle("POST /v1/studies/{name}/tell", h.auth(h.tell))
 	mux.Handle("POST /v1/studies/{name}/retract", h.auth(h.retract))
+	mux.Handle("POST /v1/studies/{name}/extend", h.auth(h.extend))
 	mux.Handle("POST /v1/studies/{name}/import", h.auth(h.importData, "application/json", "text/csv"))
 	mux.Handle("POST /v1/studies/{name}/posterior", h.auth(h.posterior))
 	mux.Handle("GET /v1/studies/{name}", h.auth(h.show))
@@ -318,6 +319,23 @@ func (h *handler) tell(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	a, err := h.svc.Tell(r.Context(), r.PathValue("name"), req)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, a)
+	return nil
+}
+
+func (h *handler) extend(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(w, r, MaxBody)
+	if err != nil {
+		return err
+	}
+	n, err := decodeExtend(body)
+	if err != nil {
+		return err
+	}
+	a, err := h.svc.Extend(r.Context(), r.PathValue("name"), n)
 	if err != nil {
 		return err
 	}

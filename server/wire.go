@@ -672,3 +672,23 @@ func pointsField(raw json.RawMessage) ([][]float64, error) {
 	}
 	return pts, nil
 }
+
+// decodeExtend decodes an extension's body, {"horizon": N}: N an integer
+// (the study checks it against its horizon). Errors wrap
+// api.ErrBadExtend's class: bad input, 400.
+func decodeExtend(data []byte) (int, error) {
+	var raw struct {
+		Horizon json.RawMessage `json:"horizon"`
+	}
+	if err := decodeObject(data, &raw); err != nil {
+		return 0, fmt.Errorf("%w: %w", errBadRequest, err)
+	}
+	if raw.Horizon == nil {
+		return 0, fmt.Errorf("%w: \"horizon\" is missing: give the new horizon", errBadRequest)
+	}
+	n, err := jsonInt("horizon", raw.Horizon)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", errBadRequest, err)
+	}
+	return n, nil
+}

@@ -20,7 +20,7 @@ import (
 // Event is one recorded ask, tell, retraction or fit.
 type Event struct {
 	Seq   int    `json:"seq"`
-	Kind  string `json:"kind"`          // ask, tell, fail, retract or fit
+	Kind  string `json:"kind"`          // ask, tell, fail, retract, fit or extend
 	Ask   int    `json:"ask,omitempty"` // an ask's id; the ask a tell answers (0: outside the loop)
 	Index int    `json:"index"`         // the action, −1 for a point outside the decision set (a retraction: the retracted tell's)
 	// X is the point (a retraction: the retracted tell's). For an action
@@ -38,9 +38,11 @@ type Event struct {
 	Context []float64 `json:"context,omitempty"`
 	// Fit is a fit event's record: the kernels fitted (or why the fit
 	// was skipped), applied as recorded on replay.
-	Fit     *config.FitRecord `json:"fit,omitempty"`
-	Ref     int               `json:"ref,omitempty"` // a retraction's observation: the Seq of the tell it retracts
-	Created time.Time         `json:"created"`
+	Fit *config.FitRecord `json:"fit,omitempty"`
+	Ref int               `json:"ref,omitempty"` // a retraction's observation: the Seq of the tell it retracts
+	// Horizon is an extension's new horizon (kind extend).
+	Horizon int       `json:"horizon,omitempty"`
+	Created time.Time `json:"created"`
 }
 
 // Record is a study's row: its specification as created (JSON), its
@@ -124,7 +126,7 @@ func (s *Store) load(ctx context.Context, name string) (*Record, []Event, error)
 	// against it (an event whose x and index disagree was replayed at the
 	// index, silently; issue 40, item 8), through the actions' encodings
 	// made once each.
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, kind, ask, idx, x, f, g, violation, created, ref, noise_std, model, context FROM events WHERE study = ? ORDER BY seq`, name)
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, kind, ask, idx, x, f, g, violation, created, ref, noise_std, model, context, horizon FROM events WHERE study = ? ORDER BY seq`, name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -136,7 +138,7 @@ func (s *Store) load(ctx context.Context, name string) (*Record, []Event, error)
 	var r row
 	r.encoded = map[int64]string{}
 	for rows.Next() {
-		if err := rows.Scan(&r.seq, &r.kind, &r.ask, &r.idx, &r.point, &r.f, &r.g, &r.violation, &r.created, &r.ref, &r.noiseStd, &r.fit, &r.context); err != nil {
+		if err := rows.Scan(&r.seq, &r.kind, &r.ask, &r.idx, &r.point, &r.f, &r.g, &r.violation, &r.created, &r.ref, &r.noiseStd, &r.fit, &r.context, &r.horizon); err != nil {
 			return nil, nil, err
 		}
 		e, err := r.event(name, len(evs), st.Actions, st.AskBase)
@@ -153,6 +155,7 @@ type row struct {
 	seq, violation int
 	kind, created  string
 	ask, idx, ref  sql.NullInt64
+	horizon        sql.NullInt64
 	f, noiseStd    sql.NullFloat64
 	g, point, fit  sql.NullString
 	context        sql.NullString
@@ -188,7 +191,7 @@ func (r *row) event(name string, n int, actions [][]float64, askBase int) (Event
 	if err := r.check(name, n, askBase); err != nil {
 		return Event{}, err
 	}
-	e := Event{Seq: r.seq, Kind: r.kind, Violation: r.violation != 0, Ask: int(r.ask.Int64), F: r.f.Float64, Ref: int(r.ref.Int64)}
+	e := Event{Seq: r.seq, Kind: r.kind, Violation: r.violation != 0, Ask: int(r.ask.Int64), F: r.f.Float64, Ref: int(r.ref.Int64), Horizon: int(r.horizon.Int64)}
 	if r.noiseStd.Valid {
 		v := r.noiseStd.Float64
 		e.NoiseStd = &v
@@ -225,6 +228,8 @@ func (r *row) check(name string, n, askBase int) error {
 		return r.damaged(name, "a tell's f = %v is not a finite number within ±1e100", r.f.Float64)
 	case r.kind == "tell" && !r.g.Valid:
 		return r.damaged(name, "a tell without its g (NULL)")
+	case r.kind == "extend" && !(r.horizon.Int64 >= 1 && r.horizon.Int64 <= config.MaxHorizon):
+		return r.damaged(name, "an extension to horizon %d", r.horizon.Int64)
 	case r.kind == "ask" && r.ask.Int64 != int64(askBase+r.seq):
 		return r.damaged(name, "an ask numbered %d", r.ask.Int64)
 	case r.noiseStd.Valid && !(r.noiseStd.Float64 >= 0 && problem.InRange(r.noiseStd.Float64)):
@@ -470,12 +475,16 @@ func insertEvent(ctx context.Context, db execer, name string, e *Event) (sql.Res
 		}
 		model, x = string(b), []byte("[]")
 	}
+	var horizon any
+	if e.Kind == "extend" {
+		horizon, x = e.Horizon, []byte("[]")
+	}
 	return db.ExecContext(ctx, insertEventSQL,
-		name, e.Seq, e.Kind, ask, idx, string(x), f, g, e.Violation, e.Created.UTC().Format(time.RFC3339Nano), ref, noise, model, cx)
+		name, e.Seq, e.Kind, ask, idx, string(x), f, g, e.Violation, e.Created.UTC().Format(time.RFC3339Nano), ref, noise, model, cx, horizon)
 }
 
 // insertEventSQL writes an event row (insertEvent's arguments).
-const insertEventSQL = `INSERT INTO events (study, seq, kind, ask, idx, x, f, g, violation, created, ref, noise_std, model, context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+const insertEventSQL = `INSERT INTO events (study, seq, kind, ask, idx, x, f, g, violation, created, ref, noise_std, model, context, horizon) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // Events returns a study's recorded events in order.
 func (s *Store) Events(ctx context.Context, name string) ([]Event, error) {

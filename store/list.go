@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"hash/fnv"
 	"time"
@@ -58,7 +59,8 @@ func (s *Store) list(ctx context.Context) ([]Listing, error) {
 	q := `SELECT s.name, s.created,
 		COALESCE(c.tells, 0), COALESCE(c.retracts, 0),
 		(SELECT created FROM events e WHERE e.study = s.name ORDER BY seq DESC LIMIT 1),
-		COALESCE(v.n, 0), COALESCE(p.n, 0), COALESCE(fl.n, 0)
+		COALESCE(v.n, 0), COALESCE(p.n, 0), COALESCE(fl.n, 0),
+		(SELECT MAX(horizon) FROM events x WHERE x.study = s.name AND x.kind = 'extend')
 	FROM studies s
 	LEFT JOIN (SELECT study, SUM(kind IN ('tell', 'fail')) AS tells, SUM(kind = 'retract') AS retracts FROM events GROUP BY study) c
 		ON c.study = s.name
@@ -80,14 +82,16 @@ func (s *Store) list(ctx context.Context) ([]Listing, error) {
 	}
 	defer rows.Close()
 	list := []Listing{}
+	var extended []sql.NullInt64
 	for rows.Next() {
 		var (
 			in      Listing
 			created string
 			updated *string
 			tells   int
+			horizon sql.NullInt64
 		)
-		if err := rows.Scan(&in.Study, &created, &tells, &in.Retracted, &updated, &in.Violations, &in.Pending, &in.Failures); err != nil {
+		if err := rows.Scan(&in.Study, &created, &tells, &in.Retracted, &updated, &in.Violations, &in.Pending, &in.Failures, &horizon); err != nil {
 			return nil, fmt.Errorf("list studies: %w", err)
 		}
 		in.Rounds = tells - in.Retracted
@@ -97,6 +101,7 @@ func (s *Store) list(ctx context.Context) ([]Listing, error) {
 			in.Updated, _ = time.Parse(time.RFC3339Nano, *updated)
 		}
 		list = append(list, in)
+		extended = append(extended, horizon)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list studies: %w", err)
@@ -109,6 +114,9 @@ func (s *Store) list(ctx context.Context) ([]Listing, error) {
 		}
 		in := &list[i]
 		in.Algorithm, in.Box, in.Actions, in.Dim, in.Constraints, in.Horizon = st.algorithm, st.box, st.actions, st.dim, st.constraints, st.horizon
+		if h := extended[i]; h.Valid {
+			in.Horizon = int(h.Int64) // extended (study extend)
+		}
 	}
 	return list, nil
 }

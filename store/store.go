@@ -155,13 +155,14 @@ var migrations = []string{
 
 // failMigration admits events of kind 'fail' (issue 43): a trial that
 // produced no values, told of an ask or of a setting outside the loop. It
-// has no f and no g. SQLite cannot change a CHECK constraint, so the
+// has no f and no g. It admits events of kind 'extend' too, a study's
+// horizon extended, with their new horizon in a column of its own. SQLite cannot change a CHECK constraint, so the
 // table is rebuilt with its rows, as for version 5; at most one tell or
 // failure answers an ask.
 const failMigration = `CREATE TABLE events_v10 (
 		study     TEXT    NOT NULL REFERENCES studies(name),
 		seq       INTEGER NOT NULL,              -- per-study order of asks, tells, failures, retractions and fits
-		kind      TEXT    NOT NULL CHECK (kind IN ('ask', 'tell', 'fail', 'retract', 'fit')),
+		kind      TEXT    NOT NULL CHECK (kind IN ('ask', 'tell', 'fail', 'retract', 'fit', 'extend')),
 		ask       INTEGER,                       -- an ask's own id; the ask a tell or failure answers, or NULL
 		idx       INTEGER,                       -- the action's index in the decision set; NULL: a point outside it, or a fit
 		x         TEXT    NOT NULL,              -- the point, JSON [x1…] (a retraction: the retracted tell's; a fit: [])
@@ -173,7 +174,9 @@ const failMigration = `CREATE TABLE events_v10 (
 		noise_std REAL CHECK (noise_std IS NULL OR noise_std >= 0), -- a tell's own noise standard deviation; NULL: the model's σ
 		model     TEXT,                          -- a fit's record, JSON (config.FitRecord)
 		context   TEXT,                          -- an ask's, tell's or failure's context values, JSON [c1…]; NULL: no context
+		horizon   INTEGER,                       -- an extension's new horizon
 		CHECK ((kind = 'retract') = (ref IS NOT NULL)),
+		CHECK ((kind = 'extend') = (horizon IS NOT NULL)),
 		CHECK ((kind = 'fit') = (model IS NOT NULL)),
 		CHECK (kind != 'fail' OR (f IS NULL AND g IS NULL)),
 		PRIMARY KEY (study, seq)

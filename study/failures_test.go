@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/safegp/safegp/space"
+	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
 	"github.com/safegp/safegp/study/api"
 	"github.com/safegp/safegp/study/exchange"
@@ -451,4 +452,81 @@ func csvRows(t *testing.T, v *study.Service, text string) []api.TellRequest {
 		t.Fatal(err)
 	}
 	return rows
+}
+
+// TestExtend: a finished study's horizon is extended in place — an event
+// that replays — and the study asks on; an extension not above the
+// horizon, or with an ask pending, is refused.
+func TestExtend(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "e.db")
+	v, _ := newService(t, path)
+	if err := v.Create(ctx, "s", resolved(t, strings.Replace(piSpec, "horizon: 60", "horizon: 6", 1))); err != nil {
+		t.Fatal(err)
+	}
+	step := func() *api.AskAnswer {
+		t.Helper()
+		a, err := v.Ask(ctx, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals, _ := piMeasure(a.Params)
+		id := a.Ask
+		if _, err := v.Tell(ctx, "s", &api.TellRequest{Ask: &id, Values: vals}); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	for range 6 {
+		step()
+	}
+	if _, err := v.Ask(ctx, "s"); !errors.Is(err, api.ErrFinished) || !errors.Is(err, api.ErrHorizon) {
+		t.Fatalf("ask at the horizon: %v, want ErrFinished", err)
+	}
+	if _, err := v.Extend(ctx, "s", 6); !errors.Is(err, api.ErrBadExtend) {
+		t.Errorf("extend to the same horizon: %v, want ErrBadExtend", err)
+	}
+	ans, err := v.Extend(ctx, "s", 10)
+	if err != nil || ans.Horizon != 10 || ans.Rounds != 6 {
+		t.Fatalf("extend: %+v, %v", ans, err)
+	}
+	for range 3 {
+		step()
+	}
+	if _, err := v.Ask(ctx, "s"); err != nil { // pending now
+		t.Fatal(err)
+	}
+	if _, err := v.Extend(ctx, "s", 20); !errors.Is(err, api.ErrBadExtend) {
+		t.Errorf("extend with an ask pending: %v, want ErrBadExtend", err)
+	}
+	if sum, _ := v.Show(ctx, "s"); sum.Horizon != 10 {
+		t.Errorf("summary horizon %d, want 10", sum.Horizon)
+	}
+	if list, _ := v.List(ctx); len(list) != 1 || list[0].Horizon != 10 {
+		t.Errorf("list: %+v", list)
+	}
+	live, _ := v.Ask(ctx, "s")
+	copyDB(t, path, path+".copy")
+	again, _ := newService(t, path+".copy")
+	if re, err := again.Ask(ctx, "s"); err != nil || key(re.Params) != key(live.Params) {
+		t.Errorf("reopened: %+v (%v), live %v", re, err, live.Params)
+	}
+}
+
+// TestUnknownStudyNamesTheStudies: an unknown study's error names the
+// studies the file holds, so that a default name or a typo shows.
+func TestUnknownStudyNamesTheStudies(t *testing.T) {
+	ctx := context.Background()
+	v, _ := newService(t, filepath.Join(t.TempDir(), "n.db"))
+	if _, err := v.Show(ctx, "default"); !errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), "holds no study yet") {
+		t.Errorf("empty file: %v", err)
+	}
+	for _, n := range []string{"pi", "pid"} {
+		if err := v.Create(ctx, n, resolved(t, piSpec)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := v.Ask(ctx, "default"); !errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), `2 studies: "pi", "pid"`) {
+		t.Errorf("unknown study: %v", err)
+	}
 }

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/internal/opencache"
+	"github.com/safegp/safegp/internal/plural"
+	"github.com/safegp/safegp/internal/quote"
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study/api"
 )
@@ -124,6 +127,9 @@ func (v *Service) with(ctx context.Context, name string, fn func(s *Study) error
 	}
 	if e.Val == nil {
 		rec, events, err := v.store.Load(ctx, name)
+		if errors.Is(err, store.ErrNotFound) {
+			return v.unknown(ctx, err)
+		}
 		if err != nil {
 			return err
 		}
@@ -297,4 +303,29 @@ func (v *Service) retract(ctx context.Context, name string, which func(*Study) (
 		return nil
 	})
 	return ans, err
+}
+
+// unknown is the error of a study the file does not hold: err, with the
+// names it does hold (the first 10), so that a typo or a default name
+// ("default") is seen at once.
+func (v *Service) unknown(ctx context.Context, err error) error {
+	names, nerr := v.store.Names(ctx)
+	switch {
+	case nerr != nil:
+		return err
+	case len(names) == 0:
+		return fmt.Errorf("%w; the file holds no study yet (study create)", err)
+	case len(names) > 10:
+		return fmt.Errorf("%w; the file holds %d studies: %s, … (study list)", err, len(names), quoteNames(names[:10]))
+	}
+	return fmt.Errorf("%w; the file holds %s: %s (give --study NAME)", err, plural.Count(len(names), "study"), quoteNames(names))
+}
+
+// quoteNames lists names quoted and shortened, comma-separated.
+func quoteNames(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = quote.Short(n)
+	}
+	return strings.Join(q, ", ")
 }

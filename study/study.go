@@ -51,6 +51,9 @@ type Study struct {
 	// exclusions counts the seeds measured unsafe while asks were
 	// pending: each withdrew them and rebuilt the policy (failed.go).
 	exclusions int
+	// extensions counts the horizon's extensions (study extend), each of
+	// which rebuilt the policy for its new horizon.
+	extensions int
 	// pending holds the asks handed out and not yet told (nor withdrawn),
 	// oldest first: the policy's pending asks (bandit.Batcher.Pending),
 	// in the same order.
@@ -280,6 +283,8 @@ func (s *Study) apply(e store.Event) error {
 		return s.applyRetract(e)
 	case "fit":
 		return s.applyFit(e)
+	case "extend":
+		return s.applyExtend(e)
 	}
 	return fmt.Errorf("%w: event %d: unknown kind %s", api.ErrReplay, e.Seq, quote.Short(e.Kind))
 }
@@ -479,7 +484,7 @@ func (s *Study) decideRetract(obs int) (store.Event, error) {
 	k, ok := s.tells[obs]
 	if !ok {
 		if obs >= 1 && obs <= len(s.events) {
-			return store.Event{}, fmt.Errorf("%w: event %d of study %q is a%s, not an observation", api.ErrUnknownObservation, obs, s.name, map[string]string{"ask": "n ask", "retract": " retraction", "fit": " fit of the model"}[s.events[obs-1].Kind])
+			return store.Event{}, fmt.Errorf("%w: event %d of study %q is a%s, not an observation", api.ErrUnknownObservation, obs, s.name, map[string]string{"ask": "n ask", "retract": " retraction", "fit": " fit of the model", "extend": "n extension of the horizon"}[s.events[obs-1].Kind])
 		}
 		return store.Event{}, fmt.Errorf("%w: study %q has no observation %d", api.ErrUnknownObservation, s.name, obs)
 	}
@@ -795,7 +800,7 @@ func (s *Study) trialOf(ask int) (trial int, fresh bool) {
 // given) — the same on the live path and on replay, so that the asks
 // recorded after a retraction replay exactly.
 func (s *Study) rebuild() error {
-	pol, src, err := newPolicy(s.res, &s.model, s.retracts+s.exclusions+len(s.fits)<<20, s.nObs, s.covSwitch)
+	pol, src, err := newPolicy(s.res, &s.model, s.retracts+s.exclusions+s.extensions+len(s.fits)<<20, s.nObs, s.covSwitch)
 	if err != nil {
 		return fmt.Errorf("%w: rebuild the policy: %w", api.ErrReplay, err)
 	}

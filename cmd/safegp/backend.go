@@ -31,6 +31,8 @@ type backend interface {
 	// retract withdraws an observation, or a study stated in
 	// parameters' trial when byTrial.
 	retract(ctx context.Context, name string, n int, byTrial bool) ([]byte, error)
+	// extend raises the study's horizon.
+	extend(ctx context.Context, name string, horizon int) ([]byte, error)
 	// list answers the studies as a JSON array.
 	list(ctx context.Context) ([]byte, error)
 	remove(ctx context.Context, name string, force bool) ([]byte, error)
@@ -160,6 +162,10 @@ func (l *local) retract(ctx context.Context, name string, n int, byTrial bool) (
 		}
 		return l.svc.Retract(ctx, name, n)
 	})
+}
+
+func (l *local) extend(ctx context.Context, name string, horizon int) ([]byte, error) {
+	return answer(func() (*study.ExtendAnswer, error) { return l.svc.Extend(ctx, name, horizon) })
 }
 
 func (l *local) list(ctx context.Context) ([]byte, error) {

@@ -67,4 +67,13 @@ horizon: 3
 	if _, errs := do(exitFinished, "study", "ask", "--db", db); !strings.Contains(errs, "horizon") {
 		t.Errorf("ask at the horizon: %s", errs)
 	}
+	// Extended, it goes on; not below its horizon.
+	do(1, "study", "extend", "--db", db, "--horizon", "3")
+	if out, _ := do(0, "study", "extend", "--db", db, "--horizon", "5"); !strings.Contains(out, `"horizon":5`) {
+		t.Errorf("extend: %s", out)
+	}
+	do(0, "study", "ask", "--db", db)
+	if out, _ := do(0, "study", "list", "--db", db); !strings.Contains(out, " 5 ") {
+		t.Errorf("list after extend: %s", out)
+	}
 }

@@ -287,6 +287,10 @@ func (r *remote) retract(ctx context.Context, name string, n int, byTrial bool) 
 	return r.post(ctx, studyPath(name, "/retract"), map[string]int{key: n})
 }
 
+func (r *remote) extend(ctx context.Context, name string, horizon int) ([]byte, error) {
+	return r.post(ctx, studyPath(name, "/extend"), map[string]int{"horizon": horizon})
+}
+
 func (r *remote) list(ctx context.Context) ([]byte, error) {
 	b, err := r.do(ctx, http.MethodGet, "/v1/studies", nil, "", nil)
 	if err != nil {

@@ -98,6 +98,8 @@ is in docs/quickstart.md; every command in docs/cli.md). Commands:
                        or a study stated in parameters' trial N,
                        e.g. a mistyped value: the policy is rebuilt without it,
                        and every pending ask is withdrawn ("withdrawn_asks")
+  extend --horizon N   raise the study's horizon to N (no asks pending): a
+                       finished study goes on, its record kept
   list [--json]        every study of the database: algorithm, rounds,
                        violations, pending asks, last change
   delete [--force]     delete the study and everything recorded of it; refused
@@ -193,6 +195,7 @@ var studyCommands = map[string]studyCommand{
 	"import":    {args: 1, flags: importFlags},
 	"posterior": {args: 1, flags: posteriorFlags},
 	"retract":   {flags: retractFlags},
+	"extend":    {flags: extendFlags},
 	"show":      {flags: showFlags},
 	"export":    {flags: exportFlags},
 	"plot":      {flags: plotFlags},
@@ -781,6 +784,25 @@ func writePosterior(w io.Writer, a *api.PosteriorAnswer) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+func extendFlags(fs *flag.FlagSet) func(*studySession) error {
+	horizon := intFlag(fs, "horizon", 0, "the new `horizon`, above the study's")
+	return func(s *studySession) error {
+		if !s.given["horizon"] {
+			return fmt.Errorf("%w: give --horizon N, the new horizon", api.ErrBadExtend)
+		}
+		b, err := s.open(store.OpenOptions{})
+		if err != nil {
+			return err
+		}
+		defer b.close()
+		ans, err := b.extend(s.ctx, s.name, *horizon)
+		if err != nil {
+			return err
+		}
+		return printJSON(s.stdout, ans, false)
+	}
 }
 
 func retractFlags(fs *flag.FlagSet) func(*studySession) error {

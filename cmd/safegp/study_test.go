@@ -24,6 +24,7 @@ func TestStudyCommands(t *testing.T) {
 		"import":    {"repeat"},
 		"posterior": {"context", "json"},
 		"retract":   {"observation", "trial"},
+		"extend":    {"horizon"},
 		"list":      {"json"},
 		"delete":    {"force"},
 		"rename":    nil,

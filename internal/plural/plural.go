@@ -8,6 +8,7 @@ var irregular = map[string]string{
 	"axis":   "axes",
 	"child":  "children",
 	"entry":  "entries",
+	"study":  "studies",
 	"is":     "are",
 }
 

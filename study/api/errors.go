@@ -25,7 +25,10 @@ var (
 	// nothing rather than a seed again.
 	ErrNoSafeSetting = errclass.New(errclass.ErrConflict, "no safe setting left to ask")
 
-	ErrBadRetract         = errclass.New(errclass.ErrInvalid, "invalid retraction")
+	ErrBadRetract = errclass.New(errclass.ErrInvalid, "invalid retraction")
+	// ErrBadExtend refuses an extension of a study's horizon: not above
+	// it, above MaxHorizon, or with asks pending.
+	ErrBadExtend          = errclass.New(errclass.ErrConflict, "cannot extend the horizon")
 	ErrUnknownObservation = errclass.New(errclass.ErrNotFound, "unknown observation")
 	ErrAlreadyRetracted   = errclass.New(errclass.ErrConflict, "observation already retracted")
 )
