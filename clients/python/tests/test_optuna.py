@@ -147,6 +147,10 @@ class TestSafeSampler(ServerTest):
         states = [t.state for t in study.trials]
         self.assertEqual(states[:3], [optuna.trial.TrialState.COMPLETE] * 3)
         self.assertEqual(states[3:], [optuna.trial.TrialState.FAIL])
+        # extended, the study goes on
+        sampler.safegp_study.extend(5)
+        study.optimize(problem, n_trials=2)
+        self.assertEqual([t.state for t in study.trials][4:], [optuna.trial.TrialState.COMPLETE] * 2)
         # an unnamed Optuna study's safegp study is named without its UUID
         name = sampler.safegp_study.name
         self.assertTrue(name.startswith("optuna-2"), name)

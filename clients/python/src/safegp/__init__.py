@@ -618,6 +618,18 @@ class Study:
             return self.client.request("POST", self._path + "/retract", {"trial": _integer(trial, "trial")})
         return self.client.request("POST", self._path + "/retract", {"observation": _integer(observation, "observation")})
 
+    def extend(self, horizon: int) -> JSON:
+        """Raise the study's horizon to ``horizon`` (POST …/extend), with no
+        ask pending: a finished study goes on, its record kept.
+
+        Returns:
+            the server's answer: ``extension``, ``horizon``, ``rounds``.
+
+        Raises:
+            Conflict: not above the current horizon, or asks are pending.
+        """
+        return self.client.request("POST", self._path + "/extend", {"horizon": _integer(horizon, "horizon")})
+
     def import_observations(self, rows: Sequence[JSON]) -> JSON:
         """Import earlier measurements, all or none (POST …/import): each row
         ``{"x": [...] or "index": I, "f": V, "g": [...], "noise_std"?: S}``,
