@@ -39,11 +39,57 @@ import (
 // picks the same action except on exact ties of width.
 type losboState struct {
 	l []float64 // L_i per safety condition (models.safety)
-	e float64   // E
+	e []float64 // E per safety condition
+	// emb, with LoSBOBounds, holds each action embedded for each
+	// condition (emb[c][i]), its bound the ℓ1 distance there; nil for
+	// L_i‖x − x'‖.
+	emb    [][][]float64
+	bounds *LoSBOBounds
+	buf    []float64
 	// cert[c][x] records that a measurement certified x for condition c;
 	// seen is the number of measurements folded into it.
 	cert [][]bool
 	seen int
+}
+
+// LoSBOBounds are LoSBO's Lipschitz and noise bounds in a caller's terms:
+// for safety condition c (models' order: the constraints, then f ≥ h_f),
+// |g_c(x) − g_c(x')| ≤ ‖Embed(c, x) − Embed(c, x')‖₁ and every measurement
+// of g_c is within NoiseBounds[c] of its value, both in the policy's
+// units. A study stated in parameters embeds a point as L_{c,j}·x_j, x_j
+// its parameter j in raw units, over the outcome's scale: the bound
+// Σ_j L_j|x_j − x'_j| its user gives (docs/algorithms.md, LoSBO).
+type LoSBOBounds struct {
+	Embed       func(c int, x, dst []float64) []float64
+	NoiseBounds []float64
+}
+
+// expander is SafeOpt's Lipschitz expander test of safe action i with
+// LoSBOBounds: some x' ∉ S_t with u_{g_c,t}(x_i) − ‖e_c(x_i) − e_c(x')‖₁ ≥
+// h_c for every condition c.
+func (lb *losboState) expander(o *safeOpt, i int) bool {
+	for _, p := range o.out {
+		ok := true
+		for c, sc := range o.safety {
+			if !certifies(o.hi[sc.j][i], 1, l1(lb.emb[c][i], lb.emb[c][p]), sc.h) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// l1 is ‖a − b‖₁.
+func l1(a, b []float64) float64 {
+	s := 0.0
+	for j, v := range a {
+		s += math.Abs(v - b[j])
+	}
+	return s
 }
 
 // measurements are the points and values a policy was told, in order.
@@ -110,7 +156,26 @@ func losboRule(b *building) (rule, error) {
 	m := newModelsFrom(b.model, b.set, b.opt, nil)
 	m.log = &measurements{}
 	n := len(b.set.X)
-	lb := &losboState{l: l, e: *s.NoiseBound, cert: make([][]bool, b.safety)}
+	lb := &losboState{l: l, e: make([]float64, b.safety), cert: make([][]bool, b.safety)}
+	for c := range lb.e {
+		lb.e[c] = *s.NoiseBound
+	}
+	if bd := b.opt.LoSBO; bd != nil {
+		if len(bd.NoiseBounds) != b.safety {
+			return nil, fmt.Errorf("%w: losbo: %d noise bounds for %d safety conditions", ErrConfig, len(bd.NoiseBounds), b.safety)
+		}
+		lb.bounds, lb.e = bd, slices.Clone(bd.NoiseBounds)
+		for c := range l {
+			l[c] = 1 // in the embedding
+		}
+		lb.emb = make([][][]float64, b.safety)
+		for c := range lb.emb {
+			lb.emb[c] = make([][]float64, n)
+			for i, x := range b.set.X {
+				lb.emb[c][i] = bd.Embed(c, x, nil)
+			}
+		}
+	}
 	for c := range lb.cert {
 		lb.cert[c] = make([]bool, n)
 	}
@@ -136,8 +201,17 @@ func (o *safeOpt) losboSafeSet() {
 		k := lb.seen
 		p := log.x[k]
 		for c, sc := range o.safety {
-			b, l, cert := log.of(k, sc)-lb.e, lb.l[c], lb.cert[c]
+			b, l, cert := log.of(k, sc)-lb.e[c], lb.l[c], lb.cert[c]
 			if fails(b, sc.h, l) { // certifies nothing, not even p
+				continue
+			}
+			if lb.emb != nil {
+				lb.buf = lb.bounds.Embed(c, p, lb.buf[:0])
+				for i := range x {
+					if !cert[i] && certifies(b, 1, l1(lb.emb[c][i], lb.buf), sc.h) {
+						cert[i] = true
+					}
+				}
 				continue
 			}
 			for i := range x {

@@ -317,6 +317,10 @@ func (o *safeOpt) expanders() {
 		}
 		if o.lip {
 			// ∃x' ∉ S_t ∀i: u_{g_i,t}(x) − L_i‖x − x'‖ ≥ h_i
+			if o.losbo != nil && o.losbo.emb != nil {
+				o.inG[i] = o.losbo.expander(o, i)
+				continue
+			}
 			for _, p := range o.out {
 				d := vec.Dist(x[i], x[p])
 				ok := true

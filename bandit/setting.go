@@ -113,6 +113,10 @@ type Options struct {
 	// contexts, one per context. At most 1 (the default), the current
 	// one only, rebuilt at every change of context.
 	KeepContexts int
+	// LoSBO, when set, is LoSBO's safety bound in the caller's terms in
+	// place of the spec's lipschitz and noise_bound (a study stated in
+	// parameters: per-parameter bounds in raw units, losbo.go).
+	LoSBO *LoSBOBounds
 }
 
 // Bytes estimates the memory a policy of spec s over n actions with m

@@ -3,6 +3,7 @@ package space
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/safegp/safegp/internal/fielderr"
 	"github.com/safegp/safegp/internal/quote"
@@ -31,6 +32,13 @@ type Constraint struct {
 	Min  *float64 `yaml:"min,omitempty" json:"min,omitempty"`
 	Max  *float64 `yaml:"max,omitempty" json:"max,omitempty"`
 	Unit string   `yaml:"unit,omitempty" json:"unit,omitempty"`
+	// Lipschitz bounds the outcome's change per raw unit of each
+	// parameter, in the outcome's units, |g(x) − g(x′)| ≤ Σ_i L_i·|x_i −
+	// x′_i| (a choice: the most it changes between two of its values),
+	// and NoiseBound every measurement's error, in the outcome's units:
+	// what losbo's safe set rests on (docs/algorithms.md, LoSBO).
+	Lipschitz  map[string]float64 `yaml:"lipschitz,omitempty" json:"lipschitz,omitempty"`
+	NoiseBound *float64           `yaml:"noise_bound,omitempty" json:"noise_bound,omitempty"`
 }
 
 // Outcomes are the objective and the constraints: outcome 0 is the
@@ -83,6 +91,24 @@ func (o *Outcomes) Check(params []string) error {
 		}
 		if err := checkLimits(key, c.Min, c.Max, true); err != nil {
 			return err
+		}
+		for name, l := range c.Lipschitz {
+			if !slices.Contains(params, name) {
+				return fielderr.New(ErrInvalid, key+".lipschitz", "%s is not a parameter", quote.Short(name))
+			}
+			if !(l >= 0) || !finite(l) {
+				return fielderr.New(ErrInvalid, key+".lipschitz."+name, "want a finite number ≥ 0, got %v", l)
+			}
+		}
+		if c.Lipschitz != nil && len(c.Lipschitz) != len(params) {
+			for _, p := range params {
+				if _, ok := c.Lipschitz[p]; !ok {
+					return fielderr.New(ErrInvalid, key+".lipschitz", "%s is missing: give a bound for every parameter (0 for one the outcome does not depend on)", p)
+				}
+			}
+		}
+		if b := c.NoiseBound; b != nil && (!(*b >= 0) || !finite(*b)) {
+			return fielderr.New(ErrInvalid, key+".noise_bound", "want a finite number ≥ 0, got %v", *b)
 		}
 	}
 	return nil

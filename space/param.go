@@ -752,3 +752,31 @@ func (p *Param) seedHint(seeds []Setting) string {
 	}
 	return ""
 }
+
+// Embed writes into dst (appended, from its length) the point x of the
+// unit cube as coordinates whose ℓ1 distances are a per-parameter
+// Lipschitz bound in raw units: w[name]·(its raw value), over scale, for
+// each number (an int's integer, a log-scale float's value itself), and
+// for a choice w[name]/2 over scale at its value's coordinate (so two
+// settings that differ in the choice lie w[name] apart). A parameter
+// missing from w counts 0. LoSBO's safety bound in a study stated in
+// parameters is the ℓ1 distance of two embeddings (bandit.LoSBOBounds).
+func (s *Space) Embed(x []float64, w map[string]float64, scale float64, dst []float64) []float64 {
+	for i := range s.params {
+		p := &s.params[i]
+		o, l := s.off[i], w[p.Name]/scale
+		if p.kind() == Choice {
+			k := p.chosen(x[o:])
+			for v := range p.Values {
+				c := 0.0
+				if v == k {
+					c = l / 2
+				}
+				dst = append(dst, c)
+			}
+			continue
+		}
+		dst = append(dst, l*p.raw(x[o]))
+	}
+	return dst
+}

@@ -530,3 +530,119 @@ func TestUnknownStudyNamesTheStudies(t *testing.T) {
 		t.Errorf("unknown study: %v", err)
 	}
 }
+
+// losboSpec is a 2-D problem for losbo in raw units: the constraint
+// c = a²/2 + 0.3·b ≤ 1.5 has |∂c/∂a| ≤ 2 and |∂c/∂b| = 0.3 on the box,
+// its measurements within 0.02 (uniform noise); minimize the distance to
+// (1.8, 1.5), beyond the limit.
+const losboSpec = `
+parameters:
+  - {name: a, low: 0, high: 2}
+  - {name: b, low: 0, high: 2}
+objective: {name: d, goal: minimize}
+constraints:
+  - {name: c, max: 1.5, lipschitz: {a: 2, b: 0.3}, noise_bound: 0.02}
+seeds: [{a: 0.2, b: 0.2}]
+algorithm: {name: losbo}
+horizon: 100
+seed: 1
+`
+
+func losboTruth(p space.Setting) (d, c float64) {
+	a, b := p["a"].Num, p["b"].Num
+	return math.Hypot(a-1.8, b-1.5), a*a/2 + 0.3*b
+}
+
+// TestLoSBOInUnits (issue 43, item 4): losbo with true per-parameter
+// Lipschitz bounds and a true noise bound in raw units breaks no limit in
+// 100 trials and gets at least half way from its seed to the best
+// setting reachable from it — the candidates certified, from the seed
+// on, by exact measurements less the noise bound.
+func TestLoSBOInUnits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("100 trials")
+	}
+	ctx := context.Background()
+	v, _ := newService(t, filepath.Join(t.TempDir(), "l.db"))
+	r := resolved(t, losboSpec)
+	if err := v.Create(ctx, "s", r); err != nil {
+		t.Fatal(err)
+	}
+	// The best reachable: grow the certified set from the seed.
+	sp, err := space.New(r.Spec.Parameters)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sets, err := sp.Candidates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := make([]bool, len(sets))
+	seedD, _ := losboTruth(r.Spec.Seeds[0])
+	reach := seedD
+	sources := []space.Setting{r.Spec.Seeds[0]}
+	for len(sources) > 0 {
+		y := sources[len(sources)-1]
+		sources = sources[:len(sources)-1]
+		_, cy := losboTruth(y)
+		for i, x := range sets {
+			if !in[i] && 1.5-cy-0.02-2*math.Abs(x["a"].Num-y["a"].Num)-0.3*math.Abs(x["b"].Num-y["b"].Num) >= 0 {
+				in[i] = true
+				sources = append(sources, x)
+				d, _ := losboTruth(x)
+				reach = min(reach, d)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	best := seedD
+	for trial := range 100 {
+		a, err := v.Ask(ctx, "s")
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		d, c := losboTruth(a.Params)
+		if c > 1.5 {
+			t.Fatalf("trial %d: %v breaks the limit: c = %v", trial, a.Params, c)
+		}
+		best = min(best, d)
+		id := a.Ask
+		noisy := map[string]float64{"d": d + 0.02*(2*rng.Float64()-1), "c": c + 0.02*(2*rng.Float64()-1)}
+		if _, err := v.Tell(ctx, "s", &api.TellRequest{Ask: &id, Values: noisy}); err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+	}
+	way := (seedD - best) / (seedD - reach)
+	t.Logf("best %.3f, seed %.3f, best reachable %.3f: %.0f %% of the way", best, seedD, reach, 100*way)
+	if way < 0.5 {
+		t.Errorf("%.0f %% of the way from the seed to the best reachable setting, want ≥ 50 %%", 100*way)
+	}
+}
+
+// TestLoSBOInUnitsRefused: losbo in a study stated in parameters takes
+// its bounds from every constraint, on a candidate grid, and the
+// frequentist β is refused there, each with a reason.
+func TestLoSBOInUnitsRefused(t *testing.T) {
+	for _, c := range []struct {
+		name, from, to, want string
+	}{
+		{"constraint without bounds", "lipschitz: {a: 2, b: 0.3}, noise_bound: 0.02}", "}", "losbo needs lipschitz"},
+		{"a parameter missing", "lipschitz: {a: 2, b: 0.3}", "lipschitz: {a: 2}", "b is missing"},
+		{"bounds on the algorithm", "algorithm: {name: losbo}", "algorithm: {name: losbo, lipschitz: 2, noise_bound: 0.1}", "takes its bounds from each constraint"},
+		{"on a box", "  - {name: b, low: 0, high: 2}\n", "  - {name: b, low: 0, high: 2}\n  - {name: e, low: 0, high: 1}\n", "candidate grid"},
+		{"frequentist β", "algorithm: {name: losbo}", "model: {beta: {rkhs_norm: 2, noise_bound: 0.1}}", "frequentist β"},
+	} {
+		y := strings.Replace(losboSpec, c.from, c.to, 1)
+		if c.name == "on a box" {
+			y = strings.Replace(y, "lipschitz: {a: 2, b: 0.3}", "lipschitz: {a: 2, b: 0.3, e: 1}", 1)
+			y = strings.Replace(y, "seeds: [{a: 0.2, b: 0.2}]", "seeds: [{a: 0.2, b: 0.2, e: 0.5}]", 1)
+		}
+		s, err := study.ParseSpec([]byte(y))
+		if err == nil {
+			_, err = s.Resolve(".")
+		}
+		if !errors.Is(err, api.ErrSpec) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want ErrSpec with %q", c.name, err, c.want)
+		}
+	}
+}

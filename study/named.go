@@ -229,11 +229,8 @@ func (s *Spec) resolveNamed(actions [][]float64, seeds []int) (*Resolved, error)
 		s.ObjectiveThreshold = &zero
 	}
 	s.defaultModel(sp, len(conds))
-	if s.Algorithm.InUnits() {
-		// L and E would be in the policies' units — the unit cube and the
-		// outcomes as standardized, which each fit rescales — not the
-		// user's.
-		return nil, fielderr.New(api.ErrSpec, "algorithm", "losbo's lipschitz and noise_bound bound the outcomes in your units, and a study stated in parameters standardizes them and refits the scale: state the study in the paper's form (decision_set, thresholds; docs/quickstart.md) to use losbo")
+	if err := s.checkNamedUnits(r, out); err != nil {
+		return nil, err
 	}
 	if a, ok := bandit.Lookup(s.Algorithm.Name); r.Box != nil && (s.Algorithm.Name == "" || ok && !a.Box && a.OnLine) {
 		// line-bo's clouds, with a finite-set algorithm named inside.
@@ -607,3 +604,61 @@ func (nm *named) hints(r *Resolved) []string { return nm.space.Hints(r.Spec.Seed
 func (nm *named) storedSpec(r *Resolved) ([]byte, error) { return r.Spec.storedNamed() }
 
 func (nm *named) paramSpace() *space.Space { return nm.space }
+
+// checkNamedUnits checks what a study stated in parameters takes in the
+// user's units. losbo takes its bounds from the constraints —
+// lipschitz per parameter and noise_bound, raw units — on a candidate
+// grid; the algorithm's own lipschitz and noise_bound, and any other
+// algorithm whose safe set rests on constants in the policy's units, or
+// the frequentist β, would be in the unit cube and the standardized
+// outcomes, which each fit rescales: refused, with a reason.
+func (s *Spec) checkNamedUnits(r *Resolved, out *space.Outcomes) error {
+	for _, b := range []*bandit.Beta{s.Model.Beta, s.Model.ObjectiveBeta} {
+		if b != nil && b.Freq != nil {
+			return fielderr.New(api.ErrSpec, "model.beta", "the frequentist β's RKHS and noise bounds are in the GPs' units, and a study stated in parameters standardizes its outcomes and refits their scale: use losbo, whose bounds the constraints give in raw units (lipschitz, noise_bound), or state the study in its decision set")
+		}
+	}
+	if s.Algorithm.Name != bandit.LoSBO {
+		if s.Algorithm.InUnits() {
+			return fielderr.New(api.ErrSpec, "algorithm", "this algorithm's Lipschitz constants would be in the unit cube the parameters map to and in the standardized outcomes, not your units: use losbo, whose bounds the constraints give in raw units (lipschitz, noise_bound), or state the study in its decision set")
+		}
+		return nil
+	}
+	a := &s.Algorithm
+	switch {
+	case a.Lipschitz != nil || a.NoiseBound != nil:
+		return fielderr.New(api.ErrSpec, "algorithm", "losbo in a study stated in parameters takes its bounds from each constraint (lipschitz: {PARAM: L, …} in the outcome's units per raw unit, noise_bound in the outcome's units), not from the algorithm")
+	case r.Box != nil:
+		return fielderr.New(api.ErrSpec, "algorithm", "losbo in a study stated in parameters runs on a candidate grid (at most two numeric parameters): its safe set is certified on the candidates it judges")
+	case out.Threshold() != nil:
+		return fielderr.New(api.ErrSpec, "objective", "losbo with a limit on the objective: the objective takes no lipschitz bound; put the limit on a constraint of the same outcome")
+	}
+	for i, c := range out.Constraints {
+		if c.Lipschitz == nil || c.NoiseBound == nil {
+			return fielderr.New(api.ErrSpec, fmt.Sprintf("constraints[%d]", i), "losbo needs lipschitz: {PARAM: L, …} (every parameter, in %s's units per raw unit) and noise_bound (in %s's units) on every constraint: its safe set rests on them, not on the GP", c.Name, c.Name)
+		}
+	}
+	return nil
+}
+
+// losboBounds is LoSBO's bounds of a study stated in parameters, in the
+// policy's units under transform tr (each fit's): condition c's embedding
+// is L_{k,j}·x_j over its outcome's scale (space.Space.Embed) and its
+// noise bound E_k over the scale, k its constraint; nil for another
+// algorithm.
+func (nm *named) losboBounds(spec *Spec, tr *space.Transform) *bandit.LoSBOBounds {
+	if spec.Algorithm.Name != bandit.LoSBO {
+		return nil
+	}
+	b := &bandit.LoSBOBounds{}
+	scales := slices.Clone(tr.Scales) // the transform in force when the policy is built
+	for c, cond := range nm.conds {
+		k := nm.outcomes.Constraints[cond.Outcome-1]
+		b.NoiseBounds = append(b.NoiseBounds, *k.NoiseBound/scales[c])
+	}
+	b.Embed = func(c int, x, dst []float64) []float64 {
+		k := nm.outcomes.Constraints[nm.conds[c].Outcome-1]
+		return nm.space.Embed(x, k.Lipschitz, scales[c], dst)
+	}
+	return b
+}

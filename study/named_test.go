@@ -127,8 +127,10 @@ seeds: [{x: 0.5}]
 horizon: 10
 `
 	for _, c := range []struct{ alg, want string }{
-		{"{name: losbo, lipschitz: 1, noise_bound: 0.1}", "state the study in the paper's form"},
-		{"{name: line-bo, inner: losbo, lipschitz: 1, noise_bound: 0.1}", "state the study in the paper's form"},
+		// Issue 43: losbo's bounds are the constraints' there, in raw units.
+		{"{name: losbo, lipschitz: 1, noise_bound: 0.1}", "takes its bounds from each constraint"},
+		{"{name: losbo}", "losbo needs lipschitz"},
+		{"{name: line-bo, inner: losbo, lipschitz: 1, noise_bound: 0.1}", "not your units"},
 		{"{name: constrained-ei}", ""},
 		{"{name: pof-ei}", ""},
 	} {
@@ -456,9 +458,9 @@ horizon: 20
 }
 
 // TestNamedRefusesUnitBounds: an algorithm whose options bound the
-// outcomes in the user's units (losbo, alone or on line-bo's lines; its
-// row's InUnits) is refused by a study stated in parameters, which
-// standardizes them.
+// outcomes (losbo, alone or on line-bo's lines; its row's InUnits) is
+// refused by a study stated in parameters, which standardizes them: there
+// losbo takes its bounds from the constraints, in raw units (issue 43).
 func TestNamedRefusesUnitBounds(t *testing.T) {
 	for _, alg := range []string{
 		`{name: losbo, lipschitz: 2, noise_bound: 0.1}`,
@@ -470,7 +472,7 @@ func TestNamedRefusesUnitBounds(t *testing.T) {
 		if err == nil {
 			_, err = s.Resolve(".")
 		}
-		if !errors.Is(err, api.ErrSpec) || !strings.Contains(err.Error(), "bound the outcomes in your units") {
+		if !errors.Is(err, api.ErrSpec) || !strings.Contains(err.Error(), "bounds from each constraint") && !strings.Contains(err.Error(), "not your units") {
 			t.Errorf("%s: %v, want refused as bounds in the user's units", alg, err)
 		}
 	}

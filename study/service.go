@@ -11,6 +11,7 @@ import (
 	"github.com/safegp/safegp/internal/opencache"
 	"github.com/safegp/safegp/internal/plural"
 	"github.com/safegp/safegp/internal/quote"
+	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study/api"
 )
@@ -174,7 +175,12 @@ func (v *Service) Create(ctx context.Context, name string, r *Resolved) error {
 			return err
 		}
 	}
-	if _, _, err := newPolicy(r, &r.Spec.Model, 0, 0, false); err != nil {
+	var tr *space.Transform
+	if r.Named != nil {
+		t := r.Named.outcomes.Identity()
+		tr = &t
+	}
+	if _, _, err := newPolicy(r, &r.Spec.Model, tr, 0, 0, false); err != nil {
 		return fmt.Errorf("%w: %v", api.ErrSpec, err)
 	}
 	// Defaults recorded explicitly, so that a later default cannot

@@ -395,6 +395,14 @@ func (s *Spec) seedSet(fileSeed []int, n int) ([]int, error) {
 // functions, which a study never has.
 func (s *Spec) checkAlgorithm() error {
 	a := &s.Algorithm
+	if s.isNamed() && a.Name == bandit.LoSBO && a.Lipschitz == nil && a.NoiseBound == nil {
+		// The bounds are the constraints' (checkNamedUnits): checked with
+		// the stand-ins newPolicy gives LoSBO.
+		zero := 0.0
+		c := *a
+		c.Lipschitz, c.NoiseBound = &bandit.Lipschitz{Value: 1}, &zero
+		a = &c
+	}
 	if err := a.Check(s.Horizon); err != nil {
 		return fielderr.Recast(api.ErrSpec, "algorithm", err)
 	}

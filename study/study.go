@@ -169,7 +169,7 @@ func newStudy(name string, st *store.Record, events []store.Event, maxMemory int
 	s.u = res.units()
 	s.u.startTransform(s)
 	s.covSwitch = res.covarianceSwitch(maxMemory, outside)
-	if s.pol, s.src, err = newPolicy(res, &s.model, 0, tells, s.covSwitch); err != nil {
+	if s.pol, s.src, err = newPolicy(res, &s.model, &s.tr, 0, tells, s.covSwitch); err != nil {
 		return nil, fmt.Errorf("study %q: %w", name, err)
 	}
 	s.trackSafeSet()
@@ -215,7 +215,10 @@ func resolveStored(spec *Spec, st *store.Record) (*Resolved, error) {
 // expect is the number of observations about to be fed (a replay's
 // tells): room for them is made at once instead of by doubling. It
 // returns the policy and its random stream.
-func newPolicy(r *Resolved, m *config.Model, rebuilds, expect int, covSwitch bool) (bandit.Policy, *rand.PCG, error) {
+//
+// tr is the transform in force of a study stated in parameters (its
+// outcomes' scales), nil for another.
+func newPolicy(r *Resolved, m *config.Model, tr *space.Transform, rebuilds, expect int, covSwitch bool) (bandit.Policy, *rand.PCG, error) {
 	s := r.Spec
 	kf, kg := r.Kernels.F, r.Kernels.G
 	if m.Objective != s.Model.Objective {
@@ -233,9 +236,18 @@ func newPolicy(r *Resolved, m *config.Model, rebuilds, expect int, covSwitch boo
 		Grow: true, Expect: expect, // a study may stop long before its horizon
 		CovarianceSwitch: covSwitch,
 	}
+	alg := s.Algorithm
+	if r.Named != nil && tr != nil {
+		if opt.LoSBO = r.Named.losboBounds(s, tr); opt.LoSBO != nil {
+			// The bounds are the constraints' (losboBounds): the spec's
+			// stand-ins, never recorded, say so to LoSBO's checks.
+			zero := 0.0
+			alg.Lipschitz, alg.NoiseBound = &bandit.Lipschitz{Value: 1}, &zero
+		}
+	}
 	// A real system: no ground truth in the domain. With a context, the
 	// seed set is assumed safe in every context (docs/contexts.md).
-	pol, err := bandit.Build(&s.Algorithm, model, r.domain(), opt)
+	pol, err := bandit.Build(&alg, model, r.domain(), opt)
 	return pol, src, err
 }
 
@@ -800,7 +812,7 @@ func (s *Study) trialOf(ask int) (trial int, fresh bool) {
 // given) — the same on the live path and on replay, so that the asks
 // recorded after a retraction replay exactly.
 func (s *Study) rebuild() error {
-	pol, src, err := newPolicy(s.res, &s.model, s.retracts+s.exclusions+s.extensions+len(s.fits)<<20, s.nObs, s.covSwitch)
+	pol, src, err := newPolicy(s.res, &s.model, &s.tr, s.retracts+s.exclusions+s.extensions+len(s.fits)<<20, s.nObs, s.covSwitch)
 	if err != nil {
 		return fmt.Errorf("%w: rebuild the policy: %w", api.ErrReplay, err)
 	}

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/safegp/safegp/internal/readlimit"
 
 	"github.com/safegp/safegp/fit"
+	"github.com/safegp/safegp/gp"
 	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/problem"
@@ -115,12 +118,23 @@ func fitCmd(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "safegp fit: %s: warning: %s\n", column(c), w)
 		}
 	}
+	// Each column's Lipschitz estimate, for losbo's bounds (docs/fitting.md).
+	var lips [][]float64
+	if p.N() <= maxLipschitzPoints {
+		for c, y := range cols {
+			est, err := lipschitzEstimate(p.X, y, noiseVar, fits[c].Spec)
+			if err != nil {
+				return fmt.Errorf("%s: %s: %w", path, column(c), err)
+			}
+			lips = append(lips, est)
+		}
+	}
 	// Everything is written at once, so that an error leaves stdout empty.
 	var out bytes.Buffer
 	if *asJSON {
-		writeFitJSON(&out, fits)
+		writeFitJSON(&out, fits, lips)
 	} else {
-		writeFitYAML(&out, fits, fitHeader(path, p, opt), rms(p.NoiseStds))
+		writeFitYAML(&out, fits, lips, fitHeader(path, p, opt), rms(p.NoiseStds))
 	}
 	_, err = stdout.Write(out.Bytes())
 	return err
@@ -201,10 +215,13 @@ func lmlComment(c int, r fit.Result) string {
 // objective's (or, with known noise, the root mean square of the file's
 // noise_std column, rmsNoise, for measurements told without their own). δ is not
 // fitted: it is set to docs/fitting.md's example value, to be chosen.
-func writeFitYAML(w io.Writer, fits []fit.Result, header string, rmsNoise float64) {
+func writeFitYAML(w io.Writer, fits []fit.Result, lips [][]float64, header string, rmsNoise float64) {
 	io.WriteString(w, header)
 	io.WriteString(w, "model:\n")
 	fmt.Fprintf(w, "  # %s\n", lmlComment(0, fits[0]))
+	if lips != nil {
+		fmt.Fprintf(w, "  # %s\n", lipschitzComment(lips[0]))
+	}
 	fmt.Fprintf(w, "  objective: %s\n", kernelFlow(fits[0].Spec))
 	if len(fits) == 1 {
 		io.WriteString(w, "  constraints: []\n")
@@ -212,6 +229,9 @@ func writeFitYAML(w io.Writer, fits []fit.Result, header string, rmsNoise float6
 		io.WriteString(w, "  constraints:\n")
 		for c, r := range fits[1:] {
 			fmt.Fprintf(w, "    # %s\n", lmlComment(c+1, r))
+			if lips != nil {
+				fmt.Fprintf(w, "    # %s\n", lipschitzComment(lips[c+1]))
+			}
 			fmt.Fprintf(w, "    - %s\n", kernelFlow(r.Spec))
 		}
 	}
@@ -234,6 +254,9 @@ type fitJSON struct {
 	LogMarginalLikelihood float64   `json:"log_marginal_likelihood"`
 	LogPosterior          float64   `json:"log_posterior"`
 	Warnings              []string  `json:"warnings,omitempty"`
+	// LipschitzEstimate is lipschitzEstimate's, per coordinate: an
+	// estimate from the data, not a bound.
+	LipschitzEstimate []float64 `json:"lipschitz_estimate,omitempty"`
 }
 
 func toJSON(r fit.Result) fitJSON {
@@ -244,15 +267,87 @@ func toJSON(r fit.Result) fitJSON {
 	}
 }
 
-func writeFitJSON(w io.Writer, fits []fit.Result) {
+func writeFitJSON(w io.Writer, fits []fit.Result, lips [][]float64) {
+	js := make([]fitJSON, len(fits))
+	for c, r := range fits {
+		js[c] = toJSON(r)
+		if lips != nil {
+			js[c].LipschitzEstimate = lips[c]
+		}
+	}
 	out := struct {
 		Objective   fitJSON   `json:"objective"`
 		Constraints []fitJSON `json:"constraints"`
-	}{Objective: toJSON(fits[0]), Constraints: []fitJSON{}}
-	for _, r := range fits[1:] {
-		out.Constraints = append(out.Constraints, toJSON(r))
-	}
+	}{Objective: js[0], Constraints: append([]fitJSON{}, js[1:]...)}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.Encode(out) // a buffer: cannot fail
+}
+
+// maxLipschitzPoints bounds the data lipschitzEstimate reads: its GP
+// over the points holds an N × N matrix (32 MiB at 2 000).
+const maxLipschitzPoints = 2000
+
+// lipschitzEstimate estimates, per coordinate of the data, the largest
+// slope |∂μ/∂x_j| of the fitted GP's posterior mean over the data's
+// bounding box: at every data point and 256 points drawn uniformly in
+// the box, by central differences of 10⁻⁴ of the box. It is an estimate
+// from the data, not a bound: the function may be steeper between or
+// beyond the points, and losbo's safety rests on the bound given.
+func lipschitzEstimate(x [][]float64, y, noiseVar []float64, s kernel.Spec) ([]float64, error) {
+	k, err := kernel.New(s)
+	if err != nil {
+		return nil, err
+	}
+	noise := 0.0
+	if s.NoiseStd != nil {
+		noise = *s.NoiseStd
+	}
+	g := gp.New(k, x, noise)
+	for i := range x {
+		if noiseVar != nil {
+			g.Add(i, y[i], noiseVar[i])
+		} else {
+			g.Observe(i, y[i])
+		}
+	}
+	d := len(x[0])
+	lo, hi := slices.Clone(x[0]), slices.Clone(x[0])
+	for _, p := range x {
+		for j, v := range p {
+			lo[j], hi[j] = min(lo[j], v), max(hi[j], v)
+		}
+	}
+	probes := slices.Clone(x)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 256 {
+		p := make([]float64, d)
+		for j := range p {
+			p[j] = lo[j] + rng.Float64()*(hi[j]-lo[j])
+		}
+		probes = append(probes, p)
+	}
+	est := make([]float64, d)
+	q := make([]float64, d)
+	for _, p := range probes {
+		for j := range d {
+			h := 1e-4 * max(hi[j]-lo[j], 1e-12)
+			copy(q, p)
+			q[j] = p[j] + h
+			up, _ := g.PredictAt(q)
+			q[j] = p[j] - h
+			down, _ := g.PredictAt(q)
+			est[j] = max(est[j], math.Abs(up-down)/(2*h))
+		}
+	}
+	return est, nil
+}
+
+// lipschitzComment is the YAML comment of a column's estimate.
+func lipschitzComment(est []float64) string {
+	parts := make([]string, len(est))
+	for j, v := range est {
+		parts[j] = fmt.Sprintf("x%d: %s", j+1, num(v))
+	}
+	return "lipschitz estimate {" + strings.Join(parts, ", ") + "} (the fitted mean's steepest slope per unit of each x over the data's box: an estimate from the data, not a bound; losbo's safety rests on the bound you give, so give one with margin)"
 }

@@ -261,3 +261,44 @@ func TestFitWarnings(t *testing.T) {
 		t.Errorf("%v\nstdout %s\nstderr %s", err, out, errOut)
 	}
 }
+
+// TestFitLipschitzEstimate: fit prints each column's Lipschitz estimate
+// per coordinate (issue 43, item 4), with its caveat; on a plane g = 3·x1
+// − 0.5·x2 measured without noise the fitted mean's slopes are the
+// plane's, within 10 % (a GP mean reverts to 0 between and beyond the
+// data, so its slopes are the plane's only where the data are).
+func TestFitLipschitzEstimate(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("x1,x2,f,g1\n")
+	for i := range 7 {
+		for j := range 7 {
+			x1, x2 := float64(i)/6, float64(j)/6
+			fmt.Fprintf(&b, "%v,%v,%v,%v\n", x1, x2, x1+x2, 3*x1-0.5*x2)
+		}
+	}
+	path := filepath.Join(dir, "plane.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"fit", path, "--json"}, &stdout, &stderr); err != nil {
+		t.Fatal(err, stderr.String())
+	}
+	var out struct {
+		Constraints []struct {
+			LipschitzEstimate []float64 `json:"lipschitz_estimate"`
+		} `json:"constraints"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil || len(out.Constraints) != 1 {
+		t.Fatalf("%v: %s", err, stdout.String())
+	}
+	est := out.Constraints[0].LipschitzEstimate
+	if len(est) != 2 || math.Abs(est[0]-3) > 0.3 || math.Abs(est[1]-0.5) > 0.05 {
+		t.Errorf("estimate %v, want about [3 0.5]", est)
+	}
+	stdout.Reset()
+	if err := run([]string{"fit", path}, &stdout, &stderr); err != nil || !strings.Contains(stdout.String(), "an estimate from the data, not a bound") {
+		t.Errorf("YAML: %v %s", err, stdout.String())
+	}
+}
