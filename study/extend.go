@@ -51,7 +51,7 @@ func (s *Study) decideExtend(h int) (store.Event, error) {
 	case h <= old || h > api.MaxHorizon:
 		return store.Event{}, fmt.Errorf("%w: horizon %d: want more than the study's %d, at most %d", api.ErrBadExtend, h, old, api.MaxHorizon)
 	case len(s.pending) > 0:
-		return store.Event{}, fmt.Errorf("%w: study %q has %s: tell (or retract) them before extending its horizon", api.ErrBadExtend, s.name, plural.Count(len(s.pending), "pending ask"))
+		return store.Event{}, fmt.Errorf("%w: study %q has %s: tell %s first (its measurement, or --failed for one that was not run) before extending its horizon", api.ErrBadExtend, s.name, plural.Count(len(s.pending), "pending ask"), map[bool]string{true: "it", false: "them"}[len(s.pending) == 1])
 	}
 	if s.maxMemory != 0 {
 		s.res.Spec.Horizon = h

@@ -62,11 +62,25 @@ func (s *Study) atSeed(e *store.Event) bool {
 	return e.Index >= 0 && slices.Contains(s.res.Seed, e.Index)
 }
 
-// failedAt reports whether a failure in force was told at e's point.
+// failedAt reports whether a failure, or a tell past a limit, in force
+// was told at e's point: a setting the way back after a violation never
+// returns to.
 func (s *Study) failedAt(e *store.Event) bool {
 	for k := range s.events {
 		f := &s.events[k]
-		if f.Kind == "fail" && s.retracted[f.Seq] == 0 && f.Index == e.Index && slices.Equal(f.X, e.X) && slices.Equal(f.Context, e.Context) {
+		if (f.Kind == "fail" || f.Kind == "tell" && f.Violation) && s.retracted[f.Seq] == 0 && f.Index == e.Index && slices.Equal(f.X, e.X) && slices.Equal(f.Context, e.Context) {
+			return true
+		}
+	}
+	return false
+}
+
+// excludedSeed reports whether seed action i (a finite decision set's)
+// was measured unsafe or failed, by a tell in force: never asked again.
+func (s *Study) excludedSeed(i int) bool {
+	for k := range s.events {
+		e := &s.events[k]
+		if (e.Kind == "fail" || e.Kind == "tell" && e.Violation) && e.Index == i && s.retracted[e.Seq] == 0 {
 			return true
 		}
 	}
@@ -74,8 +88,9 @@ func (s *Study) failedAt(e *store.Event) bool {
 }
 
 // bestSafe is the observation in force of the best objective among those
-// that kept every limit and whose setting never failed, nil if none: the
-// setting after_violation: best goes back to.
+// that kept every limit and whose setting never failed nor broke a limit
+// in another measurement, nil if none: the setting after_violation: best
+// goes back to.
 func (s *Study) bestSafe() *store.Event {
 	var best *store.Event
 	for k := range s.events {

@@ -121,6 +121,14 @@ func TestFailedTrial(t *testing.T) {
 			if strings.Count(csv, ",fail,") != 2 {
 				t.Errorf("export: %d fail rows:\n%s", strings.Count(csv, ",fail,"), csv)
 			}
+			// An export with failures imports (its measurements; a failure
+			// has none to carry over).
+			if err := v.Create(ctx, "copy", resolved(t, spec)); err != nil {
+				t.Fatal(err)
+			}
+			if ans, err := v.Import(ctx, "copy", csvRows(t, v, csv)); err != nil || ans.Imported != 18 {
+				t.Errorf("import of the export: %+v, %v; want its 18 measurements", ans, err)
+			}
 			// The next ask, live and reopened from the records.
 			live, err := v.Ask(ctx, "s")
 			if err != nil {
@@ -266,7 +274,7 @@ func TestAfterViolationBest(t *testing.T) {
 			if err := v.Create(ctx, "s", resolved(t, piSpec+after)); err != nil {
 				t.Fatal(err)
 			}
-			best, bestV := space.Setting(nil), math.Inf(1)
+			var best space.Setting
 			type measured struct {
 				at space.Setting
 				v  float64
@@ -298,13 +306,15 @@ func TestAfterViolationBest(t *testing.T) {
 				if _, err := v.Tell(ctx, "s", req); err != nil {
 					t.Fatalf("trial %d: %v", trial, err)
 				}
-				// The best safe tell whose setting never failed.
-				if req.Failed {
+				// The best safe tell whose setting never failed nor broke
+				// a limit.
+				if req.Failed || vals["overshoot"] > 0.05 {
 					failed[key(a.Params)] = true
-				} else if vals["overshoot"] <= 0.05 {
+				} else {
 					told = append(told, measured{a.Params, vals["settle_time"]})
 				}
-				best, bestV = nil, math.Inf(1)
+				best = nil
+				bestV := math.Inf(1)
 				for _, m := range told {
 					if !failed[key(m.at)] && m.v < bestV {
 						best, bestV = m.at, m.v
@@ -644,5 +654,36 @@ func TestLoSBOInUnitsRefused(t *testing.T) {
 		if !errors.Is(err, api.ErrSpec) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want ErrSpec with %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestAfterViolationNotBackToIt: the way back never returns to a setting
+// that broke a limit, even one measured safe before (here the seed, safe
+// twice, then past the limit): it is never asked again.
+func TestAfterViolationNotBackToIt(t *testing.T) {
+	ctx := context.Background()
+	v, _ := newService(t, filepath.Join(t.TempDir(), "n.db"))
+	if err := v.Create(ctx, "s", resolved(t, piSpec+"after_violation: best\n")); err != nil {
+		t.Fatal(err)
+	}
+	for trial, over := range []float64{0.01, 0.01, 0.2} {
+		a, err := v.Ask(ctx, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if key(a.Params) != `{"ki":0.05,"kp":0.3}` {
+			t.Fatalf("trial %d: %v, want the seed", trial, a.Params)
+		}
+		id := a.Ask
+		if _, err := v.Tell(ctx, "s", &api.TellRequest{Ask: &id, Values: map[string]float64{"settle_time": 60, "overshoot": over}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, err := v.Ask(ctx, "s")
+	if err == nil && (a.BackToBest || key(a.Params) == `{"ki":0.05,"kp":0.3}`) {
+		t.Fatalf("after the seed broke the limit: %+v; want neither the seed nor a way back to it", a)
+	}
+	if err != nil && !errors.Is(err, api.ErrNoSafeSetting) {
+		t.Fatal(err)
 	}
 }

@@ -584,7 +584,11 @@ func (nm *named) trialTell(s *Study, trial int) (int, error) {
 
 func (nm *named) seedNote(s *Study, e *store.Event, then string) (string, bool) {
 	set, _ := json.Marshal(s.settingOf(e))
-	return fmt.Sprintf("the seed %s broke a limit when measured (trial %d): %s", set, s.tellTrial[e.Seq], then), true
+	what := "broke a limit"
+	if e.Kind == "fail" {
+		what = "failed"
+	}
+	return fmt.Sprintf("the seed %s %s when measured (trial %d): %s", set, what, s.tellTrial[e.Seq], then), true
 }
 
 func (nm *named) unit() string { return "setting" }
@@ -599,7 +603,18 @@ func (nm *named) lengthscaleNote(short float64, who string) (string, bool) {
 	return fmt.Sprintf("the lengthscales may be too short for the space: each measurement then vouches for its own neighbourhood only — the shortest, %s's, is %.3g of the unit cube the parameters map to, and a measurement vouches for settings within about %.2g of it", who, short, 0.13*short), true
 }
 
-func (nm *named) hints(r *Resolved) []string { return nm.space.Hints(r.Spec.Seeds) }
+func (nm *named) hints(r *Resolved) []string {
+	h := nm.space.Hints(r.Spec.Seeds)
+	if r.Spec.Algorithm.Name != bandit.LoSBO {
+		for _, c := range nm.outcomes.Constraints {
+			if c.Lipschitz != nil || c.NoiseBound != nil {
+				h = append(h, fmt.Sprintf("%s's lipschitz and noise_bound are used by losbo only, and this study runs %s: give algorithm: {name: losbo} to have its safe set rest on them (docs/algorithms.md)", c.Name, r.Spec.Algorithm.DisplayLabel()))
+				break
+			}
+		}
+	}
+	return h
+}
 
 func (nm *named) storedSpec(r *Resolved) ([]byte, error) { return r.Spec.storedNamed() }
 

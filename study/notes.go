@@ -51,14 +51,14 @@ func (s *Study) notes() []string {
 // unsafe is excluded from then on (failed.go), and the user must hear
 // that the premise failed, in every answer, until the tell is retracted.
 func (s *Study) seedNotes() []string {
-	if s.viol == 0 {
-		return nil // no violation in force: the common case, without a pass over the events
+	if s.viol+s.nFail == 0 {
+		return nil // no violation nor failure in force: the common case, without a pass over the events
 	}
 	var notes []string
 	seen := map[string]bool{}
 	for k := range s.events {
 		e := &s.events[k]
-		if e.Kind != "tell" || !e.Violation || s.retracted[e.Seq] != 0 {
+		if !(e.Kind == "tell" && e.Violation || e.Kind == "fail") || s.retracted[e.Seq] != 0 {
 			continue
 		}
 		var key string
@@ -82,11 +82,15 @@ func (s *Study) seedNotes() []string {
 			notes = append(notes, n)
 			continue
 		}
+		what := "broke a threshold"
+		if e.Kind == "fail" {
+			what = "failed"
+		}
 		switch {
 		case s.res.Box != nil:
-			notes = append(notes, fmt.Sprintf("the seed point %v broke a threshold when measured (observation %d): %s", e.X, e.Seq, then))
+			notes = append(notes, fmt.Sprintf("the seed point %v %s when measured (observation %d): %s", e.X, what, e.Seq, then))
 		default:
-			notes = append(notes, fmt.Sprintf("the seed action %d broke a threshold when measured (observation %d): %s", e.Index, e.Seq, then))
+			notes = append(notes, fmt.Sprintf("the seed action %d %s when measured (observation %d): %s", e.Index, what, e.Seq, then))
 		}
 	}
 	return notes
@@ -234,7 +238,7 @@ func (s *Study) knownSafe() int {
 func (s *Study) knownSafeIn(snap *bandit.Snapshot) int {
 	n := snap.SafeSetSize
 	for _, i := range s.res.Seed {
-		if i < len(snap.Safe) && !snap.Safe[i] {
+		if i < len(snap.Safe) && !snap.Safe[i] && (s.viol+s.nFail == 0 || !s.excludedSeed(i)) {
 			n++
 		}
 	}
