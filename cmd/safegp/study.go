@@ -1136,6 +1136,17 @@ func plotFlags(fs *flag.FlagSet) func(*studySession) error {
 		}
 		defer l.close()
 		svc := l.svc
+		// A study stated in parameters on a grid is drawn in its user's
+		// units; another (and a box) as before.
+		if d, err := svc.Plot(s.ctx, s.name); err == nil {
+			if err := plotNamed(*out, s.name, d); err != nil {
+				return err
+			}
+			fmt.Fprintf(s.stdout, "wrote %s\n", *out)
+			return nil
+		} else if !errors.Is(err, study.ErrNotPlottable) {
+			return err
+		}
 		x, h, obs, snap, err := svc.Inspect(s.ctx, s.name)
 		if err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,5 +69,79 @@ func TestStudyPlot2DColorBar(t *testing.T) {
 	}
 	if out := os.Getenv("SAFEGP_STUDYPLOT_PNG"); out != "" { // to look at it
 		do("study", "plot", "--db", db, "--out", out)
+	}
+}
+
+// svgTexts are the texts of an SVG file: titles, labels, ticks, legends.
+func svgTexts(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, part := range strings.Split(string(b), "</text>")[:strings.Count(string(b), "</text>")] {
+		out = append(out, part[strings.LastIndex(part, ">")+1:])
+	}
+	return out
+}
+
+// TestStudyPlotInUserUnits (issue 44, item 1): a study stated in
+// parameters is drawn in its user's units — kp on a log axis with ticks
+// 0.1, 1, 10, ki and settle_time by name with its unit, the overshoot's
+// limit, no unit-cube x₁ — in 2-D and in 1-D.
+func TestStudyPlotInUserUnits(t *testing.T) {
+	for _, c := range []struct {
+		name, params string
+		want         []string
+	}{
+		{"2-D", "  - {name: kp, low: 0.05, high: 20, scale: log}\n  - {name: ki, low: 0.01, high: 10, scale: log}\n",
+			[]string{"kp", "ki", "settle_time (s)", "0.1", "1", "10", "s: settle_time (minimize), posterior mean", "trials"}},
+		{"1-D", "  - {name: kp, low: 0.05, high: 20, scale: log}\n",
+			[]string{"kp", "settle_time (s)", "overshoot", "0.1", "1", "10", "limit", "s: overshoot (constraint)"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			spec, db := filepath.Join(dir, "spec.yaml"), filepath.Join(dir, "s.db")
+			seed := "seeds: [{kp: 0.3, ki: 0.05}]\n"
+			if c.name == "1-D" {
+				seed = "seeds: [{kp: 0.3}]\n"
+			}
+			y := "parameters:\n" + c.params + "objective: {name: settle_time, goal: minimize, unit: s}\nconstraints:\n  - {name: overshoot, max: 0.05}\n" + seed + "horizon: 20\n"
+			if err := os.WriteFile(spec, []byte(y), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			do := func(args ...string) string {
+				t.Helper()
+				var stdout, stderr bytes.Buffer
+				if err := run(args, &stdout, &stderr); err != nil {
+					t.Fatalf("%v: %v (%s)", args, err, stderr.String())
+				}
+				return stdout.String()
+			}
+			do("study", "create", spec, "--db", db, "--study", "s")
+			for k := range 5 {
+				var a struct {
+					Ask int `json:"ask"`
+				}
+				if err := json.Unmarshal([]byte(do("study", "ask", "--db", db, "--study", "s")), &a); err != nil {
+					t.Fatal(err)
+				}
+				do("study", "tell", "--db", db, "--study", "s", "--ask", strconv.Itoa(a.Ask), "--value", "settle_time="+strconv.Itoa(60-k), "--value", "overshoot=0.01")
+			}
+			out := filepath.Join(dir, "p.svg")
+			do("study", "plot", "--db", db, "--study", "s", "--out", out)
+			texts := svgTexts(t, out)
+			for _, w := range c.want {
+				if !slices.Contains(texts, w) {
+					t.Errorf("no text %q in %q", w, texts)
+				}
+			}
+			for _, txt := range texts {
+				if strings.Contains(txt, "x₁") || strings.Contains(txt, "x1") {
+					t.Errorf("a unit-cube axis: %q", txt)
+				}
+			}
+		})
 	}
 }
