@@ -41,6 +41,9 @@ type Curve struct {
 	// realizations whose f* and f_0 differ (GP samples). Nil without f*,
 	// or when a run lacks SeedBest.
 	MeanShare, SEShare []float64
+	// N is the number of realizations summarized: the standard error of
+	// MeanAvg is StdAvg/√N (0 when not known).
+	N int
 }
 
 // Summarize computes one Curve per label, in configuration order. The

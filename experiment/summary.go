@@ -125,7 +125,7 @@ func (s *summarizer) curves() []Curve {
 			Label:   l,
 			MeanAvg: a.avgM, StdAvg: std(a.avgQ, a.n), MinAvg: a.avgLo, MaxAvg: a.avgHi,
 			MeanAvgReach: a.reachM, StdAvgReach: std(a.reachQ, a.n),
-			Violations: a.violM,
+			Violations: a.violM, N: int(a.n),
 		})
 	}
 	return out

@@ -2,8 +2,13 @@ package reproduce
 
 import (
 	"fmt"
+	"image/color"
+	"math"
 	"strings"
 	"sync"
+
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/experiment"
@@ -29,11 +34,21 @@ func regimeRange(regime string) string {
 }
 
 // regretSeries is experiment.RegretSeries with the band given: the std
-// band (the paper's Figs. 6–8) or none (its Fig. 2).
-func regretSeries(curves []experiment.Curve, bands bool) []plot.Series {
+// band (the paper's Figs. 6–8), ±1 standard error of the mean over the
+// realizations (Fig. 2 and the ablations: how well each mean is known,
+// which says whether two curves differ beyond noise), or none.
+func regretSeries(curves []experiment.Curve, band experiment.Band) []plot.Series {
 	s := experiment.RegretSeries(curves)
-	if !bands {
-		for i := range s {
+	for i := range s {
+		switch n := curves[i].N; {
+		case band == experiment.BandStd:
+		case band == experiment.BandSE && n > 1:
+			se := make([]float64, len(s[i].Std))
+			for t, v := range s[i].Std {
+				se[t] = v / math.Sqrt(float64(n))
+			}
+			s[i].Std = se
+		default:
 			s[i].Std = nil
 		}
 	}
@@ -41,15 +56,15 @@ func regretSeries(curves []experiment.Curve, bands bool) []plot.Series {
 }
 
 // fig2Panel is one panel of the paper's Fig. 2: the regime's comparison
-// as the paper ran it (no ablation), means only, as the paper prints it.
+// as the paper ran it (no ablation), with ±1 standard error bands.
 func fig2Panel(curves []experiment.Curve, regime, letter string) *plot.Panel {
 	var paper []plot.Series
-	for _, s := range regretSeries(curves, false) {
+	for _, s := range regretSeries(curves, experiment.BandSE) {
 		if !isAblation(s.Label) {
 			paper = append(paper, s)
 		}
 	}
-	p, err := plot.Bands(fmt.Sprintf("(%s) %s", letter, regimeRange(regime)), "round $t$", regretLabel, paper)
+	p, err := plot.Bands(fmt.Sprintf("(%s) %s: mean ± 1 SE", letter, regimeRange(regime)), "round $t$", regretLabel, paper)
 	if err != nil {
 		panic(err) // RegretSeries builds series of matching lengths
 	}
@@ -78,7 +93,7 @@ var bandAlgorithms = []struct{ label, title string }{
 func bandPanels(curves []experiment.Curve, regime string) []*plot.Panel {
 	var ps []*plot.Panel
 	for k, a := range bandAlgorithms {
-		for _, s := range regretSeries(curves, true) {
+		for _, s := range regretSeries(curves, experiment.BandStd) {
 			if s.Label != a.label {
 				continue
 			}
@@ -96,10 +111,11 @@ func bandPanels(curves []experiment.Curve, regime string) []*plot.Panel {
 
 // regimePanels draws the paper's comparison (left) and the same comparison
 // under the other implementation choices, with the oracle for reference
-// (right), means only (the bands are in Figs. 6–8), on one y axis.
+// (right), each mean with ±1 standard error (one realization's spread is
+// in Figs. 6–8), on one y axis.
 func regimePanels(curves []experiment.Curve, regime string) (left, right *plot.Panel) {
 	var paper, ablation []plot.Series
-	for _, s := range regretSeries(curves, false) {
+	for _, s := range regretSeries(curves, experiment.BandSE) {
 		switch {
 		case isAblation(s.Label):
 			ablation = append(ablation, s)
@@ -110,11 +126,11 @@ func regimePanels(curves []experiment.Curve, regime string) (left, right *plot.P
 			paper = append(paper, s)
 		}
 	}
-	left, err := plot.Bands(regimeRange(regime)+": as in the paper", "round $t$", regretLabel, paper)
+	left, err := plot.Bands(regimeRange(regime)+": as in the paper, mean ± 1 SE", "round $t$", regretLabel, paper)
 	if err != nil {
 		panic(err) // series built above have matching lengths
 	}
-	right, err = plot.Bands(regimeRange(regime)+": ablations", "round $t$", regretLabel, ablation)
+	right, err = plot.Bands(regimeRange(regime)+": ablations, mean ± 1 SE", "round $t$", regretLabel, ablation)
 	if err != nil {
 		panic(err)
 	}
@@ -144,15 +160,51 @@ func linearPanel(curves []experiment.Curve) *plot.Panel {
 	return p
 }
 
-// phase1Panel draws Fig. 5: SGP-UCB with uniform and with uncertainty
-// sampling in phase 1.
-func phase1Panel(curves []experiment.Curve) *plot.Panel {
-	p, err := plot.Bands("Phase-1 rule (paper Fig. 5): mean ± 1 std", "round $t$", regretLabel, experiment.RegretSeries(curves))
+// phase1Panels draw Fig. 5: SGP-UCB with uniform and with uncertainty
+// sampling in phase 1, the means (left) and their difference,
+// uncertainty − uniform, with ±1 standard error of the difference
+// (right): whether the rule matters is read off the right panel, where the
+// paper's overlapping std bands showed nothing. The SE is
+// √(SE₁² + SE₂²), as for independent realizations; the two rules run on
+// the same problems, so the paired difference's would be smaller — the
+// band errs wide.
+func phase1Panels(curves []experiment.Curve) []*plot.Panel {
+	left, err := plot.Bands("Phase-1 rule (paper Fig. 5): mean regret", "round $t$", regretLabel, regretSeries(curves, experiment.BandNone))
 	if err != nil {
 		panic(err)
 	}
-	plot.ShareY(true, p)
-	return p
+	plot.ShareY(true, left)
+	se := regretSeries(curves, experiment.BandSE)
+	var a, b int = -1, -1
+	for i, c := range curves {
+		switch {
+		case strings.Contains(c.Label, "uncertainty"):
+			a = i
+		case strings.Contains(c.Label, "uniform"):
+			b = i
+		}
+	}
+	if a < 0 || b < 0 {
+		return []*plot.Panel{left}
+	}
+	d := plot.Series{Label: "uncertainty − uniform", X: se[a].X, Color: plot.Palette[0]}
+	for t := range se[a].Mean {
+		d.Mean = append(d.Mean, se[a].Mean[t]-se[b].Mean[t])
+		if se[a].Std != nil && se[b].Std != nil {
+			d.Std = append(d.Std, math.Hypot(se[a].Std[t], se[b].Std[t]))
+		}
+	}
+	right, err := plot.Bands("uncertainty − uniform: mean ± 1 SE", "round $t$", "difference in $R_t/t$", []plot.Series{d})
+	if err != nil {
+		panic(err)
+	}
+	zero, err := plotter.NewLine(plotter.XYs{{X: d.X[0], Y: 0}, {X: d.X[len(d.X)-1], Y: 0}})
+	if err != nil {
+		panic(err)
+	}
+	zero.Color, zero.Dashes = color.Gray{120}, []vg.Length{vg.Points(3), vg.Points(3)}
+	right.Add(zero)
+	return []*plot.Panel{left, right}
 }
 
 // paperFigures writes the paper's Fig. 2 (fig2-regret) and Figs. 6–8

@@ -47,7 +47,7 @@ func allFigures() map[string]plot.Figure {
 	}
 	figs["fig2"] = fig2(regimes)
 	figs["fig4"] = plot.Figure{Panels: []*plot.Panel{linearPanel(curvesFor([]string{"safeopt", "sgp-ucb"}, 100))}}
-	figs["fig5"] = plot.Figure{Panels: []*plot.Panel{phase1Panel(curvesFor([]string{"uniform", "uncertainty"}, 100))}}
+	figs["fig5"] = plot.Figure{Panels: phase1Panels(curvesFor([]string{"uniform", "uncertainty"}, 100))}
 	return figs
 }
 
@@ -91,9 +91,10 @@ func TestFiguresStyleConsistent(t *testing.T) {
 	}
 }
 
-// TestFiguresLayout: no legend covers data in any figure; the panels of
-// one figure share their y axis, from 0; Fig. 2 draws means only and
-// Figs. 6–8 their std bands; no label writes a caret.
+// TestFiguresLayout: no legend covers data in any figure; the regret
+// panels of one figure share their y axis, from 0; Fig. 2 draws its
+// means with ±1 SE (none for curves without their realization count, as
+// here) and Figs. 6–8 their std bands; no label writes a caret.
 func TestFiguresLayout(t *testing.T) {
 	t.Parallel()
 	for name, f := range allFigures() {
@@ -101,6 +102,9 @@ func TestFiguresLayout(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 		for _, p := range f.Panels {
+			if p.Y.Label.Text != regretLabel {
+				continue // Fig. 5's difference: around 0, its own axis
+			}
 			if p.Y.Min != 0 || p.Y.Max != f.Panels[0].Y.Max {
 				t.Errorf("%s %q: y range [%g, %g], first panel's [%g, %g]", name, p.Title.Text, p.Y.Min, p.Y.Max, f.Panels[0].Y.Min, f.Panels[0].Y.Max)
 			}
@@ -131,5 +135,42 @@ func TestFiguresLayout(t *testing.T) {
 				t.Errorf("fig2 draws the ablation %q", label)
 			}
 		}
+	}
+}
+
+// TestFig2StandardErrors (issue 44, item 3): with the realizations known,
+// Fig. 2 and the ablation panels draw each mean with ±1 standard error,
+// std/√n: curvesFor's std is a quarter of the mean, so with n = 16 the
+// top of Fig. 2 is label 4's band, 0.5/(1 + 1/50)·(1 + 1/16), above its
+// line's 5 % margin; Fig. 5's right panel is the difference with
+// √(SE₁² + SE₂²).
+func TestFig2StandardErrors(t *testing.T) {
+	t.Parallel()
+	cs := curvesFor(regimeLabels, 100)
+	for i := range cs {
+		cs[i].N = 16
+	}
+	start := 1 / (1 + 1.0/50)
+	p := fig2Panel(cs, "1-10", "a")
+	plot.ShareY(true, p)
+	if got, want := p.Y.Max, 0.5*start*(1+1.0/16); math.Abs(got-want) > 1e-12 {
+		t.Errorf("fig2 y max %g, want the top of the largest mean's SE band %g", got, want)
+	}
+	if left, _ := regimePanels(cs, "1-10"); !strings.Contains(left.Title.Text, "mean ± 1 SE") {
+		t.Errorf("ablation panel title %q does not say its band", left.Title.Text)
+	}
+	ph := curvesFor([]string{"uniform", "uncertainty"}, 100)
+	for i := range ph {
+		ph[i].N = 16
+	}
+	ps := phase1Panels(ph)
+	if len(ps) != 2 || ps[1].Y.Label.Text != "difference in $R_t/t$" {
+		t.Fatalf("fig5: %d panels", len(ps))
+	}
+	// uncertainty (label 1) − uniform (label 0) = m₀ at round 1, its SE
+	// √((m₀/16)² + (2m₀/16)²): the band's top is m₀(1 + √5/16).
+	m0 := 0.5 * start
+	if got, want := ps[1].Y.Max, m0*(1+math.Sqrt(5)/16); math.Abs(got-want) > 1e-9 && got < want {
+		t.Errorf("fig5 difference: y max %g, want at least %g", got, want)
 	}
 }

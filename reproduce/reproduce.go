@@ -263,7 +263,7 @@ func paperExperiments() []paperExperiment {
 		paperExperiment{
 			name: "phase1", example: "phase1.yaml", log: "phase-1 rule: %d runs",
 			figures: func(tmp string, curves []experiment.Curve) error {
-				return plot.Save(phase1Panel(curves), tmp, "regret")
+				return plot.SaveRow(phase1Panels(curves), tmp, "regret")
 			},
 		},
 	)

@@ -5,45 +5,58 @@ import (
 	"math"
 
 	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/safegp/safegp/plot"
 )
 
-// Figure draws safety.png and safety.svg into dir: per algorithm, across
-// the scenarios, the share of runs with a violation and the mean regret
-// R_T/T (± its standard error), under one legend.
+// Figure draws safety.png and safety.svg into dir: per scenario and
+// algorithm, a point with its interval — the share of runs with a
+// violation with its 95 % Wilson interval, the mean regret R_T/T ± its
+// standard error — the algorithms side by side within each scenario,
+// nothing joining the scenarios (they are categories, not a sequence),
+// under one legend outside the data (issue 44, item 3).
 func Figure(dir string, results []Result) error {
 	ls := labels(results)
-	x := make([]float64, len(results))
 	ticks := make([]gplot.Tick, len(results))
 	for i, r := range results {
-		x[i] = float64(i + 1)
-		ticks[i] = gplot.Tick{Value: x[i], Label: r.Short}
+		ticks[i] = gplot.Tick{Value: float64(i + 1), Label: r.Short}
 	}
-	var share, regret []plot.Series
-	for _, l := range ls {
-		var xs, sv, rv, re []float64
+	left := plot.NewPanel("share of runs with a violation, 95 % interval", "scenario", "share of runs")
+	right := plot.NewPanel("regret, mean ± 1 SE", "scenario", "regret $R_T/T$")
+	// Each algorithm's place within a scenario's slot of width 1.
+	width := 0.7
+	for k, l := range ls {
+		off := -width/2 + width*(float64(k)+0.5)/float64(len(ls))
+		var sp, rp plotter.XYs
+		var se, re []yErr
 		for i := range results {
 			row := results[i].find(l)
 			if row == nil {
 				continue
 			}
-			xs = append(xs, x[i])
-			sv = append(sv, float64(row.Violating)/float64(row.Runs))
-			rv = append(rv, row.Regret)
-			re = append(re, row.RegretSE)
+			x := float64(i+1) + off
+			p, lo, hi := wilson(row.Violating, row.Runs)
+			sp = append(sp, plotter.XY{X: x, Y: p})
+			se = append(se, yErr{Low: p - lo, High: hi - p})
+			rp = append(rp, plotter.XY{X: x, Y: row.Regret})
+			re = append(re, yErr{Low: row.RegretSE, High: row.RegretSE})
 		}
-		share = append(share, plot.Series{Label: l, X: xs, Mean: sv})
-		regret = append(regret, plot.Series{Label: l, X: xs, Mean: rv, Std: re})
-	}
-	left, err := plot.Bands("", "scenario", "share of runs with a violation", share)
-	if err != nil {
-		return fmt.Errorf("safety: figure: %w", err)
-	}
-	right, err := plot.Bands("", "scenario", "regret $R_T/T$", regret)
-	if err != nil {
-		return fmt.Errorf("safety: figure: %w", err)
+		st := plot.StyleOf(l)
+		for _, c := range []struct {
+			p   *plot.Panel
+			pts plotter.XYs
+			err []yErr
+		}{{left, sp, se}, {right, rp, re}} {
+			if len(c.pts) == 0 {
+				continue
+			}
+			if err := pointsWithErrors(c.p, l, st, k, c.pts, c.err); err != nil {
+				return fmt.Errorf("safety: figure: %w", err)
+			}
+		}
 	}
 	for _, p := range []*plot.Panel{left, right} {
 		p.X.Tick.Marker = gplot.ConstantTicks(ticks)
@@ -60,3 +73,57 @@ func Figure(dir string, results []Result) error {
 	}
 	return nil
 }
+
+// glyphs tell the algorithms apart beside their colours (an ablation
+// shares its algorithm's colour).
+var glyphs = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.TriangleGlyph{}, draw.PyramidGlyph{}, draw.RingGlyph{}, draw.SquareGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}
+
+// pointsWithErrors adds label's points and their error bars to p, in its
+// style st and the k-th glyph, with one legend entry.
+func pointsWithErrors(p *plot.Panel, label string, st plot.Style, k int, pts plotter.XYs, errs []yErr) error {
+	bars, err := plotter.NewYErrorBars(yErrors{pts, errs})
+	if err != nil {
+		return err
+	}
+	bars.LineStyle.Color = st.Color
+	bars.LineStyle.Width = vg.Points(0.8)
+	bars.CapWidth = vg.Points(3)
+	sc, err := plotter.NewScatter(pts)
+	if err != nil {
+		return err
+	}
+	// (k + k/8) mod 8: the ninth label, whose colour may repeat the first's
+	// (a palette of ten), takes another glyph.
+	sc.GlyphStyle = draw.GlyphStyle{Color: st.Color, Radius: vg.Points(2.2), Shape: glyphs[(k+k/len(glyphs))%len(glyphs)]}
+	p.Add(bars, sc)
+	p.Legend.Add(label, sc)
+	return nil
+}
+
+// yErrors is points with asymmetric errors, as plotter.NewYErrorBars
+// reads them.
+type yErrors struct {
+	plotter.XYs
+	errs []yErr
+}
+
+func (e yErrors) YError(i int) (float64, float64) { return e.errs[i].Low, e.errs[i].High }
+
+// wilson is the share k/n with its 95 % Wilson score interval (E. B.
+// Wilson, JASA 1927): unlike p ± 1.96·√(p(1−p)/n) it stays in [0, 1] and
+// is not empty at 0 or n of n.
+func wilson(k, n int) (p, lo, hi float64) {
+	if n == 0 {
+		return 0, 0, 0
+	}
+	const z = 1.959963984540054
+	p = float64(k) / float64(n)
+	nf := float64(n)
+	den := 1 + z*z/nf
+	mid := (p + z*z/(2*nf)) / den
+	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
+	return p, max(0, mid-half), min(1, mid+half)
+}
+
+// yErr is one point's error below and above it.
+type yErr struct{ Low, High float64 }
