@@ -46,20 +46,31 @@ type PlotTrial struct {
 	Failed    bool
 }
 
-// ErrNotPlottable: the study is not stated in parameters, or not on a
-// candidate grid.
-var ErrNotPlottable = errors.New("not a study stated in parameters on a candidate grid")
+// ErrNotPlottable: the study is not stated in parameters.
+var ErrNotPlottable = errors.New("not a study stated in parameters")
 
-// Plot returns a study stated in parameters on a candidate grid in its
-// user's units (PlotData); ErrNotPlottable for another.
+// Plot returns a study stated in parameters in its user's units
+// (PlotData): on a box, its outcomes and trials only (Settings, Safe and
+// the posteriors are a candidate grid's); ErrNotPlottable for another.
 func (v *Service) Plot(ctx context.Context, name string) (*PlotData, error) {
 	var d *PlotData
 	err := v.with(ctx, name, func(s *Study) error {
 		nm := s.res.Named
-		if nm == nil || s.res.Box != nil {
+		if nm == nil {
 			return ErrNotPlottable
 		}
 		d = &PlotData{Params: slices.Clone(nm.space.Params())}
+		d.Trials = s.plotTrials()
+		if s.res.Box != nil {
+			// A box has no candidates to map: the outcomes' names and
+			// limits, and the trials.
+			ob := nm.outcomes.Objective
+			d.Outcomes = append(d.Outcomes, PlotOutcome{Name: ob.Name, Unit: ob.Unit, Goal: ob.Goal, Min: ob.Min, Max: ob.Max})
+			for _, c := range nm.outcomes.Constraints {
+				d.Outcomes = append(d.Outcomes, PlotOutcome{Name: c.Name, Unit: c.Unit, Min: c.Min, Max: c.Max})
+			}
+			return nil
+		}
 		for i := range s.res.X {
 			d.Settings = append(d.Settings, s.settingOf(&store.Event{Index: i, X: s.res.X[i]}))
 		}
@@ -87,18 +98,25 @@ func (v *Service) Plot(ctx context.Context, name string) (*PlotData, error) {
 			}
 			d.Outcomes = append(d.Outcomes, o)
 		}
-		for k := range s.events {
-			e := &s.events[k]
-			if (e.Kind != "tell" && e.Kind != "fail") || s.retracted[e.Seq] != 0 {
-				continue
-			}
-			t := PlotTrial{Setting: s.settingOf(e), Violation: e.Violation, Failed: e.Kind == "fail"}
-			if !t.Failed {
-				t.Values = s.valueMap(e)
-			}
-			d.Trials = append(d.Trials, t)
-		}
 		return nil
 	})
 	return d, err
+}
+
+// plotTrials are the measurements in force, in order, failures among
+// them.
+func (s *Study) plotTrials() []PlotTrial {
+	var out []PlotTrial
+	for k := range s.events {
+		e := &s.events[k]
+		if (e.Kind != "tell" && e.Kind != "fail") || s.retracted[e.Seq] != 0 {
+			continue
+		}
+		t := PlotTrial{Setting: s.settingOf(e), Violation: e.Violation, Failed: e.Kind == "fail"}
+		if !t.Failed {
+			t.Values = s.valueMap(e)
+		}
+		out = append(out, t)
+	}
+	return out
 }

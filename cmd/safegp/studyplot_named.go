@@ -31,6 +31,9 @@ func plotNamed(out, name string, d *study.PlotData) error {
 	if ext != ".png" && ext != ".svg" {
 		return fmt.Errorf("--out %s: want a .png or .svg file", out)
 	}
+	if d.Settings == nil {
+		return plotNamedBox(out, ext, name, d)
+	}
 	var num []space.Param
 	var choices []space.Param
 	for _, p := range d.Params {
@@ -269,4 +272,107 @@ func addPoints(p *plot.Panel, pts plotter.XYs, c color.Color, shape draw.GlyphDr
 	p.Add(sc)
 	p.Legend.Add(label, sc)
 	return nil
+}
+
+// plotNamedBox draws a box study stated in parameters (three or more
+// numeric ones), whose candidates change at every trial: the best safe
+// objective value against the trials, as measured (a minimized objective
+// as minimized), and the trials in parallel coordinates, each parameter
+// an axis from its low to its high on its own scale, a line per trial
+// coloured by its objective, violations red, failures grey and dashed.
+func plotNamedBox(out, ext, name string, d *study.PlotData) error {
+	if len(d.Trials) == 0 {
+		return fmt.Errorf("plot: study %s has no trials yet", name)
+	}
+	ob := d.Outcomes[0]
+	better := func(a, b float64) bool { return a < b }
+	if ob.Goal == space.Maximize {
+		better = func(a, b float64) bool { return a > b }
+	}
+	best := plot.NewPanel(fmt.Sprintf("%s: best safe %s (%s)", name, ob.Name, ob.Goal), "trial", axisLabel(ob.Name, ob.Unit))
+	var pts plotter.XYs
+	have, b := false, 0.0
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for k, t := range d.Trials {
+		if !t.Failed {
+			v := t.Values[ob.Name]
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+			if !t.Violation && (!have || better(v, b)) {
+				have, b = true, v
+			}
+		}
+		if have {
+			pts = append(pts, plotter.XY{X: float64(k), Y: b})
+		}
+	}
+	if len(pts) > 0 {
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return err
+		}
+		l.Color, l.Width = plot.Palette[0], vg.Points(1.5)
+		best.Add(l)
+	}
+	if !(hi > lo) {
+		hi = lo + 1
+	}
+	cmap := moreland.SmoothBlueRed()
+	cmap.SetMin(lo)
+	cmap.SetMax(hi)
+	par := plot.NewPanel(name+": trials in parallel coordinates", "parameter", "low … high on its scale")
+	par.Bar = &plot.ColorBar{Map: cmap, Label: axisLabel(ob.Name, ob.Unit)}
+	ticks := make([]gplot.Tick, len(d.Params))
+	for j, p := range d.Params {
+		ticks[j] = gplot.Tick{Value: float64(j), Label: p.Name}
+	}
+	par.X.Tick.Marker = gplot.ConstantTicks(ticks)
+	par.X.Min, par.X.Max = -0.2, float64(len(d.Params)-1)+0.2
+	par.Y.Min, par.Y.Max = 0, 1
+	for _, t := range d.Trials {
+		var line plotter.XYs
+		for j, p := range d.Params {
+			line = append(line, plotter.XY{X: float64(j), Y: onScale(p, t.Setting[p.Name])})
+		}
+		l, err := plotter.NewLine(line)
+		if err != nil {
+			return err
+		}
+		switch {
+		case t.Failed:
+			l.Color, l.Dashes = color.Gray{150}, []vg.Length{vg.Points(3), vg.Points(2)}
+		case t.Violation:
+			l.Color = plot.Palette[3]
+		default:
+			if c, err := cmap.At(t.Values[ob.Name]); err == nil {
+				l.Color = c
+			}
+		}
+		l.Width = vg.Points(0.8)
+		par.Add(l)
+	}
+	return savePanels([]*plot.Panel{best, par}, out, ext)
+}
+
+// onScale is v's place in [0, 1] along parameter p: from its low to its
+// high, on a log scale for a log parameter; a choice's value by its index.
+func onScale(p space.Param, v space.Value) float64 {
+	if p.Type == space.Choice {
+		if len(p.Values) < 2 {
+			return 0.5
+		}
+		for k, c := range p.Values {
+			if c == v.String() {
+				return float64(k) / float64(len(p.Values)-1)
+			}
+		}
+		return 0
+	}
+	lo, hi, x := *p.Low, *p.High, v.Num
+	if p.Scale == "log" {
+		lo, hi, x = math.Log(lo), math.Log(hi), math.Log(x)
+	}
+	if !(hi > lo) {
+		return 0.5
+	}
+	return (x - lo) / (hi - lo)
 }

@@ -89,7 +89,8 @@ func svgTexts(t *testing.T, path string) []string {
 // TestStudyPlotInUserUnits (issue 44, item 1): a study stated in
 // parameters is drawn in its user's units — kp on a log axis with ticks
 // 0.1, 1, 10, ki and settle_time by name with its unit, the overshoot's
-// limit, no unit-cube x₁ — in 2-D and in 1-D.
+// limit, no unit-cube x₁ — in 2-D and in 1-D; on a box, the best safe
+// value and the trials in parallel coordinates, by name.
 func TestStudyPlotInUserUnits(t *testing.T) {
 	for _, c := range []struct {
 		name, params string
@@ -99,14 +100,13 @@ func TestStudyPlotInUserUnits(t *testing.T) {
 			[]string{"kp", "ki", "settle_time (s)", "0.1", "1", "10", "s: settle_time (minimize), posterior mean", "trials"}},
 		{"1-D", "  - {name: kp, low: 0.05, high: 20, scale: log}\n",
 			[]string{"kp", "settle_time (s)", "overshoot", "0.1", "1", "10", "limit", "s: overshoot (constraint)"}},
+		{"box", "  - {name: kp, low: 0.05, high: 20, scale: log}\n  - {name: ki, low: 0.01, high: 10, scale: log}\n  - {name: kd, low: 0.001, high: 2, scale: log}\n",
+			[]string{"kp", "ki", "kd", "settle_time (s)", "s: best safe settle_time (minimize)", "s: trials in parallel coordinates"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			spec, db := filepath.Join(dir, "spec.yaml"), filepath.Join(dir, "s.db")
-			seed := "seeds: [{kp: 0.3, ki: 0.05}]\n"
-			if c.name == "1-D" {
-				seed = "seeds: [{kp: 0.3}]\n"
-			}
+			seed := map[string]string{"2-D": "seeds: [{kp: 0.3, ki: 0.05}]\n", "1-D": "seeds: [{kp: 0.3}]\n", "box": "seeds: [{kp: 0.3, ki: 0.05, kd: 0.01}]\n"}[c.name]
 			y := "parameters:\n" + c.params + "objective: {name: settle_time, goal: minimize, unit: s}\nconstraints:\n  - {name: overshoot, max: 0.05}\n" + seed + "horizon: 20\n"
 			if err := os.WriteFile(spec, []byte(y), 0o644); err != nil {
 				t.Fatal(err)
