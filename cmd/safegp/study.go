@@ -108,7 +108,9 @@ is in docs/quickstart.md; every command in docs/cli.md). Commands:
   show [--json]        rounds, safe-set size, best safe action, violations
   export --format csv|json
   plot --out fig.png [--figure-width W]
-                       posterior of f and g, safe set, observations (1-D and 2-D)
+                       posterior of f and g, safe set, observations (1-D and 2-D);
+                       a study stated in parameters in its units: parameters
+                       by name on their scales, outcomes as measured
 
 --db FILE: the command opens the database itself, and closes it before it
 ends. --server URL (or SAFEGP_SERVER=URL, when no --db is given): the
