@@ -91,6 +91,29 @@ func (r Reader) Space() *space.Space { return r.s.u.paramSpace() }
 // stated in parameters.
 func (r Reader) RawObjective(f float64) float64 { return r.s.res.Named.outcomes.Raw(&r.s.tr, f) }
 
+// Failures are the failed trials in order, retracted ones flagged.
+func (r Reader) Failures() []api.Failure { return r.s.failuresIn(0, len(r.s.events), len(r.s.events)) }
+
+// Outcomes are a study stated in parameters' outcomes, Conditions its
+// safety conditions in the policy's order of the g_i.
+func (r Reader) Outcomes() space.Outcomes      { return *r.s.res.Named.outcomes }
+func (r Reader) Conditions() []space.Condition { return r.s.res.Named.conds }
+
+// Candidates are a study stated in parameters' candidate settings, in
+// the order of its decision set; nil on a box.
+func (r Reader) Candidates() []space.Setting { return r.s.res.Named.settings }
+
+// Raw maps a value v of the policy's GP gpj (0: f, 1+i: g_i) to its
+// outcome's units, and Scale is that GP's factor (a standard deviation's
+// in the outcome's units), of a study stated in parameters.
+func (r Reader) Raw(gpj int, v float64) float64 { return r.s.u.raw(r.s)(gpj, v) }
+func (r Reader) Scale(gpj int) float64 {
+	if gpj == 0 {
+		return r.s.tr.Scale
+	}
+	return r.s.tr.Scales[gpj-1]
+}
+
 // ObjectiveScale is the factor from the policy's f to the objective's
 // units of a study stated in parameters (a standard deviation's).
 func (r Reader) ObjectiveScale() float64 { return r.s.tr.Scale }

@@ -24,6 +24,7 @@ import (
 	"github.com/safegp/safegp/internal/readlimit"
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study/api"
+	"github.com/safegp/safegp/study/view"
 
 	"github.com/safegp/safegp/internal/number"
 
@@ -1140,13 +1141,13 @@ func plotFlags(fs *flag.FlagSet) func(*studySession) error {
 		svc := l.svc
 		// A study stated in parameters on a grid is drawn in its user's
 		// units; another (and a box) as before.
-		if d, err := svc.Plot(s.ctx, s.name); err == nil {
+		if d, err := view.PlotOf(s.ctx, svc, s.name); err == nil {
 			if err := plotNamed(*out, s.name, d); err != nil {
 				return err
 			}
 			fmt.Fprintf(s.stdout, "wrote %s\n", *out)
 			return nil
-		} else if !errors.Is(err, study.ErrNotPlottable) {
+		} else if !errors.Is(err, view.ErrNotPlottable) {
 			return err
 		}
 		x, h, obs, snap, err := svc.Inspect(s.ctx, s.name)

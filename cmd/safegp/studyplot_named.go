@@ -16,7 +16,7 @@ import (
 
 	"github.com/safegp/safegp/plot"
 	"github.com/safegp/safegp/space"
-	"github.com/safegp/safegp/study"
+	"github.com/safegp/safegp/study/view"
 )
 
 // plotNamed draws a study stated in parameters in its user's units
@@ -26,7 +26,7 @@ import (
 // trials, violations and failures marked. With choices, the candidates of
 // the best safe trial's choice values (else the first candidate's) are
 // drawn, and the title says which.
-func plotNamed(out, name string, d *study.PlotData) error {
+func plotNamed(out, name string, d *view.Plot) error {
 	ext := strings.ToLower(filepath.Ext(out))
 	if ext != ".png" && ext != ".svg" {
 		return fmt.Errorf("--out %s: want a .png or .svg file", out)
@@ -71,7 +71,7 @@ func plotNamed(out, name string, d *study.PlotData) error {
 			idx = append(idx, i)
 		}
 	}
-	var trials []study.PlotTrial
+	var trials []view.Trial
 	for _, t := range d.Trials {
 		if matches(t.Setting, fixed) {
 			trials = append(trials, t)
@@ -125,7 +125,7 @@ func logAxis(a *gplot.Axis) {
 	a.Tick.Marker = gplot.LogTicks{Prec: -1}
 }
 
-func plotNamed1D(title string, p space.Param, d *study.PlotData, idx []int, trials []study.PlotTrial) ([]*plot.Panel, error) {
+func plotNamed1D(title string, p space.Param, d *view.Plot, idx []int, trials []view.Trial) ([]*plot.Panel, error) {
 	sort.Slice(idx, func(a, b int) bool { return d.Settings[idx[a]][p.Name].Num < d.Settings[idx[b]][p.Name].Num })
 	var panels []*plot.Panel
 	for k, o := range d.Outcomes {
@@ -183,7 +183,7 @@ func plotNamed1D(title string, p space.Param, d *study.PlotData, idx []int, tria
 	return panels, nil
 }
 
-func plotNamed2D(title string, num []space.Param, d *study.PlotData, idx []int, trials []study.PlotTrial) ([]*plot.Panel, error) {
+func plotNamed2D(title string, num []space.Param, d *view.Plot, idx []int, trials []view.Trial) ([]*plot.Panel, error) {
 	px, py := num[0], num[1]
 	ob := d.Outcomes[0]
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -280,7 +280,7 @@ func addPoints(p *plot.Panel, pts plotter.XYs, c color.Color, shape draw.GlyphDr
 // as minimized), and the trials in parallel coordinates, each parameter
 // an axis from its low to its high on its own scale, a line per trial
 // coloured by its objective, violations red, failures grey and dashed.
-func plotNamedBox(out, ext, name string, d *study.PlotData) error {
+func plotNamedBox(out, ext, name string, d *view.Plot) error {
 	if len(d.Trials) == 0 {
 		return fmt.Errorf("plot: study %s has no trials yet", name)
 	}
