@@ -2,6 +2,7 @@ package study
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -220,10 +221,11 @@ func (b *batchCall) askNew() error {
 			}
 		}
 		a, ok, err := bandit.AskNew(s.pol)
-		if noSafe(err) && len(b.hand) == 0 {
-			return s.noSafeSetting()
-		}
-		if noSafe(err) {
+		if errors.Is(err, bandit.ErrNoSafeAction) {
+			// Every seed excluded and nothing certified.
+			if len(b.hand) == 0 {
+				return s.noSafeSetting()
+			}
 			break // the asks so far are handed out
 		}
 		if err != nil {

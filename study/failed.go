@@ -2,12 +2,10 @@ package study
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study/api"
 )
@@ -62,29 +60,22 @@ func (s *Study) atSeed(e *store.Event) bool {
 	return e.Index >= 0 && slices.Contains(s.res.Seed, e.Index)
 }
 
-// failedAt reports whether a failure, or a tell past a limit, in force
-// was told at e's point: a setting the way back after a violation never
-// returns to.
-func (s *Study) failedAt(e *store.Event) bool {
-	for k := range s.events {
-		f := &s.events[k]
-		if (f.Kind == "fail" || f.Kind == "tell" && f.Violation) && s.retracted[f.Seq] == 0 && f.Index == e.Index && slices.Equal(f.X, e.X) && slices.Equal(f.Context, e.Context) {
-			return true
-		}
-	}
-	return false
+// unsafe reports whether event e, in force, says its point is not safe:
+// a failed trial, or a tell past a limit.
+func (s *Study) unsafe(e *store.Event) bool {
+	return (e.Kind == "fail" || e.Kind == "tell" && e.Violation) && s.retracted[e.Seq] == 0
+}
+
+// samePoint reports whether two events are at the same point: the same
+// action (or point outside the decision set) in the same context.
+func samePoint(a, b *store.Event) bool {
+	return a.Index == b.Index && slices.Equal(a.X, b.X) && slices.Equal(a.Context, b.Context)
 }
 
 // excludedSeed reports whether seed action i (a finite decision set's)
 // was measured unsafe or failed, by a tell in force: never asked again.
 func (s *Study) excludedSeed(i int) bool {
-	for k := range s.events {
-		e := &s.events[k]
-		if (e.Kind == "fail" || e.Kind == "tell" && e.Violation) && e.Index == i && s.retracted[e.Seq] == 0 {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.events, func(e store.Event) bool { return e.Index == i && s.unsafe(&e) })
 }
 
 // bestSafe is the observation in force of the best objective among those
@@ -92,10 +83,16 @@ func (s *Study) excludedSeed(i int) bool {
 // in another measurement, nil if none: the setting after_violation: best
 // goes back to.
 func (s *Study) bestSafe() *store.Event {
+	var bad []*store.Event
+	for k := range s.events {
+		if e := &s.events[k]; s.unsafe(e) {
+			bad = append(bad, e)
+		}
+	}
 	var best *store.Event
 	for k := range s.events {
 		e := &s.events[k]
-		if e.Kind != "tell" || s.retracted[e.Seq] != 0 || e.Violation || s.failedAt(e) {
+		if e.Kind != "tell" || s.retracted[e.Seq] != 0 || e.Violation || slices.ContainsFunc(bad, func(b *store.Event) bool { return samePoint(b, e) }) {
 			continue
 		}
 		if best == nil || s.better(e.F, best.F) {
@@ -133,7 +130,7 @@ func (s *Study) noSafeSetting() error {
 	n := 0
 	for k := range s.events {
 		e := &s.events[k]
-		if !(e.Kind == "fail" || e.Kind == "tell" && e.Violation) || s.retracted[e.Seq] != 0 || !s.atSeed(e) {
+		if !s.unsafe(e) || !s.atSeed(e) {
 			continue
 		}
 		if n++; n > 5 {
@@ -185,9 +182,6 @@ func (s *Study) policyAsks() int {
 	return n
 }
 
-// noSafe reports whether err is the policy's having nothing to choose.
-func noSafe(err error) bool { return errors.Is(err, bandit.ErrNoSafeAction) }
-
 // bestTrialOf is the trial of the safe observation a way back asks
 // again: the first tell in force at ask e's point.
 func (s *Study) bestTrialOf(e *store.Event) int {
@@ -207,7 +201,7 @@ func (s *Study) bestTrialOf(e *store.Event) int {
 // batch's workers may be measuring them), and a failed trial withdraws
 // nothing (its own ask is told by it).
 func (s *Study) withdrawAfterExclusion(e store.Event, excluded bool) error {
-	if !excluded || !slices.ContainsFunc(s.pending, func(p pendingAsk) bool { return s.sameAt(p.ask, &e) }) {
+	if !excluded || !slices.ContainsFunc(s.pending, func(p pendingAsk) bool { return samePoint(&s.events[s.asks[p.ask]], &e) }) {
 		return nil
 	}
 	for _, p := range s.pending {
@@ -216,12 +210,6 @@ func (s *Study) withdrawAfterExclusion(e store.Event, excluded bool) error {
 	s.pending = s.pending[:0]
 	s.exclusions++
 	return s.rebuild()
-}
-
-// sameAt reports whether ask id is at event e's point.
-func (s *Study) sameAt(id int, e *store.Event) bool {
-	a := &s.events[s.asks[id]]
-	return a.Index == e.Index && slices.Equal(a.X, e.X) && slices.Equal(a.Context, e.Context)
 }
 
 // withdrawal says what event seq, which withdrew an ask, was.

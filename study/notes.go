@@ -58,20 +58,12 @@ func (s *Study) seedNotes() []string {
 	seen := map[string]bool{}
 	for k := range s.events {
 		e := &s.events[k]
-		if !(e.Kind == "tell" && e.Violation || e.Kind == "fail") || s.retracted[e.Seq] != 0 {
+		if !s.unsafe(e) || !s.atSeed(e) {
 			continue
 		}
-		var key string
-		switch {
-		case s.res.Box != nil:
-			if !slices.ContainsFunc(s.res.Box.Seeds, func(x []float64) bool { return slices.Equal(x, e.X) }) {
-				continue
-			}
+		key := fmt.Sprint(e.Index)
+		if s.res.Box != nil {
 			key = fmt.Sprint(e.X)
-		case e.Index >= 0 && slices.Contains(s.res.Seed, e.Index):
-			key = fmt.Sprint(e.Index)
-		default:
-			continue
 		}
 		if seen[key] {
 			continue
