@@ -164,6 +164,51 @@ func namedTruth(p space.Setting) map[string]float64 {
 	return map[string]float64{"settle_time": 10/(1+kp) + 1, "overshoot": 0.02*kp - 0.01}
 }
 
+// twoGainSpec is issue 44's study: two gains, kp on a log scale, the
+// settling time minimized with the overshoot at most 0.05.
+const twoGainSpec = `
+parameters:
+  - {name: kp, low: 0.05, high: 20, scale: log, unit: "V/rad"}
+  - {name: ki, low: 0.01, high: 10, unit: "1/s"}
+objective: {name: settle_time, goal: minimize, unit: s}
+constraints:
+  - {name: overshoot, max: 0.05}
+seeds: [{kp: 0.3, ki: 0.05}]
+horizon: 40
+`
+
+// twoGainTruth is twoGainSpec's plant: faster, and more overshoot, with
+// higher gains.
+func twoGainTruth(p space.Setting) map[string]float64 {
+	kp, ki := p["kp"].Num, p["ki"].Num
+	return map[string]float64{"settle_time": 10/(1+kp) + 1/(0.2+ki) + 1, "overshoot": 0.02*kp + 0.01*ki - 0.01}
+}
+
+// pidSpec is a mixed space of five parameters: three gains, an integer
+// filter length and a mode.
+const pidSpec = `
+parameters:
+  - {name: kp, low: 0.05, high: 20, scale: log, unit: "V/rad"}
+  - {name: ki, low: 0.01, high: 10, unit: "1/s"}
+  - {name: kd, low: 0, high: 1}
+  - {name: filter, type: int, low: 1, high: 8}
+  - {name: mode, type: choice, values: [pi, pid]}
+objective: {name: settle_time, goal: minimize, unit: s}
+constraints:
+  - {name: overshoot, max: 0.05}
+seeds: [{kp: 0.3, ki: 0.05, kd: 0.1, filter: 2, mode: pi}]
+horizon: 30
+`
+
+func pidTruth(p space.Setting) map[string]float64 {
+	v := twoGainTruth(p)
+	v["settle_time"] += 0.5*p["kd"].Num + 0.05*p["filter"].Num
+	if p["mode"].Str == "pid" {
+		v["overshoot"] += 0.005
+	}
+	return v
+}
+
 func newDashFixture(t testing.TB) *dashFixture {
 	t.Helper()
 	ctx := context.Background()
@@ -175,7 +220,7 @@ func newDashFixture(t testing.TB) *dashFixture {
 	svc := study.NewService(st, study.ServiceOptions{})
 	// fresh has no observation yet; scatter-2d's 50 actions are no grid.
 	for name, spec := range map[string]string{"pump-1d": oneDSpec, "valve-2d": twoDSpec, "beam-box": boxSpec, "long-1000": longSpec, "fresh": twoDSpec, "scatter-2d": scatterSpec(),
-		"climate-1d": climateSpec, "batch-1d": oneDSpec, "tune-pi": namedSpec} {
+		"climate-1d": climateSpec, "batch-1d": oneDSpec, "tune-pi": namedSpec, "tune-2gain": twoGainSpec, "tune-2gain-b": twoGainSpec, "tune-pid": pidSpec} {
 		parsed, err := study.ParseSpec([]byte(spec))
 		if err != nil {
 			t.Fatal(err)
@@ -280,6 +325,26 @@ func newDashFixture(t testing.TB) *dashFixture {
 		t.Fatal(err)
 	}
 
+	// tune-2gain: 10 trials, one failed (a trip, no values), one told
+	// outside the loop that overshoots; tune-2gain-b: 6 trials of the
+	// same problem, to compare; tune-pid: 8 trials of a mixed space.
+	namedLoop(t, svc, "tune-2gain", 5, twoGainTruth)
+	a, err = svc.Ask(ctx, "tune-2gain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := a.Ask
+	if _, err := svc.Tell(ctx, "tune-2gain", &api.TellRequest{Ask: &id, Failed: true}); err != nil {
+		t.Fatal(err)
+	}
+	namedLoop(t, svc, "tune-2gain", 5, twoGainTruth)
+	hot := space.Setting{"kp": space.Number(15), "ki": space.Number(8)}
+	if _, err := svc.Tell(ctx, "tune-2gain", &api.TellRequest{Params: hot, Values: twoGainTruth(hot)}); err != nil {
+		t.Fatal(err)
+	}
+	namedLoop(t, svc, "tune-2gain-b", 6, twoGainTruth)
+	namedLoop(t, svc, "tune-pid", 8, pidTruth)
+
 	rng := rand.New(rand.NewPCG(1, 2))
 	rows := make([]api.TellRequest, 1000)
 	for k := range rows {
@@ -294,6 +359,21 @@ func newDashFixture(t testing.TB) *dashFixture {
 	ts := httptest.NewServer(server.Handler(svc, server.Options{Token: dashToken}))
 	t.Cleanup(ts.Close)
 	return &dashFixture{url: ts.URL, svc: svc, store: st}
+}
+
+// namedLoop runs rounds of ask and tell of a study stated in parameters.
+func namedLoop(t testing.TB, svc *study.Service, name string, rounds int, truth func(space.Setting) map[string]float64) {
+	t.Helper()
+	for range rounds {
+		a, err := svc.Ask(context.Background(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := a.Ask
+		if _, err := svc.Tell(context.Background(), name, &api.TellRequest{Ask: &id, Values: truth(a.Params)}); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // loop runs rounds of ask and tell against the truth.

@@ -1,10 +1,14 @@
 package server_test
 
 import (
+	"bytes"
+	"compress/gzip"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"net/http"
 	"regexp"
 	"strings"
@@ -96,7 +100,7 @@ func TestDashboardData(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := fmt.Sprint(names(l.Studies))
-			if got != "[batch-1d beam-box climate-1d fresh large long-1000 pump-1d scatter-2d tune-pi valve-2d]" {
+			if got != "[batch-1d beam-box climate-1d fresh large long-1000 pump-1d scatter-2d tune-2gain tune-2gain-b tune-pi tune-pid valve-2d]" {
 				t.Errorf("studies %s", got)
 			}
 			for _, s := range l.Studies {
@@ -276,14 +280,17 @@ func TestDashboardPage(t *testing.T) {
 		{"/assets/dashboard.js", "text/javascript; charset=utf-8", "'use strict';"},
 		{"/assets/dashboard.css", "text/css; charset=utf-8", ":root"},
 		{"/assets/favicon.svg", "image/svg+xml", "<svg"},
+		{"/assets/plotly.js", "text/javascript; charset=utf-8", "plotly.js (cartesian - minified) v3.7.0"},
 	} {
 		code, hd, body := get(t, c.url, "", tc.path)
 		if code != 200 || hd.Get("Content-Type") != tc.contentType || !strings.Contains(string(body), tc.contains) {
 			t.Errorf("GET %s: %d %q, want 200 %q with %q", tc.path, code, hd.Get("Content-Type"), tc.contentType, tc.contains)
 			continue
 		}
+		// Scripts from the page's origin only; the one allowance is the
+		// plotting library's inline styles.
 		csp := hd.Get("Content-Security-Policy")
-		if !strings.HasPrefix(csp, "default-src 'self'") || strings.Contains(csp, "unsafe") {
+		if !strings.HasPrefix(csp, "default-src 'self';") || strings.Contains(csp, "script-src") || strings.Count(csp, "unsafe") != 1 || !strings.Contains(csp, "style-src 'self' 'unsafe-inline';") {
 			t.Errorf("GET %s: Content-Security-Policy %q", tc.path, csp)
 		}
 		for k, want := range map[string]string{"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY"} {
@@ -295,6 +302,20 @@ func TestDashboardPage(t *testing.T) {
 		if code, _, _ := get(t, c.url, "", tc.path, "If-None-Match", hd.Get("ETag")); code != http.StatusNotModified {
 			t.Errorf("GET %s with its ETag: %d, want 304", tc.path, code)
 		}
+	}
+	// Gzipped to a client that takes it (the library: 1.4 MB, about a
+	// third of it gzipped), under another ETag; the same bytes unzipped.
+	_, plainHd, plain := get(t, c.url, "", "/assets/plotly.js", "Accept-Encoding", "identity")
+	code, hd, zipped := get(t, c.url, "", "/assets/plotly.js", "Accept-Encoding", "br, gzip;q=0.8")
+	if code != 200 || hd.Get("Content-Encoding") != "gzip" || hd.Get("ETag") == plainHd.Get("ETag") || !strings.Contains(hd.Get("Vary"), "Accept-Encoding") {
+		t.Errorf("GET /assets/plotly.js with gzip: %d, Content-Encoding %q, ETag %q (plain %q), Vary %q", code, hd.Get("Content-Encoding"), hd.Get("ETag"), plainHd.Get("ETag"), hd.Get("Vary"))
+	} else if zr, err := gzip.NewReader(bytes.NewReader(zipped)); err != nil {
+		t.Error(err)
+	} else if un, err := io.ReadAll(zr); err != nil || !bytes.Equal(un, plain) || len(zipped) > len(plain)/2 {
+		t.Errorf("the gzipped library: %d bytes, %d unzipped (%v), want the %d plain bytes, at most half as many zipped", len(zipped), len(un), err, len(plain))
+	}
+	if _, hd, _ := get(t, c.url, "", "/assets/plotly.js", "Accept-Encoding", "gzip;q=0"); hd.Get("Content-Encoding") != "" {
+		t.Errorf("gzip;q=0 refuses gzip, got Content-Encoding %q", hd.Get("Content-Encoding"))
 	}
 	_, _, page := get(t, c.url, "", "/")
 	scripts := regexp.MustCompile(`<script([^>]*)>([^<]*)</script>`).FindAllSubmatch(page, -1)
@@ -380,5 +401,69 @@ func TestDashboardViewETagFollowsLeases(t *testing.T) {
 	}
 	if code, _, _ := get(t, c.url, "", "/v1/studies/a/view", "If-None-Match", hd.Get("ETag")); code != http.StatusNotModified {
 		t.Errorf("view with the new ETag: %d, want 304", code)
+	}
+}
+
+// TestDashboardMap: GET …/map answers a study stated in parameters over
+// two numeric parameters, in their units (kp evenly in log kp over
+// [0.05, 20]), the objective's mean in its units and the safe region,
+// through the best safe trial; a 400 for what cannot be drawn.
+func TestDashboardMap(t *testing.T) {
+	fx := newDashFixture(t)
+	code, _, body := get(t, fx.url, dashToken, "/v1/studies/tune-2gain/map?x=kp&y=ki")
+	if code != 200 {
+		t.Fatalf("map: %d %s", code, body)
+	}
+	var m view.Map
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatal(err)
+	}
+	n := view.MapPoints
+	if m.X != "kp" || m.Y != "ki" || len(m.XS) != n || len(m.YS) != n || len(m.Mean) != n || len(m.Mean[0]) != n || len(m.Safe) != n || m.Objective.Name != "settle_time" {
+		t.Fatalf("map: %s × %s, %d × %d values, objective %q", m.X, m.Y, len(m.XS), len(m.YS), m.Objective.Name)
+	}
+	// Evenly in log kp from 0.05 to 20 (to rounding: the unit
+	// coordinate's inverse), evenly in ki from 0.01 to 10.
+	if math.Abs(m.XS[0]-0.05) > 1e-12 || math.Abs(m.XS[n-1]-20) > 1e-9 || math.Abs(math.Log(m.XS[1]/m.XS[0])-math.Log(m.XS[n-1]/m.XS[n-2])) > 1e-9 ||
+		math.Abs(m.YS[0]-0.01) > 1e-12 || math.Abs(m.YS[n-1]-10) > 1e-9 || math.Abs((m.YS[1]-m.YS[0])-(m.YS[n-1]-m.YS[n-2])) > 1e-9 {
+		t.Errorf("map grid: kp %v … %v, ki %v … %v", m.XS[:2], m.XS[n-2:], m.YS[:2], m.YS[n-2:])
+	}
+	vw, err := view.Of(context.Background(), fx.svc, "tune-2gain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Drawn through the best safe trial; near it the safe region holds
+	// (the trial kept every limit, and the model knows it there), and
+	// the hot corner, measured past the limit, is outside it.
+	b := vw.Summary.Best
+	if m.At["kp"].Num != b.Params["kp"].Num || m.At["ki"].Num != b.Params["ki"].Num {
+		t.Errorf("map drawn through %v, want the best safe trial's %v", m.At, b.Params)
+	}
+	near := func(xs []float64, v float64) int {
+		k := 0
+		for j := range xs {
+			if math.Abs(math.Log(xs[j]/v)) < math.Abs(math.Log(xs[k]/v)) {
+				k = j
+			}
+		}
+		return k
+	}
+	if !m.Safe[near(m.YS, b.Params["ki"].Num)][near(m.XS, b.Params["kp"].Num)] || m.Safe[n-1][n-1] {
+		t.Errorf("map: safe at the best trial %v, at the hot corner %v; want true, false", m.Safe[near(m.YS, b.Params["ki"].Num)][near(m.XS, b.Params["kp"].Num)], m.Safe[n-1][n-1])
+	}
+	// The mean in seconds: near the best trial, near its measured value.
+	if got, want := m.Mean[near(m.YS, b.Params["ki"].Num)][near(m.XS, b.Params["kp"].Num)], b.Values["settle_time"]; math.Abs(got-want) > 0.2*want {
+		t.Errorf("map: mean settle_time near the best trial %.4g s, it measured %.4g s", got, want)
+	}
+	for _, q := range []string{"x=kp&y=kp", "x=kp&y=nope", "x=kp", "x=kp&y=mode"} {
+		if code, _, body := get(t, fx.url, dashToken, "/v1/studies/tune-pid/map?"+q); code != 400 {
+			t.Errorf("map ?%s: %d %s, want 400", q, code, body)
+		}
+	}
+	if code, _, _ := get(t, fx.url, dashToken, "/v1/studies/pump-1d/map?x=x1&y=x2"); code != 400 {
+		t.Errorf("map of a study not stated in parameters: %d, want 400", code)
+	}
+	if code, _, _ := get(t, fx.url, "", "/v1/studies/tune-2gain/map?x=kp&y=ki"); code != 401 {
+		t.Errorf("map without the token: %d, want 401", code)
 	}
 }

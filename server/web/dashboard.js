@@ -1,10 +1,11 @@
-// safegp dashboard: draws the studies of a `safegp serve` as inline SVG.
+// safegp dashboard: draws the studies of a `safegp serve` with Plotly.js
+// (vendored, served from the binary as assets/plotly.js; see web/vendor).
 // Read-only: it only GETs /v1/studies and /v1/studies/{name}/view, the
-// latter every POLL_MS while the tab is visible, and the observations as
-// CSV when the download button is pressed. No library, no build
-// step; the page's Content-Security-Policy (default-src 'self') allows this
-// file and nothing inline, so every mark is an SVG element with presentation
-// attributes, and every handler is attached here.
+// latter every POLL_MS while the tab is visible, a study's map
+// (/v1/studies/{name}/map) once per version drawn, and the observations as
+// CSV when the download button is pressed. No build step; the page's
+// Content-Security-Policy (default-src 'self') allows this file and the
+// library and nothing inline, so every handler is attached here.
 'use strict';
 (() => {
   const POLL_MS = 3000;
@@ -143,10 +144,21 @@
   function route() {
     const path = location.hash.replace(/^#/, '').split('&')[0];
     const m = /^\/study\/([^/]+)$/.exec(path);
-    return m ? { study: decode(m[1]) } : { study: null };
+    if (m) return { study: decode(m[1]) };
+    const c = /^\/compare\/([^/]+)\/([^/]+)$/.exec(path);
+    return c ? { study: null, compare: [decode(c[1]), decode(c[2])] } : { study: null };
   }
 
-  const dataURL = (r) => (r.study ? 'v1/studies/' + encodeURIComponent(r.study) + '/view' : 'v1/studies');
+  const viewURL = (name) => 'v1/studies/' + encodeURIComponent(name) + '/view';
+  const dataURL = (r) => (r.study ? viewURL(r.study) : 'v1/studies');
+  // fetchRoute GETs what route r draws: a study's view (or null, when it
+  // is still the one of etag), the list, or the two views compared (as
+  // one JSON array, without an ETag).
+  async function fetchRoute(r, etag) {
+    if (!r.compare) return api(dataURL(r), etag);
+    const got = await Promise.all(r.compare.map((n) => api(viewURL(n))));
+    return { text: '[' + got.map((g) => g.text).join(',') + ']', etag: '' };
+  }
 
   // refresh fetches what the route shows and draws it; it polls again
   // after POLL_MS while the tab is visible. early is a request started
@@ -155,17 +167,21 @@
     clearTimeout(timer);
     const my = ++generation;
     const r = route();
-    const key = r.study ? 'study:' + r.study : 'list';
+    const key = r.study ? 'study:' + r.study : r.compare ? 'compare:' + r.compare.join('/') : 'list';
     const shown = document.documentElement.dataset.rendered === key;
     try {
-      const got = early ? await early : await api(dataURL(r), shown ? lastETag : '');
+      const got = early ? await early : await fetchRoute(r, shown ? lastETag : '');
       if (my !== generation) return;
       if (got && (got.text !== lastText || !shown)) {
         const data = JSON.parse(got.text);
         lastData = data;
-        if (r.study) renderStudy(data); else renderList(data.studies);
+        purge();
+        const drawn = r.study ? renderStudy(data) : r.compare ? renderCompare(data, r.compare) : renderList(data.studies);
+        await drawn;
+        if (my !== generation) return;
         lastText = got.text;
         rendered(key);
+        if (r.study && data.summary.parameters) wireMap(data);
       }
       if (got) lastETag = got.etag;
       tick();
@@ -177,6 +193,8 @@
       if (err.status === 401) return showToken(err.message);
       if (err.status === 404 || err.status === 400 || err.status === 403) {
         lastText = lastETag = '';
+        drawGen++;
+        document.documentElement.dataset.charts = 'all';
         rendered('error');
         app.innerHTML = `<p class="error">${esc(err.message)}</p><p><a href="#/">All studies</a></p>`;
         return;
@@ -227,6 +245,8 @@
       <code>Authorization: Bearer</code>.</p>
       <form class="token" id="token-form"><label for="token-input" class="note">Token</label>
       <input id="token-input" type="password" autocomplete="off" required><button type="submit">Open</button></form></div>`;
+    drawGen++;
+    document.documentElement.dataset.charts = 'all';
     rendered('auth');
     document.getElementById('token-form').addEventListener('submit', (ev) => {
       ev.preventDefault();
@@ -242,27 +262,38 @@
     document.title = 'safegp dashboard';
     if (!studies.length) {
       app.innerHTML = '<p class="note">No studies yet: create one with <code>safegp study create</code> or <code>POST /v1/studies</code>.</p>';
-      return;
+      return drawCharts();
     }
     const rows = studies.map((s) => `<tr>
       <td><a href="#/study/${encodeURIComponent(s.study)}">${esc(s.study)}</a></td>
       <td>${esc(s.algorithm)}</td>
-      <td>${s.box ? 'box' : fmt(s.actions) + ' actions'}, d = ${s.d}</td>
+      <td><input type="checkbox" class="pick" value="${esc(s.study)}" aria-label="compare ${esc(s.study)}"></td>
+      <td>${s.box ? 'box' : s.actions + (s.actions === 1 ? ' candidate setting' : ' candidate settings')}, d = ${s.d}</td>
       <td class="r num">${s.rounds} / ${s.horizon}<progress max="${s.horizon}" value="${s.rounds}"></progress></td>
       <td class="r num${s.violations ? ' bad' : ''}">${s.violations}</td>
       <td class="r num${s.failures ? ' bad' : ''}">${s.failures || 0}</td>
       <td class="r num">${s.pending}</td>
       <td class="r num">${s.retracted}</td>
       <td data-ago="${esc(s.updated)}">${esc(ago(s.updated))}</td></tr>`).join('');
-    app.innerHTML = `<h1>Studies</h1><table class="studies" id="study-list"><thead><tr><th>study</th><th>algorithm</th>
+    app.innerHTML = `<h1>Studies</h1><p class="controls"><button type="button" id="compare" disabled>Compare the two studies ticked</button></p>
+      <table class="studies" id="study-list"><thead><tr><th>study</th><th>algorithm</th><th>compare</th>
       <th>decision set</th><th class="r">rounds / horizon</th><th class="r">violations</th><th class="r">failed</th><th class="r">pending</th>
       <th class="r">retracted</th><th>last event</th></tr></thead><tbody>${rows}</tbody></table>`;
+    // Two ticked: the compare view of those two.
+    const boxes = [...app.querySelectorAll('input.pick')], btn = document.getElementById('compare');
+    const ticked = () => boxes.filter((b) => b.checked).map((b) => b.value);
+    for (const b of boxes) b.addEventListener('change', () => { btn.disabled = ticked().length !== 2; });
+    btn.addEventListener('click', () => {
+      const t = ticked();
+      if (t.length === 2) location.hash = '#/compare/' + t.map(encodeURIComponent).join('/');
+    });
+    return drawCharts();
   }
 
   // ---- the study page ----
 
   function renderStudy(v) {
-    if (v.summary.parameters) { renderNamed(v); return; }
+    if (v.summary.parameters) return renderNamed(v);
     const s = v.summary;
     document.title = s.study + ' · safegp';
     crumbs.innerHTML = `<a href="#/">studies</a> / ${esc(s.study)}`;
@@ -296,6 +327,7 @@
       : '<p class="note" id="pending">no ask pending</p>';
     const thresholds = v.thresholds.map((h, i) => `g<sub>${i + 1}</sub> ≥ ${fmt(h)}`);
     if (s.objective_threshold != null) thresholds.unshift(`f ≥ ${fmt(s.objective_threshold)}`);
+    const notes = notesCard(s);
     const context = ctxNames ? `<dt>context</dt><dd id="context">${cur ? esc(ctxText(cur)) : `none yet (${esc(ctxNames.join(', '))}: the first ask sets it)`}</dd>` : '';
     let html = `<h1>${esc(s.study)}<span class="algo">${esc(s.algorithm)}</span></h1>
       <div class="cards">
@@ -309,7 +341,7 @@
           <dt>model</dt><dd>${esc(model)}</dd>
           <dt>created</dt><dd>${esc(when(s.created))}</dd></dl></div>
         <div class="card"><h2>Best safe point so far</h2>${best}</div>
-        <div class="card pending-card"><h2>Pending asks (${v.pending.length})</h2>${pend}</div>
+        <div class="card pending-card"><h2>Pending asks (${v.pending.length})</h2>${pend}</div>${notes}
       </div>${controls(s, !!(v.posterior && s.d === 1))}<div class="plots">`;
     // Each function's plots together — its posterior, then every
     // observation of it — and the best value after them.
@@ -326,7 +358,7 @@
     } else {
       // A box, or a set without a posterior drawn: the observations.
       html += bestSoFar(obs) + progress(obs, s, -1, v.thresholds);
-      if (s.d >= 2) html += parallel(obs, s);
+      if (s.d >= 2) html += plainParallel(obs, s);
       v.thresholds.forEach((_, i) => { html += progress(obs, s, i, v.thresholds); });
       html += slicesOf(v);
     }
@@ -335,7 +367,12 @@
     html += obsTable(obs, v.thresholds.length, s);
     app.innerHTML = html;
     wire(s.study);
+    return drawCharts();
   }
+
+  // notesCard says why the study may not be making progress (the
+  // summary's notes), on every study's page.
+  const notesCard = (s) => ((s.notes || []).length ? `<div class="card notes" id="notes"><h2>Notes</h2><ul>${s.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>` : '');
 
   // obsTable lists a study's observations, to sort and filter (sortable):
   // number, action and point, context, f and each g, the violation, and
@@ -428,13 +465,14 @@
     if (dl) dl.addEventListener('click', () => downloadCSV(name));
     const wb = document.getElementById('whole-band');
     if (wb) {
-      wb.addEventListener('change', () => {
+      wb.addEventListener('change', async () => {
         wholeBand = wb.checked;
         sessionStorage.setItem(BAND_KEY, wholeBand ? '1' : '0');
         if (lastData) {
           // Drawn again from the same data: counted apart from the
           // renders of new data (data-redraws), which tests count.
-          renderStudy(lastData);
+          purge();
+          await renderStudy(lastData);
           const d = document.documentElement.dataset;
           d.redraws = String((Number(d.redraws) || 0) + 1);
         }
@@ -516,7 +554,7 @@
           `<td data-ago="${esc(p.created)}">${esc(ago(p.created))}</td><td class="lease" data-until="${esc(p.lease_until || '')}">${esc(lease(p.lease_until))}</td></tr>`).join('') +
         '</tbody></table></div>'
       : '<p class="note" id="pending">no ask pending</p>';
-    const notes = (s.notes || []).length ? `<div class="card notes" id="notes"><h2>Notes</h2><ul>${s.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>` : '';
+    const notes = notesCard(s);
     let html = `<h1>${esc(s.study)}<span class="algo">${esc(s.algorithm)}</span></h1>
       <div class="cards">
         <div class="card"><h2>Study</h2><dl class="facts">
@@ -531,8 +569,11 @@
         <div class="card"><h2>Best safe trial so far</h2>${best}</div>
         <div class="card pending-card"><h2>Pending asks (${v.pending.length})</h2>${pend}</div>${notes}
       </div>${controls(s, false)}<div class="plots">`;
-    html += outcomePlot(obs, obj, true);
-    lims.forEach((c) => { html += outcomePlot(obs, c, false); });
+    const fails = v.failures || [];
+    html += mapFigure(v);
+    html += outcomePlot(obs, fails, obj, true);
+    lims.forEach((c) => { html += outcomePlot(obs, fails, c, false); });
+    if (s.parameters.length > 2) html += namedParallel(v);
     html += slicesOf(v);
     html += '</div>';
     html += `<h2 class="table-title">Trials <input type="search" id="trials-filter" placeholder="filter: a value, pid, retracted…" aria-label="filter the trials"></h2>` +
@@ -543,41 +584,7 @@
       '</tbody></table></div>';
     app.innerHTML = html;
     wire(s.study);
-  }
-
-  // outcomePlot plots outcome c's value at each trial in the user's
-  // units, its limits as dashed lines and, for the objective, the best
-  // safe value so far.
-  function outcomePlot(obs, c, objective) {
-    const val = (o) => o.values[c.name];
-    const lim = [c.min, c.max].filter((h) => h != null);
-    const ys = inForce(obs, val).concat(lim);
-    const ydom = extent(ys);
-    const better = (a, b) => (c.goal === 'maximize' ? a > b : a < b);
-    const pts = [];
-    if (objective) {
-      let best = null;
-      for (const o of obs) if (!o.retracted && !o.violation && (best === null || better(val(o), best))) { best = val(o); pts.push([o.k, best]); }
-    }
-    const n = Math.max(...obs.map((o) => o.k), 0);
-    const bad = objective ? (o) => o.violation : (o) => (c.min != null && val(o) < c.min) || (c.max != null && val(o) > c.max);
-    return frame({
-      cls: objective ? 'progress progress-f' : 'progress progress-g',
-      title: `${esc(c.name)} of each trial` + (lim.length ? ` (${lim.map((h) => fmt(h)).join(' … ')})` : ''),
-      legend: [['obs', 'trial'], ['bad', objective ? 'violation' : 'outside its limits'], ['retracted', 'retracted']].concat(lim.length ? [['threshold', 'limit']] : [], pts.length ? [['best', 'best safe so far']] : []),
-      xlabel: 'trial', ylabel: named(c.name),
-      xdom: [-0.5, n + 0.5], ydom, xticks: obs.length ? null : [],
-      draw: (sc) => {
-        let d = '';
-        if (pts.length) {
-          d = `M${sc.x(pts[0][0])} ${sc.y(pts[0][1])}`;
-          for (let j = 1; j < pts.length; j++) d += `H${sc.x(pts[j][0])}V${sc.y(pts[j][1])}`;
-          d = `<path class="best-line" d="${d}H${sc.x(n + 0.5)}" fill="none" stroke="${C.best}" stroke-width="2"/>`;
-        }
-        return none(sc, obs) + lim.map((h) => hline(sc, h, 'threshold', C.threshold)).join('') + d +
-          marks(obs, (o) => sc.x(o.k), (o) => sc.y(pin(val(o), ydom)), bad, radius(obs.length), c.name, val);
-      },
-    });
+    return drawCharts();
   }
 
   // shownNote says, in a posterior plot of a study with a context, how
@@ -585,16 +592,89 @@
   const shownNote = (sel) => (ctxNames ? `<p class="note shown">${sel.obs.length} of ${sel.all} observation${sel.all === 1 ? '' : 's'} drawn: those made in this context</p>` : '');
 
   // ---- plots ----
+  //
+  // Every chart is a Plotly.js figure (the vendored cartesian bundle,
+  // assets/plotly.js): zoom and pan, hover, log and category axes and an
+  // SVG download come with it. The page's HTML holds a <figure> per chart
+  // with its title and notes; chart() queues the figure's traces and
+  // layout, and drawCharts() draws them once the HTML is in place. Every
+  // trace carries meta, the kind of mark it draws (obs, violation,
+  // retracted, failed, threshold, mean, band, best, …), which the tests
+  // read off the graph (gd.data).
 
-  // ticks returns about n round numbers (1, 2 or 5 × 10^k apart) in [a, b].
-  function ticks(a, b, n) {
-    const span = b - a;
-    if (!(span > 0)) return [a];
-    const raw = span / n, mag = 10 ** Math.floor(Math.log10(raw)), e = raw / mag;
-    const step = (e >= 7.5 ? 10 : e >= 3.5 ? 5 : e >= 1.5 ? 2 : 1) * mag;
-    const out = [];
-    for (let v = Math.ceil(a / step - 1e-9) * step; v <= b + step * 1e-9; v += step) out.push(Math.abs(v) < step * 1e-9 ? 0 : v);
+  // One style for every chart, as for the figures (plotstyle): the
+  // page's font, light grid, the legend under the plot, never on data.
+  const FONT = { family: 'system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif', size: 12, color: C.text };
+  const CONFIG = {
+    displaylogo: false, responsive: true,
+    modeBarButtonsToRemove: ['select2d', 'lasso2d'],
+    toImageButtonOptions: { format: 'svg' },
+  };
+  let queue = []; // the charts of the HTML being built: {id, data, layout}
+
+  // chart returns a figure's HTML and queues its chart: cls names it for
+  // the tests, title heads it, note goes under the title; data and
+  // layout are Plotly's; o.attrs are the figure's extra attributes.
+  function chart(cls, title, data, layout, o = {}) {
+    const id = 'chart' + ++uid;
+    queue.push({ id, data, layout: baseLayout(layout) });
+    return `<figure class="plot ${cls}${o.wide ? ' wide' : ''}"${o.attrs || ''}><figcaption><h2>${title}</h2>${o.note || ''}</figcaption>` +
+      `${o.before || ''}<div class="chart" id="${id}" role="img" aria-label="${esc(title.replace(/<[^>]*>/g, ''))}"></div></figure>`;
+  }
+
+  function baseLayout(l) {
+    const axis = (a) => ({ gridcolor: C.grid, linecolor: C.axis, mirror: true, ticks: 'outside', zeroline: false, ...a });
+    const out = {
+      font: FONT, height: 330, margin: { l: 60, r: 16, t: 8, b: 80 }, hovermode: 'closest',
+      paper_bgcolor: '#fff', plot_bgcolor: '#fff', showlegend: true,
+      ...l,
+    };
+    // The legend under the x axis's ticks and title (58 px below the
+    // plot area), in the bottom margin: it never covers data.
+    const ph = out.height - out.margin.t - out.margin.b;
+    out.legend = { orientation: 'h', traceorder: 'normal', x: 0, y: -58 / Math.max(ph, 60), yanchor: 'top', font: { size: 11 }, ...(l.legend || {}) };
+    for (const k of Object.keys(out)) if (/^[xy]axis\d*$/.test(k)) out[k] = axis(out[k]);
+    if (!out.xaxis) out.xaxis = axis({});
+    if (!out.yaxis) out.yaxis = axis({});
     return out;
+  }
+
+  // drawCharts draws the queued charts into the page just written: those
+  // in the window at once (the promise returned resolves when they are
+  // drawn), the rest after them one per task, so that the page shows
+  // and answers while a long study's charts below are still drawn (a
+  // chart of 1 000 trials takes Plotly 30–60 ms). data-charts on the
+  // document is "first" until every chart is drawn, then "all".
+  let drawGen = 0;
+  function drawCharts() {
+    const q = queue, gen = ++drawGen, doc = document.documentElement.dataset;
+    queue = [];
+    const now = [], later = [];
+    for (const c of q) {
+      const el = document.getElementById(c.id);
+      if (el) (el.getBoundingClientRect().top < window.innerHeight ? now : later).push([el, c]);
+    }
+    const draw = ([el, c]) => Plotly.newPlot(el, c.data, c.layout, CONFIG);
+    doc.charts = 'first';
+    // Those in the window are drawn now: Plotly writes a chart's SVG in
+    // newPlot's call; its promise settles a frame or more later.
+    for (const x of now) draw(x);
+    const first = Promise.resolve();
+    first.then(async () => {
+      for (const x of later) {
+        await new Promise((r) => setTimeout(r, 0));
+        if (gen !== drawGen) return;
+        await draw(x);
+      }
+      if (gen === drawGen) doc.charts = 'all';
+    });
+    return first;
+  }
+
+  // purge frees the charts drawn before the page is written anew.
+  function purge() {
+    if (!window.Plotly) return;
+    for (const g of app.querySelectorAll('.js-plotly-plot')) Plotly.purge(g);
   }
 
   // extent is [min, max] of the finite values, padded by 6% (a single
@@ -608,87 +688,89 @@
     return [lo - d, hi + d];
   }
 
-  // Legend swatches, drawn in the caption outside the plot area so that
-  // they never cover data.
-  const SW = {
-    obs: `<circle cx="7" cy="6" r="3.5" fill="${C.obs}"/>`,
-    bad: `<circle cx="7" cy="6" r="3.5" fill="${C.bad}"/>`,
-    retracted: `<circle cx="7" cy="6" r="3.5" fill="#fff" stroke="${C.retracted}" stroke-width="1.5"/>`,
-    threshold: `<line x1="0" x2="14" y1="6" y2="6" stroke="${C.threshold}" stroke-width="2" stroke-dasharray="4 2"/>`,
-    mean: `<line x1="0" x2="14" y1="6" y2="6" stroke="${C.f}" stroke-width="2"/>`,
-    band: `<rect x="0" y="2" width="14" height="8" fill="${C.band}"/>`,
-    safe: `<rect x="0" y="1" width="14" height="10" fill="${C.safe}" stroke="${C.safeEdge}"/>`,
-    unsafe: `<rect x="0" y="1" width="14" height="10" fill="#fff" stroke="${C.axis}"/><path d="M0 9 L6 1 M5 11 L13 1" stroke="${C.axis}"/>`,
-    pending: `<path d="M7 1 L12 6 L7 11 L2 6 Z" fill="${C.pending}"/>`,
-    pendingRing: `<path d="M7 1 L12 6 L7 11 L2 6 Z" fill="none" stroke="${C.pending}" stroke-width="1.5"/>`,
-    seed: `<rect x="3" y="2" width="8" height="8" fill="none" stroke="${C.safeEdge}" stroke-width="1.5"/>`,
-    best: `<path d="M0 10 H5 V5 H10 V2 H14" fill="none" stroke="${C.best}" stroke-width="2"/>`,
-    byF: ['#440154', '#21918c', '#fde725'].map((c, k) => `<rect x="${k * 5}" y="1" width="5" height="10" fill="${c}"/>`).join(''),
-  };
-  const legend = (items) => '<div class="legend">' + items.map(([k, label]) => `<span><svg width="14" height="12" aria-hidden="true">${SW[k]}</svg>${label}</span>`).join('') + '</div>';
-
-  // frame draws a plot: axes, grid, labels, and o.draw(s)'s marks clipped
-  // to the plot area, with s.x and s.y mapping data to the SVG.
-  function frame(o) {
-    const W = o.w || 600, H = o.h || 280;
-    const m = { l: 58, r: o.right || 14, t: o.top || 8, b: 42 };
-    const iw = W - m.l - m.r, ih = H - m.t - m.b;
-    const [x0, x1] = o.xdom, [y0, y1] = o.ydom;
-    const s = {
-      x: (v) => r1(m.l + ((v - x0) / (x1 - x0)) * iw),
-      y: (v) => r1(m.t + ih - ((v - y0) / (y1 - y0)) * ih),
-      m, iw, ih, W, H, id: ++uid,
-    };
-    let g = '';
-    for (const t of ticks(y0, y1, 5)) {
-      const y = s.y(t);
-      g += `<line x1="${m.l}" x2="${m.l + iw}" y1="${y}" y2="${y}" stroke="${C.grid}"/><text x="${m.l - 6}" y="${y}" dy="0.32em" text-anchor="end" font-size="11" fill="${C.text}">${fmt(t)}</text>`;
+  // An axis of a parameter in its units: a log scale as a log axis (a
+  // tick per power of ten over two decades or more), an int with integer
+  // ticks, a choice as categories in the spec's order.
+  function paramAxis(p, extra = {}) {
+    const a = { title: { text: named(p.name) }, ...extra };
+    if (p.type === 'choice') return { ...a, type: 'category', categoryorder: 'array', categoryarray: p.values };
+    if (p.scale === 'log') {
+      const dec = Math.log10(p.high / p.low);
+      const plain = p.low >= 1e-4 && p.high < 1e6;
+      return { ...a, type: 'log', range: [Math.log10(p.low), Math.log10(p.high)], dtick: dec >= 2 ? 1 : 'D2', exponentformat: plain ? 'none' : 'power' };
     }
-    for (const t of o.xticks || ticks(x0, x1, 6)) {
-      const x = s.x(t);
-      g += `<line x1="${x}" x2="${x}" y1="${m.t}" y2="${m.t + ih}" stroke="${C.grid}"/><text x="${x}" y="${m.t + ih + 15}" text-anchor="middle" font-size="11" fill="${C.text}">${fmt(t)}</text>`;
-    }
-    g += `<rect x="${m.l}" y="${m.t}" width="${iw}" height="${ih}" fill="none" stroke="${C.axis}"/>` +
-      `<text x="${m.l + iw / 2}" y="${H - 6}" text-anchor="middle" font-size="12" fill="${C.text}">${o.xlabel}</text>` +
-      `<text transform="translate(14 ${m.t + ih / 2}) rotate(-90)" text-anchor="middle" font-size="12" fill="${C.text}">${o.ylabel}</text>`;
-    const clip = 'clip' + s.id;
-    return `<figure class="plot ${o.cls}${o.wide ? ' wide' : ''}" data-y0="${y0}" data-y1="${y1}"><figcaption><h2>${o.title}</h2>${legend(o.legend)}${o.note || ''}</figcaption>` +
-      `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(o.title.replace(/<[^>]*>/g, ''))}"><defs><clipPath id="${clip}"><rect x="${m.l}" y="${m.t}" width="${iw}" height="${ih}"/></clipPath>${o.defs ? o.defs(s) : ''}</defs>` +
-      `${g}<g clip-path="url(#${clip})">${o.draw(s)}</g>${o.after ? o.after(s) : ''}</svg></figure>`;
+    const pad = (p.high - p.low) * 0.03;
+    return { ...a, type: 'linear', range: [p.low - pad, p.high + pad], tickformat: p.type === 'int' ? 'd' : '', dtick: p.type === 'int' && p.high - p.low <= 12 ? 1 : undefined };
   }
 
-  // marks draws the observations as dots at (x(o), y(o)): red for a
-  // violation (bad(o)), hollow grey when retracted. Up to TITLED of them are
-  // circles with a title (a tooltip) each. More are drawn as one path per
-  // kind, a dot per subpath — a zero-length segment with round caps, or a
-  // ring of two arcs when hollow: thousands of SVG elements would take the
-  // browser longer to lay out than the rest of the page.
-  const TITLED = 300;
-  function marks(obs, x, y, bad, r, label, value, halo) {
-    const ring = halo ? ' stroke="#fff" stroke-width="0.8"' : '';
-    const paint = {
-      obs: `fill="${C.obs}"${ring}`, 'obs violation': `fill="${C.bad}"${ring}`,
-      'obs retracted': `fill="#fff" stroke="${C.retracted}" stroke-width="1.2"`,
-    };
-    const kind = (o) => (o.retracted ? 'obs retracted' : bad(o) ? 'obs violation' : 'obs');
-    if (obs.length <= TITLED) {
-      return obs.map((o) => `<circle class="${kind(o)}" ${paint[kind(o)]} cx="${x(o)}" cy="${y(o)}" r="${r}"><title>#${o.k} (event ${o.seq})` +
-        `${o.retracted ? ', retracted' : ''}: ${esc(label)} = ${fmt(value(o))} at ${o.params ? esc(JSON.stringify(o.params)) : 'x = ' + esc(point(o.x))}${o.context ? ' in context ' + esc(ctxText(o.context)) : ''}</title></circle>`).join('');
-    }
-    const d = { obs: [], 'obs violation': [], 'obs retracted': [] };
-    for (const o of obs) {
-      const k = kind(o);
-      d[k].push(k === 'obs retracted' ? `M${r1(x(o) - r)} ${y(o)}a${r} ${r} 0 1 0 ${2 * r} 0a${r} ${r} 0 1 0 ${-2 * r} 0` : `M${x(o)} ${y(o)}h0`);
-    }
-    const dot = (k, color) => (halo ? `<path d="${d[k].join('')}" stroke="#fff" stroke-width="${2 * r + 1.6}" stroke-linecap="round"/>` : '') +
-      `<path class="${k}" d="${d[k].join('')}" stroke="${color}" stroke-width="${2 * r}" stroke-linecap="round"/>`;
-    return (d.obs.length ? dot('obs', C.obs) : '') + (d['obs violation'].length ? dot('obs violation', C.bad) : '') +
-      (d['obs retracted'].length ? `<path class="obs retracted" ${paint['obs retracted']} d="${d['obs retracted'].join('')}"/>` : '');
+  // hoverOf is an observation's tooltip: its number, the value drawn,
+  // its point or setting and context.
+  const hoverOf = (o, label, value) => `#${o.k} (event ${o.seq})${o.retracted ? ', retracted' : ''}: ${esc(label)} = ${fmt(value)} at ` +
+    (o.params ? esc(setting(o.params, Object.keys(o.params))) : 'x = ' + esc(point(o.x))) + (o.context ? ' in context ' + esc(ctxText(o.context)) : '');
+
+  // obsTraces are the observations as markers at (x(o), y(o)), one trace
+  // per kind: in force (meta obs), a violation (bad(o): violation, red),
+  // retracted (hollow grey, pinned inside ydom: a retracted value sets no
+  // range, its tooltip gives it). Each trace holds its observations' k
+  // as customdata.
+  function obsTraces(obs, x, y, bad, label, value, ydom, halo) {
+    const kinds = [
+      ['obs', 'observation', (o) => !o.retracted && !bad(o), { color: C.obs }],
+      ['violation', 'violation', (o) => !o.retracted && bad(o), { color: C.bad }],
+      ['retracted', 'retracted', (o) => o.retracted, { color: '#fff', line: { color: C.retracted, width: 1.5 } }],
+    ];
+    const size = obs.length > 300 ? 5 : obs.length > 60 ? 6.5 : 8;
+    return kinds.map(([meta, name, keep, marker]) => {
+      const os = obs.filter(keep);
+      const m = { size, ...marker };
+      if (halo && meta !== 'retracted') m.line = { color: '#fff', width: 1 };
+      return {
+        type: 'scatter', mode: 'markers', meta, name, x: os.map(x), y: os.map((o) => (ydom ? pin(y(o), ydom) : y(o))),
+        customdata: os.map((o) => o.k), text: os.map((o) => hoverOf(o, label, value(o))), hoverinfo: 'text', marker: m,
+        showlegend: os.length > 0,
+      };
+    });
   }
-  // none says so in an empty plot.
-  const none = (s, list, what = 'no observation yet') => (list.length ? '' : `<text x="${s.m.l + s.iw / 2}" y="${s.m.t + s.ih / 2}" text-anchor="middle" font-size="13" fill="${C.axis}">${what}</text>`);
-  const radius = (n) => (n > 300 ? 2.2 : n > 60 ? 3 : 3.8);
-  const hline = (s, y, cls, color) => `<line class="${cls}" x1="${s.m.l}" x2="${s.m.l + s.iw}" y1="${s.y(y)}" y2="${s.y(y)}" stroke="${color}" stroke-width="1.8" stroke-dasharray="6 3"/>`;
+
+  // hTrace is a horizontal dashed line at y over [x0, x1]: a threshold or
+  // a limit (meta threshold), in the legend once.
+  const hTrace = (y, x0, x1, name = 'threshold', axes = {}, legend = true) => ({
+    type: 'scatter', mode: 'lines', meta: 'threshold', name, x: [x0, x1], y: [y, y], hoverinfo: 'name+y',
+    line: { color: C.threshold, width: 2, dash: 'dash' }, showlegend: legend, legendgroup: 'threshold', ...axes,
+  });
+  // vTrace is a vertical dashed line at x over [y0, y1].
+  const vTrace = (x, y0, y1, meta, name, color, axes = {}, legend = true) => ({
+    type: 'scatter', mode: 'lines', meta, name, x: [x, x], y: [y0, y1], hoverinfo: 'name+x',
+    line: { color, width: 1.5, dash: 'dot' }, showlegend: legend, legendgroup: meta, ...axes,
+  });
+  // bandTraces are mean ± half over xs: the band filled (meta band), the
+  // mean on it (meta mean).
+  function bandTraces(xs, mean, half, axes = {}, legend = true) {
+    return [
+      { type: 'scatter', mode: 'lines', meta: 'band-lo', x: xs, y: mean.map((m, k) => m - half[k]), line: { width: 0, color: C.band }, hoverinfo: 'skip', showlegend: false, ...axes },
+      { type: 'scatter', mode: 'lines', meta: 'band', name: '± √β·σ', x: xs, y: mean.map((m, k) => m + half[k]), fill: 'tonexty', fillcolor: 'rgba(147,197,253,0.35)', line: { width: 0, color: C.band }, hoverinfo: 'skip', showlegend: legend, legendgroup: 'band', ...axes },
+      { type: 'scatter', mode: 'lines', meta: 'mean', name: 'mean', x: xs, y: mean, line: { color: C.f, width: 2 }, showlegend: legend, legendgroup: 'mean', ...axes },
+    ];
+  }
+  // safeShapes shade the runs of safe points of a 1-D curve (xs
+  // increasing), each out to the midpoints with its neighbours, [a, b]
+  // the x range; on log x (logx) the midpoints are geometric.
+  function safeShapes(xs, safe, a, b, axes = { xref: 'x', yref: 'y domain' }, logx = false) {
+    const out = [];
+    const mid = (u, v) => (logx ? Math.sqrt(u * v) : (u + v) / 2);
+    const edge = (k) => (k <= 0 ? a : k >= xs.length ? b : mid(xs[k - 1], xs[k]));
+    for (let k = 0; k < xs.length; k++) {
+      if (!safe[k]) continue;
+      let e = k;
+      while (e + 1 < xs.length && safe[e + 1]) e++;
+      out.push({ type: 'rect', name: 'safe set', layer: 'below', x0: edge(k), x1: edge(e + 1), y0: 0, y1: 1, fillcolor: C.safe, line: { width: 0 }, ...axes });
+      k = e;
+    }
+    return out;
+  }
+  // A legend entry for the shaded safe set (shapes have none).
+  const safeKey = (label = 'safe set') => ({ type: 'scatter', mode: 'markers', meta: 'safe-key', name: label, x: [null], y: [null], marker: { symbol: 'square', size: 12, color: C.safe, line: { color: C.safeEdge, width: 1 } }, hoverinfo: 'skip' });
+  const emptyNote = (what = 'no observation yet') => [{ text: what, xref: 'paper', yref: 'paper', x: 0.5, y: 0.5, showarrow: false, font: { size: 13, color: C.axis } }];
 
   // progress plots f (i = −1) or g_i of every observation against its
   // order, with the threshold as a dashed line.
@@ -699,15 +781,13 @@
     const ys = inForce(obs, val);
     if (h != null) ys.push(h);
     const ydom = extent(ys);
-    const r = radius(obs.length);
-    return frame({
-      cls: i < 0 ? 'progress progress-f' : 'progress progress-g',
-      title: `${name} of each observation` + (h != null ? ` (threshold ${fmt(h)})` : ''),
-      legend: [['obs', 'observation'], ['bad', i < 0 ? 'violation' : `${name} &lt; ${fmt(h)}`], ['retracted', 'retracted']].concat(h != null ? [['threshold', 'threshold']] : []),
-      xlabel: 'observation (in the order told)', ylabel: plain,
-      xdom: [0.5, Math.max(obs.length, 1) + 0.5], ydom, xticks: obs.length ? null : [],
-      draw: (sc) => none(sc, obs) + (h != null ? hline(sc, h, 'threshold', C.threshold) : '') +
-        marks(obs, (o) => sc.x(o.k), (o) => sc.y(pin(val(o), ydom)), i < 0 ? (o) => o.violation : (o) => o.g[i] < h, r, plain, val),
+    const x1 = Math.max(obs.length, 1) + 0.5;
+    const data = obsTraces(obs, (o) => o.k, val, i < 0 ? (o) => o.violation : (o) => o.g[i] < h, plain, val, ydom);
+    if (h != null) data.push(hTrace(h, 0.5, x1));
+    return chart(i < 0 ? 'progress progress-f' : 'progress progress-g', `${name} of each observation` + (h != null ? ` (threshold ${fmt(h)})` : ''), data, {
+      xaxis: { title: { text: 'observation (in the order told)' }, range: [0.5, x1] },
+      yaxis: { title: { text: plain }, range: ydom },
+      annotations: obs.length ? [] : emptyNote(),
     });
   }
 
@@ -719,28 +799,31 @@
     return top;
   }
 
-  // bestSoFar plots the best f among the safe observations in force
-  // (no violation, not retracted) against the evaluations.
-  function bestSoFar(obs) {
-    let best = -Infinity;
+  // bestSteps are the best value among the safe observations in force
+  // (no violation, not retracted) after each one that improved it: [k,
+  // value] pairs; better(a, b) says a improves on b.
+  function bestSteps(obs, val, better) {
+    let best = null;
     const pts = [];
-    for (const o of obs) {
-      if (!o.retracted && !o.violation && o.f > best) { best = o.f; pts.push([o.k, best]); }
-    }
+    for (const o of obs) if (!o.retracted && !o.violation && (best === null || better(val(o), best))) { best = val(o); pts.push([o.k, best]); }
+    return pts;
+  }
+  // bestTrace draws steps as a staircase (meta best) out to x1.
+  const bestTrace = (pts, x1, name, extra = {}) => ({
+    type: 'scatter', mode: 'lines+markers', meta: 'best', name, line: { shape: 'hv', color: C.best, width: 2 }, marker: { size: 6, color: C.best },
+    x: pts.map((q) => q[0]).concat(pts.length ? [x1] : []), y: pts.map((q) => q[1]).concat(pts.length ? [pts[pts.length - 1][1]] : []),
+    ...extra,
+  });
+
+  // bestSoFar plots the best f among the safe observations against the
+  // evaluations.
+  function bestSoFar(obs) {
+    const pts = bestSteps(obs, (o) => o.f, (a, b) => a > b);
     const n = Math.max(obs.length, 1);
-    return frame({
-      cls: 'best', title: 'Best safe f so far' + (ctxNames ? ', over all contexts' : ''),
-      legend: [['best', 'best f among safe observations']],
-      xlabel: 'evaluations', ylabel: 'best f',
-      xdom: [0.5, n + 0.5], ydom: extent(pts.map((q) => q[1])), xticks: obs.length ? null : [],
-      draw: (s) => {
-        if (!pts.length) return none(s, pts, obs.length ? 'no safe observation yet' : undefined);
-        let d = `M${s.x(pts[0][0])} ${s.y(pts[0][1])}`;
-        for (let j = 1; j < pts.length; j++) d += `H${s.x(pts[j][0])}V${s.y(pts[j][1])}`;
-        d += `H${s.x(n + 0.5)}`;
-        return `<path d="${d}" fill="none" stroke="${C.best}" stroke-width="2"/>` +
-          pts.map((q) => `<circle class="best-step" cx="${s.x(q[0])}" cy="${s.y(q[1])}" r="3" fill="${C.best}"><title>evaluation ${q[0]}: f = ${fmt(q[1])}</title></circle>`).join('');
-      },
+    return chart('best', 'Best safe f so far' + (ctxNames ? ', over all contexts' : ''), [bestTrace(pts, n + 0.5, 'best f among safe observations')], {
+      xaxis: { title: { text: 'evaluations' }, range: [0.5, n + 0.5] },
+      yaxis: { title: { text: 'best f' } },
+      annotations: pts.length ? [] : emptyNote(obs.length ? 'no safe observation yet' : undefined),
     });
   }
 
@@ -756,189 +839,80 @@
     const h = i < 0 ? s.objective_threshold : v.thresholds[i];
     const order = p.x.map((_, j) => j).sort((a, b) => p.x[a][0] - p.x[b][0]);
     const xs = order.map((j) => p.x[j][0]);
-    const lo = order.map((j) => post.mean[j] - p.sqrt_beta * post.std[j]);
-    const hi = order.map((j) => post.mean[j] + p.sqrt_beta * post.std[j]);
+    const half = order.map((j) => p.sqrt_beta * post.std[j]);
+    const mean = order.map((j) => post.mean[j]);
     // The y axis follows the data — the mean and the observations in
     // force (and the threshold) — and clips the band, unless the whole
     // band is asked for (wholeBand): the band of √β ≈ 5 standard
     // deviations would squash the data flat.
-    const ys = order.map((j) => post.mean[j]).concat(inForce(obs, val), wholeBand ? lo.concat(hi) : []);
+    const ys = mean.concat(inForce(obs, val), wholeBand ? mean.map((m, k) => m - half[k]).concat(mean.map((m, k) => m + half[k])) : []);
     if (h != null) ys.push(h);
     const ydom = extent(ys);
     const [a, b] = extent(xs, 0.02);
-    const r = radius(obs.length);
-    return frame({
-      cls: i < 0 ? 'posterior posterior-f' : 'posterior posterior-g',
-      title: `Posterior of ${name} over the decision set (round ${p.round})${sel.where}`, note: shownNote(sel),
-      legend: [['mean', 'mean'], ['band', '± √β·σ'], ['safe', 'safe set'], ['obs', 'observed'], ['bad', 'violation'], ['pending', 'pending'], ['seed', 'seed']]
-        .concat(h != null ? [['threshold', 'threshold']] : []),
-      xlabel: 'x', ylabel: plain, xdom: [a, b], ydom,
-      draw: (sc) => {
-        let out = safeRuns(sc, xs, order.map((j) => p.safe[j]), a, b) + bandMean(sc, xs, lo, hi, order.map((j) => post.mean[j]));
-        if (h != null) out += hline(sc, h, 'threshold', C.threshold);
-        for (const j of p.seed) out += `<rect class="seed" x="${sc.x(p.x[j][0]) - 4}" y="${sc.m.t + sc.ih - 10}" width="8" height="8" fill="none" stroke="${C.safeEdge}" stroke-width="1.5"><title>seed action ${j}</title></rect>`;
-        for (const q of v.pending) out += `<line class="pending" x1="${sc.x(q.x[0])}" x2="${sc.x(q.x[0])}" y1="${sc.m.t}" y2="${sc.m.t + sc.ih}" stroke="${C.pending}" stroke-width="1.5" stroke-dasharray="3 3"/>` +
-          `<path class="pending-mark" d="M${sc.x(q.x[0])} ${sc.m.t + 2}l5 5l-5 5l-5 -5Z" fill="${C.pending}"><title>pending ask ${q.ask}: x = ${fmt(q.x[0])}</title></path>`;
-        const bad = (o) => (i < 0 ? o.violation : o.g[i] < h);
-        return out + marks(obs, (o) => sc.x(o.x[0]), (o) => sc.y(pin(val(o), ydom)), bad, r, plain, val);
-      },
-    });
-  }
-
-  // Viridis (matplotlib's, sampled at 9 stops), for the heat map and the
-  // parallel coordinates.
-  const VIRIDIS = ['#440154', '#472d7b', '#3b528b', '#2c728e', '#21918c', '#28ae80', '#5ec962', '#addc30', '#fde725'];
-  function viridis(t) {
-    t = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0)) * (VIRIDIS.length - 1);
-    const k = Math.min(Math.floor(t), VIRIDIS.length - 2), u = t - k;
-    const c0 = parseInt(VIRIDIS[k].slice(1), 16), c1 = parseInt(VIRIDIS[k + 1].slice(1), 16);
-    const ch = (sh) => Math.round(((c0 >> sh) & 255) * (1 - u) + ((c1 >> sh) & 255) * u);
-    return '#' + ((1 << 24) | (ch(16) << 16) | (ch(8) << 8) | ch(0)).toString(16).slice(1);
-  }
-  const colorBar = (s, x, lo, hi, label) => {
-    const id = 'vir' + s.id, top = s.m.t, hgt = s.ih;
-    let out = `<defs><linearGradient id="${id}" x1="0" y1="1" x2="0" y2="0">` +
-      VIRIDIS.map((c, k) => `<stop offset="${k / (VIRIDIS.length - 1)}" stop-color="${c}"/>`).join('') +
-      `</linearGradient></defs><rect x="${x}" y="${top}" width="12" height="${hgt}" fill="url(#${id})" stroke="${C.axis}"/>`;
-    for (const t of ticks(lo, hi, 5)) {
-      const y = r1(top + hgt - ((t - lo) / (hi - lo || 1)) * hgt);
-      out += `<line x1="${x + 12}" x2="${x + 15}" y1="${y}" y2="${y}" stroke="${C.axis}"/><text x="${x + 17}" y="${y}" dy="0.32em" font-size="10.5" fill="${C.text}">${fmt(t)}</text>`;
+    const data = [safeKey()].concat(bandTraces(xs, mean, half));
+    if (h != null) data.push(hTrace(h, a, b));
+    if (p.seed.length) {
+      data.push({ type: 'scatter', mode: 'markers', meta: 'seed', name: 'seed', x: p.seed.map((j) => p.x[j][0]), y: p.seed.map(() => ydom[0]),
+        marker: { symbol: 'square-open', size: 9, color: C.safeEdge, line: { width: 2 } }, text: p.seed.map((j) => `seed action ${j}`), hoverinfo: 'text', cliponaxis: false });
     }
-    return out + `<text x="${x + 6}" y="${top - 7}" text-anchor="middle" font-size="11" fill="${C.text}">${label}</text>`;
-  };
+    v.pending.forEach((q, k) => data.push(vTrace(q.x[0], ydom[0], ydom[1], 'pending', 'pending ask', C.pending, { text: [`pending ask ${q.ask}: x = ${fmt(q.x[0])}`, ''], hoverinfo: 'text' }, k === 0)));
+    data.push(...obsTraces(obs, (o) => o.x[0], val, (o) => (i < 0 ? o.violation : o.g[i] < h), plain, val, ydom));
+    return chart(i < 0 ? 'posterior posterior-f' : 'posterior posterior-g', `Posterior of ${name} over the decision set (round ${p.round})${sel.where}`, data, {
+      xaxis: { title: { text: 'x' }, range: [a, b] },
+      yaxis: { title: { text: plain }, range: ydom },
+      shapes: safeShapes(xs, order.map((j) => p.safe[j]), a, b),
+    }, { note: shownNote(sel), attrs: ` data-y0="${ydom[0]}" data-y1="${ydom[1]}"` });
+  }
 
-  // heatmap draws f's posterior mean over a 2-D decision set: cells on a
-  // grid (one per action) when the actions form one, dots otherwise; the
-  // unsafe actions hatched, the safe set's border drawn, and the
-  // observations sel.obs (as posterior1D), seeds and pending asks marked.
   // heatmap draws one quantity qty over a 2-D decision set — by default
   // the posterior mean of f; also its σ and each g_i's mean (heatmapsOf)
-  // — with the safe set outlined and the observations on top.
+  // — as cells when the actions form a grid (dots otherwise), the unsafe
+  // ones veiled, the safe set's border drawn (meta safe-outline), the
+  // seeds, pending asks and observations sel.obs on top.
   function heatmap(p, sel, v, qty = { vals: p.f.mean, cls: 'heatmap', title: 'Posterior mean of f', bar: 'mean f' }) {
     const obs = sel.obs;
     const n = p.x.length;
     const uniq = (j) => [...new Set(p.x.map((x) => x[j]))].sort((a, b) => a - b);
     const ux = uniq(0), uy = uniq(1);
     const grid = ux.length * uy.length === n;
-    const ix = new Map(ux.map((x, k) => [x, k])), iy = new Map(uy.map((y, k) => [y, k]));
-    const at = new Int32Array(grid ? n : 0).fill(-1); // cell (kx, ky) → action
-    if (grid) p.x.forEach((x, j) => { at[ix.get(x[0]) * uy.length + iy.get(x[1])] = j; });
-    // Cell borders at the midpoints between grid values.
-    const edges = (u) => u.map((_, k) => (k === 0 ? u[0] - (u[1] - u[0] || 1) / 2 : (u[k - 1] + u[k]) / 2)).concat([u[u.length - 1] + (u[u.length - 1] - u[u.length - 2] || 1) / 2]);
-    const ex = grid ? edges(ux) : extent(ux, 0.03), ey = grid ? edges(uy) : extent(uy, 0.03);
-    const [mlo, mhi] = extent(qty.vals, 0);
-    const levels = 64;
-    const level = (m) => Math.min(levels - 1, Math.floor(((m - mlo) / (mhi - mlo || 1)) * levels));
-    const r = radius(obs.length) + 0.6;
-    return frame({
-      cls: 'posterior ' + qty.cls, w: 600, h: 450, right: 74, top: 20,
-      title: `${qty.title} over the decision set (round ${p.round})${sel.where}`, note: shownNote(sel),
-      legend: [['safe', 'safe set'], ['unsafe', 'not safe'], ['obs', 'observation'], ['bad', 'violation'], ['pendingRing', 'pending ask'], ['seed', 'seed']],
-      xlabel: 'x<tspan font-size="9" dy="3">1</tspan>', ylabel: 'x<tspan font-size="9" dy="3">2</tspan>',
-      xdom: [ex[0], ex[ex.length - 1]], ydom: [ey[0], ey[ey.length - 1]],
-      defs: (sc) => `<pattern id="hatch${sc.id}" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#fff" fill-opacity="0.35"/><line x1="0" y1="0" x2="0" y2="6" stroke="#fff" stroke-width="2"/></pattern>`,
-      draw: (sc) => {
-        let out = '';
-        if (grid) {
-          // One path per colour level, not one element per cell.
-          const paths = Array.from({ length: levels }, () => []);
-          const unsafe = [];
-          let border = '';
-          for (let kx = 0; kx < ux.length; kx++) {
-            const x0 = sc.x(ex[kx]), x1 = sc.x(ex[kx + 1]);
-            for (let ky = 0; ky < uy.length; ky++) {
-              const j = at[kx * uy.length + ky];
-              const y0 = sc.y(ey[ky + 1]), y1 = sc.y(ey[ky]);
-              const cell = `M${x0} ${y0}H${x1}V${y1}H${x0}Z`;
-              paths[level(qty.vals[j])].push(cell);
-              if (!p.safe[j]) { unsafe.push(cell); continue; }
-              const safeAt = (a, b) => a >= 0 && b >= 0 && a < ux.length && b < uy.length && p.safe[at[a * uy.length + b]];
-              if (!safeAt(kx - 1, ky)) border += `M${x0} ${y0}V${y1}`;
-              if (!safeAt(kx + 1, ky)) border += `M${x1} ${y0}V${y1}`;
-              if (!safeAt(kx, ky - 1)) border += `M${x0} ${y1}H${x1}`;
-              if (!safeAt(kx, ky + 1)) border += `M${x0} ${y0}H${x1}`;
-            }
-          }
-          out += paths.map((cells, k) => (cells.length ? `<path class="cells" d="${cells.join('')}" fill="${viridis((k + 0.5) / levels)}" stroke="${viridis((k + 0.5) / levels)}" stroke-width="0.5"/>` : '')).join('');
-          if (unsafe.length) out += `<path class="unsafe" d="${unsafe.join('')}" fill="url(#hatch${sc.id})"/>`;
-          if (border) out += `<path class="safe-outline" d="${border}" fill="none" stroke="#fff" stroke-width="4"/><path class="safe-outline" d="${border}" fill="none" stroke="${C.safeEdge}" stroke-width="2"/>`;
-        } else {
-          out += p.x.map((x, j) => `<circle class="cell" cx="${sc.x(x[0])}" cy="${sc.y(x[1])}" r="4" fill="${viridis((qty.vals[j] - mlo) / (mhi - mlo || 1))}"` +
-            (p.safe[j] ? ` stroke="${C.safeEdge}" stroke-width="1.5"` : ' fill-opacity="0.45"') + '/>').join('');
-        }
-        for (const j of p.seed) {
-          const x = sc.x(p.x[j][0]) - 5, y = sc.y(p.x[j][1]) - 5;
-          out += `<rect x="${x}" y="${y}" width="10" height="10" fill="none" stroke="#fff" stroke-width="4"/><rect class="seed" x="${x}" y="${y}" width="10" height="10" fill="none" stroke="${C.safeEdge}" stroke-width="2"><title>seed action ${j}</title></rect>`;
-        }
-        // The pending asks as hollow diamonds around their actions, under
-        // the observations: an ask often goes to an action observed
-        // already (a seed, early on), whose marks must stay in sight.
-        for (const q of v.pending) {
-          const x = sc.x(q.x[0]), y = sc.y(q.x[1]), d = `M${x} ${y - 8}l8 8l-8 8l-8 -8Z`;
-          out += `<path d="${d}" fill="none" stroke="#fff" stroke-width="4"/><path class="pending-mark" d="${d}" fill="none" stroke="${C.pending}" stroke-width="2"><title>pending ask ${q.ask}: x = ${esc(point(q.x))}</title></path>`;
-        }
-        return out + marks(obs, (o) => sc.x(o.x[0]), (o) => sc.y(o.x[1]), (o) => o.violation, r, 'f', (o) => o.f, true);
-      },
-      after: (sc) => colorBar(sc, sc.m.l + sc.iw + 12, mlo, mhi, qty.bar),
-    });
-  }
-  // safeRuns shades the runs of safe points of a 1-D curve (xs
-  // increasing, safe[k] for xs[k]), each out to the midpoints with its
-  // neighbours, [a, b] the x range.
-  function safeRuns(sc, xs, safe, a, b) {
-    let out = '';
-    const edge = (k) => (k <= 0 ? a : k >= xs.length ? b : (xs[k - 1] + xs[k]) / 2);
-    for (let k = 0; k < xs.length; k++) {
-      if (!safe[k]) continue;
-      let e = k;
-      while (e + 1 < xs.length && safe[e + 1]) e++;
-      const x0 = sc.x(edge(k)), x1 = sc.x(edge(e + 1));
-      out += `<rect class="safe-set" x="${x0}" y="${sc.m.t}" width="${r1(Math.max(x1 - x0, 1))}" height="${sc.ih}" fill="${C.safe}"/>`;
-      k = e;
-    }
-    return out;
-  }
-
-  // bandMean draws a posterior over xs: the band from lo to hi, the mean
-  // on it.
-  function bandMean(sc, xs, lo, hi, mean) {
-    let band = '', line = '';
-    xs.forEach((x, k) => { band += (k ? 'L' : 'M') + sc.x(x) + ' ' + sc.y(hi[k]); line += (k ? 'L' : 'M') + sc.x(x) + ' ' + sc.y(mean[k]); });
-    for (let k = xs.length - 1; k >= 0; k--) band += 'L' + sc.x(xs[k]) + ' ' + sc.y(lo[k]);
-    return `<path class="band" d="${band}Z" fill="${C.band}" fill-opacity="0.75"/><path class="mean" d="${line}" fill="none" stroke="${C.f}" stroke-width="2"/>`;
-  }
-
-  // slicesOf draws, for a box or a set of dimension above 2, the posterior
-  // of f along each coordinate through the best safe point (v.slices,
-  // computed by the server): the mean, its ±√β·σ band, where every
-  // limit's lower confidence bound holds shaded as the safe set is in 1-D,
-  // and the point itself as a dashed line.
-  function slicesOf(v) {
-    const sl = v.slices;
-    if (!sl) return '';
-    const obj = v.summary.objective; // a study stated in parameters'
-    return sl.dims.map((d) => {
-      const sb = sl.sqrt_beta;
-      const lo = d.f.mean.map((m, k) => m - sb * d.f.std[k]), hi = d.f.mean.map((m, k) => m + sb * d.f.std[k]);
-      const [a, b] = extent(d.x, 0.02);
-      const xname = d.name != null ? named(d.name) : `x<tspan font-size="9" dy="3">${d.dim + 1}</tspan>`;
-      const fname = obj ? named(obj.name) : 'f';
-      const atX = d.name != null ? sl.at_params[d.name] : sl.at[d.dim];
-      const where = d.name != null ? `the best safe trial (${esc(setting(sl.at_params, Object.keys(sl.at_params)))})` : `the best safe point ${esc(point(sl.at))}`;
-      return frame({
-        cls: 'slice', w: 420, h: 240,
-        title: `${obj ? esc(obj.name) : 'f'} along ${d.name != null ? esc(d.name) : `x<sub>${d.dim + 1}</sub>`} through ${where}`,
-        legend: [['mean', 'mean'], ['band', '± √β·σ'], ['safe', 'every limit within its confidence bound']],
-        xlabel: xname, ylabel: fname, xdom: [a, b], ydom: extent(lo.concat(hi)),
-        draw: (sc) => {
-          const xa = sc.x(atX);
-          return safeRuns(sc, d.x, d.safe, a, b) + bandMean(sc, d.x, lo, hi, d.f.mean) +
-            `<line class="at" x1="${xa}" x2="${xa}" y1="${sc.m.t}" y2="${sc.m.t + sc.ih}" stroke="${C.best}" stroke-width="1.5" stroke-dasharray="4 3"><title>${d.name != null ? esc(d.name) : 'x' + (d.dim + 1)} = ${fmt(atX)}</title></line>`;
-        },
+    const data = [];
+    if (grid) {
+      const ix = new Map(ux.map((x, k) => [x, k])), iy = new Map(uy.map((y, k) => [y, k]));
+      const z = uy.map(() => new Array(ux.length)), safe = uy.map(() => new Array(ux.length)), veil = uy.map(() => new Array(ux.length).fill(null));
+      p.x.forEach((x, j) => {
+        const kx = ix.get(x[0]), ky = iy.get(x[1]);
+        z[ky][kx] = qty.vals[j];
+        safe[ky][kx] = p.safe[j] ? 1 : 0;
+        if (!p.safe[j]) veil[ky][kx] = 1;
       });
-    }).join('');
+      data.push({ type: 'heatmap', meta: 'cells', name: qty.bar, x: ux, y: uy, z, colorscale: 'Viridis', colorbar: { title: { text: qty.bar, side: 'right' }, thickness: 12 }, hovertemplate: `x₁ %{x}<br>x₂ %{y}<br>${qty.bar} %{z:.4g}<extra></extra>`, showlegend: false });
+      data.push({ type: 'heatmap', meta: 'unsafe', name: 'not safe', x: ux, y: uy, z: veil, colorscale: [[0, 'rgba(255,255,255,0.5)'], [1, 'rgba(255,255,255,0.5)']], showscale: false, hoverinfo: 'skip', showlegend: true });
+      if (safe.some((r) => r.some((c) => c === 1))) {
+        data.push({ type: 'contour', meta: 'safe-outline', name: 'safe set', x: ux, y: uy, z: safe, autocontour: false, contours: { start: 0.5, end: 0.5, size: 1, coloring: 'none' },
+          line: { color: C.safeEdge, width: 2.5, smoothing: 0 }, showscale: false, hoverinfo: 'skip', showlegend: true });
+      }
+    } else {
+      data.push({ type: 'scatter', mode: 'markers', meta: 'cell', name: 'action', x: p.x.map((x) => x[0]), y: p.x.map((x) => x[1]),
+        marker: { size: 8, color: qty.vals, colorscale: 'Viridis', colorbar: { title: { text: qty.bar, side: 'right' }, thickness: 12 }, opacity: p.safe.map((s) => (s ? 1 : 0.45)),
+          line: { color: p.safe.map((s) => (s ? C.safeEdge : 'rgba(0,0,0,0)')), width: 1.5 } },
+        customdata: p.safe.map((s) => (s ? 1 : 0)), text: p.x.map((x, j) => `x = ${point(x)}: ${qty.bar} ${fmt(qty.vals[j])}${p.safe[j] ? ', safe' : ''}`), hoverinfo: 'text', showlegend: false });
+    }
+    if (p.seed.length) {
+      data.push({ type: 'scatter', mode: 'markers', meta: 'seed', name: 'seed', x: p.seed.map((j) => p.x[j][0]), y: p.seed.map((j) => p.x[j][1]),
+        marker: { symbol: 'square-open', size: 12, color: C.safeEdge, line: { width: 2 } }, text: p.seed.map((j) => `seed action ${j}`), hoverinfo: 'text' });
+    }
+    if (v.pending.length) {
+      data.push({ type: 'scatter', mode: 'markers', meta: 'pending', name: 'pending ask', x: v.pending.map((q) => q.x[0]), y: v.pending.map((q) => q.x[1]),
+        marker: { symbol: 'diamond-open', size: 16, color: C.pending, line: { width: 2 } }, text: v.pending.map((q) => `pending ask ${q.ask}: x = ${point(q.x)}`), hoverinfo: 'text' });
+    }
+    data.push(...obsTraces(obs, (o) => o.x[0], (o) => o.x[1], (o) => o.violation, 'f', (o) => o.f, null, true));
+    const [x0, x1] = extent(ux, 0.04), [y0, y1] = extent(uy, 0.04);
+    return chart('posterior ' + qty.cls, `${qty.title} over the decision set (round ${p.round})${sel.where}`, data, {
+      height: 480, margin: { l: 60, r: 16, t: 8, b: 100 },
+      xaxis: { title: { text: 'x<sub>1</sub>' }, range: [x0, x1] },
+      yaxis: { title: { text: 'x<sub>2</sub>' }, range: [y0, y1] },
+    }, { note: shownNote(sel) });
   }
-
 
   // heatmapsOf are the 2-D views beside f's mean: its posterior standard
   // deviation (where the model is unsure) and each g_i's posterior mean
@@ -951,41 +925,341 @@
     return html;
   }
 
+  // slicesOf draws, for a box, a set of dimension above 2 or a study
+  // stated in parameters, the posterior along each coordinate (or numeric
+  // parameter) through the best safe point (v.slices, computed by the
+  // server): one figure per outcome — f, then each g_i or constraint —
+  // with a panel per coordinate; in each the mean, its ±√β·σ band, where
+  // every limit's lower confidence bound holds shaded, the limits as
+  // dashed lines and the point itself as a dotted line (meta at).
+  function slicesOf(v) {
+    const sl = v.slices;
+    if (!sl || !sl.dims.length) return '';
+    const s = v.summary, named_ = !!s.parameters;
+    const obj = s.objective;
+    const pOf = (d) => (named_ ? s.parameters.find((q) => q.name === d.name) : null);
+    const where = named_ ? `the best safe trial (${esc(setting(sl.at_params, Object.keys(sl.at_params)))})` : `the best safe point ${esc(point(sl.at))}`;
+    // The outcomes: f, then each constraint (a study stated in
+    // parameters: in their units, with their limits) or g_i.
+    const outs = [{ cls: 'slice slice-f', name: named_ ? obj.name : 'f', title: named_ ? esc(obj.name) : 'f', post: (d) => d.f, limits: named_ ? [obj.min, obj.max] : [s.objective_threshold] }];
+    const ng = sl.dims[0].g ? sl.dims[0].g.length : 0;
+    for (let i = 0; i < ng; i++) {
+      const c = named_ ? sl.constraints[i] : null;
+      outs.push({ cls: 'slice slice-g', name: c ? c.name : `g${i + 1}`, title: c ? esc(c.name) : `g<sub>${i + 1}</sub>`, post: (d) => d.g[i], limits: c ? [c.min, c.max] : [v.thresholds[i]] });
+    }
+    const nd = sl.dims.length, cols = Math.min(nd, 3), rows = Math.ceil(nd / cols);
+    return outs.map((out) => {
+      const data = [safeKey('every limit within its confidence bound')], shapes = [], layout = { height: 100 + rows * 230 };
+      // The y range follows the means, the limits and the measured
+      // values, and clips the band (√β ≈ 2–5 standard deviations would
+      // squash the rest flat).
+      const ys = [];
+      sl.dims.forEach((d, k) => {
+        const ax = k === 0 ? '' : String(k + 1), axes = { xaxis: 'x' + ax, yaxis: 'y' + ax };
+        const p = pOf(d), post = out.post(d);
+        const half = post.std.map((sd) => sl.sqrt_beta * sd);
+        ys.push(...post.mean);
+        data.push(...bandTraces(d.x, post.mean, half, axes, k === 0));
+        const atX = named_ ? sl.at_params[d.name].num ?? sl.at_params[d.name] : sl.at[d.dim];
+        const logx = !!p && p.scale === 'log';
+        const [a, b] = logx ? [d.x[0], d.x[d.x.length - 1]] : extent(d.x, 0.02);
+        shapes.push(...safeShapes(d.x, d.safe, a, b, { xref: 'x' + ax, yref: 'y' + ax + ' domain' }, logx));
+        data.push(vTrace(atX, 0, 1, 'at', named_ ? 'best safe trial' : 'best safe point', C.best, { ...axes, yaxis: 'y' + ax, text: [`${d.name != null ? d.name : 'x' + (d.dim + 1)} = ${fmt(atX)}`, ''], hoverinfo: 'text' }, k === 0));
+        out.limits.forEach((h, li) => { if (h != null) data.push(hTrace(h, a, b, named_ ? 'limit' : 'threshold', axes, k === 0 && li === out.limits.findIndex((x) => x != null))); });
+        const col = k % cols, row = Math.floor(k / cols);
+        const xname = named_ ? named(d.name) : `x<sub>${d.dim + 1}</sub>`;
+        layout['xaxis' + ax] = p ? paramAxis(p, { domain: [col / cols + 0.04, (col + 1) / cols - 0.04], anchor: 'y' + ax }) : { title: { text: xname }, range: [a, b], domain: [col / cols + 0.04, (col + 1) / cols - 0.04], anchor: 'y' + ax };
+        layout['yaxis' + ax] = { domain: rowDomain(row, rows), anchor: 'x' + ax, title: { text: col === 0 ? (named_ ? named(out.name) : out.name) : '' }, ...(k ? { matches: 'y' } : {}) };
+      });
+      // The at lines span the y range: set once the range is known.
+      const lims = out.limits.filter((h) => h != null);
+      const measured = v.observations.filter((o) => !o.retracted).map((o) => (named_ ? o.values[out.name] : out.name === 'f' ? o.f : o.g[Number(out.name.slice(1)) - 1]));
+      const ydom = extent(ys.concat(lims, measured));
+      for (const t of data) if (t.meta === 'at') t.y = [ydom[0], ydom[1]];
+      layout.yaxis.range = ydom;
+      layout.shapes = shapes;
+      return chart(out.cls, `${out.title} along each ${named_ ? 'numeric parameter' : 'coordinate'} through ${where}`, data, layout, { wide: true });
+    }).join('');
+  }
 
-  // parallel draws every observation as a line through one axis per
-  // coordinate (the box's bounds) and one for f, coloured by f; violations
-  // red, retracted grey and dashed.
-  function parallel(obs, s) {
-    const d = s.d;
-    const doms = [];
-    for (let j = 0; j < d; j++) doms.push(s.box ? s.box[j] : extent(obs.map((o) => o.x[j]), 0));
-    const [flo, fhi] = extent(obs.map((o) => o.f), 0);
-    doms.push([flo, fhi]);
-    const names = doms.map((_, j) => (j < d ? `x${j + 1}` : 'f'));
-    const W = 1000, H = 320, m = { l: 40, r: 40, t: 28, b: 26 };
-    const ax = (j) => r1(m.l + (j / d) * (W - m.l - m.r));
-    const ay = (j, v) => r1(m.t + (H - m.t - m.b) * (1 - (v - doms[j][0]) / (doms[j][1] - doms[j][0] || 1)));
-    // Values at the right of an axis, at its left for the last one.
-    const side = (j) => (j < d ? `x="${ax(j) + 4}"` : `x="${ax(j) - 4}" text-anchor="end"`);
-    const line = (o) => {
-      const pts = o.x.map((v, j) => ax(j) + ',' + ay(j, v)).concat([ax(d) + ',' + ay(d, o.f)]).join(' ');
-      const cls = o.retracted ? 'pc-line retracted' : o.violation ? 'pc-line violation' : 'pc-line';
-      const paint = o.retracted ? `stroke="${C.retracted}" stroke-dasharray="3 3"` : o.violation ? `stroke="${C.bad}" stroke-width="1.6"` : `stroke="${viridis((o.f - flo) / (fhi - flo || 1))}"`;
-      return `<polyline class="${cls}" points="${pts}" fill="none" ${paint} stroke-opacity="0.8"><title>#${o.k}: f = ${fmt(o.f)} at x = ${esc(point(o.x))}</title></polyline>`;
-    };
-    // Violations and retractions over the rest, so that they show.
-    const order = obs.filter((o) => !o.retracted && !o.violation).concat(obs.filter((o) => o.retracted), obs.filter((o) => !o.retracted && o.violation));
-    let svg = order.map(line).join('');
-    doms.forEach((dm, j) => {
-      const x = ax(j);
-      svg += `<line x1="${x}" x2="${x}" y1="${m.t}" y2="${H - m.b}" stroke="${C.axis}" stroke-width="1.2"/>` +
-        `<text x="${x}" y="${m.t - 10}" text-anchor="middle" font-size="12" font-weight="600" fill="${C.text}">${names[j]}</text>` +
-        `<text ${side(j)} y="${m.t + 4}" font-size="10.5" fill="${C.text}">${fmt(dm[1])}</text>` +
-        `<text ${side(j)} y="${H - m.b}" font-size="10.5" fill="${C.text}">${fmt(dm[0])}</text>`;
+  // rowDomain is the y domain of row (0: the top) of rows panels 230 px
+  // high each, 64 px of it kept for the x axis's ticks and title.
+  const rowDomain = (row, rows) => [Math.max(0, 1 - (row + 1) / rows + 64 / (rows * 230)), 1 - row / rows];
+
+  // parallel draws every trial as a line through one axis per parameter
+  // (or coordinate) and one for the objective, each axis spanning its
+  // range (a log parameter's in its logarithm, a choice's values evenly),
+  // coloured by the objective in 8 bands of Viridis; violations red,
+  // failures dark and dashed to the objective's axis, retracted grey.
+  // Plotly's own parcoords needs WebGL, which the cartesian bundle
+  // leaves out: these are plain lines, one trace per colour (a NaN
+  // between trials), so that a thousand trials stay one draw each.
+  function parallel(rows, axes, objName, wide = true) {
+    // rows: {k, vals: [per axis value], f, kind: ok|violation|retracted|failed}
+    const n = axes.length;
+    const scaled = axes.map((a, j) => {
+      if (a.cats) return (v) => (a.cats.length > 1 ? a.cats.indexOf(v) / (a.cats.length - 1) : 0.5);
+      const vals = a.range || extent(rows.map((r) => r.vals[j]).filter(Number.isFinite), 0);
+      const f = a.log ? Math.log10 : (x) => x;
+      const lo = f(vals[0]), hi = f(vals[1]);
+      return (v) => (Number.isFinite(v) ? (f(v) - lo) / (hi - lo || 1) : NaN);
     });
-    return `<figure class="plot parallel wide"><figcaption><h2>Observations in parallel coordinates</h2>` +
-      legend([['byF', 'coloured by f, low to high'], ['bad', 'violation'], ['retracted', 'retracted']]) +
-      `</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="Observations in parallel coordinates"><title>Observations in parallel coordinates</title>${svg}</svg></figure>`;
+    const fs = rows.filter((r) => r.kind === 'ok' || r.kind === 'violation').map((r) => r.f);
+    const [flo, fhi] = extent(fs, 0);
+    const fscale = (v) => (v - flo) / (fhi - flo || 1);
+    const BANDS = 8;
+    const groups = Array.from({ length: BANDS }, () => ({ x: [], y: [], text: [] }));
+    const other = { violation: { x: [], y: [], text: [] }, retracted: { x: [], y: [], text: [] }, failed: { x: [], y: [], text: [] } };
+    for (const r of rows) {
+      const g = r.kind === 'ok' ? groups[Math.min(BANDS - 1, Math.floor(fscale(r.f) * BANDS))] : other[r.kind];
+      const ys = r.vals.map((v, j) => scaled[j](v)).concat([r.kind === 'failed' ? NaN : fscale(r.f)]);
+      ys.forEach((y, j) => { g.x.push(j); g.y.push(y); g.text.push(r.tip); });
+      g.x.push(null); g.y.push(null); g.text.push('');
+    }
+    const line = (g, meta, name, color, extra = {}) => ({ type: 'scatter', mode: 'lines', meta, name, x: g.x, y: g.y, text: g.text, hoverinfo: 'text', line: { color, width: 1.2 }, opacity: 0.8, connectgaps: false, ...extra });
+    const vir = ['#440154', '#46327e', '#365c8d', '#277f8e', '#1fa187', '#4ac16d', '#a0da39', '#fde725'];
+    const data = groups.map((g, b) => line(g, 'pc', `${fmt(flo + (fhi - flo) * b / BANDS)} – ${fmt(flo + (fhi - flo) * (b + 1) / BANDS)}`, vir[b], { showlegend: g.x.length > 0, legendgroup: 'f' }));
+    data.push(line(other.retracted, 'pc-retracted', 'retracted', C.retracted, { line: { color: C.retracted, width: 1, dash: 'dot' }, showlegend: other.retracted.x.length > 0 }));
+    data.push(line(other.failed, 'pc-failed', 'failed', C.obs, { line: { color: C.obs, width: 1.4, dash: 'dash' }, showlegend: other.failed.x.length > 0 }));
+    data.push(line(other.violation, 'pc-violation', 'violation', C.bad, { line: { color: C.bad, width: 1.8 }, showlegend: other.violation.x.length > 0 }));
+    // Each axis with its ends' values, as annotations.
+    const ann = [], shapes = [];
+    const ends = axes.map((a, j) => (a.cats ? [a.cats[0], a.cats[a.cats.length - 1]] : (a.range || extent(rows.map((r) => r.vals[j]).filter(Number.isFinite), 0)).map(fmt))).concat([[fmt(flo), fmt(fhi)]]);
+    ends.forEach((e, j) => {
+      shapes.push({ type: 'line', x0: j, x1: j, y0: 0, y1: 1, xref: 'x', yref: 'y', line: { color: C.axis, width: 1.2 } });
+      ann.push({ x: j, y: 1, text: String(e[1]), showarrow: false, yanchor: 'bottom', font: { size: 10.5 } }, { x: j, y: 0, text: String(e[0]), showarrow: false, yanchor: 'top', font: { size: 10.5 } });
+    });
+    return chart('parallel', `Trials in parallel coordinates`, data, {
+      height: 400, margin: { l: 30, r: 30, t: 24, b: 70 }, shapes, annotations: ann,
+      xaxis: { tickvals: ends.map((_, j) => j), ticktext: axes.map((a) => a.label).concat([objName]), range: [-0.2, n + 0.2], side: 'top', showgrid: false, mirror: false, ticks: '', linecolor: 'rgba(0,0,0,0)' },
+      yaxis: { visible: false, range: [-0.08, 1.08] },
+      legend: { y: -0.04, title: { text: 'by objective:' } },
+    }, { wide });
+  }
+
+  // plainParallel is parallel for a plain study: x_1 … x_d and f.
+  function plainParallel(obs, s) {
+    const axes = [];
+    for (let j = 0; j < s.d; j++) axes.push({ label: `x${j + 1}`, range: s.box ? s.box[j] : null });
+    const rows = obs.map((o) => ({ k: o.k, vals: o.x, f: o.f, kind: o.retracted ? 'retracted' : o.violation ? 'violation' : 'ok', tip: hoverOf(o, 'f', o.f) }));
+    return parallel(rows, axes, 'f');
+  }
+
+  // ---- a study stated in parameters: its own units ----
+
+  // outcomePlot plots outcome c's value at each trial in the user's
+  // units, its limits as dashed lines, the failed trials (no value) as
+  // crosses on the bottom edge and, for the objective, the best safe
+  // value so far.
+  function outcomePlot(obs, fails, c, objective) {
+    const val = (o) => o.values[c.name];
+    const lim = [c.min, c.max].filter((h) => h != null);
+    const ydom = extent(inForce(obs, val).concat(lim));
+    const n = Math.max(...obs.map((o) => o.k), ...fails.map((f) => f.trial), 0);
+    const bad = objective ? (o) => o.violation : (o) => (c.min != null && val(o) < c.min) || (c.max != null && val(o) > c.max);
+    const data = obsTraces(obs, (o) => o.k, val, bad, c.name, val, ydom);
+    data[0].name = 'trial';
+    if (!objective) data[1].name = 'outside its limits';
+    lim.forEach((h, k) => data.push(hTrace(h, -0.5, n + 0.5, 'limit', {}, k === 0)));
+    const live = fails.filter((f) => !f.retracted);
+    if (live.length) {
+      data.push({ type: 'scatter', mode: 'markers', meta: 'failed', name: 'failed (no value)', x: live.map((f) => f.trial), y: live.map(() => ydom[0]),
+        marker: { symbol: 'x-thin-open', size: 10, color: C.obs, line: { width: 2 } }, cliponaxis: false,
+        text: live.map((f) => `trial ${f.trial} failed at ${esc(setting(f.params, Object.keys(f.params)))}`), hoverinfo: 'text' });
+    }
+    if (objective) {
+      const pts = bestSteps(obs, val, (a, b) => (c.goal === 'maximize' ? a > b : a < b));
+      if (pts.length) data.push(bestTrace(pts, n + 0.5, 'best safe so far'));
+    }
+    return chart(objective ? 'progress progress-f' : 'progress progress-g', `${esc(c.name)} of each trial` + (lim.length ? ` (${lim.map((h) => fmt(h)).join(' … ')})` : ''), data, {
+      xaxis: { title: { text: 'trial' }, range: [-0.5, n + 0.5] },
+      yaxis: { title: { text: named(c.name) }, range: ydom },
+      annotations: obs.length ? [] : emptyNote(),
+    });
+  }
+
+  // The map of two numeric parameters: the trials at once, the model's
+  // mean and safe region when GET …/map answers (loadMap). mapPick keeps
+  // each study's choice of axes across redraws.
+  const mapPick = {};
+  function mapFigure(v) {
+    const s = v.summary;
+    const nums = s.parameters.filter((p) => p.type !== 'choice');
+    if (nums.length < 2) return '';
+    let pick = mapPick[s.study];
+    if (!pick || !nums.some((p) => p.name === pick.x) || !nums.some((p) => p.name === pick.y)) pick = mapPick[s.study] = { x: nums[0].name, y: nums[1].name };
+    const sel = (id, cur) => `<select id="${id}">${nums.map((p) => `<option${p.name === cur ? ' selected' : ''}>${esc(p.name)}</option>`).join('')}</select>`;
+    const before = `<p class="controls map-controls"><label>x ${sel('map-x', pick.x)}</label><label>y ${sel('map-y', pick.y)}</label><span class="note" id="map-status">the model's map: loading…</span></p>`;
+    return chart('map', `${esc(s.objective.name)} over ${esc(pick.x)} × ${esc(pick.y)}: the model's mean, the safe region and the trials`, mapData(v, pick, null), mapLayout(v, pick), { before, attrs: ' id="map-figure"' });
+  }
+
+  function mapLayout(v, pick) {
+    const p = (n) => v.summary.parameters.find((q) => q.name === n);
+    return { height: 500, margin: { l: 60, r: 16, t: 8, b: 110 }, xaxis: paramAxis(p(pick.x)), yaxis: paramAxis(p(pick.y)) };
+  }
+
+  // mapData are the map's traces: with m (the server's Map) the mean as
+  // filled contours (meta mean), the region where every limit's lower
+  // bound holds outlined (meta safe-region) and the rest veiled (meta
+  // unsafe); the trials in force coloured by the objective on the same
+  // scale (meta obs), violations (meta violation) and failures (meta
+  // failed) marked, the setting the map is drawn through (meta at).
+  function mapData(v, pick, m) {
+    const s = v.summary, obj = s.objective;
+    const obs = v.observations.map((o) => ({ ...o, k: o.trial }));
+    const live = obs.filter((o) => !o.retracted);
+    const ok = live.filter((o) => !o.violation), bad = live.filter((o) => o.violation);
+    const fails = (v.failures || []).filter((f) => !f.retracted);
+    const fv = ok.map((o) => o.values[obj.name]);
+    const [clo, chi] = extent(fv.concat(m ? m.mean.flat() : []), 0);
+    const data = [];
+    if (m) {
+      data.push({ type: 'contour', meta: 'mean', name: `model's mean ${obj.name}`, x: m.xs, y: m.ys, z: m.mean, colorscale: 'Viridis', reversescale: obj.goal === 'minimize', zmin: clo, zmax: chi,
+        contours: { coloring: 'heatmap', showlines: true }, line: { width: 0.5, color: 'rgba(255,255,255,0.5)' },
+        colorbar: { title: { text: named(obj.name), side: 'right' }, thickness: 12 },
+        hovertemplate: `${esc(pick.x)} %{x:.4g}<br>${esc(pick.y)} %{y:.4g}<br>mean ${esc(obj.name)} %{z:.4g}<extra></extra>`, showlegend: false });
+      const safe = m.safe.map((r) => r.map((b) => (b ? 1 : 0)));
+      data.push({ type: 'heatmap', meta: 'unsafe', name: 'a limit not certain', x: m.xs, y: m.ys, z: m.safe.map((r) => r.map((b) => (b ? null : 1))), colorscale: [[0, 'rgba(255,255,255,0.55)'], [1, 'rgba(255,255,255,0.55)']], showscale: false, hoverinfo: 'skip', showlegend: true });
+      if (safe.some((r) => r.includes(1))) {
+        data.push({ type: 'contour', meta: 'safe-region', name: 'every limit\'s lower bound holds', x: m.xs, y: m.ys, z: safe, autocontour: false, contours: { start: 0.5, end: 0.5, size: 1, coloring: 'none' },
+          line: { color: C.safeEdge, width: 3, smoothing: 0.6 }, showscale: false, hoverinfo: 'skip', showlegend: true });
+      }
+    }
+    const at = (o, n) => o.params[n];
+    const tip = (o) => `trial ${o.trial}: ${esc(setting(o.params, Object.keys(o.params)))}` + Object.keys(o.values).sort().map((n) => `<br>${esc(n)} = ${fmt(o.values[n])}`).join('');
+    data.push({ type: 'scatter', mode: 'markers', meta: 'obs', name: 'trial (colour: ' + obj.name + ')', x: ok.map((o) => at(o, pick.x)), y: ok.map((o) => at(o, pick.y)), customdata: ok.map((o) => o.trial),
+      marker: { size: 9, color: fv, colorscale: 'Viridis', reversescale: obj.goal === 'minimize', cmin: clo, cmax: chi, line: { color: '#fff', width: 1.2 }, showscale: !m, colorbar: m ? undefined : { title: { text: named(obj.name), side: 'right' }, thickness: 12 } },
+      text: ok.map(tip), hoverinfo: 'text' });
+    data.push({ type: 'scatter', mode: 'markers', meta: 'violation', name: 'violation', x: bad.map((o) => at(o, pick.x)), y: bad.map((o) => at(o, pick.y)), customdata: bad.map((o) => o.trial),
+      marker: { symbol: 'x', size: 10, color: C.bad, line: { color: '#fff', width: 1 } }, text: bad.map(tip), hoverinfo: 'text', showlegend: bad.length > 0 });
+    data.push({ type: 'scatter', mode: 'markers', meta: 'failed', name: 'failed', x: fails.map((f) => f.params[pick.x]), y: fails.map((f) => f.params[pick.y]), customdata: fails.map((f) => f.trial),
+      marker: { symbol: 'x-thin-open', size: 11, color: C.obs, line: { width: 2 } }, text: fails.map((f) => `trial ${f.trial} failed at ${esc(setting(f.params, Object.keys(f.params)))}`), hoverinfo: 'text', showlegend: fails.length > 0 });
+    if (m) {
+      data.push({ type: 'scatter', mode: 'markers', meta: 'at', name: 'drawn through (others held here)', x: [m.at[pick.x]], y: [m.at[pick.y]],
+        marker: { symbol: 'star-open', size: 15, color: C.best, line: { width: 2 } }, text: [esc(setting(m.at, Object.keys(m.at)))], hoverinfo: 'text' });
+    }
+    return data;
+  }
+
+  // loadMap asks the server for the map of the study drawn (v) over the
+  // chosen pair and draws it in; a later draw or choice makes it moot.
+  let mapGen = 0;
+  async function loadMap(v) {
+    const el = document.querySelector('#map-figure .chart'), status = document.getElementById('map-status');
+    if (!el) return;
+    const my = ++mapGen, s = v.summary, pick = mapPick[s.study];
+    try {
+      const got = await api(`v1/studies/${encodeURIComponent(s.study)}/map?x=${encodeURIComponent(pick.x)}&y=${encodeURIComponent(pick.y)}`);
+      if (my !== mapGen || !el.isConnected) return;
+      const m = JSON.parse(got.text);
+      await Plotly.react(el, mapData(v, pick, m), baseLayout(mapLayout(v, pick)), CONFIG);
+      status.textContent = `the other parameters held at ${setting(m.at, Object.keys(m.at).filter((n) => n !== pick.x && n !== pick.y)) || '—'}`;
+      el.closest('figure').dataset.mapped = pick.x + ',' + pick.y;
+    } catch (err) {
+      if (my !== mapGen || !el.isConnected) return;
+      status.textContent = 'no map: ' + err.message;
+      el.closest('figure').dataset.mapped = 'error';
+    }
+  }
+
+  // wireMap redraws the map when another parameter is picked (x and y
+  // never the same: picking the other's swaps them).
+  function wireMap(v) {
+    const xs = document.getElementById('map-x'), ys = document.getElementById('map-y');
+    if (!xs) return;
+    const s = v.summary;
+    const pick = () => {
+      const p = mapPick[s.study], x = xs.value, y = ys.value;
+      if (x === y) { if (x === p.x) xs.value = p.y; else ys.value = p.x; }
+      mapPick[s.study] = { x: xs.value, y: ys.value };
+      const el = document.querySelector('#map-figure .chart');
+      document.querySelector('#map-figure h2').textContent = `${s.objective.name} over ${xs.value} × ${ys.value}: the model's mean, the safe region and the trials`;
+      delete el.closest('figure').dataset.mapped;
+      Plotly.react(el, mapData(v, mapPick[s.study], null), baseLayout(mapLayout(v, mapPick[s.study])), CONFIG).then(() => loadMap(v));
+    };
+    xs.addEventListener('change', pick);
+    ys.addEventListener('change', pick);
+    loadMap(v);
+  }
+
+  // namedParallel is parallel for a study stated in parameters of more
+  // than two: each parameter in its units, then the objective.
+  function namedParallel(v) {
+    const s = v.summary, obj = s.objective;
+    const axes = s.parameters.map((p) => (p.type === 'choice' ? { label: p.name, cats: p.values } : { label: p.name, range: [p.low, p.high], log: p.scale === 'log' }));
+    const names = s.parameters.map((p) => p.name);
+    const rows = v.observations.map((o) => ({ k: o.trial, vals: names.map((n) => o.params[n]), f: o.values[obj.name], kind: o.retracted ? 'retracted' : o.violation ? 'violation' : 'ok',
+      tip: `trial ${o.trial}: ${esc(setting(o.params, names))}, ${esc(obj.name)} = ${fmt(o.values[obj.name])}` }));
+    for (const f of v.failures || []) if (!f.retracted) rows.push({ k: f.trial, vals: names.map((n) => f.params[n]), f: NaN, kind: 'failed', tip: `trial ${f.trial} failed: ${esc(setting(f.params, names))}` });
+    return parallel(rows, axes, obj.name + (obj.unit ? ` (${obj.unit})` : ''));
+  }
+
+  // ---- two studies side by side ----
+
+  // trialsOf reads a view as trials: the parameters' axes, the
+  // objective's name and direction, and each trial's values; a plain
+  // study's coordinates x1 … xd and f, maximized.
+  function trialsOf(v) {
+    const s = v.summary;
+    if (s.parameters) {
+      const obj = s.objective;
+      return {
+        params: s.parameters.map((p) => ({ name: p.name, p })), obj: { name: obj.name, unit: obj.unit, goal: obj.goal },
+        rows: v.observations.filter((o) => !o.retracted).map((o) => ({ k: o.trial, vals: s.parameters.map((p) => o.params[p.name]), f: o.values[obj.name], bad: o.violation })),
+        failures: (v.failures || []).filter((f) => !f.retracted).length,
+      };
+    }
+    return {
+      params: Array.from({ length: s.d }, (_, j) => ({ name: `x${j + 1}`, p: null })), obj: { name: 'f', goal: 'maximize' },
+      rows: v.observations.filter((o) => !o.retracted).map((o, k) => ({ k: k + 1, vals: o.x, f: o.f, bad: o.violation })),
+      failures: s.failures || 0,
+    };
+  }
+
+  // renderCompare draws two studies of the same parameters together: the
+  // best safe objective so far of each, and the objective against each
+  // parameter, one colour per study (Okabe and Ito's blue and orange).
+  function renderCompare(views, names) {
+    const [a, b] = views.map(trialsOf);
+    document.title = names.join(' vs ') + ' · safegp';
+    crumbs.innerHTML = `<a href="#/">studies</a> / compare ${names.map((n) => `<a href="#/study/${encodeURIComponent(n)}">${esc(n)}</a>`).join(' and ')}`;
+    const same = a.params.length === b.params.length && a.params.every((p, j) => p.name === b.params[j].name) && a.obj.name === b.obj.name && a.obj.goal === b.obj.goal;
+    if (!same) {
+      queue = [];
+      app.innerHTML = `<p class="error" id="compare-error">${esc(names[0])} and ${esc(names[1])} do not have the same parameters and objective (${esc(a.params.map((p) => p.name).join(', '))}; ${esc(a.obj.name)} against ${esc(b.params.map((p) => p.name).join(', '))}; ${esc(b.obj.name)}): the compare view draws two studies of one problem.</p><p><a href="#/">All studies</a></p>`;
+      return drawCharts();
+    }
+    units = {};
+    for (const v of views) if (v.summary.parameters) for (const q of v.summary.parameters.concat([v.summary.objective])) if (q.unit) units[q.name] = q.unit;
+    const COL = ['#0072B2', '#E69F00'];
+    const better = (x, y) => (a.obj.goal === 'maximize' ? x > y : x < y);
+    const card = (t, v, k) => {
+      const pts = bestSteps(t.rows.map((r) => ({ ...r, violation: r.bad })), (r) => r.f, better);
+      return `<div class="card compare-card"><h2><span class="swatch" data-k="${k}"></span><a href="#/study/${encodeURIComponent(names[k])}">${esc(names[k])}</a> <span class="algo">${esc(v.summary.algorithm)}</span></h2><dl class="facts">` +
+        `<dt>trials</dt><dd class="num">${t.rows.length}</dd><dt>violations</dt><dd class="num${v.summary.violations ? ' bad' : ''}">${v.summary.violations}</dd>` +
+        `<dt>failed trials</dt><dd class="num">${t.failures}</dd><dt>best safe ${esc(a.obj.name)}</dt><dd class="num">${pts.length ? fmt(pts[pts.length - 1][1]) : '–'}</dd></dl></div>`;
+    };
+    let html = `<h1>${esc(names[0])} and ${esc(names[1])}</h1><div class="cards">${card(a, views[0], 0)}${card(b, views[1], 1)}</div><div class="plots">`;
+    const n = Math.max(a.rows.length, b.rows.length, 1);
+    const best = [a, b].map((t, k) => bestTrace(bestSteps(t.rows.map((r) => ({ ...r, violation: r.bad })), (r) => r.f, better), n + 0.5, names[k], { line: { shape: 'hv', color: COL[k], width: 2 }, marker: { size: 5, color: COL[k] }, meta: 'best' }));
+    html += chart('compare-best', `Best safe ${esc(a.obj.name)} so far`, best, { xaxis: { title: { text: 'trial' }, range: [0.5, n + 0.5] }, yaxis: { title: { text: named(a.obj.name) } } });
+    // The objective against each parameter: one panel each.
+    const nd = a.params.length, cols = Math.min(nd, 3), rows = Math.ceil(nd / cols);
+    const data = [], layout = { height: 100 + rows * 230 };
+    a.params.forEach((q, j) => {
+      const ax = j === 0 ? '' : String(j + 1), col = j % cols, row = Math.floor(j / cols);
+      [a, b].forEach((t, k) => {
+        data.push({ type: 'scatter', mode: 'markers', meta: 'trials-' + k, name: names[k], legendgroup: names[k], showlegend: j === 0, xaxis: 'x' + ax, yaxis: 'y' + ax,
+          x: t.rows.map((r) => r.vals[j]), y: t.rows.map((r) => r.f), text: t.rows.map((r) => `${esc(names[k])} trial ${r.k}${r.bad ? ' (violation)' : ''}`), hoverinfo: 'text+x+y',
+          marker: { size: 7, color: COL[k], opacity: 0.75, symbol: t.rows.map((r) => (r.bad ? 'x' : 'circle')) } });
+      });
+      const dom = { domain: [col / cols + 0.04, (col + 1) / cols - 0.04], anchor: 'y' + ax };
+      layout['xaxis' + ax] = q.p ? paramAxis(q.p, dom) : { title: { text: q.name }, ...dom };
+      layout['yaxis' + ax] = { domain: rowDomain(row, rows), anchor: 'x' + ax, title: { text: col === 0 ? named(a.obj.name) : '' }, ...(j ? { matches: 'y' } : {}) };
+    });
+    html += chart('compare-params', `${esc(a.obj.name)} of each trial against each parameter (×: a violation)`, data, layout, { wide: true });
+    app.innerHTML = html + '</div>';
+    return drawCharts();
   }
 
   // ---- start ----
@@ -993,7 +1267,7 @@
   takeToken();
   // The first answer is asked for at once; its failure is handled when
   // refresh awaits it, so it is caught here to not count as unhandled.
-  const early = api(dataURL(route()));
+  const early = fetchRoute(route());
   early.catch(() => {});
   document.addEventListener('DOMContentLoaded', () => {
     app = document.getElementById('app');

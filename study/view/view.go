@@ -35,6 +35,9 @@ type View struct {
 	Thresholds []float64 `json:"thresholds"`
 	// Observations are every tell in order, retracted ones flagged.
 	Observations []api.Observation `json:"observations"`
+	// Failures are the failed trials (told without values), retracted
+	// ones flagged: the pictures mark them apart from the observations.
+	Failures []api.Failure `json:"failures,omitempty"`
 	// Pending are the asks handed out and not yet told, oldest first.
 	Pending []api.PendingAsk `json:"pending"`
 	// Seeds are the seed points: the seed actions' points of a finite
@@ -63,6 +66,9 @@ type Slices struct {
 	AtParams space.Setting `json:"at_params,omitempty"`
 	SqrtBeta float64       `json:"sqrt_beta"`
 	Dims     []Slice       `json:"dims"`
+	// Constraints are a study stated in parameters' constraint
+	// outcomes, in the order of each Slice's G (then in their units).
+	Constraints []OutcomeInfo `json:"constraints,omitempty"`
 }
 
 // Slice is the posterior along coordinate Dim (0-based; a study stated
@@ -136,7 +142,7 @@ type reader struct {
 // (store.ViewLeases).
 func build(r study.Reader, sum *api.Summary, leases map[int]int64) *View {
 	s := reader{r, r.Resolved()}
-	vw := &View{Summary: sum, Thresholds: s.res.Spec.Thresholds, Observations: r.Observations(), Pending: r.Pending(leases)}
+	vw := &View{Summary: sum, Thresholds: s.res.Spec.Thresholds, Observations: r.Observations(), Failures: r.Failures(), Pending: r.Pending(leases)}
 	if vw.Thresholds == nil {
 		vw.Thresholds = []float64{}
 	}
@@ -284,28 +290,35 @@ func (s reader) sliceSafe(sl *Slice, sqb float64) []bool {
 	return safe
 }
 
+// namedAt is the setting a study stated in parameters is drawn
+// through, in the policy's coordinates: the best safe trial's, the first
+// seed's before one; nil when there is neither.
+func (s reader) namedAt(sum *api.Summary) []float64 {
+	if b := sum.Best; b != nil && b.Params != nil {
+		if x, err := s.r.Space().Encode(b.Params); err == nil {
+			return x
+		}
+	}
+	switch {
+	case s.res.Box != nil && len(s.res.Box.Seeds) > 0:
+		return s.res.Box.Seeds[0]
+	case len(s.res.Seed) > 0:
+		return s.res.X[s.res.Seed[0]]
+	}
+	return nil
+}
+
 // namedSlices is View.Slices of a study stated in parameters: along each
 // numeric parameter (its unit coordinate evenly from 0 to 1, so a log
 // scale evenly in its logarithm and an int over its continuous
 // relaxation) through the best safe trial's setting (the first seed's
-// before one), the objective's posterior in its own units.
+// before one), the objective's and each constraint's posterior in its
+// own units (Constraints names them, in G's order).
 func (s reader) namedSlices(sum *api.Summary) *Slices {
 	sp := s.r.Space()
-	var at []float64
-	if b := sum.Best; b != nil && b.Params != nil {
-		if x, err := sp.Encode(b.Params); err == nil {
-			at = x
-		}
-	}
+	at := s.namedAt(sum)
 	if at == nil {
-		switch {
-		case s.res.Box != nil && len(s.res.Box.Seeds) > 0:
-			at = s.res.Box.Seeds[0]
-		case len(s.res.Seed) > 0:
-			at = s.res.X[s.res.Seed[0]]
-		default:
-			return nil
-		}
+		return nil
 	}
 	// Each numeric parameter's coordinate over the unit interval.
 	var params, coords []int
@@ -326,17 +339,56 @@ func (s reader) namedSlices(sum *api.Summary) *Slices {
 		return nil
 	}
 	out.AtParams = sp.Decode(at)
+	gps := s.constraintGPs()
+	for _, c := range s.r.Outcomes().Constraints {
+		out.Constraints = append(out.Constraints, OutcomeInfo{Name: c.Name, Unit: c.Unit, Min: c.Min, Max: c.Max})
+	}
 	for j := range out.Dims {
 		sl := &out.Dims[j]
 		sl.Dim, sl.Name = params[j], sp.Params()[params[j]].Name
 		for k, u := range sl.X {
 			sl.X[k] = sp.Relaxed(params[j], u)
-			// f in the objective's units: the transform in force,
-			// inverted (σ scales by its scale).
-			sl.F.Mean[k] = s.r.RawObjective(sl.F.Mean[k])
-			sl.F.Std[k] *= s.r.ObjectiveScale()
 		}
-		sl.G = nil // in the policies' units: Safe says what they say
+		sl.F = s.rawPosterior(0, sl.F)
+		// Each constraint in its units: its first condition's GP (a min
+		// and a max of one outcome share the outcome; their GPs mirror).
+		g := make([]bandit.Posterior, len(gps))
+		for k, gj := range gps {
+			g[k] = s.rawPosterior(1+gj, sl.G[gj])
+		}
+		sl.G = g
+	}
+	return out
+}
+
+// OutcomeInfo names an outcome of a study stated in parameters: its
+// unit and limits, for a picture's axis and lines.
+type OutcomeInfo struct {
+	Name string   `json:"name"`
+	Unit string   `json:"unit,omitempty"`
+	Min  *float64 `json:"min,omitempty"`
+	Max  *float64 `json:"max,omitempty"`
+}
+
+// constraintGPs is, for each constraint outcome of a study stated in
+// parameters, the index among the g_i of its first condition's GP.
+func (s reader) constraintGPs() []int {
+	conds := s.r.Conditions()
+	var out []int
+	for k := range s.r.Outcomes().Constraints {
+		out = append(out, slices.IndexFunc(conds, func(cd space.Condition) bool { return cd.Outcome == 1+k }))
+	}
+	return out
+}
+
+// rawPosterior is GP gpj's posterior p (0: f, 1+i: g_i) in its outcome's
+// units: the transform in force inverted, σ scaled by its scale.
+func (s reader) rawPosterior(gpj int, p bandit.Posterior) bandit.Posterior {
+	out := bandit.Posterior{Mean: make([]float64, len(p.Mean)), Std: make([]float64, len(p.Std))}
+	sc := math.Abs(s.r.Scale(gpj))
+	for k := range p.Mean {
+		out.Mean[k] = s.r.Raw(gpj, p.Mean[k])
+		out.Std[k] = p.Std[k] * sc
 	}
 	return out
 }
