@@ -1,8 +1,16 @@
 package plot
 
 import (
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -128,5 +136,65 @@ func TestWidth(t *testing.T) {
 		if _, err := f.Check(); err != nil {
 			t.Errorf("width %v, %d panels: %v", c.width, c.panels, err)
 		}
+	}
+}
+
+// TestLegendBelow: a shared legend of 12 entries drawn below the panels
+// (LegendBelow) leaves each panel's data area as wide as the panels'
+// without a legend, where at their right it narrows them; it adds its
+// height to the figure's, keeps the entries in order down the columns,
+// and fits in more than one column.
+func TestLegendBelow(t *testing.T) {
+	Width = 0
+	panels := func() []*Panel {
+		var ps []*Panel
+		for range 2 {
+			p := zigzag(t, "sgp-ucb")
+			p.Legend = gplot.NewLegend()
+			p.keys = nil
+			for k := range 12 {
+				line, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
+				p.AddLegend(fmt.Sprintf("algorithm %02d", k), line)
+			}
+			ps = append(ps, p)
+		}
+		return ps
+	}
+	dataWidth := func(f Figure) vg.Length {
+		w, h := f.size()
+		c := draw.New(vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(DPI)))
+		at := f.layout(c, false)
+		return at[0].dc.Max.X - at[0].dc.Min.X
+	}
+	bare := Figure{Panels: panels()}
+	for _, p := range bare.Panels {
+		p.Legend = gplot.NewLegend()
+	}
+	right := Figure{Panels: panels(), SharedLegend: true}
+	below := Figure{Panels: panels(), SharedLegend: true, LegendBelow: true}
+	wb, wr, wd := dataWidth(bare), dataWidth(right), dataWidth(below)
+	if math.Abs(float64(wd-wb)) > 0.5 || !(wr < wb-20) {
+		t.Errorf("data width: %.1f pt with the legend below, %.1f without a legend, %.1f with it at the right; want below = none > right", wd, wb, wr)
+	}
+	_, hb := bare.size()
+	legs := below.belowLegends(2 * PanelWidth)
+	if _, h := below.size(); len(legs.cols) < 2 || math.Abs(float64(h-hb-legs.height-2*vg.Points(legendGap))) > 1e-9 {
+		t.Errorf("legend below: %d columns, figure height %v, want ≥ 2 columns and %v + its %v", len(legs.cols), h, hb, legs.height)
+	}
+	dir := t.TempDir()
+	if err := below.Save(dir, "below"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "below.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := -1
+	for k := range 12 {
+		i := strings.Index(string(b), fmt.Sprintf(">algorithm %02d<", k))
+		if i < 0 || i < last || strings.Count(string(b), fmt.Sprintf(">algorithm %02d<", k)) != 1 {
+			t.Errorf("entry %d: at %d (the one before at %d), want each once and in order", k, i, last)
+		}
+		last = i
 	}
 }

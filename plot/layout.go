@@ -46,6 +46,11 @@ type Figure struct {
 	// Columns, if positive and fewer than the panels, wraps them into
 	// rows of that many (a sweep's panels); 0 puts them in one row.
 	Columns int
+	// LegendBelow, with SharedLegend, draws the first panel's legend
+	// (its AddLegend entries) under the panels, in as many columns as
+	// the figure's width holds: for a legend too long to sit beside the
+	// data without taking much of its width.
+	LegendBelow bool
 }
 
 // Width, when positive, is the width of every figure saved (a paper's
@@ -92,10 +97,59 @@ func Check(panels []*Panel) ([]LegendAt, error) {
 func (f Figure) size() (w, h vg.Length) {
 	cols, rows := f.grid()
 	if Width > 0 && cols > 0 {
-		w := max(Width, MinPanelWidth) // no panel narrower
-		return w, vg.Length(rows) * w / vg.Length(cols) * PanelHeight / PanelWidth
+		w = max(Width, MinPanelWidth) // no panel narrower
+		h = vg.Length(rows) * w / vg.Length(cols) * PanelHeight / PanelWidth
+	} else {
+		w, h = vg.Length(cols)*PanelWidth, vg.Length(rows)*PanelHeight
 	}
-	return vg.Length(cols) * PanelWidth, vg.Length(rows) * PanelHeight
+	// A legend below adds its own height: the panels keep theirs.
+	if legs := f.belowLegends(w); legs != nil {
+		h += legs.height + 2*vg.Points(legendGap)
+	}
+	return w, h
+}
+
+// below is a legend drawn under the panels: one gonum legend per column,
+// each width wide, height the tallest.
+type below struct {
+	cols          []*gplot.Legend
+	width, height vg.Length
+}
+
+// belowLegends splits the first panel's legend entries into the columns
+// a figure w wide holds (nil without LegendBelow or entries).
+func (f Figure) belowLegends(w vg.Length) *below {
+	if !f.LegendBelow || !f.SharedLegend || len(f.Panels) == 0 || len(f.Panels[0].keys) == 0 {
+		return nil
+	}
+	keys, proto := f.Panels[0].keys, f.Panels[0].Legend
+	one := func(ks []legendKey) *gplot.Legend {
+		l := new(gplot.Legend)
+		*l = gplot.NewLegend()
+		l.TextStyle, l.Padding, l.ThumbnailWidth, l.YPosition = proto.TextStyle, proto.Padding, proto.ThumbnailWidth, proto.YPosition
+		l.Left, l.Top = true, true
+		for _, k := range ks {
+			l.Add(k.label, k.thumbs...)
+		}
+		return l
+	}
+	// Legend.Rectangle measures text only; the canvas gives its origin.
+	var probe draw.Canvas
+	probe.Max = vg.Point{X: w, Y: 100 * vg.Inch}
+	widest := vg.Length(0)
+	for _, k := range keys {
+		widest = max(widest, one([]legendKey{k}).Rectangle(probe).Size().X)
+	}
+	colW := widest + 2*vg.Points(legendGap)
+	n := max(1, min(len(keys), int((w-2*vg.Points(legendGap))/colW)))
+	rows := (len(keys) + n - 1) / n
+	out := &below{width: colW}
+	for c := 0; c*rows < len(keys); c++ {
+		l := one(keys[c*rows : min(len(keys), (c+1)*rows)])
+		out.cols = append(out.cols, l)
+		out.height = max(out.height, l.Rectangle(probe).Size().Y)
+	}
+	return out
 }
 
 // Save writes the figure as dir/base.png (at DPI) and dir/base.svg. Each
@@ -181,6 +235,20 @@ func (f Figure) layout(c draw.Canvas, paint bool) []LegendAt {
 			p.Y.Max = padTop(p.Y.Min, p.Y.Max, top)
 		}
 	}
+	// A legend below takes a strip at the bottom, its columns centred.
+	if legs := f.belowLegends(c.Max.X - c.Min.X); legs != nil {
+		gap := vg.Points(legendGap)
+		if paint {
+			x := c.Center().X - vg.Length(len(legs.cols))*legs.width/2 + gap
+			for k, l := range legs.cols {
+				lc := c
+				lc.Min = vg.Point{X: x + vg.Length(k)*legs.width, Y: c.Min.Y + gap}
+				lc.Max = vg.Point{X: lc.Min.X + legs.width, Y: lc.Min.Y + legs.height}
+				l.Draw(lc)
+			}
+		}
+		c.Min.Y += legs.height + 2*gap
+	}
 	// Align gives the panels data areas of one height, so that shared y
 	// axes line up.
 	canvases := gplot.Align(g.plots, g.tiles, c)
@@ -188,12 +256,13 @@ func (f Figure) layout(c draw.Canvas, paint bool) []LegendAt {
 	// inside, else the last (outside).
 	show := -1
 	var strip *LegendAt // the shared legend in a strip of its own
-	if f.SharedLegend {
+	if f.SharedLegend && !f.LegendBelow {
 		show, strip, canvases, c = g.sharedLegend(c, canvases)
 	}
 	at := make([]LegendAt, len(panels))
 	for i, p := range panels {
-		at[i] = placePanel(p, canvases[i/cols][i%cols], c, show >= 0 && (i != show || strip != nil), strip != nil && i == show, strip, paint)
+		hide := f.LegendBelow && f.SharedLegend || show >= 0 && (i != show || strip != nil)
+		at[i] = placePanel(p, canvases[i/cols][i%cols], c, hide, strip != nil && i == show, strip, paint)
 	}
 	return at
 }

@@ -40,6 +40,7 @@ type Panel struct {
 	Bar *ColorBar
 
 	drawn  map[string]Style // Bands' series, by label
+	keys   []legendKey      // the legend's entries (AddLegend), for a legend drawn below
 	shared bool             // ShareY set the y range: SaveRow must keep it
 	lines  []plotter.XYs    // polylines: plotter.Line
 	points []plotter.XYs    // glyphs: plotter.Scatter
@@ -77,6 +78,20 @@ func NewPanel(title, xLabel, yLabel string) *Panel {
 	p.Legend.ThumbnailWidth = vg.Points(18)
 	p.Plot.Add(plotter.NewGrid())
 	return p
+}
+
+// legendKey is one entry of a panel's legend.
+type legendKey struct {
+	label  string
+	thumbs []gplot.Thumbnailer
+}
+
+// AddLegend adds an entry to the panel's legend, as gonum's Legend.Add
+// does, and keeps it, so that a figure can draw its legend in columns
+// below the panels (Figure.LegendBelow).
+func (p *Panel) AddLegend(label string, thumbs ...gplot.Thumbnailer) {
+	p.Legend.Add(label, thumbs...)
+	p.keys = append(p.keys, legendKey{label, thumbs})
 }
 
 // Add adds plotters to the panel as gonum's Plot.Add does, and records

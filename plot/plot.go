@@ -141,7 +141,7 @@ func (p *Panel) addLine(s *Series, st Style) error {
 	line.Dashes = st.Dashes
 	p.Add(line)
 	if s.Label != "" && !s.NoLegend {
-		p.Legend.Add(s.Label, line)
+		p.AddLegend(s.Label, line)
 	}
 	if p.drawn == nil {
 		p.drawn = map[string]Style{}
