@@ -46,8 +46,8 @@ type Figure struct {
 	// Columns, if positive and fewer than the panels, wraps them into
 	// rows of that many (a sweep's panels); 0 puts them in one row.
 	Columns int
-	// LegendBelow, with SharedLegend, draws the first panel's legend
-	// (its AddLegend entries) under the panels, in as many columns as
+	// LegendBelow draws the panels' legends as one (their AddLegend
+	// entries, each label once) under the panels, in as many columns as
 	// the figure's width holds: for a legend too long to sit beside the
 	// data without taking much of its width.
 	LegendBelow bool
@@ -116,13 +116,26 @@ type below struct {
 	width, height vg.Length
 }
 
-// belowLegends splits the first panel's legend entries into the columns
-// a figure w wide holds (nil without LegendBelow or entries).
+// belowLegends splits the panels' legend entries (each label once) into
+// the columns a figure w wide holds (nil without LegendBelow or entries).
 func (f Figure) belowLegends(w vg.Length) *below {
-	if !f.LegendBelow || !f.SharedLegend || len(f.Panels) == 0 || len(f.Panels[0].keys) == 0 {
+	if !f.LegendBelow || len(f.Panels) == 0 {
 		return nil
 	}
-	keys, proto := f.Panels[0].keys, f.Panels[0].Legend
+	var keys []legendKey
+	seen := map[string]bool{}
+	for _, p := range f.Panels {
+		for _, k := range p.keys {
+			if !seen[k.label] {
+				seen[k.label] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	proto := f.Panels[0].Legend
 	one := func(ks []legendKey) *gplot.Legend {
 		l := new(gplot.Legend)
 		*l = gplot.NewLegend()
@@ -261,7 +274,7 @@ func (f Figure) layout(c draw.Canvas, paint bool) []LegendAt {
 	}
 	at := make([]LegendAt, len(panels))
 	for i, p := range panels {
-		hide := f.LegendBelow && f.SharedLegend || show >= 0 && (i != show || strip != nil)
+		hide := f.LegendBelow || show >= 0 && (i != show || strip != nil)
 		at[i] = placePanel(p, canvases[i/cols][i%cols], c, hide, strip != nil && i == show, strip, paint)
 	}
 	return at
@@ -307,7 +320,11 @@ func (g *layoutGrid) fitTitles(c draw.Canvas) {
 	for i, p := range g.panels {
 		if text, sty := g.titles[i].text, g.titles[i].sty; text != "" {
 			tile := g.tiles.At(c, i%g.cols, i/g.cols)
-			p.Title.Text, p.Title.TextStyle = fitText(text, sty, tile.Max.X-tile.Min.X+2*g.tiles.PadLeft-2*vg.Points(titleMargin))
+			w := tile.Max.X - tile.Min.X + 2*g.tiles.PadLeft - 2*vg.Points(titleMargin)
+			if p.Bar != nil {
+				w -= barWidth // the title is centred on the plot, left of its bar
+			}
+			p.Title.Text, p.Title.TextStyle = fitText(text, sty, w)
 		}
 	}
 }

@@ -1,9 +1,13 @@
 package plot
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"image/color"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot/vg"
@@ -179,3 +183,53 @@ func dashKey(d []vg.Length) string { return fmt.Sprint(d) }
 // the style table). A label that is no variant is its own base, with
 // variant "".
 func SplitVariant(label string) (base, variant string) { return splitVariant(label) }
+
+// ErrOffStyle is CheckStyle's error: an SVG drawn outside the one style.
+var ErrOffStyle = errors.New("off the figures' style")
+
+var (
+	svgFont   = regexp.MustCompile(`font-family:([^;"]+);[^"]*font-size:([0-9.]+)px`)
+	svgStroke = regexp.MustCompile(`stroke:#([0-9A-Fa-f]{6})`)
+)
+
+// CheckStyle reports how an SVG of a figure leaves the one style every
+// figure of the project is drawn in (issue 44): a text in another family
+// than the panels' or at a size outside the titles' to the legends'
+// (10 to 8.5 points, a title shrunk to fit as far as the legend's) or
+// their scripts' (0.7 of that), or a line or outline in a colour that is
+// neither in Palette nor a grey. It reads the attributes vgsvg writes.
+func CheckStyle(svg []byte) error {
+	texts := svgFont.FindAllSubmatch(svg, -1)
+	if len(texts) == 0 {
+		return fmt.Errorf("%w: no text", ErrOffStyle)
+	}
+	lo, hi := float64(legendSize.Points()), float64(titleSize.Points())
+	for _, m := range texts {
+		if string(m[1]) != "Liberation Serif" {
+			return fmt.Errorf("%w: a text in %s, not Liberation Serif", ErrOffStyle, m[1])
+		}
+		size, _ := strconv.ParseFloat(string(m[2]), 64)
+		const eps = 1e-3
+		if !(size >= lo-eps && size <= hi+eps) && !(size >= scriptScale*lo-eps && size <= scriptScale*hi+eps) {
+			return fmt.Errorf("%w: a text at %gpx, outside [%g, %g] and its scripts'", ErrOffStyle, size, lo, hi)
+		}
+	}
+	for _, m := range svgStroke.FindAllSubmatch(svg, -1) {
+		v, _ := strconv.ParseUint(string(m[1]), 16, 32)
+		r, g, b := int(v>>16), int(v>>8&255), int(v&255)
+		if r == g && g == b { // a grey, black or white
+			continue
+		}
+		// A colour drawn with an alpha is written rounded: within 2
+		// of its palette colour per channel.
+		near := func(c color.NRGBA) bool {
+			return abs(r-int(c.R)) <= 2 && abs(g-int(c.G)) <= 2 && abs(b-int(c.B)) <= 2
+		}
+		if !slices.ContainsFunc(Palette, near) {
+			return fmt.Errorf("%w: a line in #%s, not in Palette", ErrOffStyle, m[1])
+		}
+	}
+	return nil
+}
+
+func abs(x int) int { return max(x, -x) }

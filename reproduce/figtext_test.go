@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/safegp/safegp/plot"
 )
 
 // updateTexts rewrites testdata/figure_texts.golden (an internal test's:
@@ -31,6 +33,9 @@ func TestFigureTexts(t *testing.T) {
 			t.Fatal(err)
 		}
 		got[name] = svgTexts(string(b))
+		if err := plot.CheckStyle(b); err != nil {
+			t.Errorf("%s.svg: %v", name, err)
+		}
 	}
 	path := filepath.Join("testdata", "figure_texts.golden")
 	if *updateTexts {

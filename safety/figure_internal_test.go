@@ -1,6 +1,7 @@
 package safety
 
 import (
+	"github.com/safegp/safegp/plot"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,6 +25,9 @@ func TestFigureTexts(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(dir, "safety.svg"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if err := plot.CheckStyle(b); err != nil {
+		t.Errorf("safety.svg: %v", err)
 	}
 	var texts []string
 	for _, part := range strings.Split(string(b), "</text>") {

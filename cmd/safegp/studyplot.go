@@ -73,7 +73,7 @@ func plot1D(name string, x [][]float64, h []float64, hf *float64, obs []api.Obse
 			}
 			l.Color, l.Dashes = plot.Palette[3], []vg.Length{vg.Points(4), vg.Points(3)}
 			pl.Add(l)
-			pl.Legend.Add("threshold h", l)
+			pl.AddLegend("threshold h", l)
 			lo = math.Min(lo, *threshold)
 		}
 		var safe plotter.XYs
@@ -89,7 +89,7 @@ func plot1D(name string, x [][]float64, h []float64, hf *float64, obs []api.Obse
 			}
 			sc.GlyphStyle = draw.GlyphStyle{Color: plot.Palette[2], Radius: vg.Points(1.5), Shape: draw.BoxGlyph{}}
 			pl.Add(sc)
-			pl.Legend.Add("safe set", sc)
+			pl.AddLegend("safe set", sc)
 		}
 		if len(obs) > 0 {
 			pts := make(plotter.XYs, len(obs))
@@ -102,7 +102,7 @@ func plot1D(name string, x [][]float64, h []float64, hf *float64, obs []api.Obse
 			}
 			sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(2), Shape: draw.CrossGlyph{}}
 			pl.Add(sc)
-			pl.Legend.Add("observations", sc)
+			pl.AddLegend("observations", sc)
 		}
 		return pl, nil
 	}
@@ -166,7 +166,7 @@ func plot2D(name string, x [][]float64, obs []api.Observation, snap bandit.Snaps
 		}
 		sc.GlyphStyle = draw.GlyphStyle{Color: c, Radius: r, Shape: shape}
 		set.Add(sc)
-		set.Legend.Add(label, sc)
+		set.AddLegend(label, sc)
 		return nil
 	}
 	var seen plotter.XYs
@@ -269,7 +269,9 @@ func savePanels(panels []*plot.Panel, out, ext string) error {
 		return fmt.Errorf("plot: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	if err := plot.SaveRow(panels, dir, "fig"); err != nil {
+	// The panels' legends under them, in columns: beside a heat map's
+	// colour bar a legend at the right took most of a panel's width.
+	if err := (plot.Figure{Panels: panels, LegendBelow: true}).Save(dir, "fig"); err != nil {
 		return err
 	}
 	return os.Rename(filepath.Join(dir, "fig"+ext), out)

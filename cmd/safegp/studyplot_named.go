@@ -158,7 +158,7 @@ func plotNamed1D(title string, p space.Param, d *view.Plot, idx []int, trials []
 			}
 			l.Color, l.Dashes = plot.Palette[3], []vg.Length{vg.Points(4), vg.Points(3)}
 			pl.Add(l)
-			pl.Legend.Add("limit", l)
+			pl.AddLegend("limit", l)
 		}
 		var ok, bad plotter.XYs
 		for _, t := range trials {
@@ -270,7 +270,7 @@ func addPoints(p *plot.Panel, pts plotter.XYs, c color.Color, shape draw.GlyphDr
 	}
 	sc.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(2.5), Shape: shape}
 	p.Add(sc)
-	p.Legend.Add(label, sc)
+	p.AddLegend(label, sc)
 	return nil
 }
 
