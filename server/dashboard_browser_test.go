@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -23,6 +24,7 @@ import (
 )
 
 var (
+	gallery         = flag.String("gallery", "", "TestDashboardGallery: write a PNG of the dashboard per kind of study into this `folder` (docs/gallery.sh)")
 	screenshot      = flag.String("screenshot", "", "TestDashboardScreenshot: write a PNG of a study's dashboard page to this `file`")
 	screenshotStudy = flag.String("screenshot-study", "pump-1d", "TestDashboardScreenshot: the fixture study to show (pump-1d, valve-2d, beam-box, long-1000)")
 )
@@ -748,9 +750,8 @@ func mustFloat(s string) float64 {
 	return v
 }
 
-// TestDashboardScreenshot writes docs/dashboard.png (run with
-// -args -screenshot ../docs/dashboard.png): a fixture study's page at
-// 1280 × 900.
+// TestDashboardScreenshot writes one study's page as a PNG (run with
+// -args -screenshot FILE [-screenshot-study NAME]), whole, 1280 px wide.
 func TestDashboardScreenshot(t *testing.T) {
 	if *screenshot == "" {
 		t.Skip("give -screenshot FILE to write the dashboard's screenshot")
@@ -996,5 +997,39 @@ func dashboardInUnits(t *testing.T, ctx context.Context, fx *dashFixture) {
 	goTo(t, ctx, "#/compare/tune-2gain/pump-1d", "compare:tune-2gain/pump-1d")
 	if msg := eval[string](t, ctx, `document.getElementById('compare-error').textContent`); !strings.Contains(msg, "do not have the same parameters") {
 		t.Errorf("compare of two problems: %q", msg)
+	}
+}
+
+// TestDashboardGallery writes the gallery's screenshots (docs/gallery.sh:
+// -args -gallery ../docs/figures): the list and one page per kind of
+// study, whole, at 1280 px wide, each once its map (if any) is drawn.
+func TestDashboardGallery(t *testing.T) {
+	if *gallery == "" {
+		t.Skip("give -gallery FOLDER to write the dashboard's screenshots")
+	}
+	ctx := browser(t, 1280, 900)
+	fx := newDashFixture(t)
+	open(t, ctx, fx.url+"/#/&token="+dashToken, "list")
+	for _, c := range []struct{ file, hash, view string }{
+		{"dashboard-list", "#/", "list"},
+		{"dashboard-1d", "#/study/pump-1d", "study:pump-1d"},
+		{"dashboard-2d", "#/study/valve-2d", "study:valve-2d"},
+		{"dashboard-box", "#/study/beam-box", "study:beam-box"},
+		{"dashboard-context", "#/study/climate-1d", "study:climate-1d"},
+		{"dashboard-params", "#/study/tune-2gain", "study:tune-2gain"},
+		{"dashboard-mixed", "#/study/tune-pid", "study:tune-pid"},
+		{"dashboard-compare", "#/compare/tune-2gain/tune-2gain-b", "compare:tune-2gain/tune-2gain-b"},
+	} {
+		open(t, ctx, fx.url+"/"+c.hash, c.view)
+		waitFor(t, ctx, "the map", `!document.getElementById('map-figure') || !!document.getElementById('map-figure').dataset.mapped`)
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(*gallery, c.file+".png")
+		if err := os.WriteFile(path, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s (%d bytes)", path, len(png))
 	}
 }
