@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/safegp/safegp/internal/chol"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -132,7 +133,9 @@ func Bytes(t, d int, ard bool, kernelName string, workers int) int64 {
 		if kernelName == "se" || kernelName == "" {
 			per = 1
 		}
-		w := memlimit.Mul(int64(workers), memlimit.Mul(8, t*t+per*pr+8*t))
+		// Per worker: K (t²), the pairs' kernel values, α and the
+		// accumulators, and the tiled inverse's scratch (chol).
+		w := memlimit.Mul(int64(workers), memlimit.Mul(8, t*t+per*pr+8*t+int64(chol.Tile)*t))
 		return memlimit.Mul(8, memlimit.Mul(pr, p)) + w
 	}
 	b := one(int64(t))
@@ -478,7 +481,7 @@ func LogMarginalLikelihood(x [][]float64, y, noiseVar []float64, s kernel.Spec) 
 		theta[1+dt.p] = 2 * math.Log(*s.NoiseStd)
 	}
 	g := make([]float64, len(theta))
-	lml, ok := newWork(dt).grad(g, theta)
+	lml, ok := newWork(dt, 1).grad(g, theta)
 	if !ok {
 		return 0, nil, fmt.Errorf("%w: the covariance matrix is not positive definite (exact values at repeated inputs need a noise variance > 0)", ErrFailed)
 	}

@@ -302,7 +302,7 @@ func TestBytes(t *testing.T) {
 		k    string
 	}{{100, 3, true, "se"}, {100, 3, false, "matern52"}, {300, 6, true, "matern32"}} {
 		dt := newData(make2(c.t, c.d), make([]float64, c.t), nil, families[c.k], c.ard)
-		w := newWork(dt)
+		w := newWork(dt, 1)
 		held := 8 * int64(len(dt.d2)+len(w.a)+len(w.kv)+len(w.al))
 		if c.k != "se" {
 			held += 8 * int64(len(w.gv))
@@ -328,7 +328,7 @@ func TestEvaluationAllocates(t *testing.T) {
 	x, y := smooth(8, 50, 3, 0.1)
 	for _, name := range names {
 		dt := newData(x, y, nil, families[name], true)
-		w := newWork(dt)
+		w := newWork(dt, 1)
 		th := []float64{0, -1, -1, -1, -3}
 		g := make([]float64, 5)
 		if a := testing.AllocsPerRun(20, func() {

@@ -168,7 +168,7 @@ func TestLogMLDense(t *testing.T) {
 							theta[1+p] = math.Log(logUniform(rng, 1e-4, 1))
 						}
 						g := make([]float64, len(theta))
-						lml, ok := newWork(dt).grad(g, theta)
+						lml, ok := newWork(dt, 1).grad(g, theta)
 						if !ok {
 							t.Fatal("not positive definite")
 						}
@@ -207,12 +207,12 @@ func TestLogMLStateReuse(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	x, y, _ := testData(rng, 20, 2)
 	dt := newData(x, y, nil, famMatern52, true)
-	w := newWork(dt)
+	w := newWork(dt, 1)
 	a := []float64{0.1, -0.5, -1, -3}
 	b := []float64{-0.2, -0.7, -0.4, -2}
 	ga, gb, g := make([]float64, 4), make([]float64, 4), make([]float64, 4)
 	fresh := func(th, g []float64) float64 {
-		l, _ := newWork(dt).grad(g, th)
+		l, _ := newWork(dt, 1).grad(g, th)
 		return l
 	}
 	la, lb := fresh(a, ga), fresh(b, gb)
@@ -263,7 +263,7 @@ func TestObjectiveFiniteDifferences(t *testing.T) {
 						}
 						sc := newScales(x, y, p)
 						f := &fitter{dt: newData(x, y, nv, families[name], ard), sc: sc, prior: prior}
-						e := newEvaluator(f, newWork(f.dt))
+						e := newEvaluator(f, newWork(f.dt, 1))
 						z := make([]float64, f.dt.nparams())
 						for i := range z {
 							z[i] = rng.NormFloat64()

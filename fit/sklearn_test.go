@@ -70,7 +70,7 @@ func checkSklearnLML(t *testing.T, cases []goldenLML) {
 				t.Fatalf("%d parameters, want %d", len(c.Theta), dt.nparams())
 			}
 			g := make([]float64, len(c.Theta))
-			lml, ok := newWork(dt).grad(g, c.Theta)
+			lml, ok := newWork(dt, 1).grad(g, c.Theta)
 			if !ok {
 				t.Fatal("not positive definite")
 			}
