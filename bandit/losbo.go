@@ -7,6 +7,7 @@ import (
 
 	"github.com/safegp/safegp/internal/fielderr"
 	"github.com/safegp/safegp/internal/memlimit"
+	"github.com/safegp/safegp/internal/spatial"
 	"github.com/safegp/safegp/internal/vec"
 )
 
@@ -50,6 +51,12 @@ type losboState struct {
 	// seen is the number of measurements folded into it.
 	cert [][]bool
 	seen int
+	// With emb: a k-d tree over the actions embedded for the first
+	// condition and live, the actions still outside S_t (syncLive). An ℓ1
+	// ball lies inside the Euclidean ball of the same radius, so the
+	// expander test looks only at the actions outside S_t in that ball.
+	tree *spatial.Tree
+	live *spatial.Live
 }
 
 // LoSBOBounds are LoSBO's Lipschitz and noise bounds in a caller's terms:
@@ -64,23 +71,39 @@ type LoSBOBounds struct {
 	NoiseBounds []float64
 }
 
-// expander is SafeOpt's Lipschitz expander test of safe action i with
-// LoSBOBounds: some x' ∉ S_t with u_{g_c,t}(x_i) − ‖e_c(x_i) − e_c(x')‖₁ ≥
-// h_c for every condition c.
+// expander is SafeOpt's Lipschitz expander test of safe action i: some
+// x' ∉ S_t with u_{g_c,t}(x_i) − L_c‖x_i − x'‖ ≥ h_c for every condition c
+// (with LoSBOBounds, ‖e_c(x_i) − e_c(x')‖₁ in place of L_c‖x_i − x'‖),
+// searched in a k-d tree of the actions outside S_t.
 func (lb *losboState) expander(o *safeOpt, i int) bool {
-	for _, p := range o.out {
-		ok := true
+	c0 := o.safety[0]
+	if lb.emb == nil {
+		// Every x' that passes the first condition's test lies within
+		// (u − h)/L_0 of x_i (Radius2: the roundings' margin): the
+		// candidates are the live actions in that ball, tested exactly
+		// as the scan of every x' ∉ S_t did.
+		x := o.set.X
+		return lb.live.Any(x[i], spatial.Radius2(o.hi[c0.j][i], c0.h, o.l[0]), func(p int) bool {
+			d := vec.Dist(x[i], x[p])
+			for c, sc := range o.safety {
+				if !certifies(o.hi[sc.j][i], o.l[c], d, sc.h) {
+					return false
+				}
+			}
+			return true
+		})
+	}
+	// With LoSBOBounds: every x' that passes the first condition's test,
+	// ‖e_0(x_i) − e_0(x')‖₁ ≤ u − h, is within that Euclidean distance,
+	// ‖·‖₂ ≤ ‖·‖₁.
+	return lb.live.Any(lb.emb[0][i], spatial.Radius2(o.hi[c0.j][i], c0.h, 1), func(p int) bool {
 		for c, sc := range o.safety {
 			if !certifies(o.hi[sc.j][i], 1, l1(lb.emb[c][i], lb.emb[c][p]), sc.h) {
-				ok = false
-				break
+				return false
 			}
 		}
-		if ok {
-			return true
-		}
-	}
-	return false
+		return true
+	})
 }
 
 // l1 is ‖a − b‖₁.
@@ -190,7 +213,10 @@ func losboBytes(s *Spec, n, m int, hf bool) int64 {
 	if hf {
 		safety++
 	}
-	return memlimit.Add(safeSetBytes(&Spec{Name: SafeOpt, SafeSet: "lipschitz"}, n, m, hf), memlimit.Mul(int64(n), int64(safety)))
+	b := memlimit.Add(safeSetBytes(&Spec{Name: SafeOpt, SafeSet: "lipschitz"}, n, m, hf), memlimit.Mul(int64(n), int64(safety)))
+	// With LoSBOBounds, the expander test's k-d tree and live set over
+	// the actions (estimated at 8 embedded coordinates).
+	return memlimit.Add(b, memlimit.Add(spatial.Bytes(n, 8), spatial.LiveBytes(n)))
 }
 
 // losboSafeSet folds the measurements told since the last round into the
@@ -230,5 +256,31 @@ func (o *safeOpt) losboSafeSet() {
 			}
 		}
 		o.safe[i] = in || o.isSeed[i]
+	}
+}
+
+// syncLive makes the expander test's live set the actions outside S_t
+// (o.out), once S_t is final for the round. S_t only grows but for an
+// exclusion (failed.go), which puts a safe action out again: then the
+// set is built anew.
+func (lb *losboState) syncLive(o *safeOpt) {
+	if lb.tree == nil {
+		pts := o.set.X
+		if lb.emb != nil {
+			pts = lb.emb[0]
+		}
+		lb.tree = spatial.New(pts)
+		lb.live = lb.tree.NewLive()
+	}
+	for _, p := range o.out {
+		if !lb.live.Has(p) {
+			lb.live = lb.tree.NewLive()
+			break
+		}
+	}
+	for i, in := range o.safe {
+		if in {
+			lb.live.Remove(i)
+		}
 	}
 }

@@ -92,7 +92,9 @@ func TestLoSBOSafeSetFromScratch(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		hf   *float64
-	}{{"two constraints", nil}, {"and an objective threshold", ptr(-0.8)}} { // the seed keeps f ≥ −0.8
+		l1   bool // the bounds as LoSBOBounds: ℓ1 distances of L_c·x (the k-d tree's path)
+	}{{"two constraints", nil, false}, {"and an objective threshold", ptr(-0.8), false}, // the seed keeps f ≥ −0.8
+		{"ℓ1 bounds of the caller's", nil, true}, {"ℓ1 bounds and an objective threshold", ptr(-0.8), true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(5, 6))
 			x := grid2(12)
@@ -113,11 +115,26 @@ func TestLoSBOSafeSetFromScratch(t *testing.T) {
 				h = append(h, *tc.hf)
 			}
 			const E = 0.05
+			// The distance the bounds hold in: Euclidean, or with
+			// LoSBOBounds the ℓ1 distance of x scaled by L_c, which bounds
+			// the conditions too (‖·‖₂ ≤ ‖·‖₁): |g(x) − g(x')| ≤
+			// L‖x − x'‖₂ ≤ ‖L·x − L·x'‖₁.
+			metric := dist
+			opt := bandit.Options{Thresholds: p.h, ObjectiveThreshold: tc.hf, Horizon: 40}
+			if tc.l1 {
+				metric = func(a, b []float64) float64 { return math.Abs(a[0]-b[0]) + math.Abs(a[1]-b[1]) }
+				es := make([]float64, len(L))
+				for c := range es {
+					es[c] = E
+				}
+				opt.LoSBO = &bandit.LoSBOBounds{NoiseBounds: es, Embed: func(c int, x, dst []float64) []float64 {
+					return append(dst, L[c]*x[0], L[c]*x[1])
+				}}
+			}
 			k := kernel.SE{Variance: 1, Lengthscale: 0.3}
 			pol, err := bandit.Build(&bandit.Spec{Name: bandit.LoSBO, Lipschitz: &bandit.Lipschitz{Values: L}, NoiseBound: ptr(E)},
 				bandit.Model{Objective: k, Constraints: []kernel.Kernel{k, k}, NoiseStd: 0.05, Delta: 0.1, Beta: bandit.Beta{Value: 4}},
-				bandit.Domain{Set: bandit.DecisionSet{X: x, Seed: []int{p.seed}}},
-				bandit.Options{Thresholds: p.h, ObjectiveThreshold: tc.hf, Horizon: 40})
+				bandit.Domain{Set: bandit.DecisionSet{X: x, Seed: []int{p.seed}}}, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,7 +151,7 @@ func TestLoSBOSafeSetFromScratch(t *testing.T) {
 					for c := range conds {
 						any := false
 						for k, b := range played {
-							if measured[k][c]-E-L[c]*dist(x[a], x[b]) >= h[c] {
+							if measured[k][c]-E-L[c]*metric(x[a], x[b]) >= h[c] {
 								any = true
 								break
 							}
@@ -150,7 +167,7 @@ func TestLoSBOSafeSetFromScratch(t *testing.T) {
 					t.Fatalf("round %d: safe set %v, from scratch %v", round, count(view.Safe), count(safe))
 				}
 				grew = grew || count(safe) > 1
-				want := scratchChoice(x, safe, &view, L, h, tc.hf != nil)
+				want := scratchChoice(x, safe, &view, L, h, tc.hf != nil, metric)
 				a, err := pol.Ask()
 				if err != nil {
 					t.Fatal(err)
@@ -184,7 +201,7 @@ func TestLoSBOSafeSetFromScratch(t *testing.T) {
 // scratchChoice is LoSBO's action from the snapshot's posteriors
 // (TestLoSBOSafeSetFromScratch). The conditions are g_1, g_2, then f with
 // an objective threshold; the kernels' variance is 1.
-func scratchChoice(x [][]float64, safe []bool, v *bandit.Snapshot, L, h []float64, hf bool) int {
+func scratchChoice(x [][]float64, safe []bool, v *bandit.Snapshot, L, h []float64, hf bool, dist func(a, b []float64) float64) int {
 	b := v.SqrtBeta
 	post := []bandit.Posterior{v.F, v.G[0], v.G[1]}
 	lo := func(j, a int) float64 { return post[j].Mean[a] - b*post[j].Std[a] }

@@ -277,6 +277,9 @@ func (o *safeOpt) safeSet() {
 			o.out = append(o.out, i)
 		}
 	}
+	if o.losbo != nil && o.lipIdx == nil {
+		o.losbo.syncLive(o)
+	}
 }
 
 // maximizers sets M_t = {x ∈ S_t : u_f(x) ≥ max_{S_t} ℓ_f}.
@@ -317,7 +320,7 @@ func (o *safeOpt) expanders() {
 		}
 		if o.lip {
 			// ∃x' ∉ S_t ∀i: u_{g_i,t}(x) − L_i‖x − x'‖ ≥ h_i
-			if o.losbo != nil && o.losbo.emb != nil {
+			if o.losbo != nil {
 				o.inG[i] = o.losbo.expander(o, i)
 				continue
 			}

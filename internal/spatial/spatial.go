@@ -281,6 +281,41 @@ func (l *Live) Within(dst []int, q []float64, r2 float64) []int {
 	return l.t.within(dst, q, r2, l)
 }
 
+// Any reports whether ok(p) holds for some point p still in the set with
+// vec.SqDist(q, p) ≤ r2, calling ok on such points (in no particular
+// order) until one returns true: a test that needs one witness stops at
+// the first, where Within lists every point of the ball.
+func (l *Live) Any(q []float64, r2 float64, ok func(p int) bool) bool {
+	t := l.t
+	if len(t.perm) == 0 || !(r2 >= 0) {
+		return false
+	}
+	var stack [maxDepth]int32
+	sp := 0
+	stack[sp] = 0
+	sp++
+	for sp > 0 {
+		sp--
+		k := stack[sp]
+		n := t.nodes[k]
+		if l.alive[k] == 0 || t.gap(int(k), q) > r2 {
+			continue
+		}
+		if n.left == 0 {
+			for _, p := range t.perm[n.lo:n.hi] {
+				if l.in[p] && vec.SqDist(q, t.x[p]) <= r2 && ok(p) {
+					return true
+				}
+			}
+			continue
+		}
+		stack[sp] = n.left
+		stack[sp+1] = n.left + 1
+		sp += 2
+	}
+	return false
+}
+
 // Radius2 bounds the squared distance s within which the Lipschitz test
 // b − L·d ≥ h can hold for d = √s rounded (vec.Dist): for every s above it
 // the test fails. Exactly, the test needs d ≤ (b − h)/L; the roundings of
