@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/safegp/safegp/internal/outdir"
@@ -21,13 +22,8 @@ import (
 // It runs over an earlier output with Force, which must be replaced whole.
 func TestQuick(t *testing.T) {
 	t.Parallel()
-	parent := t.TempDir()
-	dir := filepath.Join(parent, "reproduction")
-	earlier(t, dir)
-	o, err := reproduce.Run(context.Background(), reproduce.Options{Out: dir, Quick: true, Workers: 2, Force: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := quick(t)
+	parent, dir, o := q.parent, q.dir, q.out
 	for _, f := range []string{"stale.txt", "linear/stale.csv"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); !os.IsNotExist(err) {
 			t.Errorf("%s of the earlier output survived --force", f)
@@ -106,17 +102,62 @@ func TestQuick(t *testing.T) {
 
 // earlier writes a fake earlier output into dir: the marker, REPORT.md and
 // stale files.
-func earlier(t *testing.T, dir string) {
-	t.Helper()
+func earlier(dir string) error {
 	for name, content := range map[string]string{outdir.Marker: "", "REPORT.md": "old report", "stale.txt": "x", "linear/stale.csv": "y"} {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
+			return err
 		}
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
+			return err
 		}
 	}
+	return nil
+}
+
+// quickRun is the one quick reproduction TestQuick checks and
+// TestQuickShards compares its merged shards with (a quick run is the
+// package's longest work: 18 s under the race detector), run over an
+// earlier output with Force, in a folder of its own (parent) that
+// TestMain removes.
+type quickRun struct {
+	parent, dir string
+	out         *reproduce.Outcome
+}
+
+var (
+	quickOnce   sync.Once
+	quickResult quickRun
+	quickErr    error
+)
+
+func quick(t *testing.T) quickRun {
+	t.Helper()
+	quickOnce.Do(func() {
+		parent, err := os.MkdirTemp("", "reproduce-quick-")
+		if err != nil {
+			quickErr = err
+			return
+		}
+		dir := filepath.Join(parent, "reproduction")
+		if quickErr = earlier(dir); quickErr != nil {
+			return
+		}
+		quickResult = quickRun{parent: parent, dir: dir}
+		quickResult.out, quickErr = reproduce.Run(context.Background(), reproduce.Options{Out: dir, Quick: true, Workers: 2, Force: true})
+	})
+	if quickErr != nil {
+		t.Fatal(quickErr)
+	}
+	return quickResult
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if quickResult.parent != "" {
+		os.RemoveAll(quickResult.parent)
+	}
+	os.Exit(code)
 }
 
 // cancelOnLog cancels the reproduction at its first log line, when the
@@ -144,7 +185,9 @@ func TestOutputAllOrNothing(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			parent := t.TempDir()
 			dir := filepath.Join(parent, "reproduction")
-			earlier(t, dir)
+			if err := earlier(dir); err != nil {
+				t.Fatal(err)
+			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			opt := reproduce.Options{Out: dir, Quick: true, Workers: 2, Force: c.force}
@@ -182,10 +225,7 @@ func TestQuickShards(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	parent := t.TempDir()
-	whole := filepath.Join(parent, "whole")
-	if _, err := reproduce.Run(ctx, reproduce.Options{Out: whole, Quick: true, Workers: 2}); err != nil {
-		t.Fatal(err)
-	}
+	whole := quick(t).dir
 	var shards []string
 	for i := 1; i <= 2; i++ {
 		d := filepath.Join(parent, fmt.Sprintf("shard-%d", i))

@@ -369,6 +369,9 @@ func TestTripLoop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("60 trials ×3")
 	}
+	if raceDetector {
+		t.Skip("180 simulated trials take 36 s under the race detector, and start no goroutine of their own: run without -race (.ci/run does)")
+	}
 	opt := math.Inf(1)
 	sp, err := space.New(resolved(t, piSpec).Spec.Parameters)
 	if err != nil {
@@ -571,6 +574,9 @@ func losboTruth(p space.Setting) (d, c float64) {
 func TestLoSBOInUnits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("100 trials")
+	}
+	if raceDetector {
+		t.Skip("100 trials on a 10 000-candidate grid start no goroutine of their own: run without -race (.ci/run does)")
 	}
 	ctx := context.Background()
 	v, _ := newService(t, filepath.Join(t.TempDir(), "l.db"))
