@@ -149,7 +149,10 @@ type work struct {
 const tiledFrom = 384
 
 // newWork returns the scratch space of one evaluator on dt, whose
-// factorizations use par goroutines.
+// factorizations use par goroutines: a fit gives every restart all its
+// workers, so that one running alone (the last climb, a single finish)
+// has every core, while restarts side by side share them through the
+// scheduler. The result does not depend on par (chol).
 func newWork(dt *data, par int) *work {
 	t := dt.t
 	w := &work{

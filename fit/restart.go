@@ -210,7 +210,7 @@ func (f *fitter) climbAll(runs []Run, starts [][]float64, workers int) []int {
 		return all
 	}
 	ends := make([][]float64, len(runs))
-	forEach(f.ctx, len(runs), workers, func() *work { return newWork(f.sub.dt, f.par(workers, len(runs))) }, func(r int, w *work) {
+	forEach(f.ctx, len(runs), workers, func() *work { return newWork(f.sub.dt, workers) }, func(r int, w *work) {
 		ends[r] = f.sub.climb(&runs[r], w, starts[r])
 	})
 	var distinct []int
@@ -242,17 +242,11 @@ func (f *fitter) climbAll(runs []Run, starts [][]float64, workers int) []int {
 	return distinct
 }
 
-// par is the goroutines each restart's factorizations may run on: all
-// the workers, so that a restart running alone (the last climb, a single
-// finish) has every core, while restarts running side by side share them
-// through the scheduler. The result does not depend on it (chol).
-func (f *fitter) par(workers, _ int) int { return workers }
-
 // finishAll finishes the restarts todo in parallel and returns the best
 // of them (the highest log posterior, the lowest index on ties), or −1
 // when none reached a usable point.
 func (f *fitter) finishAll(runs []Run, ends, starts [][]float64, todo []int, workers int) int {
-	forEach(f.ctx, len(todo), workers, func() *work { return newWork(f.dt, f.par(workers, len(todo))) }, func(i int, w *work) {
+	forEach(f.ctx, len(todo), workers, func() *work { return newWork(f.dt, workers) }, func(i int, w *work) {
 		r := todo[i]
 		ends[r] = f.finish(&runs[r], w, starts[r])
 	})
