@@ -14,12 +14,16 @@ type band struct {
 	m             *Model
 	dst, x, kx, l []float64
 	lo, hi        int
+	fin           *finish // when not nil, the update's pass follows (finishRange)
 	wg            *sync.WaitGroup
 }
 
 // run computes the band and reports it done.
 func (b *band) run() {
 	b.m.explainedRange(b.dst, b.x, b.kx, b.l, b.lo, b.hi)
+	if b.fin != nil {
+		b.m.finishRange(b.fin, b.dst, b.lo, b.hi)
+	}
 	b.wg.Done()
 }
 
@@ -49,7 +53,7 @@ func startWorkers() {
 // their queue is full, so a product never blocks on a send), band 0 runs
 // here, and the call returns when all are done. A band is reused only
 // after that, so a worker never reads one being refilled.
-func (m *Model) explainedBands(dst, x, kx, l []float64, w int) {
+func (m *Model) explainedBands(dst, x, kx, l []float64, w int, f *finish) {
 	startOnce.Do(startWorkers)
 	n := len(m.x)
 	if cap(m.bands) < w {
@@ -58,7 +62,7 @@ func (m *Model) explainedBands(dst, x, kx, l []float64, w int) {
 	bs := m.bands[:w]
 	for k := range bs {
 		lo, hi := k*n/w, (k+1)*n/w
-		bs[k] = band{m: m, dst: dst[lo:hi], x: x, kx: kx, l: l, lo: lo, hi: hi, wg: &m.bandWG}
+		bs[k] = band{m: m, dst: dst[lo:hi], x: x, kx: kx, l: l, lo: lo, hi: hi, fin: f, wg: &m.bandWG}
 	}
 	m.bandWG.Add(w)
 	for k := 1; k < w; k++ {
@@ -71,6 +75,6 @@ func (m *Model) explainedBands(dst, x, kx, l []float64, w int) {
 	bs[0].run()
 	m.bandWG.Wait()
 	for k := range bs {
-		bs[k].dst, bs[k].x, bs[k].kx, bs[k].l = nil, nil, nil, nil // keep no caller's slices
+		bs[k].dst, bs[k].x, bs[k].kx, bs[k].l, bs[k].fin = nil, nil, nil, nil, nil // keep no caller's slices
 	}
 }

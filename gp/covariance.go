@@ -42,6 +42,10 @@ func (m *Model) CovarianceAt(dst []float64, i int, idx []int) []float64 {
 		m.pscr = append(m.pscr, m.x[j])
 	}
 	kernel.Row(m.k, dst, x, m.pscr)
+	if m.vt != nil {
+		m.gatherTransposed(dst, i, idx)
+		return dst
+	}
 	for s := range t {
 		row := m.v[s*n : (s+1)*n]
 		l := -row[i]

@@ -84,10 +84,15 @@ type Model struct {
 	cov   []float64   // scratch: one covariance row
 	col   []float64   // scratch: V[:, x] or L⁻¹k(X_t, x)
 	sigma []float64   // N×N posterior covariance, when kept (KeepCovariance)
-	krows []float64   // kept prior rows k(x_i, D), N floats each (KeepPriorRows)
-	kslot []int32     // per action: its row in krows, −1 for none; nil when none are kept
-	rows  int         // observations v, a, l, pts, y, nv and col have room for
-	maxT  int         // with GrowTo: the most observations rows are grown to
+	fin   finish      // scratch: the update's pass constants (finishing)
+	ci    [1]float64  // scratch: Add's entry c_i, computed before the pass
+	// vt is Vᵀ when kept (KeepTransposed): N rows of vtStride floats.
+	vt       []float64
+	vtStride int
+	krows    []float64 // kept prior rows k(x_i, D), N floats each (KeepPriorRows)
+	kslot    []int32   // per action: its row in krows, −1 for none; nil when none are kept
+	rows     int       // observations v, a, l, pts, y, nv and col have room for
+	maxT     int       // with GrowTo: the most observations rows are grown to
 	// covFrom, when > 0, is the number of observations from which the
 	// model keeps the full covariance (KeepCovarianceFrom).
 	covFrom int
@@ -465,6 +470,10 @@ func (m *Model) Covariance(dst []float64, i int) []float64 {
 func (m *Model) column(i int) {
 	n, t := len(m.x), len(m.a)
 	m.col = m.col[:0]
+	if m.vt != nil {
+		m.col = append(m.col, m.vt[i*m.vtStride:i*m.vtStride+t]...)
+		return
+	}
 	for s := range t {
 		m.col = append(m.col, m.v[s*n+i])
 	}
@@ -485,16 +494,84 @@ func (m *Model) column(i int) {
 // (TestAddSameForAnyWorkers). kx is k(x, D) when the model keeps it
 // (priorRow), else nil.
 func (m *Model) explained(dst, x, kx, l []float64) []float64 {
-	n, t := len(m.x), len(l)
+	return m.explainedFinish(dst, x, kx, l, nil)
+}
+
+// explainedFinish is explained followed, when f is not nil, by the
+// update's pass over D on the product (finishRange), each band finishing
+// its own entries while they are in its core's cache: the pass is O(N)
+// per observation and so runs on every core with the product instead of
+// on one after it.
+func (m *Model) explainedFinish(dst, x, kx, l []float64, f *finish) []float64 {
+	n := len(m.x)
+	if w := m.workers(len(l)); w <= 1 {
+		m.explainedRange(dst, x, kx, l, 0, n)
+		if f != nil {
+			m.finishRange(f, dst, 0, n)
+		}
+		return dst
+	}
+	m.explainedBands(dst, x, kx, l, m.workers(len(l)), f)
+	return dst
+}
+
+// workers is the number of bands explained splits a product with t
+// observations into.
+func (m *Model) workers(t int) int {
+	n := len(m.x)
 	w := min(runtime.GOMAXPROCS(0), n*t/parWork+1)
 	if testWorkers > 0 {
 		w = testWorkers
 	}
-	if w = min(w, n); w <= 1 {
-		return m.explainedRange(dst, x, kx, l, 0, n)
+	return min(w, n)
+}
+
+// finish is what the update's pass over D needs beside the covariance c
+// of the new observation: α = (y − μ(x))/L_tt, 1/L_tt, and the
+// observation's number, its column in Vᵀ when that is kept.
+type finish struct {
+	alpha, inv float64
+	s          int
+}
+
+// finishing returns the pass's constants for an observation y with L_tt
+// ltt and prior mean mu, in the model's scratch (nothing is allocated per
+// update), first making room in Vᵀ for the new column.
+func (m *Model) finishing(y, ltt, mu float64) *finish {
+	s := len(m.a)
+	if m.vt != nil && s >= m.vtStride {
+		m.relayout(max(m.rows, 2*m.vtStride))
 	}
-	m.explainedBands(dst, x, kx, l, w)
-	return dst
+	m.fin = finish{alpha: (y - mu) / ltt, inv: 1 / ltt, s: s}
+	return &m.fin
+}
+
+// finishRange is the update's pass over the actions lo … hi−1, c holding
+// their entries of k(x, D) − Vᵀl: it scales them into v_t = c/L_tt in
+// place, adds α·v_t to the mean and subtracts v_t² from the variance
+// (SPEC §2's rank-one update), and copies v_t into Vᵀ when it is kept.
+// Each entry's floats are those of the same operations in any band.
+func (m *Model) finishRange(f *finish, c []float64, lo, hi int) {
+	alpha, inv := f.alpha, f.inv
+	mean, vr, sd := m.mean[lo:hi], m.vr[lo:hi], m.sd[lo:hi]
+	c = c[:hi-lo]
+	for j := range c {
+		r := c[j] * inv
+		c[j] = r
+		mean[j] += alpha * r
+		v := vr[j] - r*r
+		vr[j] = v
+		// The builtin max is inlined where math.Max is a call (5 % of
+		// a sweep's CPU); against the finite 0 they agree to the bit,
+		// −0 and NaN included.
+		sd[j] = math.Sqrt(max(v, 0))
+	}
+	if m.vt != nil {
+		vt, stride := m.vt[f.s:], m.vtStride
+		for j, r := range c {
+			vt[(lo+j)*stride] = r
+		}
+	}
 }
 
 // testWorkers, when > 0, is the number of bands explained splits every
@@ -534,12 +611,26 @@ func (m *Model) Add(i int, y, noiseVar float64) {
 	c := m.nextRow()
 	if m.sigma != nil {
 		copy(c, m.sigma[i*n:(i+1)*n]) // the kept covariance has the row
-	} else {
-		m.column(i)
-		m.explained(c, m.x[i], m.priorRow(i), m.col)
+		d := math.Max(c[i], 0) + nv
+		m.record(m.x[i], i, y, nv, c, math.Sqrt(d), m.mean[i], nil)
+		return
 	}
+	m.column(i)
+	kx := m.priorRow(i)
+	if w := m.workers(len(m.col)); w > 1 {
+		// L_tt needs c_i before the bands' pass over D scales c:
+		// computed alone first, the same float as the product's entry
+		// i (each entry is, whatever the band: see explained).
+		ci := m.explainedRange(m.ci[:], m.x[i], kx, m.col, i, i+1)
+		ltt, mu := math.Sqrt(math.Max(ci[0], 0)+nv), m.mean[i]
+		f := m.finishing(y, ltt, mu)
+		m.explainedBands(c, m.x[i], kx, m.col, w, f)
+		m.record(m.x[i], i, y, nv, c, ltt, mu, f)
+		return
+	}
+	m.explainedRange(c, m.x[i], kx, m.col, 0, n)
 	d := math.Max(c[i], 0) + nv
-	m.record(m.x[i], i, y, nv, c, math.Sqrt(d), m.mean[i])
+	m.record(m.x[i], i, y, nv, c, math.Sqrt(d), m.mean[i], nil)
 }
 
 // nextRow extends V by the row of the coming observation, given room for
@@ -565,9 +656,11 @@ func (m *Model) AddAt(x []float64, y, noiseVar float64) {
 	m.switchCovariance()
 	m.room()
 	l := m.solveAt(x)
-	c := m.explained(m.nextRow(), x, nil, l)
 	d := math.Max(m.k.Eval(x, x)-floats.Dot(l, l), 0) + nv
-	m.record(x, -1, y, nv, c, math.Sqrt(d), floats.Dot(l, m.a))
+	ltt, mu := math.Sqrt(d), floats.Dot(l, m.a)
+	f := m.finishing(y, ltt, mu)
+	c := m.explainedFinish(m.nextRow(), x, nil, l, f)
+	m.record(x, -1, y, nv, c, ltt, mu, f)
 }
 
 // dim is the dimension of the points the model has seen, or −1 for none.
@@ -632,7 +725,11 @@ func (m *Model) lRow(dst []float64, s int) []float64 {
 // c = k(x, D) − Vᵀl in V's next row (nextRow), L_tt and the posterior
 // mean μ(x) = lᵀa before it: it appends the rows of L and a, scales c
 // into v_t and updates the posterior over D (see Model).
-func (m *Model) record(x []float64, i int, y, nv float64, c []float64, ltt, mu float64) {
+//
+// When f is not nil the pass over D that scales c and updates the
+// posterior has run already, fused into the product that computed c
+// (explainedFinish), with f's α and 1/L_tt.
+func (m *Model) record(x []float64, i int, y, nv float64, c []float64, ltt, mu float64, f *finish) {
 	n := len(m.x)
 	alpha := (y - mu) / ltt
 	var row []float64 // a row of L that V will not hold
@@ -643,17 +740,9 @@ func (m *Model) record(x []float64, i int, y, nv float64, c []float64, ltt, mu f
 	m.lrow = append(m.lrow, row)
 	m.ldiag = append(m.ldiag, ltt)
 	vt := c
-	inv := 1 / ltt
-	for j := range vt {
-		r := vt[j] * inv
-		vt[j] = r
-		m.mean[j] += alpha * r
-		v := m.vr[j] - r*r
-		m.vr[j] = v
-		// The builtin max is inlined where math.Max is a call (5 % of
-		// a sweep's CPU); against the finite 0 they agree to the bit,
-		// −0 and NaN included.
-		m.sd[j] = math.Sqrt(max(v, 0))
+	if f == nil {
+		f = m.finishing(y, ltt, mu)
+		m.finishRange(f, c, 0, n)
 	}
 	if m.sigma != nil {
 		// Σ ← Σ − v_t v_tᵀ

@@ -10,6 +10,7 @@ const (
 	slabV     slab = iota // V, t×N (reserve)
 	slabRows              // the kept prior rows, min(N, t)×N (reservePriorRows)
 	slabSigma             // the kept N×N covariance (KeepCovariance)
+	slabVT                // the kept Vᵀ, N×stride (KeepTransposed)
 	slabKinds
 )
 
@@ -38,7 +39,7 @@ func giveSlab(kind slab, s []float64) {
 }
 
 // Release hands the model's large arrays — V (t×N floats), the kept prior
-// rows and the kept covariance — to the models made after it, in any
+// rows, the kept covariance and Vᵀ — to the models made after it, in any
 // goroutine, and empties m, which must not be used again. A process that
 // builds many models of one size one after another, as an experiment
 // builds each run's, then reuses the arrays of a finished run instead of
@@ -49,5 +50,6 @@ func (m *Model) Release() {
 	giveSlab(slabV, m.v)
 	giveSlab(slabRows, m.krows)
 	giveSlab(slabSigma, m.sigma)
+	giveSlab(slabVT, m.vt)
 	*m = Model{}
 }
