@@ -70,9 +70,9 @@ type Algorithm struct {
 	// box algorithm, which Build makes itself).
 	rule func(b *building) (rule, error)
 	// bytes is the memory its rule holds over n actions beside its GPs
-	// (m constraints, an objective threshold when hf), for Bytes; nil
-	// for nothing that grows with n.
-	bytes func(s *Spec, n, m int, hf bool) int64
+	// (m constraints, an objective threshold when hf; GPs with room for
+	// rows observations), for Bytes; nil for nothing that grows with n.
+	bytes func(s *Spec, n, m int, hf bool, rows int) int64
 	// historyFree reports whether, after tells, its state is a function
 	// of its GPs' posterior and the number of tells alone (movedGPs).
 	historyFree func(s *Spec) bool

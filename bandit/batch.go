@@ -399,7 +399,7 @@ func (o *safeOpt) hallWidth(r, i int) float64 {
 	w := math.Inf(-1)
 	for j, g := range o.gps {
 		l, u := o.hallBounds(j, r, i)
-		w = math.Max(w, (u-l)/scale(g.prior[i]))
+		w = math.Max(w, (u-l)/g.scale[i])
 	}
 	return w
 }
@@ -409,7 +409,7 @@ func (o *safeOpt) hallConstraintWidth(r, i int) float64 {
 	w := math.Inf(-1)
 	for _, c := range o.safety {
 		l, u := o.hallBounds(c.j, r, i)
-		w = math.Max(w, (u-l)/scale(o.gps[c.j].prior[i]))
+		w = math.Max(w, (u-l)/o.gps[c.j].scale[i])
 	}
 	return w
 }

@@ -50,7 +50,7 @@ func eiRule(b *building) (rule, error) {
 }
 
 // eiBytes is the rule's state over n actions: PoF and F_t.
-func eiBytes(_ *Spec, n, _ int, _ bool) int64 { return memlimit.Mul(int64(n), 9) }
+func eiBytes(_ *Spec, n, _ int, _ bool, _ int) int64 { return memlimit.Mul(int64(n), 9) }
 
 func (e *ei) base() *models { return e.models }
 

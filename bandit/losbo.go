@@ -208,12 +208,12 @@ func losboRule(b *building) (rule, error) {
 // losboBytes is what LoSBO holds beside SafeOpt's lipschitz-mode state:
 // one certificate flag per action and safety condition. (The measurements
 // it logs grow with the rounds, not with n: a few words each.)
-func losboBytes(s *Spec, n, m int, hf bool) int64 {
+func losboBytes(s *Spec, n, m int, hf bool, rows int) int64 {
 	safety := m
 	if hf {
 		safety++
 	}
-	b := memlimit.Add(safeSetBytes(&Spec{Name: SafeOpt, SafeSet: "lipschitz"}, n, m, hf), memlimit.Mul(int64(n), int64(safety)))
+	b := memlimit.Add(safeSetBytes(&Spec{Name: SafeOpt, SafeSet: "lipschitz"}, n, m, hf, rows), memlimit.Mul(int64(n), int64(safety)))
 	// With LoSBOBounds, the expander test's k-d tree and live set over
 	// the actions (estimated at 8 embedded coordinates).
 	return memlimit.Add(b, memlimit.Add(spatial.Bytes(n, 8), spatial.LiveBytes(n)))

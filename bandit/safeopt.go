@@ -53,13 +53,20 @@ type safeOpt struct {
 // gpView names a model's parts the set computations read.
 type gpView struct {
 	prior []float64 // k(x,x)
-	model interface {
-		Mean() []float64
-		Var() []float64
-		Std(i int) float64
-		CovarianceRow(i int) []float64
-		NoiseVar() float64
-	}
+	// scale is scale(k(x,x)) per action, the widths' divisor: the prior
+	// does not change, so its square roots are taken once, not per
+	// width (two a safe action a round).
+	scale []float64
+	model gpModel
+}
+
+// gpModel is what the set computations read of a GP.
+type gpModel interface {
+	Mean() []float64
+	Var() []float64
+	Std(i int) float64
+	CovarianceRow(i int) []float64
+	NoiseVar() float64
 }
 
 // newSafeOpt builds variant v with the exploration rule of t* or stage 1,
@@ -93,9 +100,19 @@ func newSafeOpt(m *models, v variant, rule Exploration, lip bool, l []float64, l
 		}
 		o.kept = true
 	}
-	o.gps = append(o.gps, gpView{o.f.Prior(), o.f})
+	if !o.lip && !gpModeOld {
+		// The expander test gathers covariance entries at the actions it
+		// cannot rule out: on Vᵀ each is one contiguous pass
+		// (gp.Model.KeepTransposed), on V one cache line per observation.
+		for _, c := range o.safety {
+			if !c.gp.CovarianceKept() {
+				c.gp.KeepTransposed()
+			}
+		}
+	}
+	o.gps = append(o.gps, newGPView(o.f.Prior(), o.f))
 	for _, g := range o.g {
-		o.gps = append(o.gps, gpView{g.Prior(), g})
+		o.gps = append(o.gps, newGPView(g.Prior(), g))
 	}
 	for range o.gps {
 		lo, hi := make([]float64, n), make([]float64, n)
@@ -381,10 +398,13 @@ type hypothetical struct {
 }
 
 // width is w_t(x) = max_j (u_j − ℓ_j)/√k_j(x,x) over f and every g_i.
+//
+// max over one GP is its width (math.Max(−∞, w) = w for every float, NaN
+// and −0 included), so the first is taken as it is.
 func (o *safeOpt) width(i int) float64 {
-	w := math.Inf(-1)
-	for j, g := range o.gps {
-		w = math.Max(w, (o.hi[j][i]-o.lo[j][i])/scale(g.prior[i]))
+	w := (o.hi[0][i] - o.lo[0][i]) / o.gps[0].scale[i]
+	for j := 1; j < len(o.gps); j++ {
+		w = math.Max(w, (o.hi[j][i]-o.lo[j][i])/o.gps[j].scale[i])
 	}
 	return w
 }
@@ -395,9 +415,18 @@ func (o *safeOpt) constraintWidth(i int) float64 {
 	w := math.Inf(-1)
 	for _, c := range o.safety {
 		j := c.j
-		w = math.Max(w, (o.hi[j][i]-o.lo[j][i])/scale(o.gps[j].prior[i]))
+		w = math.Max(w, (o.hi[j][i]-o.lo[j][i])/o.gps[j].scale[i])
 	}
 	return w
+}
+
+// newGPView is the view of model, with prior k(x,x) and its scales.
+func newGPView(prior []float64, model gpModel) gpView {
+	sc := make([]float64, len(prior))
+	for i, p := range prior {
+		sc[i] = scale(p)
+	}
+	return gpView{prior: prior, scale: sc, model: model}
 }
 
 func scale(prior float64) float64 {

@@ -44,6 +44,9 @@ func (o *safeOpt) keepIfCheaper() {
 		return
 	}
 	for _, c := range o.safety {
+		// The covariance serves every entry from now on; Vᵀ goes first,
+		// so that the two are never held at once (safeSetBytes).
+		c.gp.DropTransposed()
 		c.gp.KeepCovariance()
 	}
 	o.kept = true
@@ -187,13 +190,19 @@ func (o *safeOpt) gpExpanderAt(x int) bool {
 			o.boundFactors()
 			sdev, sprior := o.sdev[k], o.sprior[k]
 			sx, spx := math.Sqrt(math.Max(vr[x], 0)+e*prior[x]), e*math.Sqrt(prior[x])
+			invDen, sqb2 := (1+1e-6)/den, o.sqb*o.sqb*(1-1e-6)
 			for _, p := range o.surv {
 				b := sx*sdev[p] + spx*sprior[p]
 				m := mean[p] + gain*b
 				if !(m >= c.h) { // NaN fails too
 					continue
 				}
-				if v := vr[p] - b*b/den; m-o.sqb*math.Sqrt(max(v, 0)) >= c.h {
+				// The test at the bound, m − √β·√max(σ²−b²/den, 0) ≥ h,
+				// without its division and square root (boundSquared):
+				// every x' that passes it passes this, and more are
+				// only tested exactly below.
+				v, r := vr[p]-b*b*invDen, (m-c.h)+1e-9*(math.Abs(m)+math.Abs(c.h))+0x1p-500
+				if sqb2*max(v, 0) <= r*r {
 					o.idx = append(o.idx, p)
 				}
 			}
@@ -232,6 +241,19 @@ func (o *safeOpt) gpExpanderAt(x int) bool {
 	}
 	return len(o.surv) > 0
 }
+
+// boundSquared: gpExpanderAt's cheaper form of the test at the bound
+// keeps every x' the test keeps. Write ε = 2⁻⁵³ and T for the test in
+// floats, fl(m − q) ≥ h with q = fl(√β·fl(√max(v, 0))), v = fl(σ² −
+// fl(b²)/den). (1+10⁻⁶)/den rounds to more than 1/den, so b²·invDen
+// rounds to at least b²/den and the v computed with it is at most T's
+// (rounding is monotone). As h is a float, T gives m − q ≥ h − ε(|m|+q);
+// q is √β·√max(v, 0) to within two roundings; so
+// β·max(v, 0) ≤ (m − h + ε|m|)²/(1−ε)⁶. The left side here carries
+// (1 − 10⁻⁶) and three roundings, r at least (1−ε)³(m − h + ε|m|) with
+// 10⁻⁹ ≥ ε, and r·r one rounding: the inequality holds with room 10⁻⁶
+// against (1+ε)¹⁰. 2⁻⁵⁰⁰ keeps r² a normal float, so that a left side
+// small enough to underflow is kept too; NaN fails both tests.
 
 // boundFactors computes, once per round, gpExpanderAt's factors of the
 // bound at the actions of reach for every safety condition.

@@ -137,7 +137,7 @@ func Bytes(s *Spec, n, m int, hf bool, horizon int, grow bool) int64 {
 	// (measured: under 16 KiB, and about 64 bytes a round).
 	total := gps*(gp.Bytes(n, rows, false)+gp.PriorRowsBytes(n, rows)) + 2*int64(n) + 16<<10 + 64*int64(horizon)
 	if a := s.algorithm(); a != nil && a.bytes != nil {
-		total = memlimit.Add(total, a.bytes(s, n, m, hf))
+		total = memlimit.Add(total, a.bytes(s, n, m, hf, rows))
 	}
 	return total
 }
@@ -146,11 +146,14 @@ func Bytes(s *Spec, n, m int, hf bool, horizon int, grow bool) int64 {
 // actions with m constraints (and an objective threshold when hf): its
 // bounds and flags, and in gp mode the expander test's scratch and the
 // N×N covariance of every safety condition where it may be kept
-// (safeopt_gp.go, within covarianceBudget); in lipschitz mode its index.
-func safeSetBytes(s *Spec, n, m int, hf bool) int64 {
+// (safeopt_gp.go, within covarianceBudget) or else the transposed copy of
+// its V (gp.Model.KeepTransposed, rows observations); in lipschitz mode
+// its index.
+func safeSetBytes(s *Spec, n, m int, hf bool, rows int) int64 {
 	gps := gpCount(s, m)
-	// lo, hi per GP; prev/out index lists; three flag vectors.
-	total := 8*int64(n)*(2*gps+2) + 3*int64(n)
+	// lo, hi and the widths' scales per GP; prev/out index lists; three
+	// flag vectors.
+	total := 8*int64(n)*(3*gps+2) + 3*int64(n)
 	if s.SafeSet == "gp" {
 		safety := m
 		if hf {
@@ -160,9 +163,12 @@ func safeSetBytes(s *Spec, n, m int, hf bool) int64 {
 		// sorted candidates: 7 words an action; the round's answers: a
 		// byte), and the covariance.
 		total += 57 * int64(n)
+		// Vᵀ until the covariance is kept, if it ever is: never both.
+		vt := memlimit.Mul(int64(safety), gp.TransposedBytes(n, rows))
 		if c := covarianceBytes(n, safety); c <= covarianceBudget {
-			total += c
+			vt = max(vt, c)
 		}
+		total = memlimit.Add(total, vt)
 	}
 	return memlimit.Add(total, lipIndexBytes(s, n, m, hf))
 }
