@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/safegp/safegp/internal/testbin"
 	"github.com/safegp/safegp/shard"
 	"go.yaml.in/yaml/v3"
 )
@@ -28,7 +29,8 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binDir = dir
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "safegp"), "../cmd/safegp").CombinedOutput(); err != nil {
+	// One build at a time with cmd/safegp's tests (internal/testbin).
+	if out, err := testbin.Build("", filepath.Join(dir, "safegp"), "../cmd/safegp"); err != nil {
 		fmt.Fprintf(os.Stderr, "build safegp: %v\n%s", err, out)
 		os.Exit(1)
 	}

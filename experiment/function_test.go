@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/safegp/safegp/experiment"
+	"github.com/safegp/safegp/internal/racetest"
 )
 
 const camelConfig = `seed: 3
@@ -223,6 +224,7 @@ func BenchmarkHartmann6Example(b *testing.B) {
 // f ≥ 0.2), 6 seeds × 150 evaluations.
 func TestFunctionsSafeWithExactObservations(t *testing.T) {
 	t.Parallel()
+	racetest.Long(t, "54 line-bo runs take 14 s")
 	if testing.Short() {
 		t.Skip("runs 54 line-bo runs")
 	}
@@ -299,6 +301,7 @@ func TestFunctionGivenSeeds(t *testing.T) {
 // different between realizations) — and refuses a kernel it cannot draw.
 func TestGPSampleProblem(t *testing.T) {
 	t.Parallel()
+	racetest.Long(t, "GP samples in 3-D and their runs take 24 s")
 	y := `seed: 3
 realizations: 3
 horizon: 12

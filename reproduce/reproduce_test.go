@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/safegp/safegp/internal/outdir"
+	"github.com/safegp/safegp/internal/racetest"
 	"github.com/safegp/safegp/reproduce"
 	"github.com/safegp/safegp/shard"
 )
@@ -223,6 +224,7 @@ func TestOutputAllOrNothing(t *testing.T) {
 // refused.
 func TestQuickShards(t *testing.T) {
 	t.Parallel()
+	racetest.Long(t, "two sharded quick reproductions take 37 s")
 	ctx := context.Background()
 	parent := t.TempDir()
 	whole := quick(t).dir

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/safegp/safegp/internal/outdir"
+	"github.com/safegp/safegp/internal/racetest"
 	"github.com/safegp/safegp/safety"
 )
 
@@ -52,6 +53,7 @@ func TestFindings(t *testing.T) {
 // report and the figure are written.
 func TestRun(t *testing.T) {
 	t.Parallel()
+	racetest.Long(t, "every scenario, twice, takes 46 s")
 	if testing.Short() {
 		t.Skip("runs every scenario")
 	}

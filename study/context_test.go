@@ -126,6 +126,7 @@ func TestContextOneContextAsksAsWithout(t *testing.T) {
 // (replayed from the records: each ask's context set before it is asked
 // again) suggests the same next ask as the study kept in memory.
 func TestContextReplay(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for name, alg := range replaySpecs {
 		t.Run(name, func(t *testing.T) {

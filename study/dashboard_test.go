@@ -26,6 +26,7 @@ import (
 // before it would show. The fit block makes an ask
 // fit every 3 tells: a view must not record that fit (nor anything else).
 func TestViewLeavesTheNextAskAlone(t *testing.T) {
+	t.Parallel()
 	fitted := strings.Replace(specYAML, "  beta: 4\n", "  beta: 4\n  fit: {when: {every: 3}, min_points: 3}\n", 1)
 	for _, tc := range []struct {
 		name, spec string

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/safegp/safegp/internal/racetest"
 	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/store"
 	"github.com/safegp/safegp/study"
@@ -74,6 +75,7 @@ func sameSetting(a, b *api.AskAnswer) bool {
 // the list and the export, can be retracted, and replays: a study
 // reopened from its records asks what the live one asks.
 func TestFailedTrial(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for name, spec := range failSpecs {
 		t.Run(name, func(t *testing.T) {
@@ -208,6 +210,7 @@ func TestFailedTellRefused(t *testing.T) {
 // asked at most once, the study goes on from the other; a study whose
 // only seed measures unsafe stops asking (ErrNoSafeSetting).
 func TestUnsafeSeedAskedOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	two := strings.Replace(piSpec, "seeds: [{kp: 0.3, ki: 0.05}]", "seeds: [{kp: 0.3, ki: 0.05}, {kp: 2, ki: 0.5}]", 1)
 	box := strings.Replace(failSpecs["named box"], "seeds: [{kp: 0.3, ki: 0.05, kd: 0.01}]", "seeds: [{kp: 0.3, ki: 0.05, kd: 0.01}, {kp: 2, ki: 0.5, kd: 0.01}]", 1)
@@ -266,6 +269,7 @@ func TestUnsafeSeedAskedOnce(t *testing.T) {
 // so far, marked so, and the study resumes after its tell; a study
 // reopened from its records asks the same. Without it the study goes on.
 func TestAfterViolationBest(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, after := range []string{"", "after_violation: continue\n", "after_violation: best\n"} {
 		t.Run(cmp.Or(strings.TrimSpace(after), "default"), func(t *testing.T) {
@@ -369,9 +373,7 @@ func TestTripLoop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("60 trials ×3")
 	}
-	if raceDetector {
-		t.Skip("180 simulated trials take 36 s under the race detector, and start no goroutine of their own: run without -race (.ci/run does)")
-	}
+	racetest.Long(t, "180 simulated trials take 36 s")
 	opt := math.Inf(1)
 	sp, err := space.New(resolved(t, piSpec).Spec.Parameters)
 	if err != nil {
@@ -471,6 +473,7 @@ func csvRows(t *testing.T, v *study.Service, text string) []api.TellRequest {
 // that replays — and the study asks on; an extension not above the
 // horizon, or with an ask pending, is refused.
 func TestExtend(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "e.db")
 	v, _ := newService(t, path)
@@ -575,9 +578,7 @@ func TestLoSBOInUnits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("100 trials")
 	}
-	if raceDetector {
-		t.Skip("100 trials on a 10 000-candidate grid start no goroutine of their own: run without -race (.ci/run does)")
-	}
+	racetest.Long(t, "100 trials on a 10 000-candidate grid take 130 s")
 	ctx := context.Background()
 	v, _ := newService(t, filepath.Join(t.TempDir(), "l.db"))
 	r := resolved(t, losboSpec)

@@ -314,6 +314,7 @@ func fopdtPI(kp, ti float64) (iae, overshoot, effort float64) {
 // "actions", and "the lengthscales may be too short" alone; a new user
 // found this study stuck at its seed, issue 26's review).
 func TestNamedStallNotes(t *testing.T) {
+	t.Parallel()
 	c := tuneCase{spec: `
 parameters:
   - {name: kp, low: 0.05, high: 10, scale: log}

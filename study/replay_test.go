@@ -234,6 +234,7 @@ func TestStaleStudyIsRebuilt(t *testing.T) {
 // rebuilding the policy and carrying its line over) suggests the same
 // setting reopened from its events as kept in memory, at every trial.
 func TestReopenedNamedBoxStudy(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, spec string
 		measure    func(p space.Setting) (y, m float64)

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/safegp/safegp/internal/racetest"
 	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/study/api"
@@ -532,6 +533,7 @@ func TestTuneExample(t *testing.T) {
 // summary then names both parameters and the log scale
 // (space.Space.Hints, docs/limits.md has the measurement).
 func TestTuneLinearScale(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("60 trials with fits")
 	}
@@ -551,9 +553,7 @@ func tuneTest(t *testing.T, name string, noises []int) {
 	if testing.Short() {
 		t.Skip("60 trials with fits")
 	}
-	if raceDetector {
-		t.Skip("the plants' simulations take 88 s under the race detector: run without -race (go test -run TestTune ./study)")
-	}
+	racetest.Long(t, "the plants' simulations take 88 s")
 	if e := os.Getenv("TUNE_NOISE"); e != "" {
 		n, err := strconv.Atoi(e)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/safegp/safegp/internal/racetest"
 	"github.com/safegp/safegp/plot"
 	"github.com/safegp/safegp/study/api"
 )
@@ -26,6 +27,7 @@ var updateFigureTexts = flag.Bool("update-figure-texts", false, "rewrite testdat
 // not pixels. go test -run TestFigureStyle -update-figure-texts rewrites
 // the file after a change meant to show.
 func TestFigureStyle(t *testing.T) {
+	racetest.Long(t, "every command's figures take 14 s")
 	dir := t.TempDir()
 	do := func(args ...string) string {
 		t.Helper()

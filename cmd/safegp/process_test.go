@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/safegp/safegp/internal/testbin"
 	"github.com/safegp/safegp/study/api"
 )
 
@@ -36,15 +37,16 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "safegp")
-	build := []string{"build", "-o", binary}
+	var flags []string
 	if cov := os.Getenv("SAFEGP_COVERDIR"); cov != "" {
 		// The processes the tests run measure their coverage too
 		// (.ci/run): a binary built -cover writes its counters into
 		// GOCOVERDIR as it exits, which go tool covdata reads.
-		build = append(build, "-cover", "-coverpkg=github.com/safegp/safegp/...")
+		flags = append(flags, "-cover", "-coverpkg=github.com/safegp/safegp/...")
 		os.Setenv("GOCOVERDIR", cov)
 	}
-	if out, err := exec.Command("go", append(build, ".")...).CombinedOutput(); err != nil {
+	// One build at a time with deploy's tests (internal/testbin).
+	if out, err := testbin.Build("", binary, ".", flags...); err != nil {
 		fmt.Fprintf(os.Stderr, "build safegp: %v\n%s", err, out)
 		os.Exit(1)
 	}

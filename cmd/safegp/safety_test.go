@@ -6,12 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/safegp/safegp/internal/racetest"
 )
 
 // TestSafetyCmd: safegp safety writes its report into --out, refuses
 // bad flags with the usage exit, and refuses an existing folder without
 // --force.
 func TestSafetyCmd(t *testing.T) {
+	racetest.Long(t, "every scenario takes 15 s")
 	if testing.Short() {
 		t.Skip("runs every scenario once")
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/safegp/safegp/internal/racetest"
 	"github.com/safegp/safegp/study/api"
 )
 
@@ -92,6 +93,7 @@ func svgTexts(t *testing.T, path string) []string {
 // limit, no unit-cube x₁ — in 2-D and in 1-D; on a box, the best safe
 // value and the trials in parallel coordinates, by name.
 func TestStudyPlotInUserUnits(t *testing.T) {
+	racetest.Long(t, "study plots in units take 14 s")
 	for _, c := range []struct {
 		name, params string
 		want         []string

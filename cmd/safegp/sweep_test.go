@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/safegp/safegp/internal/racetest"
 	"github.com/safegp/safegp/sweep"
 )
 
@@ -40,6 +41,7 @@ func readCSV(t *testing.T, path string) [][]string {
 // in the other window's cell (sweep's reuse), which must not change a
 // byte either.
 func TestSweepEndToEnd(t *testing.T) {
+	racetest.Long(t, "a sweep with its figures takes 15 s")
 	src, err := os.ReadFile("../../sweep/testdata/small.yaml")
 	if err != nil {
 		t.Fatal(err)

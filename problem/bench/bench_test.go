@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/safegp/safegp/internal/racetest"
 )
 
 // TestFunctions checks each benchmark at its known optima and at a few
@@ -138,6 +140,7 @@ func TestEvalDoesNotAllocate(t *testing.T) {
 // over 300 draws).
 func TestGPSample(t *testing.T) {
 	t.Parallel()
+	racetest.Long(t, "GP samples take 12 s")
 	const v, l, d = 0.8, 0.3, 5
 	f, err := GPSample(d, v, l, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {

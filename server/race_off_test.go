@@ -1,5 +1,0 @@
-//go:build !race
-
-package server_test
-
-const raceDetector = false

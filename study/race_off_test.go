@@ -1,5 +1,0 @@
-//go:build !race
-
-package study_test
-
-const raceDetector = false
