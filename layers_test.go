@@ -19,7 +19,7 @@ var layers = map[string]int{
 	"internal/number": 0, "internal/opencache": 0, "internal/outdir": 0, "internal/plural": 0, "internal/quote": 0,
 	"internal/readlimit": 0, "internal/spatial": 0, "internal/strictjson": 0, "internal/strictyaml": 0,
 	"internal/racetest": 0, "internal/testbin": 0, "internal/testjson": 0, "internal/vec": 0, "internal/vexp": 0,
-	"kernel": 1, "problem/bench": 1, "shard": 1, "space": 1,
+	"kernel": 1, "problem/bench": 1, "problem/losbo": 1, "shard": 1, "space": 1,
 	"gp": 2, "theory": 2, "problem": 2,
 	"fit": 3, "bandit": 3,
 	"config": 4, "plot": 4,

@@ -27,6 +27,11 @@ cp "$tmp/col/regret.png" "$fig/regret-one-column.png"
 # Safety under a wrong model.
 $sg safety --out "$tmp/s" > /dev/null
 cp "$tmp/s/safety.png" "$fig/safety.png"
+# Safety on the field's benchmarks (docs/safety-benchmarks.md).
+$sg safety --suite losbo --out "$tmp/losbo" > /dev/null
+cp "$tmp/losbo/losbo.png" "$fig/losbo-suite.png"
+$sg run examples/itl-1d-hard.yaml --out "$tmp/itl" > /dev/null
+cp "$tmp/itl/regret.png" "$fig/itl-1d-hard.png"
 # line-bo on the benchmarks and on GP samples in high dimension.
 for e in linebo-camelback linebo-hartmann6; do
   $sg run "examples/$e.yaml" --out "$tmp/$e" > /dev/null

@@ -71,6 +71,11 @@ type ProblemConfig struct {
 	Thresholds  []float64             `yaml:"thresholds" json:"thresholds"`
 	Epsilon     float64               `yaml:"epsilon" json:"epsilon"`
 	NoiseStd    float64               `yaml:"noise_std" json:"noise_std"`
+	// NoiseBound, on a benchmark function (Function) in place of
+	// NoiseStd, draws the noise uniformly from [−b, b]: bounded noise, as
+	// the LoSBO paper's protocol has it (its safe sets rely on |ε| ≤ E,
+	// which normal noise breaks in a share of the rounds).
+	NoiseBound float64 `yaml:"noise_bound,omitempty" json:"noise_bound,omitempty"`
 	// WarmStart is a file of earlier measurements (problem.ReadData's
 	// format, relative to the configuration) that every algorithm of
 	// every realization is told before round 1. Only with File: a drawn
@@ -191,6 +196,7 @@ func (c *Config) checkOnFunction() error {
 		{"problem", config.CheckSafety(nil, p.ObjectiveThreshold)},
 		{"problem.epsilon", config.CheckNonNegative(p.Epsilon)},
 		{"problem.noise_std", config.CheckNonNegative(p.NoiseStd)},
+		{"problem.noise_bound", config.CheckNonNegative(p.NoiseBound)},
 	} {
 		if v.err != nil {
 			return fielderr.Recast(ErrConfig, v.key, v.err)
@@ -257,6 +263,8 @@ func (p *ProblemConfig) check() error {
 		return bad("problem.seed_actions", "only for a problem file; use generate.seed_set")
 	case p.Generate != nil && p.WarmStart != "":
 		return bad("problem.warm_start", "only with problem.file: a generated problem's functions are drawn on its decision set for each realization, so no file can hold values consistent with them")
+	case p.NoiseBound != 0:
+		return bad("problem.noise_bound", "only with problem.function; use noise_std")
 	}
 	for _, v := range []struct {
 		key string

@@ -18,6 +18,7 @@ import (
 	"github.com/safegp/safegp/kernel"
 	"github.com/safegp/safegp/problem"
 	"github.com/safegp/safegp/problem/bench"
+	"github.com/safegp/safegp/problem/losbo"
 )
 
 // ErrNoSeedPoint marks a realization whose seed points could not be drawn:
@@ -45,6 +46,11 @@ type FunctionConfig struct {
 	// hartmann6 6); gaussian needs one.
 	Dim         int          `yaml:"dim,omitempty" json:"dim,omitempty"`
 	DecisionSet *FunctionSet `yaml:"decision_set,omitempty" json:"decision_set,omitempty"`
+	// Set and Index pick one of the LoSBO suite's functions (problem/losbo)
+	// for name losbo: set onb-se or matern32, index 0…99. Its simple
+	// regret is taken against its optimum over its reachable safe set.
+	Set   string `yaml:"set,omitempty" json:"set,omitempty"`
+	Index *int   `yaml:"index,omitempty" json:"index,omitempty"`
 }
 
 // FunctionSet overrides the benchmark's box and adds a grid on it.
@@ -79,6 +85,9 @@ type SeedPoints struct {
 	MinF     float64     `yaml:"min_f,omitempty" json:"min_f,omitempty"`
 	MaxTries int         `yaml:"max_tries,omitempty" json:"max_tries,omitempty"`
 	Points   [][]float64 `yaml:"points,omitempty" json:"points,omitempty"`
+	// Box, if given, is where the points are drawn instead of the whole
+	// box (the LoSBO protocol draws its seeds in the reachable safe set).
+	Box [][2]float64 `yaml:"box,omitempty" json:"box,omitempty"`
 }
 
 // UnmarshalYAML accepts {count, min_f[, max_tries]}, {points: [[…], …]}
@@ -175,6 +184,8 @@ func (p *ProblemConfig) checkFunctionKeys() error {
 		return bad("problem.thresholds", "a benchmark function has no constraints: its safety condition is objective_threshold (f ≥ h_f)")
 	case p.SeedPoints == nil:
 		return bad("problem.seed_points", "missing: give {count: k, min_f: v}")
+	case p.NoiseBound != 0 && p.NoiseStd != 0:
+		return bad("problem.noise_bound", "give noise_std (normal noise) or noise_bound (uniform in [−b, b]), not both")
 	}
 	return nil
 }
@@ -198,13 +209,46 @@ func (c *Config) benchmark(fc *FunctionConfig) (*bench.Function, *sampleKernel, 
 		}
 		sample = &sampleKernel{variance: v, lengthscale: k.Lengthscale[0]}
 		f, err = bench.SampleShape(fc.Dim)
+	} else if fc.Name == LoSBOName {
+		f, err = losboFunction(fc)
 	} else {
+		if fc.Set != "" || fc.Index != nil {
+			return nil, nil, bad("problem.function", "set and index pick a function of the LoSBO suite: only with name %s", LoSBOName)
+		}
 		f, err = bench.Lookup(fc.Name, fc.Dim)
 	}
 	if err != nil {
 		return nil, nil, fielderr.Recast(ErrConfig, "problem.function", err)
 	}
 	return f, sample, nil
+}
+
+// LoSBOName is problem.function's name for the LoSBO suite's functions.
+const LoSBOName = "losbo"
+
+// losboFunction is the LoSBO suite's function fc.Set, fc.Index as a
+// benchmark on [0, 1], whose f* is its maximum over its reachable safe
+// set on a grid of 10 001 points (the authors' optimum is over all of
+// [0, 1]; a safe algorithm started in the reachable set can reach the
+// former only).
+func losboFunction(fc *FunctionConfig) (*bench.Function, error) {
+	if fc.Index == nil || (fc.Dim != 0 && fc.Dim != 1) {
+		return nil, fmt.Errorf("%w: losbo needs set (%v) and index, and is 1-dimensional", bench.ErrUnknown, losbo.Sets)
+	}
+	lf, err := losbo.Lookup(fc.Set, *fc.Index)
+	if err != nil {
+		return nil, err
+	}
+	best, at := math.Inf(-1), 0.0
+	const n = 10000
+	for i := 0; i <= n; i++ {
+		x := lf.Reach[0] + (lf.Reach[1]-lf.Reach[0])*float64(i)/n
+		if v := lf.Eval(x); v > best {
+			best, at = v, x
+		}
+	}
+	name := fmt.Sprintf("losbo %s %d", lf.Set, lf.Index)
+	return bench.Custom(name, [][2]float64{{0, 1}}, best, [][]float64{{at}}, func(x []float64) float64 { return lf.Eval(x[0]) }), nil
 }
 
 // setDecisionSet checks problem.function.decision_set and sets fn's box
@@ -253,6 +297,13 @@ func (p *ProblemConfig) checkSeedPoints(fn *function) error {
 		return bad("problem.seed_points.min_f", "%v is below objective_threshold %v: a seed point must be safe", sp.MinF, *p.ObjectiveThreshold)
 	case sp.MaxTries < 0:
 		return bad("problem.seed_points.max_tries", "must be ≥ 0 (0: %d), got %d", DefaultMaxTries, sp.MaxTries)
+	case sp.Box != nil && len(sp.Box) != fn.f.Dim:
+		return bad("problem.seed_points.box", "%d intervals for %s in %d dimensions", len(sp.Box), fn.f.Name, fn.f.Dim)
+	}
+	for j, b := range sp.Box {
+		if !(b[0] <= b[1]) || b[0] < fn.bounds[j][0] || b[1] > fn.bounds[j][1] {
+			return bad(fmt.Sprintf("problem.seed_points.box[%d]", j), "want lo ≤ hi within the box %v, got %v", fn.bounds[j], b)
+		}
 	}
 	return nil
 }
@@ -291,7 +342,7 @@ func inBox(x []float64, b [][2]float64) bool {
 // and safe — f ≥ h_f, read from the benchmark itself.
 func checkGivenSeeds(sp *SeedPoints, fn *function, hf *float64, values bool) error {
 	switch {
-	case sp.Count != 0 || sp.MinF != 0 || sp.MaxTries != 0:
+	case sp.Count != 0 || sp.MinF != 0 || sp.MaxTries != 0 || sp.Box != nil:
 		return bad("problem.seed_points", "give the points, or count and min_f to draw them, not both")
 	case len(sp.Points) < 1 || len(sp.Points) > 1000:
 		return bad("problem.seed_points", "want 1…1000 points, got %d", len(sp.Points))
@@ -335,8 +386,12 @@ func (c *Config) seeds(fn *function, rng *rand.Rand) ([][]float64, error) {
 	d := fn.f.Dim
 	out := make([][]float64, 0, sp.Count)
 	x := make([]float64, d)
+	box := fn.bounds
+	if sp.Box != nil {
+		box = sp.Box
+	}
 	for k := 0; k < tries && len(out) < sp.Count; k++ {
-		for j, b := range fn.bounds {
+		for j, b := range box {
 			x[j] = b[0] + (b[1]-b[0])*rng.Float64()
 		}
 		if fn.f.Eval(x) >= sp.MinF {
@@ -370,7 +425,7 @@ func (c *Config) functionInstance(r int) (Instance, error) {
 	if err != nil {
 		return Instance{}, fmt.Errorf("realization %d: %w", r, err)
 	}
-	in := Instance{Seeds: seeds, SeedBest: math.Inf(-1), noiseStd: c.Problem.NoiseStd, fn: fn}
+	in := Instance{Seeds: seeds, SeedBest: math.Inf(-1), noiseStd: c.Problem.NoiseStd, noiseBound: c.Problem.NoiseBound, fn: fn}
 	for _, x := range seeds {
 		in.SeedBest = math.Max(in.SeedBest, fn.f.Eval(x))
 	}
@@ -488,6 +543,9 @@ func (w *functionWorld) play(s *bandit.Spec, t int, ask bandit.Ask, _ bandit.Pol
 	obs.F = v
 	if sd := w.in.noiseStd; sd > 0 {
 		obs.F += sd * noise.NormFloat64()
+	}
+	if b := w.in.noiseBound; b > 0 {
+		obs.F += b * (2*noise.Float64() - 1)
 	}
 	return nil
 }

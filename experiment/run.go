@@ -187,7 +187,9 @@ type Instance struct {
 	Seeds    [][]float64
 	SeedBest float64
 	noiseStd float64
-	fn       *function // the realization's function (its own draw for gp-sample)
+	// noiseBound is problem.noise_bound: the uniform noise's bound.
+	noiseBound float64
+	fn         *function // the realization's function (its own draw for gp-sample)
 	// Context is a contextual problem's realization (problem.context):
 	// Problem and Info are then those of its first context.
 	Context *ContextInstance

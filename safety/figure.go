@@ -19,13 +19,26 @@ import (
 // nothing joining the scenarios (they are categories, not a sequence),
 // under one legend outside the data (issue 44, item 3).
 func Figure(dir string, results []Result) error {
+	return figure(dir, results, figureText{
+		name: "safety", title: "safety when the model is wrong", x: "scenario",
+		regret: "regret, mean ± 1 SE", regretY: "regret $R_T/T$",
+	})
+}
+
+// figureText is what a figure of Results says: its file name, title,
+// x axis and right panel.
+type figureText struct {
+	name, title, x, regret, regretY string
+}
+
+func figure(dir string, results []Result, txt figureText) error {
 	ls := labels(results)
 	ticks := make([]gplot.Tick, len(results))
 	for i, r := range results {
 		ticks[i] = gplot.Tick{Value: float64(i + 1), Label: r.Short}
 	}
-	left := plot.NewPanel("share of runs with a violation, 95 % interval", "scenario", "share of runs")
-	right := plot.NewPanel("regret, mean ± 1 SE", "scenario", "regret $R_T/T$")
+	left := plot.NewPanel("share of runs with a violation, 95 % interval", txt.x, "share of runs")
+	right := plot.NewPanel(txt.regret, txt.x, txt.regretY)
 	// Each algorithm's place within a scenario's slot of width 1.
 	width := 0.7
 	for k, l := range ls {
@@ -69,8 +82,8 @@ func Figure(dir string, results []Result) error {
 	plot.ShareY(true, right)
 	// The legend of 12 algorithms in columns under the panels: at their
 	// right it took a quarter of the figure's width from the data.
-	fig := plot.Figure{Title: "safety when the model is wrong", Panels: []*plot.Panel{left, right}, SharedLegend: true, LegendBelow: true}
-	if err := fig.Save(dir, "safety"); err != nil {
+	fig := plot.Figure{Title: txt.title, Panels: []*plot.Panel{left, right}, SharedLegend: true, LegendBelow: true}
+	if err := fig.Save(dir, txt.name); err != nil {
 		return fmt.Errorf("safety: figure: %w", err)
 	}
 	return nil

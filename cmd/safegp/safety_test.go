@@ -40,3 +40,31 @@ func TestSafetyCmd(t *testing.T) {
 		t.Error("safety into a written folder without --force: no error")
 	}
 }
+
+// TestSafetySuiteCmd: safegp safety --suite losbo prints its table (a row
+// per scenario and algorithm), writes the CSV and report, and refuses the
+// flags of the other mode and bad counts with the usage exit.
+func TestSafetySuiteCmd(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "l")
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"safety", "--suite", "losbo", "--runs", "2", "--functions", "1", "--out", out}, &stdout, &stderr); err != nil {
+		t.Fatalf("safety --suite losbo: %v\n%s", err, stderr.String())
+	}
+	if got := strings.Count(stdout.String(), "\n| "); got < 20 {
+		t.Errorf("%d table rows printed, want a row per scenario and algorithm:\n%s", got, stdout.String())
+	}
+	for _, f := range []string{"losbo.csv", "REPORT.md", "losbo.png"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	for _, args := range [][]string{
+		{"safety", "--suite", "bench"}, {"safety", "--runs", "3"}, {"safety", "--suite", "losbo", "--realizations", "2"},
+		{"safety", "--suite", "losbo", "--runs", "0"}, {"safety", "--suite", "losbo", "--functions", "101"},
+	} {
+		stderr.Reset()
+		if err := run(args, &stdout, &stderr); exitCode(err) != 2 {
+			t.Errorf("%v: exit %d (%v), want 2", args, exitCode(err), err)
+		}
+	}
+}

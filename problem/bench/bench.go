@@ -22,7 +22,7 @@ import (
 var ErrUnknown = errors.New("unknown benchmark")
 
 // Names lists the benchmarks Lookup knows.
-var Names = []string{"camelback", "hartmann6", "gaussian"}
+var Names = []string{"camelback", "hartmann6", "gaussian", "itl-1d-hard"}
 
 // MaxDim bounds the dimension of the gaussian benchmark, the one whose
 // dimension is free.
@@ -38,6 +38,14 @@ type Function struct {
 	FStar float64
 	XStar [][]float64
 	eval  func(x []float64) float64
+}
+
+// Custom returns the benchmark name on the box bounds with maximum fstar
+// attained at xstar and values eval: a function defined by data elsewhere
+// (the LoSBO suite's, problem/losbo) played as the others are. eval must
+// not allocate.
+func Custom(name string, bounds [][2]float64, fstar float64, xstar [][]float64, eval func(x []float64) float64) *Function {
+	return &Function{Name: name, Dim: len(bounds), Bounds: bounds, FStar: fstar, XStar: xstar, eval: eval}
 }
 
 // Eval returns f(x); x must have Dim coordinates (it is not checked: the
@@ -81,8 +89,60 @@ func Lookup(name string, dim int) (*Function, error) {
 			b[j] = [2]float64{-1, 1}
 		}
 		return &Function{Name: name, Dim: dim, Bounds: b, FStar: 1, XStar: [][]float64{make([]float64, dim)}, eval: gaussian}, nil
+	case "itl-1d-hard":
+		if dim != 0 && dim != 1 {
+			return nil, fmt.Errorf("%w: itl-1d-hard is 1-dimensional, got dim %d", ErrUnknown, dim)
+		}
+		fstar, xstar := itlMax()
+		return &Function{Name: name, Dim: 1, Bounds: [][2]float64{{-2, 8}}, FStar: fstar, XStar: [][]float64{{xstar}}, eval: itl1DHard}, nil
 	}
 	return nil, fmt.Errorf("%w %s (one of %v)", ErrUnknown, quote.Short(name), Names)
+}
+
+// itl1DHard is the 1d_hard problem of J. Hübotter, B. Sukhija, L. Treven,
+// Y. As, A. Krause, "Transductive Active Learning: Theory and
+// Applications", NeurIPS 2024 (jonhue/transductive-active-learning,
+// examples/unknown_constraints/bo/1d_hard/experiment.py, f_oracle): four
+// normal densities minus 0.95 on [−2, 8], safe where it is ≥ 0 (the
+// objective is its own constraint). Its largest bump (x ≈ 0.4) lies in
+// another safe region than the one its runs start in (4.5 … 6).
+func itl1DHard(x []float64) float64 {
+	v := x[0]
+	return 5*normPDF(v, 0.4, 0.85) + 1.45*normPDF(v, 2.5, 0.9) + 1.8*normPDF(v, 3.2, 0.55) + 4.5*normPDF(v, 5.5, 0.93) - 0.95
+}
+
+// normPDF is the density of N(mu, sd²) at x, as jax.scipy.stats.norm.pdf.
+func normPDF(x, mu, sd float64) float64 {
+	z := (x - mu) / sd
+	return math.Exp(-z*z/2) / (sd * math.Sqrt(2*math.Pi))
+}
+
+// itlMax is itl1DHard's maximum on [−2, 8] and where: the best of 100 001
+// grid points, refined by golden-section search on the two cells beside
+// it (the function is smooth and unimodal there).
+func itlMax() (float64, float64) {
+	const n = 100000
+	lo, hi := -2.0, 8.0
+	best, at := math.Inf(-1), 0.0
+	x := []float64{0}
+	for i := 0; i <= n; i++ {
+		x[0] = lo + (hi-lo)*float64(i)/n
+		if v := itl1DHard(x); v > best {
+			best, at = v, x[0]
+		}
+	}
+	a, b := at-(hi-lo)/n, at+(hi-lo)/n
+	g := (math.Sqrt(5) - 1) / 2
+	for range 100 {
+		c, d := b-g*(b-a), a+g*(b-a)
+		if itl1DHard([]float64{c}) > itl1DHard([]float64{d}) {
+			b = d
+		} else {
+			a = c
+		}
+	}
+	at = (a + b) / 2
+	return math.Max(best, itl1DHard([]float64{at})), at
 }
 
 // camelbackMax is febo's Camelback._max_value (1.03162842), to the
