@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -16,6 +17,7 @@ import (
 	"github.com/safegp/safegp/experiment"
 	"github.com/safegp/safegp/internal/outdir"
 	"github.com/safegp/safegp/problem/losbo"
+	"github.com/safegp/safegp/shard"
 )
 
 // The LoSBO suite (docs/safety-benchmarks.md): the grid protocol of
@@ -158,6 +160,10 @@ type SuiteOptions struct {
 	MaxMemory int64
 	Runs      int // runs per function and algorithm (the paper: 10 000)
 	Functions int // the first this many functions of each set (0: all 100)
+	// Shard, if set, makes Out a shard folder: the units (protocol,
+	// function) it holds (shard.Shard.Holds of p·Functions + k), their
+	// runs' outcomes in units.jsonl and shard.json, for MergeLoSBO.
+	Shard shard.Shard
 }
 
 // SuiteRow is one algorithm's outcome in one scenario of the suite.
@@ -191,9 +197,44 @@ type suiteAcc struct {
 	n        int
 }
 
+// suiteCommand is the command a suite's shard.json names.
+const suiteCommand = "safety --suite losbo"
+
+// unitsFile holds a shard's units, one JSON line each.
+const unitsFile = "units.jsonl"
+
+// suiteUnit is what one protocol's experiment on one function measured:
+// per algorithm label, per run, whether it violated, whether it left its
+// seeds, and its last simple regret. It is all the table needs, so that a
+// merge of shards computes the floats an unsharded run computes, in the
+// same order.
+type suiteUnit struct {
+	P    int             `json:"p"` // index into LoSBOProtocols
+	K    int             `json:"k"` // function index
+	Rows []suiteUnitRows `json:"rows"`
+}
+
+type suiteUnitRows struct {
+	Label    string    `json:"label"`
+	Violated []bool    `json:"violated"`
+	Started  []bool    `json:"started"`
+	Regret   []float64 `json:"regret"`
+}
+
+// suiteHash identifies a suite's work for its shards: the runs, the
+// functions, the data's source and the protocols.
+func suiteHash(runs, nf int) string {
+	b, _ := json.Marshal(struct {
+		Runs, Functions int
+		Source          string
+		Protocols       []LoSBOProtocol
+	}{runs, nf, losbo.Source, LoSBOProtocols})
+	return shard.Hash(b)
+}
+
 // RunLoSBO runs the LoSBO suite into opt.Out: losbo.csv (a row per
 // scenario and algorithm), losbo.png/.svg and REPORT.md, written whole or
-// not at all.
+// not at all; with opt.Shard, that shard's units and shard.json instead.
 func RunLoSBO(ctx context.Context, opt SuiteOptions) (*SuiteOutcome, error) {
 	start := time.Now()
 	if opt.Runs < 1 {
@@ -211,77 +252,262 @@ func RunLoSBO(ctx context.Context, opt SuiteOptions) (*SuiteOutcome, error) {
 		return nil, fmt.Errorf("safety: %w", err)
 	}
 	defer outdir.Discard(stage)
-	accs := map[string]*suiteAcc{}
-	var order []string
-	for _, p := range LoSBOProtocols {
+	var units []suiteUnit
+	var held []int
+	for p, pr := range LoSBOProtocols {
 		for k := range nf {
-			fn, err := losbo.Lookup(p.Set, k)
-			if err != nil {
-				return nil, fmt.Errorf("safety: %w", err)
+			if !opt.Shard.Holds(p*nf + k) {
+				continue
 			}
-			cfg, err := LoSBOConfig(p, fn, opt.Runs)
+			u, err := runUnit(ctx, p, k, opt)
 			if err != nil {
 				return nil, err
 			}
-			res, err := experiment.Execute(ctx, cfg, experiment.Options{Workers: opt.Workers, MaxMemory: opt.MaxMemory})
-			if err != nil {
-				return nil, fmt.Errorf("safety: losbo %s %d, experiments %s: %w", p.Set, k, p.Exps, err)
-			}
-			perLabel := map[string][2]int{} // runs, violating on this function
-			for i := range res.Runs {
-				r := &res.Runs[i]
-				key := p.Scenario + "\x00" + r.Label
-				a := accs[key]
-				if a == nil {
-					a = &suiteAcc{SuiteRow: SuiteRow{Scenario: p.Scenario, Exps: p.Exps, Label: r.Label, WorstFunction: -1}}
-					accs[key] = a
-					order = append(order, key)
-				}
-				a.add(r)
-				c := perLabel[key]
-				c[0]++
-				if r.Violations > 0 {
-					c[1]++
-				}
-				perLabel[key] = c
-			}
-			for key, c := range perLabel {
-				a := accs[key]
-				a.Functions++
-				if s := float64(c[1]) / float64(c[0]); a.WorstFunction < 0 || s > a.Worst {
-					a.Worst, a.WorstFunction = s, k
-				}
-			}
+			units = append(units, u)
+			held = append(held, p*nf+k)
 		}
 		if opt.Log != nil {
-			fmt.Fprintf(opt.Log, "losbo suite: %s, experiments %s: %d functions × %d runs\n", p.Scenario, orOurs(p.Exps), nf, opt.Runs)
+			fmt.Fprintf(opt.Log, "losbo suite: %s, experiments %s: %d functions × %d runs\n", pr.Scenario, orOurs(pr.Exps), nf, opt.Runs)
 		}
 	}
 	out := &SuiteOutcome{Runs: opt.Runs, Functions: nf}
-	for _, s := range LoSBOScenarios {
-		for _, key := range order {
-			if a := accs[key]; a.Scenario == s.Name {
-				out.Rows = append(out.Rows, a.row())
-			}
+	if opt.Shard.Sharded() {
+		if err := writeUnits(filepath.Join(stage, unitsFile), units); err != nil {
+			return nil, err
 		}
-	}
-	if err := writeSuiteCSV(filepath.Join(stage, "losbo.csv"), out.Rows); err != nil {
-		return nil, err
-	}
-	if err := figure(stage, suiteResults(out.Rows), figureText{
-		name: "losbo", title: "the LoSBO suite's functions", x: "scenario",
-		regret: "simple regret, mean ± 1 SE", regretY: "simple regret",
-	}); err != nil {
-		return nil, err
-	}
-	out.Elapsed = time.Since(start)
-	if err := os.WriteFile(filepath.Join(stage, "REPORT.md"), SuiteReport(out), 0o644); err != nil {
-		return nil, fmt.Errorf("safety: write REPORT.md: %w", err)
+		out.Elapsed = time.Since(start)
+		info := &shard.Info{Format: shard.Format, Command: suiteCommand, ConfigSHA256: suiteHash(opt.Runs, nf), Shard: opt.Shard.I, Of: opt.Shard.N,
+			Total: len(LoSBOProtocols) * nf, Units: append([]int{}, held...), Seconds: out.Elapsed.Seconds()}
+		if err := shard.Write(stage, info); err != nil {
+			return nil, fmt.Errorf("safety: %w", err)
+		}
+	} else {
+		out.Rows = suiteRows(units)
+		out.Elapsed = time.Since(start)
+		if err := writeSuite(stage, out); err != nil {
+			return nil, err
+		}
 	}
 	if err := outdir.Publish(stage, opt.Out, opt.Force); err != nil {
 		return nil, fmt.Errorf("safety: %w", err)
 	}
 	return out, nil
+}
+
+// runUnit runs protocol p on function k of its set.
+func runUnit(ctx context.Context, p, k int, opt SuiteOptions) (suiteUnit, error) {
+	pr := LoSBOProtocols[p]
+	fn, err := losbo.Lookup(pr.Set, k)
+	if err != nil {
+		return suiteUnit{}, fmt.Errorf("safety: %w", err)
+	}
+	cfg, err := LoSBOConfig(pr, fn, opt.Runs)
+	if err != nil {
+		return suiteUnit{}, err
+	}
+	res, err := experiment.Execute(ctx, cfg, experiment.Options{Workers: opt.Workers, MaxMemory: opt.MaxMemory})
+	if err != nil {
+		return suiteUnit{}, fmt.Errorf("safety: losbo %s %d, experiments %s: %w", pr.Set, k, pr.Exps, err)
+	}
+	u := suiteUnit{P: p, K: k}
+	at := map[string]int{}
+	for i := range res.Runs {
+		r := &res.Runs[i]
+		j, ok := at[r.Label]
+		if !ok {
+			j = len(u.Rows)
+			at[r.Label] = j
+			u.Rows = append(u.Rows, suiteUnitRows{Label: r.Label})
+		}
+		row := &u.Rows[j]
+		row.Violated = append(row.Violated, r.Violations > 0)
+		row.Started = append(row.Started, started(r))
+		sr := math.NaN()
+		if len(r.SimpleRegret) > 0 {
+			sr = r.SimpleRegret[len(r.SimpleRegret)-1]
+		}
+		row.Regret = append(row.Regret, sr)
+	}
+	return u, nil
+}
+
+// started reports whether run r played a point of the grid: the seed
+// points are drawn off it, almost surely, so a run that played none never
+// left its seeds.
+func started(r *experiment.Run) bool {
+	for _, x := range r.Points {
+		if v := x[0] * (LoSBOGrid - 1); v == math.Round(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// suiteRows accumulates units, in the order protocol then function, into
+// the table's rows, in the order of the scenarios.
+func suiteRows(units []suiteUnit) []SuiteRow {
+	accs := map[string]*suiteAcc{}
+	var order []string
+	for _, u := range units {
+		pr := LoSBOProtocols[u.P]
+		for _, row := range u.Rows {
+			key := pr.Scenario + "\x00" + row.Label
+			a := accs[key]
+			if a == nil {
+				a = &suiteAcc{SuiteRow: SuiteRow{Scenario: pr.Scenario, Exps: pr.Exps, Label: row.Label, WorstFunction: -1}}
+				accs[key] = a
+				order = append(order, key)
+			}
+			bad := 0
+			for i, v := range row.Violated {
+				a.add(v, row.Started[i], row.Regret[i])
+				if v {
+					bad++
+				}
+			}
+			a.Functions++
+			if s := float64(bad) / float64(len(row.Violated)); a.WorstFunction < 0 || s > a.Worst {
+				a.Worst, a.WorstFunction = s, u.K
+			}
+		}
+	}
+	var rows []SuiteRow
+	for _, s := range LoSBOScenarios {
+		for _, key := range order {
+			if a := accs[key]; a.Scenario == s.Name {
+				rows = append(rows, a.row())
+			}
+		}
+	}
+	return rows
+}
+
+// writeSuite writes the suite's outputs into dir.
+func writeSuite(dir string, out *SuiteOutcome) error {
+	if err := writeSuiteCSV(filepath.Join(dir, "losbo.csv"), out.Rows); err != nil {
+		return err
+	}
+	if err := figure(dir, suiteResults(out.Rows), figureText{
+		name: "losbo", title: "the LoSBO suite's functions", x: "scenario",
+		regret: "simple regret, mean ± 1 SE", regretY: "simple regret",
+	}); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "REPORT.md"), SuiteReport(out), 0o644); err != nil {
+		return fmt.Errorf("safety: write REPORT.md: %w", err)
+	}
+	return nil
+}
+
+func writeUnits(path string, units []suiteUnit) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for _, u := range units {
+		if err := enc.Encode(u); err != nil {
+			return fmt.Errorf("safety: %s: %w", unitsFile, err)
+		}
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("safety: write %s: %w", unitsFile, err)
+	}
+	return nil
+}
+
+// MaxUnitsBytes bounds a shard's units.jsonl as MergeLoSBO reads it: a
+// unit of 10 000 runs of 6 algorithms is about 1.5 MB, 1 400 units 2 GB.
+const MaxUnitsBytes = 4 << 30
+
+// MergeLoSBO merges the shard folders dirs of one suite run into out: the
+// table, losbo.csv and the figure are the unsharded run's, byte for byte
+// (the units are accumulated in the same order); REPORT.md's first line
+// says the time the shards took.
+func MergeLoSBO(ctx context.Context, out string, dirs []string, force bool) (*SuiteOutcome, error) {
+	infos, owner, err := shard.Check(dirs)
+	if err != nil {
+		return nil, err
+	}
+	if infos[0].Command != suiteCommand {
+		return nil, fmt.Errorf("%w: %s is a shard of `safegp %s`, not of `safegp %s`", shard.ErrShards, dirs[0], infos[0].Command, suiteCommand)
+	}
+	nf := infos[0].Total / len(LoSBOProtocols)
+	if nf*len(LoSBOProtocols) != infos[0].Total {
+		return nil, fmt.Errorf("%w: %s holds %d units, not a multiple of the suite's %d protocols (another version?)", shard.ErrShards, dirs[0], infos[0].Total, len(LoSBOProtocols))
+	}
+	byUnit := make([]*suiteUnit, infos[0].Total)
+	runs := 0
+	var secs float64
+	for d, dir := range dirs {
+		secs += infos[d].Seconds
+		us, err := readUnits(filepath.Join(dir, unitsFile))
+		if err != nil {
+			return nil, err
+		}
+		for i := range us {
+			u := &us[i]
+			idx := u.P*nf + u.K
+			if u.P < 0 || u.P >= len(LoSBOProtocols) || u.K < 0 || u.K >= nf || owner[idx] != d {
+				return nil, fmt.Errorf("%w: %s: unit (%d, %d) is not one its shard.json lists", shard.ErrShards, dir, u.P, u.K)
+			}
+			for _, r := range u.Rows {
+				if runs == 0 {
+					runs = len(r.Violated)
+				}
+				if len(r.Violated) != runs || len(r.Started) != runs || len(r.Regret) != runs {
+					return nil, fmt.Errorf("%w: %s: unit (%d, %d) %s has runs of different counts", shard.ErrShards, dir, u.P, u.K, r.Label)
+				}
+			}
+			byUnit[idx] = u
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	units := make([]suiteUnit, len(byUnit))
+	for i, u := range byUnit {
+		if u == nil {
+			return nil, fmt.Errorf("%w: unit %d is missing from %s", shard.ErrShards, i, dirs[owner[i]])
+		}
+		units[i] = *u
+	}
+	if suiteHash(runs, nf) != infos[0].ConfigSHA256 {
+		return nil, fmt.Errorf("%w: %s is a shard of a suite this safegp does not run (another version?)", shard.ErrShards, dirs[0])
+	}
+	if err := outdir.Check(out, force); err != nil {
+		return nil, fmt.Errorf("safety: %s %w", out, err)
+	}
+	stage, err := outdir.Stage(out)
+	if err != nil {
+		return nil, fmt.Errorf("safety: %w", err)
+	}
+	defer outdir.Discard(stage)
+	o := &SuiteOutcome{Rows: suiteRows(units), Runs: runs, Functions: nf, Elapsed: time.Duration(secs * float64(time.Second))}
+	if err := writeSuite(stage, o); err != nil {
+		return nil, err
+	}
+	if err := outdir.Publish(stage, out, force); err != nil {
+		return nil, fmt.Errorf("safety: %w", err)
+	}
+	return o, nil
+}
+
+func readUnits(path string) ([]suiteUnit, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", shard.ErrShards, err)
+	}
+	defer f.Close()
+	dec := json.NewDecoder(io.LimitReader(f, MaxUnitsBytes))
+	dec.DisallowUnknownFields()
+	var us []suiteUnit
+	for {
+		var u suiteUnit
+		if err := dec.Decode(&u); err == io.EOF {
+			return us, nil
+		} else if err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", shard.ErrShards, path, err)
+		}
+		us = append(us, u)
+	}
 }
 
 func orOurs(exps string) string {
@@ -291,30 +517,21 @@ func orOurs(exps string) string {
 	return exps
 }
 
-// add counts run r: whether it violated, whether it left its seeds (a
-// point of the grid: the seed points are drawn off it, almost surely),
-// and its last simple regret (Welford).
-func (a *suiteAcc) add(r *experiment.Run) {
+// add counts one run: whether it violated, whether it left its seeds,
+// and its last simple regret (Welford; NaN where there is none).
+func (a *suiteAcc) add(violated, started bool, regret float64) {
 	a.Runs++
-	if r.Violations > 0 {
+	if violated {
 		a.Violating++
-	}
-	started := false
-	for _, x := range r.Points {
-		if v := x[0] * (LoSBOGrid - 1); v == math.Round(v) {
-			started = true
-			break
-		}
 	}
 	if !started {
 		a.NeverStarted++
 	}
-	if len(r.SimpleRegret) > 0 {
-		x := r.SimpleRegret[len(r.SimpleRegret)-1]
+	if regret == regret {
 		a.n++
-		d := x - a.mean
+		d := regret - a.mean
 		a.mean += d / float64(a.n)
-		a.m2 += d * (x - a.mean)
+		a.m2 += d * (regret - a.mean)
 	}
 }
 

@@ -1,16 +1,20 @@
 package safety_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/safegp/safegp/problem/losbo"
 	"github.com/safegp/safegp/safety"
+	"github.com/safegp/safegp/shard"
 )
 
 // TestLoSBOSuite runs the suite on 5 functions of each set, 3 runs each,
@@ -94,4 +98,68 @@ func TestLoSBOConfigs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLoSBOShardsMerge: two shards of the suite merged give the unsharded
+// run's losbo.csv and figure byte for byte, and its report but for the
+// line with the time; a missing shard, and shards of another run count,
+// are refused with shard.ErrShards.
+func TestLoSBOShardsMerge(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	parent := t.TempDir()
+	opt := safety.SuiteOptions{Runs: 2, Functions: 2}
+	whole := filepath.Join(parent, "whole")
+	opt.Out = whole
+	if _, err := safety.RunLoSBO(ctx, opt); err != nil {
+		t.Fatal(err)
+	}
+	var shards []string
+	for i := 1; i <= 2; i++ {
+		o := opt
+		o.Out, o.Shard = filepath.Join(parent, "shard", strconv.Itoa(i)), shard.Shard{I: i, N: 2}
+		if _, err := safety.RunLoSBO(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, o.Out)
+	}
+	merged := filepath.Join(parent, "merged")
+	if _, err := safety.MergeLoSBO(ctx, merged, shards, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"losbo.csv", "losbo.svg", "REPORT.md"} {
+		a, _ := os.ReadFile(filepath.Join(whole, name))
+		b, err := os.ReadFile(filepath.Join(merged, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "REPORT.md" {
+			a, b = dropTimeLine(a), dropTimeLine(b)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s: merged differs from the unsharded run", name)
+		}
+	}
+	if _, err := safety.MergeLoSBO(ctx, filepath.Join(parent, "m1"), shards[:1], false); !errors.Is(err, shard.ErrShards) {
+		t.Errorf("merge of one of two shards: %v, want ErrShards", err)
+	}
+	o := opt
+	o.Runs, o.Out, o.Shard = 3, filepath.Join(parent, "other"), shard.Shard{I: 2, N: 2}
+	if _, err := safety.RunLoSBO(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := safety.MergeLoSBO(ctx, filepath.Join(parent, "m2"), []string{shards[0], o.Out}, false); !errors.Is(err, shard.ErrShards) {
+		t.Errorf("merge of shards of 2 and 3 runs: %v, want ErrShards", err)
+	}
+}
+
+// dropTimeLine removes the report's line that says how long it took.
+func dropTimeLine(b []byte) []byte {
+	var keep [][]byte
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		if !bytes.HasPrefix(l, []byte("Written by")) {
+			keep = append(keep, l)
+		}
+	}
+	return bytes.Join(keep, []byte("\n"))
 }

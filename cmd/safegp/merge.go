@@ -11,6 +11,7 @@ import (
 	"github.com/safegp/safegp/experiment"
 	"github.com/safegp/safegp/internal/memlimit"
 	"github.com/safegp/safegp/reproduce"
+	"github.com/safegp/safegp/safety"
 	"github.com/safegp/safegp/shard"
 	"github.com/safegp/safegp/sweep"
 )
@@ -113,6 +114,13 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return stopped(ctx, err)
 		}
+		fmt.Fprintf(stdout, "wrote %s from %s (%.1f s of work); the report is %s\n", *out, count(len(pos), "shard"), o.Elapsed.Seconds(), filepath.Join(*out, "REPORT.md"))
+	case "safety --suite losbo":
+		o, err := safety.MergeLoSBO(ctx, *out, pos, *force)
+		if err != nil {
+			return stopped(ctx, err)
+		}
+		fmt.Fprint(stdout, safety.SuiteTable(o.Rows))
 		fmt.Fprintf(stdout, "wrote %s from %s (%.1f s of work); the report is %s\n", *out, count(len(pos), "shard"), o.Elapsed.Seconds(), filepath.Join(*out, "REPORT.md"))
 	default:
 		return fmt.Errorf("%w: %s is a shard of `safegp %s`, which merge does not know", shard.ErrShards, pos[0], info.Command)

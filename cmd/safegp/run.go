@@ -64,7 +64,7 @@ Usage:
   safegp sweep SWEEP --out DIR [--workers N]  run a configuration over a grid of values
   safegp safety [--out DIR]                  how safe each algorithm is when the model is wrong, with a report
   safegp bound CONFIG                        the paper's theory quantities for a configured problem
-  safegp merge --out DIR SHARD_DIR...        combine the shard folders of run/reproduce/sweep --shard i/n
+  safegp merge --out DIR SHARD_DIR...        combine the shard folders of run/reproduce/sweep/safety --suite --shard i/n
   safegp study COMMAND --db FILE ...         durable ask/tell studies of a real system (or --server URL)
   safegp serve --db FILE [--addr A]          the studies over HTTP
   safegp fit DATA.csv [--ard] [--json] ...   fit each GP's kernel and noise to measured data

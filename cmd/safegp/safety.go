@@ -23,11 +23,13 @@ func safetyCmd(args []string, stdout, stderr io.Writer) error {
 	suite := fs.String("suite", "", "run a field's benchmark suite instead of the scenarios: `losbo` (the LoSBO paper's 200 functions and protocol)")
 	runs := intFlag(fs, "runs", 20, "with --suite losbo: `N` runs per function and algorithm (the paper's: 10000)")
 	functions := intFlag(fs, "functions", 0, "with --suite losbo: the first `K` functions of each set (0: all 100)")
+	var sh shardFlag
+	fs.Var(&sh, "shard", "with --suite losbo: run shard `i/n` of the (protocol, function) units into DIR, for safegp merge")
 	var maxMem memlimit.Flag
 	fs.Var(&maxMem, "max-memory", "refuse an experiment whose memory estimate is above `SIZE` (8GiB, 512MiB, bytes)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: safegp safety [--out DIR] [--force] [--workers N] [--realizations R] [--max-memory SIZE] [--figure-width W]\n"+
-			"       safegp safety --suite losbo [--runs N] [--functions K] [--out DIR] [--force] [--workers N]\n\n"+
+			"       safegp safety --suite losbo [--runs N] [--functions K] [--shard i/n] [--out DIR] [--force] [--workers N]\n\n"+
 			"Measures how safe each algorithm is when the model is wrong (docs/safety.md): problems\n"+
 			"drawn from one GP and modelled with another — the right model, lengthscales 2× and 3× too\n"+
 			"long, a variance 4× too small, the noise believed 3× smaller, lengthscale and variance\n"+
@@ -43,7 +45,9 @@ func safetyCmd(args []string, stdout, stderr io.Writer) error {
 			"with frequentist β at B = 10, 2.5 and 20, LoSBO, a seed in the reachable set, misstated\n"+
 			"lengthscales, and sgp-ucb, stageopt and the EI baselines beside them; it prints a row per\n"+
 			"scenario and algorithm (runs never started, runs with a violation, the worst function,\n"+
-			"simple regret) and writes losbo.csv, losbo.png and REPORT.md under DIR.\n\nFlags:\n")
+			"simple regret) and writes losbo.csv, losbo.png and REPORT.md under DIR. With --shard i/n\n"+
+			"it writes shard i's units only; safegp merge --out DIR SHARD... writes the table, CSV and\n"+
+			"figure the whole run would, byte for byte.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	pos, ok, err := parse(fs, args)
@@ -68,8 +72,8 @@ func safetyCmd(args []string, stdout, stderr io.Writer) error {
 	case *suite != "" && *suite != "losbo":
 		fmt.Fprintf(stderr, "safegp safety: --suite: want losbo, got %s\n", quote.Short(*suite))
 		return errUsage
-	case *suite == "" && (flagSet(fs, "runs") || flagSet(fs, "functions")):
-		fmt.Fprintf(stderr, "safegp safety: --runs and --functions are for --suite losbo; the scenarios take --realizations\n")
+	case *suite == "" && (flagSet(fs, "runs") || flagSet(fs, "functions") || flagSet(fs, "shard")):
+		fmt.Fprintf(stderr, "safegp safety: --runs, --functions and --shard are for --suite losbo; the scenarios take --realizations\n")
 		return errUsage
 	case *suite != "" && *realizations != 0:
 		fmt.Fprintf(stderr, "safegp safety: --realizations is for the scenarios; --suite losbo takes --runs and --functions\n")
@@ -87,9 +91,13 @@ func safetyCmd(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := withSignals()
 	defer stop()
 	if *suite == "losbo" {
-		o, err := safety.RunLoSBO(ctx, safety.SuiteOptions{Out: *out, Workers: *workers, Runs: *runs, Functions: *functions, Log: stderr, Force: *force, MaxMemory: maxMem.Bytes})
+		o, err := safety.RunLoSBO(ctx, safety.SuiteOptions{Out: *out, Workers: *workers, Runs: *runs, Functions: *functions, Shard: sh.Shard, Log: stderr, Force: *force, MaxMemory: maxMem.Bytes})
 		if err != nil {
 			return stopped(ctx, err)
+		}
+		if sh.Sharded() {
+			fmt.Fprintf(stdout, "wrote shard %s to %s in %.1f s; merge the shards with safegp merge\n", sh.Shard, *out, o.Elapsed.Seconds())
+			return nil
 		}
 		fmt.Fprint(stdout, safety.SuiteTable(o.Rows))
 		fmt.Fprintf(stdout, "wrote %s in %.1f s; the report is %s\n", *out, o.Elapsed.Seconds(), filepath.Join(*out, "REPORT.md"))

@@ -50,6 +50,7 @@ func TestSafetySuiteCmd(t *testing.T) {
 	if err := run([]string{"safety", "--suite", "losbo", "--runs", "2", "--functions", "1", "--out", out}, &stdout, &stderr); err != nil {
 		t.Fatalf("safety --suite losbo: %v\n%s", err, stderr.String())
 	}
+	table := bytes.NewBufferString(stdout.String())
 	if got := strings.Count(stdout.String(), "\n| "); got < 20 {
 		t.Errorf("%d table rows printed, want a row per scenario and algorithm:\n%s", got, stdout.String())
 	}
@@ -59,12 +60,34 @@ func TestSafetySuiteCmd(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{
-		{"safety", "--suite", "bench"}, {"safety", "--runs", "3"}, {"safety", "--suite", "losbo", "--realizations", "2"},
+		{"safety", "--suite", "bench"}, {"safety", "--runs", "3"}, {"safety", "--shard", "1/2"}, {"safety", "--suite", "losbo", "--realizations", "2"},
 		{"safety", "--suite", "losbo", "--runs", "0"}, {"safety", "--suite", "losbo", "--functions", "101"},
 	} {
 		stderr.Reset()
 		if err := run(args, &stdout, &stderr); exitCode(err) != 2 {
 			t.Errorf("%v: exit %d (%v), want 2", args, exitCode(err), err)
 		}
+	}
+	// Two shards and their merge: the CSV and table the whole run wrote.
+	var shards []string
+	for _, i := range []string{"1", "2"} {
+		d := filepath.Join(t.TempDir(), "s"+i)
+		if err := run([]string{"safety", "--suite", "losbo", "--runs", "2", "--functions", "1", "--shard", i + "/2", "--out", d}, &bytes.Buffer{}, &stderr); err != nil {
+			t.Fatalf("shard %s: %v\n%s", i, err, stderr.String())
+		}
+		shards = append(shards, d)
+	}
+	m := filepath.Join(t.TempDir(), "m")
+	var merged bytes.Buffer
+	if err := run(append([]string{"merge", "--out", m}, shards...), &merged, &stderr); err != nil {
+		t.Fatalf("merge: %v\n%s", err, stderr.String())
+	}
+	a, _ := os.ReadFile(filepath.Join(out, "losbo.csv"))
+	b, err := os.ReadFile(filepath.Join(m, "losbo.csv"))
+	if err != nil || !bytes.Equal(a, b) {
+		t.Errorf("merged losbo.csv differs from the whole run's (%v)", err)
+	}
+	if tbl := table.String(); !strings.HasPrefix(merged.String(), tbl[:strings.LastIndex(tbl, "|\n")+2]) {
+		t.Errorf("merge printed\n%s\nwant the whole run's table\n%s", merged.String(), tbl)
 	}
 }
