@@ -32,6 +32,8 @@ $sg safety --suite losbo --out "$tmp/losbo" > /dev/null
 cp "$tmp/losbo/losbo.png" "$fig/losbo-suite.png"
 $sg run examples/itl-1d-hard.yaml --out "$tmp/itl" > /dev/null
 cp "$tmp/itl/regret.png" "$fig/itl-1d-hard.png"
+$sg run examples/itl-2d-island.yaml --out "$tmp/isl" > /dev/null
+cp "$tmp/isl/regret.png" "$fig/itl-2d-island.png"
 # line-bo on the benchmarks and on GP samples in high dimension.
 for e in linebo-camelback linebo-hartmann6; do
   $sg run "examples/$e.yaml" --out "$tmp/$e" > /dev/null

@@ -193,7 +193,7 @@ func (c *Config) checkOnFunction() error {
 		key string
 		err error
 	}{
-		{"problem", config.CheckSafety(nil, p.ObjectiveThreshold)},
+		{"problem", config.CheckSafety(p.Thresholds, p.ObjectiveThreshold)},
 		{"problem.epsilon", config.CheckNonNegative(p.Epsilon)},
 		{"problem.noise_std", config.CheckNonNegative(p.NoiseStd)},
 		{"problem.noise_bound", config.CheckNonNegative(p.NoiseBound)},

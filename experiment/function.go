@@ -140,6 +140,12 @@ func (c *Config) checkFunction() error {
 	if err != nil {
 		return err
 	}
+	switch m := f.M(); {
+	case m == 0 && len(p.Thresholds) != 0:
+		return bad("problem.thresholds", "%s has no constraints: its safety condition is objective_threshold (f ≥ h_f)", f.Name)
+	case m > 0 && len(p.Thresholds) != m:
+		return bad("problem.thresholds", "%s has %d constraint(s) g_i ≥ h_i: give %d threshold(s), got %d", f.Name, m, m, len(p.Thresholds))
+	}
 	fn := &function{f: f, bounds: f.Bounds, sample: sample}
 	if ds := fc.DecisionSet; ds != nil {
 		if err := fn.setDecisionSet(ds); err != nil {
@@ -147,7 +153,9 @@ func (c *Config) checkFunction() error {
 		}
 	}
 	for _, x := range f.XStar {
-		if inBox(x, fn.bounds) {
+		// A constrained benchmark's FStar is its maximum where every
+		// g_i ≥ 0: the reference only with those thresholds.
+		if inBox(x, fn.bounds) && zeros(p.Thresholds) {
 			fn.fstar, fn.known = f.FStar, true
 		}
 	}
@@ -160,7 +168,7 @@ func (c *Config) checkFunction() error {
 	if err := p.checkSeedPoints(fn); err != nil {
 		return err
 	}
-	if err := fielderr.Recast(ErrConfig, "model", c.Model.Check(0, false)); err != nil {
+	if err := fielderr.Recast(ErrConfig, "model", c.Model.Check(f.M(), false)); err != nil {
 		return err
 	}
 	if err := fielderr.Recast(ErrConfig, "model", c.Model.CheckDim(f.Dim)); err != nil {
@@ -180,8 +188,6 @@ func (p *ProblemConfig) checkFunctionKeys() error {
 		return bad("problem.seed_actions", "only for a problem file; use problem.seed_points")
 	case p.WarmStart != "":
 		return bad("problem.warm_start", "only with problem.file")
-	case len(p.Thresholds) != 0:
-		return bad("problem.thresholds", "a benchmark function has no constraints: its safety condition is objective_threshold (f ≥ h_f)")
 	case p.SeedPoints == nil:
 		return bad("problem.seed_points", "missing: give {count: k, min_f: v}")
 	case p.NoiseBound != 0 && p.NoiseStd != 0:
@@ -286,7 +292,7 @@ func (p *ProblemConfig) checkSeedPoints(fn *function) error {
 	sp := p.SeedPoints
 	if sp.Points != nil {
 		// A gp-sample's seeds are checked against each draw (Instance).
-		return checkGivenSeeds(sp, fn, p.ObjectiveThreshold, fn.sample == nil)
+		return checkGivenSeeds(sp, fn, p.ObjectiveThreshold, p.Thresholds, fn.sample == nil)
 	}
 	switch {
 	case sp.Count < 1 || sp.Count > 1000:
@@ -328,6 +334,16 @@ func (c *Config) checkDomains() error {
 	return nil
 }
 
+// zeros reports whether every threshold is 0.
+func zeros(h []float64) bool {
+	for _, v := range h {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 func inBox(x []float64, b [][2]float64) bool {
 	for j, v := range x {
 		if v < b[j][0] || v > b[j][1] {
@@ -340,7 +356,7 @@ func inBox(x []float64, b [][2]float64) bool {
 // checkGivenSeeds checks seed points given as a list: 1…1000 of them, no
 // drawing keys beside them, each of the function's dimension, in the box,
 // and safe — f ≥ h_f, read from the benchmark itself.
-func checkGivenSeeds(sp *SeedPoints, fn *function, hf *float64, values bool) error {
+func checkGivenSeeds(sp *SeedPoints, fn *function, hf *float64, h []float64, values bool) error {
 	switch {
 	case sp.Count != 0 || sp.MinF != 0 || sp.MaxTries != 0 || sp.Box != nil:
 		return bad("problem.seed_points", "give the points, or count and min_f to draw them, not both")
@@ -361,8 +377,24 @@ func checkGivenSeeds(sp *SeedPoints, fn *function, hf *float64, values bool) err
 		if v := fn.f.Eval(x); hf != nil && !(v >= *hf) {
 			return bad(key, "f = %.6g there, below objective_threshold %v: a seed point must be safe", v, *hf)
 		}
+		for i := range fn.f.M() {
+			if v := fn.f.EvalG(i, x); !(v >= h[i]) {
+				return bad(key, "g%d = %.6g there, below its threshold %v: a seed point must be safe", i+1, v, h[i])
+			}
+		}
 	}
 	return nil
+}
+
+// constraintsHold reports whether every constraint of a constrained
+// benchmark holds at x: g_i(x) ≥ h_i (a drawn seed point must be safe).
+func (c *Config) constraintsHold(fn *function, x []float64) bool {
+	for i := range fn.f.M() {
+		if !(fn.f.EvalG(i, x) >= c.Problem.Thresholds[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // Seeds draws the seed points of realization r (problem.seed_points), or
@@ -394,7 +426,7 @@ func (c *Config) seeds(fn *function, rng *rand.Rand) ([][]float64, error) {
 		for j, b := range box {
 			x[j] = b[0] + (b[1]-b[0])*rng.Float64()
 		}
-		if fn.f.Eval(x) >= sp.MinF {
+		if fn.f.Eval(x) >= sp.MinF && c.constraintsHold(fn, x) {
 			out = append(out, append([]float64(nil), x...))
 		}
 	}
@@ -433,9 +465,16 @@ func (c *Config) functionInstance(r int) (Instance, error) {
 		return in, nil
 	}
 	x := append(problem.Grid(fn.bounds, fn.grid), seeds...)
-	p := &problem.Problem{X: x, F: make([]float64, len(x)), G: [][]float64{}, H: []float64{}, HF: c.Problem.ObjectiveThreshold, Epsilon: c.Problem.Epsilon, NoiseStd: c.Problem.NoiseStd}
+	m := fn.f.M()
+	p := &problem.Problem{X: x, F: make([]float64, len(x)), G: make([][]float64, m), H: append([]float64{}, c.Problem.Thresholds...), HF: c.Problem.ObjectiveThreshold, Epsilon: c.Problem.Epsilon, NoiseStd: c.Problem.NoiseStd}
+	for i := range m {
+		p.G[i] = make([]float64, len(x))
+	}
 	for i, xi := range x {
 		p.F[i] = fn.f.Eval(xi)
+		for k := range m {
+			p.G[k][i] = fn.f.EvalG(k, xi)
+		}
 	}
 	for k := range seeds {
 		p.Seed = append(p.Seed, len(x)-len(seeds)+k)
@@ -451,14 +490,19 @@ func (c *Config) functionInstance(r int) (Instance, error) {
 // functionSetting is Setting for a benchmark function.
 func (c *Config) functionSetting(r int, in Instance) *Setting {
 	kf, _ := kernel.New(*c.Model.Objective)
+	var kg []kernel.Kernel
+	for _, k := range c.Model.Constraints {
+		g, _ := kernel.New(k)
+		kg = append(kg, g)
+	}
 	st := &Setting{
 		Used: c.Model,
 		Model: bandit.Model{
-			Objective: kf, NoiseStd: *c.Model.NoiseStd, NoiseStds: c.Model.NoiseStds(),
+			Objective: kf, Constraints: kg, NoiseStd: *c.Model.NoiseStd, NoiseStds: c.Model.NoiseStds(),
 			Delta: *c.Model.Delta, Beta: c.beta(), ObjectiveBeta: c.Model.ObjectiveBeta,
 		},
 		Options: bandit.Options{
-			Thresholds: []float64{}, ObjectiveThreshold: c.Problem.ObjectiveThreshold, Epsilon: c.Problem.Epsilon,
+			Thresholds: append([]float64{}, c.Problem.Thresholds...), ObjectiveThreshold: c.Problem.ObjectiveThreshold, Epsilon: c.Problem.Epsilon,
 			Horizon: c.Horizon, Rand: stream(c.Seed, r, streamPolicy),
 		},
 	}
@@ -483,14 +527,15 @@ func (c *Config) functionSetting(r int, in Instance) *Setting {
 // points, before any: so it is defined from round 1. The simple regret is
 // f* − best safe value, with f* the benchmark's known maximum over the
 // box (left out when the box excludes every known maximizer).
-func onFunction(fn *function, in Instance, hf *float64) World {
-	return &functionWorld{fn: fn, in: in, hf: hf, best: in.SeedBest}
+func onFunction(fn *function, in Instance, hf *float64, h []float64) World {
+	return &functionWorld{fn: fn, in: in, hf: hf, h: h, best: in.SeedBest}
 }
 
 type functionWorld struct {
 	fn   *function
 	in   Instance
 	hf   *float64
+	h    []float64 // the constraints' thresholds
 	pts  []float64 // every round's point, in one slab
 	best float64   // the best safe value so far
 }
@@ -518,7 +563,7 @@ func (w *functionWorld) newRun(s *bandit.Spec, T int) *Run {
 }
 
 func (w *functionWorld) begin(int, bandit.Policy) error { return nil }
-func (w *functionWorld) constraints() int               { return 0 }
+func (w *functionWorld) constraints() int               { return w.fn.f.M() }
 func (w *functionWorld) point(ask bandit.Ask) []float64 { return ask.X }
 func (w *functionWorld) play(s *bandit.Spec, t int, ask bandit.Ask, _ bandit.Policy, _ *bandit.Snapshot, run *Run, noise *rand.Rand, obs *bandit.Observation) error {
 	d, x := w.fn.f.Dim, ask.X
@@ -530,7 +575,12 @@ func (w *functionWorld) play(s *bandit.Spec, t int, ask bandit.Ask, _ bandit.Pol
 	run.Points[t] = p
 	v := w.fn.f.Eval(x)
 	run.Values[t] = v
-	if w.hf != nil && v < *w.hf {
+	unsafe := w.hf != nil && v < *w.hf
+	for i := range obs.G {
+		obs.G[i] = w.fn.f.EvalG(i, x)
+		unsafe = unsafe || obs.G[i] < w.h[i]
+	}
+	if unsafe {
 		run.Violations++
 		run.violationRounds = append(run.violationRounds, t)
 	} else if v > w.best {
@@ -543,9 +593,15 @@ func (w *functionWorld) play(s *bandit.Spec, t int, ask bandit.Ask, _ bandit.Pol
 	obs.F = v
 	if sd := w.in.noiseStd; sd > 0 {
 		obs.F += sd * noise.NormFloat64()
+		for i := range obs.G {
+			obs.G[i] += sd * noise.NormFloat64()
+		}
 	}
 	if b := w.in.noiseBound; b > 0 {
 		obs.F += b * (2*noise.Float64() - 1)
+		for i := range obs.G {
+			obs.G[i] += b * (2*noise.Float64() - 1)
+		}
 	}
 	return nil
 }
@@ -561,7 +617,7 @@ func functionRunBytes(T, d int) int64 {
 // line-bo, bandit.Bytes on the grid otherwise), the runs.
 func (c *Config) planFunction(workers int, limit int64, keepRuns bool, held, units int) (Plan, error) {
 	R, T, A := max(held, 1), c.Horizon, len(c.Algorithms)
-	d := c.fn.f.Dim
+	d, m := c.fn.f.Dim, c.fn.f.M()
 	hf := c.Problem.ObjectiveThreshold != nil
 	n := 0
 	if c.fn.grid != nil {
@@ -573,9 +629,9 @@ func (c *Config) planFunction(workers int, limit int64, keepRuns bool, held, uni
 		s := &c.Algorithms[i]
 		var b int64
 		if s.OnBox() {
-			b = bandit.BoxBytes(s, d, 0, T, hf)
+			b = bandit.BoxBytes(s, d, m, T, hf)
 		} else {
-			b = bandit.Bytes(s, n, 0, hf, T, false)
+			b = bandit.Bytes(s, n, m, hf, T, false)
 		}
 		if b > perRun {
 			perRun, heavy = b, i
@@ -583,7 +639,7 @@ func (c *Config) planFunction(workers int, limit int64, keepRuns bool, held, uni
 	}
 	rb := functionRunBytes(T, d)
 	perRun = memlimit.Add(perRun, rb)
-	perReal := memlimit.Add(problem.Bytes(n, d, 0), memlimit.Mul(int64(A), rb))
+	perReal := memlimit.Add(problem.Bytes(n, d, m), memlimit.Mul(int64(A), rb))
 	chunk := int(min(int64(R), max(1, chunkBudget/max(perReal, 1))))
 	base := memlimit.Add(memlimit.Mul(int64(A), 48, int64(T)), memlimit.Mul(int64(chunk), perReal))
 	if keepRuns {

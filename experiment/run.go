@@ -254,7 +254,7 @@ type Setting struct {
 func (c *Config) world(r int, in Instance) (*Setting, World) {
 	switch {
 	case c.fn != nil:
-		return c.functionSetting(r, in), onFunction(in.fn, in, c.Problem.ObjectiveThreshold)
+		return c.functionSetting(r, in), onFunction(in.fn, in, c.Problem.ObjectiveThreshold, c.Problem.Thresholds)
 	case in.Context != nil:
 		return c.contextSetting(r, in), OnContexts(in.Context, c.Problem.Context.Probabilities, c.Contexts(r))
 	}

@@ -22,7 +22,7 @@ import (
 var ErrUnknown = errors.New("unknown benchmark")
 
 // Names lists the benchmarks Lookup knows.
-var Names = []string{"camelback", "hartmann6", "gaussian", "itl-1d-hard"}
+var Names = []string{"camelback", "hartmann6", "gaussian", "itl-1d-hard", "itl-2d-island"}
 
 // MaxDim bounds the dimension of the gaussian benchmark, the one whose
 // dimension is free.
@@ -38,7 +38,17 @@ type Function struct {
 	FStar float64
 	XStar [][]float64
 	eval  func(x []float64) float64
+	// cons are the constraints g_i, safe where g_i(x) ≥ 0, of the few
+	// benchmarks that have any (itl-2d-island); FStar and XStar are then
+	// f's maximum where every g_i ≥ 0.
+	cons []func(x []float64) float64
 }
+
+// M is the number of constraints.
+func (f *Function) M() int { return len(f.cons) }
+
+// EvalG returns g_i(x) (like Eval, unchecked).
+func (f *Function) EvalG(i int, x []float64) float64 { return f.cons[i](x) }
 
 // Custom returns the benchmark name on the box bounds with maximum fstar
 // attained at xstar and values eval: a function defined by data elsewhere
@@ -95,6 +105,13 @@ func Lookup(name string, dim int) (*Function, error) {
 		}
 		fstar, xstar := itlMax()
 		return &Function{Name: name, Dim: 1, Bounds: [][2]float64{{-2, 8}}, FStar: fstar, XStar: [][]float64{{xstar}}, eval: itl1DHard}, nil
+	case "itl-2d-island":
+		if dim != 0 && dim != 2 {
+			return nil, fmt.Errorf("%w: itl-2d-island is 2-dimensional, got dim %d", ErrUnknown, dim)
+		}
+		f := &Function{Name: name, Dim: 2, Bounds: [][2]float64{{-3, 3}, {-3, 3}}, eval: islandF, cons: []func([]float64) float64{islandG}}
+		f.FStar, f.XStar = islandMax()
+		return f, nil
 	}
 	return nil, fmt.Errorf("%w %s (one of %v)", ErrUnknown, quote.Short(name), Names)
 }
@@ -214,4 +231,49 @@ func gaussian(x []float64) float64 {
 		s += v * v
 	}
 	return math.Exp(-4 * s)
+}
+
+// islandF and islandG are the 2d_island problem of the same paper
+// (examples/unknown_constraints/bo/2d_island/experiment.py, f_oracle):
+// f = 100·N(x; (2, 2), [[1, 0.5], [0.5, 1]]), g = 100·N(x; 0, I) − 2.5,
+// safe where g ≥ 0 — an island of radius ≈ 1.92 around 0, f's peak
+// outside it.
+func islandF(x []float64) float64 {
+	// Σ⁻¹ = (4/3)·[[1, −0.5], [−0.5, 1]], det Σ = 0.75.
+	a, b := x[0]-2, x[1]-2
+	q := (4.0 / 3.0) * (a*a - a*b + b*b)
+	return 100 * math.Exp(-q/2) / (2 * math.Pi * math.Sqrt(0.75))
+}
+
+func islandG(x []float64) float64 {
+	return 100*math.Exp(-(x[0]*x[0]+x[1]*x[1])/2)/(2*math.Pi) - 2.5
+}
+
+// islandMax is f's maximum where g ≥ 0. f grows towards (2, 2) and g
+// shrinks with the radius, so the maximum lies on the island's edge
+// r₀ = √(−2·log(0.025·2π)) (g = 0); over its angle f has one maximum,
+// found by a scan of 100 000 angles refined by golden-section search.
+func islandMax() (float64, [][]float64) {
+	r := math.Sqrt(-2 * math.Log(0.025*2*math.Pi))
+	at := func(th float64) []float64 { return []float64{r * math.Cos(th), r * math.Sin(th)} }
+	best, bt := math.Inf(-1), 0.0
+	const n = 100000
+	for i := range n {
+		th := 2 * math.Pi * float64(i) / n
+		if v := islandF(at(th)); v > best {
+			best, bt = v, th
+		}
+	}
+	a, b := bt-2*math.Pi/n, bt+2*math.Pi/n
+	g := (math.Sqrt(5) - 1) / 2
+	for range 100 {
+		c, d := b-g*(b-a), a+g*(b-a)
+		if islandF(at(c)) > islandF(at(d)) {
+			b = d
+		} else {
+			a = c
+		}
+	}
+	x := at((a + b) / 2)
+	return math.Max(best, islandF(x)), [][]float64{x}
 }

@@ -51,7 +51,8 @@ func TestFunctions(t *testing.T) {
 	}
 }
 
-// TestFStarIsMax samples each box: no point beats FStar.
+// TestFStarIsMax samples each box: no point beats FStar (no safe point,
+// for a benchmark with constraints).
 func TestFStarIsMax(t *testing.T) {
 	t.Parallel()
 	for _, name := range Names {
@@ -69,7 +70,11 @@ func TestFStarIsMax(t *testing.T) {
 				frac := math.Mod(float64(k)*math.Sqrt(float64(2+3*j)), 1)
 				x[j] = f.Bounds[j][0] + frac*(f.Bounds[j][1]-f.Bounds[j][0])
 			}
-			if v := f.Eval(x); v > f.FStar+1e-9 {
+			safe := true
+			for i := range f.M() {
+				safe = safe && f.EvalG(i, x) >= 0
+			}
+			if v := f.Eval(x); safe && v > f.FStar+1e-9 {
 				t.Fatalf("%s%v = %v > FStar %v", name, x, v, f.FStar)
 			}
 		}
@@ -203,5 +208,42 @@ func TestITL1DHard(t *testing.T) {
 	}
 	if math.Abs(f.FStar-1.4409629219771862) > 1e-12 || math.Abs(f.XStar[0][0]-0.4364356481094998) > 1e-5 {
 		t.Errorf("max %v at %v, scipy 1.4409629219771862 at 0.4364356481094998", f.FStar, f.XStar[0][0])
+	}
+}
+
+// TestITL2DIsland compares itl-2d-island's f and g with scipy's
+// multivariate_normal.pdf (computed once: Debian's scipy 1.10) at 5
+// points, and its safe maximum with a scan of 2 000 001 angles of the
+// island's edge in numpy. Tolerances: 1e-13 relative for the densities
+// (a different but exact factorization of the quadratic form), 1e-9 for
+// the maximum (the scan's step), 1e-4 for where.
+func TestITL2DIsland(t *testing.T) {
+	f, err := Lookup("itl-2d-island", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.M() != 1 {
+		t.Fatalf("%d constraints, want 1", f.M())
+	}
+	for _, c := range []struct{ x, fv, gv []float64 }{
+		{[]float64{0, 0}, []float64{1.2769411470920382}, []float64{13.415494309189535}},
+		{[]float64{1, 1}, []float64{9.435389770895926}, []float64{3.3549831524319167}},
+		{[]float64{2, 2}, []float64{18.37762984739307}, []float64{-2.2084975534971805}},
+		{[]float64{-1, 0.5}, []float64{0.20415702635578817}, []float64{6.018950219522651}},
+		{[]float64{1.5, -0.3}, []float64{0.9845874964431421}, []float64{2.439643287471389}},
+	} {
+		if got := f.Eval(c.x); math.Abs(got-c.fv[0]) > 1e-13*c.fv[0] {
+			t.Errorf("f(%v) = %v, scipy %v", c.x, got, c.fv[0])
+		}
+		if got := f.EvalG(0, c.x); math.Abs(got-c.gv[0]) > 1e-13*math.Abs(c.gv[0]) {
+			t.Errorf("g(%v) = %v, scipy %v", c.x, got, c.gv[0])
+		}
+	}
+	x := f.XStar[0]
+	if math.Abs(f.FStar-13.992300211042119) > 1e-9 || math.Abs(x[0]-1.3605154860216004) > 1e-4 || math.Abs(x[1]-1.3605154860216002) > 1e-4 {
+		t.Errorf("safe max %v at %v, numpy 13.992300211042119 at (1.36052, 1.36052)", f.FStar, x)
+	}
+	if g := f.EvalG(0, x); math.Abs(g) > 1e-9 {
+		t.Errorf("g = %v at the safe max, want 0 (on the island's edge)", g)
 	}
 }
