@@ -14,7 +14,7 @@ func TestRunClone(t *testing.T) {
 	t.Parallel()
 	r := &Run{Algorithm: "a", Label: "b", Realization: 3, Actions: []int{1, 2}, Regret: []float64{0.5}, ReachableRegret: []float64{0.25},
 		Violations: 1, SafeSetSize: []int{4}, ExplorationRounds: 2, Points: [][]float64{{0.1, 0.2}}, Values: []float64{1}, BestSafe: []float64{2},
-		SimpleRegret: []float64{3}, Fits: []RunFit{{Round: 1}}, Contexts: []int{0}, violationRounds: []int{1}}
+		SimpleRegret: []float64{3}, ModelRegret: []float64{4}, Fits: []RunFit{{Round: 1}}, Contexts: []int{0}, violationRounds: []int{1}}
 	c := r.Clone()
 	if d := cmp.Diff(*r, c, cmp.AllowUnexported(Run{})); d != "" {
 		t.Fatalf("clone differs (-run +clone):\n%s", d)

@@ -554,6 +554,9 @@ func (w *functionWorld) newRun(s *bandit.Spec, T int) *Run {
 	}
 	if w.fn.known {
 		run.SimpleRegret = make([]float64, T)
+		if !s.OnBox() && w.in.Problem != nil {
+			run.ModelRegret, run.SafeSetSize = make([]float64, T), make([]int, T)
+		}
 	}
 	if b := w.in.SeedBest; !math.IsInf(b, 0) {
 		run.SeedBest = &b
@@ -565,7 +568,7 @@ func (w *functionWorld) newRun(s *bandit.Spec, T int) *Run {
 func (w *functionWorld) begin(int, bandit.Policy) error { return nil }
 func (w *functionWorld) constraints() int               { return w.fn.f.M() }
 func (w *functionWorld) point(ask bandit.Ask) []float64 { return ask.X }
-func (w *functionWorld) play(s *bandit.Spec, t int, ask bandit.Ask, _ bandit.Policy, _ *bandit.Snapshot, run *Run, noise *rand.Rand, obs *bandit.Observation) error {
+func (w *functionWorld) play(s *bandit.Spec, t int, ask bandit.Ask, pol bandit.Policy, view *bandit.Snapshot, run *Run, noise *rand.Rand, obs *bandit.Observation) error {
 	d, x := w.fn.f.Dim, ask.X
 	if len(x) != d || !inBox(x, w.fn.bounds) {
 		return fmt.Errorf("%s chose the point %v outside the box in round %d", s.DisplayLabel(), x, t+1)
@@ -589,6 +592,31 @@ func (w *functionWorld) play(s *bandit.Spec, t int, ask bandit.Ask, _ bandit.Pol
 	run.BestSafe[t] = w.best
 	if w.fn.known {
 		run.SimpleRegret[t] = w.fn.fstar - w.best
+	}
+	if run.ModelRegret != nil {
+		// The model's guess before this round's observation: what the
+		// policy would recommend after round t − 1 (and its seeds).
+		// While the policy certifies no action (sgp-ucb before its
+		// seeds are measured), the guess is among the seed points,
+		// which it assumes safe.
+		pol.Inspect(view, bandit.Full)
+		p := w.in.Problem
+		guess, best := p.Seed[0], math.Inf(-1)
+		if view.SafeSetSize > 0 {
+			for i, m := range view.F.Mean {
+				if view.Safe[i] && m > best {
+					guess, best = i, m
+				}
+			}
+		} else {
+			for _, i := range p.Seed {
+				if m := view.F.Mean[i]; m > best {
+					guess, best = i, m
+				}
+			}
+		}
+		run.SafeSetSize[t] = view.SafeSetSize
+		run.ModelRegret[t] = w.fn.fstar - p.F[guess]
 	}
 	obs.F = v
 	if sd := w.in.noiseStd; sd > 0 {

@@ -3,6 +3,7 @@ package experiment_test
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -48,6 +49,16 @@ func TestConstrainedFunction(t *testing.T) {
 		}
 		if b := r.BestSafe[len(r.BestSafe)-1]; b > f.FStar {
 			t.Errorf("%s %d: best safe %v above the safe maximum %v", r.Label, r.Realization, b, f.FStar)
+		}
+		// The model's guess and the safe set's size, every round (sgp-ucb
+		// certifies none before its seed is measured).
+		if len(r.ModelRegret) != 30 || len(r.SafeSetSize) != 30 {
+			t.Fatalf("%s %d: %d model regrets and %d safe set sizes, want 30", r.Label, r.Realization, len(r.ModelRegret), len(r.SafeSetSize))
+		}
+		for k, v := range r.ModelRegret {
+			if math.IsNaN(v) || math.IsInf(v, 0) || r.SafeSetSize[k] < 0 || r.SafeSetSize[k] > 2501 {
+				t.Errorf("%s %d, round %d: model regret %v, safe set of %d", r.Label, r.Realization, k+1, v, r.SafeSetSize[k])
+			}
 		}
 	}
 }

@@ -38,6 +38,15 @@ type Run struct {
 	Values       []float64   `json:"values,omitempty"`
 	BestSafe     []float64   `json:"best_safe,omitempty"`
 	SimpleRegret []float64   `json:"simple_regret,omitempty"`
+	// ModelRegret, for a finite-set algorithm on a benchmark's grid with
+	// a known f*, is f* minus f at the model's guess after each round:
+	// the argmax of the posterior mean of f over the policy's safe set
+	// (all of D for gp-ucb; the seeds while it is empty), before the
+	// round's observation
+	// (the transductive-active-learning paper's simple regret, where
+	// SimpleRegret is that of the best safe value played); the safe
+	// set's size is then in SafeSetSize.
+	ModelRegret []float64 `json:"model_regret,omitempty"`
 	// SeedBest is f's best value over the seed points, the best safe
 	// value before round 1: where the share of the way to f* starts
 	// (Curve.MeanShare). Nil for a finite problem's run, and in results
@@ -66,6 +75,7 @@ func (r *Run) Clone() Run {
 	c.Values = slices.Clone(r.Values)
 	c.BestSafe = slices.Clone(r.BestSafe)
 	c.SimpleRegret = slices.Clone(r.SimpleRegret)
+	c.ModelRegret = slices.Clone(r.ModelRegret)
 	c.Fits = slices.Clone(r.Fits)
 	c.Contexts = slices.Clone(r.Contexts)
 	c.violationRounds = slices.Clone(r.violationRounds)
