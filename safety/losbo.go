@@ -70,40 +70,42 @@ var LoSBOScenarios = []LoSBOScenario{
 	{"matern32-short", "Matérn, ℓ×0.2", "the Matérn functions modelled with a lengthscale 5× too short (experiments 52, 53)"},
 }
 
+// losboEntry is LoSBO as the protocol runs it (%L: 1.1·L, E = 0.02).
+const losboEntry = "{name: losbo, lipschitz: %L, noise_bound: 0.02, label: 'losbo, β½ = 2'}"
+
+// besideHeuristic and besidePaper are the algorithms the paper does not
+// run, beside LoSBO with the heuristic β and with the paper's β (ours).
+var (
+	besideHeuristic = []string{
+		"{name: safeopt, safe_set: gp, label: 'safeopt, β½ = 2'}",
+		"{name: sgp-ucb, exploration: {fixed: 10}, label: 'sgp-ucb, β½ = 2'}",
+		"{name: stageopt, safe_set: gp, exploration: {fixed: 10}, label: 'stageopt, β½ = 2'}",
+		"{name: constrained-ei}",
+		"{name: pof-ei}",
+	}
+	besidePaper = []string{
+		"{name: sgp-ucb, exploration: {fixed: 10}, label: 'sgp-ucb, paper β'}",
+		"{name: safeopt, safe_set: gp, label: 'safeopt, paper β'}",
+	}
+)
+
 // LoSBOProtocols are the suite's experiment configurations.
 var LoSBOProtocols = []LoSBOProtocol{
 	{"onb-se-2", "2, 33", "onb-se", "se", 2, false, 1, heuristicBeta, []string{
-		"{name: safeopt, safe_set: gp, label: 'safeopt, β½ = 2'}",
-		"{name: losbo, lipschitz: %L, noise_bound: 0.02, label: 'losbo, β½ = 2'}"}},
+		"{name: safeopt, safe_set: gp, label: 'safeopt, β½ = 2'}", losboEntry}},
 	{"onb-se-2", "30", "onb-se", "se", 2, false, 1, freq("10"), []string{"{name: safeopt, safe_set: gp, label: 'safeopt, frequentist B = 10'}"}},
 	{"onb-se-2", "31", "onb-se", "se", 2, false, 1, freq("2.5"), []string{"{name: safeopt, safe_set: gp, label: 'safeopt, frequentist B = 2.5'}"}},
 	{"onb-se-2", "32", "onb-se", "se", 2, false, 1, freq("20"), []string{"{name: safeopt, safe_set: gp, label: 'safeopt, frequentist B = 20'}"}},
 	{"onb-se-reach", "40", "onb-se", "se", 1, true, 1, freq("10"), []string{"{name: safeopt, safe_set: gp, label: 'safeopt, frequentist B = 10'}"}},
-	{"onb-se-reach", "41", "onb-se", "se", 1, true, 1, heuristicBeta, []string{
-		"{name: losbo, lipschitz: %L, noise_bound: 0.02, label: 'losbo, β½ = 2'}",
-		"{name: safeopt, safe_set: gp, label: 'safeopt, β½ = 2'}",
-		"{name: sgp-ucb, exploration: {fixed: 10}, label: 'sgp-ucb, β½ = 2'}",
-		"{name: stageopt, safe_set: gp, exploration: {fixed: 10}, label: 'stageopt, β½ = 2'}",
-		"{name: constrained-ei}",
-		"{name: pof-ei}"}},
-	{"onb-se-reach", "", "onb-se", "se", 1, true, 1, "paper", []string{
-		"{name: sgp-ucb, exploration: {fixed: 10}, label: 'sgp-ucb, paper β'}",
-		"{name: safeopt, safe_set: gp, label: 'safeopt, paper β'}"}},
+	{"onb-se-reach", "41", "onb-se", "se", 1, true, 1, heuristicBeta, append([]string{losboEntry}, besideHeuristic...)},
+	{"onb-se-reach", "", "onb-se", "se", 1, true, 1, "paper", besidePaper},
 	{"matern32-reach", "42", "matern32", "matern32", 1, true, 1, freq("10"), []string{"{name: safeopt, safe_set: gp, label: 'safeopt, frequentist B = 10'}"}},
-	{"matern32-reach", "43", "matern32", "matern32", 1, true, 1, heuristicBeta, []string{
-		"{name: losbo, lipschitz: %L, noise_bound: 0.02, label: 'losbo, β½ = 2'}",
-		"{name: safeopt, safe_set: gp, label: 'safeopt, β½ = 2'}",
-		"{name: sgp-ucb, exploration: {fixed: 10}, label: 'sgp-ucb, β½ = 2'}",
-		"{name: stageopt, safe_set: gp, exploration: {fixed: 10}, label: 'stageopt, β½ = 2'}",
-		"{name: constrained-ei}",
-		"{name: pof-ei}"}},
-	{"matern32-reach", "", "matern32", "matern32", 1, true, 1, "paper", []string{
-		"{name: sgp-ucb, exploration: {fixed: 10}, label: 'sgp-ucb, paper β'}",
-		"{name: safeopt, safe_set: gp, label: 'safeopt, paper β'}"}},
+	{"matern32-reach", "43", "matern32", "matern32", 1, true, 1, heuristicBeta, append([]string{losboEntry}, besideHeuristic...)},
+	{"matern32-reach", "", "matern32", "matern32", 1, true, 1, "paper", besidePaper},
 	{"matern32-long", "50", "matern32", "matern32", 1, true, 4, freq("10"), []string{"{name: safeopt, safe_set: gp, label: 'safeopt, frequentist B = 10'}"}},
-	{"matern32-long", "51", "matern32", "matern32", 1, true, 4, heuristicBeta, []string{"{name: losbo, lipschitz: %L, noise_bound: 0.02, label: 'losbo, β½ = 2'}"}},
+	{"matern32-long", "51", "matern32", "matern32", 1, true, 4, heuristicBeta, []string{losboEntry}},
 	{"matern32-short", "52", "matern32", "matern32", 1, true, 0.2, freq("10"), []string{"{name: safeopt, safe_set: gp, label: 'safeopt, frequentist B = 10'}"}},
-	{"matern32-short", "53", "matern32", "matern32", 1, true, 0.2, heuristicBeta, []string{"{name: losbo, lipschitz: %L, noise_bound: 0.02, label: 'losbo, β½ = 2'}"}},
+	{"matern32-short", "53", "matern32", "matern32", 1, true, 0.2, heuristicBeta, []string{losboEntry}},
 }
 
 // LoSBORounds is the protocol's rounds after the seed points.
@@ -244,12 +246,9 @@ func RunLoSBO(ctx context.Context, opt SuiteOptions) (*SuiteOutcome, error) {
 	if nf <= 0 || nf > losbo.Count(losbo.Sets[0]) {
 		nf = losbo.Count(losbo.Sets[0])
 	}
-	if err := outdir.Check(opt.Out, opt.Force); err != nil {
-		return nil, fmt.Errorf("safety: %s %w", opt.Out, err)
-	}
-	stage, err := outdir.Stage(opt.Out)
+	stage, err := staged(opt.Out, opt.Force)
 	if err != nil {
-		return nil, fmt.Errorf("safety: %w", err)
+		return nil, err
 	}
 	defer outdir.Discard(stage)
 	var units []suiteUnit
@@ -472,12 +471,9 @@ func MergeLoSBO(ctx context.Context, out string, dirs []string, force bool) (*Su
 	if suiteHash(runs, nf) != infos[0].ConfigSHA256 {
 		return nil, fmt.Errorf("%w: %s is a shard of a suite this safegp does not run (another version?)", shard.ErrShards, dirs[0])
 	}
-	if err := outdir.Check(out, force); err != nil {
-		return nil, fmt.Errorf("safety: %s %w", out, err)
-	}
-	stage, err := outdir.Stage(out)
+	stage, err := staged(out, force)
 	if err != nil {
-		return nil, fmt.Errorf("safety: %w", err)
+		return nil, err
 	}
 	defer outdir.Discard(stage)
 	o := &SuiteOutcome{Rows: suiteRows(units), Runs: runs, Functions: nf, Elapsed: time.Duration(secs * float64(time.Second))}

@@ -126,12 +126,9 @@ func FrequentistBeta(cfg *experiment.Config) {
 // refused unless opt.Force is set.
 func Run(ctx context.Context, opt Options) (*Outcome, error) {
 	start := time.Now()
-	if err := outdir.Check(opt.Out, opt.Force); err != nil {
-		return nil, fmt.Errorf("safety: %s %w", opt.Out, err)
-	}
-	stage, err := outdir.Stage(opt.Out)
+	stage, err := staged(opt.Out, opt.Force)
 	if err != nil {
-		return nil, fmt.Errorf("safety: %w", err)
+		return nil, err
 	}
 	defer outdir.Discard(stage)
 	out := &Outcome{}
@@ -169,6 +166,20 @@ func Run(ctx context.Context, opt Options) (*Outcome, error) {
 		return nil, fmt.Errorf("safety: %w", err)
 	}
 	return out, nil
+}
+
+// staged checks that out may be written (outdir.Check) and returns the
+// staging folder its output is written into, published in place at the
+// end (outdir.Publish) and discarded in any case (outdir.Discard).
+func staged(out string, force bool) (string, error) {
+	if err := outdir.Check(out, force); err != nil {
+		return "", fmt.Errorf("safety: %s %w", out, err)
+	}
+	stage, err := outdir.Stage(out)
+	if err != nil {
+		return "", fmt.Errorf("safety: %w", err)
+	}
+	return stage, nil
 }
 
 // runOne runs one experiment into dir and returns its rows.
