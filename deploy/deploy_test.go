@@ -606,3 +606,51 @@ func TestSlurmScripts(t *testing.T) {
 		t.Errorf("sweep.sbatch task 4 of N = 3: exit %d, %q; want 2", code, msg)
 	}
 }
+
+// TestSlurmLoSBO: submit.sh losbo RUNS OUT N submits the LoSBO suite as
+// an array (RUNS passed on as it is, not as a path), its tasks write the
+// shards, and merge.sbatch merges them into the table a whole run writes;
+// a RUNS that is not a positive integer is refused.
+func TestSlurmLoSBO(t *testing.T) {
+	root := t.TempDir()
+	binSbatch := filepath.Join(root, "bin")
+	if err := os.Mkdir(binSbatch, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(root, "sbatch.log")
+	fakeSbatch(t, binSbatch, log)
+	submit, err := filepath.Abs(filepath.Join("slurm", "submit.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := slurmEnv()
+	env[0] = "PATH=" + binSbatch + ":/usr/local/bin:/usr/bin:/bin"
+	if code, out := runBash(t, root, env, submit, "losbo", "x1", "out", "2"); code != 2 || !strings.Contains(out, "RUNS must be a positive integer") {
+		t.Errorf("submit.sh losbo x1: exit %d, %q; want 2", code, out)
+	}
+	if code, out := runBash(t, root, env, submit, "losbo", "1", "out", "2"); code != 0 {
+		t.Fatalf("submit.sh: exit %d\n%s", code, out)
+	}
+	array, merge := readSbatch(t, log+".1"), readSbatch(t, log+".2")
+	out := filepath.Join(root, "out")
+	if want := []string{"losbo", "1", out, "2"}; !slices.Equal(array.args, want) {
+		t.Errorf("array: sweep.sbatch %q, want %q", array.args, want)
+	}
+	for i := 1; i <= 2; i++ {
+		if code, msg := runBash(t, out, slurmEnv("SLURM_ARRAY_TASK_ID="+strconv.Itoa(i), "SLURM_CPUS_PER_TASK=2"), array.script, array.args...); code != 0 {
+			t.Fatalf("task %d: exit %d\n%s", i, code, msg)
+		}
+	}
+	if code, msg := runBash(t, out, slurmEnv(), merge.script, merge.args...); code != 0 {
+		t.Fatalf("merge: exit %d\n%s", code, msg)
+	}
+	whole := filepath.Join(root, "whole")
+	if b, err := exec.Command(filepath.Join(binDir, "safegp"), "safety", "--suite", "losbo", "--runs", "1", "--out", whole).CombinedOutput(); err != nil {
+		t.Fatalf("whole run: %v\n%s", err, b)
+	}
+	a, _ := os.ReadFile(filepath.Join(whole, "losbo.csv"))
+	b, err := os.ReadFile(filepath.Join(out, "merged", "losbo.csv"))
+	if err != nil || !bytes.Equal(a, b) {
+		t.Errorf("merged losbo.csv differs from a whole run's (%v)", err)
+	}
+}
