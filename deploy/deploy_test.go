@@ -607,8 +607,9 @@ func TestSlurmScripts(t *testing.T) {
 	}
 }
 
-// TestSlurmLoSBO: submit.sh losbo RUNS OUT N submits the LoSBO suite as
-// an array (RUNS passed on as it is, not as a path), its tasks write the
+// TestSlurmLoSBO: submit.sh losbo RUNS:K OUT N submits the LoSBO suite as
+// an array (RUNS:K, here 1 run of the first 3 functions, passed on as it
+// is, not as a path), its tasks write the
 // shards, and merge.sbatch merges them into the table a whole run writes;
 // a RUNS that is not a positive integer is refused.
 func TestSlurmLoSBO(t *testing.T) {
@@ -628,12 +629,12 @@ func TestSlurmLoSBO(t *testing.T) {
 	if code, out := runBash(t, root, env, submit, "losbo", "x1", "out", "2"); code != 2 || !strings.Contains(out, "RUNS must be a positive integer") {
 		t.Errorf("submit.sh losbo x1: exit %d, %q; want 2", code, out)
 	}
-	if code, out := runBash(t, root, env, submit, "losbo", "1", "out", "2"); code != 0 {
+	if code, out := runBash(t, root, env, submit, "losbo", "1:3", "out", "2"); code != 0 {
 		t.Fatalf("submit.sh: exit %d\n%s", code, out)
 	}
 	array, merge := readSbatch(t, log+".1"), readSbatch(t, log+".2")
 	out := filepath.Join(root, "out")
-	if want := []string{"losbo", "1", out, "2"}; !slices.Equal(array.args, want) {
+	if want := []string{"losbo", "1:3", out, "2"}; !slices.Equal(array.args, want) {
 		t.Errorf("array: sweep.sbatch %q, want %q", array.args, want)
 	}
 	for i := 1; i <= 2; i++ {
@@ -645,11 +646,51 @@ func TestSlurmLoSBO(t *testing.T) {
 		t.Fatalf("merge: exit %d\n%s", code, msg)
 	}
 	whole := filepath.Join(root, "whole")
-	if b, err := exec.Command(filepath.Join(binDir, "safegp"), "safety", "--suite", "losbo", "--runs", "1", "--out", whole).CombinedOutput(); err != nil {
+	if b, err := exec.Command(filepath.Join(binDir, "safegp"), "safety", "--suite", "losbo", "--runs", "1", "--functions", "3", "--out", whole).CombinedOutput(); err != nil {
 		t.Fatalf("whole run: %v\n%s", err, b)
 	}
 	a, _ := os.ReadFile(filepath.Join(whole, "losbo.csv"))
 	b, err := os.ReadFile(filepath.Join(out, "merged", "losbo.csv"))
+	if err != nil || !bytes.Equal(a, b) {
+		t.Errorf("merged losbo.csv differs from a whole run's (%v)", err)
+	}
+}
+
+// TestKubernetesLoSBO runs the manifest's shard pods, wait and merge with
+// SWEEP=losbo:1:3 (1 run of the first 3 functions): the LoSBO suite in the
+// Jobs' shards, merged into the
+// losbo.csv a whole run writes.
+func TestKubernetesLoSBO(t *testing.T) {
+	objs, _ := manifest(t)
+	jobs := byKind(objs, "Job")
+	shardJob, mergeJob := jobs["safegp-sweep"], jobs["safegp-sweep-merge"]
+	shardCtr := &shardJob.Spec.Template.Spec.Containers[0]
+	waitCtr := &mergeJob.Spec.Template.Spec.InitContainers[0]
+	mergeCtr := &mergeJob.Spec.Template.Spec.Containers[0]
+	n := *shardJob.Spec.Completions
+	c := newCluster(t, objs)
+	// The ConfigMap is mounted whatever SWEEP says: a file is there.
+	if err := os.WriteFile(filepath.Join(c.config, "README"), []byte("losbo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const suite = "SWEEP=losbo:1:3"
+	for k := range n {
+		if code, msg := c.run(t, shardCtr, "JOB_COMPLETION_INDEX="+strconv.Itoa(k), suite); code != 0 {
+			t.Fatalf("shard pod %d: exit %d\n%s", k, code, msg)
+		}
+	}
+	if code, msg := c.run(t, waitCtr, "WAIT_SECONDS=0", suite); code != 0 {
+		t.Fatalf("wait: exit %d\n%s", code, msg)
+	}
+	if code, msg := c.run(t, mergeCtr, suite); code != 0 {
+		t.Fatalf("merge: exit %d\n%s", code, msg)
+	}
+	whole := filepath.Join(t.TempDir(), "whole")
+	if b, err := exec.Command(filepath.Join(binDir, "safegp"), "safety", "--suite", "losbo", "--runs", "1", "--functions", "3", "--out", whole).CombinedOutput(); err != nil {
+		t.Fatalf("whole run: %v\n%s", err, b)
+	}
+	a, _ := os.ReadFile(filepath.Join(whole, "losbo.csv"))
+	b, err := os.ReadFile(filepath.Join(c.data, "latest", "merged", "losbo.csv"))
 	if err != nil || !bytes.Equal(a, b) {
 		t.Errorf("merged losbo.csv differs from a whole run's (%v)", err)
 	}

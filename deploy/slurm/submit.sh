@@ -3,7 +3,7 @@
 # it, the merge: OUT/shards/1 … N, then OUT/merged, the unsharded output.
 #
 #   deploy/slurm/submit.sh sweep examples/sweep-lengthscale.yaml /shared/out 7 [sbatch options…]
-#   deploy/slurm/submit.sh losbo 10000 /shared/out 50    # the LoSBO suite: RUNS in place of the file
+#   deploy/slurm/submit.sh losbo 10000 /shared/out 50    # the LoSBO suite: RUNS (or RUNS:K) in place of the file
 #
 # Extra arguments go to both sbatch calls (--partition, --account, --time…).
 # N goes to both jobs as an argument, so that a failed task can be rerun on
@@ -22,7 +22,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # Absolute paths: the jobs may start elsewhere (losbo's second argument
 # is its runs, a number).
 if [ "$cmd" = losbo ]; then
-  case "$file" in ''|*[!0-9]*|0*) echo "$0: losbo's RUNS must be a positive integer, got $file" >&2; exit 2 ;; esac
+  case "$file" in ''|*[!0-9:]*|0*|:*|*:|*:*:*) echo "$0: losbo's RUNS must be a positive integer (or RUNS:K, the first K functions), got $file" >&2; exit 2 ;; esac
 else
   file=$(cd "$(dirname "$file")" && pwd)/$(basename "$file")
 fi
