@@ -91,8 +91,8 @@ var (
 
 // LoSBOProtocols are the suite's experiment configurations.
 var LoSBOProtocols = []LoSBOProtocol{
-	{"onb-se-2", "2, 33", "onb-se", "se", 2, false, 1, heuristicBeta, []string{
-		"{name: safeopt, safe_set: gp, label: 'safeopt, β½ = 2'}", losboEntry}},
+	{"onb-se-2", "2", "onb-se", "se", 2, false, 1, heuristicBeta, []string{"{name: safeopt, safe_set: gp, label: 'safeopt, β½ = 2'}"}},
+	{"onb-se-2", "33", "onb-se", "se", 2, false, 1, heuristicBeta, []string{losboEntry}},
 	{"onb-se-2", "30", "onb-se", "se", 2, false, 1, freq("10"), []string{"{name: safeopt, safe_set: gp, label: 'safeopt, frequentist B = 10'}"}},
 	{"onb-se-2", "31", "onb-se", "se", 2, false, 1, freq("2.5"), []string{"{name: safeopt, safe_set: gp, label: 'safeopt, frequentist B = 2.5'}"}},
 	{"onb-se-2", "32", "onb-se", "se", 2, false, 1, freq("20"), []string{"{name: safeopt, safe_set: gp, label: 'safeopt, frequentist B = 20'}"}},

@@ -45,9 +45,10 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&maxMem, "max-memory", "refuse a runs.jsonl line longer than an eighth of `SIZE` (8GiB, 512MiB, bytes)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: safegp merge --out DIR [--force] [--figure-width W] SHARD_DIR...\n\n"+
-			"Combines the n shard folders written by `safegp run`, `safegp reproduce` or `safegp\n"+
-			"sweep` with --shard i/n (i = 1 … n, in any order) into DIR, exactly the output of the unsharded\n"+
-			"command: byte-identical results.json, summary.csv and runs.jsonl, the figures and\n"+
+			"Combines the n shard folders written by `safegp run`, `safegp reproduce`, `safegp sweep`\n"+
+			"or `safegp safety --suite losbo` with --shard i/n (i = 1 … n, in any order) into DIR,\n"+
+			"exactly the output of the unsharded command: byte-identical results.json, summary.csv and\n"+
+			"runs.jsonl (the suite's losbo.csv), the figures and\n"+
 			"reports redrawn (REPORT.md differs only in the line stating the wall time, here the\n"+
 			"shards' and the merge's summed). It refuses folders that are not shards, shards of\n"+
 			"different commands, configurations or n, and overlapping or missing shards.\n\nFlags:\n")

@@ -63,6 +63,7 @@ Usage:
   safegp run CONFIG --out DIR [--workers N]   run an experiment
   safegp sweep SWEEP --out DIR [--workers N]  run a configuration over a grid of values
   safegp safety [--out DIR]                  how safe each algorithm is when the model is wrong, with a report
+  safegp safety --suite losbo [--runs N]     the LoSBO paper's 200 functions under its protocol, as a table
   safegp bound CONFIG                        the paper's theory quantities for a configured problem
   safegp merge --out DIR SHARD_DIR...        combine the shard folders of run/reproduce/sweep/safety --suite --shard i/n
   safegp study COMMAND --db FILE ...         durable ask/tell studies of a real system (or --server URL)

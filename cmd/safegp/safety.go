@@ -16,7 +16,7 @@ func safetyCmd(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("safegp safety", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	figureWidth := figureWidthFlag(fs)
-	out := fs.String("out", "safety", "output `folder`")
+	out := fs.String("out", "safety", "output `folder` (with --suite losbo: safety-losbo unless given)")
 	workers := intFlag(fs, "workers", runtime.NumCPU(), "number of parallel `workers`, and the most cores used; results do not depend on it")
 	realizations := intFlag(fs, "realizations", 0, "at most `R` realizations per scenario (0: each scenario's own, 10): a smoke test")
 	force := fs.Bool("force", false, "replace DIR whole if it holds an earlier safegp output")
