@@ -379,6 +379,19 @@ func sameSweep(t *testing.T, whole, merged string) {
 	}
 }
 
+// sweepJobs reads the manifest into a cluster and returns its shard pod's,
+// wait's and merge's containers and the shard Job's completions.
+func sweepJobs(t *testing.T) (c *cluster, shardCtr, waitCtr, mergeCtr *container, n int) {
+	t.Helper()
+	objs, _ := manifest(t)
+	jobs := byKind(objs, "Job")
+	shardJob, mergeJob := jobs["safegp-sweep"], jobs["safegp-sweep-merge"]
+	shardCtr = &shardJob.Spec.Template.Spec.Containers[0]
+	waitCtr = &mergeJob.Spec.Template.Spec.InitContainers[0]
+	mergeCtr = &mergeJob.Spec.Template.Spec.Containers[0]
+	return newCluster(t, objs), shardCtr, waitCtr, mergeCtr, *shardJob.Spec.Completions
+}
+
 // TestKubernetesScripts runs the manifest's scripts as the cluster would
 // (the shard Job's pods for every completion index, then the merge Job's
 // init container and its merge), on a fake volume and ConfigMap with the
@@ -388,14 +401,7 @@ func sameSweep(t *testing.T, whole, merged string) {
 // gives up, exit 3, naming every shard); a completion index beyond
 // SHARDS fails at once.
 func TestKubernetesScripts(t *testing.T) {
-	objs, _ := manifest(t)
-	jobs := byKind(objs, "Job")
-	shardJob, mergeJob := jobs["safegp-sweep"], jobs["safegp-sweep-merge"]
-	shardCtr := &shardJob.Spec.Template.Spec.Containers[0]
-	waitCtr := &mergeJob.Spec.Template.Spec.InitContainers[0]
-	mergeCtr := &mergeJob.Spec.Template.Spec.Containers[0]
-	n := *shardJob.Spec.Completions
-	c := newCluster(t, objs)
+	c, shardCtr, waitCtr, mergeCtr, n := sweepJobs(t)
 	e, err := env(shardCtr, c.maps)
 	if err != nil {
 		t.Fatal(err)
@@ -661,14 +667,7 @@ func TestSlurmLoSBO(t *testing.T) {
 // Jobs' shards, merged into the
 // losbo.csv a whole run writes.
 func TestKubernetesLoSBO(t *testing.T) {
-	objs, _ := manifest(t)
-	jobs := byKind(objs, "Job")
-	shardJob, mergeJob := jobs["safegp-sweep"], jobs["safegp-sweep-merge"]
-	shardCtr := &shardJob.Spec.Template.Spec.Containers[0]
-	waitCtr := &mergeJob.Spec.Template.Spec.InitContainers[0]
-	mergeCtr := &mergeJob.Spec.Template.Spec.Containers[0]
-	n := *shardJob.Spec.Completions
-	c := newCluster(t, objs)
+	c, shardCtr, waitCtr, mergeCtr, n := sweepJobs(t)
 	// The ConfigMap is mounted whatever SWEEP says: a file is there.
 	if err := os.WriteFile(filepath.Join(c.config, "README"), []byte("losbo\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -503,15 +503,15 @@ func (m *Model) explained(dst, x, kx, l []float64) []float64 {
 // per observation and so runs on every core with the product instead of
 // on one after it.
 func (m *Model) explainedFinish(dst, x, kx, l []float64, f *finish) []float64 {
-	n := len(m.x)
-	if w := m.workers(len(l)); w <= 1 {
+	n, w := len(m.x), m.workers(len(l))
+	if w <= 1 {
 		m.explainedRange(dst, x, kx, l, 0, n)
 		if f != nil {
 			m.finishRange(f, dst, 0, n)
 		}
 		return dst
 	}
-	m.explainedBands(dst, x, kx, l, m.workers(len(l)), f)
+	m.explainedBands(dst, x, kx, l, w, f)
 	return dst
 }
 

@@ -569,6 +569,9 @@ func writeSuiteCSV(path string, rows []SuiteRow) error {
 			strconv.Itoa(r.Violating), g(share(r.Violating, r.Runs)), g(r.Worst), strconv.Itoa(r.WorstFunction), g(r.Regret), g(r.RegretSE)})
 	}
 	w.Flush()
+	if err := w.Error(); err != nil {
+		return fmt.Errorf("safety: %s: %w", filepath.Base(path), err)
+	}
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("safety: write %s: %w", filepath.Base(path), err)
 	}

@@ -134,32 +134,41 @@ func normPDF(x, mu, sd float64) float64 {
 	return math.Exp(-z*z/2) / (sd * math.Sqrt(2*math.Pi))
 }
 
-// itlMax is itl1DHard's maximum on [−2, 8] and where: the best of 100 001
-// grid points, refined by golden-section search on the two cells beside
-// it (the function is smooth and unimodal there).
+// itlMax is itl1DHard's maximum on [−2, 8] and where (scanMax; the
+// function is smooth and unimodal about its best grid point).
 func itlMax() (float64, float64) {
-	const n = 100000
-	lo, hi := -2.0, 8.0
-	best, at := math.Inf(-1), 0.0
 	x := []float64{0}
-	for i := 0; i <= n; i++ {
-		x[0] = lo + (hi-lo)*float64(i)/n
-		if v := itl1DHard(x); v > best {
-			best, at = v, x[0]
+	return scanMax(func(v float64) float64 { x[0] = v; return itl1DHard(x) }, -2, 8, 100000, true)
+}
+
+// scanMax maximizes f over [lo, hi]: the best of n + 1 evenly spaced
+// points (n with closed false, for a period [lo, hi)), refined by 100
+// steps of golden-section search over the two cells beside it. It
+// returns the larger of the two values and where the search ended.
+func scanMax(f func(float64) float64, lo, hi float64, n int, closed bool) (float64, float64) {
+	best, at := math.Inf(-1), 0.0
+	last := n - 1
+	if closed {
+		last = n
+	}
+	for i := 0; i <= last; i++ {
+		x := lo + (hi-lo)*float64(i)/float64(n)
+		if v := f(x); v > best {
+			best, at = v, x
 		}
 	}
-	a, b := at-(hi-lo)/n, at+(hi-lo)/n
+	a, b := at-(hi-lo)/float64(n), at+(hi-lo)/float64(n)
 	g := (math.Sqrt(5) - 1) / 2
 	for range 100 {
 		c, d := b-g*(b-a), a+g*(b-a)
-		if itl1DHard([]float64{c}) > itl1DHard([]float64{d}) {
+		if f(c) > f(d) {
 			b = d
 		} else {
 			a = c
 		}
 	}
 	at = (a + b) / 2
-	return math.Max(best, itl1DHard([]float64{at})), at
+	return math.Max(best, f(at)), at
 }
 
 // camelbackMax is febo's Camelback._max_value (1.03162842), to the
@@ -251,29 +260,11 @@ func islandG(x []float64) float64 {
 
 // islandMax is f's maximum where g ≥ 0. f grows towards (2, 2) and g
 // shrinks with the radius, so the maximum lies on the island's edge
-// r₀ = √(−2·log(0.025·2π)) (g = 0); over its angle f has one maximum,
-// found by a scan of 100 000 angles refined by golden-section search.
+// r₀ = √(−2·log(0.025·2π)) (g = 0); over its angle f has one maximum
+// (scanMax over 100 000 angles).
 func islandMax() (float64, [][]float64) {
 	r := math.Sqrt(-2 * math.Log(0.025*2*math.Pi))
 	at := func(th float64) []float64 { return []float64{r * math.Cos(th), r * math.Sin(th)} }
-	best, bt := math.Inf(-1), 0.0
-	const n = 100000
-	for i := range n {
-		th := 2 * math.Pi * float64(i) / n
-		if v := islandF(at(th)); v > best {
-			best, bt = v, th
-		}
-	}
-	a, b := bt-2*math.Pi/n, bt+2*math.Pi/n
-	g := (math.Sqrt(5) - 1) / 2
-	for range 100 {
-		c, d := b-g*(b-a), a+g*(b-a)
-		if islandF(at(c)) > islandF(at(d)) {
-			b = d
-		} else {
-			a = c
-		}
-	}
-	x := at((a + b) / 2)
-	return math.Max(best, islandF(x)), [][]float64{x}
+	fmax, th := scanMax(func(th float64) float64 { return islandF(at(th)) }, 0, 2*math.Pi, 100000, false)
+	return fmax, [][]float64{at(th)}
 }
