@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/safegp/safegp/internal/fielderr"
+	"github.com/safegp/safegp/internal/quote"
 	"github.com/safegp/safegp/theory"
 )
 
@@ -25,6 +26,10 @@ const (
 	ConstrainedEI = "constrained-ei" // Gardner et al. 2014: EI × the probability of feasibility; no safety
 	PoFEI         = "pof-ei"         // EI where feasibility is likely (Ax's, BoTorch's practice); no safety
 )
+
+// RepeatsExplore is sgp-ucb's repeats rule that explores instead of
+// measuring a known setting again (Spec.Repeats).
+const RepeatsExplore = "explore"
 
 // Algorithm is one algorithm of the package: its name, where it runs, the
 // options it takes, the GPs it keeps and how it builds its rule. The table
@@ -92,7 +97,7 @@ var algorithms []*Algorithm
 
 func init() {
 	algorithms = []*Algorithm{
-		{Name: SGPUCB, OnLine: true, UCB: true, Options: []string{"phase1", "exploration", "keep_seed"},
+		{Name: SGPUCB, OnLine: true, UCB: true, Options: []string{"phase1", "exploration", "keep_seed", "repeats"},
 			check: checkSGPUCB, rule: sgpUCBRule, historyFree: noPlateau},
 		{Name: NaiveSGPUCB, UCB: true, Options: []string{"keep_seed"},
 			rule: sgpUCBRule, historyFree: noPlateau},
@@ -111,7 +116,7 @@ func init() {
 		{Name: PoFEI, OnLine: true, Safety: SafetyNone, rule: eiRule, bytes: eiBytes},
 		{Name: LineBO, Box: true, Options: []string{"inner", "direction", "points", "per_line", "tolerance", "max_step", "keep_line", "seeds_first", "ascent_rule",
 			// passed through to the inner algorithm, which checks them
-			"phase1", "exploration", "keep_seed", "safe_set", "lipschitz", "noise_bound"},
+			"phase1", "exploration", "keep_seed", "repeats", "safe_set", "lipschitz", "noise_bound"},
 			check: func(s *Spec, horizon int) error { return s.checkLine(horizon) },
 			pin:   func(s *Spec) { s.ascentRuleOr("sampled"); s.pinLine() },
 			upgrade: func(s *Spec) {
@@ -352,6 +357,11 @@ func checkSGPUCB(s *Spec, _ int) error {
 	default:
 		return fielderr.New(ErrConfig, "phase1", "unknown rule %q (uniform, uncertainty)", s.Phase1)
 	}
+	switch s.Repeats {
+	case "", RepeatsExplore:
+	default:
+		return fielderr.New(ErrConfig, "repeats", "unknown rule %q (leave it out to measure again, or explore)", quote.Short(s.Repeats))
+	}
 	if s.Exploration.IsZero() {
 		return fielderr.New(ErrConfig, "exploration", "missing: give {fixed: n}, {plateau: {window: w, cap: c}} or theory")
 	}
@@ -426,7 +436,7 @@ func sgpUCBRule(b *building) (rule, error) {
 		// Phase 1 plays uniformly random seed actions (SPEC §4).
 		return nil, fmt.Errorf("%w: %s draws its phase-1 actions at random and needs a random stream", ErrConfig, s.Name)
 	}
-	return newSGPUCB(newModelsFrom(b.model, b.set, b.opt, b.pre), uncertainty, rule, s.KeepSeed), nil
+	return newSGPUCB(newModelsFrom(b.model, b.set, b.opt, b.pre), uncertainty, rule, s.KeepSeed, s.Repeats == RepeatsExplore), nil
 }
 
 // gpUCBRule builds gp-ucb: GP-UCB (Srinivas et al. 2010) over every

@@ -308,7 +308,14 @@ func (s *sgpUCB) chooseNew() int {
 	}
 	rows := s.candidates(in)
 	s.hallucinateF(rows, kind)
-	a, _ := s.argmaxRows(rows, s.hallUpperF)
+	a, r := s.argmaxRows(rows, s.hallUpperF)
+	if a >= 0 && s.known(s.hallStd(0, r)) {
+		// choose's repeats rule, on the hallucinated variances.
+		s.hallucinateSafety(rows, kind)
+		if e, re := s.argmaxRows(rows, s.hallConstraintStd); e >= 0 && s.teaches(func(c safetyGP) float64 { return s.hallStd(c.j, re) }) {
+			a = e
+		}
+	}
 	return a
 }
 

@@ -8,6 +8,7 @@ type sgpUCB struct {
 	*models
 	uncertainty bool
 	keepSeed    bool
+	explore2    bool // Spec.Repeats "explore": phase 2 explores rather than repeat
 	phase       phase
 	safe        []bool
 	isSeed      []bool
@@ -15,12 +16,13 @@ type sgpUCB struct {
 	updated     int // the round update last prepared
 }
 
-func newSGPUCB(m *models, uncertainty bool, rule Exploration, keepSeed bool) *sgpUCB {
+func newSGPUCB(m *models, uncertainty bool, rule Exploration, keepSeed, explore bool) *sgpUCB {
 	n := len(m.set.X)
 	s := &sgpUCB{
 		models:      m,
 		uncertainty: uncertainty,
 		keepSeed:    keepSeed,
+		explore2:    explore,
 		phase:       newPhase(rule, m.opt.Horizon),
 		safe:        make([]bool, n),
 		isSeed:      make([]bool, n),
@@ -44,12 +46,44 @@ func (s *sgpUCB) choose() (int, error) {
 		// Every seed was excluded (failed.go): phase 2 on D^s_t.
 	}
 	a := s.argmaxUpper(s.inPhase2)
+	if a >= 0 && s.known(s.f.Std(a)) {
+		if e := argmax.Func(len(s.set.X), s.inPhase2, s.constraintStd); e >= 0 && s.teaches(func(c safetyGP) float64 { return c.gp.Std(e) }) {
+			a = e
+		}
+	}
 	if a < 0 {
 		// D^s_t is empty (T' too short): fall back to the seed set (SPEC §4).
 		// −1 when it is empty too: ErrNoSafeAction.
 		a = s.argmaxUpper(s.inSeed)
 	}
 	return a, nil
+}
+
+// known reports whether phase 2's choice, whose σ_{f,t−1} is sd, is one
+// the repeats rule "explore" replaces (Spec.Repeats): f's posterior
+// variance there below half its noise variance, where one more
+// measurement narrows f's bounds by less than a third and grows D^s_t
+// only as far as the setting's neighbours were already certified. Only
+// with a safety condition: without one D^s_t cannot grow.
+func (s *sgpUCB) known(sd float64) bool {
+	return s.explore2 && len(s.safety) > 0 && sd*sd < 0.5*s.f.NoiseVar()
+}
+
+// teaches reports whether the setting of largest constraint uncertainty,
+// whose σ for safety condition c is std(c), is one the repeats rule
+// measures instead: some condition's posterior variance there at least
+// half its noise variance. Where every condition is known too (a safe
+// set of the seeds alone, measured again and again) exploring teaches
+// nothing either, and the round keeps the paper's choice: repeating the
+// setting of largest uncertainty would only measure the noise of a seed
+// near its limit until one measurement fell below it.
+func (s *sgpUCB) teaches(std func(c safetyGP) float64) bool {
+	for _, c := range s.safety {
+		if sd := std(c); sd*sd >= 0.5*c.gp.NoiseVar() {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *sgpUCB) inPhase2(i int) bool { return s.safe[i] || (s.keepSeed && s.inSeed(i)) }

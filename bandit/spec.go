@@ -318,8 +318,19 @@ type Spec struct {
 	Phase1      string      `yaml:"phase1,omitempty" json:"phase1,omitempty"`
 	Exploration Exploration `yaml:"exploration,omitempty" json:"exploration,omitzero"`
 	KeepSeed    bool        `yaml:"keep_seed,omitempty" json:"keep_seed,omitempty"`
-	SafeSet     string      `yaml:"safe_set,omitempty" json:"safe_set,omitempty"`
-	Lipschitz   *Lipschitz  `yaml:"lipschitz,omitempty" json:"lipschitz,omitempty"`
+	// Repeats is what sgp-ucb's phase 2 does when f's upper bound
+	// chooses a setting the model already knows within its noise
+	// (σ_{f,t−1}² below half f's noise variance, so that one more
+	// measurement of it moves neither bound much): "" measures it again,
+	// the paper's rule (SPEC §4); "explore" spends the round as phase 1
+	// spends its rounds, on the setting of D^s_t of largest constraint
+	// uncertainty, whose measurement is what grows D^s_t (issue 42: a
+	// study that walked along one parameter otherwise measures the end
+	// of its walk again and again, its safe set a strip one candidate
+	// wide). Neither changes what D^s_t holds.
+	Repeats   string     `yaml:"repeats,omitempty" json:"repeats,omitempty"`
+	SafeSet   string     `yaml:"safe_set,omitempty" json:"safe_set,omitempty"`
+	Lipschitz *Lipschitz `yaml:"lipschitz,omitempty" json:"lipschitz,omitempty"`
 	// NoiseBound is LoSBO's E: every measurement lies within E of the
 	// true value (losbo.go).
 	NoiseBound *float64 `yaml:"noise_bound,omitempty" json:"noise_bound,omitempty"`
@@ -496,6 +507,7 @@ func (s *Spec) Check(horizon int) error {
 		"phase1":      s.Phase1 != "",
 		"exploration": !s.Exploration.IsZero(),
 		"keep_seed":   s.KeepSeed,
+		"repeats":     s.Repeats != "",
 		"safe_set":    s.SafeSet != "",
 		"lipschitz":   s.Lipschitz != nil,
 		"inner":       s.Inner != "",
@@ -511,7 +523,7 @@ func (s *Spec) Check(horizon int) error {
 		"ascent_rule": s.AscentRule != "",
 		"noise_bound": s.NoiseBound != nil,
 	}
-	for _, k := range []string{"phase1", "exploration", "keep_seed", "safe_set", "lipschitz", "inner", "direction", "points", "per_line", "tolerance", "max_step", "keep_line", "seeds_first", "swarm_size", "iterations", "ascent_rule", "noise_bound"} {
+	for _, k := range []string{"phase1", "exploration", "keep_seed", "repeats", "safe_set", "lipschitz", "inner", "direction", "points", "per_line", "tolerance", "max_step", "keep_line", "seeds_first", "swarm_size", "iterations", "ascent_rule", "noise_bound"} {
 		if given[k] && !slices.Contains(a.Options, k) {
 			return badKey(k, "not an option of %s", s.Name)
 		}
