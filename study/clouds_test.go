@@ -3,6 +3,7 @@ package study_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/safegp/safegp/bandit"
@@ -68,6 +69,60 @@ seed: 1
 			if _, err := v.Tell(ctx, "c", &api.TellRequest{Ask: &id, Values: map[string]float64{"settle_time": 60 - kp, "overshoot": 0}}); err != nil {
 				t.Fatal(err)
 			}
+		}
+	}
+}
+
+// TestDefaultSearch: a study that names no algorithm and no β gets the
+// measured default search (issue 42, docs/tuning.md): sgp-ucb (inside
+// line-bo on a box) with repeats: explore, and objective_beta 9 beside
+// the paper's β; a stated β keeps it for both bounds (the paper's β one
+// key away), and a named algorithm runs as published.
+func TestDefaultSearch(t *testing.T) {
+	t.Parallel()
+	const grid = `
+parameters:
+  - {name: kp, low: 0.05, high: 20, scale: log}
+  - {name: ki, low: 0.01, high: 10, scale: log}
+objective: {name: settle_time, goal: minimize}
+constraints:
+  - {name: overshoot, max: 0.05}
+seeds: [{kp: 0.3, ki: 0.05}]
+horizon: 20
+seed: 1
+`
+	box := grid[:len(grid)-len("seeds: [{kp: 0.3, ki: 0.05}]\nhorizon: 20\nseed: 1\n")] + "seeds: [{kp: 0.3, ki: 0.05, kd: 0.01}]\nhorizon: 20\nseed: 1\n"
+	box = box[:len("\nparameters:\n")] + "  - {name: kd, low: 0.001, high: 2, scale: log}\n" + box[len("\nparameters:\n"):]
+	for _, c := range []struct {
+		name, spec, extra string
+		repeats           string
+		objectiveBeta     float64 // 0: none
+	}{
+		{"grid", grid, "", bandit.RepeatsExplore, 9},
+		{"box", box, "", bandit.RepeatsExplore, 9},
+		{"grid, beta: paper", grid, "model: {beta: paper}\n", bandit.RepeatsExplore, 0},
+		{"grid, beta: 16", grid, "model: {beta: 16}\n", bandit.RepeatsExplore, 0},
+		{"grid, objective_beta: 4", grid, "model: {objective_beta: 4}\n", bandit.RepeatsExplore, 4},
+		{"grid, sgp-ucb named", grid, "algorithm: {name: sgp-ucb, phase1: uncertainty, exploration: {fixed: 3}}\n", "", 0},
+		{"box, sgp-ucb named", box, "algorithm: {name: sgp-ucb}\n", "", 0},
+	} {
+		r := resolved(t, c.spec+c.extra)
+		a := r.Spec.Algorithm
+		if onBox := strings.HasPrefix(c.name, "box"); onBox != (a.Name == bandit.LineBO) {
+			t.Errorf("%s: resolved as %s", c.name, a.Name)
+		}
+		if a.Name == bandit.LineBO {
+			a = a.LineOptions().Inner
+		}
+		if a.Name != bandit.SGPUCB || a.Repeats != c.repeats {
+			t.Errorf("%s: %s with repeats %q, want sgp-ucb with %q", c.name, a.Name, a.Repeats, c.repeats)
+		}
+		ob := r.Spec.Model.ObjectiveBeta
+		switch {
+		case c.objectiveBeta == 0 && ob != nil:
+			t.Errorf("%s: objective_beta %+v, want none", c.name, *ob)
+		case c.objectiveBeta != 0 && (ob == nil || ob.Paper || ob.Value != c.objectiveBeta):
+			t.Errorf("%s: objective_beta %+v, want %v", c.name, ob, c.objectiveBeta)
 		}
 	}
 }

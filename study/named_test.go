@@ -333,7 +333,7 @@ seed: 1
 	r := tune(t, c, 8, nil)
 	all := strings.Join(r.notes, "\n")
 	for _, want := range []string{
-		"the safe set has not grown for ", " settings of 10001 ",
+		"the safe set has not grown for ", " of 10001 ",
 		"the objective's limit is a safety condition too: a setting is tried only once the model vouches that iae keeps it",
 		"the shortest, iae's, is ",
 	} {
