@@ -13,6 +13,20 @@ import (
 	"github.com/safegp/safegp/kernel"
 )
 
+// ucbLine is the problem of TestObjectiveBeta and TestRepeatsExplore:
+// 41 actions on [0, 1], the seed at 0.5, f peaked at 0.45 and g ≥ 0
+// within 0.6 of 0.5, both on an SE kernel of lengthscale 0.15.
+func ucbLine() (xs [][]float64, se kernel.SE, set bandit.DecisionSet, f, g func(x float64) float64) {
+	for i := range 41 {
+		xs = append(xs, []float64{float64(i) / 40})
+	}
+	se = kernel.SE{Variance: 1, Lengthscale: 0.15}
+	set = bandit.DecisionSet{X: xs, Seed: []int{20}}
+	f = func(x float64) float64 { return -4 * (x - 0.45) * (x - 0.45) }
+	g = func(x float64) float64 { return 0.6 - math.Abs(x-0.5) }
+	return xs, se, set, f, g
+}
+
 // TestObjectiveBeta: model.objective_beta (issue 42) changes only the
 // upper bound of f that GP-UCB maximizes (paper eq. 9): with the same
 // data the safe set D^s_t is the same, flag for flag, as with Beta
@@ -21,14 +35,7 @@ import (
 // different actions, or the test would prove nothing.
 func TestObjectiveBeta(t *testing.T) {
 	t.Parallel()
-	var xs [][]float64
-	for i := range 41 {
-		xs = append(xs, []float64{float64(i) / 40})
-	}
-	se := kernel.SE{Variance: 1, Lengthscale: 0.15}
-	set := bandit.DecisionSet{X: xs, Seed: []int{20}}
-	f := func(x float64) float64 { return -4 * (x - 0.45) * (x - 0.45) }
-	g := func(x float64) float64 { return 0.6 - math.Abs(x-0.5) }
+	xs, se, set, f, g := ucbLine()
 	ask := func(ob *bandit.Beta) (int, bandit.Snapshot) {
 		model := bandit.Model{Objective: se, Constraints: []kernel.Kernel{se}, NoiseStd: 0.05, Delta: 0.1, Beta: bandit.Beta{Value: 9}, ObjectiveBeta: ob}
 		pol, err := bandit.Build(&bandit.Spec{Name: bandit.SGPUCB, Exploration: bandit.Exploration{Fixed: ptr(0)}}, model, bandit.Domain{Set: set},

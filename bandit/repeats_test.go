@@ -23,14 +23,7 @@ import (
 // rules ask the same.
 func TestRepeatsExplore(t *testing.T) {
 	t.Parallel()
-	var xs [][]float64
-	for i := range 41 {
-		xs = append(xs, []float64{float64(i) / 40})
-	}
-	se := kernel.SE{Variance: 1, Lengthscale: 0.15}
-	set := bandit.DecisionSet{X: xs, Seed: []int{20}}
-	f := func(x float64) float64 { return -4 * (x - 0.45) * (x - 0.45) }
-	g := func(x float64) float64 { return 0.6 - math.Abs(x-0.5) }
+	xs, se, set, f, g := ucbLine()
 	build := func(repeats string, told []int) bandit.Policy {
 		small := bandit.Beta{Value: 0.01}
 		model := bandit.Model{Objective: se, Constraints: []kernel.Kernel{se}, NoiseStd: 0.05, Delta: 0.1, Beta: bandit.Beta{Value: 9}, ObjectiveBeta: &small}

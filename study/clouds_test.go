@@ -80,19 +80,7 @@ seed: 1
 // key away), and a named algorithm runs as published.
 func TestDefaultSearch(t *testing.T) {
 	t.Parallel()
-	const grid = `
-parameters:
-  - {name: kp, low: 0.05, high: 20, scale: log}
-  - {name: ki, low: 0.01, high: 10, scale: log}
-objective: {name: settle_time, goal: minimize}
-constraints:
-  - {name: overshoot, max: 0.05}
-seeds: [{kp: 0.3, ki: 0.05}]
-horizon: 20
-seed: 1
-`
-	box := grid[:len(grid)-len("seeds: [{kp: 0.3, ki: 0.05}]\nhorizon: 20\nseed: 1\n")] + "seeds: [{kp: 0.3, ki: 0.05, kd: 0.01}]\nhorizon: 20\nseed: 1\n"
-	box = box[:len("\nparameters:\n")] + "  - {name: kd, low: 0.001, high: 2, scale: log}\n" + box[len("\nparameters:\n"):]
+	grid, box := piSpec, tuneCases["pid"].spec
 	for _, c := range []struct {
 		name, spec, extra string
 		repeats           string
