@@ -62,7 +62,7 @@ func (s *sgpUCB) choose() (int, error) {
 // known reports whether phase 2's choice, whose σ_{f,t−1} is sd, is one
 // the repeats rule "explore" replaces (Spec.Repeats): f's posterior
 // variance there below half its noise variance, where one more
-// measurement narrows f's bounds by less than a third and grows D^s_t
+// measurement shrinks that variance by at most a third and grows D^s_t
 // only as far as the setting's neighbours were already certified. Only
 // with a safety condition: without one D^s_t cannot grow.
 func (s *sgpUCB) known(sd float64) bool {
