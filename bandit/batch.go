@@ -309,8 +309,9 @@ func (s *sgpUCB) chooseNew() int {
 	rows := s.candidates(in)
 	s.hallucinateF(rows, kind)
 	a, r := s.argmaxRows(rows, s.hallUpperF)
-	if a >= 0 && s.known(s.hallStd(0, r)) {
-		// choose's repeats rule, on the hallucinated variances.
+	if a >= 0 && kind == candPhase2 && s.known(s.hallStd(0, r)) {
+		// choose's repeats rule, on the hallucinated variances (not on
+		// the seeds' fallback, as in choose).
 		s.hallucinateSafety(rows, kind)
 		if e, re := s.argmaxRows(rows, s.hallConstraintStd); e >= 0 && s.teaches(func(c safetyGP) float64 { return s.hallStd(c.j, re) }) {
 			a = e

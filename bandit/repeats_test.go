@@ -118,3 +118,39 @@ func TestRepeatsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatsSeedFallback: with D^s_t empty (g barely above its limit
+// where measured, with noise) sgp-ucb falls back to argmax u_f over the
+// seeds, and the repeats rule leaves that fallback alone: the first ask
+// (choose) is 17, next to the seed 18 measured eight times, and the
+// batch's second (batch.go's chooseNew, 17 pending) is 18, where the
+// rule would have asked the unmeasured seed 4, of larger constraint σ.
+func TestRepeatsSeedFallback(t *testing.T) {
+	t.Parallel()
+	_, se, set, _, _ := ucbLine()
+	set.Seed = []int{4, 17, 18}
+	small := bandit.Beta{Value: 0.01}
+	model := bandit.Model{Objective: se, Constraints: []kernel.Kernel{se}, NoiseStd: 0.05, Delta: 0.1, Beta: bandit.Beta{Value: 9}, ObjectiveBeta: &small}
+	pol, err := bandit.Build(&bandit.Spec{Name: bandit.SGPUCB, Exploration: bandit.Exploration{Fixed: ptr(0)}, Repeats: bandit.RepeatsExplore}, model, bandit.Domain{Set: set},
+		bandit.Options{Thresholds: []float64{0}, Horizon: 30, Rand: rand.New(rand.NewPCG(1, 2))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 8 {
+		if err := pol.Tell(0, bandit.Observation{Index: 18, F: 1, G: []float64{0.01}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var snap bandit.Snapshot
+	pol.Inspect(&snap, bandit.Full)
+	if snap.SafeSetSize != 0 || !(snap.G[0].Std[4] > snap.G[0].Std[17]) {
+		t.Fatalf("D^s_t holds %d actions, σ_g %v at seed 4 and %v at 17: the test needs it empty and 4 less known", snap.SafeSetSize, snap.G[0].Std[4], snap.G[0].Std[17])
+	}
+	b := pol.(bandit.Batcher)
+	for k, want := range []int{17, 18} {
+		a, ok, err := b.AskNew()
+		if err != nil || !ok || a.Index != want {
+			t.Errorf("ask %d of the batch: %d (%v, %v), want the fallback's seed %d", k+1, a.Index, ok, err, want)
+		}
+	}
+}
