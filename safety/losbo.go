@@ -43,7 +43,7 @@ type LoSBOProtocol struct {
 	Seeds    int     // seed points per run
 	InReach  bool    // drawn in the reachable safe set, else anywhere safe
 	Factor   float64 // the model's lengthscale is Factor·γ/√2
-	Beta     string  // model.beta, as YAML
+	Beta     string  // model.beta, as YAML (studyBeta: with objective_beta)
 	// Algorithms are the experiment's algorithm entries, as YAML; %L
 	// stands for 1.1 times the function's Lipschitz constant (LoSBO's).
 	Algorithms []string
@@ -52,6 +52,14 @@ type LoSBOProtocol struct {
 // Heuristic β: the β = 2 of the paper's SafeOpt and LoSBO multiplies σ;
 // safegp's β is its square.
 const heuristicBeta = "4"
+
+// studyBeta is the β of a study stated in parameters that names no
+// algorithm (issue 42): the paper's for the safe set, objective_beta 9
+// in f's upper bound; with studyEntry, sgp-ucb with repeats: explore.
+const (
+	studyBeta  = "paper\n  objective_beta: 9"
+	studyEntry = "{name: sgp-ucb, exploration: {fixed: 10}, repeats: explore, label: 'sgp-ucb, study default'}"
+)
 
 // freq is a frequentist β with RKHS norm bound b and the noise's bound.
 func freq(b string) string { return "{rkhs_norm: " + b + ", noise_bound: 0.01}" }
@@ -99,9 +107,11 @@ var LoSBOProtocols = []LoSBOProtocol{
 	{"onb-se-reach", "40", "onb-se", "se", 1, true, 1, freq("10"), []string{"{name: safeopt, safe_set: gp, label: 'safeopt, frequentist B = 10'}"}},
 	{"onb-se-reach", "41", "onb-se", "se", 1, true, 1, heuristicBeta, append([]string{losboEntry}, besideHeuristic...)},
 	{"onb-se-reach", "", "onb-se", "se", 1, true, 1, "paper", besidePaper},
+	{"onb-se-reach", "", "onb-se", "se", 1, true, 1, studyBeta, []string{studyEntry}},
 	{"matern32-reach", "42", "matern32", "matern32", 1, true, 1, freq("10"), []string{"{name: safeopt, safe_set: gp, label: 'safeopt, frequentist B = 10'}"}},
 	{"matern32-reach", "43", "matern32", "matern32", 1, true, 1, heuristicBeta, append([]string{losboEntry}, besideHeuristic...)},
 	{"matern32-reach", "", "matern32", "matern32", 1, true, 1, "paper", besidePaper},
+	{"matern32-reach", "", "matern32", "matern32", 1, true, 1, studyBeta, []string{studyEntry}},
 	{"matern32-long", "50", "matern32", "matern32", 1, true, 4, freq("10"), []string{"{name: safeopt, safe_set: gp, label: 'safeopt, frequentist B = 10'}"}},
 	{"matern32-long", "51", "matern32", "matern32", 1, true, 4, heuristicBeta, []string{losboEntry}},
 	{"matern32-short", "52", "matern32", "matern32", 1, true, 0.2, freq("10"), []string{"{name: safeopt, safe_set: gp, label: 'safeopt, frequentist B = 10'}"}},
@@ -413,7 +423,7 @@ func writeUnits(path string, units []suiteUnit) error {
 }
 
 // MaxUnitsBytes bounds a shard's units.jsonl as MergeLoSBO reads it: a
-// unit of 10 000 runs of 6 algorithms is about 1.5 MB, 1 400 units 2 GB.
+// unit of 10 000 runs of 6 algorithms is about 1.5 MB, 1 600 units 2.4 GB.
 const MaxUnitsBytes = 4 << 30
 
 // MergeLoSBO merges the shard folders dirs of one suite run into out: the
