@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/safegp/safegp/experiment"
+	"github.com/safegp/safegp/internal/moments"
 	"github.com/safegp/safegp/internal/outdir"
 	"github.com/safegp/safegp/problem/losbo"
 	"github.com/safegp/safegp/shard"
@@ -205,8 +206,7 @@ type SuiteOutcome struct {
 // suiteAcc accumulates one row over functions.
 type suiteAcc struct {
 	SuiteRow
-	mean, m2 float64
-	n        int
+	regret moments.Moments // of the runs with a simple regret
 }
 
 // suiteCommand is the command a suite's shard.json names.
@@ -524,7 +524,7 @@ func orOurs(exps string) string {
 }
 
 // add counts one run: whether it violated, whether it left its seeds,
-// and its last simple regret (Welford; NaN where there is none).
+// and its last simple regret (NaN where there is none).
 func (a *suiteAcc) add(violated, started bool, regret float64) {
 	a.Runs++
 	if violated {
@@ -534,19 +534,13 @@ func (a *suiteAcc) add(violated, started bool, regret float64) {
 		a.NeverStarted++
 	}
 	if regret == regret {
-		a.n++
-		d := regret - a.mean
-		a.mean += d / float64(a.n)
-		a.m2 += d * (regret - a.mean)
+		a.regret.Add(regret)
 	}
 }
 
 func (a *suiteAcc) row() SuiteRow {
 	r := a.SuiteRow
-	r.Regret = a.mean
-	if a.n > 1 {
-		r.RegretSE = math.Sqrt(a.m2/float64(a.n-1)) / math.Sqrt(float64(a.n))
-	}
+	r.Regret, r.RegretSE = a.regret.Mean, a.regret.SE()
 	return r
 }
 

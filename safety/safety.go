@@ -14,6 +14,7 @@ import (
 	"github.com/safegp/safegp"
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/experiment"
+	"github.com/safegp/safegp/internal/moments"
 	"github.com/safegp/safegp/internal/outdir"
 )
 
@@ -208,10 +209,10 @@ func runOne(ctx context.Context, cfg *experiment.Config, dir string, opt Options
 	return rows, nil
 }
 
-// rowAcc accumulates one label's runs: Welford's mean and M2 of R_T/T.
+// rowAcc accumulates one label's runs: R_T/T's mean and SE.
 type rowAcc struct {
 	n, violating, rounds, distinct int
-	mean, m2                       float64
+	regret                         moments.Moments
 }
 
 func (a *rowAcc) add(r *experiment.Run) {
@@ -229,18 +230,11 @@ func (a *rowAcc) add(r *experiment.Run) {
 	for _, v := range r.Regret {
 		sum += v
 	}
-	x := sum / float64(len(r.Regret))
-	d := x - a.mean
-	a.mean += d / float64(a.n)
-	a.m2 += d * (x - a.mean)
+	a.regret.Add(sum / float64(len(r.Regret)))
 }
 
 func (a *rowAcc) row(label string) Row {
-	se := 0.0
-	if a.n > 1 {
-		se = math.Sqrt(a.m2/float64(a.n-1)) / math.Sqrt(float64(a.n))
-	}
-	return Row{Label: label, Runs: a.n, Violating: a.violating, Rounds: a.rounds, Regret: a.mean, RegretSE: se, Distinct: float64(a.distinct) / float64(a.n)}
+	return Row{Label: label, Runs: a.n, Violating: a.violating, Rounds: a.rounds, Regret: a.regret.Mean, RegretSE: a.regret.SE(), Distinct: float64(a.distinct) / float64(a.n)}
 }
 
 // labels lists every algorithm label in the order of first appearance.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/safegp/safegp/experiment"
 	"github.com/safegp/safegp/internal/memlimit"
+	"github.com/safegp/safegp/internal/moments"
 	"github.com/safegp/safegp/internal/outdir"
 )
 
@@ -267,41 +268,22 @@ func (t *tally) add(r *experiment.Run) {
 func (t *tally) rows(c *Cell, curves []experiment.Curve) []Row {
 	var out []Row
 	for _, cv := range curves {
-		var viol, expl moments
+		var viol, expl moments.Moments
 		for k, label := range t.labels {
 			if label == cv.Label {
-				viol.add(float64(t.violations[k]))
-				expl.add(float64(t.exploration[k]))
+				viol.Add(float64(t.violations[k]))
+				expl.Add(float64(t.exploration[k]))
 			}
 		}
 		T := len(cv.MeanAvg)
 		out = append(out, Row{
-			Cell: c.Index, Name: c.Name, Label: cv.Label, Realizations: int(viol.n),
-			Regret: cv.MeanAvg[T-1], RegretSE: cv.StdAvg[T-1] / math.Sqrt(viol.n),
-			Violations: cv.Violations[T-1], ViolationsSE: viol.se(),
-			Exploration: expl.mean, ExplorationSE: expl.se(),
+			Cell: c.Index, Name: c.Name, Label: cv.Label, Realizations: int(viol.N),
+			Regret: cv.MeanAvg[T-1], RegretSE: cv.StdAvg[T-1] / math.Sqrt(viol.N),
+			Violations: cv.Violations[T-1], ViolationsSE: viol.SE(),
+			Exploration: expl.Mean, ExplorationSE: expl.SE(),
 		})
 	}
 	return out
-}
-
-// moments is Welford's running mean and sum of squared deviations.
-type moments struct{ n, mean, m2 float64 }
-
-func (m *moments) add(x float64) {
-	m.n++
-	d := x - m.mean
-	m.mean += d / m.n
-	m.m2 += d * (x - m.mean)
-}
-
-// se is the standard error of the mean: the sample standard deviation
-// (n − 1 denominator) over √n, 0 for one value.
-func (m *moments) se() float64 {
-	if m.n < 2 {
-		return 0
-	}
-	return math.Sqrt(math.Max(m.m2, 0)/(m.n-1)) / math.Sqrt(m.n)
 }
 
 // reuse keeps the runs an algorithm plays in one cell for the later cells
