@@ -253,18 +253,19 @@ func (s *Spec) resolveNamed(actions [][]float64, seeds []int) (*Resolved, error)
 		// certified settings with f's bound at √β = namedObjectiveBeta's
 		// root, unless the model states a β. A named algorithm runs as
 		// published.
-		s.Algorithm.Repeats = bandit.RepeatsExplore
 		if s.Model.Beta == nil && s.Model.ObjectiveBeta == nil {
 			s.Model.ObjectiveBeta = &bandit.Beta{Value: namedObjectiveBeta}
+		}
+		if r.Box == nil {
+			n := namedExploration
+			s.Algorithm = bandit.Spec{Name: bandit.SGPUCB, Phase1: "uncertainty", Exploration: bandit.Exploration{Fixed: &n}, Repeats: bandit.RepeatsExplore}
+		} else {
+			s.Algorithm.Repeats = bandit.RepeatsExplore // for line-bo's inner sgp-ucb on the clouds
 		}
 	}
 	if a, ok := bandit.Lookup(s.Algorithm.Name); r.Box != nil && (s.Algorithm.Name == "" || ok && !a.Box && a.OnLine) {
 		// line-bo's clouds, with a finite-set algorithm named inside.
 		s.Algorithm = s.Algorithm.OnClouds(sp.Steps(namedMaxStep), namedPerCloud)
-	}
-	if s.Algorithm.Name == "" {
-		n := namedExploration
-		s.Algorithm = bandit.Spec{Name: bandit.SGPUCB, Phase1: "uncertainty", Exploration: bandit.Exploration{Fixed: &n}, Repeats: bandit.RepeatsExplore}
 	}
 	return r, nil
 }
