@@ -617,9 +617,57 @@
   // layout are Plotly's; o.attrs are the figure's extra attributes.
   function chart(cls, title, data, layout, o = {}) {
     const id = 'chart' + ++uid;
-    queue.push({ id, data, layout: baseLayout(layout) });
+    [data, layout] = dotted(data, layout);
+    const full = baseLayout(layout);
+    queue.push({ id, data, layout: full });
+    // The chart's box has the chart's height before Plotly draws it, so
+    // that the page does not move as charts come in and drawCharts sees
+    // which charts are in the window (an empty box of 0 px would put the
+    // charts below it in the window too).
     return `<figure class="plot ${cls}${o.wide ? ' wide' : ''}"${o.attrs || ''}><figcaption><h2>${title}</h2>${o.note || ''}</figcaption>` +
-      `${o.before || ''}<div class="chart" id="${id}" role="img" aria-label="${esc(title.replace(/<[^>]*>/g, ''))}"></div></figure>`;
+      `${o.before || ''}<div class="chart" id="${id}" style="min-height: ${full.height}px" role="img" aria-label="${esc(title.replace(/<[^>]*>/g, ''))}"></div></figure>`;
+  }
+
+  // DOTS_ABOVE is the number of markers above which a trace of
+  // observations (obsTraces) is drawn as one SVG path of dots. Plotly
+  // draws a marker as an SVG element of its own, 40–60 ms a chart of
+  // 1 000 on the 2-core machine, most of a long study's page load
+  // (issue 44's 300 ms); a path of 1 000 round dots takes a few.
+  const DOTS_ABOVE = 300;
+
+  // dotted returns data and layout with each trace marked dots that has
+  // more than DOTS_ABOVE points on numeric axes drawn as dots: a layout
+  // shape whose path is a zero-length segment at every point, which the
+  // stylesheet's round line caps draw as a dot of the marker's size (in
+  // data coordinates, so Plotly moves it on zoom and pan and clips it to
+  // the plot), under it a white one 2 px wider where the marker has a
+  // halo. The trace stays, drawn with mode none: its points keep their
+  // tooltips, set the axes' ranges and are what the tests count; a
+  // point-less trace of one marker gives the legend its key. Fewer
+  // markers stay markers.
+  function dotted(data, layout) {
+    if (!data.some((d) => d.dots)) return [data, layout];
+    const shapes = (layout.shapes || []).slice();
+    const out = [];
+    for (const { dots, ...d } of data) {
+      const xa = 'xaxis' + (d.xaxis || 'x').slice(1), ya = 'yaxis' + (d.yaxis || 'y').slice(1);
+      const numeric = (a) => !layout[a] || layout[a].type !== 'category';
+      if (!dots || d.x.length <= DOTS_ABOVE || !numeric(xa) || !numeric(ya)) {
+        out.push(d);
+        continue;
+      }
+      let path = '';
+      for (let k = 0; k < d.x.length; k++) {
+        const x = d.x[k], y = d.y[k];
+        if (Number.isFinite(x) && Number.isFinite(y)) path += `M${x},${y}L${x},${y}`;
+      }
+      const refs = { xref: d.xaxis || 'x', yref: d.yaxis || 'y', layer: 'above' };
+      if (d.marker.line) shapes.push({ type: 'path', name: 'dots-halo', path, ...refs, line: { color: d.marker.line.color, width: d.marker.size + 2 * d.marker.line.width } });
+      shapes.push({ type: 'path', name: 'dots-' + d.meta, path, ...refs, line: { color: d.marker.color, width: d.marker.size } });
+      out.push({ ...d, mode: 'none', showlegend: false, legendgroup: d.meta });
+      out.push({ type: 'scatter', mode: 'markers', meta: d.meta + '-key', name: d.name, x: [null], y: [null], marker: d.marker, hoverinfo: 'skip', showlegend: d.showlegend, legendgroup: d.meta, xaxis: d.xaxis, yaxis: d.yaxis });
+    }
+    return [out, { ...layout, shapes }];
   }
 
   function baseLayout(l) {
@@ -727,7 +775,7 @@
       return {
         type: 'scatter', mode: 'markers', meta, name, x: os.map(x), y: os.map((o) => (ydom ? pin(y(o), ydom) : y(o))),
         customdata: os.map((o) => o.k), text: os.map((o) => hoverOf(o, label, value(o))), hoverinfo: 'text', marker: m,
-        showlegend: os.length > 0,
+        showlegend: os.length > 0, dots: meta !== 'retracted',
       };
     });
   }
