@@ -12,6 +12,7 @@ import (
 
 	"github.com/safegp/safegp/bandit"
 	"github.com/safegp/safegp/gp"
+	"github.com/safegp/safegp/internal/racetest"
 	"github.com/safegp/safegp/problem"
 )
 
@@ -24,6 +25,7 @@ import (
 // where the GPs dominate, and 4 actions over a long horizon, where the
 // per-round results do.
 func TestPlanCoversARun(t *testing.T) {
+	racetest.Long(t, "a collection at every round of four runs takes 14 s")
 	dir := t.TempDir()
 	// A problem file of 40 actions on [0, 4] and a warm start of 600
 	// measurements between them: every one outside the decision set keeps

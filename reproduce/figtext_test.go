@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/safegp/safegp/internal/racetest"
 	"github.com/safegp/safegp/plot"
 )
 
@@ -22,6 +23,7 @@ var updateTexts = flag.Bool("update-texts", false, "rewrite testdata/figure_text
 // pixels. go test -run TestFigureTexts -update-texts rewrites the file after a
 // change meant to show.
 func TestFigureTexts(t *testing.T) {
+	racetest.Long(t, "every figure of the reproduction drawn end to end takes 10 s")
 	dir := t.TempDir()
 	got := map[string][]string{}
 	for name, f := range allFigures() {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/safegp/safegp/internal/racetest"
 	"github.com/safegp/safegp/problem/losbo"
 	"github.com/safegp/safegp/safety"
 	"github.com/safegp/safegp/shard"
@@ -106,6 +107,7 @@ func TestLoSBOConfigs(t *testing.T) {
 // are refused with shard.ErrShards.
 func TestLoSBOShardsMerge(t *testing.T) {
 	t.Parallel()
+	racetest.Long(t, "the suite run three times, whole and as two shards, takes 18 s")
 	ctx := context.Background()
 	parent := t.TempDir()
 	opt := safety.SuiteOptions{Runs: 2, Functions: 2}

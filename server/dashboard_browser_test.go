@@ -624,6 +624,10 @@ func TestDashboardInBrowser(t *testing.T) {
 	// may be shared with other tests (go test ./... runs packages in
 	// parallel): a batch whose median misses is measured again, up to 3
 	// batches, so that a page that is slow in earnest fails all three.
+	// A time not asserted (under -race, or without
+	// SAFEGP_ASSERT_LOAD_TIME) is reported from one batch: the retries
+	// only serve the assertion (under -race they cost 10 s of CI).
+	assertLoad := !racetest.Enabled && os.Getenv("SAFEGP_ASSERT_LOAD_TIME") != ""
 	var batches [][]float64
 	for range 3 {
 		var ms []float64
@@ -637,7 +641,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		slices.Sort(ms)
 		batches = append(batches, ms)
-		if ms[2] <= loadBound {
+		if ms[2] <= loadBound || !assertLoad {
 			break
 		}
 	}
@@ -663,7 +667,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	t.Logf("long-1000 (1 000 observations): navigation start → page drawn and laid out, 5 loads per batch: %v ms; median %.1f ms", batches, last[2])
 	switch {
 	case last[2] <= loadBound:
-	case racetest.Enabled || os.Getenv("SAFEGP_ASSERT_LOAD_TIME") == "":
+	case !assertLoad:
 		// A time, not a result: measured and logged always, asserted
 		// only when asked, without -race (which slows the server about
 		// tenfold), on a machine running nothing else — .ci/run's step

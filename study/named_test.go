@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/safegp/safegp/internal/racetest"
 	"github.com/safegp/safegp/space"
 	"github.com/safegp/safegp/study"
 	"github.com/safegp/safegp/study/api"
@@ -315,6 +316,7 @@ func fopdtPI(kp, ti float64) (iae, overshoot, effort float64) {
 // found this study stuck at its seed, issue 26's review).
 func TestNamedStallNotes(t *testing.T) {
 	t.Parallel()
+	racetest.Long(t, "60 trials of a simulated plant with fits take 13 s")
 	c := tuneCase{spec: `
 parameters:
   - {name: kp, low: 0.05, high: 10, scale: log}

@@ -549,6 +549,7 @@ func TestTuneLinearScale(t *testing.T) {
 	if testing.Short() {
 		t.Skip("60 trials with fits")
 	}
+	racetest.Long(t, "60 trials of a simulated plant with fits take 9 s")
 	r := tune(t, tuneCases["pi-linear"], 0, nil)
 	notes := strings.Join(r.notes, "\n")
 	for _, want := range []string{"the safe set has not grown", "kp runs from 0.05 to 20 on a linear scale", "ki runs from 0.01 to 10 on a linear scale", "scale: log"} {
