@@ -129,4 +129,12 @@ func BenchmarkDataAnyPoint(b *testing.B) {
 			m.Predict(mean, vr, set)
 		}
 	})
+	// A swarm's particles (SafeOptSwarm's 20 a swarm): few points, every
+	// observation's row short.
+	b.Run("Predict/P=20/t=400", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			m.Predict(mean[:20], vr[:20], set[:20])
+		}
+	})
 }
