@@ -1,6 +1,7 @@
 package bandit
 
 import (
+	"github.com/safegp/safegp/internal/racetest"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -57,7 +58,14 @@ func TestGPModeSameAsFullTest(t *testing.T) {
 	defer func(b, k int64, c int) { covarianceBudget, keepAfter, expanderChunk = b, k, c }(covarianceBudget, keepAfter, expanderChunk)
 	names := []string{"safeopt", "safeopt-mc", "stageopt"}
 	expanders := 0
-	for seed := uint64(0); seed < 204; seed++ {
+	// Under the race detector (10 times slower, 12 s) the first 60
+	// problems, every d and number of constraints five times over; all
+	// 204 run without it (.ci/run's coverage run).
+	problems := uint64(204)
+	if racetest.Enabled {
+		problems = 60
+	}
+	for seed := uint64(0); seed < problems; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 13))
 		d, m := 1+int(seed%6), 1+int(seed/6%2)
 		n := 40 + rng.IntN(200)
@@ -154,9 +162,11 @@ func TestGPModeSameAsFullTest(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d of %d runs grew their safe set", expanders, 3*204)
-	// The comparison means something only if the safe sets grew.
-	if expanders < 300 {
-		t.Errorf("only %d of %d runs grew their safe set", expanders, 3*204)
+	t.Logf("%d of %d runs grew their safe set", expanders, 3*problems)
+	// The comparison means something only if the safe sets grew: in
+	// 300 of the 612 runs of all 204 problems, as many in proportion of
+	// fewer.
+	if uint64(expanders)*204 < 300*problems {
+		t.Errorf("only %d of %d runs grew their safe set", expanders, 3*problems)
 	}
 }
