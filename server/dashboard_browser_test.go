@@ -136,20 +136,26 @@ func traces(t *testing.T, ctx context.Context, fig, meta string) int {
 
 // drawn counts the markers Plotly drew in the first figure.fig's SVG:
 // what the browser shows, not only what the page asked for. Those of a
-// trace of over 300 are dots, one subpath each of a shape's path named
-// dots-KIND (dashboard.js, dotted); the rest are markers.
+// chart of over 300 observations are dots, one subpath each of a
+// shape's path named dots-KIND (dashboard.js, dotted); the rest are
+// markers.
 func drawn(t *testing.T, ctx context.Context, fig string) int {
 	t.Helper()
-	return eval[int](t, ctx, fmt.Sprintf(`(() => {
+	return eval[int](t, ctx, drawnExpr(fig))
+}
+
+// drawnExpr is drawn's expression.
+func drawnExpr(fig string) string {
+	return fmt.Sprintf(`(() => {
 		const g = %s;
 		if (!g) return -1;
 		let n = g.querySelectorAll('.scatterlayer path.point').length;
 		for (const p of g.querySelectorAll('.shapelayer path[data-index]')) {
 			const s = (g.layout.shapes || [])[+p.dataset.index];
-			if (s && /^dots-/.test(s.name) && s.name !== 'dots-halo') n += (p.getAttribute('d').match(/M/g) || []).length;
+			if (s && /^dots-/.test(s.name)) n += (p.getAttribute('d').match(/M/g) || []).length;
 		}
 		return n;
-	})()`, gd(fig)))
+	})()`, gd(fig))
 }
 
 // axisTexts are the texts of the first figure.fig's x (or y) axis: its
@@ -663,6 +669,40 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "the tooltip of observation #500", `(() => { const h = document.querySelector('figure.progress-f .hovertext'); return !!h && h.textContent.startsWith('#500 '); })()`)
+	// A click on the legend's "observation" hides those dots, as it
+	// hid their markers, and a second shows them again.
+	violations := points(t, ctx, "progress-f", "violation")
+	clickLegend := func() {
+		t.Helper()
+		at := eval[[]float64](t, ctx, `(() => {
+			const e = [...document.querySelectorAll('figure.progress-f .legend .traces')].find((e) => e.textContent === 'observation');
+			const r = e.querySelector('.legendtoggle').getBoundingClientRect();
+			return [r.left + r.width / 2, r.top + r.height / 2];
+		})()`)
+		if _, err := chromedp.Run(ctx, chromedp.MouseClickXY(at[0], at[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clickLegend()
+	waitFor(t, ctx, "the observations' dots hidden by their legend entry", fmt.Sprintf(`%d === %s`, violations, drawnExpr("progress-f")))
+	clickLegend()
+	waitFor(t, ctx, "the observations' dots shown again", fmt.Sprintf(`1000 === %s`, drawnExpr("progress-f")))
+	// The mode bar's download writes the chart as SVG with the dots in
+	// it: the round caps that draw them travel with the file.
+	eval[any](t, ctx, `(() => {
+		window.__svg = null;
+		const make = URL.createObjectURL;
+		URL.createObjectURL = (b) => { b.text().then((s) => { window.__svg = s; }); URL.createObjectURL = make; return make(b); };
+		document.querySelector('figure.progress-f .modebar-btn[data-title="Download plot as SVG"]').click();
+	})()`)
+	waitFor(t, ctx, "the downloaded SVG", `!!window.__svg`)
+	if got := eval[int](t, ctx, `(() => {
+		const doc = new DOMParser().parseFromString(window.__svg, 'image/svg+xml');
+		const caps = [...doc.querySelectorAll('style')].some((e) => e.textContent.includes('.shapelayer path { stroke-linecap: round; }'));
+		return caps ? [...doc.querySelectorAll('.shapelayer path')].reduce((n, p) => n + (p.getAttribute('d').match(/M/g) || []).length, 0) : -1;
+	})()`); got != 1000 {
+		t.Errorf("long-1000: the downloaded SVG of f's observations holds %d dots with round caps (-1: no caps), want 1000", got)
+	}
 	last := batches[len(batches)-1]
 	t.Logf("long-1000 (1 000 observations): navigation start → page drawn and laid out, 5 loads per batch: %v ms; median %.1f ms", batches, last[2])
 	switch {

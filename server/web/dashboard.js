@@ -605,11 +605,14 @@
   // One style for every chart, as for the figures (plotstyle): the
   // page's font, light grid, the legend under the plot, never on data.
   const FONT = { family: 'system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif', size: 12, color: C.text };
-  const CONFIG = {
+  // The mode bar's download writes SVG through downloadSVG; made on the
+  // first chart, once Plotly (loaded after this script) has its icons.
+  let config = null;
+  const CONFIG = () => (config ||= {
     displaylogo: false, responsive: true,
-    modeBarButtonsToRemove: ['select2d', 'lasso2d'],
-    toImageButtonOptions: { format: 'svg' },
-  };
+    modeBarButtonsToRemove: ['select2d', 'lasso2d', 'toImage'],
+    modeBarButtonsToAdd: [{ name: 'svg', title: 'Download plot as SVG', icon: Plotly.Icons.camera, click: downloadSVG }],
+  });
   let queue = []; // the charts of the HTML being built: {id, data, layout}
 
   // chart returns a figure's HTML and queues its chart: cls names it for
@@ -628,31 +631,43 @@
       `${o.before || ''}<div class="chart" id="${id}" style="min-height: ${full.height}px" role="img" aria-label="${esc(title.replace(/<[^>]*>/g, ''))}"></div></figure>`;
   }
 
-  // DOTS_ABOVE is the number of markers above which a trace of
-  // observations (obsTraces) is drawn as one SVG path of dots. Plotly
-  // draws a marker as an SVG element of its own, 40–60 ms a chart of
-  // 1 000 on the 2-core machine, most of a long study's page load
-  // (issue 44's 300 ms); a path of 1 000 round dots takes a few.
+  // DOTS_ABOVE is the number of observations above which a chart draws
+  // them as dots, one SVG path per kind. Plotly draws a marker as an SVG
+  // element of its own, 40–60 ms a chart of 1 000 on the 2-core machine,
+  // most of a long study's page load (issue 44's 300 ms); a path of 1 000
+  // round dots takes a few.
   const DOTS_ABOVE = 300;
+  // The round caps that make a zero-length segment a dot: the page's
+  // stylesheet has the rule, and downloadSVG writes it into the file.
+  const DOT_CAPS = '.shapelayer path { stroke-linecap: round; }';
 
-  // dotted returns data and layout with each trace marked dots that has
-  // more than DOTS_ABOVE points on numeric axes drawn as dots: a layout
-  // shape whose path is a zero-length segment at every point, which the
-  // stylesheet's round line caps draw as a dot of the marker's size (in
-  // data coordinates, so Plotly moves it on zoom and pan and clips it to
-  // the plot), under it a white one 2 px wider where the marker has a
-  // halo. The trace stays, drawn with mode none: its points keep their
-  // tooltips, set the axes' ranges and are what the tests count; a
-  // point-less trace of one marker gives the legend its key. Fewer
-  // markers stay markers.
+  // dotted returns data and layout with the traces marked dots (the
+  // observations of obsTraces, every kind) drawn as dots when together
+  // they hold more than DOTS_ABOVE points on numeric axes: each kind a
+  // layout shape whose path is a zero-length segment at every point,
+  // which round line caps (DOT_CAPS) draw as a dot of the marker's size,
+  // in data coordinates, so that Plotly moves them on zoom and pan and
+  // clips them to the plot; in the traces' order, the violations over
+  // the rest as their markers were; a marker's outline as a wider dot
+  // under it (as wide as the marker with its outline's outer half). The
+  // trace stays, drawn with mode none: its points keep their tooltips
+  // (in the marker's colour), set the axes' ranges and are what the
+  // tests count; a point-less trace of one marker gives the legend its
+  // key, and the shapes share its legend group, so that a click on the
+  // key hides them with it. Fewer observations stay markers.
   function dotted(data, layout) {
-    if (!data.some((d) => d.dots)) return [data, layout];
+    const numeric = (d, a) => {
+      const ax = layout[a + 'axis' + (d[a + 'axis'] || a).slice(1)];
+      return !ax || ax.type !== 'category';
+    };
+    const dots = data.filter((d) => d.dots && numeric(d, 'x') && numeric(d, 'y'));
+    const clean = ({ dots, ...d }) => d;
+    if (dots.reduce((n, d) => n + d.x.length, 0) <= DOTS_ABOVE) return [data.map(clean), layout];
     const shapes = (layout.shapes || []).slice();
     const out = [];
-    for (const { dots, ...d } of data) {
-      const xa = 'xaxis' + (d.xaxis || 'x').slice(1), ya = 'yaxis' + (d.yaxis || 'y').slice(1);
-      const numeric = (a) => !layout[a] || layout[a].type !== 'category';
-      if (!dots || d.x.length <= DOTS_ABOVE || !numeric(xa) || !numeric(ya)) {
+    for (const tr of data) {
+      const d = clean(tr);
+      if (!dots.includes(tr)) {
         out.push(d);
         continue;
       }
@@ -661,13 +676,32 @@
         const x = d.x[k], y = d.y[k];
         if (Number.isFinite(x) && Number.isFinite(y)) path += `M${x},${y}L${x},${y}`;
       }
-      const refs = { xref: d.xaxis || 'x', yref: d.yaxis || 'y', layer: 'above' };
-      if (d.marker.line) shapes.push({ type: 'path', name: 'dots-halo', path, ...refs, line: { color: d.marker.line.color, width: d.marker.size + 2 * d.marker.line.width } });
-      shapes.push({ type: 'path', name: 'dots-' + d.meta, path, ...refs, line: { color: d.marker.color, width: d.marker.size } });
-      out.push({ ...d, mode: 'none', showlegend: false, legendgroup: d.meta });
-      out.push({ type: 'scatter', mode: 'markers', meta: d.meta + '-key', name: d.name, x: [null], y: [null], marker: d.marker, hoverinfo: 'skip', showlegend: d.showlegend, legendgroup: d.meta, xaxis: d.xaxis, yaxis: d.yaxis });
+      const m = d.marker, rim = m.line;
+      const base = { type: 'path', path, xref: d.xaxis || 'x', yref: d.yaxis || 'y', layer: 'above', legendgroup: d.meta };
+      if (rim) shapes.push({ ...base, name: 'rim-' + d.meta, line: { color: rim.color, width: m.size + rim.width } });
+      shapes.push({ ...base, name: 'dots-' + d.meta, line: { color: m.color, width: rim && m.color === '#fff' ? m.size - rim.width : m.size } });
+      out.push({ ...d, mode: 'none', showlegend: false, legendgroup: d.meta, hoverlabel: { bgcolor: m.color === '#fff' && rim ? rim.color : m.color } });
+      out.push({ type: 'scatter', mode: 'markers', meta: d.meta + '-key', name: d.name, x: [null], y: [null], marker: m, hoverinfo: 'skip', showlegend: d.showlegend, legendgroup: d.meta, xaxis: d.xaxis, yaxis: d.yaxis });
     }
     return [out, { ...layout, shapes }];
+  }
+
+  // downloadSVG is the mode bar's download button: the chart as an SVG
+  // file, as Plotly's own button writes it, with DOT_CAPS in it (Plotly
+  // writes a figure's attributes, not the page's stylesheet, and without
+  // round caps a dot is drawn as nothing).
+  async function downloadSVG(gd) {
+    const url = await Plotly.toImage(gd, { format: 'svg', width: gd._fullLayout.width, height: gd._fullLayout.height });
+    let svg = decodeURIComponent(url.slice(url.indexOf(',') + 1));
+    const at = svg.indexOf('>', svg.indexOf('<svg')) + 1;
+    svg = svg.slice(0, at) + `<style>${DOT_CAPS}</style>` + svg.slice(at);
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(new Blob([svg], { type: 'image/svg+xml' }));
+    a.download = (gd.getAttribute('aria-label') || 'plot').replace(/[^\w.-]+/g, '-').replace(/^-|-$/g, '') + '.svg';
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 60000);
   }
 
   function baseLayout(l) {
@@ -702,7 +736,7 @@
       const el = document.getElementById(c.id);
       if (el) (el.getBoundingClientRect().top < window.innerHeight ? now : later).push([el, c]);
     }
-    const draw = ([el, c]) => Plotly.newPlot(el, c.data, c.layout, CONFIG);
+    const draw = ([el, c]) => Plotly.newPlot(el, c.data, c.layout, CONFIG());
     doc.charts = 'first';
     // Those in the window are drawn now: Plotly writes a chart's SVG in
     // newPlot's call; its promise settles a frame or more later.
@@ -775,7 +809,7 @@
       return {
         type: 'scatter', mode: 'markers', meta, name, x: os.map(x), y: os.map((o) => (ydom ? pin(y(o), ydom) : y(o))),
         customdata: os.map((o) => o.k), text: os.map((o) => hoverOf(o, label, value(o))), hoverinfo: 'text', marker: m,
-        showlegend: os.length > 0, dots: meta !== 'retracted',
+        showlegend: os.length > 0, dots: true,
       };
     });
   }
@@ -1200,7 +1234,7 @@
       const got = await api(`v1/studies/${encodeURIComponent(s.study)}/map?x=${encodeURIComponent(pick.x)}&y=${encodeURIComponent(pick.y)}`);
       if (my !== mapGen || !el.isConnected) return;
       const m = JSON.parse(got.text);
-      await Plotly.react(el, mapData(v, pick, m), baseLayout(mapLayout(v, pick)), CONFIG);
+      await Plotly.react(el, mapData(v, pick, m), baseLayout(mapLayout(v, pick)), CONFIG());
       status.textContent = `the other parameters held at ${setting(m.at, Object.keys(m.at).filter((n) => n !== pick.x && n !== pick.y)) || '—'}`;
       el.closest('figure').dataset.mapped = pick.x + ',' + pick.y;
     } catch (err) {
@@ -1223,7 +1257,7 @@
       const el = document.querySelector('#map-figure .chart');
       document.querySelector('#map-figure h2').textContent = `${s.objective.name} over ${xs.value} × ${ys.value}: the model's mean, the safe region and the trials`;
       delete el.closest('figure').dataset.mapped;
-      Plotly.react(el, mapData(v, mapPick[s.study], null), baseLayout(mapLayout(v, mapPick[s.study])), CONFIG).then(() => loadMap(v));
+      Plotly.react(el, mapData(v, mapPick[s.study], null), baseLayout(mapLayout(v, mapPick[s.study])), CONFIG()).then(() => loadMap(v));
     };
     xs.addEventListener('change', pick);
     ys.addEventListener('change', pick);
