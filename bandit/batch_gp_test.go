@@ -33,10 +33,7 @@ func TestBatchGPSameAsFull(t *testing.T) {
 	// Under the race detector (10 times slower, 10 s) the first 32
 	// problems, every d and number of constraints four times over; all
 	// 96 run without it (.ci/run's coverage run).
-	problems := uint64(96)
-	if racetest.Enabled {
-		problems = 32
-	}
+	problems := uint64(racetest.Count(96, 32))
 	for seed := uint64(0); seed < problems; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 17))
 		d, m := 1+int(seed%4), 1+int(seed/4%2)

@@ -61,10 +61,7 @@ func TestGPModeSameAsFullTest(t *testing.T) {
 	// Under the race detector (10 times slower, 12 s) the first 60
 	// problems, every d and number of constraints five times over; all
 	// 204 run without it (.ci/run's coverage run).
-	problems := uint64(204)
-	if racetest.Enabled {
-		problems = 60
-	}
+	problems := uint64(racetest.Count(204, 60))
 	for seed := uint64(0); seed < problems; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 13))
 		d, m := 1+int(seed%6), 1+int(seed/6%2)

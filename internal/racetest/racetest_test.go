@@ -18,3 +18,15 @@ func TestLong(t *testing.T) {
 		t.Errorf("race detector %v, test ran %v", racetest.Enabled, ran)
 	}
 }
+
+// TestCount checks that Count gives the raced count exactly under the
+// race detector.
+func TestCount(t *testing.T) {
+	want := 204
+	if racetest.Enabled {
+		want = 60
+	}
+	if got := racetest.Count(204, 60); got != want {
+		t.Errorf("Count(204, 60) = %d with the race detector %v, want %d", got, racetest.Enabled, want)
+	}
+}

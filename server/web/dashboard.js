@@ -482,6 +482,17 @@
 
   // downloadCSV fetches GET …/observations?format=csv with the token, if
   // any (a plain link could not send it), and saves it as NAME.csv.
+  // save hands blob to the browser as a download of file name.
+  function save(blob, name) {
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(blob);
+    a.download = name;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 60000);
+  }
+
   async function downloadCSV(name) {
     const headers = { Accept: 'text/csv' };
     const tok = sessionStorage.getItem(TOKEN_KEY);
@@ -489,13 +500,7 @@
     try {
       const resp = await fetch('v1/studies/' + encodeURIComponent(name) + '/observations?format=csv', { headers, cache: 'no-store', credentials: 'omit' });
       if (!resp.ok) throw new Error(resp.status + ' ' + resp.statusText);
-      const a = document.createElement('a');
-      a.href = URL.createObjectURL(await resp.blob());
-      a.download = name + '.csv';
-      document.body.appendChild(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(a.href), 60000);
+      save(await resp.blob(), name + '.csv');
     } catch (err) {
       updated.className = 'updated stale';
       updated.textContent = 'download failed: ' + err.message;
@@ -695,13 +700,7 @@
     let svg = decodeURIComponent(url.slice(url.indexOf(',') + 1));
     const at = svg.indexOf('>', svg.indexOf('<svg')) + 1;
     svg = svg.slice(0, at) + `<style>${DOT_CAPS}</style>` + svg.slice(at);
-    const a = document.createElement('a');
-    a.href = URL.createObjectURL(new Blob([svg], { type: 'image/svg+xml' }));
-    a.download = (gd.getAttribute('aria-label') || 'plot').replace(/[^\w.-]+/g, '-').replace(/^-|-$/g, '') + '.svg';
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(a.href), 60000);
+    save(new Blob([svg], { type: 'image/svg+xml' }), (gd.getAttribute('aria-label') || 'plot').replace(/[^\w.-]+/g, '-').replace(/^-|-$/g, '') + '.svg');
   }
 
   function baseLayout(l) {
