@@ -712,9 +712,35 @@ func TestDashboardInBrowser(t *testing.T) {
 		// only when asked, without -race (which slows the server about
 		// tenfold), on a machine running nothing else — .ci/run's step
 		// after the test suite.
-		t.Logf("the %d ms bound is asserted with SAFEGP_ASSERT_LOAD_TIME=1 and without -race (as .ci/run does)", loadBound)
+		t.Logf("the %d ms bound is asserted with SAFEGP_ASSERT_LOAD_TIME=1 and without -race; .ci/run reports the time without asserting it", loadBound)
 	default:
 		t.Errorf("the page of a study with 1 000 observations was drawn %.1f ms after the navigation started (median of 5, in each of %d batches), want ≤ %d", last[2], len(batches), loadBound)
+	}
+
+	// Every study's page, whatever its kind, shows the study's notes, as
+	// many as its summary has and in its words, and its calibration check
+	// where it has one (issue 44: a grid study's page hid them).
+	infos, err := fx.svc.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	noted := 0
+	for _, info := range infos {
+		sum, err := fx.svc.Show(context.Background(), info.Study)
+		if err != nil {
+			t.Fatal(err)
+		}
+		open(t, ctx, fx.url+"/#/study/"+info.Study, "study:"+info.Study)
+		if got := eval[[]string](t, ctx, `[...document.querySelectorAll('#notes li')].map((e) => e.textContent)`); !slices.Equal(got, sum.Notes) {
+			t.Errorf("%s: the page's notes %q, the summary's %q", info.Study, got, sum.Notes)
+		}
+		if got, want := count(t, ctx, "#calibration"), map[bool]int{true: 1}[sum.Calibration != nil]; got != want {
+			t.Errorf("%s: %d calibration rows on the page, want %d", info.Study, got, want)
+		}
+		noted += min(len(sum.Notes), 1)
+	}
+	if noted < 3 {
+		t.Errorf("only %d of the %d studies have notes: the check above means little", noted, len(infos))
 	}
 
 	// No script error, no CSP violation. The browser logs the 401 of the
