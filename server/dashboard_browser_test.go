@@ -687,6 +687,10 @@ func TestDashboardInBrowser(t *testing.T) {
 	waitFor(t, ctx, "the observations' dots hidden by their legend entry", fmt.Sprintf(`%d === %s`, violations, drawnExpr("progress-f")))
 	clickLegend()
 	waitFor(t, ctx, "the observations' dots shown again", fmt.Sprintf(`1000 === %s`, drawnExpr("progress-f")))
+	// Zoom and pan are the mode bar's (Plotly's own drag modes).
+	if got := eval[string](t, ctx, `[...document.querySelectorAll('figure.progress-f .modebar-btn[data-attr="dragmode"]')].map((e) => e.dataset.val).join(' ')`); got != "zoom pan" {
+		t.Errorf("long-1000: the mode bar's drag modes are %q, want zoom and pan", got)
+	}
 	// The mode bar's download writes the chart as SVG with the dots in
 	// it: the round caps that draw them travel with the file.
 	eval[any](t, ctx, `(() => {
