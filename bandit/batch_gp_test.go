@@ -1,11 +1,11 @@
 package bandit
 
 import (
-	"github.com/safegp/safegp/internal/racetest"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/safegp/safegp/internal/racetest"
 	"github.com/safegp/safegp/kernel"
 )
 
