@@ -53,6 +53,13 @@ type Fit struct {
 	// is kept as fitted, unless the objective has a threshold: f ≥ h_f is
 	// then a safety condition too, and gets the same floor.
 	ConstraintVarianceFloor *float64 `yaml:"constraint_variance_floor,omitempty" json:"constraint_variance_floor,omitempty"`
+	// ObjectiveVarianceFloor is the floor for f's variance when f ≥ h_f
+	// is a safety condition, in the same units; nil: the constraints'
+	// (ConstraintVarianceFloor), as before it existed. A search drives
+	// f away from its threshold, so f's second moment about it grows
+	// with the progress made, and a floor on it shrinks the certified
+	// steps as the study succeeds (docs/fitting.md).
+	ObjectiveVarianceFloor *float64 `yaml:"objective_variance_floor,omitempty" json:"objective_variance_floor,omitempty"`
 }
 
 // FitWhen is the fit rule: never (the zero value), once on the first
@@ -157,6 +164,9 @@ func (f *Fit) check() error {
 	}
 	if f.ConstraintVarianceFloor != nil && !(*f.ConstraintVarianceFloor >= 0 && *f.ConstraintVarianceFloor <= 1e6) {
 		return badKey("constraint_variance_floor", "want a number in 0…1e6, got %v", *f.ConstraintVarianceFloor)
+	}
+	if f.ObjectiveVarianceFloor != nil && !(*f.ObjectiveVarianceFloor >= 0 && *f.ObjectiveVarianceFloor <= 1e6) {
+		return badKey("objective_variance_floor", "want a number in 0…1e6, got %v", *f.ObjectiveVarianceFloor)
 	}
 	for j, g := range f.Groups {
 		if g < 0 || g >= len(f.Groups) {
@@ -286,8 +296,8 @@ type FitData struct {
 	Y        [][]float64
 	NoiseVar []float64
 	// ObjectiveCondition is true when f ≥ h_f is a safety condition (an
-	// objective threshold): f's variance then gets the floor the
-	// constraints' do (ConstraintVarianceFloor).
+	// objective threshold): f's variance then gets a floor
+	// (ObjectiveVarianceFloor, else ConstraintVarianceFloor).
 	ObjectiveCondition bool
 }
 

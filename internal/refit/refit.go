@@ -84,17 +84,31 @@ func Model(ctx context.Context, m *config.Model, data config.FitData, seed uint6
 				s.NoiseStd = &v
 			}
 		}
-		if (j > 0 || data.ObjectiveCondition) && m.Fit.ConstraintVarianceFloor != nil {
-			// Every safety condition's GP: the constraints', and f's when
-			// f ≥ h_f is one (a seed near the objective's limit, measured
-			// alone, is otherwise fitted sure of its neighbours).
-			s.Variance = raise(s.Variance, *m.Fit.ConstraintVarianceFloor*secondMoment(data.Y[j]))
+		if floor := varianceFloor(m.Fit, j, data.ObjectiveCondition); floor != nil {
+			s.Variance = raise(s.Variance, *floor*secondMoment(data.Y[j]))
 		}
 		out = append(out, s)
 		rec.LML = append(rec.LML, r.LogMarginalLikelihood)
 	}
 	rec.Objective, rec.Constraints = &out[0], out[1:]
 	return rec, nil
+}
+
+// varianceFloor is the variance floor of GP j (0: f), relative to its
+// data's second moment, nil for none: every safety condition's GP gets
+// one — the constraints', and f's when f ≥ h_f is one (a seed near the
+// objective's limit, measured alone, is otherwise fitted sure of its
+// neighbours) — f's its own when the block gives it.
+func varianceFloor(fb *config.Fit, j int, objectiveCondition bool) *float64 {
+	switch {
+	case j > 0:
+		return fb.ConstraintVarianceFloor
+	case !objectiveCondition:
+		return nil
+	case fb.ObjectiveVarianceFloor != nil:
+		return fb.ObjectiveVarianceFloor
+	}
+	return fb.ConstraintVarianceFloor
 }
 
 // raise returns a variance of at least floor: v itself when it is, else

@@ -102,16 +102,20 @@ func TestConstraintVarianceFloor(t *testing.T) {
 		d.Y[1] = append(d.Y[1], g)
 		m2 += g * g / 15
 	}
-	fitWith := func(floor *float64) config.FitRecord {
+	fitFloors := func(t *testing.T, d config.FitData, fb *config.Fit) config.FitRecord {
 		t.Helper()
 		noise := 0.1
 		k := kernel.Spec{Kernel: "matern52"}
-		m := &config.Model{Objective: &k, Constraints: []kernel.Spec{k}, NoiseStd: &noise, Fit: &config.Fit{ConstraintVarianceFloor: floor}}
+		m := &config.Model{Objective: &k, Constraints: []kernel.Spec{k}, NoiseStd: &noise, Fit: fb}
 		rec, err := Model(context.Background(), m, d, 1, 1, 1, 0)
 		if err != nil || rec.Skipped != "" {
 			t.Fatalf("fit: %+v, %v", rec, err)
 		}
 		return rec
+	}
+	fitWith := func(floor *float64) config.FitRecord {
+		t.Helper()
+		return fitFloors(t, d, &config.Fit{ConstraintVarianceFloor: floor})
 	}
 	plain := fitWith(nil)
 	if v := *plain.Constraints[0].Variance; !(v < 0.9*m2) {
@@ -148,6 +152,18 @@ func TestConstraintVarianceFloor(t *testing.T) {
 		}
 		if v := *rec.Objective.Variance; math.Abs(v-want) > 1e-12*want {
 			t.Errorf("objective a safety condition %v: its variance %v, want %v", cond, v, want)
+		}
+	}
+	// objective_variance_floor, when given, is f's floor in place of the
+	// constraints' (0: none), and never the constraints'.
+	d.ObjectiveCondition = true
+	for _, of := range []float64{0, 0.5, 2} {
+		rec := fitFloors(t, d, &config.Fit{ConstraintVarianceFloor: &floor, ObjectiveVarianceFloor: &of})
+		if want := math.Max(fitted, of*m2); math.Abs(*rec.Objective.Variance-want) > 1e-12*want {
+			t.Errorf("objective_variance_floor %v: f's variance %v, want max(fitted %v, %v·%v)", of, *rec.Objective.Variance, fitted, of, m2)
+		}
+		if want := math.Max(*plain.Constraints[0].Variance, floor*m2); math.Abs(*rec.Constraints[0].Variance-want) > 1e-12*want {
+			t.Errorf("objective_variance_floor %v: the constraint's variance %v, want %v", of, *rec.Constraints[0].Variance, want)
 		}
 	}
 }
