@@ -2,11 +2,13 @@ package study_test
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/safegp/safegp/bandit"
+	"github.com/safegp/safegp/internal/racetest"
 	"github.com/safegp/safegp/study/api"
 )
 
@@ -112,5 +114,68 @@ func TestDefaultSearch(t *testing.T) {
 		case c.objectiveBeta != 0 && (ob == nil || ob.Paper || ob.Value != c.objectiveBeta):
 			t.Errorf("%s: objective_beta %+v, want %v", c.name, ob, c.objectiveBeta)
 		}
+	}
+}
+
+// TestDefaultFit: the fit a study stated in parameters gets by default
+// (study/named.go): the lengthscales' cap never below 0.1 of the cube
+// for up to two numeric parameters and √(n/2) times that for n beyond
+// (ints count, choices do not), the constraints' variance at least
+// their data's second moment about the limit, and no floor on f's when
+// f has a limit.
+func TestDefaultFit(t *testing.T) {
+	t.Parallel()
+	oneParam := `
+parameters:
+  - {name: kp, low: 0.05, high: 20, scale: log}
+objective: {name: settle_time, goal: minimize, max: 70}
+constraints:
+  - {name: overshoot, max: 0.05}
+seeds: [{kp: 0.3}]
+horizon: 60
+`
+	for _, c := range []struct {
+		name, spec string
+		floor      float64
+	}{
+		{"1 numeric", oneParam, 0.1},
+		{"2 numeric", piSpec, 0.1},
+		{"3 numeric", tuneCases["pid"].spec, 0.1 * math.Sqrt(1.5)},
+		{"4 numeric and a choice", tuneCases["pid-mixed"].spec, 0.1 * math.Sqrt(2)},
+		{"10 numeric", tuneCases["gp-sample-10"].spec, 0.1 * math.Sqrt(5)},
+	} {
+		f := resolved(t, c.spec).Spec.Model.Fit
+		switch {
+		case f == nil || f.RangeFloor == nil || f.RangeLengthscale == nil || f.ConstraintVarianceFloor == nil || f.ObjectiveVarianceFloor == nil:
+			t.Errorf("%s: fit block %+v lacks a default", c.name, f)
+		case math.Abs(*f.RangeFloor-c.floor) > 1e-15:
+			t.Errorf("%s: range_floor %v, want %v", c.name, *f.RangeFloor, c.floor)
+		case *f.RangeLengthscale != 0.25 || *f.ConstraintVarianceFloor != 1 || *f.ObjectiveVarianceFloor != 0:
+			t.Errorf("%s: range_lengthscale %v, constraint_variance_floor %v, objective_variance_floor %v; want 0.25, 1 and 0",
+				c.name, *f.RangeLengthscale, *f.ConstraintVarianceFloor, *f.ObjectiveVarianceFloor)
+		}
+	}
+}
+
+// TestTuneGPSample10: a 10-parameter study whose one safety condition
+// is its objective's limit (BenchmarkTuneControllers/gp-sample-10, noise
+// realization 0) goes at least 0.75 of the way from its seed to the
+// optimum in 100 trials with no violation. It went 0.84 with today's
+// defaults (study/named.go); 0.70 with the constraints' variance floor
+// on f as well, 0.37 with the lengthscales' cap never below 0.1 of the
+// cube, and 0.13 with both (the defaults before issue 42's measurement
+// on GP samples; over 48 realizations a median 0.12 against 0.70,
+// docs/tuning.md).
+func TestTuneGPSample10(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("100 trials with fits")
+	}
+	racetest.Long(t, "100 trials with fits in 10 dimensions")
+	c := tuneCases["gp-sample-10"]
+	r := tune(t, c, 0, nil)
+	start := seedValue(t, "gp-sample-10")
+	if way := (start - r.best) / (start - (-c.optimum)); !(way >= 0.75) || r.violations > 0 {
+		t.Errorf("went %.2f of the way from %v to %v (best %v) with %d violations; want ≥ 0.75 and none", way, start, -c.optimum, r.best, r.violations)
 	}
 }

@@ -361,6 +361,19 @@ seed: 1
 		return map[string]float64{"iae": iae, "effort": u, "overshoot": o}, u <= 1.6 && o <= 0.1
 	},
 		noise: []tuneNoise{{"iae", 0.01, true}, {"effort", 0.01, true}, {"overshoot", 0.002, false}}, objective: "iae"},
+	// pi-iae with a limit on the objective too, the IAE at most 15 (the
+	// seed's 12.9): f ≥ h_f a safety condition (namedObjectiveVarianceFloor).
+	"pi-iae-max": {spec: strings.Replace(piIAESpec, "goal: minimize}", "goal: minimize, max: 15}", 1), measure: func(p space.Setting) (map[string]float64, bool) {
+		iae, u, _ := loopIAE(p["kp"].Num, p["ki"].Num)
+		return map[string]float64{"iae": iae, "effort": u}, u <= 1.6 && iae <= 15
+	},
+		noise: []tuneNoise{{"iae", 0.01, true}, {"effort", 0.01, true}}, objective: "iae"},
+	// pi with its settling time at most 70 s (the seed's 62 s): an
+	// objective's limit that the search moves away from.
+	"pi-settle-max": {spec: strings.Replace(piSpec, "goal: minimize}", "goal: minimize, max: 70}", 1), measure: func(p space.Setting) (map[string]float64, bool) {
+		s, o := plant(p["kp"].Num, p["ki"].Num)
+		return map[string]float64{"settle_time": s, "overshoot": o}, o <= 0.05 && s <= 70
+	}, noise: piNoise},
 	// pi with a second limit, on the control effort, binding at the
 	// optimum too.
 	"pi-effort": {spec: piSpec[:len(piSpec)-len("seeds: [{kp: 0.3, ki: 0.05}]\nhorizon: 60\nseed: 1\n")] + `  - {name: effort, max: 0.9}
