@@ -138,3 +138,32 @@ func BenchmarkDataAnyPoint(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkCovarianceAtTransposed times CovarianceAt's gathered entries
+// on a model that keeps Vᵀ (KeepTransposed), as SafeOpt's expander test
+// in gp mode reads them: 256 entries of one row at t observations over
+// N = 10 000 actions, O(t) each.
+func BenchmarkCovarianceAtTransposed(b *testing.B) {
+	const n = 10000
+	for _, t := range []int{100, 500} {
+		b.Run(fmt.Sprintf("t=%d", t), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			x := randPoints(rng, n, 2)
+			m := gp.New(kernel.SE{Variance: 1, Lengthscale: 0.2}, x, 0.1)
+			m.Reserve(t)
+			m.KeepTransposed()
+			for range t {
+				m.Observe(rng.IntN(n), rng.NormFloat64())
+			}
+			idx := make([]int, 256)
+			for k := range idx {
+				idx[k] = rng.IntN(n)
+			}
+			dst := make([]float64, len(idx))
+			b.ReportAllocs()
+			for b.Loop() {
+				m.CovarianceAt(dst, 17, idx)
+			}
+		})
+	}
+}

@@ -59,12 +59,29 @@ func (m *Model) relayout(stride int) {
 // gatherTransposed is CovarianceAt's gathered product on Vᵀ: dst[k] holds
 // k(x_i, x_j) for j = idx[k] on entry and k(x_i, x_j) − Σ_s V[s,i]·V[s,j]
 // on return, the terms added in s order as the product over V's rows adds
-// them.
+// them. Four entries run side by side, each its own sum in s order (the
+// same floats): one entry's sum is a chain of dependent additions, bound
+// by the adder's latency, and four chains fill its pipeline.
 func (m *Model) gatherTransposed(dst []float64, i int, idx []int) {
 	t, stride := len(m.a), m.vtStride
 	vi := m.vt[i*stride : i*stride+t]
-	for k, j := range idx {
-		vj := m.vt[j*stride : j*stride+t]
+	k := 0
+	for ; k+4 <= len(idx); k += 4 {
+		v0 := m.vt[idx[k]*stride:][:len(vi)]
+		v1 := m.vt[idx[k+1]*stride:][:len(vi)]
+		v2 := m.vt[idx[k+2]*stride:][:len(vi)]
+		v3 := m.vt[idx[k+3]*stride:][:len(vi)]
+		a0, a1, a2, a3 := dst[k], dst[k+1], dst[k+2], dst[k+3]
+		for s, a := range vi {
+			a0 += -a * v0[s]
+			a1 += -a * v1[s]
+			a2 += -a * v2[s]
+			a3 += -a * v3[s]
+		}
+		dst[k], dst[k+1], dst[k+2], dst[k+3] = a0, a1, a2, a3
+	}
+	for ; k < len(idx); k++ {
+		vj := m.vt[idx[k]*stride:][:len(vi)]
 		acc := dst[k]
 		for s, a := range vi {
 			acc += -a * vj[s]
