@@ -51,7 +51,8 @@ type Fit struct {
 	// parameters, about the limit), the lengthscale and the noise kept as
 	// fitted (internal/refit); nil for no floor. The objective's variance
 	// is kept as fitted, unless the objective has a threshold: f ≥ h_f is
-	// then a safety condition too, and gets the same floor.
+	// then a safety condition too, and gets the same floor unless
+	// ObjectiveVarianceFloor gives it its own.
 	ConstraintVarianceFloor *float64 `yaml:"constraint_variance_floor,omitempty" json:"constraint_variance_floor,omitempty"`
 	// ObjectiveVarianceFloor is the floor for f's variance when f ≥ h_f
 	// is a safety condition, in the same units; nil: the constraints'

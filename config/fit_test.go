@@ -63,6 +63,52 @@ func TestFitDecode(t *testing.T) {
 	}
 }
 
+// TestFitVarianceFloorsDecode: the two variance floors read from YAML and
+// back from the JSON a study stores, each left out as nil — a stored
+// block without objective_variance_floor keeps f on the constraints'
+// floor (internal/refit), so it must not come back as 0.
+func TestFitVarianceFloorsDecode(t *testing.T) {
+	t.Parallel()
+	type doc struct {
+		Model config.Model `yaml:"model"`
+	}
+	for _, tc := range []struct {
+		yaml       string
+		cons, objf *float64
+	}{
+		{"{when: auto}", nil, nil},
+		{"{when: auto, constraint_variance_floor: 1}", ptr(1.0), nil},
+		{"{when: auto, constraint_variance_floor: 1, objective_variance_floor: 0}", ptr(1.0), ptr(0.0)},
+		{"{when: auto, objective_variance_floor: 0.5}", nil, ptr(0.5)},
+	} {
+		var d doc
+		if err := strictyaml.Decode([]byte("model: {noise_std: 0.1, delta: 0.1, fit: "+tc.yaml+"}"), &d); err != nil {
+			t.Fatalf("%s: %v", tc.yaml, err)
+		}
+		js, _ := json.Marshal(d.Model)
+		var back doc
+		if err := strictyaml.Decode(append(append([]byte(`{"model": `), js...), '}'), &back); err != nil {
+			t.Fatalf("%s: JSON %s: %v", tc.yaml, js, err)
+		}
+		for name, fb := range map[string]*config.Fit{"YAML": d.Model.Fit, "JSON": back.Model.Fit} {
+			if !samePtr(fb.ConstraintVarianceFloor, tc.cons) || !samePtr(fb.ObjectiveVarianceFloor, tc.objf) {
+				t.Errorf("%s from %s: floors %v and %v, want %v and %v", tc.yaml, name, show(fb.ConstraintVarianceFloor), show(fb.ObjectiveVarianceFloor), show(tc.cons), show(tc.objf))
+			}
+		}
+	}
+}
+
+func ptr(v float64) *float64 { return &v }
+
+func samePtr(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+func show(p *float64) any {
+	if p == nil {
+		return "nil"
+	}
+	return *p
+}
+
 // TestFitCheck: Model.Check refuses a fit block's bad values and kernels a
 // fit cannot re-estimate, naming the keys; a block with when: never
 // accepts any kernel.
@@ -91,6 +137,8 @@ func TestFitCheck(t *testing.T) {
 		{"objective_variance_floor 0", config.Fit{When: seed, ObjectiveVarianceFloor: f(0)}, "se", ""},
 		{"objective_variance_floor -1", config.Fit{When: seed, ObjectiveVarianceFloor: f(-1)}, "se", "fit.objective_variance_floor"},
 		{"objective_variance_floor NaN", config.Fit{When: seed, ObjectiveVarianceFloor: f(math.NaN())}, "se", "fit.objective_variance_floor"},
+		{"objective_variance_floor 1e7", config.Fit{When: seed, ObjectiveVarianceFloor: f(1e7)}, "se", "fit.objective_variance_floor"},
+		{"objective_variance_floor +Inf", config.Fit{When: seed, ObjectiveVarianceFloor: f(math.Inf(1))}, "se", "fit.objective_variance_floor"},
 		{"every < 0 (Go)", config.Fit{When: &config.FitWhen{Every: -1}}, "se", "fit.when.every"},
 		{"linear", config.Fit{When: seed}, "linear", "constraints[0].kernel"},
 		{"polynomial", config.Fit{When: &config.FitWhen{Every: 3}}, "polynomial", "constraints[0].kernel"},

@@ -155,7 +155,13 @@ func TestConstraintVarianceFloor(t *testing.T) {
 		}
 	}
 	// objective_variance_floor, when given, is f's floor in place of the
-	// constraints' (0: none), and never the constraints'.
+	// constraints' (0: none), and never the constraints'; f without a
+	// limit gets neither.
+	two := 2.0
+	d.ObjectiveCondition = false
+	if v := *fitFloors(t, d, &config.Fit{ConstraintVarianceFloor: &floor, ObjectiveVarianceFloor: &two}).Objective.Variance; v != fitted {
+		t.Errorf("objective_variance_floor 2, f without a limit: its variance %v, want %v as fitted", v, fitted)
+	}
 	d.ObjectiveCondition = true
 	for _, of := range []float64{0, 0.5, 2} {
 		rec := fitFloors(t, d, &config.Fit{ConstraintVarianceFloor: &floor, ObjectiveVarianceFloor: &of})
