@@ -52,9 +52,9 @@ const (
 	// namedRangeLengthscale and namedRangeFloor bound the fitted
 	// lengthscale by a quarter of the span of the settings measured so
 	// far, and never below a tenth of the cube for up to two numeric
-	// parameters (rangeFloor beyond; fit.Options.RangeLengthscale): a constraint measured only where it
-	// is flat would otherwise be fitted flat, and its safe set spread far
-	// beyond the data. Chosen on TestTuneController's plant over 48 noise
+	// parameters (rangeFloor beyond; fit.Options.RangeLengthscale): a
+	// constraint measured only where it is flat would otherwise be
+	// fitted flat, and its safe set spread far beyond the data. Chosen on TestTuneController's plant over 48 noise
 	// seeds (docs/fitting.md): on the 51 × 51 grid used then, a cap of
 	// 0.25 spans overshot in 1 of them and came within 25 % of the
 	// optimum in 25, 0.5 spans in 10 and 31; caps of 1 and 2 spans
@@ -74,12 +74,11 @@ const (
 	// BenchmarkTuneControllers/gp-sample-10 (f ≥ −0.5 its one condition)
 	// went 0.70 of the way in 100 trials in realization 0 against 0.84
 	// without (both with rangeFloor's scaling); over 48 realizations the
-	// pi loop with its
-	// settling time at most 70 s (the seed's 62 s) ended a median gap
-	// (best − optimum)/optimum of 17.1 against 0.67, and issue 42's PI
-	// loop with its IAE at
-	// most 15 (the seed's 12.9) came within 15 % after 40 trials in 0
-	// against 58 %; no violation either way. A seed 4 % below its
+	// pi loop with its settling time at most 70 s (the seed's 62 s)
+	// ended a median gap (best − optimum)/optimum of 17.1 against 0.67,
+	// and issue 42's PI loop with its IAE at most 15 (the seed's 12.9)
+	// came within 15 % after 40 trials in 0 against 58 %; no violation
+	// either way. A seed 4 % below its
 	// objective's limit, where one grid step moves f 6 %, broke the
 	// limit in about a quarter of the realizations with or without it.
 	namedObjectiveVarianceFloor = 0.0
