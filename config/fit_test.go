@@ -3,6 +3,7 @@ package config_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -19,9 +20,6 @@ import (
 // bad forms are one error naming the key path.
 func TestFitDecode(t *testing.T) {
 	t.Parallel()
-	type doc struct {
-		Model config.Model `yaml:"model"`
-	}
 	for _, tc := range []struct {
 		yaml string
 		want string // the rule's String, or the error's key path
@@ -40,8 +38,7 @@ func TestFitDecode(t *testing.T) {
 		{"{when: seed, extra: 1}", `model.fit: unknown key "extra"`, true},
 		{"{when: {}}", "model.fit.when: want never, seed, auto or {every: k}: every is missing", true},
 	} {
-		var d doc
-		err := strictyaml.Decode([]byte("model: {noise_std: 0.1, delta: 0.1, fit: "+tc.yaml+"}"), &d)
+		fromYAML, fromJSON, err := decodeFit(tc.yaml)
 		if tc.bad {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%s: %v, want an error naming %s", tc.yaml, err, tc.want)
@@ -52,15 +49,33 @@ func TestFitDecode(t *testing.T) {
 			t.Errorf("%s: %v", tc.yaml, err)
 			continue
 		}
-		if got := d.Model.Fit.When.String(); got != tc.want {
+		if got := fromYAML.When.String(); got != tc.want {
 			t.Errorf("%s: rule %s, want %s", tc.yaml, got, tc.want)
 		}
-		js, _ := json.Marshal(d.Model)
-		var back doc
-		if err := strictyaml.Decode(append(append([]byte(`{"model": `), js...), '}'), &back); err != nil || back.Model.Fit.When.String() != tc.want {
-			t.Errorf("%s: JSON %s reads back as %v (%v)", tc.yaml, js, back.Model.Fit, err)
+		if got := fromJSON.When.String(); got != tc.want {
+			t.Errorf("%s: read back from JSON as %s, want %s", tc.yaml, got, tc.want)
 		}
 	}
+}
+
+// decodeFit reads a model whose fit block is y (YAML), and that model
+// again from its JSON, as a stored study's spec is read back.
+func decodeFit(y string) (fromYAML, fromJSON *config.Fit, err error) {
+	type doc struct {
+		Model config.Model `yaml:"model"`
+	}
+	var d, back doc
+	if err := strictyaml.Decode([]byte("model: {noise_std: 0.1, delta: 0.1, fit: "+y+"}"), &d); err != nil {
+		return nil, nil, err
+	}
+	js, err := json.Marshal(d.Model)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := strictyaml.Decode(append(append([]byte(`{"model": `), js...), '}'), &back); err != nil {
+		return nil, nil, fmt.Errorf("JSON %s: %w", js, err)
+	}
+	return d.Model.Fit, back.Model.Fit, nil
 }
 
 // TestFitVarianceFloorsDecode: the two variance floors read from YAML and
@@ -69,9 +84,6 @@ func TestFitDecode(t *testing.T) {
 // floor (internal/refit), so it must not come back as 0.
 func TestFitVarianceFloorsDecode(t *testing.T) {
 	t.Parallel()
-	type doc struct {
-		Model config.Model `yaml:"model"`
-	}
 	for _, tc := range []struct {
 		yaml       string
 		cons, objf *float64
@@ -81,16 +93,11 @@ func TestFitVarianceFloorsDecode(t *testing.T) {
 		{"{when: auto, constraint_variance_floor: 1, objective_variance_floor: 0}", ptr(1.0), ptr(0.0)},
 		{"{when: auto, objective_variance_floor: 0.5}", nil, ptr(0.5)},
 	} {
-		var d doc
-		if err := strictyaml.Decode([]byte("model: {noise_std: 0.1, delta: 0.1, fit: "+tc.yaml+"}"), &d); err != nil {
+		fromYAML, fromJSON, err := decodeFit(tc.yaml)
+		if err != nil {
 			t.Fatalf("%s: %v", tc.yaml, err)
 		}
-		js, _ := json.Marshal(d.Model)
-		var back doc
-		if err := strictyaml.Decode(append(append([]byte(`{"model": `), js...), '}'), &back); err != nil {
-			t.Fatalf("%s: JSON %s: %v", tc.yaml, js, err)
-		}
-		for name, fb := range map[string]*config.Fit{"YAML": d.Model.Fit, "JSON": back.Model.Fit} {
+		for name, fb := range map[string]*config.Fit{"YAML": fromYAML, "JSON": fromJSON} {
 			if !samePtr(fb.ConstraintVarianceFloor, tc.cons) || !samePtr(fb.ObjectiveVarianceFloor, tc.objf) {
 				t.Errorf("%s from %s: floors %v and %v, want %v and %v", tc.yaml, name, show(fb.ConstraintVarianceFloor), show(fb.ObjectiveVarianceFloor), show(tc.cons), show(tc.objf))
 			}
