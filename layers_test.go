@@ -23,7 +23,7 @@ var layers = map[string]int{
 	"gp": 2, "theory": 2, "problem": 2,
 	"fit": 3, "bandit": 3,
 	"config": 4, "plot": 4,
-	"store": 5, "internal/refit": 5, "study/calib": 5,
+	"store": 5, "internal/refit": 5, "study/calib": 5, "study/defaults": 5,
 	"experiment": 6, "study/api": 6,
 	"study":          7,
 	"study/exchange": 8, "study/view": 8,

@@ -20,7 +20,7 @@ const (
 	// (space.Transform), a step certifies only if it is below about 0.13
 	// lengthscales (Matérn 5/2: k(r) ≥ √β·√(1−k(r)²) at r ≈ 0.128), that
 	// is 0.013 of the cube under the fitted lengthscale's floor of 0.1
-	// (study's namedRangeFloor). On 51 × 51, steps of 0.02, the PI
+	// (study/defaults' baseRangeFloor). On 51 × 51, steps of 0.02, the PI
 	// controller of study's BenchmarkTuneControllers came within 25 % of
 	// its optimum in 25 of 48 noise realizations, and issue 26's example
 	// (kp, an int filter, a choice: 36 values of kp) in none, stalled at

@@ -118,7 +118,7 @@ func TestDefaultSearch(t *testing.T) {
 }
 
 // TestDefaultFit: the fit a study stated in parameters gets by default
-// (study/named.go): the lengthscales' cap never below 0.1 of the cube
+// (study/defaults): the lengthscales' cap never below 0.1 of the cube
 // for up to two numeric parameters and √(n/2) times that for n beyond
 // (ints count, choices do not), the constraints' variance at least
 // their data's second moment about the limit, and no floor on f's when
@@ -173,7 +173,7 @@ func TestTuneObjectiveLimits(t *testing.T) {
 // is its objective's limit (BenchmarkTuneControllers/gp-sample-10, noise
 // realization 0) goes at least 0.75 of the way from its seed to the
 // optimum in 100 trials with no violation. It went 0.84 with today's
-// defaults (study/named.go); 0.70 with the constraints' variance floor
+// defaults (study/defaults); 0.70 with the constraints' variance floor
 // on f as well, 0.37 with the lengthscales' cap never below 0.1 of the
 // cube, and 0.13 with both (the defaults before issue 42's measurement
 // on GP samples; over 48 realizations a median 0.12 against 0.70,

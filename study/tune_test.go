@@ -362,7 +362,7 @@ seed: 1
 	},
 		noise: []tuneNoise{{"iae", 0.01, true}, {"effort", 0.01, true}, {"overshoot", 0.002, false}}, objective: "iae"},
 	// pi-iae with a limit on the objective too, the IAE at most 15 (the
-	// seed's 12.9): f ≥ h_f a safety condition (namedObjectiveVarianceFloor).
+	// seed's 12.9): f ≥ h_f a safety condition (study/defaults' objectiveVarianceFloor).
 	"pi-iae-max": {spec: strings.Replace(piIAESpec, "goal: minimize}", "goal: minimize, max: 15}", 1), measure: func(p space.Setting) (map[string]float64, bool) {
 		iae, u, _ := loopIAE(p["kp"].Num, p["ki"].Num)
 		return map[string]float64{"iae": iae, "effort": u}, u <= 1.6 && iae <= 15
@@ -528,7 +528,7 @@ func seedValue(tb testing.TB, name string) float64 {
 // It runs noise realizations 5 and 10 (TUNE_NOISE picks another). On the
 // 51 × 51 grid used before (space.Candidates) realization 5 stalled at
 // 7.61 s. Realization 10 overshot (5.6 %, at trial 27) before the
-// constraints' kernel variance had its floor (namedVarianceFloor): the
+// constraints' kernel variance had its floor (study/defaults' varianceFloor): the
 // overshoot jumps from 0.002 to 0.056 between settings 0.03 apart in the
 // cube, next to the optimum, and a variance fitted at 0.26 made the model
 // sure of the edge. BenchmarkTuneControllers measures all 48
