@@ -480,8 +480,6 @@
     }
   }
 
-  // downloadCSV fetches GET …/observations?format=csv with the token, if
-  // any (a plain link could not send it), and saves it as NAME.csv.
   // save hands blob to the browser as a download of file name.
   function save(blob, name) {
     const a = document.createElement('a');
@@ -493,6 +491,8 @@
     setTimeout(() => URL.revokeObjectURL(a.href), 60000);
   }
 
+  // downloadCSV fetches GET …/observations?format=csv with the token, if
+  // any (a plain link could not send it), and saves it as NAME.csv.
   async function downloadCSV(name) {
     const headers = { Accept: 'text/csv' };
     const tok = sessionStorage.getItem(TOKEN_KEY);
