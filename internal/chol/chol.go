@@ -47,7 +47,7 @@ func Factor(a []float64, n, workers int) bool {
 				blas64.Syrk(blas.Trans, -1, uki, 1, blas64.Symmetric{N: ib, Stride: n, Data: a[i0*n+i0:], Uplo: blas.Upper})
 				return
 			}
-			blas64.Gemm(blas.Trans, blas.NoTrans, -1, uki, tile(a, n, k0, j0, kb, jb), 1, tile(a, n, i0, j0, ib, jb))
+			gemm(blas.Trans, blas.NoTrans, -1, uki, tile(a, n, k0, j0, kb, jb), tile(a, n, i0, j0, ib, jb))
 		})
 	}
 	return true
@@ -85,7 +85,7 @@ func Inverse(a []float64, n, workers int, scratch []float64) bool {
 				blas64.Trmm(blas.Left, blas.NoTrans, 1, tri(a, n, r0, rb), out)
 				if r1 := r0 + rb; r1 < j0 {
 					rest := blas64.General{Rows: j0 - r1, Cols: jb, Stride: jb, Data: b.Data[r1*jb:]}
-					blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, tile(a, n, r0, r1, rb, j0-r1), rest, 1, out)
+					gemm(blas.NoTrans, blas.NoTrans, 1, tile(a, n, r0, r1, rb, j0-r1), rest, out)
 				}
 				blas64.Trsm(blas.Right, blas.NoTrans, -1, ujj, out)
 			})
@@ -108,7 +108,7 @@ func Inverse(a []float64, n, workers int, scratch []float64) bool {
 			out := tile(a, n, i0, j0, ib, jb)
 			blas64.Trmm(blas.Right, blas.Trans, 1, xjj, out)
 			if j1 < n {
-				blas64.Gemm(blas.NoTrans, blas.Trans, 1, tile(a, n, i0, j1, ib, n-j1), tile(a, n, j0, j1, jb, n-j1), 1, out)
+				gemm(blas.NoTrans, blas.Trans, 1, tile(a, n, i0, j1, ib, n-j1), tile(a, n, j0, j1, jb, n-j1), out)
 			}
 		})
 		impl.Dlauum(blas.Upper, jb, a[j0*n+j0:], n)
@@ -117,6 +117,63 @@ func Inverse(a []float64, n, workers int, scratch []float64) bool {
 		}
 	}
 	return true
+}
+
+// gemm is blas64.Gemm(tA, tB, alpha, a, b, 1, c) computed on the calling
+// goroutine, to the bit. gonum's Dgemm runs a product whose C spans four
+// or more of its 64 × 64 blocks (a Tile × Tile one does) as one goroutine
+// per block of C, each summing over k a block at a time; under Parallel,
+// which already runs a tile per worker, that is a goroutine started and
+// joined per block and more goroutines than cores. gemm takes the same
+// blocks in the same order, so each entry of C is the same sum.
+func gemm(tA, tB blas.Transpose, alpha float64, a, b, c blas64.General) {
+	m, n, k := c.Rows, c.Cols, a.Cols
+	if tA == blas.Trans {
+		k = a.Rows
+	}
+	if blocks(m)*blocks(n) < gonumParBlocks {
+		blas64.Gemm(tA, tB, alpha, a, b, 1, c) // gonum's serial path
+		return
+	}
+	for i := 0; i < m; i += gonumBlock {
+		mi := min(gonumBlock, m-i)
+		for j := 0; j < n; j += gonumBlock {
+			nj := min(gonumBlock, n-j)
+			cij := sub(c, i, j, mi, nj)
+			for l := 0; l < k; l += gonumBlock {
+				kl := min(gonumBlock, k-l)
+				var ail, blj blas64.General
+				if tA == blas.Trans {
+					ail = sub(a, l, i, kl, mi)
+				} else {
+					ail = sub(a, i, l, mi, kl)
+				}
+				if tB == blas.Trans {
+					blj = sub(b, j, l, nj, kl)
+				} else {
+					blj = sub(b, l, j, kl, nj)
+				}
+				blas64.Gemm(tA, tB, alpha, ail, blj, 1, cij)
+			}
+		}
+	}
+}
+
+// gonumBlock and gonumParBlocks are gonum v0.17.0's Dgemm block side and
+// the number of blocks of C from which it runs them on goroutines
+// (blas/gonum's blockSize and minParBlock); TestGemmSameBits checks that
+// gemm still gives gonum's bits.
+const (
+	gonumBlock     = 64
+	gonumParBlocks = 4
+)
+
+// blocks is the number of gonumBlock blocks along n.
+func blocks(n int) int { return (n + gonumBlock - 1) / gonumBlock }
+
+// sub is the r×c block of g at (i, j).
+func sub(g blas64.General, i, j, r, c int) blas64.General {
+	return blas64.General{Rows: r, Cols: c, Stride: g.Stride, Data: g.Data[i*g.Stride+j : (i+r-1)*g.Stride+j+c]}
 }
 
 // tiles is the number of tiles along n rows.

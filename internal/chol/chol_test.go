@@ -143,3 +143,43 @@ func BenchmarkFactorInverse(b *testing.B) {
 		}
 	}
 }
+
+// TestGemmSameBits: gemm gives blas64.Gemm's bits, for every transpose
+// pair and for shapes on both sides of gonum's 4-block threshold (C of
+// 96 × 96, a tile's, is above it; 40 × 96 below), with k within one block
+// and across several (the parallel path sums over k a block at a time,
+// which for A·Bᵀ is not the serial path's single dot product).
+func TestGemmSameBits(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(7, 1))
+	fill := func(r, c int) blas64.General {
+		g := blas64.General{Rows: r, Cols: c, Stride: c + 3, Data: make([]float64, r*(c+3))}
+		for i := range g.Data {
+			g.Data[i] = rng.NormFloat64()
+		}
+		return g
+	}
+	for _, tA := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+		for _, tB := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+			for _, s := range [][3]int{{96, 96, 96}, {96, 96, 300}, {40, 96, 200}, {130, 70, 65}, {64, 64, 64}, {5, 200, 7}} {
+				m, n, k := s[0], s[1], s[2]
+				a, b := fill(m, k), fill(k, n)
+				if tA == blas.Trans {
+					a = fill(k, m)
+				}
+				if tB == blas.Trans {
+					b = fill(n, k)
+				}
+				c := fill(m, n)
+				want := blas64.General{Rows: m, Cols: n, Stride: c.Stride, Data: slices.Clone(c.Data)}
+				blas64.Gemm(tA, tB, -1, a, b, 1, want)
+				gemm(tA, tB, -1, a, b, c)
+				for i, v := range c.Data {
+					if math.Float64bits(v) != math.Float64bits(want.Data[i]) {
+						t.Fatalf("tA %c tB %c, %d×%d×%d: entry %d is %v, gonum's %v", tA, tB, m, n, k, i, v, want.Data[i])
+					}
+				}
+			}
+		}
+	}
+}
