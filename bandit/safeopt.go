@@ -2,6 +2,7 @@ package bandit
 
 import (
 	"math"
+	"slices"
 
 	"github.com/safegp/safegp/gp"
 	"github.com/safegp/safegp/internal/argmax"
@@ -266,16 +267,30 @@ func (o *safeOpt) safeSet() {
 			o.safe[i] = all
 		}
 	} else {
-		// S_t = D^w ∪ {x : ℓ_{g_i,t}(x) ≥ h_i ∀i}
-		for i := range x {
-			in := true
-			for _, sc := range o.safety {
-				if !(o.lo[sc.j][i] >= sc.h) { // NaN is not safe
-					in = false
-					break
-				}
+		// S_t = D^w ∪ {x : ℓ_{g_i,t}(x) ≥ h_i ∀i}, a condition at a
+		// time. Safe and unsafe actions alternate in no order along x,
+		// so the pass stores each comparison rather than branching on
+		// it (a mispredicted branch an action cost a gp-mode run at
+		// N = 10⁴ more than the comparisons).
+		copy(o.safe, o.isSeed)
+		if len(o.safety) == 0 {
+			for i := range o.safe {
+				o.safe[i] = true // no condition: every action passes
 			}
-			o.safe[i] = in || o.isSeed[i]
+		}
+		for k, sc := range o.safety {
+			lo, h, safe := o.lo[sc.j][:len(x)], sc.h, o.safe[:len(x)]
+			if k == 0 {
+				for i, l := range lo {
+					safe[i] = b2i(safe[i])|b2i(l >= h) != 0 // NaN is not safe
+				}
+				continue
+			}
+			// Later conditions: a seed stays safe, another action only
+			// if it passed every condition so far.
+			for i, l := range lo {
+				safe[i] = b2i(o.isSeed[i])|(b2i(safe[i])&b2i(l >= h)) != 0
+			}
 		}
 	}
 	if o.banned != nil {
@@ -285,15 +300,18 @@ func (o *safeOpt) safeSet() {
 			o.safe[i] = o.safe[i] && !b
 		}
 	}
-	o.size = 0
-	o.out = o.out[:0]
+	// The actions outside S_t, written without a branch on membership
+	// (see above): every index is stored at the list's end, which grows
+	// by one only for an action outside.
+	n := len(o.safe)
+	o.out = slices.Grow(o.out[:0], n)[:n]
+	k := 0
 	for i, in := range o.safe {
-		if in {
-			o.size++
-		} else {
-			o.out = append(o.out, i)
-		}
+		o.out[k] = i
+		k += 1 - b2i(in)
 	}
+	o.out = o.out[:k]
+	o.size = n - k
 	if o.losbo != nil && o.lipIdx == nil {
 		o.losbo.syncLive(o)
 	}
@@ -301,14 +319,20 @@ func (o *safeOpt) safeSet() {
 
 // maximizers sets M_t = {x ∈ S_t : u_f(x) ≥ max_{S_t} ℓ_f}.
 func (o *safeOpt) maximizers() {
-	best := math.Inf(-1)
+	// max of ℓ_f over S_t: an action outside counts as −∞, which
+	// changes no maximum (math.Max(b, −∞) = b, NaN included), so that
+	// nothing branches on membership (see safeSet).
+	best, lo := math.Inf(-1), o.lo[0][:len(o.safe)]
 	for i, in := range o.safe {
-		if in {
-			best = math.Max(best, o.lo[0][i])
+		v := lo[i]
+		if !in {
+			v = math.Inf(-1)
 		}
+		best = math.Max(best, v) // branch-free on amd64
 	}
+	hi := o.hi[0][:len(o.safe)]
 	for i, in := range o.safe {
-		o.inM[i] = in && o.hi[0][i] >= best
+		o.inM[i] = b2i(in)&b2i(hi[i] >= best) != 0 // no branch: see safeSet
 	}
 	// With ℓ ≤ u (see bounds) the argmax of ℓ_f is in M_t; should NaNs
 	// have emptied it, fall back to the whole safe set.
@@ -407,6 +431,14 @@ func (o *safeOpt) width(i int) float64 {
 		w = math.Max(w, (o.hi[j][i]-o.lo[j][i])/o.gps[j].scale[i])
 	}
 	return w
+}
+
+// b2i is 1 for true, 0 for false, computed without a branch.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // constraintWidth is StageOpt's stage-1 score, max_i (u_{g_i} − ℓ_{g_i})/√k_{g_i}(x,x)
