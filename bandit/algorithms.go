@@ -123,6 +123,10 @@ func init() {
 				if s.Direction == "" {
 					s.Direction = "coordinate" // the default before cloud (issue 42)
 				}
+				if s.Points == nil {
+					n := defaultLinePoints // the only default before points were pinned
+					s.Points = &n
+				}
 				s.ascentRuleOr("mean")
 			}},
 		{Name: SafeOptSwarm, Box: true, MaxBatch: 1, Options: []string{"swarm_size", "iterations", "max_step"},
@@ -249,8 +253,8 @@ func (s *Spec) UpgradeRecorded() {
 }
 
 // pinLine writes line-bo's defaults of direction, inner algorithm (with
-// its exploration on a cloud) and evaluations per line into s, as
-// LineOptions resolves them.
+// its exploration on a cloud), evaluations per line and points into s,
+// as LineOptions resolves them.
 func (s *Spec) pinLine() {
 	l := s.LineOptions()
 	if s.Direction == "" {
@@ -265,6 +269,10 @@ func (s *Spec) pinLine() {
 	if s.PerLine == nil {
 		n := l.PerLine
 		s.PerLine = &n
+	}
+	if s.Points == nil {
+		n := l.Points
+		s.Points = &n
 	}
 }
 

@@ -37,18 +37,19 @@ func TestRecordedDefaults(t *testing.T) {
 }
 
 // TestRecordedLineDefaults: line-bo's defaults of issue 42 — a cloud,
-// inner sgp-ucb with T′ = 0, 5 evaluations a cloud — are pinned into a
-// recorded spec, and a record without a direction (made before cloud
-// existed) is read as the coordinate lines of then, whose inner safeopt
-// and 20 evaluations a line are still the line defaults; a pinned record
-// reads back unchanged.
+// inner sgp-ucb with T′ = 0, 5 evaluations a cloud, 300 points — are
+// pinned into a recorded spec, and a record without a direction (made
+// before cloud existed) is read as the coordinate lines of then, whose
+// inner safeopt and 20 evaluations a line are still the line defaults,
+// and one without points (made before they were pinned) as 300 points;
+// a pinned record reads back unchanged.
 func TestRecordedLineDefaults(t *testing.T) {
 	t.Parallel()
 	pinned := bandit.Spec{Name: bandit.LineBO}
 	pinned.PinDefaults()
 	if pinned.Direction != "cloud" || pinned.Inner != bandit.SGPUCB || pinned.PerLine == nil || *pinned.PerLine != 5 ||
-		pinned.Exploration.Fixed == nil || *pinned.Exploration.Fixed != 0 {
-		t.Errorf("pinned %+v: want a cloud, inner sgp-ucb with T′ = 0, per_line 5", pinned)
+		pinned.Exploration.Fixed == nil || *pinned.Exploration.Fixed != 0 || pinned.Points == nil || *pinned.Points != 300 {
+		t.Errorf("pinned %+v: want a cloud, inner sgp-ucb with T′ = 0, per_line 5, points 300", pinned)
 	}
 	again := pinned
 	again.UpgradeRecorded()
@@ -60,10 +61,10 @@ func TestRecordedLineDefaults(t *testing.T) {
 	}
 	old := bandit.Spec{Name: bandit.LineBO, SafeSet: "gp"}
 	old.UpgradeRecorded()
-	if l := old.LineOptions(); l.Direction != "coordinate" || l.Inner.Name != bandit.SafeOpt || l.PerLine != 20 {
-		t.Errorf("a record of before issue 42 reads as %s lines, inner %s, per_line %d; want coordinate, safeopt, 20", l.Direction, l.Inner.Name, l.PerLine)
+	if l := old.LineOptions(); l.Direction != "coordinate" || l.Inner.Name != bandit.SafeOpt || l.PerLine != 20 || old.Points == nil || *old.Points != 300 {
+		t.Errorf("a record of before issue 42 reads as %s lines, inner %s, per_line %d, points %v; want coordinate, safeopt, 20, 300", l.Direction, l.Inner.Name, l.PerLine, old.Points)
 	}
-	given := bandit.Spec{Name: bandit.LineBO, Direction: "random", Inner: bandit.StageOpt, PerLine: ptr(7)}
+	given := bandit.Spec{Name: bandit.LineBO, Direction: "random", Inner: bandit.StageOpt, PerLine: ptr(7), Points: ptr(41)}
 	kept := given
 	kept.PinDefaults()
 	if d := cmp.Diff(given, kept); d != "" {

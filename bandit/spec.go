@@ -409,7 +409,7 @@ type Line struct {
 // holds them explicitly (PinDefaults); one recorded before cloud existed
 // means coordinate lines (UpgradeRecorded).
 func (s *Spec) LineOptions() Line {
-	l := Line{Inner: *s, Direction: s.Direction, Points: 300, PerLine: 20, Tolerance: 0.01, MaxStep: s.MaxStep, AscentRule: s.AscentRule, KeepLine: s.KeepLine, SeedsFirst: s.SeedsFirst}
+	l := Line{Inner: *s, Direction: s.Direction, Points: defaultLinePoints, PerLine: 20, Tolerance: 0.01, MaxStep: s.MaxStep, AscentRule: s.AscentRule, KeepLine: s.KeepLine, SeedsFirst: s.SeedsFirst}
 	if l.AscentRule == "" {
 		l.AscentRule = "sampled"
 	}
@@ -482,7 +482,12 @@ func (s Spec) OnClouds(maxStep []float64, perCloud int) Spec {
 }
 
 // maxLinePoints caps points: a line's policy holds N×N covariances.
-const maxLinePoints = 1 << 14
+// defaultLinePoints is the points of a line or a cloud when the spec
+// gives none.
+const (
+	maxLinePoints     = 1 << 14
+	defaultLinePoints = 300
+)
 
 // DisplayLabel is the label, defaulting to the name.
 func (s *Spec) DisplayLabel() string {
