@@ -189,7 +189,39 @@ func TestTuneGPSample10(t *testing.T) {
 	c := tuneCases["gp-sample-10"]
 	r := tune(t, c, 0, nil)
 	start := seedValue(t, "gp-sample-10")
-	if way := (start - r.best) / (start - (-c.optimum)); !(way >= 0.75) || r.violations > 0 {
+	way := (start - r.best) / (start - (-c.optimum))
+	if !(way >= 0.75) || r.violations > 0 {
 		t.Errorf("went %.2f of the way from %v to %v (best %v) with %d violations; want ≥ 0.75 and none", way, start, -c.optimum, r.best, r.violations)
+	}
+	t.Logf("went %.3f of the way", way)
+}
+
+// TestCloudPoints: a box study's clouds get 50 points a coordinate where
+// that is more than line-bo's 300 (study/defaults' cloudPointsPerDim),
+// named line-bo on its default clouds and the default search alike;
+// points the study names, and lines, are left as they are, and a study
+// of up to six coordinates keeps 300 (pinned when the study is created).
+func TestCloudPoints(t *testing.T) {
+	t.Parallel()
+	twenty := boxSpec(20, -0.5, strings.TrimSuffix(strings.Repeat("0.5, ", 20), ", ")) + "horizon: 50\n"
+	for _, c := range []struct {
+		name, spec string
+		want       int // 0: none set
+	}{
+		{"20 floats, default search", twenty, 1000},
+		{"20 floats, line-bo", twenty + "algorithm: {name: line-bo}\n", 1000},
+		{"20 floats, line-bo with points", twenty + "algorithm: {name: line-bo, points: 77}\n", 77},
+		{"20 floats, coordinate lines", twenty + "algorithm: {name: line-bo, direction: coordinate}\n", 0},
+		{"10 floats", tuneCases["gp-sample-10"].spec, 500},
+		{"3 floats", tuneCases["pid"].spec, 0},
+	} {
+		a := resolved(t, c.spec).Spec.Algorithm
+		got := 0
+		if a.Points != nil {
+			got = *a.Points
+		}
+		if a.Name != bandit.LineBO || got != c.want {
+			t.Errorf("%s: %s with points %d, want line-bo with %d", c.name, a.Name, got, c.want)
+		}
 	}
 }

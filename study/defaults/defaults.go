@@ -95,6 +95,22 @@ const (
 	// log-scale plants (the third ask is the seed either way), and 3 is
 	// what studies were created with before (docs/tuning.md).
 	exploration = 3
+	// cloudPointsPerDim is the points of each of line-bo's clouds per
+	// coordinate of a study's box, where that is more than line-bo's
+	// 300 (bandit.Spec.Points; from seven coordinates on): a cloud
+	// changes up to 20 coordinates of the best safe point at a time, and
+	// in more of them a fixed number of points leaves fewer good
+	// certified ones to choose from. On GP samples stated as studies with
+	// `{name: line-bo}` (16 draws each, issue 42's check; docs/LINEBO.md),
+	// the share of the way at T with 300 points, 30 and 50 a coordinate:
+	// d = 10, 0.836 / — / 0.826; d = 20, 0.861 / 0.867 / 0.869; d = 40,
+	// 0.776 / 0.802 / 0.819; no violation. Over 48 realizations of
+	// BenchmarkTuneControllers/gp-sample-10 (the default search, 500
+	// points) the median way went 0.70 → 0.75 and the share within 25 %
+	// of the optimum 29 → 52 %, no violation; every smaller box keeps
+	// 300 (1 000 points on pid-mixed's 5 coordinates broke its limit in 1
+	// of 48 realizations).
+	cloudPointsPerDim = 50
 	// objectiveBeta is the default study's β of the objective's
 	// upper bound (model.objective_beta: √β = 3), the safe set keeping
 	// the paper's schedule, with sgp-ucb's repeats rule "explore"
@@ -191,7 +207,9 @@ func RangeFloor(n int) float64 {
 // while that teaches something, and chooses among the certified settings
 // with f's bound at √β = objectiveBeta's root, unless the model states a
 // β. A named algorithm runs as published. On a box, line-bo's clouds,
-// with a finite-set algorithm named inside.
+// with a finite-set algorithm named inside, of cloudPointsPerDim points a
+// coordinate where that is more than line-bo's own number and the study
+// names none.
 func Search(alg *bandit.Spec, m *config.Model, sp *space.Space, box bool) {
 	if alg.Name == "" {
 		if m.Beta == nil && m.ObjectiveBeta == nil {
@@ -206,5 +224,10 @@ func Search(alg *bandit.Spec, m *config.Model, sp *space.Space, box bool) {
 	}
 	if a, ok := bandit.Lookup(alg.Name); box && (alg.Name == "" || ok && !a.Box && a.OnLine) {
 		*alg = alg.OnClouds(sp.Steps(maxStep), perCloud)
+	}
+	if box && alg.Name == bandit.LineBO && alg.Points == nil {
+		if l, n := alg.LineOptions(), cloudPointsPerDim*sp.Dim(); l.Direction == "cloud" && n > l.Points {
+			alg.Points = &n
+		}
 	}
 }
