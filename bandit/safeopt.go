@@ -66,6 +66,7 @@ type gpModel interface {
 	Mean() []float64
 	Var() []float64
 	Std(i int) float64
+	Stds() []float64
 	CovarianceRow(i int) []float64
 	NoiseVar() float64
 }
@@ -211,9 +212,9 @@ func (o *safeOpt) inspect(dst *Snapshot, d Detail) {
 func (o *safeOpt) bounds() {
 	intersect := o.lip && o.losbo == nil // LoSBO recomputes them, as its authors do
 	for j, g := range o.gps {
-		mean, lo, hi := g.model.Mean(), o.lo[j], o.hi[j]
+		mean, sd, lo, hi := g.model.Mean(), g.model.Stds(), o.lo[j], o.hi[j]
 		for i := range lo {
-			w := o.sqb * g.model.Std(i)
+			w := o.sqb * sd[i]
 			l, u := mean[i]-w, mean[i]+w
 			if intersect {
 				// The builtin max and min, inlined, where math.Max and

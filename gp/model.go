@@ -320,6 +320,11 @@ func (m *Model) Prior() []float64 { return m.prior }
 // It is √max(σ², 0), kept current by the update (no square root here).
 func (m *Model) Std(i int) float64 { return m.sd[i] }
 
+// Stds returns Std over D, for a pass over every action (a call per
+// action through an interface costs such a pass more than its
+// arithmetic). The slice is the model's own, as for Mean.
+func (m *Model) Stds() []float64 { return m.sd }
+
 // setStd sets sd from vr for the actions lo … hi−1.
 func (m *Model) setStd(lo, hi int) {
 	for j, v := range m.vr[lo:hi] {
