@@ -325,11 +325,7 @@ func (o *safeOpt) maximizers() {
 	// nothing branches on membership (see safeSet).
 	best, lo := math.Inf(-1), o.lo[0][:len(o.safe)]
 	for i, in := range o.safe {
-		v := lo[i]
-		if !in {
-			v = math.Inf(-1)
-		}
-		best = math.Max(best, v) // branch-free on amd64
+		best = math.Max(best, pick(in, lo[i], math.Inf(-1))) // math.Max is branch-free on amd64
 	}
 	hi := o.hi[0][:len(o.safe)]
 	for i, in := range o.safe {
@@ -432,6 +428,13 @@ func (o *safeOpt) width(i int) float64 {
 		w = math.Max(w, (o.hi[j][i]-o.lo[j][i])/o.gps[j].scale[i])
 	}
 	return w
+}
+
+// pick is a if in, else b, selected by a mask of the bits rather than a
+// branch (see safeSet).
+func pick(in bool, a, b float64) float64 {
+	m := -uint64(b2i(in)) // all ones for true, zero for false
+	return math.Float64frombits(math.Float64bits(a)&m | math.Float64bits(b)&^m)
 }
 
 // b2i is 1 for true, 0 for false, computed without a branch.

@@ -63,6 +63,7 @@ type gpScratch struct {
 	surv, idx  []int     // the reach entries still possible; idx with the candidate appended
 	cov        []float64 // a covariance row at idx
 	cands      []scored  // safe actions in the order argmax meets its maximum
+	pool       []int     // the safe actions outside M_t, chooseGP's scratch
 	// known caches the expander test's answers for the round knownRound
 	// (0: not tested, 1: in G_t, −1: not), which depend on the real
 	// observations only: the asks of a batch test each action once.
@@ -316,11 +317,18 @@ func (o *safeOpt) chooseGP(t int) int {
 		if aM >= 0 {
 			best.v = o.width(aM)
 		}
-		o.cands = o.cands[:0]
+		// The safe actions outside M_t, listed without a branch on
+		// membership (as safeSet lists the actions outside S_t), then
+		// scored in the same order.
+		n := len(o.safe)
+		o.pool = slices.Grow(o.pool[:0], n)[:n]
+		k := 0
 		for i, in := range o.safe {
-			if !in || o.inM[i] {
-				continue
-			}
+			o.pool[k] = i
+			k += b2i(in) &^ b2i(o.inM[i])
+		}
+		o.cands = o.cands[:0]
+		for _, i := range o.pool[:k] {
 			if c := (scored{o.width(i), i}); aM < 0 || before(c, best) < 0 {
 				o.cands = append(o.cands, c)
 			}
