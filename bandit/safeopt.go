@@ -325,7 +325,7 @@ func (o *safeOpt) maximizers() {
 	// nothing branches on membership (see safeSet).
 	best, lo := math.Inf(-1), o.lo[0][:len(o.safe)]
 	for i, in := range o.safe {
-		best = math.Max(best, pick(in, lo[i], math.Inf(-1))) // math.Max is branch-free on amd64
+		best = math.Max(best, pick(in, lo[i], math.Inf(-1))) // its branches, on NaN and infinities, are predictable
 	}
 	hi := o.hi[0][:len(o.safe)]
 	for i, in := range o.safe {

@@ -2,6 +2,7 @@ package study_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -196,14 +197,30 @@ func TestTuneGPSample10(t *testing.T) {
 	t.Logf("went %.3f of the way", way)
 }
 
-// TestCloudPoints: a box study's clouds get 50 points a coordinate where
+// TestCloudPoints: a box study's clouds get 50 points a parameter where
 // that is more than line-bo's 300 (study/defaults' cloudPointsPerDim),
-// named line-bo on its default clouds and the default search alike;
-// points the study names, and lines, are left as they are, and a study
-// of up to six coordinates keeps 300 (pinned when the study is created).
+// named line-bo on its default clouds and the default search alike, a
+// choice counting once whatever its values; points the study names, and
+// lines, are left as they are, and a study of up to six parameters keeps
+// 300 (pinned when the study is created).
 func TestCloudPoints(t *testing.T) {
 	t.Parallel()
 	twenty := boxSpec(20, -0.5, strings.TrimSuffix(strings.Repeat("0.5, ", 20), ", ")) + "horizon: 50\n"
+	var w strings.Builder
+	w.WriteString("parameters:\n  - {name: a, low: 0, high: 1}\n  - {name: b, low: 0, high: 1}\n  - {name: c, low: 0, high: 1}\n")
+	seed := "{a: 0.5, b: 0.5, c: 0.5"
+	for k := range 5 {
+		fmt.Fprintf(&w, "  - {name: m%d, type: choice, values: [", k)
+		for v := range 64 {
+			if v > 0 {
+				w.WriteString(", ")
+			}
+			fmt.Fprintf(&w, "v%d", v)
+		}
+		w.WriteString("]}\n")
+		seed += fmt.Sprintf(", m%d: v0", k)
+	}
+	wide := w.String() + "objective: {name: f, goal: maximize, min: -0.5}\nseeds: [" + seed + "}]\nhorizon: 50\n"
 	for _, c := range []struct {
 		name, spec string
 		want       int // 0: none set
@@ -214,6 +231,8 @@ func TestCloudPoints(t *testing.T) {
 		{"20 floats, coordinate lines", twenty + "algorithm: {name: line-bo, direction: coordinate}\n", 0},
 		{"10 floats", tuneCases["gp-sample-10"].spec, 500},
 		{"3 floats", tuneCases["pid"].spec, 0},
+		// 8 parameters, 3 + 5·64 coordinates: points by parameter.
+		{"3 floats and 5 choices of 64 values", wide, 400},
 	} {
 		a := resolved(t, c.spec).Spec.Algorithm
 		got := 0

@@ -96,8 +96,8 @@ const (
 	// what studies were created with before (docs/tuning.md).
 	exploration = 3
 	// cloudPointsPerDim is the points of each of line-bo's clouds per
-	// coordinate of a study's box, where that is more than line-bo's
-	// 300 (bandit.Spec.Points; from seven coordinates on): a cloud
+	// parameter of a study's box, where that is more than line-bo's
+	// 300 (bandit.Spec.Points; from seven parameters on): a cloud
 	// changes up to 20 coordinates of the best safe point at a time, and
 	// in more of them a fixed number of points leaves fewer good
 	// certified ones to choose from. On GP samples stated as studies with
@@ -208,7 +208,7 @@ func RangeFloor(n int) float64 {
 // with f's bound at √β = objectiveBeta's root, unless the model states a
 // β. A named algorithm runs as published. On a box, line-bo's clouds,
 // with a finite-set algorithm named inside, of cloudPointsPerDim points a
-// coordinate where that is more than line-bo's own number and the study
+// parameter where that is more than line-bo's own number and the study
 // names none.
 func Search(alg *bandit.Spec, m *config.Model, sp *space.Space, box bool) {
 	if alg.Name == "" {
@@ -226,7 +226,10 @@ func Search(alg *bandit.Spec, m *config.Model, sp *space.Space, box bool) {
 		*alg = alg.OnClouds(sp.Steps(maxStep), perCloud)
 	}
 	if box && alg.Name == bandit.LineBO && alg.Points == nil {
-		if l, n := alg.LineOptions(), cloudPointsPerDim*sp.Dim(); l.Direction == "cloud" && n > l.Points {
+		// Per parameter, not per coordinate: a choice spans a coordinate
+		// per value, and 64 choices of 64 values would ask for more
+		// points than a cloud may hold (measured on floats only).
+		if l, n := alg.LineOptions(), cloudPointsPerDim*len(sp.Params()); l.Direction == "cloud" && n > l.Points {
 			alg.Points = &n
 		}
 	}
