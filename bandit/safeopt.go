@@ -273,25 +273,18 @@ func (o *safeOpt) safeSet() {
 		// so the pass stores each comparison rather than branching on
 		// it (a mispredicted branch an action cost a gp-mode run at
 		// N = 10⁴ more than the comparisons).
-		copy(o.safe, o.isSeed)
-		if len(o.safety) == 0 {
-			for i := range o.safe {
-				o.safe[i] = true // no condition: every action passes
+		safe := o.safe[:len(x)]
+		for i := range safe {
+			safe[i] = true // each condition then removes what it fails
+		}
+		for _, sc := range o.safety {
+			lo, h := o.lo[sc.j][:len(x)], sc.h
+			for i, l := range lo {
+				safe[i] = b2i(safe[i])&b2i(l >= h) != 0 // NaN is not safe
 			}
 		}
-		for k, sc := range o.safety {
-			lo, h, safe := o.lo[sc.j][:len(x)], sc.h, o.safe[:len(x)]
-			if k == 0 {
-				for i, l := range lo {
-					safe[i] = b2i(safe[i])|b2i(l >= h) != 0 // NaN is not safe
-				}
-				continue
-			}
-			// Later conditions: a seed stays safe, another action only
-			// if it passed every condition so far.
-			for i, l := range lo {
-				safe[i] = b2i(o.isSeed[i])|(b2i(safe[i])&b2i(l >= h)) != 0
-			}
+		for i, seed := range o.isSeed {
+			safe[i] = b2i(safe[i])|b2i(seed) != 0
 		}
 	}
 	if o.banned != nil {
